@@ -1,0 +1,301 @@
+#include "builder.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "criteria.hpp"
+
+namespace pyinterp {
+namespace {
+
+// Impurities at or below this are treated as pure (as scikit-learn does).
+constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
+// A feature is searched by per-code counting when its number of distinct values is at most this
+// many times the node size, and by sorting the node's codes otherwise.
+constexpr int64_t kCountingRatio = 4;
+
+struct StackEntry {
+  int64_t start, end;
+  int32_t depth, parent;
+  bool is_left;
+};
+
+}  // namespace
+
+TreeBuilder::TreeBuilder(const TrainingSet& data, const ForestParams& params)
+    : data_(data), params_(params), sampler_(data.codes->n_cols(), data.feature_weights) {
+  const int64_t n = data.codes->n_rows();
+  lw_.resize(n);
+  keys_.resize(n);
+  hist_n_.assign(data.codes->max_n_codes(), 0);
+  if (data.n_classes > 0) {
+    lc_.resize(n);
+    hist_s_.assign(static_cast<size_t>(data.codes->max_n_codes()) * data.n_classes, 0.0);
+    class_left_.resize(data.n_classes);
+    class_total_.resize(data.n_classes);
+  } else {
+    lwy_.resize(n);
+    hist_w_.assign(data.codes->max_n_codes(), 0.0);
+    hist_s_.assign(data.codes->max_n_codes(), 0.0);
+  }
+}
+
+TreeBuilder::NodeStats TreeBuilder::node_stats(int64_t start, int64_t end, double* value) {
+  NodeStats s;
+  if (data_.n_classes == 0) {
+    double sum = 0.0;
+    for (int64_t k = start; k < end; ++k) {
+      const uint32_t i = samples_[k];
+      s.weight += w_[i];
+      sum += w_[i] * data_.y[i];
+    }
+    const double mean = sum / s.weight;
+    double sq = 0.0;
+    for (int64_t k = start; k < end; ++k) {
+      const uint32_t i = samples_[k];
+      const double d = data_.y[i] - mean;
+      sq += w_[i] * d * d;
+    }
+    s.impurity = sq / s.weight;
+    value[0] = mean;
+    return s;
+  }
+  const int32_t n_classes = data_.n_classes;
+  std::fill(value, value + n_classes, 0.0);
+  for (int64_t k = start; k < end; ++k) {
+    const uint32_t i = samples_[k];
+    value[data_.classes[i]] += w_[i];
+    s.weight += w_[i];
+  }
+  double impurity = params_.criterion == Criterion::entropy ? 0.0 : 1.0;
+  for (int32_t c = 0; c < n_classes; ++c) {
+    value[c] /= s.weight;
+    if (params_.criterion == Criterion::entropy) {
+      if (value[c] > 0.0) impurity -= value[c] * std::log2(value[c]);
+    } else {
+      impurity -= value[c] * value[c];
+    }
+  }
+  s.impurity = std::max(impurity, 0.0);
+  return s;
+}
+
+void TreeBuilder::prepare_node(int64_t start, int64_t end, double mean_y) {
+  const int64_t m = end - start;
+  const uint32_t* idx = samples_.data() + start;
+  if (data_.n_classes == 0) {
+    for (int64_t pos = 0; pos < m; ++pos) {
+      const uint32_t i = idx[pos];
+      lw_[pos] = w_[i];
+      lwy_[pos] = w_[i] * (data_.y[i] - mean_y);
+    }
+  } else {
+    std::fill(class_total_.begin(), class_total_.end(), 0.0);
+    for (int64_t pos = 0; pos < m; ++pos) {
+      const uint32_t i = idx[pos];
+      lw_[pos] = w_[i];
+      lc_[pos] = data_.classes[i];
+      class_total_[lc_[pos]] += w_[i];
+    }
+  }
+}
+
+template <class Code, class Stats>
+bool TreeBuilder::evaluate_counting(const Code* col, int64_t start, int64_t end, Stats& stats, int64_t feature,
+                                    Split& best) {
+  const int64_t m = end - start;
+  const uint32_t* idx = samples_.data() + start;
+  uint32_t cmin = std::numeric_limits<uint32_t>::max(), cmax = 0;
+  for (int64_t pos = 0; pos < m; ++pos) {
+    const uint32_t c = col[idx[pos]];
+    ++hist_n_[c];
+    stats.hist_add(c, pos);
+    cmin = std::min(cmin, c);
+    cmax = std::max(cmax, c);
+  }
+  if (cmin == cmax) {
+    hist_n_[cmin] = 0;
+    stats.hist_clear(cmin);
+    return false;
+  }
+  const int64_t msl = params_.min_samples_leaf;
+  stats.reset();
+  int64_t n_left = 0;
+  uint32_t prev = cmin;
+  for (uint32_t c = cmin; c <= cmax; ++c) {
+    const uint32_t count = hist_n_[c];
+    if (count == 0) continue;
+    if (n_left >= msl && m - n_left >= msl) {
+      const double q = stats.proxy();
+      if (q > best.proxy) best = {q, feature, prev, c};
+    }
+    n_left += count;
+    hist_n_[c] = 0;
+    stats.hist_take(c);
+    prev = c;
+  }
+  return true;
+}
+
+template <class Code, class Stats>
+bool TreeBuilder::evaluate_sorting(const Code* col, int64_t start, int64_t end, Stats& stats, int64_t feature,
+                                   Split& best) {
+  const int64_t m = end - start;
+  const uint32_t* idx = samples_.data() + start;
+  uint32_t cmin = std::numeric_limits<uint32_t>::max(), cmax = 0;
+  for (int64_t pos = 0; pos < m; ++pos) {
+    const uint32_t c = col[idx[pos]];
+    keys_[pos] = (static_cast<uint64_t>(c) << 32) | static_cast<uint64_t>(pos);
+    cmin = std::min(cmin, c);
+    cmax = std::max(cmax, c);
+  }
+  if (cmin == cmax) return false;
+  std::sort(keys_.begin(), keys_.begin() + m);
+  const int64_t msl = params_.min_samples_leaf;
+  stats.reset();
+  int64_t k = 0;
+  while (k < m) {
+    const uint32_t c = static_cast<uint32_t>(keys_[k] >> 32);
+    do {
+      stats.add(static_cast<int64_t>(keys_[k] & 0xffffffffu));
+      ++k;
+    } while (k < m && static_cast<uint32_t>(keys_[k] >> 32) == c);
+    if (m - k < msl) break;
+    if (k < m && k >= msl) {
+      const double q = stats.proxy();
+      if (q > best.proxy) best = {q, feature, c, static_cast<uint32_t>(keys_[k] >> 32)};
+    }
+  }
+  return true;
+}
+
+TreeBuilder::Split TreeBuilder::find_split(int64_t start, int64_t end, Rng& rng) {
+  Split best{kNoSplit};
+  const int64_t m = end - start;
+  auto search = [&](auto& stats) {
+    int64_t n_evaluated = 0;
+    while (n_evaluated < params_.max_features) {
+      const int64_t f = sampler_.next(rng);
+      if (f < 0) break;
+      const bool counting = static_cast<int64_t>(data_.codes->n_codes(f)) <= kCountingRatio * m;
+      bool varies = false;
+      switch (data_.codes->width(f)) {
+#define PYINTERP_EVALUATE(CODE)                                                                           \
+  {                                                                                                        \
+    const CODE* col = data_.codes->column<CODE>(f);                                                       \
+    varies = counting ? evaluate_counting(col, start, end, stats, f, best)                                 \
+                      : evaluate_sorting(col, start, end, stats, f, best);                                 \
+    break;                                                                                                 \
+  }
+        case 1: PYINTERP_EVALUATE(uint8_t)
+        case 2: PYINTERP_EVALUATE(uint16_t)
+        default: PYINTERP_EVALUATE(uint32_t)
+#undef PYINTERP_EVALUATE
+      }
+      n_evaluated += varies;
+    }
+    sampler_.reset();
+  };
+
+  if (data_.n_classes == 0) {
+    RegressionStats stats{lw_.data(), lwy_.data(), hist_w_.data(), hist_s_.data()};
+    for (int64_t pos = 0; pos < m; ++pos) {
+      stats.total_w += lw_[pos];
+      stats.total_s += lwy_[pos];
+    }
+    search(stats);
+  } else if (params_.criterion == Criterion::entropy) {
+    ClassStats<true> stats{lw_.data(), lc_.data(), hist_s_.data(), class_left_.data(), class_total_.data(),
+                           data_.n_classes};
+    for (double t : class_total_) stats.total_w += t;
+    search(stats);
+  } else {
+    ClassStats<false> stats{lw_.data(), lc_.data(), hist_s_.data(), class_left_.data(), class_total_.data(),
+                            data_.n_classes};
+    for (double t : class_total_) stats.total_w += t;
+    search(stats);
+  }
+  return best;
+}
+
+double TreeBuilder::threshold_between(int64_t feature, uint32_t lo, uint32_t hi, int64_t start, int64_t mid) {
+  const ColumnCodes& codes = *data_.codes;
+  int64_t a = start, b = mid;
+  while (codes.code(feature, samples_[a]) != lo) ++a;
+  while (codes.code(feature, samples_[b]) != hi) ++b;
+  const double low = data_.X.at(samples_[a], feature);
+  const double high = data_.X.at(samples_[b], feature);
+  // Midway between the neighbouring values, as halves so the sum cannot overflow; if rounding
+  // lands on the upper value, the lower one keeps the training partition intact.
+  const double t = low / 2.0 + high / 2.0;
+  return (t < high && std::isfinite(t)) ? t : low;
+}
+
+Tree TreeBuilder::build(const std::vector<double>& w, Rng& rng) {
+  w_ = w.data();
+  const int64_t n = data_.codes->n_rows();
+  samples_.clear();
+  for (int64_t i = 0; i < n; ++i)
+    if (w[i] > 0.0) samples_.push_back(static_cast<uint32_t>(i));
+  if (samples_.empty()) throw std::runtime_error("a tree drew no row with positive weight");
+
+  Tree tree;
+  tree.n_values = data_.n_classes > 0 ? data_.n_classes : 1;
+  const int32_t nv = tree.n_values;
+  std::vector<double> value(nv);
+  std::vector<double> scratch(nv);
+  double root_weight = 0.0;
+
+  std::vector<StackEntry> stack{{0, static_cast<int64_t>(samples_.size()), 0, -1, false}};
+  while (!stack.empty()) {
+    const StackEntry e = stack.back();
+    stack.pop_back();
+    const int64_t m = e.end - e.start;
+    const NodeStats stats = node_stats(e.start, e.end, value.data());
+    if (e.parent < 0) root_weight = stats.weight;
+
+    const int32_t node = static_cast<int32_t>(tree.node_count());
+    if (node == std::numeric_limits<int32_t>::max()) throw std::length_error("tree exceeds 2^31 - 1 nodes");
+    tree.feature.push_back(-1);
+    tree.threshold.push_back(0.0);
+    tree.left.push_back(-1);
+    tree.right.push_back(-1);
+    tree.parent.push_back(e.parent);
+    tree.depth.push_back(e.depth);
+    tree.n_node_samples.push_back(static_cast<int32_t>(m));
+    tree.weighted_n_node_samples.push_back(stats.weight);
+    tree.impurity.push_back(stats.impurity);
+    tree.impurity_decrease.push_back(0.0);
+    tree.value.insert(tree.value.end(), value.begin(), value.end());
+    if (e.parent >= 0) (e.is_left ? tree.left : tree.right)[e.parent] = node;
+
+    const bool leaf = (params_.max_depth >= 0 && e.depth >= params_.max_depth) || m < params_.min_samples_split ||
+                      m < 2 * params_.min_samples_leaf || stats.impurity <= kEpsilon;
+    if (leaf) continue;
+
+    prepare_node(e.start, e.end, data_.n_classes == 0 ? value[0] : 0.0);
+    const Split split = find_split(e.start, e.end, rng);
+    if (split.feature < 0) continue;
+
+    const ColumnCodes& codes = *data_.codes;
+    auto goes_left = [&](uint32_t row) { return codes.code(split.feature, row) <= split.lo; };
+    const int64_t mid =
+        std::partition(samples_.begin() + e.start, samples_.begin() + e.end, goes_left) - samples_.begin();
+    const NodeStats l = node_stats(e.start, mid, scratch.data());
+    const NodeStats r = node_stats(mid, e.end, scratch.data());
+    const double decrease =
+        (stats.weight * stats.impurity - l.weight * l.impurity - r.weight * r.impurity) / root_weight;
+    if (decrease + kEpsilon < params_.min_impurity_decrease) continue;
+
+    tree.feature[node] = static_cast<int32_t>(split.feature);
+    tree.threshold[node] = threshold_between(split.feature, split.lo, split.hi, e.start, mid);
+    tree.impurity_decrease[node] = decrease;
+    stack.push_back({mid, e.end, e.depth + 1, node, false});
+    stack.push_back({e.start, mid, e.depth + 1, node, true});
+  }
+  return tree;
+}
+
+}  // namespace pyinterp

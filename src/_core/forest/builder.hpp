@@ -1,0 +1,68 @@
+// Grows one CART tree depth-first on the rows with positive weight, partitioning row indices in
+// place. Split search is exact: every boundary between distinct values present in the node.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "encoding.hpp"
+#include "feature_sampler.hpp"
+#include "params.hpp"
+#include "rng.hpp"
+#include "tree.hpp"
+
+namespace pyinterp {
+
+// Everything a tree is grown from; all pointers are read-only and outlive the fit.
+struct TrainingSet {
+  const ColumnCodes* codes = nullptr;
+  MatrixView X;                      // thresholds are read from here for the chosen splits
+  const double* y = nullptr;         // regression target, n values
+  const int32_t* classes = nullptr;  // classification: class index in [0, n_classes), n values
+  int32_t n_classes = 0;             // 0 for regression
+  const double* sample_weight = nullptr;  // n values or nullptr
+  std::vector<double> feature_weights;    // empty: uniform
+};
+
+class TreeBuilder {
+ public:
+  TreeBuilder(const TrainingSet& data, const ForestParams& params);
+
+  // Grows a tree on the rows whose weight w[i] is positive (w already folds in the bootstrap).
+  Tree build(const std::vector<double>& w, Rng& rng);
+
+ private:
+  struct Split {
+    double proxy;
+    int64_t feature = -1;
+    uint32_t lo = 0, hi = 0;  // rows with code <= lo go left; hi is the next code present
+  };
+  struct NodeStats {
+    double weight = 0.0;
+    double impurity = 0.0;
+  };
+
+  NodeStats node_stats(int64_t start, int64_t end, double* value);
+  void prepare_node(int64_t start, int64_t end, double mean_y);
+  Split find_split(int64_t start, int64_t end, Rng& rng);
+  template <class Code, class Stats>
+  bool evaluate_counting(const Code* col, int64_t start, int64_t end, Stats& stats, int64_t feature, Split& best);
+  template <class Code, class Stats>
+  bool evaluate_sorting(const Code* col, int64_t start, int64_t end, Stats& stats, int64_t feature, Split& best);
+  double threshold_between(int64_t feature, uint32_t lo, uint32_t hi, int64_t start, int64_t mid);
+
+  const TrainingSet& data_;
+  const ForestParams& params_;
+  FeatureSampler sampler_;
+  const double* w_ = nullptr;
+  std::vector<uint32_t> samples_;
+  // Per-node scratch, indexed by position within the node.
+  std::vector<double> lw_, lwy_;
+  std::vector<int32_t> lc_;
+  std::vector<uint64_t> keys_;
+  // Per-code histograms for the counting split search.
+  std::vector<uint32_t> hist_n_;
+  std::vector<double> hist_w_, hist_s_;
+  std::vector<double> class_left_, class_total_;
+};
+
+}  // namespace pyinterp

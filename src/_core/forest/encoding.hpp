@@ -1,0 +1,44 @@
+// Column encoding: every column becomes the ranks of its distinct values (0 = smallest), stored
+// column-major in the narrowest unsigned type that holds them. Split search then counts or sorts
+// small integers and never touches X again; thresholds are read back from X only for chosen splits.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "data.hpp"
+
+namespace pyinterp {
+
+class ColumnCodes {
+ public:
+  ColumnCodes(const MatrixView& X, int n_threads);
+
+  int64_t n_rows() const { return n_rows_; }
+  int64_t n_cols() const { return static_cast<int64_t>(n_codes_.size()); }
+  // Bytes per code of column j: 1, 2 or 4.
+  int width(int64_t j) const { return width_[j]; }
+  // Number of distinct values in column j.
+  uint32_t n_codes(int64_t j) const { return n_codes_[j]; }
+  uint32_t max_n_codes() const { return max_n_codes_; }
+  // Code of row i in column j (for occasional lookups; hot loops use column<Code>(j)).
+  uint32_t code(int64_t j, int64_t i) const {
+    switch (width_[j]) {
+      case 1: return column<uint8_t>(j)[i];
+      case 2: return column<uint16_t>(j)[i];
+      default: return column<uint32_t>(j)[i];
+    }
+  }
+  template <class Code>
+  const Code* column(int64_t j) const {
+    return reinterpret_cast<const Code*>(columns_[j].data());
+  }
+
+ private:
+  int64_t n_rows_;
+  std::vector<std::vector<uint8_t>> columns_;
+  std::vector<uint8_t> width_;
+  std::vector<uint32_t> n_codes_;
+  uint32_t max_n_codes_ = 0;
+};
+
+}  // namespace pyinterp

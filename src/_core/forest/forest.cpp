@@ -1,0 +1,193 @@
+#include "forest.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+#include "encoding.hpp"
+#include "parallel.hpp"
+#include "rng.hpp"
+
+namespace pyinterp {
+namespace {
+
+// Rows for tree t: counts[i] = times row i is drawn (with replacement, or 0/1 without).
+void draw_rows(Rng& rng, const ForestParams& params, int64_t n, uint32_t* counts, std::vector<uint32_t>& perm) {
+  std::fill(counts, counts + n, 0u);
+  if (params.bootstrap) {
+    for (int64_t k = 0; k < params.n_draws; ++k) ++counts[rng.below(static_cast<uint64_t>(n))];
+  } else if (params.n_draws >= n) {
+    std::fill(counts, counts + n, 1u);
+  } else {
+    perm.resize(n);
+    std::iota(perm.begin(), perm.end(), 0u);
+    for (int64_t k = 0; k < params.n_draws; ++k) {
+      const int64_t j = k + static_cast<int64_t>(rng.below(static_cast<uint64_t>(n - k)));
+      std::swap(perm[k], perm[j]);
+      counts[perm[k]] = 1;
+    }
+  }
+}
+
+// Row weights of one tree: draw count x sample weight (x per-tree class balance if asked).
+void tree_weights(const TrainingSet& data, const ForestParams& params, const uint32_t* counts, int64_t n,
+                  std::vector<double>& w) {
+  for (int64_t i = 0; i < n; ++i) w[i] = counts[i] * (data.sample_weight ? data.sample_weight[i] : 1.0);
+  if (!params.balanced_subsample) return;
+  std::vector<double> drawn(data.n_classes, 0.0);
+  double total = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    drawn[data.classes[i]] += counts[i];
+    total += counts[i];
+  }
+  const double present = static_cast<double>(std::count_if(drawn.begin(), drawn.end(), [](double c) { return c > 0; }));
+  for (int64_t i = 0; i < n; ++i)
+    if (counts[i] > 0) w[i] *= total / (present * drawn[data.classes[i]]);
+}
+
+struct FitWorker {
+  TreeBuilder builder;
+  std::vector<double> w;
+  std::vector<uint32_t> perm;
+};
+
+template <class Fn>
+void for_row_blocks(int64_t n_rows, int n_threads, Fn fn) {
+  constexpr int64_t kBlock = 256;
+  const int64_t n_blocks = (n_rows + kBlock - 1) / kBlock;
+  parallel_for(n_blocks, n_threads, no_state, [&](int64_t b, int, NoState&) {
+    fn(b * kBlock, std::min(n_rows, (b + 1) * kBlock));
+  });
+}
+
+void check_width(const Forest& forest, const MatrixView& X) {
+  if (X.n_cols != forest.n_features) throw std::invalid_argument("X has a different number of features than the forest");
+}
+
+}  // namespace
+
+Forest fit_forest(const MatrixView& X, const double* y, const int32_t* classes, int32_t n_classes,
+                  const double* sample_weight, const std::vector<double>& feature_weights, const ForestParams& params) {
+  if (params.n_estimators < 1) throw std::invalid_argument("n_estimators must be at least 1");
+  if (params.max_features < 1) throw std::invalid_argument("max_features must be at least 1");
+  if (params.n_draws < 1) throw std::invalid_argument("max_samples must select at least one row");
+  if ((n_classes > 0) != (params.criterion != Criterion::squared_error))
+    throw std::invalid_argument("the criterion does not match the task");
+  const ColumnCodes codes(X, params.n_threads);
+  const int64_t n = X.n_rows;
+
+  TrainingSet data;
+  data.codes = &codes;
+  data.X = X;
+  data.y = y;
+  data.classes = classes;
+  data.n_classes = n_classes;
+  data.sample_weight = sample_weight;
+  data.feature_weights = feature_weights;
+
+  Forest forest;
+  forest.n_features = X.n_cols;
+  forest.n_classes = n_classes;
+  forest.n_samples = n;
+  forest.trees.resize(params.n_estimators);
+  forest.inbag.resize(static_cast<size_t>(params.n_estimators) * n);
+
+  parallel_for(
+      params.n_estimators, params.n_threads,
+      [&](int) { return FitWorker{TreeBuilder(data, params), std::vector<double>(n), {}}; },
+      [&](int64_t t, int, FitWorker& worker) {
+        Rng rng(params.seed, static_cast<uint64_t>(t));
+        uint32_t* counts = forest.inbag.data() + t * n;
+        draw_rows(rng, params, n, counts, worker.perm);
+        tree_weights(data, params, counts, n, worker.w);
+        forest.trees[t] = worker.builder.build(worker.w, rng);
+      });
+  return forest;
+}
+
+void predict(const Forest& forest, const MatrixView& X, double* out, int n_threads) {
+  check_width(forest, X);
+  const int32_t nv = forest.n_values();
+  const double scale = 1.0 / static_cast<double>(forest.trees.size());
+  for_row_blocks(X.n_rows, n_threads, [&](int64_t begin, int64_t end) {
+    std::fill(out + begin * nv, out + end * nv, 0.0);
+    for (const Tree& tree : forest.trees) {
+      for (int64_t i = begin; i < end; ++i) {
+        const int32_t leaf = tree.leaf_of([&](int32_t j) { return X.at(i, j); });
+        const double* v = tree.value.data() + static_cast<int64_t>(leaf) * nv;
+        for (int32_t k = 0; k < nv; ++k) out[i * nv + k] += v[k];
+      }
+    }
+    for (int64_t k = begin * nv; k < end * nv; ++k) out[k] *= scale;
+  });
+}
+
+void predict_oob(const Forest& forest, const MatrixView& X, double* out, int64_t* n_trees_out, int n_threads) {
+  check_width(forest, X);
+  if (X.n_rows != forest.n_samples) throw std::invalid_argument("out-of-bag predictions need the training rows");
+  const int32_t nv = forest.n_values();
+  const int64_t n = forest.n_samples;
+  for_row_blocks(n, n_threads, [&](int64_t begin, int64_t end) {
+    std::fill(out + begin * nv, out + end * nv, 0.0);
+    std::fill(n_trees_out + begin, n_trees_out + end, int64_t{0});
+    for (size_t t = 0; t < forest.trees.size(); ++t) {
+      const Tree& tree = forest.trees[t];
+      const uint32_t* counts = forest.inbag.data() + t * n;
+      for (int64_t i = begin; i < end; ++i) {
+        if (counts[i] != 0) continue;
+        const int32_t leaf = tree.leaf_of([&](int32_t j) { return X.at(i, j); });
+        const double* v = tree.value.data() + static_cast<int64_t>(leaf) * nv;
+        for (int32_t k = 0; k < nv; ++k) out[i * nv + k] += v[k];
+        ++n_trees_out[i];
+      }
+    }
+    for (int64_t i = begin; i < end; ++i)
+      if (n_trees_out[i] > 0)
+        for (int32_t k = 0; k < nv; ++k) out[i * nv + k] /= static_cast<double>(n_trees_out[i]);
+  });
+}
+
+void apply(const Forest& forest, const MatrixView& X, int64_t* out, int n_threads) {
+  check_width(forest, X);
+  const int64_t n_trees = static_cast<int64_t>(forest.trees.size());
+  for_row_blocks(X.n_rows, n_threads, [&](int64_t begin, int64_t end) {
+    for (int64_t t = 0; t < n_trees; ++t)
+      for (int64_t i = begin; i < end; ++i)
+        out[i * n_trees + t] = forest.trees[t].leaf_of([&](int32_t j) { return X.at(i, j); });
+  });
+}
+
+DecisionPaths decision_path(const Forest& forest, const MatrixView& X, int n_threads) {
+  check_width(forest, X);
+  DecisionPaths paths;
+  const int64_t n_trees = static_cast<int64_t>(forest.trees.size());
+  paths.node_offsets.resize(n_trees + 1, 0);
+  for (int64_t t = 0; t < n_trees; ++t)
+    paths.node_offsets[t + 1] = paths.node_offsets[t] + forest.trees[t].node_count();
+
+  std::vector<int64_t> leaves(static_cast<size_t>(X.n_rows) * n_trees);
+  apply(forest, X, leaves.data(), n_threads);
+  paths.indptr.resize(X.n_rows + 1, 0);
+  for (int64_t i = 0; i < X.n_rows; ++i) {
+    int64_t length = 0;
+    for (int64_t t = 0; t < n_trees; ++t) length += forest.trees[t].depth[leaves[i * n_trees + t]] + 1;
+    paths.indptr[i + 1] = paths.indptr[i] + length;
+  }
+  paths.indices.resize(paths.indptr.back());
+  for_row_blocks(X.n_rows, n_threads, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      int64_t k = paths.indptr[i];
+      for (int64_t t = 0; t < n_trees; ++t) {
+        const Tree& tree = forest.trees[t];
+        // Walk up from the leaf, then write root-first so indices are sorted within each tree.
+        const int64_t len = tree.depth[leaves[i * n_trees + t]] + 1;
+        int64_t node = leaves[i * n_trees + t];
+        for (int64_t d = len - 1; d >= 0; --d, node = tree.parent[node]) paths.indices[k + d] = paths.node_offsets[t] + node;
+        k += len;
+      }
+    }
+  });
+  return paths;
+}
+
+}  // namespace pyinterp

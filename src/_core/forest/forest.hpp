@@ -1,0 +1,44 @@
+// A forest of CART trees with the in-bag count of every training row per tree, and the kernels
+// that read it: predictions (averaged over trees), leaf ids, decision paths and out-of-bag values.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "builder.hpp"
+#include "data.hpp"
+#include "params.hpp"
+#include "tree.hpp"
+
+namespace pyinterp {
+
+struct Forest {
+  int64_t n_features = 0;
+  int32_t n_classes = 0;  // 0 for regression
+  int64_t n_samples = 0;  // rows of the training set
+  std::vector<Tree> trees;
+  std::vector<uint32_t> inbag;  // n_trees x n_samples: times each row was drawn for each tree
+
+  int32_t n_values() const { return n_classes > 0 ? n_classes : 1; }
+};
+
+// Fits a forest. X is only read; codes are built once and shared by every tree.
+Forest fit_forest(const MatrixView& X, const double* y, const int32_t* classes, int32_t n_classes,
+                  const double* sample_weight, const std::vector<double>& feature_weights, const ForestParams& params);
+
+// Mean over trees of the leaf values: out is n_rows x n_values, row-major.
+void predict(const Forest& forest, const MatrixView& X, double* out, int n_threads);
+
+// Mean over the trees for which row i is out of bag; n_trees_out[i] counts them (0: out stays 0).
+// X must be the training matrix.
+void predict_oob(const Forest& forest, const MatrixView& X, double* out, int64_t* n_trees_out, int n_threads);
+
+// Leaf reached in every tree: out is n_rows x n_trees.
+void apply(const Forest& forest, const MatrixView& X, int64_t* out, int n_threads);
+
+// Nodes visited by each row, trees in order, node ids offset by node_offsets (CSR).
+struct DecisionPaths {
+  std::vector<int64_t> indptr, indices, node_offsets;
+};
+DecisionPaths decision_path(const Forest& forest, const MatrixView& X, int n_threads);
+
+}  // namespace pyinterp

@@ -1,0 +1,58 @@
+// Dynamic parallel-for over independent tasks with std::thread. Tasks must not depend on which
+// thread runs them; the first exception thrown by any task is rethrown in the caller.
+#pragma once
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace pyinterp {
+
+// fn(task, worker) is called once per task in [0, n_tasks); worker is in [0, n_workers).
+// make_state(worker) builds per-worker scratch space, passed as the third argument.
+template <class MakeState, class Fn>
+void parallel_for(int64_t n_tasks, int n_threads, MakeState make_state, Fn fn) {
+  if (n_tasks <= 0) return;
+  const int n_workers = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(n_threads, n_tasks)));
+  std::atomic<int64_t> next{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+
+  auto work = [&](int worker) {
+    try {
+      auto state = make_state(worker);
+      for (int64_t task = next++; task < n_tasks && !failed; task = next++) fn(task, worker, state);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (!error) error = std::current_exception();
+      failed = true;
+    }
+  };
+
+  if (n_workers == 1) {
+    work(0);
+  } else {
+    std::vector<std::thread> threads;
+    threads.reserve(n_workers - 1);
+    for (int w = 1; w < n_workers; ++w) {
+      try {
+        threads.emplace_back(work, w);
+      } catch (const std::system_error&) {
+        break;  // the system refused another thread: the running workers take all tasks
+      }
+    }
+    work(0);
+    for (auto& t : threads) t.join();
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+struct NoState {};
+inline NoState no_state(int) { return {}; }
+
+}  // namespace pyinterp

@@ -1,0 +1,25 @@
+// Forest hyperparameters, already validated and resolved to counts by the Python layer.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace pyinterp {
+
+enum class Criterion { squared_error, gini, entropy };
+
+struct ForestParams {
+  Criterion criterion = Criterion::squared_error;
+  int64_t n_estimators = 100;
+  bool bootstrap = true;         // draw with replacement; false = subsample without replacement
+  int64_t n_draws = 0;           // rows drawn per tree; with bootstrap off, n_draws == n means all rows
+  int64_t max_features = 1;      // features evaluated per node (non-constant ones counted)
+  int64_t min_samples_split = 2;
+  int64_t min_samples_leaf = 1;
+  int64_t max_depth = -1;        // -1: unlimited
+  double min_impurity_decrease = 0.0;
+  bool balanced_subsample = false;  // reweight classes per tree by their in-bag frequency
+  uint64_t seed = 0;
+  int n_threads = 1;
+};
+
+}  // namespace pyinterp

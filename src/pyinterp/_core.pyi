@@ -1,0 +1,62 @@
+"""Type stubs for pyinterp's C++ extension."""
+
+import enum
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+class Criterion(enum.Enum):
+    squared_error = 0
+    gini = 1
+    entropy = 2
+
+class ForestParams:
+    criterion: Criterion
+    n_estimators: int
+    bootstrap: bool
+    n_draws: int
+    max_features: int
+    min_samples_split: int
+    min_samples_leaf: int
+    max_depth: int
+    min_impurity_decrease: float
+    balanced_subsample: bool
+    seed: int
+    n_threads: int
+    def __init__(self) -> None: ...
+
+class Forest:
+    @property
+    def n_features(self) -> int: ...
+    @property
+    def n_classes(self) -> int: ...
+    @property
+    def n_samples(self) -> int: ...
+    @property
+    def n_trees(self) -> int: ...
+    @property
+    def field_names(self) -> list[str]: ...
+    @property
+    def inbag(self) -> npt.NDArray[np.uint32]: ...
+    def tree(self, index: int) -> dict[str, npt.NDArray[Any]]: ...
+    def predict(self, X: npt.NDArray[np.floating], n_threads: int = 1) -> npt.NDArray[np.float64]: ...
+    def predict_oob(
+        self, X: npt.NDArray[np.floating], n_threads: int = 1
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]: ...
+    def apply(self, X: npt.NDArray[np.floating], n_threads: int = 1) -> npt.NDArray[np.int64]: ...
+    def decision_path(
+        self, X: npt.NDArray[np.floating], n_threads: int = 1
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
+    def __getstate__(self) -> tuple[Any, ...]: ...
+    def __setstate__(self, state: tuple[Any, ...]) -> None: ...
+
+def fit_forest(
+    X: npt.NDArray[np.floating],
+    y: npt.NDArray[np.float64] | None,
+    classes: npt.NDArray[np.int32] | None,
+    n_classes: int,
+    sample_weight: npt.NDArray[np.float64] | None,
+    feature_weights: npt.NDArray[np.float64] | None,
+    params: ForestParams,
+) -> Forest: ...

@@ -1,0 +1,121 @@
+"""The ``pyinterp`` command. ``pyinterp demo`` fits a forest on simulated data with known signal
+(or on a CSV file) and prints a report: fit time, out-of-bag score, top features by importance."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import time
+
+import numpy as np
+
+from .datasets import make_lss
+from .forest import RandomForestClassifier, RandomForestRegressor
+
+
+def _read_csv(path, target):
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    if len(rows) < 3:
+        raise SystemExit(f"{path}: need a header row and at least two data rows")
+    header, body = rows[0], rows[1:]
+    if target not in header:
+        raise SystemExit(f"{path}: no column named {target!r}; columns are {', '.join(header)}")
+    t = header.index(target)
+    names = [h for j, h in enumerate(header) if j != t]
+    X = np.empty((len(body), len(names)))
+    for i, row in enumerate(body):
+        if len(row) != len(header):
+            raise SystemExit(f"{path}: row {i + 2} has {len(row)} fields, the header has {len(header)}")
+        values = [v for j, v in enumerate(row) if j != t]
+        try:
+            X[i] = [float(v) for v in values]
+        except ValueError:
+            bad = next(n for n, v in zip(names, values) if not _is_number(v))
+            raise SystemExit(f"{path}: row {i + 2}, column {bad!r} is not a number") from None
+    return X, np.array([row[t] for row in body]), names
+
+
+def _is_number(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _as_target(labels, task):
+    numeric = all(_is_number(v) for v in labels)
+    if task == "auto":
+        values = np.array([float(v) for v in labels]) if numeric else None
+        few_integers = numeric and np.all(values == np.round(values)) and len(np.unique(values)) <= 20
+        task = "classification" if not numeric or few_integers else "regression"
+    if task == "regression":
+        if not numeric:
+            raise SystemExit("the target column is not numeric; use --task classification")
+        return np.array([float(v) for v in labels]), task
+    return labels, task
+
+
+def demo(args):
+    if args.csv is None:
+        X, y, interactions = make_lss(
+            n_samples=args.n_samples, n_features=args.n_features, n_interactions=2, order=2, snr=5.0,
+            random_state=args.random_state,
+        )
+        names = [f"x{j}" for j in range(X.shape[1])]
+        relevant = {k for s in interactions for k, _ in s}
+        task = "regression"
+        rules = " + ".join("1(" + " & ".join(f"x{k} < tau" for k, _ in s) + ")" for s in interactions)
+        print(f"Simulated LSS data: n={X.shape[0]}, p={X.shape[1]}, y = {rules} + noise (SNR 5)")
+    else:
+        if args.target is None:
+            raise SystemExit("give --target COLUMN with a CSV file")
+        X, labels, names = _read_csv(args.csv, args.target)
+        y, task = _as_target(labels, args.task)
+        relevant = None
+        print(f"{args.csv}: n={X.shape[0]}, p={X.shape[1]}, target {args.target!r} ({task})")
+
+    Forest = RandomForestRegressor if task == "regression" else RandomForestClassifier
+    forest = Forest(
+        n_estimators=args.n_estimators, oob_score=True, n_jobs=args.n_jobs, random_state=args.random_state
+    )
+    start = time.perf_counter()
+    forest.fit(X, y)
+    elapsed = time.perf_counter() - start
+    score_name = "R^2" if task == "regression" else "accuracy"
+    print(f"Fitted {args.n_estimators} trees in {elapsed:.2f} s; out-of-bag {score_name} = {forest.oob_score_:.3f}")
+
+    importance = forest.feature_importances_
+    order = np.argsort(-importance, kind="stable")[: args.top]
+    print(f"\nTop {len(order)} features by mean decrease in impurity (MDI):")
+    print(f"  {'rank':>4}  {'feature':<20} {'MDI':>8}" + ("  truth" if relevant is not None else ""))
+    for rank, j in enumerate(order, 1):
+        truth = ("  relevant" if j in relevant else "  noise") if relevant is not None else ""
+        print(f"  {rank:>4}  {names[j]:<20} {importance[j]:>8.4f}{truth}")
+    if relevant is not None:
+        found = len(relevant & set(order[: len(relevant)].tolist()))
+        print(f"\n{found} of the {len(relevant)} relevant features are the top {len(relevant)} by MDI.")
+    return 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="pyinterp", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("demo", help="fit a forest and print a report (simulated data unless a CSV is given)")
+    d.add_argument("csv", nargs="?", help="CSV file with a header row (default: simulated LSS data)")
+    d.add_argument("--target", help="name of the target column in the CSV")
+    d.add_argument("--task", choices=["auto", "regression", "classification"], default="auto")
+    d.add_argument("--n-samples", type=int, default=1000, help="rows of simulated data")
+    d.add_argument("--n-features", type=int, default=50, help="features of simulated data")
+    d.add_argument("--n-estimators", type=int, default=300)
+    d.add_argument("--n-jobs", type=int, default=-1)
+    d.add_argument("--random-state", type=int, default=0)
+    d.add_argument("--top", type=int, default=10, help="how many features to list")
+    args = parser.parse_args(argv)
+    return demo(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
