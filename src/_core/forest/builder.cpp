@@ -12,9 +12,17 @@ namespace {
 
 // Impurities at or below this are treated as pure (as scikit-learn does).
 constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
-// A feature is searched by per-code counting when its number of distinct values is at most this
-// many times the node size, and by sorting the node's codes otherwise.
+// A feature is searched by per-code counting when the range of its codes in the node is at most
+// this many times the node size; otherwise the node's rows are ordered by code, by comparison
+// sort for nodes of at most kSmallNode rows and by radix sort above.
 constexpr int64_t kCountingRatio = 4;
+constexpr int64_t kSmallNode = 32;
+
+int bit_width(uint64_t x) {
+  int bits = 0;
+  while (x >> bits) ++bits;
+  return bits;
+}
 
 struct StackEntry {
   int64_t start, end;
@@ -29,6 +37,9 @@ TreeBuilder::TreeBuilder(const TrainingSet& data, const ForestParams& params)
   const int64_t n = data.codes->n_rows();
   lw_.resize(n);
   keys_.resize(n);
+  keys64_.resize(n);
+  radix_tmp_.resize(n);
+  lcode_.resize(n);
   hist_n_.assign(data.codes->max_n_codes(), 0);
   if (data.n_classes > 0) {
     lc_.resize(n);
@@ -103,72 +114,112 @@ void TreeBuilder::prepare_node(int64_t start, int64_t end, double mean_y) {
 }
 
 template <class Code, class Stats>
-bool TreeBuilder::evaluate_counting(const Code* col, int64_t start, int64_t end, Stats& stats, int64_t feature,
-                                    Split& best) {
+bool TreeBuilder::evaluate(const Code* col, int64_t start, int64_t end, Stats& stats, int64_t feature,
+                           Split& best) {
   const int64_t m = end - start;
   const uint32_t* idx = samples_.data() + start;
+  const uint32_t n_codes = data_.codes->n_codes(feature);
   uint32_t cmin = std::numeric_limits<uint32_t>::max(), cmax = 0;
+
+  if (static_cast<int64_t>(n_codes) <= kCountingRatio * m) {
+    for (int64_t pos = 0; pos < m; ++pos) {
+      const uint32_t c = col[idx[pos]];
+      lcode_[pos] = c;
+      cmin = std::min(cmin, c);
+      cmax = std::max(cmax, c);
+    }
+    if (cmin == cmax) return false;
+    scan_counts(cmin, cmax, m, stats, feature, best);
+    return true;
+  }
+
+  // Order the node's rows by code: keys are (code << pos_bits) | position.
+  const int pos_bits = bit_width(static_cast<uint64_t>(m - 1));
+  const int code_bits = bit_width(n_codes - 1);
+  if (pos_bits + code_bits > 32) {
+    for (int64_t pos = 0; pos < m; ++pos) {
+      const uint32_t c = col[idx[pos]];
+      keys64_[pos] = (static_cast<uint64_t>(c) << 32) | static_cast<uint64_t>(pos);
+      cmin = std::min(cmin, c);
+      cmax = std::max(cmax, c);
+    }
+    if (cmin == cmax) return false;
+    std::sort(keys64_.begin(), keys64_.begin() + m);
+    scan_sorted(keys64_.data(), m, 32, stats, feature, best);
+    return true;
+  }
+  uint32_t* keys = keys_.data();
+  if (m <= kSmallNode) {
+    for (int64_t pos = 0; pos < m; ++pos) {
+      const uint32_t c = col[idx[pos]];
+      keys[pos] = (c << pos_bits) | static_cast<uint32_t>(pos);
+      cmin = std::min(cmin, c);
+      cmax = std::max(cmax, c);
+    }
+    if (cmin == cmax) return false;
+    std::sort(keys, keys + m);
+  } else {
+    constexpr int kDigits = sizeof(Code);
+    const int n_digits = (code_bits + kRadixBits - 1) / kRadixBits;
+    uint32_t hist[kDigits][kRadixBuckets];
+    std::fill(&hist[0][0], &hist[0][0] + kDigits * kRadixBuckets, 0u);
+    for (int64_t pos = 0; pos < m; ++pos) {
+      const uint32_t c = col[idx[pos]];
+      keys[pos] = (c << pos_bits) | static_cast<uint32_t>(pos);
+      cmin = std::min(cmin, c);
+      cmax = std::max(cmax, c);
+      for (int d = 0; d < kDigits; ++d) ++hist[d][(c >> (d * kRadixBits)) & (kRadixBuckets - 1)];
+    }
+    if (cmin == cmax) return false;
+    keys = radix_sort(keys, radix_tmp_.data(), m, pos_bits, n_digits, hist);
+  }
+  scan_sorted(keys, m, pos_bits, stats, feature, best);
+  return true;
+}
+
+template <class Stats>
+void TreeBuilder::scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats& stats, int64_t feature, Split& best) {
   for (int64_t pos = 0; pos < m; ++pos) {
-    const uint32_t c = col[idx[pos]];
+    const uint32_t c = lcode_[pos] - cmin;
     ++hist_n_[c];
     stats.hist_add(c, pos);
-    cmin = std::min(cmin, c);
-    cmax = std::max(cmax, c);
-  }
-  if (cmin == cmax) {
-    hist_n_[cmin] = 0;
-    stats.hist_clear(cmin);
-    return false;
   }
   const int64_t msl = params_.min_samples_leaf;
   stats.reset();
   int64_t n_left = 0;
-  uint32_t prev = cmin;
-  for (uint32_t c = cmin; c <= cmax; ++c) {
+  uint32_t prev = 0;
+  for (uint32_t c = 0; c <= cmax - cmin; ++c) {
     const uint32_t count = hist_n_[c];
     if (count == 0) continue;
     if (n_left >= msl && m - n_left >= msl) {
       const double q = stats.proxy();
-      if (q > best.proxy) best = {q, feature, prev, c};
+      if (q > best.proxy) best = {q, feature, cmin + prev, cmin + c};
     }
     n_left += count;
     hist_n_[c] = 0;
     stats.hist_take(c);
     prev = c;
   }
-  return true;
 }
 
-template <class Code, class Stats>
-bool TreeBuilder::evaluate_sorting(const Code* col, int64_t start, int64_t end, Stats& stats, int64_t feature,
-                                   Split& best) {
-  const int64_t m = end - start;
-  const uint32_t* idx = samples_.data() + start;
-  uint32_t cmin = std::numeric_limits<uint32_t>::max(), cmax = 0;
-  for (int64_t pos = 0; pos < m; ++pos) {
-    const uint32_t c = col[idx[pos]];
-    keys_[pos] = (static_cast<uint64_t>(c) << 32) | static_cast<uint64_t>(pos);
-    cmin = std::min(cmin, c);
-    cmax = std::max(cmax, c);
-  }
-  if (cmin == cmax) return false;
-  std::sort(keys_.begin(), keys_.begin() + m);
+template <class Key, class Stats>
+void TreeBuilder::scan_sorted(const Key* keys, int64_t m, int pos_bits, Stats& stats, int64_t feature, Split& best) {
   const int64_t msl = params_.min_samples_leaf;
+  const Key pos_mask = (Key{1} << pos_bits) - 1;
   stats.reset();
   int64_t k = 0;
   while (k < m) {
-    const uint32_t c = static_cast<uint32_t>(keys_[k] >> 32);
+    const Key c = keys[k] >> pos_bits;
     do {
-      stats.add(static_cast<int64_t>(keys_[k] & 0xffffffffu));
+      stats.add(static_cast<int64_t>(keys[k] & pos_mask));
       ++k;
-    } while (k < m && static_cast<uint32_t>(keys_[k] >> 32) == c);
+    } while (k < m && (keys[k] >> pos_bits) == c);
     if (m - k < msl) break;
-    if (k < m && k >= msl) {
+    if (k >= msl) {
       const double q = stats.proxy();
-      if (q > best.proxy) best = {q, feature, c, static_cast<uint32_t>(keys_[k] >> 32)};
+      if (q > best.proxy) best = {q, feature, static_cast<uint32_t>(c), static_cast<uint32_t>(keys[k] >> pos_bits)};
     }
   }
-  return true;
 }
 
 TreeBuilder::Split TreeBuilder::find_split(int64_t start, int64_t end, Rng& rng) {
@@ -179,14 +230,12 @@ TreeBuilder::Split TreeBuilder::find_split(int64_t start, int64_t end, Rng& rng)
     while (n_evaluated < params_.max_features) {
       const int64_t f = sampler_.next(rng);
       if (f < 0) break;
-      const bool counting = static_cast<int64_t>(data_.codes->n_codes(f)) <= kCountingRatio * m;
       bool varies = false;
       switch (data_.codes->width(f)) {
 #define PYINTERP_EVALUATE(CODE)                                                                           \
   {                                                                                                        \
     const CODE* col = data_.codes->column<CODE>(f);                                                       \
-    varies = counting ? evaluate_counting(col, start, end, stats, f, best)                                 \
-                      : evaluate_sorting(col, start, end, stats, f, best);                                 \
+    varies = evaluate(col, start, end, stats, f, best);                                                   \
     break;                                                                                                 \
   }
         case 1: PYINTERP_EVALUATE(uint8_t)

@@ -7,6 +7,7 @@
 #include "encoding.hpp"
 #include "feature_sampler.hpp"
 #include "params.hpp"
+#include "radix.hpp"
 #include "rng.hpp"
 #include "tree.hpp"
 
@@ -44,10 +45,13 @@ class TreeBuilder {
   NodeStats node_stats(int64_t start, int64_t end, double* value);
   void prepare_node(int64_t start, int64_t end, double mean_y);
   Split find_split(int64_t start, int64_t end, Rng& rng);
+  // Offers feature's best split in the node to `best`; false if the feature is constant there.
   template <class Code, class Stats>
-  bool evaluate_counting(const Code* col, int64_t start, int64_t end, Stats& stats, int64_t feature, Split& best);
-  template <class Code, class Stats>
-  bool evaluate_sorting(const Code* col, int64_t start, int64_t end, Stats& stats, int64_t feature, Split& best);
+  bool evaluate(const Code* col, int64_t start, int64_t end, Stats& stats, int64_t feature, Split& best);
+  template <class Stats>
+  void scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats& stats, int64_t feature, Split& best);
+  template <class Key, class Stats>
+  void scan_sorted(const Key* keys, int64_t m, int pos_bits, Stats& stats, int64_t feature, Split& best);
   double threshold_between(int64_t feature, uint32_t lo, uint32_t hi, int64_t start, int64_t mid);
 
   const TrainingSet& data_;
@@ -58,7 +62,9 @@ class TreeBuilder {
   // Per-node scratch, indexed by position within the node.
   std::vector<double> lw_, lwy_;
   std::vector<int32_t> lc_;
-  std::vector<uint64_t> keys_;
+  std::vector<uint32_t> lcode_;  // the evaluated feature's codes (counting search)
+  std::vector<uint32_t> keys_, radix_tmp_;  // (code << position bits) | position (sorting search)
+  std::vector<uint64_t> keys64_;           // the same when 32 bits are too few
   // Per-code histograms for the counting split search.
   std::vector<uint32_t> hist_n_;
   std::vector<double> hist_w_, hist_s_;
