@@ -284,6 +284,7 @@ double TreeBuilder::threshold_between(int64_t feature, uint32_t lo, uint32_t hi,
 
 Tree TreeBuilder::build(const std::vector<double>& w, Rng& rng) {
   w_ = w.data();
+  sampler_.begin_tree();
   const int64_t n = data_.codes->n_rows();
   samples_.clear();
   for (int64_t i = 0; i < n; ++i)

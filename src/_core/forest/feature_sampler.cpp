@@ -73,4 +73,9 @@ void FeatureSampler::reset() {
   n_drawn_ = 0;
 }
 
+void FeatureSampler::begin_tree() {
+  reset();
+  if (!weighted_) std::iota(pool_.begin(), pool_.end(), 0);
+}
+
 }  // namespace pyinterp

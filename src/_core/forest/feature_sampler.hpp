@@ -21,6 +21,8 @@ class FeatureSampler {
   int64_t next(Rng& rng);
   // Ends the node: all features become drawable again.
   void reset();
+  // Starts a tree: the draws of a tree depend only on its own stream, not on earlier trees.
+  void begin_tree();
 
  private:
   int64_t draw_weighted(Rng& rng);

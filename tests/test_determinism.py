@@ -1,0 +1,44 @@
+"""One random_state gives bit-identical forests for any number of threads."""
+
+import numpy as np
+import pytest
+
+from pyinterp import RandomForestClassifier, RandomForestRegressor
+
+
+def forest_arrays(forest):
+    return [getattr(t, f) for t in forest.trees_ for f in t.__slots__] + [forest.inbag_counts_]
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("Forest", [RandomForestRegressor, RandomForestClassifier])
+def test_same_forest_for_any_n_jobs(Forest, weighted, regression_data, classification_data):
+    X, y = regression_data if Forest is RandomForestRegressor else classification_data
+    fw = np.linspace(0.1, 1.0, X.shape[1]) if weighted else None
+    fits = [Forest(n_estimators=25, max_features=3, random_state=7, n_jobs=j).fit(X, y, feature_weights=fw)
+            for j in (1, 2, 3, -1, 2, 2)]
+    reference = forest_arrays(fits[0])
+    for other in fits[1:]:
+        for a, b in zip(reference, forest_arrays(other)):
+            np.testing.assert_array_equal(a, b)
+    predictions = [f.set_params(n_jobs=1).predict(X) for f in fits]
+    for p in predictions[1:]:
+        np.testing.assert_array_equal(p, predictions[0])
+
+
+def test_random_state_changes_the_forest_and_is_reproducible(regression_data):
+    X, y = regression_data
+    a = RandomForestRegressor(n_estimators=5, random_state=1).fit(X, y).predict(X)
+    b = RandomForestRegressor(n_estimators=5, random_state=1).fit(X, y).predict(X)
+    c = RandomForestRegressor(n_estimators=5, random_state=2).fit(X, y).predict(X)
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+def test_trees_are_independent_streams(regression_data):
+    """Tree t of a 10-tree forest equals tree t of a 3-tree forest with the same seed."""
+    X, y = regression_data
+    small = RandomForestRegressor(n_estimators=3, random_state=4).fit(X, y)
+    large = RandomForestRegressor(n_estimators=10, random_state=4).fit(X, y)
+    for a, b in zip(small.trees_, large.trees_):
+        np.testing.assert_array_equal(a.threshold, b.threshold)

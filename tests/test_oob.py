@@ -1,0 +1,77 @@
+"""In-bag counts, out-of-bag sets and out-of-bag predictions."""
+
+import numpy as np
+import pytest
+from reference import leaf_of
+from sklearn.metrics import accuracy_score, r2_score
+
+from pyinterp import RandomForestClassifier, RandomForestRegressor
+
+
+@pytest.mark.parametrize("max_samples", [None, 0.5, 37])
+def test_bootstrap_draws_max_samples_rows_with_replacement(regression_data, max_samples):
+    X, y = regression_data
+    forest = RandomForestRegressor(n_estimators=20, max_samples=max_samples, random_state=0).fit(X, y)
+    counts = forest.inbag_counts_
+    expected = {None: len(y), 0.5: len(y) // 2, 37: 37}[max_samples]
+    assert counts.shape == (20, len(y)) and counts.dtype == np.uint32
+    assert np.all(counts.sum(axis=1) == expected)
+    assert counts.max() > 1  # with replacement
+    for tree, c in zip(forest.trees_, counts):
+        assert tree.n_node_samples[0] == np.count_nonzero(c)
+        assert tree.weighted_n_node_samples[0] == c.sum()
+
+
+def test_subsampling_without_replacement(regression_data):
+    X, y = regression_data
+    forest = RandomForestRegressor(n_estimators=10, bootstrap=False, max_samples=0.6, oob_score=True,
+                                   random_state=0).fit(X, y)
+    counts = forest.inbag_counts_
+    assert set(np.unique(counts)) == {0, 1}
+    assert np.all(counts.sum(axis=1) == round(0.6 * len(y)))
+    assert np.all(RandomForestRegressor(n_estimators=2, bootstrap=False).fit(X, y).inbag_counts_ == 1)
+
+
+def test_oob_predictions_average_the_trees_that_did_not_see_the_row(regression_data):
+    X, y = regression_data
+    forest = RandomForestRegressor(n_estimators=30, oob_score=True, random_state=0).fit(X, y)
+    trees, counts = forest.trees_, forest.inbag_counts_
+    expected = np.empty(len(y))
+    for i, x in enumerate(X):
+        values = [t.value[leaf_of(t, x), 0] for t, c in zip(trees, counts[:, i]) if c == 0]
+        expected[i] = np.mean(values)
+    np.testing.assert_allclose(forest.oob_prediction_, expected, rtol=1e-12)
+    assert forest.oob_score_ == pytest.approx(r2_score(y, expected))
+
+
+def test_classifier_oob_decision_function_and_score(classification_data):
+    X, y = classification_data
+    forest = RandomForestClassifier(n_estimators=40, oob_score=True, random_state=0).fit(X, y)
+    proba = forest.oob_decision_function_
+    assert proba.shape == (len(y), 3)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert forest.oob_score_ == pytest.approx(accuracy_score(y, forest.classes_[proba.argmax(axis=1)]))
+    assert forest.oob_score_ > 0.8
+
+
+def test_oob_score_takes_a_metric(regression_data):
+    X, y = regression_data
+    forest = RandomForestRegressor(n_estimators=30, oob_score=lambda a, b: -np.mean((a - b) ** 2),
+                                   random_state=0).fit(X, y)
+    assert forest.oob_score_ == pytest.approx(-np.mean((y - forest.oob_prediction_) ** 2))
+
+
+def test_rows_never_out_of_bag_warn_and_are_nan(regression_data):
+    X, y = regression_data
+    with pytest.warns(UserWarning, match="no out-of-bag prediction"):
+        forest = RandomForestRegressor(n_estimators=2, oob_score=True, random_state=0).fit(X, y)
+    never = (forest.inbag_counts_ > 0).all(axis=0)
+    assert never.any()
+    assert np.all(np.isnan(forest.oob_prediction_[never]))
+    assert np.isfinite(forest.oob_score_)
+
+
+def test_oob_needs_out_of_bag_rows(regression_data):
+    X, y = regression_data
+    with pytest.raises(ValueError, match="out-of-bag"):
+        RandomForestRegressor(bootstrap=False, oob_score=True).fit(X, y)
