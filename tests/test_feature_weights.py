@@ -67,7 +67,7 @@ def test_feature_weights_scale_free_and_large_p():
 @pytest.mark.parametrize("bad, match", [
     (np.ones(5), "one entry per feature"),
     (-np.ones(6), "non-negative"),
-    (np.zeros(6), "at least one positive"),
+    (np.zeros(6), "zero everywhere"),
     (np.array([1, 1, 1, np.nan, 1, 1.0]), "NaN"),
 ])
 def test_bad_feature_weights(regression_data, bad, match):

@@ -116,6 +116,10 @@ def test_limits_are_respected(regression_data):
         assert tree.max_depth <= 4
         assert np.all(tree.n_node_samples[internal] >= 30)
         assert np.all(tree.n_node_samples[~internal] >= 5)
+    forest = RandomForestRegressor(n_estimators=3, min_weight_fraction_leaf=0.1, random_state=0).fit(X, y)
+    for tree in forest.trees_:
+        leaf_weight = tree.weighted_n_node_samples[tree.left < 0]
+        assert np.all(leaf_weight >= 0.1 * tree.weighted_n_node_samples[0] - 1e-9)
     stop = 0.01
     forest = RandomForestRegressor(n_estimators=3, min_impurity_decrease=stop, random_state=0).fit(X, y)
     for tree in forest.trees_:

@@ -14,12 +14,19 @@ using namespace pyinterp;
 
 namespace {
 
+// Value comparison of dtypes (a memmap's dtype is equal to, not the same object as, float64's);
+// non-native byte order does not match.
+template <class T>
+bool has_dtype(const py::array& a) {
+  return py::isinstance<py::array_t<T>>(a);
+}
+
 MatrixView matrix_view(const py::array& X) {
   if (X.ndim() != 2) throw std::invalid_argument("X must be a 2-d array");
   MatrixView v;
-  if (X.dtype().is(py::dtype::of<float>())) {
+  if (has_dtype<float>(X)) {
     v.is_float32 = true;
-  } else if (!X.dtype().is(py::dtype::of<double>())) {
+  } else if (!has_dtype<double>(X)) {
     throw std::invalid_argument("X must be float32 or float64");
   }
   const auto item = static_cast<int64_t>(X.itemsize());
@@ -37,7 +44,7 @@ template <class T>
 const T* vector_data(const py::object& obj, int64_t n, const char* name) {
   if (obj.is_none()) return nullptr;
   auto a = obj.cast<py::array>();
-  if (!a.dtype().is(py::dtype::of<T>()) || a.ndim() != 1 || a.shape(0) != n ||
+  if (!has_dtype<T>(a) || a.ndim() != 1 || a.shape(0) != n ||
       !(a.flags() & py::array::c_style))
     throw std::invalid_argument(std::string(name) + " must be a contiguous 1-d array with one entry per row");
   return static_cast<const T*>(a.data());
@@ -162,6 +169,7 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("max_features", &ForestParams::max_features)
       .def_readwrite("min_samples_split", &ForestParams::min_samples_split)
       .def_readwrite("min_samples_leaf", &ForestParams::min_samples_leaf)
+      .def_readwrite("min_weight_fraction_leaf", &ForestParams::min_weight_fraction_leaf)
       .def_readwrite("max_depth", &ForestParams::max_depth)
       .def_readwrite("min_impurity_decrease", &ForestParams::min_impurity_decrease)
       .def_readwrite("balanced_subsample", &ForestParams::balanced_subsample)

@@ -19,6 +19,7 @@ class ForestParams:
     max_features: int
     min_samples_split: int
     min_samples_leaf: int
+    min_weight_fraction_leaf: float
     max_depth: int
     min_impurity_decrease: float
     balanced_subsample: bool

@@ -84,5 +84,5 @@ def check_weights_vector(name, weights, length, *, what):
     if np.any(w < 0):
         raise ValueError(f"{name} must be non-negative")
     if not np.any(w > 0):
-        raise ValueError(f"{name} must contain at least one positive value")
+        raise ValueError(f"{name} is zero everywhere: at least one value must be positive")
     return w

@@ -84,6 +84,7 @@ class _BaseForest(BaseEstimator):
         max_depth,
         min_samples_split,
         min_samples_leaf,
+        min_weight_fraction_leaf,
         max_features,
         min_impurity_decrease,
         bootstrap,
@@ -97,6 +98,7 @@ class _BaseForest(BaseEstimator):
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.max_features = max_features
         self.min_impurity_decrease = min_impurity_decrease
         self.bootstrap = bootstrap
@@ -120,6 +122,7 @@ class _BaseForest(BaseEstimator):
         p.max_features = resolve_max_features(self.max_features, n_features, n_drawable)
         p.min_samples_split = count_or_fraction("min_samples_split", self.min_samples_split, n_samples, min_count=2)
         p.min_samples_leaf = count_or_fraction("min_samples_leaf", self.min_samples_leaf, n_samples, fraction_max=0.5)
+        p.min_weight_fraction_leaf = check_real("min_weight_fraction_leaf", self.min_weight_fraction_leaf, 0.0, 0.5)
         p.max_depth = -1 if self.max_depth is None else check_int("max_depth", self.max_depth, 1)
         p.min_impurity_decrease = check_real("min_impurity_decrease", self.min_impurity_decrease, 0.0)
         rng = check_random_state(self.random_state)
@@ -256,6 +259,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
         max_depth=None,
         min_samples_split=2,
         min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
         max_features=1.0,
         min_impurity_decrease=0.0,
         bootstrap=True,
@@ -270,6 +274,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
             max_depth=max_depth,
             min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf,
             max_features=max_features,
             min_impurity_decrease=min_impurity_decrease,
             bootstrap=bootstrap,
@@ -313,6 +318,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         max_depth=None,
         min_samples_split=2,
         min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
         max_features="sqrt",
         min_impurity_decrease=0.0,
         bootstrap=True,
@@ -328,6 +334,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
             max_depth=max_depth,
             min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf,
             max_features=max_features,
             min_impurity_decrease=min_impurity_decrease,
             bootstrap=bootstrap,
@@ -375,4 +382,5 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
             return np.log(self.predict_proba(X))
 
     def predict(self, X):
-        return self.classes_.take(np.argmax(self.predict_proba(X), axis=1))
+        proba = self.predict_proba(X)
+        return self.classes_.take(np.argmax(proba, axis=1))

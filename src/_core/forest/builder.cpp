@@ -184,14 +184,13 @@ void TreeBuilder::scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats& st
     ++hist_n_[c];
     stats.hist_add(c, pos);
   }
-  const int64_t msl = params_.min_samples_leaf;
   stats.reset();
   int64_t n_left = 0;
   uint32_t prev = 0;
   for (uint32_t c = 0; c <= cmax - cmin; ++c) {
     const uint32_t count = hist_n_[c];
     if (count == 0) continue;
-    if (n_left >= msl && m - n_left >= msl) {
+    if (admissible(n_left, m, stats)) {
       const double q = stats.proxy();
       if (q > best.proxy) best = {q, feature, cmin + prev, cmin + c};
     }
@@ -215,7 +214,7 @@ void TreeBuilder::scan_sorted(const Key* keys, int64_t m, int pos_bits, Stats& s
       ++k;
     } while (k < m && (keys[k] >> pos_bits) == c);
     if (m - k < msl) break;
-    if (k >= msl) {
+    if (admissible(k, m, stats)) {
       const double q = stats.proxy();
       if (q > best.proxy) best = {q, feature, static_cast<uint32_t>(c), static_cast<uint32_t>(keys[k] >> pos_bits)};
     }
@@ -289,7 +288,11 @@ Tree TreeBuilder::build(const std::vector<double>& w, Rng& rng) {
   samples_.clear();
   for (int64_t i = 0; i < n; ++i)
     if (w[i] > 0.0) samples_.push_back(static_cast<uint32_t>(i));
-  if (samples_.empty()) throw std::runtime_error("a tree drew no row with positive weight");
+  if (samples_.empty())
+    throw std::invalid_argument("a tree drew no row with positive weight; raise max_samples or the sample weights");
+  double total_weight = 0.0;
+  for (uint32_t i : samples_) total_weight += w[i];
+  min_weight_leaf_ = params_.min_weight_fraction_leaf * total_weight;
 
   Tree tree;
   tree.n_values = data_.n_classes > 0 ? data_.n_classes : 1;
@@ -322,7 +325,8 @@ Tree TreeBuilder::build(const std::vector<double>& w, Rng& rng) {
     if (e.parent >= 0) (e.is_left ? tree.left : tree.right)[e.parent] = node;
 
     const bool leaf = (params_.max_depth >= 0 && e.depth >= params_.max_depth) || m < params_.min_samples_split ||
-                      m < 2 * params_.min_samples_leaf || stats.impurity <= kEpsilon;
+                      m < 2 * params_.min_samples_leaf || stats.weight < 2 * min_weight_leaf_ ||
+                      stats.impurity <= kEpsilon;
     if (leaf) continue;
 
     prepare_node(e.start, e.end, data_.n_classes == 0 ? value[0] : 0.0);

@@ -45,6 +45,13 @@ class TreeBuilder {
   NodeStats node_stats(int64_t start, int64_t end, double* value);
   void prepare_node(int64_t start, int64_t end, double mean_y);
   Split find_split(int64_t start, int64_t end, Rng& rng);
+  // Whether a candidate leaves enough rows and weight on both sides.
+  template <class Stats>
+  bool admissible(int64_t n_left, int64_t m, const Stats& stats) const {
+    const int64_t msl = params_.min_samples_leaf;
+    return n_left >= msl && m - n_left >= msl && stats.wl >= min_weight_leaf_ &&
+           stats.total_w - stats.wl >= min_weight_leaf_;
+  }
   // Offers feature's best split in the node to `best`; false if the feature is constant there.
   template <class Code, class Stats>
   bool evaluate(const Code* col, int64_t start, int64_t end, Stats& stats, int64_t feature, Split& best);
@@ -58,6 +65,7 @@ class TreeBuilder {
   const ForestParams& params_;
   FeatureSampler sampler_;
   const double* w_ = nullptr;
+  double min_weight_leaf_ = 0.0;
   std::vector<uint32_t> samples_;
   // Per-node scratch, indexed by position within the node.
   std::vector<double> lw_, lwy_;

@@ -15,6 +15,7 @@ struct ForestParams {
   int64_t max_features = 1;      // features evaluated per node (non-constant ones counted)
   int64_t min_samples_split = 2;
   int64_t min_samples_leaf = 1;
+  double min_weight_fraction_leaf = 0.0;  // of the tree's total in-bag weight
   int64_t max_depth = -1;        // -1: unlimited
   double min_impurity_decrease = 0.0;
   bool balanced_subsample = false;  // reweight classes per tree by their in-bag frequency

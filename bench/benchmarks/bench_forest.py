@@ -1,0 +1,81 @@
+"""asv benchmarks of the forest engine: fit (time and peak memory) and predict."""
+
+import numpy as np
+
+from pyinterp import RandomForestClassifier, RandomForestRegressor
+
+
+def two_rules(n, p, seed=0):
+    rng = np.random.RandomState(seed)
+    X = rng.uniform(size=(n, p))
+    y = ((X[:, 0] < 0.5) & (X[:, 1] < 0.5)) + ((X[:, 2] < 0.5) & (X[:, 3] < 0.5)) + 0.2 * rng.randn(n)
+    return X, y
+
+
+class RegressionFit:
+    """Tall (n=20000, p=500) and wide (n=2000, p=10000) regression forests, 20 trees, 2 threads."""
+
+    params = [("tall", "wide")]
+    param_names = ["shape"]
+    timeout = 300
+
+    def setup(self, shape):
+        n, p, self.mtry = (20000, 500, 166) if shape == "tall" else (2000, 10000, 100)
+        self.X, self.y = two_rules(n, p)
+
+    def _forest(self):
+        return RandomForestRegressor(n_estimators=20, max_features=self.mtry, n_jobs=2, random_state=0)
+
+    def time_fit(self, shape):
+        self._forest().fit(self.X, self.y)
+
+    def peakmem_fit(self, shape):
+        self._forest().fit(self.X, self.y)
+
+
+class ClassificationFit:
+    """Genotype-like 3-level features (n=500, p=20000), 100 trees."""
+
+    timeout = 300
+
+    def setup(self):
+        rng = np.random.RandomState(0)
+        self.X = rng.randint(0, 3, size=(500, 20000)).astype(np.float32)
+        self.y = (self.X[:, 0] + self.X[:, 1] > 2).astype(int)
+
+    def time_fit(self):
+        RandomForestClassifier(n_estimators=100, n_jobs=2, random_state=0).fit(self.X, self.y)
+
+
+class WeightedFeatureSampling:
+    """iRF-style skewed feature weights on p = 200000: per-node draws must not cost O(p)."""
+
+    timeout = 300
+
+    def setup(self):
+        rng = np.random.RandomState(0)
+        self.X = rng.rand(200, 200_000).astype(np.float32)
+        self.y = self.X[:, 0] + 0.1 * rng.rand(200)
+        self.w = np.full(200_000, 1e-5)
+        self.w[:50] = 1.0
+
+    def time_fit_weighted(self):
+        RandomForestRegressor(n_estimators=50, max_features=500, n_jobs=2, random_state=0).fit(
+            self.X, self.y, feature_weights=self.w)
+
+
+class Predict:
+    """Predict 20000 rows with a 100-tree forest grown to purity."""
+
+    timeout = 300
+
+    def setup(self):
+        X, y = two_rules(5000, 50)
+        self.forest = RandomForestRegressor(n_estimators=100, max_features=10, n_jobs=2, random_state=0).fit(X, y)
+        self.X, _ = two_rules(20000, 50, seed=1)
+
+    def time_predict(self):
+        self.forest.predict(self.X)
+
+    def time_apply(self):
+        self.forest.apply(self.X)

@@ -1,0 +1,59 @@
+"""Property tests of the extension boundary: any valid array layout, dtype and shape fits, never
+crashes, predicts what its own trees say, and leaves the inputs untouched."""
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from reference import leaf_of
+
+from pyinterp import RandomForestClassifier, RandomForestRegressor
+
+finite = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False, width=32)
+
+
+@st.composite
+def problems(draw):
+    n = draw(st.integers(2, 40))
+    p = draw(st.integers(1, 6))
+    dtype = draw(st.sampled_from([np.float32, np.float64]))
+    X = draw(hnp.arrays(dtype, (n, p), elements=finite))
+    if draw(st.booleans()):
+        X = np.asfortranarray(X)
+    if draw(st.booleans()):  # a strided view
+        X = np.repeat(X, 2, axis=0)[::2]
+    y = draw(hnp.arrays(np.float64, n, elements=st.floats(-100, 100)))
+    w = draw(st.one_of(st.none(), hnp.arrays(np.float64, n, elements=st.floats(0.01, 10))))
+    return X, y, w
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(), st.integers(1, 4), st.booleans(), st.integers(0, 2**31 - 1))
+def test_regressor_predicts_what_its_trees_say(problem, max_depth, bootstrap, seed):
+    X, y, w = problem
+    copies = [X.copy(), y.copy(), None if w is None else w.copy()]
+    forest = RandomForestRegressor(n_estimators=3, max_depth=max_depth, bootstrap=bootstrap, random_state=seed,
+                                   n_jobs=2).fit(X, y, sample_weight=w)
+    trees = forest.trees_
+    manual = np.array([[t.value[leaf_of(t, x), 0] for t in trees] for x in X.astype(np.float64)]).mean(axis=1)
+    np.testing.assert_allclose(forest.predict(X), manual, rtol=1e-12, atol=1e-12)
+    assert np.all(forest.apply(X) >= 0)
+    for tree in trees:
+        assert tree.max_depth <= max_depth
+        assert np.all(tree.impurity >= 0)
+    np.testing.assert_array_equal(X, copies[0])
+    np.testing.assert_array_equal(y, copies[1])
+    if w is not None:
+        np.testing.assert_array_equal(w, copies[2])
+
+
+@settings(max_examples=40, deadline=None)
+@given(problems(), st.integers(1, 5), st.sampled_from(["gini", "entropy"]))
+def test_classifier_probabilities_are_distributions(problem, n_classes, criterion):
+    X, y, w = problem
+    labels = (np.abs(y).astype(int)) % n_classes
+    forest = RandomForestClassifier(n_estimators=3, criterion=criterion, random_state=0).fit(X, labels, sample_weight=w)
+    proba = forest.predict_proba(X)
+    assert proba.shape == (len(X), len(np.unique(labels)))
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert np.all(proba >= 0)

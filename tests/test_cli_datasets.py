@@ -1,0 +1,57 @@
+"""The demo command and the simulator behind it."""
+
+import numpy as np
+import pytest
+
+from pyinterp import cli
+from pyinterp.datasets import make_lss
+
+
+def test_make_lss_threshold_and_signal():
+    X, y, interactions = make_lss(n_samples=20000, n_features=10, n_interactions=2, order=2, snr=1e12,
+                                  random_state=0)
+    tau = (1 - 0.5 ** 0.5) ** 0.5  # 0.5412 for K = L = 2 (spec table)
+    assert tau == pytest.approx(0.5412, abs=1e-4)
+    assert interactions == [((0, -1), (1, -1)), ((2, -1), (3, -1))]
+    signal = ((X[:, 0] < tau) & (X[:, 1] < tau)).astype(float) + ((X[:, 2] < tau) & (X[:, 3] < tau))
+    np.testing.assert_allclose(y, signal, atol=1e-4)
+    assert np.mean(signal > 0) == pytest.approx(0.5, abs=0.02)  # half the rows in the union
+
+
+def test_make_lss_snr():
+    _, y, _ = make_lss(n_samples=20000, n_features=4, n_interactions=1, order=2, snr=2.0, random_state=1)
+    # Var(y) = Var(signal) (1 + 1/SNR) = 0.25 * 1.5
+    assert np.var(y) == pytest.approx(0.375, rel=0.05)
+    with pytest.raises(ValueError, match="exceeds n_features"):
+        make_lss(n_features=3, n_interactions=2, order=2)
+
+
+def test_demo_reports_fit_oob_and_true_features(capsys):
+    assert cli.main(["demo", "--n-samples", "400", "--n-estimators", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "out-of-bag R^2" in out
+    assert "4 of the 4 relevant features are the top 4 by MDI" in out
+    for k in range(4):
+        assert f"x{k} " in out
+
+
+def test_demo_on_a_csv_file(tmp_path, capsys):
+    rng = np.random.RandomState(0)
+    X = rng.rand(120, 3)
+    label = np.where(X[:, 1] > 0.5, "tumour", "normal")
+    path = tmp_path / "data.csv"
+    lines = ["a,b,c,status"] + [f"{r[0]},{r[1]},{r[2]},{s}" for r, s in zip(X, label)]
+    path.write_text("\n".join(lines) + "\n")
+    assert cli.main(["demo", str(path), "--target", "status", "--n-estimators", "30"]) == 0
+    out = capsys.readouterr().out
+    assert "classification" in out and "out-of-bag accuracy" in out
+    assert out.index("  1  b ") > 0
+
+
+def test_demo_csv_errors(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text("a,b,y\n1,x,2\n3,4,5\n6,7,8\n")
+    with pytest.raises(SystemExit, match="not a number"):
+        cli.main(["demo", str(path), "--target", "y"])
+    with pytest.raises(SystemExit, match="no column named"):
+        cli.main(["demo", str(path), "--target", "z"])

@@ -1,0 +1,113 @@
+"""scikit-learn's estimator checks, pandas input and pickling."""
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.utils.estimator_checks import check_estimator
+
+from pyinterp import RandomForestClassifier, RandomForestRegressor
+
+# As for scikit-learn's own forests (sklearn/utils/_test_common/instance_generator.py):
+# a bootstrap draws rows, so weight 2 is not the same as a repeated row.
+EXPECTED_FAILURES = {
+    "check_sample_weight_equivalence_on_dense_data": "bootstrap: weights are not repetitions",
+}
+
+
+@pytest.mark.parametrize("Forest", [RandomForestRegressor, RandomForestClassifier])
+def test_check_estimator(Forest):
+    check_estimator(Forest(n_estimators=10, random_state=0), expected_failed_checks=EXPECTED_FAILURES)
+
+
+@pytest.mark.parametrize("Forest", [RandomForestRegressor, RandomForestClassifier])
+def test_sample_weights_equal_repetitions_without_bootstrap(Forest):
+    rng = np.random.RandomState(0)
+    X = rng.rand(50, 3)
+    y = (X[:, 0] > 0.5).astype(int) if Forest is RandomForestClassifier else X[:, 0] + rng.rand(50)
+    w = rng.randint(1, 3, 50)
+    kw = dict(n_estimators=3, bootstrap=False, max_features=None, random_state=0)
+    weighted = Forest(**kw).fit(X, y, sample_weight=w)
+    repeated = Forest(**kw).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    np.testing.assert_allclose(weighted.trees_[0].impurity[0], repeated.trees_[0].impurity[0])
+    assert weighted.trees_[0].threshold[0] == repeated.trees_[0].threshold[0]
+
+
+@pytest.mark.parametrize("Forest", [RandomForestRegressor, RandomForestClassifier])
+def test_pickle_round_trip_is_exact(Forest, regression_data, classification_data):
+    X, y = regression_data if Forest is RandomForestRegressor else classification_data
+    forest = Forest(n_estimators=10, oob_score=True, random_state=0).fit(X, y)
+    clone = pickle.loads(pickle.dumps(forest))
+    for a, b in zip(forest.trees_, clone.trees_):
+        for field in a.__slots__:
+            np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+    np.testing.assert_array_equal(forest.inbag_counts_, clone.inbag_counts_)
+    np.testing.assert_array_equal(forest.predict(X), clone.predict(X))
+    assert forest.oob_score_ == clone.oob_score_
+
+
+def test_corrupt_pickled_state_is_refused(regression_data):
+    X, y = regression_data
+    forest = RandomForestRegressor(n_estimators=2, random_state=0).fit(X, y)
+    state = list(forest._forest.__getstate__())
+    trees = list(state[4])
+    tree = list(trees[0])
+    left = tree[2].copy()
+    left[0] = 0  # a node that points to itself would loop forever
+    tree[2] = left
+    trees[0] = tuple(tree)
+    state[4] = trees
+    clone = type(forest._forest).__new__(type(forest._forest))
+    with pytest.raises(ValueError, match="corrupt"):
+        clone.__setstate__(tuple(state))
+
+
+def test_fitted_arrays_are_read_only(regression_data):
+    X, y = regression_data
+    forest = RandomForestRegressor(n_estimators=2, random_state=0).fit(X, y)
+    tree = forest.trees_[0]
+    with pytest.raises(ValueError, match="read-only"):
+        tree.threshold[0] = 1.0
+    with pytest.raises(ValueError, match="read-only"):
+        forest.inbag_counts_[0, 0] = 3
+    with pytest.raises(AttributeError):
+        tree.threshold = None
+
+
+def test_pandas_input_carries_feature_names():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    df = pd.DataFrame(rng.rand(50, 3), columns=["gene_a", "gene_b", "gene_c"])
+    y = pd.Series(rng.rand(50))
+    forest = RandomForestRegressor(n_estimators=5, random_state=0).fit(df, y)
+    assert list(forest.feature_names_in_) == ["gene_a", "gene_b", "gene_c"]
+    np.testing.assert_array_equal(forest.predict(df), forest.predict(df.to_numpy()))
+    labels = pd.Series(np.where(rng.rand(50) > 0.5, "tumour", "normal"))
+    clf = RandomForestClassifier(n_estimators=5, random_state=0).fit(df, labels)
+    assert set(clf.predict(df)) <= {"tumour", "normal"}
+
+
+def test_decision_path_and_apply_agree(classification_data):
+    X, y = classification_data
+    forest = RandomForestClassifier(n_estimators=4, random_state=0).fit(X, y)
+    indicator, offsets = forest.decision_path(X)
+    leaves = forest.apply(X)
+    assert indicator.shape == (len(X), offsets[-1]) and len(offsets) == 5
+    for t, tree in enumerate(forest.trees_):
+        block = indicator[:, offsets[t]:offsets[t + 1]].toarray()
+        assert np.all(block[np.arange(len(X)), leaves[:, t]] == 1)
+        assert np.all(block.sum(axis=1) == tree.depth[leaves[:, t]] + 1)
+        assert np.all(block[:, 0] == 1)
+
+
+def test_class_weights(classification_data):
+    X, y = classification_data
+    for cw in ("balanced", "balanced_subsample", {0: 1.0, 1: 2.0, 2: 5.0}):
+        forest = RandomForestClassifier(n_estimators=20, class_weight=cw, random_state=0).fit(X, y)
+        assert forest.score(X, y) > 0.95
+    tree = RandomForestClassifier(n_estimators=1, bootstrap=False, class_weight="balanced",
+                                  random_state=0).fit(X, y).trees_[0]
+    np.testing.assert_allclose(tree.value[0], np.full(3, 1 / 3))  # balanced root
+    sub = RandomForestClassifier(n_estimators=5, class_weight="balanced_subsample", random_state=0).fit(X, y)
+    for tree in sub.trees_:
+        np.testing.assert_allclose(tree.value[0], np.full(3, 1 / 3))
