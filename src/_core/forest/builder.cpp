@@ -38,12 +38,14 @@ TreeBuilder::TreeBuilder(const TrainingSet& data, const ForestParams& params)
   lw_.resize(n);
   keys_.resize(n);
   keys64_.resize(n);
+  right_rows_.resize(n);
   radix_tmp_.resize(n);
   lcode_.resize(n);
   hist_n_.assign(data.codes->max_n_codes(), 0);
   if (data.n_classes > 0) {
     lc_.resize(n);
     hist_s_.assign(static_cast<size_t>(data.codes->max_n_codes()) * data.n_classes, 0.0);
+    hist_class_.assign(data.codes->max_n_codes(), kEmpty);
     class_left_.resize(data.n_classes);
     class_total_.resize(data.n_classes);
   } else {
@@ -187,10 +189,12 @@ void TreeBuilder::scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats& st
   stats.reset();
   int64_t n_left = 0;
   uint32_t prev = 0;
+  int32_t prev_class = kMixed;
   for (uint32_t c = 0; c <= cmax - cmin; ++c) {
     const uint32_t count = hist_n_[c];
     if (count == 0) continue;
-    if (admissible(n_left, m, stats)) {
+    const int32_t cls = stats.bucket_class(c);
+    if (n_left > 0 && (!skip_pure_runs_ || cls == kMixed || cls != prev_class) && admissible(n_left, m, stats)) {
       const double q = stats.proxy();
       if (q > best.proxy) best = {q, feature, cmin + prev, cmin + c};
     }
@@ -198,6 +202,7 @@ void TreeBuilder::scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats& st
     hist_n_[c] = 0;
     stats.hist_take(c);
     prev = c;
+    prev_class = cls;
   }
 }
 
@@ -207,17 +212,24 @@ void TreeBuilder::scan_sorted(const Key* keys, int64_t m, int pos_bits, Stats& s
   const Key pos_mask = (Key{1} << pos_bits) - 1;
   stats.reset();
   int64_t k = 0;
+  int32_t prev_class = kMixed;
   while (k < m) {
     const Key c = keys[k] >> pos_bits;
+    int64_t group_end = k;
+    int32_t cls = kEmpty;
     do {
-      stats.add(static_cast<int64_t>(keys[k] & pos_mask));
-      ++k;
-    } while (k < m && (keys[k] >> pos_bits) == c);
-    if (m - k < msl) break;
-    if (admissible(k, m, stats)) {
+      if (Stats::kClasses) cls = merge_class(cls, stats.row_class(static_cast<int64_t>(keys[group_end] & pos_mask)));
+      ++group_end;
+    } while (group_end < m && (keys[group_end] >> pos_bits) == c);
+    if (!Stats::kClasses) cls = kMixed;
+    // Boundary between the previous group and this one (rows [0, k) on the left).
+    if (k > 0 && (!skip_pure_runs_ || cls == kMixed || cls != prev_class) && admissible(k, m, stats)) {
       const double q = stats.proxy();
-      if (q > best.proxy) best = {q, feature, static_cast<uint32_t>(c), static_cast<uint32_t>(keys[k] >> pos_bits)};
+      if (q > best.proxy) best = {q, feature, static_cast<uint32_t>(keys[k - 1] >> pos_bits), static_cast<uint32_t>(c)};
     }
+    if (m - k < msl) break;
+    for (; k < group_end; ++k) stats.add(static_cast<int64_t>(keys[k] & pos_mask));
+    prev_class = cls;
   }
 }
 
@@ -255,12 +267,12 @@ TreeBuilder::Split TreeBuilder::find_split(int64_t start, int64_t end, Rng& rng)
     }
     search(stats);
   } else if (params_.criterion == Criterion::entropy) {
-    ClassStats<true> stats{lw_.data(), lc_.data(), hist_s_.data(), class_left_.data(), class_total_.data(),
+    ClassStats<true> stats{lw_.data(), lc_.data(), hist_class_.data(), hist_s_.data(), class_left_.data(), class_total_.data(),
                            data_.n_classes};
     for (double t : class_total_) stats.total_w += t;
     search(stats);
   } else {
-    ClassStats<false> stats{lw_.data(), lc_.data(), hist_s_.data(), class_left_.data(), class_total_.data(),
+    ClassStats<false> stats{lw_.data(), lc_.data(), hist_class_.data(), hist_s_.data(), class_left_.data(), class_total_.data(),
                             data_.n_classes};
     for (double t : class_total_) stats.total_w += t;
     search(stats);
@@ -281,6 +293,23 @@ double TreeBuilder::threshold_between(int64_t feature, uint32_t lo, uint32_t hi,
   return (t < high && std::isfinite(t)) ? t : low;
 }
 
+int64_t TreeBuilder::partition_rows(int64_t start, int64_t end, int64_t feature, uint32_t lo) {
+  // Stable, so every node keeps its rows in increasing order: gathers from a column then move
+  // forward through memory, sharing cache lines.
+  const ColumnCodes& codes = *data_.codes;
+  int64_t n_left = start, n_right = 0;
+  for (int64_t k = start; k < end; ++k) {
+    const uint32_t row = samples_[k];
+    if (codes.code(feature, row) <= lo) {
+      samples_[n_left++] = row;
+    } else {
+      right_rows_[n_right++] = row;
+    }
+  }
+  std::copy(right_rows_.begin(), right_rows_.begin() + n_right, samples_.begin() + n_left);
+  return n_left;
+}
+
 Tree TreeBuilder::build(const std::vector<double>& w, Rng& rng) {
   w_ = w.data();
   sampler_.begin_tree();
@@ -293,6 +322,7 @@ Tree TreeBuilder::build(const std::vector<double>& w, Rng& rng) {
   double total_weight = 0.0;
   for (uint32_t i : samples_) total_weight += w[i];
   min_weight_leaf_ = params_.min_weight_fraction_leaf * total_weight;
+  skip_pure_runs_ = data_.n_classes > 0 && params_.min_samples_leaf == 1 && min_weight_leaf_ == 0.0;
 
   Tree tree;
   tree.n_values = data_.n_classes > 0 ? data_.n_classes : 1;
@@ -333,10 +363,7 @@ Tree TreeBuilder::build(const std::vector<double>& w, Rng& rng) {
     const Split split = find_split(e.start, e.end, rng);
     if (split.feature < 0) continue;
 
-    const ColumnCodes& codes = *data_.codes;
-    auto goes_left = [&](uint32_t row) { return codes.code(split.feature, row) <= split.lo; };
-    const int64_t mid =
-        std::partition(samples_.begin() + e.start, samples_.begin() + e.end, goes_left) - samples_.begin();
+    const int64_t mid = partition_rows(e.start, e.end, split.feature, split.lo);
     const NodeStats l = node_stats(e.start, mid, scratch.data());
     const NodeStats r = node_stats(mid, e.end, scratch.data());
     const double decrease =

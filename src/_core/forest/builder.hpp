@@ -59,6 +59,8 @@ class TreeBuilder {
   void scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats& stats, int64_t feature, Split& best);
   template <class Key, class Stats>
   void scan_sorted(const Key* keys, int64_t m, int pos_bits, Stats& stats, int64_t feature, Split& best);
+  // Moves the rows with code <= lo in `feature` before the others; returns the first right row.
+  int64_t partition_rows(int64_t start, int64_t end, int64_t feature, uint32_t lo);
   double threshold_between(int64_t feature, uint32_t lo, uint32_t hi, int64_t start, int64_t mid);
 
   const TrainingSet& data_;
@@ -66,7 +68,11 @@ class TreeBuilder {
   FeatureSampler sampler_;
   const double* w_ = nullptr;
   double min_weight_leaf_ = 0.0;
-  std::vector<uint32_t> samples_;
+  // Without leaf-size limits every boundary is admissible, and a boundary between two groups pure
+  // in the same class cannot be optimal (see criteria.hpp); with limits the optimum may sit at the
+  // edge of the admissible range inside such a run, so every boundary is scored.
+  bool skip_pure_runs_ = false;
+  std::vector<uint32_t> samples_, right_rows_;
   // Per-node scratch, indexed by position within the node.
   std::vector<double> lw_, lwy_;
   std::vector<int32_t> lc_;
@@ -76,6 +82,7 @@ class TreeBuilder {
   // Per-code histograms for the counting split search.
   std::vector<uint32_t> hist_n_;
   std::vector<double> hist_w_, hist_s_;
+  std::vector<int32_t> hist_class_;
   std::vector<double> class_left_, class_total_;
 };
 
