@@ -17,6 +17,8 @@ constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
 // sort for nodes of at most kSmallNode rows and by radix sort above.
 constexpr int64_t kCountingRatio = 4;
 constexpr int64_t kSmallNode = 32;
+// Rows ahead whose code is prefetched during a gather (columns are larger than cache).
+constexpr int64_t kPrefetch = 16;
 
 int bit_width(uint64_t x) {
   int bits = 0;
@@ -125,6 +127,7 @@ bool TreeBuilder::evaluate(const Code* col, int64_t start, int64_t end, Stats& s
 
   if (static_cast<int64_t>(n_codes) <= kCountingRatio * m) {
     for (int64_t pos = 0; pos < m; ++pos) {
+      if (pos + kPrefetch < m) __builtin_prefetch(col + idx[pos + kPrefetch]);
       const uint32_t c = col[idx[pos]];
       lcode_[pos] = c;
       cmin = std::min(cmin, c);
@@ -166,6 +169,7 @@ bool TreeBuilder::evaluate(const Code* col, int64_t start, int64_t end, Stats& s
     uint32_t hist[kDigits][kRadixBuckets];
     std::fill(&hist[0][0], &hist[0][0] + kDigits * kRadixBuckets, 0u);
     for (int64_t pos = 0; pos < m; ++pos) {
+      if (pos + kPrefetch < m) __builtin_prefetch(col + idx[pos + kPrefetch]);
       const uint32_t c = col[idx[pos]];
       keys[pos] = (c << pos_bits) | static_cast<uint32_t>(pos);
       cmin = std::min(cmin, c);

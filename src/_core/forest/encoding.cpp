@@ -14,6 +14,9 @@
 namespace pyinterp {
 namespace {
 
+// Columns read together, so a C-ordered X is read row by row rather than one strided column.
+constexpr int64_t kBlock = 32;
+
 template <class Code>
 void write_codes(std::vector<uint8_t>& out, const std::vector<uint32_t>& ranks) {
   out.resize(ranks.size() * sizeof(Code));
@@ -21,10 +24,64 @@ void write_codes(std::vector<uint8_t>& out, const std::vector<uint32_t>& ranks) 
   for (size_t i = 0; i < ranks.size(); ++i) codes[i] = static_cast<Code>(ranks[i]);
 }
 
+// Unsigned integers that sort like the floats they come from (-0.0 and 0.0 map to the same key).
+inline uint64_t order_key(double v) {
+  if (v == 0.0) v = 0.0;
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return (bits & 0x8000000000000000ULL) ? ~bits : bits | 0x8000000000000000ULL;
+}
+inline uint32_t order_key(float v) {
+  if (v == 0.0f) v = 0.0f;
+  uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return (bits & 0x80000000u) ? ~bits : bits | 0x80000000u;
+}
+
+struct KeyRow {
+  uint64_t key;
+  uint32_t row;
+};
+
 struct EncodeScratch {
-  std::vector<std::pair<double, uint32_t>> order;
+  std::vector<double> block;  // kBlock columns x n rows
+  std::vector<KeyRow> a, b;   // radix sort buffers
   std::vector<uint32_t> ranks;
 };
+
+// Stable LSD radix sort by the low `key_bytes` bytes of key; histograms of all bytes are counted
+// in one pass and bytes equal across the column are skipped. Returns the sorted buffer.
+KeyRow* radix_sort(KeyRow* a, KeyRow* b, int64_t n, int key_bytes) {
+  uint32_t hist[8][256] = {};
+  for (int64_t k = 0; k < n; ++k)
+    for (int d = 0; d < key_bytes; ++d) ++hist[d][(a[k].key >> (8 * d)) & 0xff];
+  for (int d = 0; d < key_bytes; ++d) {
+    uint32_t* count = hist[d];
+    if (count[(a[0].key >> (8 * d)) & 0xff] == static_cast<uint32_t>(n)) continue;
+    uint32_t sum = 0;
+    for (int v = 0; v < 256; ++v) {
+      const uint32_t c = count[v];
+      count[v] = sum;
+      sum += c;
+    }
+    for (int64_t k = 0; k < n; ++k) b[count[(a[k].key >> (8 * d)) & 0xff]++] = a[k];
+    std::swap(a, b);
+  }
+  return a;
+}
+
+// Ranks of column values (0 = smallest distinct value); returns the number of distinct values.
+uint32_t rank_column(const double* values, int64_t n, bool is_float32, EncodeScratch& s) {
+  for (int64_t i = 0; i < n; ++i)
+    s.a[i] = {is_float32 ? order_key(static_cast<float>(values[i])) : order_key(values[i]), static_cast<uint32_t>(i)};
+  const KeyRow* sorted = radix_sort(s.a.data(), s.b.data(), n, is_float32 ? 4 : 8);
+  uint32_t rank = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    if (k > 0 && sorted[k].key != sorted[k - 1].key) ++rank;
+    s.ranks[sorted[k].row] = rank;
+  }
+  return rank + 1;
+}
 
 }  // namespace
 
@@ -35,38 +92,38 @@ ColumnCodes::ColumnCodes(const MatrixView& X, int n_threads)
     throw std::invalid_argument("X has more than 2^32 - 1 rows, the engine's limit");
 
   const int64_t n = X.n_rows;
+  const int64_t n_blocks = (X.n_cols + kBlock - 1) / kBlock;
   parallel_for(
-      X.n_cols, n_threads,
-      [n](int) {
+      n_blocks, n_threads,
+      [&](int) {
         EncodeScratch s;
-        s.order.resize(n);
+        s.block.resize(kBlock * n);
+        s.a.resize(n);
+        s.b.resize(n);
         s.ranks.resize(n);
         return s;
       },
-      [&](int64_t j, int, EncodeScratch& s) {
-        for (int64_t i = 0; i < n; ++i) {
-          const double v = X.at(i, j);
-          if (!std::isfinite(v))
-            throw std::invalid_argument("X contains NaN or infinity (column " + std::to_string(j) + ")");
-          s.order[i] = {v, static_cast<uint32_t>(i)};
-        }
-        std::sort(s.order.begin(), s.order.end());
-        uint32_t rank = 0;
-        for (int64_t k = 0; k < n; ++k) {
-          if (k > 0 && s.order[k].first != s.order[k - 1].first) ++rank;
-          s.ranks[s.order[k].second] = rank;
-        }
-        const uint32_t n_distinct = rank + 1;
-        n_codes_[j] = n_distinct;
-        if (n_distinct <= 256) {
-          width_[j] = 1;
-          write_codes<uint8_t>(columns_[j], s.ranks);
-        } else if (n_distinct <= 65536) {
-          width_[j] = 2;
-          write_codes<uint16_t>(columns_[j], s.ranks);
-        } else {
-          width_[j] = 4;
-          write_codes<uint32_t>(columns_[j], s.ranks);
+      [&](int64_t b, int, EncodeScratch& s) {
+        const int64_t j0 = b * kBlock, j1 = std::min(X.n_cols, j0 + kBlock);
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = j0; j < j1; ++j) s.block[(j - j0) * n + i] = X.at(i, j);
+        for (int64_t j = j0; j < j1; ++j) {
+          const double* values = s.block.data() + (j - j0) * n;
+          for (int64_t i = 0; i < n; ++i)
+            if (!std::isfinite(values[i]))
+              throw std::invalid_argument("X contains NaN or infinity (column " + std::to_string(j) + ")");
+          const uint32_t n_distinct = rank_column(values, n, X.is_float32, s);
+          n_codes_[j] = n_distinct;
+          if (n_distinct <= 256) {
+            width_[j] = 1;
+            write_codes<uint8_t>(columns_[j], s.ranks);
+          } else if (n_distinct <= 65536) {
+            width_[j] = 2;
+            write_codes<uint16_t>(columns_[j], s.ranks);
+          } else {
+            width_[j] = 4;
+            write_codes<uint32_t>(columns_[j], s.ranks);
+          }
         }
       });
   max_n_codes_ = *std::max_element(n_codes_.begin(), n_codes_.end());
