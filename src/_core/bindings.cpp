@@ -68,12 +68,6 @@ std::vector<T> to_vector(const py::handle& obj, size_t expected, const char* nam
   return std::vector<T>(a.data(), a.data() + a.size());
 }
 
-const char* kTreeFields[] = {"feature",        "threshold", "left",
-                             "right",          "parent",    "depth",
-                             "n_node_samples", "weighted_n_node_samples",
-                             "impurity",       "impurity_decrease",
-                             "value"};
-
 py::dict tree_arrays(const Tree& t, py::handle owner) {
   const py::ssize_t n = t.node_count();
   py::dict d;
@@ -181,11 +175,6 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("n_classes", [](const Forest& f) { return f.n_classes; })
       .def_property_readonly("n_samples", [](const Forest& f) { return f.n_samples; })
       .def_property_readonly("n_trees", [](const Forest& f) { return static_cast<int64_t>(f.trees.size()); })
-      .def_property_readonly("field_names", [](const Forest&) {
-        py::list names;
-        for (const char* name : kTreeFields) names.append(name);
-        return names;
-      })
       .def(
           "tree",
           [](py::object self, int64_t t) {

@@ -137,10 +137,14 @@ class _BaseForest(BaseEstimator):
             raise ValueError("out-of-bag estimation needs bootstrap=True or max_samples below the number of rows")
         return p
 
-    def _fit(self, X, y, targets, n_classes, sample_weight, feature_weights, balanced_subsample=False):
+    def _fit(self, X, y, targets, n_classes, sample_weight, feature_weights, class_weight_rows=None,
+             balanced_subsample=False):
+        """class_weight_rows: per-row class weights, multiplied into the validated sample weights."""
         n_samples, n_features = X.shape
         if sample_weight is not None:
             sample_weight = check_weights_vector("sample_weight", sample_weight, n_samples, what="row")
+        if class_weight_rows is not None:
+            sample_weight = class_weight_rows if sample_weight is None else sample_weight * class_weight_rows
         if feature_weights is not None:
             feature_weights = check_weights_vector("feature_weights", feature_weights, n_features, what="feature")
             feature_weights /= feature_weights.max()
@@ -352,6 +356,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         self.n_classes_ = len(self.classes_)
         encoded = np.ascontiguousarray(encoded, dtype=np.int32)
         balanced_subsample = self.class_weight == "balanced_subsample"
+        class_weight_rows = None
         if self.class_weight is not None and not balanced_subsample:
             if not isinstance(self.class_weight, (dict, str)) or (
                 isinstance(self.class_weight, str) and self.class_weight != "balanced"
@@ -360,11 +365,9 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
                     "class_weight must be None, a dict, 'balanced' or 'balanced_subsample', "
                     f"got {self.class_weight!r}"
                 )
-            class_w = compute_sample_weight(self.class_weight, y)
-            if sample_weight is not None:
-                class_w *= check_weights_vector("sample_weight", sample_weight, X.shape[0], what="row")
-            sample_weight = class_w
-        return self._fit(X, y, encoded, self.n_classes_, sample_weight, feature_weights, balanced_subsample)
+            class_weight_rows = compute_sample_weight(self.class_weight, y)
+        return self._fit(X, y, encoded, self.n_classes_, sample_weight, feature_weights, class_weight_rows,
+                         balanced_subsample)
 
     def _set_oob_score(self, X, y):
         values, has_oob = self._oob_values(X)

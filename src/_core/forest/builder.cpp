@@ -12,9 +12,10 @@ namespace {
 
 // Impurities at or below this are treated as pure (as scikit-learn does).
 constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
-// A feature is searched by per-code counting when the range of its codes in the node is at most
-// this many times the node size; otherwise the node's rows are ordered by code, by comparison
-// sort for nodes of at most kSmallNode rows and by radix sort above.
+// A feature is searched by per-code counting (over the codes between its minimum and maximum in
+// the node) when its column has at most this many times the node's rows distinct values;
+// otherwise the node's rows are ordered by code, by comparison sort for nodes of at most
+// kSmallNode rows and by radix sort above.
 constexpr int64_t kCountingRatio = 4;
 constexpr int64_t kSmallNode = 32;
 // Rows ahead whose code is prefetched during a gather (columns are larger than cache).
@@ -177,7 +178,9 @@ bool TreeBuilder::evaluate(const Code* col, int64_t start, int64_t end, Stats& s
       for (int d = 0; d < kDigits; ++d) ++hist[d][(c >> (d * kRadixBits)) & (kRadixBuckets - 1)];
     }
     if (cmin == cmax) return false;
-    keys = radix_sort(keys, radix_tmp_.data(), m, pos_bits, n_digits, hist);
+    keys = radix_sort(keys, radix_tmp_.data(), m, n_digits, hist, [pos_bits](uint32_t key, int d) {
+      return (key >> (pos_bits + d * kRadixBits)) & (kRadixBuckets - 1);
+    });
   }
   scan_sorted(keys, m, pos_bits, stats, feature, best);
   return true;

@@ -4,12 +4,11 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <numeric>
 #include <stdexcept>
 #include <string>
-#include <utility>
 
 #include "parallel.hpp"
+#include "radix.hpp"
 
 namespace pyinterp {
 namespace {
@@ -49,32 +48,18 @@ struct EncodeScratch {
   std::vector<uint32_t> ranks;
 };
 
-// Stable LSD radix sort by the low `key_bytes` bytes of key; histograms of all bytes are counted
-// in one pass and bytes equal across the column are skipped. Returns the sorted buffer.
-KeyRow* radix_sort(KeyRow* a, KeyRow* b, int64_t n, int key_bytes) {
-  uint32_t hist[8][256] = {};
-  for (int64_t k = 0; k < n; ++k)
-    for (int d = 0; d < key_bytes; ++d) ++hist[d][(a[k].key >> (8 * d)) & 0xff];
-  for (int d = 0; d < key_bytes; ++d) {
-    uint32_t* count = hist[d];
-    if (count[(a[0].key >> (8 * d)) & 0xff] == static_cast<uint32_t>(n)) continue;
-    uint32_t sum = 0;
-    for (int v = 0; v < 256; ++v) {
-      const uint32_t c = count[v];
-      count[v] = sum;
-      sum += c;
-    }
-    for (int64_t k = 0; k < n; ++k) b[count[(a[k].key >> (8 * d)) & 0xff]++] = a[k];
-    std::swap(a, b);
-  }
-  return a;
-}
-
 // Ranks of column values (0 = smallest distinct value); returns the number of distinct values.
 uint32_t rank_column(const double* values, int64_t n, bool is_float32, EncodeScratch& s) {
-  for (int64_t i = 0; i < n; ++i)
-    s.a[i] = {is_float32 ? order_key(static_cast<float>(values[i])) : order_key(values[i]), static_cast<uint32_t>(i)};
-  const KeyRow* sorted = radix_sort(s.a.data(), s.b.data(), n, is_float32 ? 4 : 8);
+  const int key_bytes = is_float32 ? 4 : 8;
+  uint32_t hist[8][kRadixBuckets] = {};
+  for (int64_t i = 0; i < n; ++i) {
+    const uint64_t key = is_float32 ? order_key(static_cast<float>(values[i])) : order_key(values[i]);
+    s.a[i] = {key, static_cast<uint32_t>(i)};
+    for (int d = 0; d < key_bytes; ++d) ++hist[d][(key >> (d * kRadixBits)) & (kRadixBuckets - 1)];
+  }
+  const KeyRow* sorted = radix_sort(s.a.data(), s.b.data(), n, key_bytes, hist, [](const KeyRow& item, int d) {
+    return static_cast<uint32_t>(item.key >> (d * kRadixBits)) & (kRadixBuckets - 1);
+  });
   uint32_t rank = 0;
   for (int64_t k = 0; k < n; ++k) {
     if (k > 0 && sorted[k].key != sorted[k - 1].key) ++rank;
