@@ -16,10 +16,13 @@ constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
 // the node) when its column has at most this many times the node's rows distinct values;
 // otherwise the node's rows are ordered by code, by comparison sort for nodes of at most
 // kSmallNode rows and by radix sort above.
-constexpr int64_t kCountingRatio = 4;
+constexpr int64_t kCountingRatio = 64;
 constexpr int64_t kSmallNode = 32;
 // Rows ahead whose code is prefetched during a gather (columns are larger than cache).
-constexpr int64_t kPrefetch = 16;
+constexpr int64_t kPrefetch = 32;
+// Rows of the next candidate feature prefetched while the current one is evaluated.
+constexpr int64_t kLookahead = 64;
+constexpr int64_t kNotDrawn = -2;
 
 int bit_width(uint64_t x) {
   int bits = 0;
@@ -45,6 +48,7 @@ TreeBuilder::TreeBuilder(const TrainingSet& data, const ForestParams& params)
   radix_tmp_.resize(n);
   lcode_.resize(n);
   hist_n_.assign(data.codes->max_n_codes(), 0);
+  occupied_.assign(data.codes->max_n_codes() / 64 + 1, 0);
   if (data.n_classes > 0) {
     lc_.resize(n);
     hist_s_.assign(static_cast<size_t>(data.codes->max_n_codes()) * data.n_classes, 0.0);
@@ -188,28 +192,37 @@ bool TreeBuilder::evaluate(const Code* col, int64_t start, int64_t end, Stats& s
 
 template <class Stats>
 void TreeBuilder::scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats& stats, int64_t feature, Split& best) {
+  uint64_t* occupied = occupied_.data();
   for (int64_t pos = 0; pos < m; ++pos) {
     const uint32_t c = lcode_[pos] - cmin;
     ++hist_n_[c];
+    occupied[c >> 6] |= uint64_t{1} << (c & 63);
     stats.hist_add(c, pos);
   }
   stats.reset();
   int64_t n_left = 0;
   uint32_t prev = 0;
   int32_t prev_class = kMixed;
-  for (uint32_t c = 0; c <= cmax - cmin; ++c) {
-    const uint32_t count = hist_n_[c];
-    if (count == 0) continue;
-    const int32_t cls = stats.bucket_class(c);
-    if (n_left > 0 && (!skip_pure_runs_ || cls == kMixed || cls != prev_class) && admissible(n_left, m, stats)) {
-      const double q = stats.proxy();
-      if (q > best.proxy) best = {q, feature, cmin + prev, cmin + c};
+  // Visit the occupied codes through the bitmap: most codes in the range are absent from a small
+  // node, and testing each one costs a hard-to-predict branch.
+  const uint32_t n_words = ((cmax - cmin) >> 6) + 1;
+  for (uint32_t word = 0; word < n_words; ++word) {
+    uint64_t bits = occupied[word];
+    occupied[word] = 0;
+    while (bits != 0) {
+      const uint32_t c = (word << 6) + static_cast<uint32_t>(__builtin_ctzll(bits));
+      bits &= bits - 1;
+      const int32_t cls = stats.bucket_class(c);
+      if (n_left > 0 && (!skip_pure_runs_ || cls == kMixed || cls != prev_class) && admissible(n_left, m, stats)) {
+        const double q = stats.proxy();
+        if (q > best.proxy) best = {q, feature, cmin + prev, cmin + c};
+      }
+      n_left += hist_n_[c];
+      hist_n_[c] = 0;
+      stats.hist_take(c);
+      prev = c;
+      prev_class = cls;
     }
-    n_left += count;
-    hist_n_[c] = 0;
-    stats.hist_take(c);
-    prev = c;
-    prev_class = cls;
   }
 }
 
@@ -243,11 +256,20 @@ void TreeBuilder::scan_sorted(const Key* keys, int64_t m, int pos_bits, Stats& s
 TreeBuilder::Split TreeBuilder::find_split(int64_t start, int64_t end, Rng& rng) {
   Split best{kNoSplit};
   const int64_t m = end - start;
+  const uint32_t* idx = samples_.data() + start;
+  const int64_t n_ahead = std::min<int64_t>(m, kLookahead);
   auto search = [&](auto& stats) {
     int64_t n_evaluated = 0;
-    while (n_evaluated < params_.max_features) {
-      const int64_t f = sampler_.next(rng);
-      if (f < 0) break;
+    int64_t f = sampler_.next(rng);
+    while (f >= 0) {
+      // Gathers are cache misses; when another candidate is certainly needed, draw it now and
+      // prefetch its first rows so their latency overlaps this candidate's work. (The draw order,
+      // hence the random stream, is the same as drawing on demand.)
+      int64_t next = kNotDrawn;
+      if (n_evaluated + 1 < params_.max_features) {
+        next = sampler_.next(rng);
+        if (next >= 0) data_.codes->prefetch(next, idx, n_ahead);
+      }
       bool varies = false;
       switch (data_.codes->width(f)) {
 #define PYINTERP_EVALUATE(CODE)                                                                           \
@@ -262,6 +284,8 @@ TreeBuilder::Split TreeBuilder::find_split(int64_t start, int64_t end, Rng& rng)
 #undef PYINTERP_EVALUATE
       }
       n_evaluated += varies;
+      if (n_evaluated >= params_.max_features) break;
+      f = next != kNotDrawn ? next : sampler_.next(rng);
     }
     sampler_.reset();
   };

@@ -81,6 +81,7 @@ class TreeBuilder {
   std::vector<uint64_t> keys64_;           // the same when 32 bits are too few
   // Per-code histograms for the counting split search.
   std::vector<uint32_t> hist_n_;
+  std::vector<uint64_t> occupied_;  // bitmap of the codes present in the node
   std::vector<double> hist_w_, hist_s_;
   std::vector<int32_t> hist_class_;
   std::vector<double> class_left_, class_total_;

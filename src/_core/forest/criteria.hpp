@@ -88,12 +88,16 @@ struct ClassStats {
   int32_t row_class(int64_t pos) const { return lc[pos]; }
   void hist_take(uint32_t c) {
     hist_class[c] = kEmpty;
-    double* h = hist + static_cast<int64_t>(c) * n_classes;
+    // Restrict-qualified locals let the compiler keep the running sum in a register.
+    double* __restrict h = hist + static_cast<int64_t>(c) * n_classes;
+    double* __restrict l = left;
+    double taken = 0.0;
     for (int32_t k = 0; k < n_classes; ++k) {
-      left[k] += h[k];
-      wl += h[k];
+      l[k] += h[k];
+      taken += h[k];
       h[k] = 0.0;
     }
+    wl += taken;
   }
   void hist_clear(uint32_t c) {
     hist_class[c] = kEmpty;

@@ -2,6 +2,7 @@
 // column-major in the narrowest unsigned type that holds them. Split search then counts or sorts
 // small integers and never touches X again; thresholds are read back from X only for chosen splits.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -27,6 +28,12 @@ class ColumnCodes {
       case 2: return column<uint16_t>(j)[i];
       default: return column<uint32_t>(j)[i];
     }
+  }
+  // Hints the cache to load the codes of rows[0..count) in column j.
+  void prefetch(int64_t j, const uint32_t* rows, int64_t count) const {
+    const uint8_t* base = columns_[j].data();
+    const int shift = width_[j] == 1 ? 0 : (width_[j] == 2 ? 1 : 2);
+    for (int64_t k = 0; k < count; ++k) __builtin_prefetch(base + (static_cast<size_t>(rows[k]) << shift));
   }
   template <class Code>
   const Code* column(int64_t j) const {
