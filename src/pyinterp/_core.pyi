@@ -47,6 +47,8 @@ class Forest:
     def decision_path(
         self, X: npt.NDArray[np.floating], n_threads: int = 1
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
+    @staticmethod
+    def from_state(state: tuple[Any, ...]) -> Forest: ...
     def __getstate__(self) -> tuple[Any, ...]: ...
     def __setstate__(self, state: tuple[Any, ...]) -> None: ...
 
@@ -59,3 +61,52 @@ def fit_forest(
     feature_weights: npt.NDArray[np.float64] | None,
     params: ForestParams,
 ) -> Forest: ...
+
+class OobMeasure(enum.Enum):
+    mdi_oob = 0
+    naive_oob = 1
+    ufi = 2
+
+class Impurity(enum.Enum):
+    variance = 0
+    gini = 1
+    entropy = 2
+
+class StumpSplit(enum.Enum):
+    best = 0
+    median = 1
+
+class StumpSide(enum.Enum):
+    sum = 0
+    left = 1
+    max = 2
+
+def oob_importance(
+    forest: Forest,
+    X: npt.NDArray[np.floating],
+    y: npt.NDArray[np.float64] | npt.NDArray[np.int32],
+    sample_weight: npt.NDArray[np.float64] | None,
+    measure: OobMeasure,
+    impurity: Impurity,
+    n_threads: int = 1,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int]: ...
+def permutation_importance(
+    forest: Forest,
+    X: npt.NDArray[np.floating],
+    y: npt.NDArray[np.float64] | npt.NDArray[np.int32],
+    sample_weight: npt.NDArray[np.float64] | None,
+    n_repeats: int,
+    seed: int,
+    n_threads: int = 1,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int]: ...
+def contributions(
+    forest: Forest, X: npt.NDArray[np.floating], n_threads: int = 1
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+def dstump(
+    X: npt.NDArray[np.floating],
+    y: npt.NDArray[np.float64],
+    sample_weight: npt.NDArray[np.float64] | None,
+    split: StumpSplit,
+    side: StumpSide,
+    n_threads: int = 1,
+) -> dict[str, npt.NDArray[Any]]: ...

@@ -67,6 +67,27 @@ class Tree:
         return f"Tree(node_count={self.node_count}, n_leaves={self.n_leaves}, max_depth={self.max_depth})"
 
 
+def mdi_from_trees(trees, n_features, normalize=True):
+    """Mean decrease in impurity from per-tree node-array dicts; see ``pyinterp.importance.mdi``."""
+    per_tree = []
+    for arrays in trees:
+        split = arrays["left"] >= 0
+        imp = np.bincount(arrays["feature"][split], weights=arrays["impurity_decrease"][split], minlength=n_features)
+        if normalize:
+            if not split.any():
+                continue
+            total = imp.sum()
+            imp = imp / total if total > 0 else imp
+        per_tree.append(imp)
+    if not per_tree:
+        return np.zeros(n_features)
+    mean = np.mean(per_tree, axis=0)
+    if normalize:
+        total = mean.sum()
+        return mean / total if total > 0 else mean
+    return mean
+
+
 def _check_X(estimator, X, *, reset):
     return validate_data(estimator, X, reset=reset, dtype=[np.float64, np.float32], ensure_all_finite=True)
 
@@ -202,22 +223,7 @@ class _BaseForest(BaseEstimator):
         """Mean decrease in impurity, normalised as scikit-learn does: each tree's importances
         sum to one, trees with a single node are skipped, and the mean is renormalised."""
         check_is_fitted(self, "_forest")
-        per_tree = []
-        for t in range(self._forest.n_trees):
-            arrays = self._forest.tree(t)
-            split = arrays["left"] >= 0
-            if not split.any():
-                continue
-            imp = np.bincount(
-                arrays["feature"][split], weights=arrays["impurity_decrease"][split], minlength=self.n_features_in_
-            )
-            total = imp.sum()
-            per_tree.append(imp / total if total > 0 else imp)
-        if not per_tree:
-            return np.zeros(self.n_features_in_)
-        mean = np.mean(per_tree, axis=0)
-        total = mean.sum()
-        return mean / total if total > 0 else mean
+        return mdi_from_trees((self._forest.tree(t) for t in range(self._forest.n_trees)), self.n_features_in_)
 
     # -- prediction ----------------------------------------------------------------------------
 

@@ -51,15 +51,6 @@ struct FitWorker {
   std::vector<uint32_t> perm;
 };
 
-template <class Fn>
-void for_row_blocks(int64_t n_rows, int n_threads, Fn fn) {
-  constexpr int64_t kBlock = 256;
-  const int64_t n_blocks = (n_rows + kBlock - 1) / kBlock;
-  parallel_for(n_blocks, n_threads, no_state, [&](int64_t b, int, NoState&) {
-    fn(b * kBlock, std::min(n_rows, (b + 1) * kBlock));
-  });
-}
-
 void check_width(const Forest& forest, const MatrixView& X) {
   if (X.n_cols != forest.n_features) throw std::invalid_argument("X has a different number of features than the forest");
 }

@@ -55,4 +55,15 @@ void parallel_for(int64_t n_tasks, int n_threads, MakeState make_state, Fn fn) {
 struct NoState {};
 inline NoState no_state(int) { return {}; }
 
+// fn(begin, end) over blocks of rows: every row is handled by exactly one call, so per-row
+// results do not depend on the number of threads.
+template <class Fn>
+void for_row_blocks(int64_t n_rows, int n_threads, Fn fn) {
+  constexpr int64_t kBlock = 256;
+  const int64_t n_blocks = (n_rows + kBlock - 1) / kBlock;
+  parallel_for(n_blocks, n_threads, no_state, [&](int64_t b, int, NoState&) {
+    fn(b * kBlock, std::min(n_rows, (b + 1) * kBlock));
+  });
+}
+
 }  // namespace pyinterp

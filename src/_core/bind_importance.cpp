@@ -1,0 +1,124 @@
+// Python bindings of the importance measures.
+#include <pybind11/stl.h>
+
+#include <limits>
+
+#include "bindings.hpp"
+#include "importance/dstump.hpp"
+#include "importance/importance.hpp"
+#include "py_util.hpp"
+
+namespace pyinterp {
+namespace {
+
+Targets targets_of(const Forest& f, const py::object& y, const py::object& sample_weight, int64_t n) {
+  Targets t;
+  if (f.n_classes > 0) {
+    t.classes = vector_data<int32_t>(y, n, "y (class indices)");
+    for (int64_t i = 0; i < n; ++i)
+      if (t.classes[i] < 0 || t.classes[i] >= f.n_classes) throw std::invalid_argument("class index out of range");
+  } else {
+    t.y = vector_data<double>(y, n, "y");
+  }
+  t.sample_weight = vector_data<double>(sample_weight, n, "sample_weight");
+  return t;
+}
+
+py::tuple importance_arrays(const Importance& imp) {
+  return py::make_tuple(py::array(static_cast<py::ssize_t>(imp.mean.size()), imp.mean.data()),
+                        py::array(static_cast<py::ssize_t>(imp.std_error.size()), imp.std_error.data()), imp.n_trees);
+}
+
+}  // namespace
+
+void bind_importance(py::module_& m) {
+  py::enum_<OobMeasure>(m, "OobMeasure")
+      .value("mdi_oob", OobMeasure::mdi_oob)
+      .value("naive_oob", OobMeasure::naive_oob)
+      .value("ufi", OobMeasure::ufi);
+  py::enum_<Impurity>(m, "Impurity")
+      .value("variance", Impurity::variance)
+      .value("gini", Impurity::gini)
+      .value("entropy", Impurity::entropy);
+  py::enum_<StumpSplit>(m, "StumpSplit").value("best", StumpSplit::best).value("median", StumpSplit::median);
+  py::enum_<StumpSide>(m, "StumpSide")
+      .value("sum", StumpSide::sum)
+      .value("left", StumpSide::left)
+      .value("max", StumpSide::max);
+
+  m.def(
+      "oob_importance",
+      [](const Forest& f, const py::array& X, const py::object& y, const py::object& sample_weight,
+         OobMeasure measure, Impurity impurity, int n_threads) {
+        const MatrixView v = matrix_view(X);
+        const Targets t = targets_of(f, y, sample_weight, v.n_rows);
+        Importance imp;
+        {
+          py::gil_scoped_release release;
+          imp = oob_importance(f, v, t, measure, impurity, n_threads);
+        }
+        return importance_arrays(imp);
+      },
+      py::arg("forest"), py::arg("X"), py::arg("y"), py::arg("sample_weight"), py::arg("measure"),
+      py::arg("impurity"), py::arg("n_threads") = 1);
+
+  m.def(
+      "permutation_importance",
+      [](const Forest& f, const py::array& X, const py::object& y, const py::object& sample_weight, int n_repeats,
+         uint64_t seed, int n_threads) {
+        const MatrixView v = matrix_view(X);
+        const Targets t = targets_of(f, y, sample_weight, v.n_rows);
+        Importance imp;
+        {
+          py::gil_scoped_release release;
+          imp = permutation_importance(f, v, t, n_repeats, seed, n_threads);
+        }
+        return importance_arrays(imp);
+      },
+      py::arg("forest"), py::arg("X"), py::arg("y"), py::arg("sample_weight"), py::arg("n_repeats"), py::arg("seed"),
+      py::arg("n_threads") = 1);
+
+  m.def(
+      "contributions",
+      [](const Forest& f, const py::array& X, int n_threads) {
+        const MatrixView v = matrix_view(X);
+        const int64_t nv = f.n_values();
+        py::array_t<double> out({v.n_rows, f.n_features, nv});
+        py::array_t<double> bias(nv);
+        double* o = out.mutable_data();
+        double* b = bias.mutable_data();
+        {
+          py::gil_scoped_release release;
+          std::fill(o, o + v.n_rows * f.n_features * nv, 0.0);
+          contributions(f, v, o, b, n_threads);
+        }
+        return py::make_tuple(out, bias);
+      },
+      py::arg("forest"), py::arg("X"), py::arg("n_threads") = 1);
+
+  m.def(
+      "dstump",
+      [](const py::array& X, const py::object& y, const py::object& sample_weight, StumpSplit split, StumpSide side,
+         int n_threads) {
+        const MatrixView v = matrix_view(X);
+        const double* yp = vector_data<double>(y, v.n_rows, "y");
+        const double* wp = vector_data<double>(sample_weight, v.n_rows, "sample_weight");
+        if (yp == nullptr) throw std::invalid_argument("y is required");
+        StumpTable table;
+        {
+          py::gil_scoped_release release;
+          table = dstump(v, yp, wp, split, side, n_threads);
+        }
+        auto arr = [](const auto& a) { return py::array(static_cast<py::ssize_t>(a.size()), a.data()); };
+        py::dict d;
+        d["score"] = arr(table.score);
+        d["threshold"] = arr(table.threshold);
+        d["impurity_decrease"] = arr(table.impurity_decrease);
+        d["sign"] = arr(table.sign);
+        d["n_left"] = arr(table.n_left);
+        return d;
+      },
+      py::arg("X"), py::arg("y"), py::arg("sample_weight"), py::arg("split"), py::arg("side"), py::arg("n_threads") = 1);
+}
+
+}  // namespace pyinterp

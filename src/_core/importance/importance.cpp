@@ -1,0 +1,281 @@
+#include "importance.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <utility>
+
+#include "../forest/parallel.hpp"
+#include "../forest/rng.hpp"
+#include "oob_sums.hpp"
+
+namespace pyinterp {
+namespace {
+
+// One tree's nonzero scores, (feature, score) sorted by feature; `used` is false for a tree with
+// no out-of-bag row, which then takes no part in the mean.
+struct TreeScores {
+  std::vector<std::pair<int32_t, double>> scores;
+  bool used = false;
+};
+
+// Sums the per-node scores of one tree by feature.
+void collect(std::vector<std::pair<int32_t, double>>& node_scores, TreeScores& out) {
+  std::stable_sort(node_scores.begin(), node_scores.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  out.scores.clear();
+  for (const auto& [feature, score] : node_scores) {
+    if (!out.scores.empty() && out.scores.back().first == feature) {
+      out.scores.back().second += score;
+    } else {
+      out.scores.emplace_back(feature, score);
+    }
+  }
+  out.used = true;
+}
+
+// Mean and standard error across the used trees (absent features score 0 in a tree), summed in
+// tree order.
+Importance reduce(const std::vector<TreeScores>& trees, int64_t n_features) {
+  Importance imp;
+  imp.mean.assign(n_features, 0.0);
+  imp.std_error.assign(n_features, 0.0);
+  for (const TreeScores& t : trees) {
+    if (!t.used) continue;
+    ++imp.n_trees;
+    for (const auto& [f, s] : t.scores) imp.mean[f] += s;
+  }
+  if (imp.n_trees == 0) return imp;
+  const double count = static_cast<double>(imp.n_trees);
+  for (double& m : imp.mean) m /= count;
+  // Two-pass variance: trees where a feature is absent each contribute mean^2.
+  std::vector<double> sq(n_features, 0.0);
+  std::vector<int64_t> present(n_features, 0);
+  for (const TreeScores& t : trees) {
+    if (!t.used) continue;
+    for (const auto& [f, s] : t.scores) {
+      sq[f] += (s - imp.mean[f]) * (s - imp.mean[f]);
+      ++present[f];
+    }
+  }
+  if (imp.n_trees < 2) return imp;
+  for (int64_t f = 0; f < n_features; ++f) {
+    const double ss = sq[f] + static_cast<double>(imp.n_trees - present[f]) * imp.mean[f] * imp.mean[f];
+    imp.std_error[f] = std::sqrt(ss / (count - 1.0)) / std::sqrt(count);
+  }
+  return imp;
+}
+
+void check_training_rows(const Forest& forest, const MatrixView& X) {
+  if (X.n_cols != forest.n_features) throw std::invalid_argument("X has a different number of features than the forest");
+  if (X.n_rows != forest.n_samples)
+    throw std::invalid_argument("out-of-bag importances need the training rows: X has a different number of rows");
+}
+
+double plogp(double p) { return p > 0.0 ? p * std::log2(p) : 0.0; }
+
+// Impurity of a node from its OOB sums (naive-oob).
+double oob_impurity(const NodeSums& s, int64_t node, int32_t nv, Impurity impurity) {
+  const double w = s.w[node];
+  const double* wy = s.wy.data() + node * nv;
+  double h = 0.0;
+  switch (impurity) {
+    case Impurity::variance: {
+      double sq = 0.0;
+      for (int32_t v = 0; v < nv; ++v) sq += (wy[v] / w) * (wy[v] / w);
+      h = s.wyy[node] / w - sq;
+      break;
+    }
+    case Impurity::gini: {
+      h = 1.0;
+      for (int32_t v = 0; v < nv; ++v) h -= (wy[v] / w) * (wy[v] / w);
+      break;
+    }
+    case Impurity::entropy:
+      for (int32_t v = 0; v < nv; ++v) h -= plogp(wy[v] / w);
+      break;
+  }
+  return std::max(h, 0.0);
+}
+
+// Zhou & Hooker's impurity mixing the in-bag node value mu with the OOB mean mu': for variance
+// and Gini E'|y|^2 - <mu, mu'> (= 1 - sum_k p_k p'_k for classes); for entropy the symmetrised
+// cross-entropy -(1/2) sum_k (p_k log p'_k + p'_k log p_k) over classes present in both.
+double mixed_impurity(const Tree& tree, const NodeSums& s, int64_t node, Impurity impurity) {
+  const int32_t nv = tree.n_values;
+  const double w = s.w[node];
+  const double* mu = tree.value.data() + node * nv;
+  const double* wy = s.wy.data() + node * nv;
+  if (impurity == Impurity::entropy) {
+    double h = 0.0;
+    for (int32_t v = 0; v < nv; ++v) {
+      const double q = wy[v] / w;
+      if (mu[v] > 0.0 && q > 0.0) h -= 0.5 * (mu[v] * std::log2(q) + q * std::log2(mu[v]));
+    }
+    return h;
+  }
+  double cross = 0.0;
+  for (int32_t v = 0; v < nv; ++v) cross += mu[v] * (wy[v] / w);
+  return s.wyy[node] / w - cross;
+}
+
+void tree_oob_scores(const Tree& tree, const NodeSums& s, OobMeasure measure, Impurity impurity,
+                     std::vector<std::pair<int32_t, double>>& node_scores) {
+  const int32_t nv = tree.n_values;
+  const double oob_total = s.w[0];
+  const double inbag_total = tree.weighted_n_node_samples[0];
+  node_scores.clear();
+  for (int64_t t = 0; t < tree.node_count(); ++t) {
+    if (tree.is_leaf(t)) continue;
+    const int64_t l = tree.left[t], r = tree.right[t];
+    double score = 0.0;
+    switch (measure) {
+      case OobMeasure::mdi_oob: {
+        // Thesis eq. (8.20) summed by node: sum over the OOB rows of each child of
+        // <mu(child) - mu(t), y_i>.
+        const double* mt = tree.value.data() + t * nv;
+        for (const int64_t c : {l, r}) {
+          const double* mc = tree.value.data() + c * nv;
+          const double* wy = s.wy.data() + c * nv;
+          for (int32_t v = 0; v < nv; ++v) score += (mc[v] - mt[v]) * wy[v];
+        }
+        score /= oob_total;
+        break;
+      }
+      case OobMeasure::naive_oob:
+        if (s.w[l] <= 0.0 || s.w[r] <= 0.0) continue;  // no OOB row on one side: no estimate
+        score = (s.w[t] * oob_impurity(s, t, nv, impurity) - s.w[l] * oob_impurity(s, l, nv, impurity) -
+                 s.w[r] * oob_impurity(s, r, nv, impurity)) /
+                oob_total;
+        break;
+      case OobMeasure::ufi:
+        if (s.w[l] <= 0.0 || s.w[r] <= 0.0) continue;
+        score = (tree.weighted_n_node_samples[t] * mixed_impurity(tree, s, t, impurity) -
+                 tree.weighted_n_node_samples[l] * mixed_impurity(tree, s, l, impurity) -
+                 tree.weighted_n_node_samples[r] * mixed_impurity(tree, s, r, impurity)) /
+                inbag_total;
+        break;
+    }
+    node_scores.emplace_back(tree.feature[t], score);
+  }
+}
+
+struct OobWorker {
+  NodeSums sums;
+  std::vector<std::pair<int32_t, double>> node_scores;
+};
+
+// Loss of one row at a leaf: squared error, or 0/1 misclassification (argmax, first on ties).
+double leaf_loss(const Tree& tree, int32_t leaf, const Targets& targets, int64_t i) {
+  const int32_t nv = tree.n_values;
+  const double* v = tree.value.data() + static_cast<int64_t>(leaf) * nv;
+  if (targets.classes) return (std::max_element(v, v + nv) - v) == targets.classes[i] ? 0.0 : 1.0;
+  const double d = targets.y[i] - v[0];
+  return d * d;
+}
+
+struct PermutationWorker {
+  std::vector<int64_t> rows, shuffled;
+  std::vector<std::pair<int32_t, double>> node_scores;
+};
+
+}  // namespace
+
+Importance oob_importance(const Forest& forest, const MatrixView& X, const Targets& targets, OobMeasure measure,
+                          Impurity impurity, int n_threads) {
+  check_training_rows(forest, X);
+  const int64_t n_trees = static_cast<int64_t>(forest.trees.size());
+  std::vector<TreeScores> per_tree(n_trees);
+  parallel_for(
+      n_trees, n_threads, [](int) { return OobWorker{}; },
+      [&](int64_t t, int, OobWorker& worker) {
+        const Tree& tree = forest.trees[t];
+        oob_node_sums(tree, forest.inbag.data() + t * forest.n_samples, X, targets, worker.sums);
+        if (worker.sums.n_rows == 0) return;
+        tree_oob_scores(tree, worker.sums, measure, impurity, worker.node_scores);
+        collect(worker.node_scores, per_tree[t]);
+      });
+  return reduce(per_tree, forest.n_features);
+}
+
+Importance permutation_importance(const Forest& forest, const MatrixView& X, const Targets& targets, int n_repeats,
+                                  uint64_t seed, int n_threads) {
+  check_training_rows(forest, X);
+  if (n_repeats < 1) throw std::invalid_argument("n_repeats must be at least 1");
+  const int64_t n_trees = static_cast<int64_t>(forest.trees.size());
+  std::vector<TreeScores> per_tree(n_trees);
+  parallel_for(
+      n_trees, n_threads, [](int) { return PermutationWorker{}; },
+      [&](int64_t t, int, PermutationWorker& worker) {
+        const Tree& tree = forest.trees[t];
+        const uint32_t* counts = forest.inbag.data() + t * forest.n_samples;
+        auto& rows = worker.rows;
+        rows.clear();
+        double total_w = 0.0, base = 0.0;
+        for (int64_t i = 0; i < X.n_rows; ++i) {
+          if (counts[i] != 0 || targets.weight(i) <= 0.0) continue;
+          rows.push_back(i);
+          total_w += targets.weight(i);
+          base += targets.weight(i) * leaf_loss(tree, tree.leaf_of([&](int32_t j) { return X.at(i, j); }), targets, i);
+        }
+        if (rows.empty()) return;
+        base /= total_w;
+        // Only features the tree splits on can change its predictions; in increasing order so the
+        // tree's own stream is consumed identically whatever thread runs it.
+        std::vector<int32_t> features;
+        for (int64_t node = 0; node < tree.node_count(); ++node)
+          if (!tree.is_leaf(node)) features.push_back(tree.feature[node]);
+        std::sort(features.begin(), features.end());
+        features.erase(std::unique(features.begin(), features.end()), features.end());
+        Rng rng(seed, static_cast<uint64_t>(t));
+        worker.node_scores.clear();
+        const int64_t m = static_cast<int64_t>(rows.size());
+        for (const int32_t k : features) {
+          double increase = 0.0;
+          for (int rep = 0; rep < n_repeats; ++rep) {
+            worker.shuffled = rows;
+            for (int64_t a = m - 1; a > 0; --a) std::swap(worker.shuffled[a], worker.shuffled[rng.below(a + 1)]);
+            double loss = 0.0;
+            for (int64_t a = 0; a < m; ++a) {
+              const int64_t i = rows[a], donor = worker.shuffled[a];
+              const int32_t leaf = tree.leaf_of([&](int32_t j) { return X.at(j == k ? donor : i, j); });
+              loss += targets.weight(i) * leaf_loss(tree, leaf, targets, i);
+            }
+            increase += loss / total_w - base;
+          }
+          worker.node_scores.emplace_back(k, increase / n_repeats);
+        }
+        collect(worker.node_scores, per_tree[t]);
+      });
+  return reduce(per_tree, forest.n_features);
+}
+
+void contributions(const Forest& forest, const MatrixView& X, double* out, double* bias, int n_threads) {
+  if (X.n_cols != forest.n_features) throw std::invalid_argument("X has a different number of features than the forest");
+  const int32_t nv = forest.n_values();
+  const int64_t p = forest.n_features;
+  const double scale = 1.0 / static_cast<double>(forest.trees.size());
+  std::fill(bias, bias + nv, 0.0);
+  for (const Tree& tree : forest.trees)
+    for (int32_t v = 0; v < nv; ++v) bias[v] += tree.value[v];
+  for (int32_t v = 0; v < nv; ++v) bias[v] *= scale;
+  for_row_blocks(X.n_rows, n_threads, [&](int64_t begin, int64_t end) {
+    for (const Tree& tree : forest.trees) {
+      for (int64_t i = begin; i < end; ++i) {
+        int32_t node = 0;
+        while (!tree.is_leaf(node)) {
+          const int32_t k = tree.feature[node];
+          const int32_t child = X.at(i, k) <= tree.threshold[node] ? tree.left[node] : tree.right[node];
+          const double* vc = tree.value.data() + static_cast<int64_t>(child) * nv;
+          const double* vn = tree.value.data() + static_cast<int64_t>(node) * nv;
+          double* o = out + (i * p + k) * nv;
+          for (int32_t v = 0; v < nv; ++v) o[v] += (vc[v] - vn[v]) * scale;
+          node = child;
+        }
+      }
+    }
+  });
+}
+
+}  // namespace pyinterp

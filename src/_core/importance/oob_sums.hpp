@@ -1,0 +1,25 @@
+// Per-node sums over the out-of-bag rows of one tree: each OOB row is routed to its leaf once and
+// the sums are then carried up to the root, so every node holds the statistics of the OOB rows
+// that pass through it. MDI-oob, naive-oob and UFI are all functions of these sums.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "../forest/data.hpp"
+#include "../forest/tree.hpp"
+#include "targets.hpp"
+
+namespace pyinterp {
+
+struct NodeSums {
+  std::vector<double> w;    // per node: OOB weight
+  std::vector<double> wy;   // per node x n_values: weighted sum of targets (one-hot for classes)
+  std::vector<double> wyy;  // per node: weighted sum of squared target norms (= w for classes)
+  int64_t n_rows = 0;       // OOB rows of the tree with positive weight
+};
+
+// counts: the tree's in-bag count per training row; rows with count 0 are out of bag.
+void oob_node_sums(const Tree& tree, const uint32_t* counts, const MatrixView& X, const Targets& targets,
+                   NodeSums& sums);
+
+}  // namespace pyinterp

@@ -1,0 +1,69 @@
+// Conversions between numpy arrays and the core's views, shared by the binding files.
+#pragma once
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <string>
+#include <vector>
+
+#include "forest/data.hpp"
+
+namespace pyinterp {
+namespace py = pybind11;
+
+
+// Value comparison of dtypes (a memmap's dtype is equal to, not the same object as, float64's);
+// non-native byte order does not match.
+template <class T>
+inline bool has_dtype(const py::array& a) {
+  return py::isinstance<py::array_t<T>>(a);
+}
+
+inline MatrixView matrix_view(const py::array& X) {
+  if (X.ndim() != 2) throw std::invalid_argument("X must be a 2-d array");
+  MatrixView v;
+  if (has_dtype<float>(X)) {
+    v.is_float32 = true;
+  } else if (!has_dtype<double>(X)) {
+    throw std::invalid_argument("X must be float32 or float64");
+  }
+  const auto item = static_cast<int64_t>(X.itemsize());
+  if (X.strides(0) % item != 0 || X.strides(1) % item != 0)
+    throw std::invalid_argument("X strides must be multiples of its item size");
+  v.data = X.data();
+  v.n_rows = X.shape(0);
+  v.n_cols = X.shape(1);
+  v.row_stride = X.strides(0) / item;
+  v.col_stride = X.strides(1) / item;
+  return v;
+}
+
+template <class T>
+const T* vector_data(const py::object& obj, int64_t n, const char* name) {
+  if (obj.is_none()) return nullptr;
+  auto a = obj.cast<py::array>();
+  if (!has_dtype<T>(a) || a.ndim() != 1 || a.shape(0) != n ||
+      !(a.flags() & py::array::c_style))
+    throw std::invalid_argument(std::string(name) + " must be a contiguous 1-d array with one entry per row");
+  return static_cast<const T*>(a.data());
+}
+
+// A read-only numpy view of core memory that keeps `owner` alive.
+template <class T>
+py::array view(const std::vector<T>& data, std::vector<py::ssize_t> shape, py::handle owner) {
+  std::vector<py::ssize_t> strides(shape.size(), sizeof(T));
+  for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+  py::array a(py::dtype::of<T>(), shape, strides, data.data(), owner);
+  py::detail::array_proxy(a.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  return a;
+}
+
+template <class T>
+std::vector<T> to_vector(const py::handle& obj, size_t expected, const char* name) {
+  auto a = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(obj);
+  if (!a || static_cast<size_t>(a.size()) != expected)
+    throw std::invalid_argument(std::string("corrupt forest state: ") + name);
+  return std::vector<T>(a.data(), a.data() + a.size());
+}
+
+}  // namespace pyinterp

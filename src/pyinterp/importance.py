@@ -1,0 +1,308 @@
+"""Feature importance from one forest engine: MDI, MDI-oob, naive-oob, UFI, OOB permutation,
+Saabas contributions, and DSTUMP.
+
+Every forest-based function takes a fitted pyinterp forest or a fitted scikit-learn
+``RandomForestRegressor`` / ``RandomForestClassifier`` (single output). For scikit-learn forests,
+the out-of-bag sets are recovered the way scikit-learn itself does for ``oob_score_`` (from each
+tree's ``random_state``), which is why those functions need the training X; pyinterp forests store
+their in-bag counts.
+
+Definitions (thesis ch. 8, with T trees and f_{T,k} the Saabas contribution of feature k):
+
+- ``mdi``: sum over the nodes split on k of (N_t I_t - N_l I_l - N_r I_r) / N_root, averaged over
+  trees (``normalize=False``, eq. 8.4), or scikit-learn's normalised ``feature_importances_``.
+- ``mdi_oob``: for each tree, the mean over its out-of-bag rows of f_{T,k}(x_i) . y_i (one-hot y
+  for classes), averaged over trees (eq. 8.20).
+- ``naive_oob``: node impurity decreases recomputed on each tree's out-of-bag rows.
+- ``ufi``: Zhou & Hooker's decrease of an impurity that mixes the in-bag node value mu with the
+  out-of-bag mean mu': E'|y|^2 - <mu, mu'>, i.e. 1 - sum_k p_k p'_k for classes (entropy forests:
+  the symmetrised cross-entropy), weighted by in-bag node mass.
+- ``permutation_oob``: increase of each tree's out-of-bag loss when feature k is permuted among
+  that tree's out-of-bag rows (squared error, or misclassification), averaged over trees.
+
+For naive-oob and UFI a split with no out-of-bag row on one side contributes nothing. Trees with no
+out-of-bag row are left out of the means. With ``return_std=True`` the standard error across trees
+is returned too.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.ensemble import RandomForestClassifier as _SkClassifier
+from sklearn.ensemble import RandomForestRegressor as _SkRegressor
+from sklearn.utils import Bunch, check_random_state
+from sklearn.utils.validation import check_array, check_consistent_length, check_is_fitted, validate_data
+
+from . import _core
+from ._validation import check_int, check_weights_vector, resolve_n_threads
+from .forest import _BaseForest, mdi_from_trees
+
+__all__ = ["contributions", "dstump", "mdi", "mdi_oob", "naive_oob", "permutation_oob", "ufi"]
+
+
+@dataclass
+class _ForestView:
+    """What the core needs from either library's forest."""
+
+    core: object  # _core.Forest
+    estimator: object
+    classes: np.ndarray | None
+    impurity: object  # _core.Impurity
+    float32: bool  # scikit-learn compares float32(x) <= threshold
+
+
+def _impurity(criterion, classification):
+    if not classification:
+        return _core.Impurity.variance
+    return _core.Impurity.entropy if criterion in ("entropy", "log_loss") else _core.Impurity.gini
+
+
+def _view(forest, n_samples=None) -> _ForestView:
+    """n_samples: training rows, needed to recover scikit-learn's out-of-bag sets."""
+    if isinstance(forest, _BaseForest):
+        check_is_fitted(forest, "_forest")
+        classes = getattr(forest, "classes_", None)
+        return _ForestView(forest._forest, forest, classes, _impurity(forest.criterion, classes is not None), False)
+    if isinstance(forest, (_SkRegressor, _SkClassifier)):
+        check_is_fitted(forest)
+        if forest.n_outputs_ != 1:
+            raise ValueError("multi-output scikit-learn forests are not supported")
+        classes = getattr(forest, "classes_", None)
+        core = _core.Forest.from_state(_sklearn_state(forest, n_samples))
+        return _ForestView(core, forest, classes, _impurity(forest.criterion, classes is not None), True)
+    raise TypeError(
+        "forest must be a fitted pyinterp RandomForestRegressor/RandomForestClassifier or scikit-learn "
+        f"RandomForestRegressor/RandomForestClassifier, got {type(forest).__name__}"
+    )
+
+
+def _sklearn_tree_state(tree):
+    t = tree.tree_
+    n = t.node_count
+    left = t.children_left.astype(np.int32)
+    right = t.children_right.astype(np.int32)
+    split = left >= 0
+    nodes = np.flatnonzero(split).astype(np.int32)
+    parent = np.full(n, -1, dtype=np.int32)
+    parent[left[split]] = nodes
+    parent[right[split]] = nodes
+    depth = np.zeros(n, dtype=np.int32)
+    for _ in range(t.max_depth):  # children carry their parent's depth + 1, one level per pass
+        depth[left[split]] = depth[nodes] + 1
+        depth[right[split]] = depth[nodes] + 1
+    value = t.value[:, 0, :]
+    if value.shape[1] > 1:  # class fractions (older scikit-learn stored weighted counts)
+        value = value / value.sum(axis=1, keepdims=True)
+    w, imp = t.weighted_n_node_samples, t.impurity
+    decrease = np.zeros(n)
+    decrease[split] = (w[split] * imp[split] - w[left[split]] * imp[left[split]] - w[right[split]] * imp[right[split]]) / w[0]
+    return (
+        np.where(split, t.feature, -1).astype(np.int32),
+        np.where(split, t.threshold, 0.0),
+        left,
+        right,
+        parent,
+        depth,
+        t.n_node_samples.astype(np.int32),
+        w.astype(np.float64),
+        imp.astype(np.float64),
+        decrease,
+        np.ascontiguousarray(value, dtype=np.float64).ravel(),
+    )
+
+
+def _sklearn_draws(forest, est, n_samples):
+    """The rows scikit-learn drew for one tree, regenerated as its own oob_score_ does (private
+    helpers, whose signature gained sample_weight in 1.7)."""
+    from sklearn.ensemble import _forest as skf
+
+    trained_on = getattr(forest, "_n_samples", n_samples)
+    if trained_on != n_samples:
+        raise ValueError(
+            f"X has {n_samples} rows but the forest was trained on {trained_on}: "
+            "out-of-bag measures need the training rows"
+        )
+    weights = getattr(forest, "_sample_weight", None)
+    with_weights = "sample_weight" in inspect.signature(skf._generate_sample_indices).parameters
+    n_draws = getattr(forest, "_n_samples_bootstrap", None)
+    if n_draws is None:
+        extra = (weights,) if with_weights else ()
+        n_draws = skf._get_n_samples_bootstrap(n_samples, forest.max_samples, *extra)
+    if with_weights:
+        return skf._generate_sample_indices(est.random_state, n_samples, n_draws, weights)
+    return skf._generate_sample_indices(est.random_state, n_samples, n_draws)
+
+
+def _sklearn_state(forest, n_samples):
+    trees = [_sklearn_tree_state(est) for est in forest.estimators_]
+    n_trees = len(trees)
+    if n_samples is None:  # only the tree structure is needed
+        n_samples, inbag = 1, np.zeros(n_trees, dtype=np.uint32)
+    elif forest.bootstrap:
+        inbag = np.stack([np.bincount(_sklearn_draws(forest, est, n_samples), minlength=n_samples)
+                          for est in forest.estimators_]).astype(np.uint32)
+    else:
+        inbag = np.ones((n_trees, n_samples), dtype=np.uint32)
+    n_classes = len(forest.classes_) if hasattr(forest, "classes_") else 0
+    return (1, int(forest.n_features_in_), n_classes, int(n_samples), trees, np.ascontiguousarray(inbag).ravel())
+
+
+def _check_X(view, X):
+    X = validate_data(view.estimator, X, reset=False, dtype=[np.float64, np.float32], ensure_all_finite=True)
+    if view.float32:
+        X = X.astype(np.float32)
+    return X if X.flags.aligned else np.array(X)
+
+
+def _check_targets(view, y, n_samples):
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-d, got shape {y.shape}")
+    check_consistent_length(np.empty(n_samples), y)
+    if view.classes is None:
+        try:
+            y = y.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError("y must be numeric for a regression forest") from exc
+        if not np.all(np.isfinite(y)):
+            raise ValueError("y contains NaN or infinity")
+        return y
+    index = np.searchsorted(view.classes, y)
+    index[index == len(view.classes)] = 0
+    unknown = view.classes[index] != y
+    if np.any(unknown):
+        raise ValueError(f"y contains labels the forest was not trained on, e.g. {y[unknown][0]!r}")
+    return index.astype(np.int32)
+
+
+def _oob_inputs(forest, X, y, sample_weight):
+    view = _view(forest, n_samples=X.shape[0] if hasattr(X, "shape") else len(X))
+    X = _check_X(view, X)
+    if view.core.n_samples != X.shape[0]:
+        raise ValueError(
+            f"X has {X.shape[0]} rows but the forest was trained on {view.core.n_samples}: "
+            "out-of-bag measures need the training rows"
+        )
+    if not np.any(view.core.inbag == 0):
+        raise ValueError("the forest has no out-of-bag rows (fitted with bootstrap=False and all rows)")
+    targets = _check_targets(view, y, X.shape[0])
+    if sample_weight is not None:
+        sample_weight = check_weights_vector("sample_weight", sample_weight, X.shape[0], what="row")
+    return view, X, targets, sample_weight
+
+
+def _result(mean, std, return_std):
+    return (mean, std) if return_std else mean
+
+
+def _oob_measure(measure, forest, X, y, sample_weight, return_std, n_jobs):
+    view, X, targets, sample_weight = _oob_inputs(forest, X, y, sample_weight)
+    mean, std, _ = _core.oob_importance(
+        view.core, X, targets, sample_weight, measure, view.impurity, resolve_n_threads(n_jobs)
+    )
+    return _result(mean, std, return_std)
+
+
+def mdi_oob(forest, X, y, *, sample_weight=None, return_std=False, n_jobs=None):
+    """MDI-oob (thesis eq. 8.20): per tree, the mean over out-of-bag rows of f_{T,k}(x_i) . y_i,
+    averaged over trees. X, y: the training data. Returns (p,) or, with return_std, also the
+    standard error across trees."""
+    return _oob_measure(_core.OobMeasure.mdi_oob, forest, X, y, sample_weight, return_std, n_jobs)
+
+
+def naive_oob(forest, X, y, *, sample_weight=None, return_std=False, n_jobs=None):
+    """Impurity decreases recomputed on each tree's out-of-bag rows (the thesis' "naive-oob")."""
+    return _oob_measure(_core.OobMeasure.naive_oob, forest, X, y, sample_weight, return_std, n_jobs)
+
+
+def ufi(forest, X, y, *, sample_weight=None, return_std=False, n_jobs=None):
+    """Zhou & Hooker's unbiased feature importance: decreases of the in-bag/out-of-bag mixed impurity."""
+    return _oob_measure(_core.OobMeasure.ufi, forest, X, y, sample_weight, return_std, n_jobs)
+
+
+def permutation_oob(forest, X, y, *, n_repeats=5, random_state=None, sample_weight=None, return_std=False,
+                    n_jobs=None):
+    """Mean decrease in accuracy on out-of-bag rows: per tree and feature the increase of the
+    out-of-bag loss (squared error, or misclassification rate) when the feature is permuted among
+    that tree's out-of-bag rows, averaged over n_repeats permutations and over trees. Results depend
+    only on random_state, not on n_jobs."""
+    n_repeats = check_int("n_repeats", n_repeats, 1)
+    view, X, targets, sample_weight = _oob_inputs(forest, X, y, sample_weight)
+    seed = int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+    mean, std, _ = _core.permutation_importance(
+        view.core, X, targets, sample_weight, n_repeats, seed, resolve_n_threads(n_jobs)
+    )
+    return _result(mean, std, return_std)
+
+
+def mdi(forest, normalize=True):
+    """Mean decrease in impurity. normalize=True: scikit-learn's convention (each tree's
+    importances sum to one, single-node trees skipped, mean renormalised) -- equal to
+    ``feature_importances_``. normalize=False: the mean over trees of the sum of node-mass-weighted
+    impurity decreases (N_t I_t - N_l I_l - N_r I_r) / N_root (thesis eq. 8.4)."""
+    view = _view(forest)
+    core = view.core
+    return mdi_from_trees((core.tree(t) for t in range(core.n_trees)), core.n_features, normalize)
+
+
+def contributions(forest, X, *, n_jobs=None):
+    """Saabas decomposition. Returns (contributions, bias): contributions[i, k] (regression) or
+    contributions[i, k, c] (classification, classes in the order of ``classes_``) is the mean over
+    trees of the sum, over the nodes on row i's path that split on feature k, of
+    value(child) - value(node); bias is the mean root value. bias + contributions summed over
+    features equals the forest's prediction (predict / predict_proba)."""
+    view = _view(forest)
+    X = _check_X(view, X)
+    out, bias = _core.contributions(view.core, X, resolve_n_threads(n_jobs))
+    if view.classes is None:
+        return out[:, :, 0], float(bias[0])
+    return out, bias
+
+
+_SPLITS = {"best": _core.StumpSplit.best, "median": _core.StumpSplit.median}
+_SIDES = {"sum": _core.StumpSide.sum, "left": _core.StumpSide.left, "max": _core.StumpSide.max}
+
+
+def dstump(X, y, *, split="best", side="sum", sample_weight=None, n_jobs=None):
+    """DSTUMP feature scores (Kazemitabar et al. 2017): one regression stump per feature, fitted
+    on that feature alone over all rows.
+
+    split: "best" (the CART split) or "median" (the boundary between tie runs nearest to half the
+    total weight; n // 2 rows on the left for distinct values and unit weights).
+    side: "sum" (CART impurity decrease of the split), "left" (minus the ddof-1 variance of the
+    left part: with split="median" this is the paper's analysed estimator) or "max" (minus the
+    larger of the two parts' variances).
+
+    Returns a Bunch: ``scores`` (higher = more important; -inf for a feature with no admissible
+    split), ``ranking`` (feature indices by decreasing score, ties by index), ``threshold``,
+    ``impurity_decrease``, ``sign`` (of mean(right) - mean(left)), ``n_left``, and ``select(s)``,
+    the top s features. y is a real response; a 0/1 class indicator gives the Gini stump.
+    """
+    if split not in _SPLITS:
+        raise ValueError(f"split must be 'best' or 'median', got {split!r}")
+    if side not in _SIDES:
+        raise ValueError(f"side must be 'sum', 'left' or 'max', got {side!r}")
+    X = check_array(X, dtype=[np.float64, np.float32], ensure_all_finite=True, ensure_min_samples=2)
+    y = check_array(y, ensure_2d=False, dtype=np.float64, ensure_all_finite=True)
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-d, got shape {y.shape}")
+    check_consistent_length(X, y)
+    if sample_weight is not None:
+        sample_weight = check_weights_vector("sample_weight", sample_weight, X.shape[0], what="row")
+    X = X if X.flags.aligned else np.array(X)
+    table = _core.dstump(X, np.ascontiguousarray(y), sample_weight, _SPLITS[split], _SIDES[side],
+                         resolve_n_threads(n_jobs))
+    scores = table["score"]
+    ranking = np.lexsort((np.arange(len(scores)), -scores))
+    return Bunch(
+        scores=scores,
+        ranking=ranking,
+        threshold=table["threshold"],
+        impurity_decrease=table["impurity_decrease"],
+        sign=table["sign"],
+        n_left=table["n_left"],
+        select=lambda s: ranking[: check_int("s", s, 0, len(scores))],
+    )
