@@ -45,3 +45,73 @@ def leaf_of(tree, x):
     while tree.left[node] >= 0:
         node = tree.left[node] if x[tree.feature[node]] <= tree.threshold[node] else tree.right[node]
     return node
+
+
+def saabas(tree, x, n_features):
+    """f_{T,k}(x) for every feature k: (n_features, n_values), walking the tree node by node."""
+    out = np.zeros((n_features, tree.value.shape[1]))
+    node = 0
+    while tree.left[node] >= 0:
+        k = tree.feature[node]
+        child = tree.left[node] if x[k] <= tree.threshold[node] else tree.right[node]
+        out[k] += tree.value[child] - tree.value[node]
+        node = child
+    return out
+
+
+def one_hot(y, n_values):
+    """Targets as rows of n_values entries: one-hot classes, or the value itself for regression."""
+    if n_values == 1:
+        return np.asarray(y, dtype=float)[:, None]
+    return np.eye(n_values)[y]
+
+
+def mdi_oob_per_tree(tree, X, Y, oob, n_features):
+    """Thesis eq. (8.20) for one tree, straight from the definition."""
+    total = np.zeros(n_features)
+    for i in np.flatnonzero(oob):
+        total += saabas(tree, X[i], n_features) @ Y[i]
+    return total / oob.sum()
+
+
+def node_rows(tree, X, rows):
+    """For every node, the boolean mask of `rows` passing through it."""
+    masks = np.zeros((len(tree.left), len(X)), dtype=bool)
+    for i in rows:
+        node = 0
+        masks[0, i] = True
+        while tree.left[node] >= 0:
+            node = tree.left[node] if X[i, tree.feature[node]] <= tree.threshold[node] else tree.right[node]
+            masks[node, i] = True
+    return masks
+
+
+def naive_oob_per_tree(tree, X, Y, oob, n_features, impurity_fn):
+    """Node impurity decreases recomputed on OOB rows; impurity_fn(Y_rows) -> impurity."""
+    masks = node_rows(tree, X, np.flatnonzero(oob))
+    total = np.zeros(n_features)
+    for t in np.flatnonzero(tree.left >= 0):
+        l, r = tree.left[t], tree.right[t]
+        if not masks[l].any() or not masks[r].any():
+            continue
+        gain = sum(sign * masks[c].sum() * impurity_fn(Y[masks[c]]) for sign, c in ((1, t), (-1, l), (-1, r)))
+        total[tree.feature[t]] += gain / oob.sum()
+    return total
+
+
+def ufi_per_tree(tree, X, Y, oob, n_features):
+    """Zhou-Hooker mixed impurity E'|y|^2 - <mu, mu'> (= 1 - sum p p' for one-hot targets)."""
+    masks = node_rows(tree, X, np.flatnonzero(oob))
+    w = tree.weighted_n_node_samples
+    total = np.zeros(n_features)
+
+    def mixed(c):
+        rows = Y[masks[c]]
+        return np.mean(np.sum(rows**2, axis=1)) - tree.value[c] @ rows.mean(axis=0)
+
+    for t in np.flatnonzero(tree.left >= 0):
+        l, r = tree.left[t], tree.right[t]
+        if not masks[l].any() or not masks[r].any():
+            continue
+        total[tree.feature[t]] += (w[t] * mixed(t) - w[l] * mixed(l) - w[r] * mixed(r)) / w[0]
+    return total
