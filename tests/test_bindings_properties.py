@@ -2,6 +2,7 @@
 crashes, predicts what its own trees say, and leaves the inputs untouched."""
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -57,3 +58,31 @@ def test_classifier_probabilities_are_distributions(problem, n_classes, criterio
     assert proba.shape == (len(X), len(np.unique(labels)))
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     assert np.all(proba >= 0)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems())
+def test_dstump_best_split_matches_exhaustive_search(problem):
+    from pyinterp.importance import dstump
+
+    X, y, w = problem
+    copies = [X.copy(), y.copy(), None if w is None else w.copy()]
+    res = dstump(X, y, sample_weight=w)
+    weights = np.ones(len(y)) if w is None else w
+    Xd = X.astype(np.float64)
+    for j in range(X.shape[1]):
+        values = np.unique(Xd[:, j])
+        total, mean = weights.sum(), np.sum(weights * y) / weights.sum()
+        parent = np.sum(weights * (y - mean) ** 2)
+        gains = []
+        for lo in values[:-1]:
+            left = Xd[:, j] <= lo
+            sse = sum(np.sum(weights[s] * (y[s] - np.sum(weights[s] * y[s]) / weights[s].sum()) ** 2) for s in (left, ~left))
+            gains.append((parent - sse) / total)
+        if not gains:
+            assert res.scores[j] == -np.inf
+            continue
+        assert res.scores[j] == pytest.approx(max(gains), rel=1e-7, abs=1e-9 * (1 + parent / total))
+        assert res.n_left[j] >= 1 and res.n_left[j] < len(y)
+    np.testing.assert_array_equal(X, copies[0])
+    np.testing.assert_array_equal(y, copies[1])

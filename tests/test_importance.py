@@ -287,3 +287,15 @@ def test_inputs_are_not_modified(regression_data):
     imp.dstump(X, y)
     np.testing.assert_array_equal(X, Xc)
     np.testing.assert_array_equal(y, yc)
+
+
+def test_every_measure_accepts_sklearn_forests(task):
+    X, y, _, n_values = task
+    Sk = SkRegressor if n_values == 1 else SkClassifier
+    s = Sk(n_estimators=8, random_state=0, criterion="entropy" if n_values > 1 else "squared_error").fit(X, y)
+    for fn in (imp.mdi_oob, imp.naive_oob, imp.ufi, imp.permutation_oob):
+        out = fn(s, X, y)
+        assert out.shape == (X.shape[1],) and np.all(np.isfinite(out)), fn.__name__
+    C, bias = imp.contributions(s, X)
+    pred = s.predict(X) if n_values == 1 else s.predict_proba(X)
+    np.testing.assert_allclose(C.sum(axis=1) + bias, pred, rtol=0, atol=1e-12)
