@@ -8,7 +8,7 @@ from sklearn.ensemble._forest import _generate_unsampled_indices
 
 import pyinterp
 from pyinterp import importance as imp
-from pyinterp.importance import _sklearn_tree_state
+from pyinterp._adapters import _sklearn_tree_state
 from pyinterp.forest import TREE_FIELDS, Tree
 from reference import mdi_oob_per_tree, naive_oob_per_tree, one_hot, saabas, ufi_per_tree
 

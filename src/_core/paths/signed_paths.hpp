@@ -1,0 +1,39 @@
+// Signed leaf paths (paper 001 eq. 6): for every leaf, the set F_eps of signed features
+// (feature k, -1 for the left branch x <= t / +1 for the right) of the path's inner nodes whose
+// impurity decrease exceeds eps, each feature counted at its first occurrence, with the leaf's
+// depth, tree and weight. Codes: 2k for (k, -1), 2k + 1 for (k, +1); sorted within a path.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "../forest/forest.hpp"
+
+namespace pyinterp {
+
+// after_filter: drop nodes at or below eps, then keep each feature's first remaining node (the
+// paper's text and its code); literal: a feature's first node decides, even if it fails eps.
+enum class FirstOccurrence { after_filter, literal };
+// depth: 2^-D / n_trees (depth-weighted prevalence); samplesize: leaf weight / (root weight * n_trees).
+enum class LeafWeight { depth, samplesize };
+// weighted: (N_t I_t - N_l I_l - N_r I_r) / N_root, the recorded impurity_decrease; within_node:
+// the same divided by N_t / N_root (eq. 5).
+enum class DecreaseScale { weighted, within_node };
+
+struct SignedPathOptions {
+  double epsilon = 0.01;
+  FirstOccurrence first_occurrence = FirstOccurrence::after_filter;
+  LeafWeight weight = LeafWeight::depth;
+  DecreaseScale scale = DecreaseScale::weighted;
+};
+
+// One row per leaf, trees in order and leaves in node order within a tree (CSR).
+struct SignedPaths {
+  std::vector<int64_t> indptr{0};
+  std::vector<int32_t> codes;
+  std::vector<double> weight;
+  std::vector<int32_t> depth, tree, leaf;
+};
+
+SignedPaths signed_paths(const Forest& forest, const SignedPathOptions& options, int n_threads);
+
+}  // namespace pyinterp

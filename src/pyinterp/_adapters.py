@@ -1,0 +1,124 @@
+"""One view of a fitted forest for the core, whichever library fitted it: pyinterp forests hand over
+their core Forest; scikit-learn forests are imported into one (Forest.from_state), with their
+in-bag counts regenerated the way scikit-learn's own oob_score_ does when the training rows are
+given."""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.ensemble import RandomForestClassifier as _SkClassifier
+from sklearn.ensemble import RandomForestRegressor as _SkRegressor
+from sklearn.utils.validation import check_is_fitted
+
+from . import _core
+from .forest import _BaseForest
+
+
+@dataclass
+class _ForestView:
+    """What the core needs from either library's forest."""
+
+    core: object  # _core.Forest
+    estimator: object
+    classes: np.ndarray | None
+    impurity: object  # _core.Impurity
+    float32: bool  # scikit-learn compares float32(x) <= threshold
+
+
+def _impurity(criterion, classification):
+    if not classification:
+        return _core.Impurity.variance
+    return _core.Impurity.entropy if criterion in ("entropy", "log_loss") else _core.Impurity.gini
+
+
+def forest_view(forest, n_samples=None) -> _ForestView:
+    """n_samples: training rows, needed to recover scikit-learn's out-of-bag sets."""
+    if isinstance(forest, _BaseForest):
+        check_is_fitted(forest, "_forest")
+        classes = getattr(forest, "classes_", None)
+        return _ForestView(forest._forest, forest, classes, _impurity(forest.criterion, classes is not None), False)
+    if isinstance(forest, (_SkRegressor, _SkClassifier)):
+        check_is_fitted(forest)
+        if forest.n_outputs_ != 1:
+            raise ValueError("multi-output scikit-learn forests are not supported")
+        classes = getattr(forest, "classes_", None)
+        core = _core.Forest.from_state(_sklearn_state(forest, n_samples))
+        return _ForestView(core, forest, classes, _impurity(forest.criterion, classes is not None), True)
+    raise TypeError(
+        "forest must be a fitted pyinterp RandomForestRegressor/RandomForestClassifier or scikit-learn "
+        f"RandomForestRegressor/RandomForestClassifier, got {type(forest).__name__}"
+    )
+
+
+def _sklearn_tree_state(tree):
+    t = tree.tree_
+    n = t.node_count
+    left = t.children_left.astype(np.int32)
+    right = t.children_right.astype(np.int32)
+    split = left >= 0
+    nodes = np.flatnonzero(split).astype(np.int32)
+    parent = np.full(n, -1, dtype=np.int32)
+    parent[left[split]] = nodes
+    parent[right[split]] = nodes
+    depth = np.zeros(n, dtype=np.int32)
+    for _ in range(t.max_depth):  # children carry their parent's depth + 1, one level per pass
+        depth[left[split]] = depth[nodes] + 1
+        depth[right[split]] = depth[nodes] + 1
+    value = t.value[:, 0, :]
+    if value.shape[1] > 1:  # class fractions (older scikit-learn stored weighted counts)
+        value = value / value.sum(axis=1, keepdims=True)
+    w, imp = t.weighted_n_node_samples, t.impurity
+    decrease = np.zeros(n)
+    decrease[split] = (w[split] * imp[split] - w[left[split]] * imp[left[split]] - w[right[split]] * imp[right[split]]) / w[0]
+    return (
+        np.where(split, t.feature, -1).astype(np.int32),
+        np.where(split, t.threshold, 0.0),
+        left,
+        right,
+        parent,
+        depth,
+        t.n_node_samples.astype(np.int32),
+        w.astype(np.float64),
+        imp.astype(np.float64),
+        decrease,
+        np.ascontiguousarray(value, dtype=np.float64).ravel(),
+    )
+
+
+def _sklearn_draws(forest, est, n_samples):
+    """The rows scikit-learn drew for one tree, regenerated as its own oob_score_ does (private
+    helpers, whose signature gained sample_weight in 1.7)."""
+    from sklearn.ensemble import _forest as skf
+
+    trained_on = getattr(forest, "_n_samples", n_samples)
+    if trained_on != n_samples:
+        raise ValueError(
+            f"X has {n_samples} rows but the forest was trained on {trained_on}: "
+            "out-of-bag measures need the training rows"
+        )
+    weights = getattr(forest, "_sample_weight", None)
+    with_weights = "sample_weight" in inspect.signature(skf._generate_sample_indices).parameters
+    n_draws = getattr(forest, "_n_samples_bootstrap", None)
+    if n_draws is None:
+        extra = (weights,) if with_weights else ()
+        n_draws = skf._get_n_samples_bootstrap(n_samples, forest.max_samples, *extra)
+    if with_weights:
+        return skf._generate_sample_indices(est.random_state, n_samples, n_draws, weights)
+    return skf._generate_sample_indices(est.random_state, n_samples, n_draws)
+
+
+def _sklearn_state(forest, n_samples):
+    trees = [_sklearn_tree_state(est) for est in forest.estimators_]
+    n_trees = len(trees)
+    if n_samples is None:  # only the tree structure is needed
+        n_samples, inbag = 1, np.zeros(n_trees, dtype=np.uint32)
+    elif forest.bootstrap:
+        inbag = np.stack([np.bincount(_sklearn_draws(forest, est, n_samples), minlength=n_samples)
+                          for est in forest.estimators_]).astype(np.uint32)
+    else:
+        inbag = np.ones((n_trees, n_samples), dtype=np.uint32)
+    n_classes = len(forest.classes_) if hasattr(forest, "classes_") else 0
+    return (1, int(forest.n_features_in_), n_classes, int(n_samples), trees, np.ascontiguousarray(inbag).ravel())
