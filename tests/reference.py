@@ -115,3 +115,21 @@ def ufi_per_tree(tree, X, Y, oob, n_features):
             continue
         total[tree.feature[t]] += (w[t] * mixed(t) - w[l] * mixed(l) - w[r] * mixed(r)) / w[0]
     return total
+
+
+def signed_path(tree, leaf, epsilon, literal=False):
+    """F_eps of one leaf as sorted codes (2k left, 2k + 1 right), from the root down."""
+    nodes = [leaf]
+    while tree.parent[nodes[-1]] >= 0:
+        nodes.append(tree.parent[nodes[-1]])
+    nodes.reverse()
+    seen, codes = set(), []
+    for node, child in zip(nodes[:-1], nodes[1:]):
+        k = tree.feature[node]
+        passes = tree.impurity_decrease[node] > epsilon
+        if k in seen or (not passes and not literal):
+            continue
+        seen.add(k)
+        if passes:
+            codes.append(2 * k + (child == tree.right[node]))
+    return sorted(codes)

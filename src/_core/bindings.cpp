@@ -6,4 +6,5 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "pyinterp's C++ core: random-forest engine and the measures computed from it.";
   pyinterp::bind_forest(m);
   pyinterp::bind_importance(m);
+  pyinterp::bind_interactions(m);
 }

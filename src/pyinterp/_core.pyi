@@ -110,3 +110,24 @@ def dstump(
     side: StumpSide,
     n_threads: int = 1,
 ) -> dict[str, npt.NDArray[Any]]: ...
+
+class FirstOccurrence(enum.Enum):
+    after_filter = 0
+    literal = 1
+
+class LeafWeight(enum.Enum):
+    depth = 0
+    samplesize = 1
+
+class DecreaseScale(enum.Enum):
+    weighted = 0
+    within_node = 1
+
+def signed_paths(
+    forest: Forest,
+    epsilon: float,
+    first_occurrence: FirstOccurrence,
+    weight: LeafWeight,
+    scale: DecreaseScale,
+    n_threads: int = 1,
+) -> dict[str, npt.NDArray[Any]]: ...

@@ -1,0 +1,74 @@
+"""Signed leaf paths F_eps of a fitted forest (paper 001 eq. 6)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _core
+from .._adapters import forest_view
+from .._validation import check_real, resolve_n_threads
+
+_FIRST = {"after_filter": _core.FirstOccurrence.after_filter, "literal": _core.FirstOccurrence.literal}
+_WEIGHT = {"depth": _core.LeafWeight.depth, "samplesize": _core.LeafWeight.samplesize}
+_SCALE = {"weighted": _core.DecreaseScale.weighted, "within_node": _core.DecreaseScale.within_node}
+
+
+def encode(features) -> np.ndarray:
+    """Signed features [(k, sign), ...] -> sorted integer codes (2k for sign -1, 2k + 1 for +1)."""
+    codes = []
+    for k, sign in features:
+        if sign not in (-1, 1) or int(k) != k or k < 0:
+            raise ValueError(f"a signed feature is (k >= 0, sign in {{-1, +1}}), got {(k, sign)!r}")
+        codes.append(2 * int(k) + (sign > 0))
+    return np.array(sorted(codes), dtype=np.int32)
+
+
+def decode(codes) -> tuple:
+    """Integer codes -> ((k, sign), ...) sorted by k."""
+    return tuple((int(c) >> 1, 1 if c & 1 else -1) for c in sorted(int(c) for c in codes))
+
+
+@dataclass(frozen=True)
+class SignedPaths:
+    """One row per leaf, trees in order: the codes of row r are codes[indptr[r]:indptr[r + 1]]
+    (sorted), with the leaf's weight, depth, tree index and node id."""
+
+    indptr: np.ndarray
+    codes: np.ndarray
+    weight: np.ndarray
+    depth: np.ndarray
+    tree: np.ndarray
+    leaf: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.weight)
+
+    def path(self, row) -> tuple:
+        """The signed features of one leaf as ((k, sign), ...)."""
+        return decode(self.codes[self.indptr[row] : self.indptr[row + 1]])
+
+
+def signed_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="after_filter",
+                 impurity_scale="weighted", n_jobs=None) -> SignedPaths:
+    """F_eps for every leaf of a fitted pyinterp or scikit-learn forest.
+
+    A node enters its leaves' paths when its impurity decrease exceeds ``epsilon``: by default the
+    recorded (N_t I_t - N_l I_l - N_r I_r) / N_root (``impurity_scale="weighted"``, scikit-learn's
+    min_impurity_decrease quantity), or that divided by N_t / N_root (``"within_node"``, eq. 5).
+    Each feature appears once per path, at its first occurrence from the root: among the nodes
+    passing epsilon (``first_occurrence="after_filter"``, the paper's text and code) or among all
+    nodes (``"literal"``: if the feature's first node fails epsilon, the feature is absent).
+    Leaf weights: ``"depth"`` = 2^-D / n_trees (depth-weighted prevalence) or ``"samplesize"`` =
+    the leaf's share of the in-bag weight / n_trees. Weights of each tree sum to 1 / n_trees.
+    """
+    epsilon = check_real("epsilon", epsilon, 0.0)
+    for name, value, allowed in (("weight", weight, _WEIGHT), ("first_occurrence", first_occurrence, _FIRST),
+                                 ("impurity_scale", impurity_scale, _SCALE)):
+        if value not in allowed:
+            raise ValueError(f"{name} must be one of {sorted(allowed)}, got {value!r}")
+    view = forest_view(forest)
+    d = _core.signed_paths(view.core, epsilon, _FIRST[first_occurrence], _WEIGHT[weight], _SCALE[impurity_scale],
+                           resolve_n_threads(n_jobs))
+    return SignedPaths(**d)

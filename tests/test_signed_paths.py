@@ -1,0 +1,134 @@
+"""Signed leaf paths F_eps: hand-built trees with known answers (paper 001 Fig. 1), both
+first-occurrence readings, weights, and fitted forests against a node-by-node reference."""
+
+import numpy as np
+import pytest
+from reference import signed_path
+from sklearn.ensemble import RandomForestRegressor as SkRegressor
+
+import pyinterp
+from pyinterp import _core
+from pyinterp.interactions import decode, encode, signed_paths
+
+
+class Hand:
+    """A pyinterp regressor whose core forest is built from node arrays."""
+
+    def __init__(self, trees, n_features=2):
+        state = (1, n_features, 0, 1, [self._tree(*t) for t in trees], np.zeros(len(trees), dtype=np.uint32))
+        self.forest = pyinterp.RandomForestRegressor()
+        self.forest._forest = _core.Forest.from_state(state)
+        self.forest.n_features_in_ = n_features
+
+    @staticmethod
+    def _tree(feature, left, right, weight, impurity, value):
+        feature, left, right = (np.array(a, dtype=np.int32) for a in (feature, left, right))
+        n = len(feature)
+        parent = np.full(n, -1, dtype=np.int32)
+        depth = np.zeros(n, dtype=np.int32)
+        for k in range(n):
+            if left[k] >= 0:
+                parent[[left[k], right[k]]] = k
+                depth[[left[k], right[k]]] = depth[k] + 1
+        w, imp = np.array(weight, float), np.array(impurity, float)
+        decrease = np.zeros(n)
+        split = left >= 0
+        decrease[split] = (w[split] * imp[split] - w[left[split]] * imp[left[split]] - w[right[split]] * imp[right[split]]) / w[0]
+        threshold = np.where(split, 0.5, 0.0)
+        return (feature, threshold, left, right, parent, depth, np.ones(n, np.int32), w, imp, decrease, np.array(value, float))
+
+
+def figure_1_trees():
+    """E[Y|X] = 1(X0 <= .5) 1(X1 <= .5), n = infinity: tree A splits X0 first, tree B X1 first."""
+    a = ([0, 1, -1, -1, -1], [1, 2, -1, -1, -1], [4, 3, -1, -1, -1],
+         [1, .5, .25, .25, .5], [3 / 16, 1 / 4, 0, 0, 0], [.25, .5, 1, 0, 0])
+    b = ([1, 0, -1, -1, -1], *a[1:])
+    return [a, b]
+
+
+def test_figure_1_paths_weights_and_epsilon():
+    forest = Hand(figure_1_trees()).forest
+    tree = forest.trees_[0]
+    np.testing.assert_allclose(tree.impurity_decrease[:2], [1 / 16, 1 / 8])
+    p = signed_paths(forest, 0.01)
+    assert [p.path(r) for r in range(len(p))] == [
+        ((0, -1), (1, -1)), ((0, -1), (1, 1)), ((0, 1),),
+        ((0, -1), (1, -1)), ((0, 1), (1, -1)), ((1, 1),),
+    ]
+    np.testing.assert_array_equal(p.weight, [1 / 8, 1 / 8, 1 / 4] * 2)
+    np.testing.assert_array_equal(p.depth, [2, 2, 1] * 2)
+    np.testing.assert_array_equal(p.tree, [0, 0, 0, 1, 1, 1])
+    np.testing.assert_array_equal(p.leaf, [2, 3, 4] * 2)
+    # 1/16 < eps < 1/8 removes the roots only.
+    p = signed_paths(forest, 0.1)
+    assert [p.path(r) for r in range(3)] == [((1, -1),), ((1, 1),), ()]
+    # Within-node scale: the second split's decrease is 1/4, so eps = 0.2 keeps it.
+    p = signed_paths(forest, 0.2, impurity_scale="within_node")
+    assert [p.path(r) for r in range(3)] == [((1, -1),), ((1, 1),), ()]
+    assert len(signed_paths(forest, 0.2).codes) == 0
+    p = signed_paths(forest, 0.01, weight="samplesize")
+    np.testing.assert_array_equal(p.weight, [1 / 8, 1 / 8, 1 / 4] * 2)
+
+
+def test_first_occurrence_readings():
+    # Root splits X0 with a tiny decrease, its left child splits X0 again with a large one.
+    tree = ([0, 0, -1, -1, -1], [1, 2, -1, -1, -1], [4, 3, -1, -1, -1],
+            [1, .9, .45, .45, .1], [.2, .2, 0, 0, 0.19], [0, 0, 0, 1, 0])
+    forest = Hand([tree], n_features=1).forest
+    filtered = signed_paths(forest, 0.05)
+    literal = signed_paths(forest, 0.05, first_occurrence="literal")
+    assert [filtered.path(r) for r in range(3)] == [((0, -1),), ((0, 1),), ()]
+    assert [literal.path(r) for r in range(3)] == [(), (), ()]
+    # Without an epsilon cut both readings keep the root's sign only.
+    assert signed_paths(forest, 0.0).path(1) == ((0, -1),)
+
+
+@pytest.mark.parametrize("literal", [False, True])
+def test_fitted_forests_match_reference(regression_data, literal):
+    X, y = regression_data
+    reading = "literal" if literal else "after_filter"
+    for forest in (pyinterp.RandomForestRegressor(n_estimators=8, random_state=0).fit(X, y),
+                   SkRegressor(n_estimators=8, random_state=0).fit(X, y)):
+        p = signed_paths(forest, 0.002, first_occurrence=reading, n_jobs=2)
+        trees = forest.trees_ if hasattr(forest, "trees_") else None
+        if trees is None:
+            from test_importance import sk_trees
+
+            trees = sk_trees(forest, 1)
+        expected = [signed_path(t, leaf, 0.002, literal) for t in trees for leaf in np.flatnonzero(t.left < 0)]
+        assert [list(p.codes[p.indptr[r]:p.indptr[r + 1]]) for r in range(len(p))] == expected
+        per_tree = np.bincount(p.tree, weights=p.weight)
+        np.testing.assert_allclose(per_tree, 1 / len(trees), rtol=1e-12)  # full binary trees
+        # At most one sign per feature on a path.
+        for r in range(len(p)):
+            features = p.codes[p.indptr[r]:p.indptr[r + 1]] >> 1
+            assert len(set(features)) == len(features)
+
+
+def test_theorem_1_bound_per_tree(regression_data):
+    """Sum over a tree's leaves of 2^-D 1{S in F_eps} <= 2^-|S| for every S that occurs."""
+    X, y = regression_data
+    forest = pyinterp.RandomForestRegressor(n_estimators=5, random_state=1).fit(X, y)
+    p = signed_paths(forest, 0.001)
+    for t in range(5):
+        rows = np.flatnonzero(p.tree == t)
+        paths = [set(p.codes[p.indptr[r]:p.indptr[r + 1]]) for r in rows]
+        candidates = {frozenset(c) for s in paths for c in ([a] for a in s)}
+        candidates |= {frozenset(s) for s in paths if 0 < len(s) <= 3}
+        for S in candidates:
+            mass = sum(2.0 ** -p.depth[r] for r, s in zip(rows, paths) if S <= s)
+            assert mass <= 2.0 ** -len(S) + 1e-12
+
+
+def test_codes_and_errors():
+    assert decode(encode([(3, 1), (0, -1)])) == ((0, -1), (3, 1))
+    np.testing.assert_array_equal(encode([(2, -1), (1, 1)]), [3, 4])
+    with pytest.raises(ValueError, match="signed feature"):
+        encode([(1, 0)])
+    forest = Hand(figure_1_trees()).forest
+    with pytest.raises(ValueError, match="weight"):
+        signed_paths(forest, weight="leaves")
+    with pytest.raises(ValueError, match="epsilon"):
+        signed_paths(forest, -1.0)
+    with pytest.raises(ValueError, match="first_occurrence"):
+        signed_paths(forest, first_occurrence="last")
