@@ -1,5 +1,7 @@
 """pyinterp.importance against definitions computed node by node, and its invariants."""
 
+import inspect
+
 import numpy as np
 import pytest
 from sklearn.ensemble import RandomForestClassifier as SkClassifier
@@ -111,7 +113,8 @@ def test_mdi_oob_on_sklearn_forest_uses_sklearn_oob_sets(task):
     Y = one_hot(np.searchsorted(s.classes_, y) if n_values > 1 else y, n_values)
     inbag = np.ones((len(trees), len(X)), dtype=int)
     for k, e in enumerate(s.estimators_):
-        inbag[k, _generate_unsampled_indices(e.random_state, len(X), len(X), None)] = 0
+        extra = (None,) if "sample_weight" in inspect.signature(_generate_unsampled_indices).parameters else ()
+        inbag[k, _generate_unsampled_indices(e.random_state, len(X), len(X), *extra)] = 0
     X32 = X.astype(np.float32)
     ref, _ = reference_oob(trees, inbag, X32, Y, lambda t, X, Y, oob: mdi_oob_per_tree(t, X, Y, oob, X.shape[1]))
     np.testing.assert_allclose(imp.mdi_oob(s, X, y), ref, rtol=0, atol=1e-12)
