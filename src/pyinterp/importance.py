@@ -16,7 +16,9 @@ Definitions (thesis ch. 8, with T trees and f_{T,k} the Saabas contribution of f
 - ``naive_oob``: node impurity decreases recomputed on each tree's out-of-bag rows.
 - ``ufi``: Zhou & Hooker's decrease of an impurity that mixes the in-bag node value mu with the
   out-of-bag mean mu': E'|y|^2 - <mu, mu'>, i.e. 1 - sum_k p_k p'_k for classes (entropy forests:
-  the symmetrised cross-entropy), weighted by in-bag node mass.
+  the symmetrised cross-entropy), weighted by in-bag node mass. The class form is Zhou & Hooker's
+  modified Gini; the squared-error form is its analogue for real y (one-hot targets give back the
+  Gini form), not a formula quoted from their paper.
 - ``permutation_oob``: increase of each tree's out-of-bag loss when feature k is permuted among
   that tree's out-of-bag rows (squared error, or misclassification), averaged over trees.
 
