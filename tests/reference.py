@@ -2,6 +2,9 @@
 
 import numpy as np
 
+from pyinterp._adapters import _sklearn_tree_state
+from pyinterp.forest import TREE_FIELDS, Tree
+
 
 def impurity(y, w, criterion, n_classes=None):
     """Weighted node impurity: variance, Gini or entropy (log2)."""
@@ -133,3 +136,13 @@ def signed_path(tree, leaf, epsilon, literal=False):
         if passes:
             codes.append(2 * k + (child == tree.right[node]))
     return sorted(codes)
+
+
+def sk_trees(forest, n_values):
+    """scikit-learn's trees as pyinterp Tree views, through the adapter under test."""
+    trees = []
+    for e in forest.estimators_:
+        arrays = dict(zip(TREE_FIELDS, _sklearn_tree_state(e)))
+        arrays["value"] = arrays["value"].reshape(-1, n_values)
+        trees.append(Tree(arrays))
+    return trees

@@ -10,19 +10,7 @@ from sklearn.ensemble._forest import _generate_unsampled_indices
 
 import pyinterp
 from pyinterp import importance as imp
-from pyinterp._adapters import _sklearn_tree_state
-from pyinterp.forest import TREE_FIELDS, Tree
-from reference import mdi_oob_per_tree, naive_oob_per_tree, one_hot, saabas, ufi_per_tree
-
-
-def sk_trees(forest, n_values):
-    """scikit-learn's trees as pyinterp Tree views, through the adapter under test."""
-    trees = []
-    for e in forest.estimators_:
-        arrays = dict(zip(TREE_FIELDS, _sklearn_tree_state(e)))
-        arrays["value"] = arrays["value"].reshape(-1, n_values)
-        trees.append(Tree(arrays))
-    return trees
+from reference import mdi_oob_per_tree, naive_oob_per_tree, one_hot, saabas, sk_trees, ufi_per_tree
 
 
 @pytest.fixture(params=["regression", "classification"])

@@ -3,7 +3,7 @@ first-occurrence readings, weights, and fitted forests against a node-by-node re
 
 import numpy as np
 import pytest
-from reference import signed_path
+from reference import signed_path, sk_trees
 from sklearn.ensemble import RandomForestRegressor as SkRegressor
 
 import pyinterp
@@ -90,11 +90,7 @@ def test_fitted_forests_match_reference(regression_data, literal):
     for forest in (pyinterp.RandomForestRegressor(n_estimators=8, random_state=0).fit(X, y),
                    SkRegressor(n_estimators=8, random_state=0).fit(X, y)):
         p = signed_paths(forest, 0.002, first_occurrence=reading, n_jobs=2)
-        trees = forest.trees_ if hasattr(forest, "trees_") else None
-        if trees is None:
-            from test_importance import sk_trees
-
-            trees = sk_trees(forest, 1)
+        trees = forest.trees_ if hasattr(forest, "trees_") else sk_trees(forest, 1)
         expected = [signed_path(t, leaf, 0.002, literal) for t in trees for leaf in np.flatnonzero(t.left < 0)]
         assert [list(p.codes[p.indptr[r]:p.indptr[r + 1]]) for r in range(len(p))] == expected
         per_tree = np.bincount(p.tree, weights=p.weight)

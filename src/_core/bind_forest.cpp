@@ -67,17 +67,12 @@ Tree tree_from_state(const py::tuple& s, int64_t n_features, int32_t n_values) {
 py::tuple forest_state(const Forest& f) {
   py::list trees;
   for (const Tree& t : f.trees) {
-    const py::ssize_t n = t.node_count();
-    trees.append(py::make_tuple(py::array(n, t.feature.data()), py::array(n, t.threshold.data()),
-                                py::array(n, t.left.data()), py::array(n, t.right.data()),
-                                py::array(n, t.parent.data()), py::array(n, t.depth.data()),
-                                py::array(n, t.n_node_samples.data()),
-                                py::array(n, t.weighted_n_node_samples.data()), py::array(n, t.impurity.data()),
-                                py::array(n, t.impurity_decrease.data()),
-                                py::array(static_cast<py::ssize_t>(t.value.size()), t.value.data())));
+    trees.append(py::make_tuple(copy_array(t.feature), copy_array(t.threshold), copy_array(t.left), copy_array(t.right),
+                                copy_array(t.parent), copy_array(t.depth), copy_array(t.n_node_samples),
+                                copy_array(t.weighted_n_node_samples), copy_array(t.impurity),
+                                copy_array(t.impurity_decrease), copy_array(t.value)));
   }
-  py::array inbag(static_cast<py::ssize_t>(f.inbag.size()), f.inbag.data());
-  return py::make_tuple(1, f.n_features, f.n_classes, f.n_samples, trees, inbag);
+  return py::make_tuple(1, f.n_features, f.n_classes, f.n_samples, trees, copy_array(f.inbag));
 }
 
 Forest forest_from_state(const py::tuple& s) {
@@ -180,8 +175,7 @@ void bind_forest(py::module_& m) {
               py::gil_scoped_release release;
               paths = decision_path(f, v, n_threads);
             }
-            auto arr = [](const std::vector<int64_t>& a) { return py::array(static_cast<py::ssize_t>(a.size()), a.data()); };
-            return py::make_tuple(arr(paths.indptr), arr(paths.indices), arr(paths.node_offsets));
+            return py::make_tuple(copy_array(paths.indptr), copy_array(paths.indices), copy_array(paths.node_offsets));
           },
           py::arg("X"), py::arg("n_threads") = 1)
       .def_static("from_state", &forest_from_state, py::arg("state"),

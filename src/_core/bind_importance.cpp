@@ -25,8 +25,7 @@ Targets targets_of(const Forest& f, const py::object& y, const py::object& sampl
 }
 
 py::tuple importance_arrays(const Importance& imp) {
-  return py::make_tuple(py::array(static_cast<py::ssize_t>(imp.mean.size()), imp.mean.data()),
-                        py::array(static_cast<py::ssize_t>(imp.std_error.size()), imp.std_error.data()), imp.n_trees);
+  return py::make_tuple(copy_array(imp.mean), copy_array(imp.std_error), imp.n_trees);
 }
 
 }  // namespace
@@ -109,13 +108,12 @@ void bind_importance(py::module_& m) {
           py::gil_scoped_release release;
           table = dstump(v, yp, wp, split, side, n_threads);
         }
-        auto arr = [](const auto& a) { return py::array(static_cast<py::ssize_t>(a.size()), a.data()); };
         py::dict d;
-        d["score"] = arr(table.score);
-        d["threshold"] = arr(table.threshold);
-        d["impurity_decrease"] = arr(table.impurity_decrease);
-        d["sign"] = arr(table.sign);
-        d["n_left"] = arr(table.n_left);
+        d["score"] = copy_array(table.score);
+        d["threshold"] = copy_array(table.threshold);
+        d["impurity_decrease"] = copy_array(table.impurity_decrease);
+        d["sign"] = copy_array(table.sign);
+        d["n_left"] = copy_array(table.n_left);
         return d;
       },
       py::arg("X"), py::arg("y"), py::arg("sample_weight"), py::arg("split"), py::arg("side"), py::arg("n_threads") = 1);

@@ -30,14 +30,13 @@ void bind_interactions(py::module_& m) {
           py::gil_scoped_release release;
           paths = signed_paths(f, o, n_threads);
         }
-        auto arr = [](const auto& a) { return py::array(static_cast<py::ssize_t>(a.size()), a.data()); };
         py::dict d;
-        d["indptr"] = arr(paths.indptr);
-        d["codes"] = arr(paths.codes);
-        d["weight"] = arr(paths.weight);
-        d["depth"] = arr(paths.depth);
-        d["tree"] = arr(paths.tree);
-        d["leaf"] = arr(paths.leaf);
+        d["indptr"] = copy_array(paths.indptr);
+        d["codes"] = copy_array(paths.codes);
+        d["weight"] = copy_array(paths.weight);
+        d["depth"] = copy_array(paths.depth);
+        d["tree"] = copy_array(paths.tree);
+        d["leaf"] = copy_array(paths.leaf);
         return d;
       },
       py::arg("forest"), py::arg("epsilon"), py::arg("first_occurrence"), py::arg("weight"), py::arg("scale"),

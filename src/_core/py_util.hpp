@@ -48,6 +48,12 @@ const T* vector_data(const py::object& obj, int64_t n, const char* name) {
   return static_cast<const T*>(a.data());
 }
 
+// A 1-d numpy copy of a core vector (for results the core hands over and forgets).
+template <class T>
+py::array copy_array(const std::vector<T>& data) {
+  return py::array(static_cast<py::ssize_t>(data.size()), data.data());
+}
+
 // A read-only numpy view of core memory that keeps `owner` alive.
 template <class T>
 py::array view(const std::vector<T>& data, std::vector<py::ssize_t> shape, py::handle owner) {
