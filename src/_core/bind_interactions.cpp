@@ -1,11 +1,36 @@
-// Python bindings of interaction discovery: signed leaf paths.
+// Python bindings of interaction discovery: signed leaf paths, set matching, frequent itemsets.
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
+#include "mining/itemsets.hpp"
+#include "paths/set_matches.hpp"
 #include "paths/signed_paths.hpp"
 #include "py_util.hpp"
 
 namespace pyinterp {
+namespace {
+
+using Int64Array = py::array_t<int64_t, py::array::c_style>;
+using Int32Array = py::array_t<int32_t, py::array::c_style>;
+
+// CSR arrays checked for shape and monotone bounds: the core trusts indptr.
+template <class Codes>
+void check_csr(const Int64Array& indptr, const Codes& codes, const char* name) {
+  if (indptr.ndim() != 1 || indptr.shape(0) < 1 || codes.ndim() != 1)
+    throw std::invalid_argument(std::string(name) + ": indptr and items must be 1-d, indptr non-empty");
+  const int64_t* p = indptr.data();
+  const int64_t n = indptr.shape(0) - 1;
+  if (p[0] != 0 || p[n] != codes.shape(0)) throw std::invalid_argument(std::string(name) + ": indptr must run from 0 to len(items)");
+  for (int64_t i = 0; i < n; ++i)
+    if (p[i + 1] < p[i]) throw std::invalid_argument(std::string(name) + ": indptr must be non-decreasing");
+}
+
+CsrView csr_view(const Int64Array& indptr, const Int32Array& codes, const char* name) {
+  check_csr(indptr, codes, name);
+  return {indptr.data(), codes.data(), indptr.shape(0) - 1};
+}
+
+}  // namespace
 
 void bind_interactions(py::module_& m) {
   py::enum_<FirstOccurrence>(m, "FirstOccurrence")
@@ -15,16 +40,18 @@ void bind_interactions(py::module_& m) {
   py::enum_<DecreaseScale>(m, "DecreaseScale")
       .value("weighted", DecreaseScale::weighted)
       .value("within_node", DecreaseScale::within_node);
+  py::enum_<NodeCounts>(m, "NodeCounts").value("weighted", NodeCounts::weighted).value("distinct", NodeCounts::distinct);
 
   m.def(
       "signed_paths",
       [](const Forest& f, double epsilon, FirstOccurrence first, LeafWeight weight, DecreaseScale scale,
-         int n_threads) {
+         NodeCounts counts, int n_threads) {
         SignedPathOptions o;
         o.epsilon = epsilon;
         o.first_occurrence = first;
         o.weight = weight;
         o.scale = scale;
+        o.counts = counts;
         SignedPaths paths;
         {
           py::gil_scoped_release release;
@@ -40,7 +67,40 @@ void bind_interactions(py::module_& m) {
         return d;
       },
       py::arg("forest"), py::arg("epsilon"), py::arg("first_occurrence"), py::arg("weight"), py::arg("scale"),
-      py::arg("n_threads") = 1);
+      py::arg("counts"), py::arg("n_threads") = 1);
+
+  m.def(
+      "match_sets",
+      [](const Int64Array& indptr, const Int32Array& codes, const Int64Array& query_indptr,
+         const Int32Array& query_codes) {
+        const CsrView rows = csr_view(indptr, codes, "rows"), queries = csr_view(query_indptr, query_codes, "queries");
+        SetMatches matches;
+        {
+          py::gil_scoped_release release;
+          matches = match_sets(rows, queries);
+        }
+        return py::make_tuple(copy_array(matches.indptr), copy_array(matches.rows));
+      },
+      py::arg("indptr"), py::arg("codes"), py::arg("query_indptr"), py::arg("query_codes"));
+
+  py::register_exception<TooManyItemsets>(m, "TooManyItemsets", PyExc_MemoryError);
+  m.def(
+      "frequent_itemsets",
+      [](const Int64Array& indptr, const Int64Array& items, const py::object& weights, double min_support,
+         int32_t max_size, int64_t max_itemsets) {
+        check_csr(indptr, items, "transactions");
+        TransactionsView tx{indptr.data(), items.data(), nullptr, indptr.shape(0) - 1};
+        tx.weights = vector_data<double>(weights, tx.n, "weights");
+        ItemsetOptions o{min_support, max_size, max_itemsets};
+        Itemsets sets;
+        {
+          py::gil_scoped_release release;
+          sets = frequent_itemsets(tx, o);
+        }
+        return py::make_tuple(copy_array(sets.indptr), copy_array(sets.items), copy_array(sets.support));
+      },
+      py::arg("indptr"), py::arg("items"), py::arg("weights"), py::arg("min_support"), py::arg("max_size"),
+      py::arg("max_itemsets"));
 }
 
 }  // namespace pyinterp

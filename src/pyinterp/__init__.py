@@ -2,6 +2,7 @@
 
 from . import importance
 from .forest import RandomForestClassifier, RandomForestRegressor, Tree
+from .itemsets import frequent_itemsets
 
-__all__ = ["RandomForestClassifier", "RandomForestRegressor", "Tree", "importance"]
+__all__ = ["RandomForestClassifier", "RandomForestRegressor", "Tree", "frequent_itemsets", "importance"]
 __version__ = "0.1.0"

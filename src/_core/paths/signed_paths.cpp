@@ -15,6 +15,22 @@ struct Scratch {
   std::vector<int32_t> touched;   // features to unmark
 };
 
+double node_size(const Tree& tree, int32_t node, NodeCounts counts) {
+  return counts == NodeCounts::weighted ? tree.weighted_n_node_samples[node] : tree.n_node_samples[node];
+}
+
+// The impurity decrease of inner node t compared with epsilon.
+double decrease(const Tree& tree, int32_t t, const SignedPathOptions& o) {
+  const double root = node_size(tree, 0, o.counts), own = node_size(tree, t, o.counts);
+  double d = tree.impurity_decrease[t];
+  if (o.counts == NodeCounts::distinct) {
+    const int32_t l = tree.left[t], r = tree.right[t];
+    d = (own * tree.impurity[t] - node_size(tree, l, o.counts) * tree.impurity[l] -
+         node_size(tree, r, o.counts) * tree.impurity[r]) / root;
+  }
+  return o.scale == DecreaseScale::within_node ? d * root / own : d;
+}
+
 void tree_paths(const Tree& tree, int32_t t, int64_t n_trees, const SignedPathOptions& o, Scratch& s,
                 SignedPaths& out) {
   const double root_w = tree.weighted_n_node_samples[0];
@@ -27,9 +43,7 @@ void tree_paths(const Tree& tree, int32_t t, int64_t n_trees, const SignedPathOp
     for (auto it = s.path.rbegin(); it != s.path.rend(); ++it) {
       const int32_t child = *it, node = tree.parent[child];
       const int32_t k = tree.feature[node];
-      double decrease = tree.impurity_decrease[node];
-      if (o.scale == DecreaseScale::within_node) decrease *= root_w / tree.weighted_n_node_samples[node];
-      const bool passes = decrease > o.epsilon;
+      const bool passes = decrease(tree, node, o) > o.epsilon;
       if (s.seen[k] || (!passes && o.first_occurrence == FirstOccurrence::after_filter)) continue;
       s.seen[k] = 1;
       s.touched.push_back(k);

@@ -18,12 +18,17 @@ enum class LeafWeight { depth, samplesize };
 // weighted: (N_t I_t - N_l I_l - N_r I_r) / N_root, the recorded impurity_decrease; within_node:
 // the same divided by N_t / N_root (eq. 5).
 enum class DecreaseScale { weighted, within_node };
+// The node sizes N in the decrease: weighted = weighted_n_node_samples (in-bag multiplicities
+// times sample weights, what the impurities were computed with); distinct = n_node_samples (the
+// count of distinct in-bag rows, as the lssfind and irf packages use).
+enum class NodeCounts { weighted, distinct };
 
 struct SignedPathOptions {
   double epsilon = 0.01;
   FirstOccurrence first_occurrence = FirstOccurrence::after_filter;
   LeafWeight weight = LeafWeight::depth;
   DecreaseScale scale = DecreaseScale::weighted;
+  NodeCounts counts = NodeCounts::weighted;
 };
 
 // One row per leaf, trees in order and leaves in node order within a tree (CSR).

@@ -3,6 +3,8 @@
 Signed features are (feature k, sign): sign -1 for the left branch (x <= threshold), +1 for the
 right. Internally a signed feature is the integer code 2k (left) or 2k + 1 (right)."""
 
+from .dwp import dwp, prevalent_sets
 from .paths import SignedPaths, decode, encode, signed_paths
+from .table import InteractionTable
 
-__all__ = ["SignedPaths", "decode", "encode", "signed_paths"]
+__all__ = ["InteractionTable", "SignedPaths", "decode", "dwp", "encode", "prevalent_sets", "signed_paths"]

@@ -13,6 +13,7 @@ from .._validation import check_real, resolve_n_threads
 _FIRST = {"after_filter": _core.FirstOccurrence.after_filter, "literal": _core.FirstOccurrence.literal}
 _WEIGHT = {"depth": _core.LeafWeight.depth, "samplesize": _core.LeafWeight.samplesize}
 _SCALE = {"weighted": _core.DecreaseScale.weighted, "within_node": _core.DecreaseScale.within_node}
+_COUNTS = {"weighted": _core.NodeCounts.weighted, "distinct": _core.NodeCounts.distinct}
 
 
 def encode(features) -> np.ndarray:
@@ -51,7 +52,7 @@ class SignedPaths:
 
 
 def signed_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="after_filter",
-                 impurity_scale="weighted", n_jobs=None) -> SignedPaths:
+                 impurity_scale="weighted", node_counts="weighted", n_jobs=None) -> SignedPaths:
     """F_eps for every leaf of a fitted pyinterp or scikit-learn forest.
 
     A node enters its leaves' paths when its impurity decrease exceeds ``epsilon``: by default the
@@ -62,13 +63,16 @@ def signed_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="afte
     nodes (``"literal"``: if the feature's first node fails epsilon, the feature is absent).
     Leaf weights: ``"depth"`` = 2^-D / n_trees (depth-weighted prevalence) or ``"samplesize"`` =
     the leaf's share of the in-bag weight / n_trees. Weights of each tree sum to 1 / n_trees.
+    The node sizes N in the decrease are in-bag weights (``node_counts="weighted"``, what the
+    impurities were computed with) or distinct in-bag row counts (``"distinct"``, as the lssfind
+    and irf packages compute it; their published values need it).
     """
     epsilon = check_real("epsilon", epsilon, 0.0)
     for name, value, allowed in (("weight", weight, _WEIGHT), ("first_occurrence", first_occurrence, _FIRST),
-                                 ("impurity_scale", impurity_scale, _SCALE)):
+                                 ("impurity_scale", impurity_scale, _SCALE), ("node_counts", node_counts, _COUNTS)):
         if value not in allowed:
             raise ValueError(f"{name} must be one of {sorted(allowed)}, got {value!r}")
     view = forest_view(forest)
     d = _core.signed_paths(view.core, epsilon, _FIRST[first_occurrence], _WEIGHT[weight], _SCALE[impurity_scale],
-                           resolve_n_threads(n_jobs))
+                           _COUNTS[node_counts], resolve_n_threads(n_jobs))
     return SignedPaths(**d)

@@ -1,0 +1,24 @@
+// Which rows of a CSR collection of sorted code sets contain each query set: posting lists per
+// code, intersected from the shortest. Used for DWP of given sets and per-sample path prevalence.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace pyinterp {
+
+struct CsrView {
+  const int64_t* indptr = nullptr;
+  const int32_t* codes = nullptr;
+  int64_t n = 0;
+};
+
+// For query q, the ascending rows r with sets[q] a subset of rows[r] are out.rows[out.indptr[q]:
+// out.indptr[q + 1]]; the empty query matches every row. Queries need not be sorted.
+struct SetMatches {
+  std::vector<int64_t> indptr{0};
+  std::vector<int64_t> rows;
+};
+
+SetMatches match_sets(const CsrView& rows, const CsrView& queries);
+
+}  // namespace pyinterp

@@ -1,0 +1,80 @@
+"""InteractionTable: the records returned by interaction finders, one per signed feature set."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from collections.abc import Sequence
+
+import numpy as np
+
+
+def _sign_char(sign) -> str:
+    return "+" if sign > 0 else "-"
+
+
+class InteractionTable(Sequence):
+    """Rows of signed interactions with numeric score columns.
+
+    ``table[i]`` is a record (a named tuple) with ``features`` - a tuple of (feature index, sign)
+    sorted by index, sign -1 for ``x <= threshold`` and +1 for ``x > threshold`` - ``names``
+    (the same with column names when the data had them) and one field per score column;
+    ``table["dwp"]`` is a whole column as a numpy array. ``to_frame()`` needs pandas.
+    """
+
+    def __init__(self, features, columns, feature_names=None):
+        self._features = [tuple(f) for f in features]
+        self._columns = {name: np.asarray(values) for name, values in columns.items()}
+        for name, values in self._columns.items():
+            if values.shape != (len(self._features),):
+                raise ValueError(f"column {name!r} must have one value per interaction")
+        self._names = None if feature_names is None else [str(n) for n in feature_names]
+        self._record = namedtuple("Interaction", ["features", "names", *self._columns])
+
+    @property
+    def columns(self) -> list:
+        return list(self._columns)
+
+    @property
+    def features(self) -> list:
+        return list(self._features)
+
+    def named(self, features) -> tuple:
+        """((name, sign), ...) for a signed set, names falling back to 'x<k>'."""
+        return tuple((self._names[k] if self._names else f"x{k}", s) for k, s in features)
+
+    def label(self, features) -> str:
+        """A readable form such as 'x0- & x3+'."""
+        return " & ".join(f"{name}{_sign_char(s)}" for name, s in self.named(features))
+
+    def __len__(self) -> int:
+        return len(self._features)
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            if key == "features":
+                return self.features
+            return self._columns[key].copy()
+        if isinstance(key, slice):
+            return InteractionTable(self._features[key], {n: v[key] for n, v in self._columns.items()}, self._names)
+        f = self._features[key]
+        return self._record(f, self.named(f), *(v[key].item() for v in self._columns.values()))
+
+    def select(self, mask) -> "InteractionTable":
+        """The rows where ``mask`` is true (or the rows at the given indices), in order."""
+        idx = np.flatnonzero(mask) if np.asarray(mask).dtype == bool else np.asarray(mask, dtype=np.intp)
+        return InteractionTable([self._features[i] for i in idx], {n: v[idx] for n, v in self._columns.items()},
+                                self._names)
+
+    def to_frame(self):
+        """A pandas DataFrame: 'interaction' label, 'order', 'features', then the score columns."""
+        import pandas as pd
+
+        return pd.DataFrame({"interaction": [self.label(f) for f in self._features],
+                             "order": [len(f) for f in self._features],
+                             "features": self._features, **self._columns})
+
+    def __repr__(self) -> str:
+        head = [f"{self.label(f)}  " + ", ".join(f"{n}={v[i]:.4g}" for n, v in self._columns.items())
+                for i, f in enumerate(self._features[:10])]
+        more = [f"... {len(self) - 10} more"] if len(self) > 10 else []
+        return "\n".join([f"InteractionTable with {len(self)} interactions", *head, *more])

@@ -1,0 +1,83 @@
+"""Weighted frequent itemset mining (general purpose; DWP mining in pyinterp.interactions uses it)."""
+
+from __future__ import annotations
+
+import itertools
+import numbers
+
+import numpy as np
+
+from . import _core
+from ._validation import check_int, check_real
+
+__all__ = ["TooManyItemsets", "frequent_itemsets"]
+
+TooManyItemsets = _core.TooManyItemsets
+
+
+def _transactions_csr(transactions):
+    """A sequence of iterables of integer items -> (indptr, items) as int64 arrays."""
+    try:
+        rows = [t if hasattr(t, "__len__") else list(t) for t in transactions]
+        lengths = np.fromiter((len(t) for t in rows), dtype=np.int64, count=len(rows))
+    except TypeError as exc:
+        raise TypeError("transactions must be a sequence of iterables of integer items") from exc
+    flat = np.asarray(list(itertools.chain.from_iterable(rows)))
+    if flat.size == 0:
+        flat = np.empty(0, dtype=np.int64)
+    elif flat.dtype.kind not in "iu" or flat.ndim != 1:
+        raise TypeError(f"transaction items must be integers, got values of dtype {flat.dtype}")
+    elif flat.dtype.kind == "u" and flat.max() > np.iinfo(np.int64).max:
+        raise ValueError("transaction items must fit in a signed 64-bit integer")
+    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=indptr[1:])
+    return indptr, flat.astype(np.int64, copy=False)
+
+
+def mine_csr(indptr, items, weights, min_support, max_size, max_itemsets):
+    """The core miner on validated CSR input -> (indptr, items, support) arrays."""
+    return _core.frequent_itemsets(indptr, items, weights, min_support, max_size, max_itemsets)
+
+
+def frequent_itemsets(transactions, weights=None, min_support=1.0, max_size=None, *, max_itemsets=2_000_000):
+    """Every itemset whose transactions weigh at least ``min_support`` in total.
+
+    Parameters
+    ----------
+    transactions : sequence of iterables of int
+        Items are any 64-bit integers; repeats within a transaction count once.
+    weights : array-like of shape (n_transactions,), default=None
+        Finite non-negative transaction weights; None weighs every transaction 1 (plain counts).
+    min_support : float, default=1.0
+        Absolute support threshold (total weight, not a fraction), inclusive: an itemset is
+        reported when its support >= min_support. Must be > 0.
+    max_size : int, default=None
+        Largest itemset reported (None: no cap).
+    max_itemsets : int, default=2_000_000
+        Guard against output explosion: more frequent itemsets than this raise
+        :class:`TooManyItemsets` (a MemoryError) before memory runs out.
+
+    Returns
+    -------
+    dict mapping each frequent itemset (a tuple of items in ascending order) to its support.
+
+    Identical transactions are merged (weights summed) and infrequent items dropped before the
+    recursive projection, so the cost follows the distinct transactions, not their count.
+    """
+    indptr, items = _transactions_csr(transactions)
+    n = len(indptr) - 1
+    if weights is not None:
+        weights = np.array(weights, dtype=np.float64, copy=True)
+        if weights.ndim != 1 or weights.shape[0] != n:
+            raise ValueError(f"weights must be 1-d with one entry per transaction ({n}), got shape {weights.shape}")
+        if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+            raise ValueError("weights must be finite and non-negative")
+    min_support = check_real("min_support", min_support, 0.0, low_open=True)
+    max_size = np.iinfo(np.int32).max if max_size is None else check_int("max_size", max_size, 1)
+    max_size = min(max_size, np.iinfo(np.int32).max)
+    if not isinstance(max_itemsets, numbers.Integral) or max_itemsets < 1:
+        raise ValueError(f"max_itemsets must be a positive integer, got {max_itemsets!r}")
+    out_indptr, out_items, support = mine_csr(indptr, items, weights, min_support, max_size, int(max_itemsets))
+    flat = out_items.tolist()
+    bounds = out_indptr.tolist()
+    return {tuple(flat[a:b]): s for a, b, s in zip(bounds[:-1], bounds[1:], support.tolist())}
