@@ -1,0 +1,113 @@
+"""frequent_itemsets against brute-force enumeration, published examples, peers and bad input."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pyinterp import frequent_itemsets
+from pyinterp.itemsets import TooManyItemsets
+
+
+def brute_force(transactions, weights, min_support, max_size):
+    support = {}
+    for t, w in zip(transactions, weights):
+        items = sorted(set(t))
+        for k in range(1, min(len(items), max_size) + 1):
+            for c in itertools.combinations(items, k):
+                support[c] = support.get(c, 0.0) + w
+    return {c: s for c, s in support.items() if s >= min_support}
+
+
+def test_weighted_example():
+    got = frequent_itemsets([(1, 2), (1, 3), (1,), (2, 3), (1, 2, 3)], [.2, .15, .1, .5, .05], .3)
+    assert got.keys() == {(1,), (2,), (3,), (2, 3)}
+    for key, value in {(1,): .5, (2,): .75, (3,): .7, (2, 3): .55}.items():
+        assert got[key] == pytest.approx(value, abs=1e-15)
+
+
+def test_unweighted_example_and_threshold_is_inclusive():
+    tx = [(1, 2)] * 3 + [(1, 3)] * 2 + [(1,)] + [(2, 3)] * 5
+    assert frequent_itemsets(tx, min_support=2) == {(2, 3): 5, (1, 2): 3, (2,): 8, (3,): 7, (1, 3): 2, (1,): 6}
+    assert (1, 3) not in frequent_itemsets(tx, min_support=2.0001)
+
+
+# Weights are multiples of 1/8 so every sum is exact and the threshold comparison is unambiguous.
+transactions = st.lists(st.lists(st.integers(-3, 9), max_size=7), min_size=1, max_size=40)
+
+
+@settings(max_examples=150, deadline=None)
+@given(transactions, st.data())
+def test_equals_brute_force(tx, data):
+    weights = data.draw(st.lists(st.integers(0, 16), min_size=len(tx), max_size=len(tx)))
+    weights = [w / 8 for w in weights]
+    min_support = data.draw(st.integers(1, 24)) / 8
+    max_size = data.draw(st.integers(1, 8))
+    assert frequent_itemsets(tx, weights, min_support, max_size) == brute_force(tx, weights, min_support, max_size)
+    unit = [1.0] * len(tx)
+    assert frequent_itemsets(tx, None, 2, max_size) == brute_force(tx, unit, 2, max_size)
+
+
+def test_merging_repeats_and_item_types():
+    # Repeated items count once; duplicated transactions merge; numpy and large integers work.
+    big = 2**62
+    tx = [np.array([big, 5, 5]), [5, big], (np.int32(5),)]
+    assert frequent_itemsets(tx, [1.0, 2.0, 0.5], 1.0) == {(5,): 3.5, (big,): 3.0, (5, big): 3.0}
+    assert frequent_itemsets([(), (), (1,)], None, 1) == {(1,): 1.0}
+    assert frequent_itemsets([], None, 1) == {}
+
+
+def test_random_baskets_match_brute_force_and_are_deterministic():
+    rng = np.random.default_rng(3)
+    tx = [tuple(rng.choice(30, size=rng.integers(1, 12), replace=False)) for _ in range(400)]
+    w = rng.random(400)
+    got = frequent_itemsets(tx, w, 8.0, 4)
+    ref = brute_force(tx, w, 8.0, 4)
+    assert got.keys() == ref.keys()
+    np.testing.assert_allclose([got[k] for k in ref], list(ref.values()), rtol=1e-12)
+    assert list(frequent_itemsets(tx, w, 8.0, 4).items()) == list(got.items())
+
+
+def test_matches_mlxtend_counts():
+    mlxtend = pytest.importorskip("mlxtend.frequent_patterns")
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(5)
+    tx = [tuple(rng.choice(15, size=rng.integers(1, 8), replace=False)) for _ in range(300)]
+    onehot = pd.DataFrame([[i in t for i in range(15)] for t in tx])
+    ref = mlxtend.fpgrowth(onehot, min_support=30 / 300)
+    expected = {tuple(sorted(s)): round(v * 300) for s, v in zip(ref["itemsets"], ref["support"])}
+    assert frequent_itemsets(tx, None, 30) == expected
+
+
+def test_explosion_guard():
+    tx = [tuple(range(25))] * 3  # 2^25 - 1 frequent itemsets
+    with pytest.raises(TooManyItemsets, match="max_itemsets"):
+        frequent_itemsets(tx, None, 1, max_itemsets=10_000)
+    assert issubclass(TooManyItemsets, MemoryError)
+    assert len(frequent_itemsets(tx, None, 1, max_size=2)) == 25 + 300
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(transactions=[(1.5, 2)]), TypeError, "integers"),
+    (dict(transactions=[1, 2]), TypeError, "iterables"),
+    (dict(transactions=[("a",)]), TypeError, "integers"),
+    (dict(transactions=[(1,)], weights=[1.0, 2.0]), ValueError, "one entry per transaction"),
+    (dict(transactions=[(1,)], weights=[np.nan]), ValueError, "finite"),
+    (dict(transactions=[(1,)], weights=[-1.0]), ValueError, "non-negative"),
+    (dict(transactions=[(1,)], min_support=0), ValueError, "min_support"),
+    (dict(transactions=[(1,)], max_size=0), ValueError, "max_size"),
+    (dict(transactions=[(1,)], max_itemsets=0), ValueError, "max_itemsets"),
+])
+def test_bad_input(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        frequent_itemsets(**kwargs)
+
+
+def test_caller_data_untouched():
+    tx = [np.array([3, 1, 3])]
+    w = np.array([2.0])
+    frequent_itemsets(tx, w, 1)
+    np.testing.assert_array_equal(tx[0], [3, 1, 3])
+    np.testing.assert_array_equal(w, [2.0])
