@@ -2,7 +2,9 @@
 
 from . import importance
 from .forest import RandomForestClassifier, RandomForestRegressor, Tree
+from .interactions import LocalLSSFind, LSSFind
 from .itemsets import frequent_itemsets
 
-__all__ = ["RandomForestClassifier", "RandomForestRegressor", "Tree", "frequent_itemsets", "importance"]
+__all__ = ["LSSFind", "LocalLSSFind", "RandomForestClassifier", "RandomForestRegressor", "Tree", "frequent_itemsets",
+           "importance"]
 __version__ = "0.1.0"

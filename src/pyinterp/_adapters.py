@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.ensemble import RandomForestClassifier as _SkClassifier
 from sklearn.ensemble import RandomForestRegressor as _SkRegressor
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _core
 from .forest import _BaseForest
@@ -51,6 +51,14 @@ def forest_view(forest, n_samples=None) -> _ForestView:
         "forest must be a fitted pyinterp RandomForestRegressor/RandomForestClassifier or scikit-learn "
         f"RandomForestRegressor/RandomForestClassifier, got {type(forest).__name__}"
     )
+
+
+def check_rows(view, X):
+    """X validated against the forest's training columns, in the dtype its thresholds compare."""
+    X = validate_data(view.estimator, X, reset=False, dtype=[np.float64, np.float32], ensure_all_finite=True)
+    if view.float32:
+        X = X.astype(np.float32)
+    return X if X.flags.aligned else np.array(X)
 
 
 def _sklearn_tree_state(tree):

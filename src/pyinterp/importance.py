@@ -31,21 +31,15 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
-from sklearn.utils.validation import check_array, check_consistent_length, validate_data
+from sklearn.utils.validation import check_array, check_consistent_length
 
 from . import _core
+from ._adapters import check_rows as _check_X
 from ._adapters import forest_view as _view
 from ._validation import check_int, check_weights_vector, resolve_n_threads
 from .forest import mdi_from_trees
 
 __all__ = ["contributions", "dstump", "mdi", "mdi_oob", "naive_oob", "permutation_oob", "ufi"]
-
-
-def _check_X(view, X):
-    X = validate_data(view.estimator, X, reset=False, dtype=[np.float64, np.float32], ensure_all_finite=True)
-    if view.float32:
-        X = X.astype(np.float32)
-    return X if X.flags.aligned else np.array(X)
 
 
 def _check_targets(view, y, n_samples):

@@ -1,0 +1,198 @@
+"""LSSFind and LSSrank (paper 001 Algorithm 1; thesis section 10.1) and LocalLSSFind."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._validation import check_int, check_real
+from ..forest import RandomForestRegressor
+from ..itemsets import frequent_itemsets
+from .dwp import FLOAT_SLACK, dwp, prevalent_sets
+from .local import leaf_rows, path_prevalence
+from .paths import decode, signed_paths
+from .table import InteractionTable
+
+
+def minimal(sets) -> list:
+    """The sets with no proper subset in the collection (the basic interactions; the spec's
+    erratum: paper 001 writes maximal), in their given order."""
+    frozen = [frozenset(s) for s in sets]
+    return [s for s, f in zip(sets, frozen) if not any(g < f for g in frozen)]
+
+
+class LSSFind(RegressorMixin, BaseEstimator):
+    """Boolean interactions of a random forest by depth-weighted prevalence (paper 001).
+
+    Fits a regression forest, computes every leaf's signed path F_eps (nodes whose node-mass
+    weighted impurity decrease exceeds ``epsilon``) and mines, exactly, every signed set S with
+    |S| <= ``max_order`` whose DWP is at least ``min_dwp``. Under the LSS model a union signed
+    interaction attains DWP = 2^-|S| and any other set falls short (Theorem 2), so
+    ``mode="find"`` (Algorithm 1) returns the sets with 2^|S| DWP >= 1 - eta, and
+    ``mode="rank"`` (LSSrank) returns every mined set ranked by rho = log2(DWP) / |S|.
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Trees (the paper's 100). DWP's only error is the finite number of trees.
+    max_features : int, float, "sqrt", "log2" or None, default=1.0
+        m_try. All features, as the paper's scikit-learn runs: smaller m_try makes noise splits
+        that cut true interactions' DWP below the eta test (spec section 8).
+    bootstrap, max_samples, min_samples_leaf, max_depth
+        As for :class:`pyinterp.RandomForestRegressor`; bootstrap is the trees' only diversity
+        when m_try = p, so it stays on by default.
+    epsilon : float, default=0.01
+        Absolute impurity-decrease cut in units of y^2 (strict >).
+    eta : float, default=0.01
+        Prevalence slack of the find test, compared with a 1e-12 float tolerance.
+    max_order : int, default=3
+        Largest interaction size (the paper uses the true order + 1).
+    mode : {"find", "rank"}, default="find"
+        ``interactions_`` holds the sets passing the find test, or every mined set (LSSrank).
+    min_dwp : float, default=None
+        Mining threshold. None: (1 - eta) 2^-max_order in find mode (eq. 11; lossless for the
+        find test) and 2^-(max_order + 1) in rank mode (the thesis' n_paths / 2^(L+1)).
+    first_occurrence, impurity_scale : str
+        Passed to :func:`pyinterp.interactions.signed_paths`.
+    random_state, n_jobs
+        Seed and threads of the forest and the path extraction; results do not depend on n_jobs.
+
+    Attributes
+    ----------
+    forest_ : RandomForestRegressor
+    interactions_ : InteractionTable
+        Columns dwp, adjusted_dwp (2^|S| DWP), rho; ordered by rho, largest first.
+    selected_ : InteractionTable
+        The sets passing the find test (equal to interactions_ in find mode).
+    minimal_ : list of tuples
+        The minimal sets of selected_: the basic signed interactions under the LSS model.
+    """
+
+    def __init__(self, n_estimators=100, *, max_features=1.0, bootstrap=True, max_samples=None, min_samples_leaf=1,
+                 max_depth=None, epsilon=0.01, eta=0.01, max_order=3, mode="find", min_dwp=None,
+                 first_occurrence="after_filter", impurity_scale="weighted", random_state=None, n_jobs=None):
+        self.n_estimators = n_estimators
+        self.max_features = max_features
+        self.bootstrap = bootstrap
+        self.max_samples = max_samples
+        self.min_samples_leaf = min_samples_leaf
+        self.max_depth = max_depth
+        self.epsilon = epsilon
+        self.eta = eta
+        self.max_order = max_order
+        self.mode = mode
+        self.min_dwp = min_dwp
+        self.first_occurrence = first_occurrence
+        self.impurity_scale = impurity_scale
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _mining_threshold(self):
+        if self.mode not in ("find", "rank"):
+            raise ValueError(f"mode must be 'find' or 'rank', got {self.mode!r}")
+        if self.min_dwp is not None:
+            return check_real("min_dwp", self.min_dwp, 0.0, 1.0, low_open=True)
+        if self.mode == "find":
+            return (1.0 - self.eta) * 2.0 ** -self.max_order
+        return 2.0 ** -(self.max_order + 1)
+
+    def _path_options(self):
+        return dict(first_occurrence=self.first_occurrence, impurity_scale=self.impurity_scale, n_jobs=self.n_jobs)
+
+    def fit(self, X, y, sample_weight=None):
+        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], y_numeric=True, ensure_all_finite=True)
+        check_real("epsilon", self.epsilon, 0.0)
+        check_real("eta", self.eta, 0.0, 1.0)
+        if self.eta >= 1.0:
+            raise ValueError("eta must be below 1")
+        check_int("max_order", self.max_order, 1)
+        threshold = self._mining_threshold()
+        self.forest_ = RandomForestRegressor(
+            self.n_estimators, max_features=self.max_features, bootstrap=self.bootstrap, max_samples=self.max_samples,
+            min_samples_leaf=self.min_samples_leaf, max_depth=self.max_depth, random_state=self.random_state,
+            n_jobs=self.n_jobs).fit(X, y, sample_weight)
+        self.paths_ = signed_paths(self.forest_, self.epsilon, **self._path_options())
+        mined = prevalent_sets(self.paths_, threshold, self.max_order)
+        names = getattr(self, "feature_names_in_", None)
+        mined = InteractionTable(mined.features, {c: mined[c] for c in mined.columns}, names)
+        self.selected_ = mined.select(mined["adjusted_dwp"] >= 1.0 - self.eta - FLOAT_SLACK)
+        self.interactions_ = self.selected_ if self.mode == "find" else mined
+        self.minimal_ = minimal(self.selected_.features)
+        return self
+
+    def predict(self, X):
+        """The fitted forest's prediction."""
+        check_is_fitted(self, "forest_")
+        return self.forest_.predict(X)
+
+    def dwp(self, sets) -> np.ndarray:
+        """DWP of arbitrary signed sets in the fitted forest."""
+        check_is_fitted(self, "paths_")
+        return dwp(self.paths_, sets)
+
+
+class LocalLSSFind(LSSFind):
+    """LSSFind plus per-sample interactions (Vuk, Ihlo & Behr 2025).
+
+    For a sample x, the path prevalence PP_x(S) is the fraction of trees whose leaf reached by x
+    has S in F_eps. :meth:`local_interactions` combines it with the global adjusted DWP:
+    ``combine="intersection"`` keeps the sets passing the global find test whose PP_x >=
+    ``min_path_prevalence``; ``"union"`` also adds every set with PP_x >= min_path_prevalence
+    (mined from x's own paths). Records carry adjusted_dwp, path_prevalence and their product
+    ``score``, by which they are ranked.
+    """
+
+    def __init__(self, n_estimators=100, *, max_features=1.0, bootstrap=True, max_samples=None, min_samples_leaf=1,
+                 max_depth=None, epsilon=0.01, eta=0.01, max_order=3, mode="find", min_dwp=None,
+                 first_occurrence="after_filter", impurity_scale="weighted", min_path_prevalence=0.5,
+                 combine="intersection", random_state=None, n_jobs=None):
+        super().__init__(n_estimators, max_features=max_features, bootstrap=bootstrap, max_samples=max_samples,
+                         min_samples_leaf=min_samples_leaf, max_depth=max_depth, epsilon=epsilon, eta=eta,
+                         max_order=max_order, mode=mode, min_dwp=min_dwp, first_occurrence=first_occurrence,
+                         impurity_scale=impurity_scale, random_state=random_state, n_jobs=n_jobs)
+        self.min_path_prevalence = min_path_prevalence
+        self.combine = combine
+
+    def local_interactions(self, X) -> list:
+        """One InteractionTable per row of X."""
+        check_is_fitted(self, "paths_")
+        if self.combine not in ("intersection", "union"):
+            raise ValueError(f"combine must be 'intersection' or 'union', got {self.combine!r}")
+        min_pp = check_real("min_path_prevalence", self.min_path_prevalence, 0.0, 1.0, low_open=True)
+        global_sets = self.selected_.features
+        known = set(global_sets)
+        pp_global = path_prevalence(self.forest_, self.paths_, X, global_sets, n_jobs=self.n_jobs)
+        adjusted_global = self.selected_["adjusted_dwp"]
+        if self.combine == "union":
+            leaves = self.forest_.apply(X)
+            rows = leaf_rows(self.paths_, leaves)
+        names = getattr(self, "feature_names_in_", None)
+        tables = []
+        for i in range(pp_global.shape[0]):
+            keep = pp_global[i] >= min_pp - FLOAT_SLACK
+            features = [f for f, k in zip(global_sets, keep) if k]
+            adjusted, pp = list(adjusted_global[keep]), list(pp_global[i, keep])
+            if self.combine == "union":
+                local = self._local_sets(rows[i], min_pp)
+                extra = [f for f in local if f not in known]
+                sizes = np.array([len(f) for f in extra])
+                adjusted += list(self.dwp(extra) * 2.0**sizes) if extra else []
+                pp += [local[f] for f in extra]
+                features += extra
+            adjusted, pp = np.array(adjusted, dtype=float), np.array(pp, dtype=float)
+            score = adjusted * pp
+            order = sorted(range(len(features)), key=lambda j: (-score[j], features[j]))
+            tables.append(InteractionTable([features[j] for j in order],
+                                           {"adjusted_dwp": adjusted[order], "path_prevalence": pp[order],
+                                            "score": score[order]}, names))
+        return tables
+
+    def _local_sets(self, rows, min_pp) -> dict:
+        p = self.paths_
+        transactions = [p.codes[p.indptr[r]:p.indptr[r + 1]] for r in rows]
+        mined = frequent_itemsets(transactions, None, max(1.0, min_pp * len(rows) - FLOAT_SLACK), self.max_order)
+        return {decode(codes): count / len(rows) for codes, count in mined.items()}
+
+
+__all__ = ["LSSFind", "LocalLSSFind", "minimal"]
