@@ -1,0 +1,205 @@
+"""Interaction recovery scores (Behr et al., paper 001 eqs. 13-14; thesis 000 eq. 10.1).
+
+An interaction is a set of signed features ``(k, sign)``: a column index ``k >= 0`` and a sign in
+{-1, +1} (-1 for ``X_k <= t``, +1 for ``X_k > t``). It is passed as any iterable of such pairs, in
+any order. A collection is an iterable of interactions. With S* the true (basic signed) interactions,
+S the found ones and J(A, B) = |A & B| / |A | B| the Jaccard index:
+
+- ``strict_score`` (eq. 13): J(S*, S) over sets of signed sets, so an interaction counts only if it
+  matches a true one exactly, signs included. Subsets and sign flips get no credit.
+- ``lenient_score`` (eq. 14): J(F*, F) with F* and F the unsigned features that appear anywhere in
+  S* and S.
+- ``proximity_score`` (eq. 10.1): (1/K) sum_j max_{i <= M} J(S*_j, S_i) for the K true interactions
+  and the top M entries S_1, ..., S_M of a ranking. Elements are unsigned features by default, as
+  in the thesis, or signed features with ``signed=True``. The score never decreases as M grows.
+
+The true collection must be non-empty (so "both empty" is an error, not a perfect score). An empty
+found collection or ranking scores 0. Repeated interactions count once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import check_int
+
+__all__ = ["lenient_score", "proximity_curve", "proximity_score", "singleton_equivalent", "strict_score"]
+
+
+def _iterate(obj, what):
+    if isinstance(obj, (str, bytes)):
+        raise TypeError(f"{what}, got the string {obj!r}")
+    try:
+        return iter(obj)
+    except TypeError:
+        raise TypeError(f"{what}, got {obj!r}") from None
+
+
+def _signed_feature(item, where):
+    try:
+        k, sign = item
+    except (TypeError, ValueError):
+        raise TypeError(f"{where}: a signed feature must be a pair (feature, sign), got {item!r}") from None
+    for label, value in (("feature", k), ("sign", sign)):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+            raise TypeError(f"{where}: the {label} must be an integer, got {value!r}")
+    if k < 0:
+        raise ValueError(f"{where}: a feature must be a column index >= 0, got {k}")
+    if sign not in (-1, 1):
+        raise ValueError(f"{where}: a sign must be -1 or +1, got {sign}")
+    return int(k), int(sign)
+
+
+def _interactions(collection, name):
+    """The validated interactions of a collection as frozensets of (feature, sign), in input order."""
+    out = []
+    for i, interaction in enumerate(_iterate(collection, f"{name} must be an iterable of interactions")):
+        where = f"{name}[{i}]"
+        items = _iterate(interaction, f"{where} must be an iterable of (feature, sign) pairs")
+        signed_set = frozenset(_signed_feature(item, where) for item in items)
+        if not signed_set:
+            raise ValueError(f"{where} is an empty interaction")
+        out.append(signed_set)
+    return out
+
+
+def _true(true):
+    """The distinct true interactions, in input order."""
+    interactions = list(dict.fromkeys(_interactions(true, "true")))
+    if not interactions:
+        raise ValueError("true interactions must be non-empty")
+    return interactions
+
+
+def _unsigned(signed_set):
+    return frozenset(k for k, _ in signed_set)
+
+
+def _jaccard(a, b):
+    return len(a & b) / len(a | b)
+
+
+def _with_both_signs(interactions):
+    out = {}
+    for signed_set in interactions:
+        out[signed_set] = None
+        if len(signed_set) == 1:
+            ((k, sign),) = signed_set
+            out[frozenset({(k, -sign)})] = None
+    return list(out)
+
+
+def singleton_equivalent(interactions):
+    """Add the opposite sign of every singleton interaction (spec seed001 section 7, Q11).
+
+    1(X_k <= t) = 1 - 1(X_k > t), so {(k, -1)} and {(k, +1)} describe the same main effect.
+
+    Parameters
+    ----------
+    interactions : iterable of interactions
+
+    Returns
+    -------
+    list of tuple
+        The distinct interactions, each as a tuple of (feature, sign) sorted by feature, in input
+        order. Each singleton is followed by its sign flip unless that flip was already listed.
+    """
+    return [tuple(sorted(s)) for s in _with_both_signs(_interactions(interactions, "interactions"))]
+
+
+def strict_score(true, found, singletons="exact"):
+    """Set Jaccard index of true and found signed interactions (paper 001 eq. 13).
+
+    Parameters
+    ----------
+    true : iterable of interactions
+        The true basic signed interactions S*. Must be non-empty.
+    found : iterable of interactions
+        The found interactions S. An empty collection scores 0.
+    singletons : {"exact", "either"}
+        "exact" compares singletons with their signs. "either" applies `singleton_equivalent` to
+        both collections, so either sign of a true singleton matches it. When ``found`` already
+        lists both signs (as LSSFind does), this is the same as adding both signs to S* only.
+
+    Returns
+    -------
+    float in [0, 1]
+    """
+    if singletons not in ("exact", "either"):
+        raise ValueError(f"singletons must be 'exact' or 'either', got {singletons!r}")
+    t, f = _true(true), _interactions(found, "found")
+    if singletons == "either":
+        t, f = _with_both_signs(t), _with_both_signs(f)
+    return _jaccard(set(t), set(f))
+
+
+def lenient_score(true, found):
+    """Jaccard index of the unsigned features in the true and found interactions (paper 001 eq. 14).
+
+    Parameters
+    ----------
+    true : iterable of interactions
+        Must be non-empty.
+    found : iterable of interactions
+        An empty collection scores 0.
+
+    Returns
+    -------
+    float in [0, 1]
+    """
+    features = [frozenset().union(*map(_unsigned, c)) for c in (_true(true), _interactions(found, "found"))]
+    return _jaccard(*features)
+
+
+def _match_matrix(true, ranked, signed):
+    """J(S*_j, S_i) for the true interactions j (rows) and the ranked ones i (columns)."""
+    t, r = _true(true), _interactions(ranked, "ranked")
+    if not signed:
+        t, r = [_unsigned(s) for s in t], [_unsigned(s) for s in r]
+    return np.array([[_jaccard(a, b) for b in r] for a in t], dtype=np.float64).reshape(len(t), len(r))
+
+
+def proximity_score(true, ranked, top=None, signed=False):
+    """Mean over the true interactions of the best Jaccard match among the top ranked ones (thesis eq. 10.1).
+
+    Parameters
+    ----------
+    true : iterable of interactions
+        The K true interactions. Must be non-empty.
+    ranked : iterable of interactions
+        Found interactions, best first.
+    top : int >= 1 or None
+        M, the number of ranked interactions used. None (or a number beyond the ranking) uses all.
+    signed : bool
+        Compare signed features instead of unsigned ones (the thesis uses unsigned).
+
+    Returns
+    -------
+    float in [0, 1]
+        0 for an empty ranking.
+    """
+    scores = _match_matrix(true, ranked, signed)
+    if top is not None:
+        scores = scores[:, : check_int("top", top, 1)]
+    return float(scores.max(axis=1, initial=0.0).mean())
+
+
+def proximity_curve(true, ranked, max_top, signed=False):
+    """`proximity_score` for M = 1, ..., max_top.
+
+    Parameters
+    ----------
+    true, ranked, signed
+        As in `proximity_score`.
+    max_top : int >= 1
+
+    Returns
+    -------
+    ndarray of shape (max_top,)
+        Entry M - 1 is the score of the top M. The curve never decreases, and it stays flat
+        beyond the length of the ranking.
+    """
+    m = check_int("max_top", max_top, 1)
+    scores = _match_matrix(true, ranked, signed)[:, :m]
+    scores = np.pad(scores, ((0, 0), (0, m - scores.shape[1])))  # zero columns leave the running max alone
+    return np.maximum.accumulate(scores, axis=1).mean(axis=0)
