@@ -3,6 +3,7 @@
 
 #include "bindings.hpp"
 #include "mining/itemsets.hpp"
+#include "mining/rit.hpp"
 #include "paths/set_matches.hpp"
 #include "paths/signed_paths.hpp"
 #include "py_util.hpp"
@@ -82,6 +83,24 @@ void bind_interactions(py::module_& m) {
         return py::make_tuple(copy_array(matches.indptr), copy_array(matches.rows));
       },
       py::arg("indptr"), py::arg("codes"), py::arg("query_indptr"), py::arg("query_codes"));
+
+  m.def(
+      "random_intersection_trees",
+      [](const Int64Array& indptr, const Int32Array& codes, const py::object& weights, int32_t depth,
+         double n_children, int32_t min_size, int64_t n_trees, uint64_t seed, int n_threads) {
+        const CsrView sets = csr_view(indptr, codes, "sets");
+        const double* w = vector_data<double>(weights, sets.n, "weights");
+        if (!w) throw std::invalid_argument("weights are required");
+        const RitOptions o{depth, n_children, min_size, n_trees, seed};
+        RitResult r;
+        {
+          py::gil_scoped_release release;
+          r = random_intersection_trees(sets, w, o, n_threads);
+        }
+        return py::make_tuple(copy_array(r.indptr), copy_array(r.codes), copy_array(r.found));
+      },
+      py::arg("indptr"), py::arg("codes"), py::arg("weights"), py::arg("depth"), py::arg("n_children"),
+      py::arg("min_size"), py::arg("n_trees"), py::arg("seed"), py::arg("n_threads") = 1);
 
   py::register_exception<TooManyItemsets>(m, "TooManyItemsets", PyExc_MemoryError);
   m.def(

@@ -2,9 +2,9 @@
 
 from . import importance
 from .forest import RandomForestClassifier, RandomForestRegressor, Tree
-from .interactions import LocalLSSFind, LSSFind
+from .interactions import IterativeRandomForest, LocalLSSFind, LSSFind
 from .itemsets import frequent_itemsets
 
-__all__ = ["LSSFind", "LocalLSSFind", "RandomForestClassifier", "RandomForestRegressor", "Tree", "frequent_itemsets",
+__all__ = ["IterativeRandomForest", "LSSFind", "LocalLSSFind", "RandomForestClassifier", "RandomForestRegressor", "Tree", "frequent_itemsets",
            "importance"]
 __version__ = "0.1.0"

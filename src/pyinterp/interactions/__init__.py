@@ -4,10 +4,12 @@ Signed features are (feature k, sign): sign -1 for the left branch (x <= thresho
 right. Internally a signed feature is the integer code 2k (left) or 2k + 1 (right)."""
 
 from .dwp import dwp, prevalent_sets
+from .irf import IterativeRandomForest
 from .local import path_prevalence
 from .lssfind import LocalLSSFind, LSSFind, minimal
 from .paths import SignedPaths, decode, encode, signed_paths
+from .rit import random_intersection_trees
 from .table import InteractionTable
 
-__all__ = ["InteractionTable", "LSSFind", "LocalLSSFind", "SignedPaths", "decode", "dwp", "encode", "minimal",
-           "path_prevalence", "prevalent_sets", "signed_paths"]
+__all__ = ["InteractionTable", "IterativeRandomForest", "LSSFind", "LocalLSSFind", "SignedPaths", "decode", "dwp", "encode", "minimal",
+           "path_prevalence", "prevalent_sets", "random_intersection_trees", "signed_paths"]

@@ -5,6 +5,8 @@ eq. (7): every leaf of every tree is enumerated, nothing is resampled."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from .. import _core
@@ -28,18 +30,17 @@ def _feature_names(forest):
     return None if names is None else list(names)
 
 
-def _query_csr(sets):
-    codes = [encode(s) for s in sets]
-    indptr = np.zeros(len(codes) + 1, dtype=np.int64)
-    np.cumsum([len(c) for c in codes], out=indptr[1:])
-    flat = np.concatenate(codes) if codes else np.empty(0, dtype=np.int32)
-    return indptr, flat.astype(np.int32)
+def match_codes(paths: SignedPaths, code_sets):
+    """(indptr, rows): the path rows whose codes contain each set of integer codes, CSR over sets."""
+    indptr = np.zeros(len(code_sets) + 1, dtype=np.int64)
+    np.cumsum([len(c) for c in code_sets], out=indptr[1:])
+    flat = np.fromiter(itertools.chain.from_iterable(code_sets), dtype=np.int32, count=int(indptr[-1]))
+    return _core.match_sets(paths.indptr, paths.codes, indptr, flat)
 
 
 def matches(paths: SignedPaths, sets):
-    """(indptr, rows): the path rows whose F_eps contains each set, as CSR over the sets."""
-    q_indptr, q_codes = _query_csr(sets)
-    return _core.match_sets(paths.indptr, paths.codes, q_indptr, q_codes)
+    """(indptr, rows): the path rows whose F_eps contains each signed set, as CSR over the sets."""
+    return match_codes(paths, [encode(s) for s in sets])
 
 
 def dwp(forest, sets, epsilon=0.01, **path_options) -> np.ndarray:

@@ -9,7 +9,7 @@ import numpy as np
 
 
 def _sign_char(sign) -> str:
-    return "+" if sign > 0 else "-"
+    return "+" if sign > 0 else "-" if sign < 0 else ""  # sign 0: an unsigned feature
 
 
 class InteractionTable(Sequence):

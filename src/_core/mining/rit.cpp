@@ -1,0 +1,89 @@
+#include "rit.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+#include "../forest/parallel.hpp"
+#include "../forest/rng.hpp"
+
+namespace pyinterp {
+namespace {
+
+using Set = std::vector<int32_t>;
+
+class Sampler {
+ public:
+  Sampler(const CsrView& sets, const double* weights) : sets_(sets), cumulative_(sets.n) {
+    double total = 0.0;
+    for (int64_t i = 0; i < sets.n; ++i) cumulative_[i] = total += weights[i];
+    if (!(total > 0.0)) throw std::invalid_argument("RIT needs at least one set with positive weight");
+  }
+
+  // A set drawn with probability proportional to its weight (zero-weight sets never).
+  std::pair<const int32_t*, const int32_t*> draw(Rng& rng) const {
+    const double u = rng.uniform() * cumulative_.back();
+    int64_t i = std::upper_bound(cumulative_.begin(), cumulative_.end(), u) - cumulative_.begin();
+    i = std::min(i, sets_.n - 1);
+    return {sets_.codes + sets_.indptr[i], sets_.codes + sets_.indptr[i + 1]};
+  }
+
+ private:
+  const CsrView& sets_;
+  std::vector<double> cumulative_;
+};
+
+void intersect(const Set& node, std::pair<const int32_t*, const int32_t*> drawn, Set& out) {
+  out.clear();
+  std::set_intersection(node.begin(), node.end(), drawn.first, drawn.second, std::back_inserter(out));
+}
+
+// Depth-first over one RIT tree; reported sets are appended to `found`.
+void grow(const Sampler& sampler, const RitOptions& o, Rng& rng, const Set& node, int32_t level,
+          std::vector<Set>& found) {
+  if (level == o.depth || static_cast<int32_t>(node.size()) == o.min_size) {
+    found.push_back(node);
+    return;
+  }
+  const double whole = std::floor(o.n_children);
+  const int32_t n = static_cast<int32_t>(whole) + (rng.uniform() < o.n_children - whole ? 1 : 0);
+  Set child;
+  for (int32_t c = 0; c < n; ++c) {
+    intersect(node, sampler.draw(rng), child);
+    if (static_cast<int32_t>(child.size()) >= o.min_size) grow(sampler, o, rng, child, level + 1, found);
+  }
+}
+
+}  // namespace
+
+RitResult random_intersection_trees(const CsrView& sets, const double* weights, const RitOptions& o,
+                                    int n_threads) {
+  if (o.depth < 1 || o.min_size < 1 || !(o.n_children >= 1.0) || o.n_trees < 0)
+    throw std::invalid_argument("RIT needs depth >= 1, min_size >= 1, n_children >= 1, n_trees >= 0");
+  RitResult out;
+  if (o.n_trees == 0 || sets.n == 0) return out;
+  const Sampler sampler(sets, weights);
+  std::vector<std::vector<Set>> per_tree(o.n_trees);
+  parallel_for(o.n_trees, n_threads, no_state, [&](int64_t t, int, NoState&) {
+    Rng rng(o.seed, static_cast<uint64_t>(t));
+    const auto a = sampler.draw(rng);
+    Set first(a.first, a.second), root;
+    intersect(first, sampler.draw(rng), root);
+    if (static_cast<int32_t>(root.size()) >= o.min_size) grow(sampler, o, rng, root, 1, per_tree[t]);
+    // A tree reports a set once however many of its leaves reach it.
+    std::sort(per_tree[t].begin(), per_tree[t].end());
+    per_tree[t].erase(std::unique(per_tree[t].begin(), per_tree[t].end()), per_tree[t].end());
+  });
+  std::map<Set, int64_t> counts;
+  for (const auto& tree : per_tree)
+    for (const Set& s : tree) ++counts[s];
+  for (const auto& [s, n] : counts) {
+    out.codes.insert(out.codes.end(), s.begin(), s.end());
+    out.indptr.push_back(static_cast<int64_t>(out.codes.size()));
+    out.found.push_back(n);
+  }
+  return out;
+}
+
+}  // namespace pyinterp

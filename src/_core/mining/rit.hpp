@@ -1,0 +1,34 @@
+// Random intersection trees (Shah & Meinshausen 2014) over weighted sets, as iRF runs them: the
+// root of each tree is the intersection of two sampled sets, every node has n_children children,
+// each the node's set intersected with one more sampled set; a node is reported when it reaches
+// depth or shrinks to min_size, and sets smaller than min_size are dropped. Sets are sampled with
+// probability proportional to their weight.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "../paths/set_matches.hpp"
+
+namespace pyinterp {
+
+struct RitOptions {
+  int32_t depth = 5;        // levels including the root
+  double n_children = 2.0;  // a fractional count is floor or ceil at random with the matching odds
+  int32_t min_size = 2;
+  int64_t n_trees = 500;
+  uint64_t seed = 0;
+};
+
+// Distinct reported intersections, sorted lexicographically, each sorted ascending; found[i] is
+// the number of RIT trees that reported intersection i.
+struct RitResult {
+  std::vector<int64_t> indptr{0};
+  std::vector<int32_t> codes;
+  std::vector<int64_t> found;
+};
+
+// Tree t draws from its own stream (seed, t), so the result does not depend on n_threads.
+RitResult random_intersection_trees(const CsrView& sets, const double* weights, const RitOptions& options,
+                                    int n_threads);
+
+}  // namespace pyinterp

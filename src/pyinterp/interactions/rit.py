@@ -1,0 +1,57 @@
+"""Random intersection trees (Shah & Meinshausen 2014) in the form iRF uses."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _core
+from .._validation import check_int, check_real, resolve_n_threads
+from ..itemsets import _transactions_csr
+
+
+def seed_of(random_state) -> int:
+    """A 64-bit seed from None, an int or a RandomState (scikit-learn's conventions)."""
+    from sklearn.utils import check_random_state
+
+    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+
+
+def rit_csr(indptr, codes, weights, *, depth=5, n_children=2.0, min_size=2, n_trees=500, seed=0, n_jobs=None):
+    """The core RIT on CSR int32 sets -> (indptr, codes, found) of the distinct reported sets."""
+    depth = check_int("depth", depth, 1)
+    n_children = check_real("n_children", n_children, 1.0)
+    min_size = check_int("min_size", min_size, 1)
+    n_trees = check_int("n_trees", n_trees, 0)
+    return _core.random_intersection_trees(indptr, codes, weights, depth, n_children, min_size, n_trees, seed,
+                                           resolve_n_threads(n_jobs))
+
+
+def random_intersection_trees(sets, weights=None, *, depth=5, n_children=2.0, min_size=2, n_trees=500,
+                              random_state=None, n_jobs=None) -> dict:
+    """Candidate interactions as intersections of randomly drawn sets.
+
+    Each of ``n_trees`` trees starts from the intersection of two sets drawn with probability
+    proportional to ``weights``; every node has ``n_children`` children (a fraction is honoured
+    at random), each the node intersected with one more drawn set; a node is reported at
+    ``depth`` levels or when it has shrunk to ``min_size`` items, and smaller sets are dropped.
+    Tree t draws from its own stream of ``random_state``, so any n_jobs gives the same result.
+
+    Returns a dict {sorted tuple of items: number of trees that reported it}. Items are
+    non-negative integers below 2^31.
+    """
+    indptr, items = _transactions_csr(sets)
+    if items.size and (items.min() < 0 or items.max() >= 2**31):
+        raise ValueError("RIT items must be integers in [0, 2^31)")
+    n = len(indptr) - 1
+    w = np.ones(n) if weights is None else np.array(weights, dtype=np.float64, copy=True)
+    if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w < 0) or (n and not np.any(w > 0)):
+        raise ValueError("weights must be finite, non-negative, one per set, and not all zero")
+    rows = [np.unique(items[a:b]) for a, b in zip(indptr[:-1], indptr[1:])]
+    codes = np.concatenate(rows) if n else items
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum([len(r) for r in rows], out=indptr[1:])
+    out_indptr, out_codes, found = rit_csr(indptr, codes.astype(np.int32), w, depth=depth, n_children=n_children,
+                                           min_size=min_size, n_trees=n_trees, seed=seed_of(random_state),
+                                           n_jobs=n_jobs)
+    flat, bounds = out_codes.tolist(), out_indptr.tolist()
+    return {tuple(flat[a:b]): int(c) for a, b, c in zip(bounds[:-1], bounds[1:], found)}
