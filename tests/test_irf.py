@@ -1,0 +1,144 @@
+"""Random intersection trees and iterative random forests."""
+
+import numpy as np
+import pytest
+
+import pyinterp
+from pyinterp.datasets import make_boolean_response, make_lss
+from pyinterp.interactions import IterativeRandomForest, random_intersection_trees
+from pyinterp.interactions.irf import _Leaves
+
+
+def random_sets(seed, n=60, items=12):
+    rng = np.random.default_rng(seed)
+    return [tuple(sorted(rng.choice(items, size=rng.integers(2, 8), replace=False).tolist())) for _ in range(n)], rng
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_rit_reports_only_true_intersections(seed):
+    sets, rng = random_sets(seed)
+    weights = rng.random(len(sets))
+    weights[:10] = 0.0
+    found = random_intersection_trees(sets, weights, depth=4, n_children=2.5, min_size=2, n_trees=300,
+                                      random_state=seed)
+    assert found
+    positive = [frozenset(s) for s, w in zip(sets, weights) if w > 0]
+    for s, count in found.items():
+        assert len(s) >= 2 and list(s) == sorted(s) and 1 <= count <= 300
+        containing = [t for t in positive if set(s) <= t]
+        assert len(containing) >= 1
+        # Items of zero-weight sets only never appear.
+        assert set(s) <= set().union(*positive)
+
+
+def test_rit_exact_small_cases():
+    assert random_intersection_trees([(1, 2, 3)] * 4, n_trees=50, random_state=0) == {(1, 2, 3): 50}
+    # depth 1: the root, the intersection of two drawn sets.
+    found = random_intersection_trees([(1, 2, 3), (1, 2, 4)], depth=1, n_trees=400, random_state=0)
+    assert set(found) == {(1, 2, 3), (1, 2, 4), (1, 2)} and sum(found.values()) == 400
+    # A node that shrinks to min_size is reported at once; smaller ones are dropped.
+    assert random_intersection_trees([(1, 2), (3, 4)], depth=5, n_trees=100, random_state=1).keys() <= {(1, 2), (3, 4)}
+    assert random_intersection_trees([(1,), (1,)], min_size=2, n_trees=10) == {}
+
+
+def test_rit_thread_independent_and_seeded():
+    sets, rng = random_sets(7, n=200, items=20)
+    w = rng.random(len(sets))
+    one = random_intersection_trees(sets, w, n_trees=500, random_state=3, n_jobs=1)
+    two = random_intersection_trees(sets, w, n_trees=500, random_state=3, n_jobs=2)
+    assert list(one.items()) == list(two.items())
+    assert random_intersection_trees(sets, w, n_trees=500, random_state=4) != one
+
+
+def test_rit_bad_input():
+    with pytest.raises(ValueError, match="weights"):
+        random_intersection_trees([(1, 2)], [0.0])
+    with pytest.raises(ValueError, match="depth"):
+        random_intersection_trees([(1, 2)], depth=0)
+    with pytest.raises(ValueError, match="n_children"):
+        random_intersection_trees([(1, 2)], n_children=0.5)
+    with pytest.raises(ValueError, match="2\\^31"):
+        random_intersection_trees([(-1, 2)])
+
+
+SMALL = dict(n_iterations=3, n_estimators=60, n_bootstraps=4, rit_n_trees=100, max_features=None)
+
+
+def test_irf_recovers_lss_interaction_and_is_thread_independent():
+    X, y, true = make_lss(n_samples=600, n_features=10, n_interactions=1, order=2, snr=5, random_state=0)
+    one = IterativeRandomForest(**SMALL, random_state=0, n_jobs=1).fit(X, y)
+    two = IterativeRandomForest(**SMALL, random_state=0, n_jobs=2).fit(X, y)
+    assert one.interactions_.features == two.interactions_.features
+    for c in one.interactions_.columns:
+        np.testing.assert_array_equal(one.interactions_[c], two.interactions_[c])
+    assert one.interactions_[0].features == true[0]
+    assert one.interactions_[0].stability == 1.0
+    stability = one.interactions_["stability"]
+    assert np.all((stability >= 0) & (stability <= 1)) and np.all(np.diff(stability) <= 0)
+    # Iteration bookkeeping: uniform first weights, then floored normalised importances.
+    np.testing.assert_array_equal(one.feature_weights_[0], np.ones(10))
+    imp = one.importances_[0] / one.importances_[0].sum()
+    np.testing.assert_allclose(one.feature_weights_[1], np.maximum(imp, 1e-5))
+    errors = one.oob_errors_
+    assert one.selected_iteration_ == len(errors) - 1 - int(np.argmin(errors[::-1]))
+    np.testing.assert_array_equal(one.predict(X), one.forest_.predict(X))
+
+
+def test_irf_classification_unsigned():
+    rng = np.random.default_rng(0)
+    X = rng.random((800, 8))
+    y, true = make_boolean_response(X, rule="and", features=[0, 1, 2, 3], beta=1.0, random_state=0)
+    model = IterativeRandomForest(**SMALL, signed=False, random_state=1).fit(X, y)
+    assert model.class_id_ == 1
+    table = model.interactions_
+    stable = [f for f, s in zip(table.features, table["stability"]) if s == 1.0]
+    assert ((0, 0), (1, 0), (2, 0), (3, 0)) in stable  # the full AND rule, unsigned
+    for features in stable[:5]:
+        assert {k for k, _ in features} <= {0, 1, 2, 3}
+    assert not any(c in table.label(table.features[0]) for c in "+-")
+
+
+def test_leaf_scores_match_direct_counts():
+    X, y, _ = make_lss(n_samples=300, n_features=5, n_interactions=1, order=2, snr=5, random_state=2)
+    model = IterativeRandomForest(n_iterations=1, n_estimators=5, n_bootstraps=1, random_state=0)
+    model.classification_ = False
+    model.cut_ = float(np.median(y))
+    z = (y > model.cut_).astype(float)
+    forest = pyinterp.RandomForestRegressor(5, random_state=0).fit(X, y)
+    leaves = _Leaves(forest, X, z, model)
+    paths = leaves.paths
+    applied = forest.apply(X)
+    query = tuple(paths.codes[paths.indptr[0]:paths.indptr[1]][:2].tolist())
+    prev1, prev0, prec = leaves.prevalences([(), query])
+    mass = {1: [0.0, 0.0], 0: [0.0, 0.0]}
+    pos = [0.0, 0.0]
+    for t, tree in enumerate(forest.trees_):
+        for leaf in np.flatnonzero(tree.left < 0):
+            r = np.flatnonzero((paths.tree == t) & (paths.leaf == leaf))[0]
+            inside = applied[:, t] == leaf
+            is1 = tree.value[leaf, 0] > model.cut_
+            contains = set(query) <= set(paths.codes[paths.indptr[r]:paths.indptr[r + 1]].tolist())
+            mass[int(is1)][0] += inside.sum()
+            if contains:
+                mass[int(is1)][1] += inside.sum()
+                pos[1] += z[inside].sum()
+            pos[0] += z[inside].sum()
+    np.testing.assert_allclose(prev1, [1.0, mass[1][1] / mass[1][0]])
+    np.testing.assert_allclose(prev0, [1.0, mass[0][1] / mass[0][0]])
+    np.testing.assert_allclose(prec, [pos[0] / (mass[0][0] + mass[1][0]), pos[1] / (mass[0][1] + mass[1][1])])
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(importance="gini"), "importance"),
+    (dict(n_iterations=0), "n_iterations"),
+    (dict(iteration=7), "iteration"),
+    (dict(class_id=5), "class_id"),
+    (dict(cut=100.0), "cut"),
+])
+def test_irf_bad_input(kwargs, match):
+    X, y, _ = make_lss(n_samples=100, n_features=4, n_interactions=1, order=2, snr=5, random_state=0)
+    if "class_id" in kwargs:
+        y = (y > np.median(y)).astype(int)
+    with pytest.raises(ValueError, match=match):
+        IterativeRandomForest(n_iterations=kwargs.pop("n_iterations", 2), n_estimators=5, n_bootstraps=1,
+                              **kwargs).fit(X, y)
