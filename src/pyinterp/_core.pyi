@@ -123,11 +123,46 @@ class DecreaseScale(enum.Enum):
     weighted = 0
     within_node = 1
 
+class NodeCounts(enum.Enum):
+    weighted = 0
+    distinct = 1
+
 def signed_paths(
     forest: Forest,
     epsilon: float,
     first_occurrence: FirstOccurrence,
     weight: LeafWeight,
     scale: DecreaseScale,
+    counts: NodeCounts,
     n_threads: int = 1,
 ) -> dict[str, npt.NDArray[Any]]: ...
+
+def match_sets(
+    indptr: npt.NDArray[np.int64],
+    codes: npt.NDArray[np.int32],
+    query_indptr: npt.NDArray[np.int64],
+    query_codes: npt.NDArray[np.int32],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
+
+def random_intersection_trees(
+    indptr: npt.NDArray[np.int64],
+    codes: npt.NDArray[np.int32],
+    weights: npt.NDArray[np.float64],
+    depth: int,
+    n_children: float,
+    min_size: int,
+    n_trees: int,
+    seed: int,
+    n_threads: int = 1,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.int64]]: ...
+
+class TooManyItemsets(MemoryError): ...
+
+def frequent_itemsets(
+    indptr: npt.NDArray[np.int64],
+    items: npt.NDArray[np.int64],
+    weights: npt.NDArray[np.float64] | None,
+    min_support: float,
+    max_size: int,
+    max_itemsets: int,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...
