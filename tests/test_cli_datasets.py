@@ -33,6 +33,10 @@ def test_demo_reports_fit_oob_and_true_features(capsys):
     assert "4 of the 4 relevant features are the top 4 by MDI" in out
     for k in range(4):
         assert f"x{k} " in out
+    # Interactions: both true pairs found by LSSFind and listed by iRF, each marked as true.
+    lss = out[out.index("LSSFind"):out.index("Iterative random forest")]
+    assert lss.count("  true") == 2 and "x0- & x1-" in lss and "x2- & x3-" in lss
+    assert out[out.index("Iterative random forest"):].count("  true") == 2
 
 
 def test_demo_on_a_csv_file(tmp_path, capsys):

@@ -1,5 +1,6 @@
 """The ``pyinterp`` command. ``pyinterp demo`` fits a forest on simulated data with known signal
-(or on a CSV file) and prints a report: fit time, out-of-bag score, top features by importance."""
+(or on a CSV file) and prints a report: fit time, out-of-bag score, top features by importance,
+and the interactions found by LSSFind (regression) and iterative random forests."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import numpy as np
 from .datasets import make_lss
 from .forest import RandomForestClassifier, RandomForestRegressor
 from .importance import mdi_oob
+from .interactions import IterativeRandomForest, LSSFind
 
 
 def _read_csv(path, target):
@@ -103,7 +105,39 @@ def demo(args):
         for label, scores in (("MDI-oob", debiased), ("MDI", mdi)):
             found = len(relevant & set(np.argsort(-scores, kind="stable")[:k].tolist()))
             print(f"{found} of the {k} relevant features are the top {k} by {label}.")
+    _interactions(X, y, task, names, interactions if args.csv is None else None, args)
     return 0
+
+
+def _label(features, names):
+    return " & ".join(f"{names[k]}{'+' if s > 0 else '-' if s < 0 else ''}" for k, s in features)
+
+
+def _interactions(X, y, task, names, truth, args):
+    true_sets = set(truth) if truth is not None else None
+    mark = (lambda f: "  true" if f in true_sets else "") if truth is not None else (lambda f: "")
+    if truth is not None:
+        print("\nTrue interactions: " + "; ".join(_label(f, names) for f in truth))
+    if task == "regression":
+        start = time.perf_counter()
+        lss = LSSFind(random_state=args.random_state, n_jobs=args.n_jobs).fit(X, y)
+        print(f"\nLSSFind (100 trees, all features per split, eps 0.01, eta 0.01, order <= 3) in "
+              f"{time.perf_counter() - start:.2f} s: {len(lss.selected_)} sets with 2^|S| DWP >= 0.99, "
+              f"minimal ones:")
+        adjusted = dict(zip(lss.selected_.features, lss.selected_["adjusted_dwp"]))
+        for f in lss.minimal_:
+            print(f"  {_label(f, names):<40} 2^|S| DWP = {adjusted[f]:.4f}{mark(f)}")
+    start = time.perf_counter()
+    irf = IterativeRandomForest(n_estimators=args.n_estimators, random_state=args.random_state,
+                                n_jobs=args.n_jobs).fit(X, y)
+    table = irf.interactions_
+    print(f"\nIterative random forest (5 iterations, {args.n_estimators} trees, 10 bootstraps) in "
+          f"{time.perf_counter() - start:.2f} s, iteration {irf.selected_iteration_ + 1} selected; "
+          f"top {min(args.top, len(table))} of {len(table)} by stability:")
+    print(f"  {'interaction':<40} {'stability':>9} {'prevalence':>10} {'precision':>9}")
+    for r in table[: args.top]:
+        print(f"  {_label(r.features, names):<40} {r.stability:>9.2f} {r.prevalence:>10.3f} {r.precision:>9.3f}"
+              f"{mark(r.features)}")
 
 
 def main(argv=None):
