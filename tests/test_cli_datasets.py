@@ -27,7 +27,7 @@ def test_make_lss_snr():
 
 
 def test_demo_reports_fit_oob_and_true_features(capsys):
-    assert cli.main(["demo", "--n-samples", "400", "--n-estimators", "50"]) == 0
+    assert cli.main(["demo", "--n-samples", "1000", "--n-estimators", "50"]) == 0
     out = capsys.readouterr().out
     assert "out-of-bag R^2" in out
     assert "4 of the 4 relevant features are the top 4 by MDI" in out

@@ -182,10 +182,10 @@ class IterativeRandomForest(BaseEstimator):
         for leaves, _ in runs:
             prev1, prev0, prec = leaves.prevalences(queries)
             idx = np.array([needed[s] for s in candidates], dtype=np.intp)
-            log_prec = np.log(prec)
             per_run["prevalence"].append(prev1[idx])
             per_run["precision"].append(prec[idx])
             with np.errstate(divide="ignore", invalid="ignore"):
+                log_prec = np.log(prec)
                 per_run["cpe"].append(np.log(prev1[idx]) - np.log(prev0[idx]))
                 per_run["fsd"].append(np.array([np.log(prev1[needed[s]]) - sum(np.log(prev1[needed[(j,)]]) for j in s)
                                                 for s in candidates]))
