@@ -121,9 +121,15 @@ class LSSFind(RegressorMixin, BaseEstimator):
         self.minimal_ = minimal(self.selected_.features)
         return self
 
+    def _check_X(self, X):
+        """X against the training columns (count and names): the forest was fitted on the bare
+        array, so it can check neither names nor report which estimator expected the columns."""
+        check_is_fitted(self, "forest_")
+        return validate_data(self, X, reset=False, dtype=[np.float64, np.float32], ensure_all_finite=True)
+
     def predict(self, X):
         """The fitted forest's prediction."""
-        check_is_fitted(self, "forest_")
+        X = self._check_X(X)
         return self.forest_.predict(X)
 
     def dwp(self, sets) -> np.ndarray:
@@ -154,12 +160,19 @@ class LocalLSSFind(LSSFind):
         self.min_path_prevalence = min_path_prevalence
         self.combine = combine
 
-    def local_interactions(self, X) -> list:
-        """One InteractionTable per row of X."""
-        check_is_fitted(self, "paths_")
+    def _check_local_params(self):
         if self.combine not in ("intersection", "union"):
             raise ValueError(f"combine must be 'intersection' or 'union', got {self.combine!r}")
-        min_pp = check_real("min_path_prevalence", self.min_path_prevalence, 0.0, 1.0, low_open=True)
+        return check_real("min_path_prevalence", self.min_path_prevalence, 0.0, 1.0, low_open=True)
+
+    def fit(self, X, y, sample_weight=None):
+        self._check_local_params()
+        return super().fit(X, y, sample_weight)
+
+    def local_interactions(self, X) -> list:
+        """One InteractionTable per row of X."""
+        X = self._check_X(X)
+        min_pp = self._check_local_params()
         global_sets = self.selected_.features
         known = set(global_sets)
         pp_global = path_prevalence(self.forest_, self.paths_, X, global_sets, n_jobs=self.n_jobs)

@@ -30,6 +30,17 @@ class InteractionTable(Sequence):
         self._names = None if feature_names is None else [str(n) for n in feature_names]
         self._record = namedtuple("Interaction", ["features", "names", *self._columns])
 
+    def __getstate__(self):
+        # The record class is made per table (its fields are the columns), so pickle cannot find it
+        # by name: leave it out and rebuild it.
+        state = self.__dict__.copy()
+        del state["_record"]
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._record = namedtuple("Interaction", ["features", "names", *self._columns])
+
     @property
     def columns(self) -> list:
         return list(self._columns)
