@@ -84,7 +84,7 @@ def test_prevalent_sets_equal_enumeration_and_dwp(weight):
     np.testing.assert_allclose(dwp(paths, table.features), table["dwp"], rtol=1e-12)
     np.testing.assert_allclose(table["adjusted_dwp"], table["dwp"] * 2.0 ** np.array([len(f) for f in table.features]))
     rho = table["rho"]
-    assert np.all(np.diff(rho) <= 0)  # ranked by LSSrank's rho
+    assert np.all(np.diff(rho) <= 1e-10)  # ranked by LSSrank's rho (ties within float noise)
 
 
 def test_theorem_1_bound_for_every_mined_set():

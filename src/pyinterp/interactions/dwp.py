@@ -58,6 +58,12 @@ def dwp(forest, sets, epsilon=0.01, **path_options) -> np.ndarray:
     return np.bincount(owner, weights=paths.weight[rows], minlength=len(sets)).astype(np.float64)
 
 
+def rank_key(x):
+    """Scores rounded to 10 decimals for ranking: sets at the bound 2^-|S| differ only by float
+    summation noise and then tie, so the documented tie-break decides."""
+    return np.round(np.asarray(x, dtype=np.float64), 10)
+
+
 def score_table(features, values, feature_names=None) -> InteractionTable:
     """DWP records ranked by rho = log2(DWP) / |S| (LSSrank), largest first; ties by DWP, then
     by the signed features, so the order is deterministic."""
@@ -65,7 +71,8 @@ def score_table(features, values, feature_names=None) -> InteractionTable:
     sizes = np.array([len(f) for f in features], dtype=np.float64)
     with np.errstate(divide="ignore"):
         rho = np.log2(values) / np.maximum(sizes, 1)
-    order = sorted(range(len(features)), key=lambda i: (-rho[i], -values[i], features[i]))
+    r, v = rank_key(rho), rank_key(values)
+    order = sorted(range(len(features)), key=lambda i: (-r[i], -v[i], features[i]))
     return InteractionTable([features[i] for i in order],
                             {"dwp": values[order], "adjusted_dwp": np.exp2(sizes[order]) * values[order],
                              "rho": rho[order]}, feature_names)

@@ -9,7 +9,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._validation import check_int, check_real
 from ..forest import RandomForestRegressor
 from ..itemsets import frequent_itemsets
-from .dwp import FLOAT_SLACK, dwp, prevalent_sets
+from .dwp import FLOAT_SLACK, dwp, prevalent_sets, rank_key
 from .local import leaf_rows, path_prevalence
 from .paths import decode, signed_paths
 from .table import InteractionTable
@@ -195,7 +195,8 @@ class LocalLSSFind(LSSFind):
                 features += extra
             adjusted, pp = np.array(adjusted, dtype=float), np.array(pp, dtype=float)
             score = adjusted * pp
-            order = sorted(range(len(features)), key=lambda j: (-score[j], features[j]))
+            key = rank_key(score)
+            order = sorted(range(len(features)), key=lambda j: (-key[j], features[j]))
             tables.append(InteractionTable([features[j] for j in order],
                                            {"adjusted_dwp": adjusted[order], "path_prevalence": pp[order],
                                             "score": score[order]}, names))
