@@ -142,3 +142,20 @@ def test_irf_bad_input(kwargs, match):
     with pytest.raises(ValueError, match=match):
         IterativeRandomForest(n_iterations=kwargs.pop("n_iterations", 2), n_estimators=5, n_bootstraps=1,
                               **kwargs).fit(X, y)
+
+
+def test_irf_estimator_contract_and_pickle():
+    import pickle
+    import warnings
+
+    from sklearn.utils.estimator_checks import check_estimator
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # tiny forests leave rows without OOB trees
+        check_estimator(IterativeRandomForest(n_iterations=2, n_estimators=10, n_bootstraps=2, rit_n_trees=20,
+                                              random_state=0))
+    X, y, _ = make_lss(n_samples=300, n_features=6, n_interactions=1, order=2, snr=5, random_state=0)
+    model = IterativeRandomForest(**SMALL, random_state=0).fit(X, y)
+    clone = pickle.loads(pickle.dumps(model))
+    assert clone.interactions_.features == model.interactions_.features
+    np.testing.assert_array_equal(clone.predict(X), model.predict(X))
