@@ -85,6 +85,24 @@ void bind_interactions(py::module_& m) {
       py::arg("indptr"), py::arg("codes"), py::arg("query_indptr"), py::arg("query_codes"));
 
   m.def(
+      "match_sums",
+      [](const Int64Array& indptr, const Int32Array& codes, const Int64Array& query_indptr,
+         const Int32Array& query_codes, const py::array_t<double, py::array::c_style>& values, int n_threads) {
+        const CsrView rows = csr_view(indptr, codes, "rows"), queries = csr_view(query_indptr, query_codes, "queries");
+        if (values.ndim() != 2 || values.shape(0) != rows.n)
+          throw std::invalid_argument("values must be 2-d with one row per set");
+        const int64_t m = values.shape(1);
+        std::vector<double> sums;
+        {
+          py::gil_scoped_release release;
+          sums = match_sums(rows, queries, values.data(), m, n_threads);
+        }
+        return copy_array(sums).attr("reshape")(queries.n, m);
+      },
+      py::arg("indptr"), py::arg("codes"), py::arg("query_indptr"), py::arg("query_codes"), py::arg("values"),
+      py::arg("n_threads") = 1);
+
+  m.def(
       "random_intersection_trees",
       [](const Int64Array& indptr, const Int32Array& codes, const py::object& weights, int32_t depth,
          double n_children, int32_t min_size, int64_t n_trees, uint64_t seed, int n_threads) {

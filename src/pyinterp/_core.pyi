@@ -144,6 +144,15 @@ def match_sets(
     query_codes: npt.NDArray[np.int32],
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
 
+def match_sums(
+    indptr: npt.NDArray[np.int64],
+    codes: npt.NDArray[np.int32],
+    query_indptr: npt.NDArray[np.int64],
+    query_codes: npt.NDArray[np.int32],
+    values: npt.NDArray[np.float64],
+    n_threads: int = 1,
+) -> npt.NDArray[np.float64]: ...
+
 def random_intersection_trees(
     indptr: npt.NDArray[np.int64],
     codes: npt.NDArray[np.int32],

@@ -1,5 +1,6 @@
 // Which rows of a CSR collection of sorted code sets contain each query set: posting lists per
-// code, intersected from the shortest. Used for DWP of given sets and per-sample path prevalence.
+// code, intersected from the shortest. Used for DWP of given sets, per-sample path prevalence and
+// iRF's leaf scores.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -12,7 +13,7 @@ struct CsrView {
   int64_t n = 0;
 };
 
-// For query q, the ascending rows r with sets[q] a subset of rows[r] are out.rows[out.indptr[q]:
+// For query q, the ascending rows r with queries[q] a subset of rows[r] are out.rows[out.indptr[q]:
 // out.indptr[q + 1]]; the empty query matches every row. Queries need not be sorted.
 struct SetMatches {
   std::vector<int64_t> indptr{0};
@@ -20,5 +21,10 @@ struct SetMatches {
 };
 
 SetMatches match_sets(const CsrView& rows, const CsrView& queries);
+
+// sums[q * n_values + j] = sum over the rows matching query q of values[row * n_values + j], the
+// rows taken in ascending order (so the result does not depend on n_threads).
+std::vector<double> match_sums(const CsrView& rows, const CsrView& queries, const double* values, int64_t n_values,
+                               int n_threads);
 
 }  // namespace pyinterp

@@ -10,7 +10,7 @@ import itertools
 import numpy as np
 
 from .. import _core
-from .._validation import check_int, check_real
+from .._validation import check_int, check_real, resolve_n_threads
 from ..itemsets import mine_csr
 from .paths import SignedPaths, decode, encode, signed_paths
 from .table import InteractionTable
@@ -30,12 +30,22 @@ def _feature_names(forest):
     return None if names is None else list(names)
 
 
-def match_codes(paths: SignedPaths, code_sets):
-    """(indptr, rows): the path rows whose codes contain each set of integer codes, CSR over sets."""
+def _code_csr(code_sets):
     indptr = np.zeros(len(code_sets) + 1, dtype=np.int64)
     np.cumsum([len(c) for c in code_sets], out=indptr[1:])
-    flat = np.fromiter(itertools.chain.from_iterable(code_sets), dtype=np.int32, count=int(indptr[-1]))
-    return _core.match_sets(paths.indptr, paths.codes, indptr, flat)
+    return indptr, np.fromiter(itertools.chain.from_iterable(code_sets), dtype=np.int32, count=int(indptr[-1]))
+
+
+def match_codes(paths: SignedPaths, code_sets):
+    """(indptr, rows): the path rows whose codes contain each set of integer codes, CSR over sets."""
+    return _core.match_sets(paths.indptr, paths.codes, *_code_csr(code_sets))
+
+
+def sum_codes(paths: SignedPaths, code_sets, values, n_jobs=None) -> np.ndarray:
+    """(n_sets, m): per set of integer codes, the sum of ``values`` (n_rows, m) over the path rows
+    containing it, summed in row order."""
+    values = np.ascontiguousarray(values, dtype=np.float64).reshape(len(paths), -1)
+    return _core.match_sums(paths.indptr, paths.codes, *_code_csr(code_sets), values, resolve_n_threads(n_jobs))
 
 
 def matches(paths: SignedPaths, sets):
@@ -52,10 +62,7 @@ def dwp(forest, sets, epsilon=0.01, **path_options) -> np.ndarray:
     A set holding both signs of a feature has DWP 0; the empty set has DWP 1.
     """
     paths = _paths(forest, epsilon, path_options)
-    sets = list(sets)
-    indptr, rows = matches(paths, sets)
-    owner = np.repeat(np.arange(len(sets)), np.diff(indptr))
-    return np.bincount(owner, weights=paths.weight[rows], minlength=len(sets)).astype(np.float64)
+    return sum_codes(paths, [encode(s) for s in sets], paths.weight)[:, 0]
 
 
 def rank_key(x):

@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .. import importance
 from .._validation import check_int, check_real, resolve_n_threads
 from ..forest import RandomForestClassifier, RandomForestRegressor
-from .dwp import match_codes
+from .dwp import sum_codes
 from .local import leaf_rows
 from .paths import SignedPaths, decode, signed_paths
 from .rit import rit_csr
@@ -136,7 +136,7 @@ class IterativeRandomForest(BaseEstimator):
         with ThreadPoolExecutor(max_workers=n_jobs) as pool:
             runs = list(pool.map(lambda b: self._bootstrap(X, y, z, self.feature_weights_[k], *boot_seeds[b]),
                                  range(self.n_bootstraps)))
-        self.interactions_ = self._score(runs)
+            self.interactions_ = self._score(runs, pool)
         return self
 
     def _positive(self, y):
@@ -169,7 +169,7 @@ class IterativeRandomForest(BaseEstimator):
 
     # -- scoring -------------------------------------------------------------------------------
 
-    def _score(self, runs) -> InteractionTable:
+    def _score(self, runs, pool) -> InteractionTable:
         found = [set(f) for _, f in runs]
         candidates = sorted(set().union(*found), key=lambda s: (len(s), s))
         needed = {(): 0}
@@ -179,8 +179,7 @@ class IterativeRandomForest(BaseEstimator):
                     needed.setdefault(sub, len(needed))
         queries = list(needed)
         per_run = {name: [] for name in _SCORES}
-        for leaves, _ in runs:
-            prev1, prev0, prec = leaves.prevalences(queries)
+        for prev1, prev0, prec in pool.map(lambda run: run[0].prevalences(queries), runs):
             idx = np.array([needed[s] for s in candidates], dtype=np.intp)
             per_run["prevalence"].append(prev1[idx])
             per_run["precision"].append(prec[idx])
@@ -254,13 +253,8 @@ class _Leaves:
 
     def prevalences(self, queries):
         """prev1, prev0 (shares of class-1 / other leaf mass containing S) and precision of S."""
-        indptr, rows = match_codes(self.paths, queries)
-        owner = np.repeat(np.arange(len(queries)), np.diff(indptr))
-        n = len(queries)
-        mass1 = np.bincount(owner, weights=self.size[rows] * self.is1[rows], minlength=n)
-        mass0 = np.bincount(owner, weights=self.size[rows] * ~self.is1[rows], minlength=n)
-        pos = np.bincount(owner, weights=self.positive[rows], minlength=n)
+        values = np.column_stack([self.size * self.is1, self.size * ~self.is1, self.positive])
+        mass1, mass0, pos = sum_codes(self.paths, queries, values).T
         with np.errstate(invalid="ignore", divide="ignore"):
             prec = pos / (mass1 + mass0)
         return mass1 / max(self.size[self.is1].sum(), 1e-300), mass0 / max(self.size[~self.is1].sum(), 1e-300), prec
-
