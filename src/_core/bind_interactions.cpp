@@ -124,7 +124,7 @@ void bind_interactions(py::module_& m) {
   m.def(
       "frequent_itemsets",
       [](const Int64Array& indptr, const Int64Array& items, const py::object& weights, double min_support,
-         int32_t max_size, int64_t max_itemsets) {
+         int32_t max_size, int64_t max_itemsets, int n_threads) {
         check_csr(indptr, items, "transactions");
         TransactionsView tx{indptr.data(), items.data(), nullptr, indptr.shape(0) - 1};
         tx.weights = vector_data<double>(weights, tx.n, "weights");
@@ -132,12 +132,12 @@ void bind_interactions(py::module_& m) {
         Itemsets sets;
         {
           py::gil_scoped_release release;
-          sets = frequent_itemsets(tx, o);
+          sets = frequent_itemsets(tx, o, n_threads);
         }
         return py::make_tuple(copy_array(sets.indptr), copy_array(sets.items), copy_array(sets.support));
       },
       py::arg("indptr"), py::arg("items"), py::arg("weights"), py::arg("min_support"), py::arg("max_size"),
-      py::arg("max_itemsets"));
+      py::arg("max_itemsets"), py::arg("n_threads") = 1);
 }
 
 }  // namespace pyinterp

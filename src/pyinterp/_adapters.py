@@ -72,9 +72,12 @@ def _sklearn_tree_state(tree):
     parent[left[split]] = nodes
     parent[right[split]] = nodes
     depth = np.zeros(n, dtype=np.int32)
-    for _ in range(t.max_depth):  # children carry their parent's depth + 1, one level per pass
-        depth[left[split]] = depth[nodes] + 1
-        depth[right[split]] = depth[nodes] + 1
+    frontier, level = np.zeros(1, dtype=np.int32), 0
+    while frontier.size:  # one level per pass, each node touched once
+        frontier = frontier[split[frontier]]
+        level += 1
+        frontier = np.concatenate([left[frontier], right[frontier]])
+        depth[frontier] = level
     value = t.value[:, 0, :]
     if value.shape[1] > 1:  # class fractions (older scikit-learn stored weighted counts)
         value = value / value.sum(axis=1, keepdims=True)

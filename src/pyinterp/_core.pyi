@@ -174,4 +174,5 @@ def frequent_itemsets(
     min_support: float,
     max_size: int,
     max_itemsets: int,
+    n_threads: int = 1,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...

@@ -8,7 +8,7 @@ import numbers
 import numpy as np
 
 from . import _core
-from ._validation import check_int, check_real
+from ._validation import check_int, check_real, resolve_n_threads
 
 __all__ = ["TooManyItemsets", "frequent_itemsets"]
 
@@ -34,12 +34,14 @@ def _transactions_csr(transactions):
     return indptr, flat.astype(np.int64, copy=False)
 
 
-def mine_csr(indptr, items, weights, min_support, max_size, max_itemsets):
+def mine_csr(indptr, items, weights, min_support, max_size, max_itemsets, n_jobs=None):
     """The core miner on validated CSR input -> (indptr, items, support) arrays."""
-    return _core.frequent_itemsets(indptr, items, weights, min_support, max_size, max_itemsets)
+    return _core.frequent_itemsets(indptr, items, weights, min_support, max_size, max_itemsets,
+                                   resolve_n_threads(n_jobs))
 
 
-def frequent_itemsets(transactions, weights=None, min_support=1.0, max_size=None, *, max_itemsets=2_000_000):
+def frequent_itemsets(transactions, weights=None, min_support=1.0, max_size=None, *, max_itemsets=2_000_000,
+                      n_jobs=None):
     """Every itemset whose transactions weigh at least ``min_support`` in total.
 
     Parameters
@@ -56,6 +58,8 @@ def frequent_itemsets(transactions, weights=None, min_support=1.0, max_size=None
     max_itemsets : int, default=2_000_000
         Guard against output explosion: more frequent itemsets than this raise
         :class:`TooManyItemsets` (a MemoryError) before memory runs out.
+    n_jobs : int, default=None
+        Threads (scikit-learn's convention); the result, including its order, does not depend on it.
 
     Returns
     -------
@@ -77,7 +81,8 @@ def frequent_itemsets(transactions, weights=None, min_support=1.0, max_size=None
     max_size = min(max_size, np.iinfo(np.int32).max)
     if not isinstance(max_itemsets, numbers.Integral) or max_itemsets < 1:
         raise ValueError(f"max_itemsets must be a positive integer, got {max_itemsets!r}")
-    out_indptr, out_items, support = mine_csr(indptr, items, weights, min_support, max_size, int(max_itemsets))
+    out_indptr, out_items, support = mine_csr(indptr, items, weights, min_support, max_size, int(max_itemsets),
+                                              n_jobs)
     flat = out_items.tolist()
     bounds = out_indptr.tolist()
     return {tuple(flat[a:b]): s for a, b, s in zip(bounds[:-1], bounds[1:], support.tolist())}

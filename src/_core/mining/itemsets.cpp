@@ -1,9 +1,12 @@
 #include "itemsets.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <deque>
 #include <numeric>
 #include <string>
+
+#include "../forest/parallel.hpp"
 
 namespace pyinterp {
 namespace {
@@ -108,108 +111,130 @@ struct Occurrences {
   std::vector<int64_t> fill_;
 };
 
+// Mines the branches (itemsets whose first label in root order is e) of the root database; each
+// branch is one task, written to its own output so the concatenation is in label order.
 class Miner {
  public:
-  Miner(const ItemsetOptions& options, Itemsets& out) : options_(options), out_(out) {}
+  Miner(const ItemsetOptions& options, std::atomic<int64_t>& emitted) : options_(options), emitted_(emitted) {}
 
-  void run(Database root) {
-    levels_.clear();
-    levels_.push_back(std::move(root));
-    grow(0);
+  void branch(const Database& root, const Occurrences& occ, int32_t e, Itemsets& out) {
+    out_ = &out;
+    prefix_.assign(1, root.item_of[e]);
+    emit(root.support[e]);
+    if (options_.max_size > 1 && e > 0 && project(root, occ, e, level(0))) grow(0);
   }
 
  private:
-  struct Scratch {
-    Occurrences occ;
-    std::vector<double> support;
-    std::vector<int32_t> relabel, row;
-  };
+  Database& level(size_t d) {
+    while (levels_.size() <= d) levels_.emplace_back();
+    return levels_[d];
+  }
 
-  // Reports prefix + {e} for every label e of levels_[depth], then recurses into the database of
-  // the transactions containing e cut to the labels before e (more frequent in the root order).
-  void grow(size_t depth) {
-    const Database& db = levels_[depth];
+  // Reports prefix + {e} for every label e of levels_[d], then recurses into the database of the
+  // transactions containing e cut to the labels before e (more frequent in the root order).
+  void grow(size_t d) {
+    const Database& db = levels_[d];
     const bool deeper = static_cast<int32_t>(prefix_.size()) + 1 < options_.max_size;
     if (deeper) {
-      if (scratch_.size() <= depth) scratch_.resize(depth + 1);
-      scratch_[depth].occ.build(db);
+      while (occ_.size() <= d) occ_.emplace_back();
+      occ_[d].build(db);
     }
     for (int32_t e = 0; e < db.n_labels(); ++e) {
       prefix_.push_back(db.item_of[e]);
       emit(db.support[e]);
-      if (deeper && e > 0 && project(depth, e)) grow(depth + 1);
+      if (deeper && e > 0 && project(db, occ_[d], e, level(d + 1))) grow(d + 1);
       prefix_.pop_back();
     }
   }
 
-  bool project(size_t depth, int32_t e) {
-    const Database& db = levels_[depth];
-    Scratch& s = scratch_[depth];
-    const double min_support = options_.min_support;
-    s.support.assign(static_cast<size_t>(e), 0.0);
-    for (int64_t o = s.occ.begin[e]; o < s.occ.begin[e + 1]; ++o) {
-      const int64_t t = s.occ.transaction[o];
+  // cond = the transactions of db containing e, cut to the labels before e that are frequent
+  // among them, relabelled in order and merged. False when no label survives.
+  bool project(const Database& db, const Occurrences& occ, int32_t e, Database& cond) {
+    support_.assign(static_cast<size_t>(e), 0.0);
+    for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) {
+      const int64_t t = occ.transaction[o];
       const double w = db.weight[t];
       const int32_t* a = db.items.data() + db.start[t];
-      for (int32_t j = 0; j < s.occ.position[o]; ++j) s.support[a[j]] += w;
+      for (int32_t j = 0; j < occ.position[o]; ++j) support_[a[j]] += w;
     }
-    if (levels_.size() <= depth + 1) levels_.emplace_back();
-    Database& cond = levels_[depth + 1];
     cond.clear();
-    s.relabel.assign(static_cast<size_t>(e), -1);
+    relabel_.assign(static_cast<size_t>(e), -1);
     for (int32_t r = 0; r < e; ++r)
-      if (s.support[r] >= min_support) {
-        s.relabel[r] = cond.n_labels();
-        cond.support.push_back(s.support[r]);
+      if (support_[r] >= options_.min_support) {
+        relabel_[r] = cond.n_labels();
+        cond.support.push_back(support_[r]);
         cond.item_of.push_back(db.item_of[r]);
       }
     if (cond.n_labels() == 0) return false;
-    for (int64_t o = s.occ.begin[e]; o < s.occ.begin[e + 1]; ++o) {
-      const int64_t t = s.occ.transaction[o];
+    for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) {
+      const int64_t t = occ.transaction[o];
       const int32_t* a = db.items.data() + db.start[t];
-      s.row.clear();
-      for (int32_t j = 0; j < s.occ.position[o]; ++j)
-        if (s.relabel[a[j]] >= 0) s.row.push_back(s.relabel[a[j]]);
-      if (!s.row.empty()) cond.push(s.row.data(), s.row.data() + s.row.size(), db.weight[t]);
+      row_.clear();
+      for (int32_t j = 0; j < occ.position[o]; ++j)
+        if (relabel_[a[j]] >= 0) row_.push_back(relabel_[a[j]]);
+      if (!row_.empty()) cond.push(row_.data(), row_.data() + row_.size(), db.weight[t]);
     }
     merger_.merge(cond);
     return true;
   }
 
   void emit(double support) {
-    if (static_cast<int64_t>(out_.support.size()) >= options_.max_itemsets)
+    if (++emitted_ > options_.max_itemsets)
       throw TooManyItemsets("more than max_itemsets = " + std::to_string(options_.max_itemsets) +
                             " frequent itemsets; raise min_support, lower max_size or raise max_itemsets");
-    const size_t first = out_.items.size();
-    out_.items.insert(out_.items.end(), prefix_.begin(), prefix_.end());
-    std::sort(out_.items.begin() + static_cast<std::ptrdiff_t>(first), out_.items.end());
-    out_.indptr.push_back(static_cast<int64_t>(out_.items.size()));
-    out_.support.push_back(support);
+    const size_t first = out_->items.size();
+    out_->items.insert(out_->items.end(), prefix_.begin(), prefix_.end());
+    std::sort(out_->items.begin() + static_cast<std::ptrdiff_t>(first), out_->items.end());
+    out_->indptr.push_back(static_cast<int64_t>(out_->items.size()));
+    out_->support.push_back(support);
   }
 
   const ItemsetOptions& options_;
-  Itemsets& out_;
-  std::deque<Database> levels_;  // levels_[d]: the database conditional on prefix_[:d]
-  std::deque<Scratch> scratch_;
+  std::atomic<int64_t>& emitted_;
+  Itemsets* out_ = nullptr;
+  std::deque<Database> levels_;  // levels_[d]: the database conditional on prefix_[:d + 1]
+  std::deque<Occurrences> occ_;
   std::vector<int64_t> prefix_;
+  std::vector<double> support_;
+  std::vector<int32_t> relabel_, row_;
   Merger merger_;
 };
 
-// The root database: items relabelled by decreasing support (ties: smaller item first), infrequent
-// items dropped, repeats within a transaction ignored, identical transactions merged.
+// Dense ids 0..n_distinct-1 for the items (ascending item order), through a lookup table when
+// the items span a small range and a sorted copy otherwise.
+std::vector<int64_t> item_ids(const int64_t* items, int64_t n_occ, std::vector<int32_t>& ids) {
+  ids.resize(static_cast<size_t>(n_occ));
+  if (n_occ == 0) return {};
+  const auto [lo, hi] = std::minmax_element(items, items + n_occ);
+  const uint64_t span = static_cast<uint64_t>(*hi) - static_cast<uint64_t>(*lo);
+  std::vector<int64_t> values;
+  if (span < static_cast<uint64_t>(std::max<int64_t>(n_occ, int64_t{1} << 16))) {
+    std::vector<int32_t> id(span + 1, -1);
+    for (int64_t j = 0; j < n_occ; ++j) id[static_cast<uint64_t>(items[j] - *lo)] = 0;
+    for (uint64_t v = 0; v <= span; ++v)
+      if (id[v] == 0) {
+        id[v] = static_cast<int32_t>(values.size());
+        values.push_back(*lo + static_cast<int64_t>(v));
+      }
+    for (int64_t j = 0; j < n_occ; ++j) ids[j] = id[static_cast<uint64_t>(items[j] - *lo)];
+  } else {
+    values.assign(items, items + n_occ);
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    for (int64_t j = 0; j < n_occ; ++j)
+      ids[j] = static_cast<int32_t>(std::lower_bound(values.begin(), values.end(), items[j]) - values.begin());
+  }
+  return values;
+}
+
 Database root_database(const TransactionsView& tx, double min_support) {
   const int64_t n_occ = tx.n > 0 ? tx.indptr[tx.n] : 0;
-  std::vector<int64_t> values(tx.items, tx.items + n_occ);
-  std::sort(values.begin(), values.end());
-  values.erase(std::unique(values.begin(), values.end()), values.end());
-
-  std::vector<int32_t> ids(static_cast<size_t>(n_occ));
+  std::vector<int32_t> ids;
+  const std::vector<int64_t> values = item_ids(tx.items, n_occ, ids);
   std::vector<int64_t> len(static_cast<size_t>(tx.n));
   std::vector<double> support(values.size(), 0.0);
   for (int64_t t = 0; t < tx.n; ++t) {
     const auto first = ids.begin() + tx.indptr[t], last = ids.begin() + tx.indptr[t + 1];
-    for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j)
-      ids[j] = static_cast<int32_t>(std::lower_bound(values.begin(), values.end(), tx.items[j]) - values.begin());
     std::sort(first, last);
     const auto end = std::unique(first, last);
     len[t] = end - first;
@@ -242,11 +267,28 @@ Database root_database(const TransactionsView& tx, double min_support) {
 
 }  // namespace
 
-Itemsets frequent_itemsets(const TransactionsView& tx, const ItemsetOptions& options) {
+Itemsets frequent_itemsets(const TransactionsView& tx, const ItemsetOptions& options, int n_threads) {
   if (!(options.min_support > 0.0)) throw std::invalid_argument("min_support must be > 0");
   if (options.max_size < 1) throw std::invalid_argument("max_size must be >= 1");
+  const Database root = root_database(tx, options.min_support);
+  Occurrences occ;
+  occ.build(root);
+  std::vector<Itemsets> branches(static_cast<size_t>(root.n_labels()));
+  std::atomic<int64_t> emitted{0};
+  // Rarer labels (larger e) project more of each transaction: hand them out first.
+  parallel_for(
+      root.n_labels(), n_threads, [&](int) { return Miner(options, emitted); },
+      [&](int64_t task, int, Miner& miner) {
+        const auto e = static_cast<int32_t>(root.n_labels() - 1 - task);
+        miner.branch(root, occ, e, branches[e]);
+      });
   Itemsets out;
-  Miner(options, out).run(root_database(tx, options.min_support));
+  for (const Itemsets& b : branches) {
+    const int64_t offset = out.indptr.back();
+    for (size_t i = 1; i < b.indptr.size(); ++i) out.indptr.push_back(offset + b.indptr[i]);
+    out.items.insert(out.items.end(), b.items.begin(), b.items.end());
+    out.support.insert(out.support.end(), b.support.begin(), b.support.end());
+  }
   return out;
 }
 

@@ -35,6 +35,8 @@ struct TooManyItemsets : std::length_error {
   using std::length_error::length_error;
 };
 
-Itemsets frequent_itemsets(const TransactionsView& transactions, const ItemsetOptions& options);
+// Branches (itemsets by their most frequent item) are mined in parallel; the output, in
+// depth-first order, does not depend on n_threads.
+Itemsets frequent_itemsets(const TransactionsView& transactions, const ItemsetOptions& options, int n_threads);
 
 }  // namespace pyinterp

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 
 #include "../forest/parallel.hpp"
@@ -9,10 +10,14 @@
 namespace pyinterp {
 namespace {
 
+// State of the depth-first walk: per depth, the feature marked as seen there (or -1) and whether
+// a code was appended; the codes of the current path's first occurrences in `active`.
 struct Scratch {
-  std::vector<int32_t> path;      // nodes from the leaf up to the root's child
-  std::vector<uint8_t> seen;      // per feature: already met on the current path
-  std::vector<int32_t> touched;   // features to unmark
+  std::vector<uint8_t> seen;  // per feature: already met on the current path
+  std::vector<int32_t> marked;
+  std::vector<uint8_t> pushed;
+  std::vector<int32_t> active;
+  std::vector<std::pair<int32_t, int32_t>> stack;  // (node, depth)
 };
 
 double node_size(const Tree& tree, int32_t node, NodeCounts counts) {
@@ -31,36 +36,71 @@ double decrease(const Tree& tree, int32_t t, const SignedPathOptions& o) {
   return o.scale == DecreaseScale::within_node ? d * root / own : d;
 }
 
+// One depth-first walk per tree, so each node is visited once and a leaf costs only its own codes.
 void tree_paths(const Tree& tree, int32_t t, int64_t n_trees, const SignedPathOptions& o, Scratch& s,
                 SignedPaths& out) {
   const double root_w = tree.weighted_n_node_samples[0];
-  for (int32_t leaf = 0; leaf < tree.node_count(); ++leaf) {
-    if (!tree.is_leaf(leaf)) continue;
-    s.path.clear();
-    for (int32_t node = leaf; tree.parent[node] >= 0; node = tree.parent[node]) s.path.push_back(node);
-    const int64_t start = static_cast<int64_t>(out.codes.size());
-    // Root first: the first occurrence of a feature is the one nearest the root.
-    for (auto it = s.path.rbegin(); it != s.path.rend(); ++it) {
-      const int32_t child = *it, node = tree.parent[child];
-      const int32_t k = tree.feature[node];
-      const bool passes = decrease(tree, node, o) > o.epsilon;
-      if (s.seen[k] || (!passes && o.first_occurrence == FirstOccurrence::after_filter)) continue;
-      s.seen[k] = 1;
-      s.touched.push_back(k);
-      if (passes) out.codes.push_back(2 * k + (child == tree.right[node] ? 1 : 0));
+  int32_t current = 0;  // depth of the path state
+  s.stack.assign(1, {0, 0});
+  s.active.clear();
+  while (!s.stack.empty()) {
+    const auto [node, depth] = s.stack.back();
+    s.stack.pop_back();
+    for (; current >= depth && current > 0; --current) {  // leave the previous branch
+      if (s.marked[current] >= 0) s.seen[s.marked[current]] = 0;
+      if (s.pushed[current]) s.active.pop_back();
     }
-    for (const int32_t k : s.touched) s.seen[k] = 0;
-    s.touched.clear();
-    std::sort(out.codes.begin() + start, out.codes.end());
+    current = depth;
+    if (depth > 0) {  // the edge from the parent: its split's first occurrence, if any
+      if (static_cast<size_t>(depth) >= s.marked.size()) {
+        s.marked.resize(depth + 1);
+        s.pushed.resize(depth + 1);
+      }
+      const int32_t parent = tree.parent[node], k = tree.feature[parent];
+      const bool passes = decrease(tree, parent, o) > o.epsilon;
+      const bool first = !s.seen[k] && (passes || o.first_occurrence == FirstOccurrence::literal);
+      s.marked[depth] = first ? k : -1;
+      s.pushed[depth] = first && passes;
+      if (first) s.seen[k] = 1;
+      if (first && passes) s.active.push_back(2 * k + (node == tree.right[parent] ? 1 : 0));
+    }
+    if (!tree.is_leaf(node)) {
+      s.stack.push_back({tree.right[node], depth + 1});
+      s.stack.push_back({tree.left[node], depth + 1});
+      continue;
+    }
+    out.codes.insert(out.codes.end(), s.active.begin(), s.active.end());
+    std::sort(out.codes.end() - static_cast<std::ptrdiff_t>(s.active.size()), out.codes.end());
     out.indptr.push_back(static_cast<int64_t>(out.codes.size()));
-    const int32_t depth = static_cast<int32_t>(s.path.size());
     out.depth.push_back(depth);
     out.tree.push_back(t);
-    out.leaf.push_back(leaf);
+    out.leaf.push_back(node);
     out.weight.push_back(o.weight == LeafWeight::depth
                              ? std::ldexp(1.0, -depth) / static_cast<double>(n_trees)
-                             : tree.weighted_n_node_samples[leaf] / (root_w * static_cast<double>(n_trees)));
+                             : tree.weighted_n_node_samples[node] / (root_w * static_cast<double>(n_trees)));
   }
+  for (; current > 0; --current)
+    if (s.marked[current] >= 0) s.seen[s.marked[current]] = 0;
+}
+
+// Rows in leaf-id order (the walk emits preorder, which is node order for trees numbered in
+// preorder, as pyinterp's and scikit-learn's are; other numberings are reordered here).
+void sort_by_leaf(SignedPaths& p) {
+  const size_t n = p.leaf.size();
+  if (std::is_sorted(p.leaf.begin(), p.leaf.end())) return;
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p.leaf[a] < p.leaf[b]; });
+  SignedPaths q;
+  for (const size_t r : order) {
+    q.codes.insert(q.codes.end(), p.codes.begin() + p.indptr[r], p.codes.begin() + p.indptr[r + 1]);
+    q.indptr.push_back(static_cast<int64_t>(q.codes.size()));
+    q.weight.push_back(p.weight[r]);
+    q.depth.push_back(p.depth[r]);
+    q.tree.push_back(p.tree[r]);
+    q.leaf.push_back(p.leaf[r]);
+  }
+  p = std::move(q);
 }
 
 }  // namespace
@@ -72,9 +112,14 @@ SignedPaths signed_paths(const Forest& forest, const SignedPathOptions& options,
   std::vector<SignedPaths> per_tree(n_trees);
   parallel_for(
       n_trees, n_threads,
-      [&](int) { return Scratch{{}, std::vector<uint8_t>(forest.n_features, 0), {}}; },
+      [&](int) {
+        Scratch s;
+        s.seen.assign(static_cast<size_t>(forest.n_features), 0);
+        return s;
+      },
       [&](int64_t t, int, Scratch& s) {
         tree_paths(forest.trees[t], static_cast<int32_t>(t), n_trees, options, s, per_tree[t]);
+        sort_by_leaf(per_tree[t]);
       });
   SignedPaths all;
   for (const SignedPaths& p : per_tree) {

@@ -99,7 +99,8 @@ def prevalent_sets(forest, min_dwp, max_order=3, epsilon=0.01, *, max_itemsets=2
     max_order = check_int("max_order", max_order, 1)
     paths = _paths(forest, epsilon, path_options)
     indptr, items, support = mine_csr(paths.indptr, paths.codes.astype(np.int64), paths.weight,
-                                      max(min_dwp - FLOAT_SLACK, min_dwp / 2), max_order, int(max_itemsets))
+                                      max(min_dwp - FLOAT_SLACK, min_dwp / 2), max_order, int(max_itemsets),
+                                      path_options.get("n_jobs"))
     bounds = indptr.tolist()
     flat = items.tolist()
     features = [decode(flat[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
