@@ -93,13 +93,30 @@ def _tree_paths(tree, epsilon, counts):
     return leaves
 
 
+class _TreeArrays:
+    """A pyinterp Tree under scikit-learn's ``tree_`` attribute names."""
+
+    def __init__(self, tree):
+        self.children_left, self.children_right = tree.left, tree.right
+        self.feature, self.impurity = tree.feature, tree.impurity
+        self.weighted_n_node_samples, self.n_node_samples = tree.weighted_n_node_samples, tree.n_node_samples
+        self.node_count = tree.node_count
+
+
+def filtered_trees(estimator):
+    """The trees of a fitted sklearn or pyinterp forest under sklearn's ``tree_`` names."""
+    if hasattr(estimator, "trees_"):
+        return [_TreeArrays(t) for t in estimator.trees_]
+    return [e.tree_ for e in estimator.estimators_]
+
+
 def filtered_paths(estimator, epsilon, counts="weighted"):
-    """Signed feature set F_eps and weight of every leaf of a fitted sklearn random forest.
+    """Signed feature set F_eps and weight of every leaf of a fitted sklearn (or pyinterp) forest.
 
     Returns a list of (frozenset of (feature, sign), weight); the weights of one tree sum to
     1 / n_trees, so all of them sum to 1. Leaves whose set is empty are included.
     """
-    trees = [e.tree_ for e in estimator.estimators_]
+    trees = filtered_trees(estimator)
     n_trees = len(trees)
     out = []
     for tree in trees:

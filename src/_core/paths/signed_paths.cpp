@@ -40,6 +40,12 @@ double decrease(const Tree& tree, int32_t t, const SignedPathOptions& o) {
 void tree_paths(const Tree& tree, int32_t t, int64_t n_trees, const SignedPathOptions& o, Scratch& s,
                 SignedPaths& out) {
   const double root_w = tree.weighted_n_node_samples[0];
+  const size_t n_leaves = static_cast<size_t>(tree.node_count() + 1) / 2;
+  out.indptr.reserve(n_leaves + 1);
+  out.weight.reserve(n_leaves);
+  out.depth.reserve(n_leaves);
+  out.tree.reserve(n_leaves);
+  out.leaf.reserve(n_leaves);
   int32_t current = 0;  // depth of the path state
   s.stack.assign(1, {0, 0});
   s.active.clear();
@@ -122,6 +128,14 @@ SignedPaths signed_paths(const Forest& forest, const SignedPathOptions& options,
         sort_by_leaf(per_tree[t]);
       });
   SignedPaths all;
+  size_t rows = 0, codes = 0;
+  for (const SignedPaths& p : per_tree) rows += p.weight.size(), codes += p.codes.size();
+  all.indptr.reserve(rows + 1);
+  all.codes.reserve(codes);
+  all.weight.reserve(rows);
+  all.depth.reserve(rows);
+  all.tree.reserve(rows);
+  all.leaf.reserve(rows);
   for (const SignedPaths& p : per_tree) {
     const int64_t offset = all.indptr.back();
     for (size_t r = 1; r < p.indptr.size(); ++r) all.indptr.push_back(offset + p.indptr[r]);
