@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from sklearn.utils import check_random_state
 
 from .. import _core
 from .._validation import check_int, check_real, resolve_n_threads
@@ -10,9 +11,7 @@ from ..itemsets import _transactions_csr
 
 
 def seed_of(random_state) -> int:
-    """A 64-bit seed from None, an int or a RandomState (scikit-learn's conventions)."""
-    from sklearn.utils import check_random_state
-
+    """A seed from None, an int or a RandomState (scikit-learn's conventions)."""
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
