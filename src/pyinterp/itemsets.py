@@ -8,6 +8,7 @@ import numbers
 import numpy as np
 
 from . import _core
+from ._csr import to_tuples
 from ._validation import check_int, check_real, resolve_n_threads
 
 __all__ = ["TooManyItemsets", "frequent_itemsets"]
@@ -83,6 +84,4 @@ def frequent_itemsets(transactions, weights=None, min_support=1.0, max_size=None
         raise ValueError(f"max_itemsets must be a positive integer, got {max_itemsets!r}")
     out_indptr, out_items, support = mine_csr(indptr, items, weights, min_support, max_size, int(max_itemsets),
                                               n_jobs)
-    flat = out_items.tolist()
-    bounds = out_indptr.tolist()
-    return {tuple(flat[a:b]): s for a, b, s in zip(bounds[:-1], bounds[1:], support.tolist())}
+    return dict(zip(to_tuples(out_indptr, out_items), support.tolist()))

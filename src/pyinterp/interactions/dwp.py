@@ -5,11 +5,10 @@ eq. (7): every leaf of every tree is enumerated, nothing is resampled."""
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from .. import _core
+from .._csr import to_csr, to_tuples
 from .._validation import check_int, check_real, resolve_n_threads
 from ..itemsets import mine_csr
 from .paths import SignedPaths, decode, encode, signed_paths
@@ -30,22 +29,16 @@ def _feature_names(forest):
     return None if names is None else list(names)
 
 
-def _code_csr(code_sets):
-    indptr = np.zeros(len(code_sets) + 1, dtype=np.int64)
-    np.cumsum([len(c) for c in code_sets], out=indptr[1:])
-    return indptr, np.fromiter(itertools.chain.from_iterable(code_sets), dtype=np.int32, count=int(indptr[-1]))
-
-
 def match_codes(paths: SignedPaths, code_sets):
     """(indptr, rows): the path rows whose codes contain each set of integer codes, CSR over sets."""
-    return _core.match_sets(paths.indptr, paths.codes, *_code_csr(code_sets))
+    return _core.match_sets(paths.indptr, paths.codes, *to_csr(code_sets))
 
 
 def sum_codes(paths: SignedPaths, code_sets, values, n_jobs=None) -> np.ndarray:
     """(n_sets, m): per set of integer codes, the sum of ``values`` (n_rows, m) over the path rows
     containing it, summed in row order."""
     values = np.ascontiguousarray(values, dtype=np.float64).reshape(len(paths), -1)
-    return _core.match_sums(paths.indptr, paths.codes, *_code_csr(code_sets), values, resolve_n_threads(n_jobs))
+    return _core.match_sums(paths.indptr, paths.codes, *to_csr(code_sets), values, resolve_n_threads(n_jobs))
 
 
 def matches(paths: SignedPaths, sets):
@@ -101,8 +94,6 @@ def prevalent_sets(forest, min_dwp, max_order=3, epsilon=0.01, *, max_itemsets=2
     indptr, items, support = mine_csr(paths.indptr, paths.codes.astype(np.int64), paths.weight,
                                       max(min_dwp - FLOAT_SLACK, min_dwp / 2), max_order, int(max_itemsets),
                                       path_options.get("n_jobs"))
-    bounds = indptr.tolist()
-    flat = items.tolist()
-    features = [decode(flat[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+    features = [decode(codes) for codes in to_tuples(indptr, items)]
     names = None if isinstance(forest, SignedPaths) else _feature_names(forest)
     return score_table(features, support, names)

@@ -13,6 +13,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import importance
+from .._csr import to_csr, to_tuples
 from .._validation import check_int, check_real, resolve_n_threads
 from ..forest import RandomForestClassifier, RandomForestRegressor
 from .dwp import sum_codes
@@ -241,15 +242,12 @@ class _Leaves:
         if len(rows) == 0:
             return []
         p = self.paths
-        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum(p.indptr[rows + 1] - p.indptr[rows], out=indptr[1:])
-        codes = np.concatenate([p.codes[p.indptr[r]:p.indptr[r + 1]] for r in rows])
+        indptr, codes = to_csr([p.codes[p.indptr[r]:p.indptr[r + 1]] for r in rows])
         # size x precision = the leaf's class-1 count
         out_indptr, out_codes, _ = rit_csr(indptr, codes, self.positive[rows], depth=params.rit_depth,
                                            n_children=params.rit_n_children, min_size=params.rit_min_size,
                                            n_trees=params.rit_n_trees, seed=seed, n_jobs=1)
-        flat, bounds = out_codes.tolist(), out_indptr.tolist()
-        return [tuple(flat[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+        return to_tuples(out_indptr, out_codes)
 
     def prevalences(self, queries):
         """prev1, prev0 (shares of class-1 / other leaf mass containing S) and precision of S."""

@@ -26,15 +26,23 @@ def leaf_rows(paths: SignedPaths, leaves: np.ndarray) -> np.ndarray:
     return rows
 
 
+def sample_rows(forest, paths: SignedPaths, X, n_jobs=None) -> np.ndarray:
+    """(n_samples, n_trees): the path row of the leaf each row of X reaches in each tree."""
+    view = forest_view(forest)
+    X = check_rows(view, X)
+    return leaf_rows(paths, view.core.apply(X, resolve_n_threads(n_jobs)))
+
+
 def path_prevalence(forest, paths: SignedPaths, X, sets, *, n_jobs=None) -> np.ndarray:
     """(n_samples, n_sets): for each row of X, the fraction of trees whose leaf has S in F_eps.
 
     ``paths`` must come from ``signed_paths(forest, ...)``; the forest may be pyinterp's or a
     fitted scikit-learn forest."""
-    view = forest_view(forest)
-    X = check_rows(view, X)
-    leaves = view.core.apply(X, resolve_n_threads(n_jobs))
-    rows = leaf_rows(paths, leaves)
+    return prevalence_at(paths, sample_rows(forest, paths, X, n_jobs), sets)
+
+
+def prevalence_at(paths: SignedPaths, rows: np.ndarray, sets) -> np.ndarray:
+    """Path prevalence of each set for samples given by their (n_samples, n_trees) path rows."""
     indptr, matched = matches(paths, sets)
     contains = np.zeros((len(paths), len(indptr) - 1), dtype=bool)
     contains[matched, np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))] = True

@@ -10,7 +10,7 @@ from .._validation import check_int, check_real
 from ..forest import RandomForestRegressor
 from ..itemsets import frequent_itemsets
 from .dwp import FLOAT_SLACK, dwp, prevalent_sets, rank_key
-from .local import leaf_rows, path_prevalence
+from .local import prevalence_at, sample_rows
 from .paths import decode, signed_paths
 from .table import InteractionTable
 
@@ -175,11 +175,9 @@ class LocalLSSFind(LSSFind):
         min_pp = self._check_local_params()
         global_sets = self.selected_.features
         known = set(global_sets)
-        pp_global = path_prevalence(self.forest_, self.paths_, X, global_sets, n_jobs=self.n_jobs)
+        rows = sample_rows(self.forest_, self.paths_, X, self.n_jobs)
+        pp_global = prevalence_at(self.paths_, rows, global_sets)
         adjusted_global = self.selected_["adjusted_dwp"]
-        if self.combine == "union":
-            leaves = self.forest_.apply(X)
-            rows = leaf_rows(self.paths_, leaves)
         names = getattr(self, "feature_names_in_", None)
         tables = []
         for i in range(pp_global.shape[0]):

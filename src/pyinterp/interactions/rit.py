@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .. import _core
+from .._csr import to_csr, to_tuples
 from .._validation import check_int, check_real, resolve_n_threads
 from ..itemsets import _transactions_csr
 
@@ -45,12 +46,7 @@ def random_intersection_trees(sets, weights=None, *, depth=5, n_children=2.0, mi
     w = np.ones(n) if weights is None else np.array(weights, dtype=np.float64, copy=True)
     if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w < 0) or (n and not np.any(w > 0)):
         raise ValueError("weights must be finite, non-negative, one per set, and not all zero")
-    rows = [np.unique(items[a:b]) for a, b in zip(indptr[:-1], indptr[1:])]
-    codes = np.concatenate(rows) if n else items
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum([len(r) for r in rows], out=indptr[1:])
-    out_indptr, out_codes, found = rit_csr(indptr, codes.astype(np.int32), w, depth=depth, n_children=n_children,
-                                           min_size=min_size, n_trees=n_trees, seed=seed_of(random_state),
-                                           n_jobs=n_jobs)
-    flat, bounds = out_codes.tolist(), out_indptr.tolist()
-    return {tuple(flat[a:b]): int(c) for a, b, c in zip(bounds[:-1], bounds[1:], found)}
+    indptr, codes = to_csr([np.unique(items[a:b]) for a, b in zip(indptr[:-1], indptr[1:])])
+    out_indptr, out_codes, found = rit_csr(indptr, codes, w, depth=depth, n_children=n_children, min_size=min_size,
+                                           n_trees=n_trees, seed=seed_of(random_state), n_jobs=n_jobs)
+    return dict(zip(to_tuples(out_indptr, out_codes), found.tolist()))

@@ -1,0 +1,20 @@
+"""Collections of integer sets as CSR arrays (indptr, items) and back, for the core's set kernels."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+
+def to_csr(rows, dtype=np.int32):
+    """Sequences of integers -> (indptr int64, concatenated items of ``dtype``)."""
+    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum([len(r) for r in rows], out=indptr[1:])
+    return indptr, np.fromiter(itertools.chain.from_iterable(rows), dtype=dtype, count=int(indptr[-1]))
+
+
+def to_tuples(indptr, items) -> list:
+    """CSR arrays -> one tuple of Python ints per row."""
+    flat, bounds = items.tolist(), indptr.tolist()
+    return [tuple(flat[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
