@@ -93,6 +93,14 @@ def test_explosion_guard():
     (dict(transactions=[(1.5, 2)]), TypeError, "integers"),
     (dict(transactions=[1, 2]), TypeError, "iterables"),
     (dict(transactions=[("a",)]), TypeError, "integers"),
+    (dict(transactions=[(True, 2)]), TypeError, "integers, got bool"),
+    (dict(transactions=[(np.float64(2.0),)]), TypeError, "integers, got numpy.float64"),
+    (dict(transactions=[np.array([1.0, 2.0])]), TypeError, "dtype float64"),
+    (dict(transactions=[np.array([[1, 2]])]), TypeError, "iterables"),
+    (dict(transactions=[(None,)]), TypeError, "integers"),
+    (dict(transactions=5), TypeError, "iterables"),
+    (dict(transactions=[(2**63,)]), ValueError, "64-bit"),
+    (dict(transactions=[np.array([2**63], dtype=np.uint64)]), ValueError, "64-bit"),
     (dict(transactions=[(1,)], weights=[1.0, 2.0]), ValueError, "one entry per transaction"),
     (dict(transactions=[(1,)], weights=[np.nan]), ValueError, "finite"),
     (dict(transactions=[(1,)], weights=[-1.0]), ValueError, "non-negative"),
@@ -103,6 +111,15 @@ def test_explosion_guard():
 def test_bad_input(kwargs, error, match):
     with pytest.raises(error, match=match):
         frequent_itemsets(**kwargs)
+
+
+def test_any_integer_rows():
+    """Lists, tuples, ranges, sets, generators and integer arrays of any width are the same rows."""
+    want = frequent_itemsets([[1, 2], [2, 3]])
+    rows = [([1, 2], (2, 3)), (range(1, 3), {2, 3}), (np.array([1, 2], np.uint8), np.array([2, 3], np.int32)),
+            ([np.int64(1), np.uint16(2)], iter([2, 3]))]
+    for a, b in rows:
+        assert frequent_itemsets(x for x in (a, b)) == want
 
 
 def test_caller_data_untouched():

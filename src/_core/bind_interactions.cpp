@@ -31,6 +31,63 @@ CsrView csr_view(const Int64Array& indptr, const Int32Array& codes, const char* 
   return {indptr.data(), codes.data(), indptr.shape(0) - 1};
 }
 
+const char* const kNotTransactions = "transactions must be a sequence of iterables of integer items";
+
+// One Python item as an int64: Python and numpy integers only (floats, strings and bools would
+// be silently converted by numpy, so they are refused here).
+int64_t item_value(PyObject* o) {
+  py::object index;
+  if (!PyLong_CheckExact(o)) {
+    if (PyBool_Check(o) || PyFloat_Check(o) || !PyIndex_Check(o))
+      throw py::type_error(std::string("transaction items must be integers, got ") + Py_TYPE(o)->tp_name);
+    index = py::reinterpret_steal<py::object>(PyNumber_Index(o));
+    if (!index) throw py::error_already_set();
+    o = index.ptr();
+  }
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (overflow) throw py::value_error("transaction items must fit in a signed 64-bit integer");
+  return v;
+}
+
+void append_row(const py::handle& row, std::vector<int64_t>& items) {
+  if (py::isinstance<py::array>(row)) {
+    const auto a = py::reinterpret_borrow<py::array>(row);
+    const char kind = a.dtype().kind();
+    if (a.ndim() != 1) throw py::type_error(kNotTransactions);
+    if (kind != 'i' && kind != 'u')
+      throw py::type_error("transaction items must be integers, got an array of dtype " + std::string(py::str(a.dtype())));
+    if (kind == 'u' && a.itemsize() == 8) {
+      const auto u = py::array_t<uint64_t, py::array::forcecast>::ensure(a);
+      for (py::ssize_t j = 0; j < u.shape(0); ++j)
+        if (u.at(j) > static_cast<uint64_t>(INT64_MAX))
+          throw py::value_error("transaction items must fit in a signed 64-bit integer");
+    }
+    const auto v = py::array_t<int64_t, py::array::forcecast>::ensure(a);
+    items.insert(items.end(), v.data(), v.data() + v.shape(0));
+    return;
+  }
+  py::object seq = py::reinterpret_steal<py::object>(PySequence_Fast(row.ptr(), kNotTransactions));
+  if (!seq) {
+    PyErr_Clear();
+    throw py::type_error(kNotTransactions);
+  }
+  PyObject** elems = PySequence_Fast_ITEMS(seq.ptr());
+  const py::ssize_t n = PySequence_Fast_GET_SIZE(seq.ptr());
+  for (py::ssize_t j = 0; j < n; ++j) items.push_back(item_value(elems[j]));
+}
+
+// Python iterable of iterables of integers -> CSR (indptr, items) in one pass, with the GIL.
+py::tuple transactions_csr(const py::object& transactions) {
+  if (!py::isinstance<py::iterable>(transactions)) throw py::type_error(kNotTransactions);
+  std::vector<int64_t> indptr{0}, items;
+  for (const py::handle row : transactions) {
+    append_row(row, items);
+    indptr.push_back(static_cast<int64_t>(items.size()));
+  }
+  return py::make_tuple(copy_array(indptr), copy_array(items));
+}
+
 }  // namespace
 
 void bind_interactions(py::module_& m) {
@@ -121,6 +178,9 @@ void bind_interactions(py::module_& m) {
       py::arg("min_size"), py::arg("n_trees"), py::arg("seed"), py::arg("n_threads") = 1);
 
   py::register_exception<TooManyItemsets>(m, "TooManyItemsets", PyExc_MemoryError);
+  m.def(
+      "transactions_csr", &transactions_csr, py::arg("transactions"),
+      "Python iterable of iterables of integers -> CSR (indptr, items), both int64.");
   m.def(
       "frequent_itemsets",
       [](const Int64Array& indptr, const Int64Array& items, const py::object& weights, double min_support,

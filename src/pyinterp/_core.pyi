@@ -1,6 +1,7 @@
 """Type stubs for pyinterp's C++ extension."""
 
 import enum
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -166,6 +167,8 @@ def random_intersection_trees(
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.int64]]: ...
 
 class TooManyItemsets(MemoryError): ...
+
+def transactions_csr(transactions: Iterable[Iterable[int]]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
 
 def frequent_itemsets(
     indptr: npt.NDArray[np.int64],

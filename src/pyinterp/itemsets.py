@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import numbers
 
 import numpy as np
@@ -14,25 +13,6 @@ from ._validation import check_int, check_real, resolve_n_threads
 __all__ = ["TooManyItemsets", "frequent_itemsets"]
 
 TooManyItemsets = _core.TooManyItemsets
-
-
-def _transactions_csr(transactions):
-    """A sequence of iterables of integer items -> (indptr, items) as int64 arrays."""
-    try:
-        rows = [t if hasattr(t, "__len__") else list(t) for t in transactions]
-        lengths = np.fromiter((len(t) for t in rows), dtype=np.int64, count=len(rows))
-    except TypeError as exc:
-        raise TypeError("transactions must be a sequence of iterables of integer items") from exc
-    flat = np.asarray(list(itertools.chain.from_iterable(rows)))
-    if flat.size == 0:
-        flat = np.empty(0, dtype=np.int64)
-    elif flat.dtype.kind not in "iu" or flat.ndim != 1:
-        raise TypeError(f"transaction items must be integers, got values of dtype {flat.dtype}")
-    elif flat.dtype.kind == "u" and flat.max() > np.iinfo(np.int64).max:
-        raise ValueError("transaction items must fit in a signed 64-bit integer")
-    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=indptr[1:])
-    return indptr, flat.astype(np.int64, copy=False)
 
 
 def mine_csr(indptr, items, weights, min_support, max_size, max_itemsets, n_jobs=None):
@@ -69,7 +49,7 @@ def frequent_itemsets(transactions, weights=None, min_support=1.0, max_size=None
     Identical transactions are merged (weights summed) and infrequent items dropped before the
     recursive projection, so the cost follows the distinct transactions, not their count.
     """
-    indptr, items = _transactions_csr(transactions)
+    indptr, items = _core.transactions_csr(transactions)
     n = len(indptr) - 1
     if weights is not None:
         weights = np.array(weights, dtype=np.float64, copy=True)

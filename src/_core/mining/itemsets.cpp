@@ -30,7 +30,7 @@ struct Database {
     item_of.clear();
   }
   void push(const int32_t* first, const int32_t* last, double w) {
-    items.insert(items.end(), first, last);
+    for (; first != last; ++first) items.push_back(*first);  // rows are short: no memmove call
     start.push_back(static_cast<int64_t>(items.size()));
     weight.push_back(w);
   }
@@ -42,45 +42,52 @@ uint64_t mix(uint64_t h, uint64_t v) {
   return h * 0xbf58476d1ce4e5b9ULL;
 }
 
-// Merges identical transactions of db (summing weights), keeping first occurrences in order.
-class Merger {
+bool same(const int32_t* a, const int32_t* b, int64_t len) {
+  for (int64_t j = 0; j < len; ++j)
+    if (a[j] != b[j]) return false;
+  return true;
+}
+
+// Appends transactions to a database, merging identical ones into the first (weights summed) as
+// they arrive, so no unmerged copy is ever stored.
+class MergingWriter {
  public:
-  void merge(Database& db) {
-    const int64_t n = db.size();
-    if (n < 2) return;
+  // Empties db's transactions and prepares for at most max_rows rows of at most max_items items.
+  void open(Database& db, int64_t max_rows, int64_t max_items) {
+    db_ = &db;
+    db.items.clear();
+    db.start.assign(1, 0);
+    db.weight.clear();
+    db.items.reserve(static_cast<size_t>(max_items));
+    db.start.reserve(static_cast<size_t>(max_rows) + 1);
+    db.weight.reserve(static_cast<size_t>(max_rows));
     size_t cap = 4;
-    while (cap < 2 * static_cast<size_t>(n)) cap <<= 1;
+    while (cap < 2 * static_cast<size_t>(max_rows)) cap <<= 1;
     slot_.assign(cap, -1);
-    out_.items.clear();
-    out_.start.assign(1, 0);
-    out_.weight.clear();
-    for (int64_t t = 0; t < n; ++t) {
-      const int32_t* a = db.items.data() + db.start[t];
-      const int64_t len = db.start[t + 1] - db.start[t];
-      uint64_t h = static_cast<uint64_t>(len);
-      for (int64_t j = 0; j < len; ++j) h = mix(h, static_cast<uint64_t>(a[j]));
-      for (size_t s = h & (cap - 1);; s = (s + 1) & (cap - 1)) {
-        const int64_t u = slot_[s];
-        if (u < 0) {
-          slot_[s] = out_.size();
-          out_.push(a, a + len, db.weight[t]);
-          break;
-        }
-        const int32_t* b = out_.items.data() + out_.start[u];
-        if (out_.start[u + 1] - out_.start[u] == len && std::equal(a, a + len, b)) {
-          out_.weight[u] += db.weight[t];
-          break;
-        }
+  }
+
+  void add(const int32_t* a, int64_t len, double w) {
+    Database& db = *db_;
+    uint64_t h = static_cast<uint64_t>(len);
+    for (int64_t j = 0; j < len; ++j) h = mix(h, static_cast<uint64_t>(a[j]));
+    const size_t mask = slot_.size() - 1;
+    for (size_t s = h & mask;; s = (s + 1) & mask) {
+      const int64_t u = slot_[s];
+      if (u < 0) {
+        slot_[s] = db.size();
+        db.push(a, a + len, w);
+        return;
+      }
+      if (db.start[u + 1] - db.start[u] == len && same(a, db.items.data() + db.start[u], len)) {
+        db.weight[u] += w;
+        return;
       }
     }
-    std::swap(db.items, out_.items);
-    std::swap(db.start, out_.start);
-    std::swap(db.weight, out_.weight);
   }
 
  private:
+  Database* db_ = nullptr;
   std::vector<int64_t> slot_;
-  Database out_;
 };
 
 // For each label, where it occurs: (transaction, position within the transaction), grouped by
@@ -121,7 +128,7 @@ class Miner {
     out_ = &out;
     prefix_.assign(1, root.item_of[e]);
     emit(root.support[e]);
-    if (options_.max_size > 1 && e > 0 && project(root, occ, e, level(0))) grow(0);
+    extend(root, occ, e, 0);
   }
 
  private:
@@ -130,11 +137,29 @@ class Miner {
     return levels_[d];
   }
 
-  // Reports prefix + {e} for every label e of levels_[d], then recurses into the database of the
-  // transactions containing e cut to the labels before e (more frequent in the root order).
+  size_t max_size() const { return static_cast<size_t>(options_.max_size); }
+
+  // prefix_ ends with the item of label e of db and has been reported: reports its extensions by
+  // the labels before e. The last level needs only their supports, not a conditional database.
+  void extend(const Database& db, const Occurrences& occ, int32_t e, size_t d) {
+    if (e == 0 || prefix_.size() >= max_size()) return;
+    if (prefix_.size() + 1 == max_size()) {
+      count_before(db, occ, e);
+      for (int32_t r = 0; r < e; ++r)
+        if (support_[r] >= options_.min_support) {
+          prefix_.push_back(db.item_of[r]);
+          emit(support_[r]);
+          prefix_.pop_back();
+        }
+      return;
+    }
+    if (project(db, occ, e, level(d))) grow(d);
+  }
+
+  // Reports prefix + {e} for every label e of levels_[d] and extends it while sets may grow.
   void grow(size_t d) {
     const Database& db = levels_[d];
-    const bool deeper = static_cast<int32_t>(prefix_.size()) + 1 < options_.max_size;
+    const bool deeper = prefix_.size() + 1 < max_size();
     if (deeper) {
       while (occ_.size() <= d) occ_.emplace_back();
       occ_[d].build(db);
@@ -142,20 +167,37 @@ class Miner {
     for (int32_t e = 0; e < db.n_labels(); ++e) {
       prefix_.push_back(db.item_of[e]);
       emit(db.support[e]);
-      if (deeper && e > 0 && project(db, occ_[d], e, level(d + 1))) grow(d + 1);
+      if (deeper) extend(db, occ_[d], e, d + 1);
       prefix_.pop_back();
     }
   }
 
-  // cond = the transactions of db containing e, cut to the labels before e that are frequent
-  // among them, relabelled in order and merged. False when no label survives.
-  bool project(const Database& db, const Occurrences& occ, int32_t e, Database& cond) {
+  // support_[r] = the weight of the transactions of db holding both r < e and e.
+  void count_before(const Database& db, const Occurrences& occ, int32_t e) {
     support_.assign(static_cast<size_t>(e), 0.0);
     for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) {
-      const int64_t t = occ.transaction[o];
-      const double w = db.weight[t];
-      const int32_t* a = db.items.data() + db.start[t];
+      const double w = db.weight[occ.transaction[o]];
+      const int32_t* a = db.items.data() + db.start[occ.transaction[o]];
       for (int32_t j = 0; j < occ.position[o]; ++j) support_[a[j]] += w;
+    }
+  }
+
+  // cond = the transactions of db containing e, cut to the labels before e that are frequent
+  // among them, relabelled in order and merged. False when no label survives. One pass gathers
+  // the cut rows into a contiguous buffer while counting, so filtering reads memory in order.
+  bool project(const Database& db, const Occurrences& occ, int32_t e, Database& cond) {
+    support_.assign(static_cast<size_t>(e), 0.0);
+    int64_t n_items = 0;
+    for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) n_items += occ.position[o];
+    if (static_cast<int64_t>(gathered_.size()) < n_items) gathered_.resize(static_cast<size_t>(n_items));
+    int32_t* out = gathered_.data();
+    for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) {
+      const double w = db.weight[occ.transaction[o]];
+      const int32_t* a = db.items.data() + db.start[occ.transaction[o]];
+      for (int32_t j = 0; j < occ.position[o]; ++j) {
+        support_[a[j]] += w;
+        *out++ = a[j];
+      }
     }
     cond.clear();
     relabel_.assign(static_cast<size_t>(e), -1);
@@ -166,15 +208,14 @@ class Miner {
         cond.item_of.push_back(db.item_of[r]);
       }
     if (cond.n_labels() == 0) return false;
+    writer_.open(cond, occ.begin[e + 1] - occ.begin[e], n_items);
+    const int32_t* a = gathered_.data();
     for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) {
-      const int64_t t = occ.transaction[o];
-      const int32_t* a = db.items.data() + db.start[t];
       row_.clear();
-      for (int32_t j = 0; j < occ.position[o]; ++j)
-        if (relabel_[a[j]] >= 0) row_.push_back(relabel_[a[j]]);
-      if (!row_.empty()) cond.push(row_.data(), row_.data() + row_.size(), db.weight[t]);
+      for (const int32_t* end = a + occ.position[o]; a != end; ++a)
+        if (relabel_[*a] >= 0) row_.push_back(relabel_[*a]);
+      if (!row_.empty()) writer_.add(row_.data(), static_cast<int64_t>(row_.size()), db.weight[occ.transaction[o]]);
     }
-    merger_.merge(cond);
     return true;
   }
 
@@ -196,8 +237,8 @@ class Miner {
   std::deque<Occurrences> occ_;
   std::vector<int64_t> prefix_;
   std::vector<double> support_;
-  std::vector<int32_t> relabel_, row_;
-  Merger merger_;
+  std::vector<int32_t> gathered_, relabel_, row_;
+  MergingWriter writer_;
 };
 
 // Dense ids 0..n_distinct-1 for the items (ascending item order), through a lookup table when
@@ -253,15 +294,16 @@ Database root_database(const TransactionsView& tx, double min_support) {
     db.support.push_back(support[id]);
     db.item_of.push_back(values[id]);
   }
+  MergingWriter writer;
+  writer.open(db, tx.n, n_occ);
   std::vector<int32_t> row;
   for (int64_t t = 0; t < tx.n; ++t) {
     row.clear();
     for (int64_t j = tx.indptr[t]; j < tx.indptr[t] + len[t]; ++j)
       if (label[ids[j]] >= 0) row.push_back(label[ids[j]]);
     std::sort(row.begin(), row.end());
-    if (!row.empty()) db.push(row.data(), row.data() + row.size(), tx.weights ? tx.weights[t] : 1.0);
+    if (!row.empty()) writer.add(row.data(), static_cast<int64_t>(row.size()), tx.weights ? tx.weights[t] : 1.0);
   }
-  Merger().merge(db);
   return db;
 }
 

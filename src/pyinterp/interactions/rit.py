@@ -8,7 +8,6 @@ from sklearn.utils import check_random_state
 from .. import _core
 from .._csr import to_csr, to_tuples
 from .._validation import check_int, check_real, resolve_n_threads
-from ..itemsets import _transactions_csr
 
 
 def seed_of(random_state) -> int:
@@ -39,7 +38,7 @@ def random_intersection_trees(sets, weights=None, *, depth=5, n_children=2.0, mi
     Returns a dict {sorted tuple of items: number of trees that reported it}. Items are
     non-negative integers below 2^31.
     """
-    indptr, items = _transactions_csr(sets)
+    indptr, items = _core.transactions_csr(sets)
     if items.size and (items.min() < 0 or items.max() >= 2**31):
         raise ValueError("RIT items must be integers in [0, 2^31)")
     n = len(indptr) - 1
