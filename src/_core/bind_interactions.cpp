@@ -85,7 +85,7 @@ py::tuple transactions_csr(const py::object& transactions) {
     append_row(row, items);
     indptr.push_back(static_cast<int64_t>(items.size()));
   }
-  return py::make_tuple(copy_array(indptr), copy_array(items));
+  return py::make_tuple(move_array(std::move(indptr)), move_array(std::move(items)));
 }
 
 }  // namespace
@@ -116,12 +116,12 @@ void bind_interactions(py::module_& m) {
           paths = signed_paths(f, o, n_threads);
         }
         py::dict d;
-        d["indptr"] = copy_array(paths.indptr);
-        d["codes"] = copy_array(paths.codes);
-        d["weight"] = copy_array(paths.weight);
-        d["depth"] = copy_array(paths.depth);
-        d["tree"] = copy_array(paths.tree);
-        d["leaf"] = copy_array(paths.leaf);
+        d["indptr"] = move_array(std::move(paths.indptr));
+        d["codes"] = move_array(std::move(paths.codes));
+        d["weight"] = move_array(std::move(paths.weight));
+        d["depth"] = move_array(std::move(paths.depth));
+        d["tree"] = move_array(std::move(paths.tree));
+        d["leaf"] = move_array(std::move(paths.leaf));
         return d;
       },
       py::arg("forest"), py::arg("epsilon"), py::arg("first_occurrence"), py::arg("weight"), py::arg("scale"),
@@ -137,7 +137,7 @@ void bind_interactions(py::module_& m) {
           py::gil_scoped_release release;
           matches = match_sets(rows, queries);
         }
-        return py::make_tuple(copy_array(matches.indptr), copy_array(matches.rows));
+        return py::make_tuple(move_array(std::move(matches.indptr)), move_array(std::move(matches.rows)));
       },
       py::arg("indptr"), py::arg("codes"), py::arg("query_indptr"), py::arg("query_codes"));
 
@@ -154,7 +154,7 @@ void bind_interactions(py::module_& m) {
           py::gil_scoped_release release;
           sums = match_sums(rows, queries, values.data(), m, n_threads);
         }
-        return copy_array(sums).attr("reshape")(queries.n, m);
+        return move_array(std::move(sums)).attr("reshape")(queries.n, m);
       },
       py::arg("indptr"), py::arg("codes"), py::arg("query_indptr"), py::arg("query_codes"), py::arg("values"),
       py::arg("n_threads") = 1);
@@ -172,7 +172,7 @@ void bind_interactions(py::module_& m) {
           py::gil_scoped_release release;
           r = random_intersection_trees(sets, w, o, n_threads);
         }
-        return py::make_tuple(copy_array(r.indptr), copy_array(r.codes), copy_array(r.found));
+        return py::make_tuple(move_array(std::move(r.indptr)), move_array(std::move(r.codes)), move_array(std::move(r.found)));
       },
       py::arg("indptr"), py::arg("codes"), py::arg("weights"), py::arg("depth"), py::arg("n_children"),
       py::arg("min_size"), py::arg("n_trees"), py::arg("seed"), py::arg("n_threads") = 1);
@@ -194,7 +194,7 @@ void bind_interactions(py::module_& m) {
           py::gil_scoped_release release;
           sets = frequent_itemsets(tx, o, n_threads);
         }
-        return py::make_tuple(copy_array(sets.indptr), copy_array(sets.items), copy_array(sets.support));
+        return py::make_tuple(move_array(std::move(sets.indptr)), move_array(std::move(sets.items)), move_array(std::move(sets.support)));
       },
       py::arg("indptr"), py::arg("items"), py::arg("weights"), py::arg("min_support"), py::arg("max_size"),
       py::arg("max_itemsets"), py::arg("n_threads") = 1);

@@ -3,6 +3,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,15 @@ const T* vector_data(const py::object& obj, int64_t n, const char* name) {
 template <class T>
 py::array copy_array(const std::vector<T>& data) {
   return py::array(static_cast<py::ssize_t>(data.size()), data.data());
+}
+
+// A 1-d numpy array that takes over a core vector's buffer (no copy; a capsule frees it).
+template <class T>
+py::array move_array(std::vector<T>&& data) {
+  auto owned = std::make_unique<std::vector<T>>(std::move(data));
+  py::capsule free_when_done(owned.get(), [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  const std::vector<T>& v = *owned.release();
+  return py::array(static_cast<py::ssize_t>(v.size()), v.data(), free_when_done);
 }
 
 // A read-only numpy view of core memory that keeps `owner` alive.

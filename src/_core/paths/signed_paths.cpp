@@ -75,7 +75,7 @@ void tree_paths(const Tree& tree, int32_t t, int64_t n_trees, const SignedPathOp
       s.stack.push_back({tree.left[node], depth + 1});
       continue;
     }
-    out.codes.insert(out.codes.end(), s.active.begin(), s.active.end());
+    for (const int32_t code : s.active) out.codes.push_back(code);  // a few codes: no memmove call
     std::sort(out.codes.end() - static_cast<std::ptrdiff_t>(s.active.size()), out.codes.end());
     out.indptr.push_back(static_cast<int64_t>(out.codes.size()));
     out.depth.push_back(depth);
