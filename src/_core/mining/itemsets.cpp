@@ -36,10 +36,13 @@ struct Database {
   }
 };
 
-uint64_t mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  h ^= h >> 31;
-  return h * 0xbf58476d1ce4e5b9ULL;
+// Row hash: one multiply per item, avalanched once at the end.
+uint64_t row_hash(const int32_t* a, int64_t len) {
+  uint64_t h = static_cast<uint64_t>(len);
+  for (int64_t j = 0; j < len; ++j) h = (h ^ static_cast<uint32_t>(a[j])) * 0x9e3779b97f4a7c15ULL;
+  h ^= h >> 29;
+  h *= 0xbf58476d1ce4e5b9ULL;
+  return h ^ (h >> 32);
 }
 
 bool same(const int32_t* a, const int32_t* b, int64_t len) {
@@ -68,8 +71,7 @@ class MergingWriter {
 
   void add(const int32_t* a, int64_t len, double w) {
     Database& db = *db_;
-    uint64_t h = static_cast<uint64_t>(len);
-    for (int64_t j = 0; j < len; ++j) h = mix(h, static_cast<uint64_t>(a[j]));
+    const uint64_t h = row_hash(a, len);
     const size_t mask = slot_.size() - 1;
     for (size_t s = h & mask;; s = (s + 1) & mask) {
       const int64_t u = slot_[s];
