@@ -70,6 +70,24 @@ def test_random_baskets_match_brute_force_and_are_deterministic():
     assert list(frequent_itemsets(tx, w, 8.0, 4).items()) == list(got.items())
 
 
+def test_wide_conditional_databases_match_brute_force():
+    """Conditional databases with more than 64 frequent items (mined as rows, not bit masks),
+    nested two deep: e and r share 70 transactions, each with one more item x_i."""
+    rng = np.random.default_rng(11)
+    x = list(range(100, 170))
+    e, r = 7, 8
+    tx = [(e, r, xi) for xi in x] + [(xi,) for xi in x] + [(r,)]
+    w = [1.0] * 70 + [100.0] * 70 + [5.0]
+    for _ in range(200):  # light noise among the x_i, weights in eighths so sums are exact
+        tx.append(tuple(rng.choice(x + [e, r], size=rng.integers(1, 5), replace=False)))
+        w.append(rng.integers(1, 4) / 8)
+    for max_size in (3, 4, 5):
+        want = brute_force(tx, w, 1.0, max_size)
+        assert sum(len(k) == 3 and {e, r} <= set(k) for k in want) == 70
+        for n_jobs in (1, 2):
+            assert frequent_itemsets(tx, w, 1.0, max_size, n_jobs=n_jobs) == want
+
+
 def test_matches_mlxtend_counts():
     mlxtend = pytest.importorskip("mlxtend.frequent_patterns")
     pd = pytest.importorskip("pandas")

@@ -1,6 +1,7 @@
 #include "itemsets.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <deque>
 #include <numeric>
@@ -120,6 +121,36 @@ struct Occurrences {
   std::vector<int64_t> fill_;
 };
 
+// A conditional database of at most 64 labels: each row one bit mask, so projecting is masking,
+// counting walks set bits and merging hashes one word. Bit r is label r of the database the masks
+// were made from (Miner::mask_item_), so deeper mask levels need no relabelling.
+struct Masks {
+  std::vector<uint64_t> rows;
+  std::vector<double> weight;
+  std::array<double, 64> support{};
+  uint64_t active = 0;  // the frequent labels
+
+  // Appends mask x with weight w, merged into an identical earlier row (slot: open addressing).
+  void add(uint64_t x, double w, std::vector<int32_t>& slot) {
+    const uint64_t h = x * 0x9e3779b97f4a7c15ULL;
+    const size_t mask = slot.size() - 1;
+    for (size_t s = (h ^ (h >> 32)) & mask;; s = (s + 1) & mask) {
+      if (slot[s] < 0) {
+        slot[s] = static_cast<int32_t>(rows.size());
+        rows.push_back(x);
+        weight.push_back(w);
+        return;
+      }
+      if (rows[slot[s]] == x) {
+        weight[slot[s]] += w;
+        return;
+      }
+    }
+  }
+};
+
+int lowest_bit(uint64_t x) { return __builtin_ctzll(x); }
+
 // Mines the branches (itemsets whose first label in root order is e) of the root database; each
 // branch is one task, written to its own output so the concatenation is in label order.
 class Miner {
@@ -134,38 +165,36 @@ class Miner {
   }
 
  private:
-  Database& level(size_t d) {
-    while (levels_.size() <= d) levels_.emplace_back();
-    return levels_[d];
-  }
-
   size_t max_size() const { return static_cast<size_t>(options_.max_size); }
+
+  template <class Level>
+  static Level& at(std::deque<Level>& levels, size_t d) {
+    while (levels.size() <= d) levels.emplace_back();
+    return levels[d];
+  }
 
   // prefix_ ends with the item of label e of db and has been reported: reports its extensions by
   // the labels before e. The last level needs only their supports, not a conditional database.
   void extend(const Database& db, const Occurrences& occ, int32_t e, size_t d) {
     if (e == 0 || prefix_.size() >= max_size()) return;
-    if (prefix_.size() + 1 == max_size()) {
-      count_before(db, occ, e);
-      for (int32_t r = 0; r < e; ++r)
-        if (support_[r] >= options_.min_support) {
-          prefix_.push_back(db.item_of[r]);
-          emit(support_[r]);
-          prefix_.pop_back();
-        }
-      return;
+    const bool last = prefix_.size() + 1 == max_size();
+    count_before(db, occ, e, !last);
+    kept_.clear();
+    for (int32_t r = 0; r < e; ++r)
+      if (support_[r] >= options_.min_support) kept_.push_back(r);
+    if (last) {
+      for (const int32_t r : kept_) emit_with(db.item_of[r], support_[r]);
+    } else if (kept_.size() <= 64) {
+      if (!kept_.empty()) grow_masks(to_masks(db, occ, e, d), d);
+    } else {
+      grow(to_rows(db, occ, e, d), d);
     }
-    if (project(db, occ, e, level(d))) grow(d);
   }
 
-  // Reports prefix + {e} for every label e of levels_[d] and extends it while sets may grow.
-  void grow(size_t d) {
-    const Database& db = levels_[d];
+  // Reports prefix + {e} for every label e of db and extends it while sets may grow.
+  void grow(const Database& db, size_t d) {
     const bool deeper = prefix_.size() + 1 < max_size();
-    if (deeper) {
-      while (occ_.size() <= d) occ_.emplace_back();
-      occ_[d].build(db);
-    }
+    if (deeper) at(occ_, d).build(db);
     for (int32_t e = 0; e < db.n_labels(); ++e) {
       prefix_.push_back(db.item_of[e]);
       emit(db.support[e]);
@@ -174,43 +203,41 @@ class Miner {
     }
   }
 
-  // support_[r] = the weight of the transactions of db holding both r < e and e.
-  void count_before(const Database& db, const Occurrences& occ, int32_t e) {
+  // support_[r] = the weight of the transactions of db holding both r < e and e. With gather, the
+  // cut rows are also copied in order to gathered_, so building the projection reads memory in order.
+  void count_before(const Database& db, const Occurrences& occ, int32_t e, bool gather) {
     support_.assign(static_cast<size_t>(e), 0.0);
-    for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) {
-      const double w = db.weight[occ.transaction[o]];
-      const int32_t* a = db.items.data() + db.start[occ.transaction[o]];
-      for (int32_t j = 0; j < occ.position[o]; ++j) support_[a[j]] += w;
+    if (gather) {
+      const int64_t n_items = gathered_items(occ, e);
+      if (static_cast<int64_t>(gathered_.size()) < n_items) gathered_.resize(static_cast<size_t>(n_items));
     }
-  }
-
-  // cond = the transactions of db containing e, cut to the labels before e that are frequent
-  // among them, relabelled in order and merged. False when no label survives. One pass gathers
-  // the cut rows into a contiguous buffer while counting, so filtering reads memory in order.
-  bool project(const Database& db, const Occurrences& occ, int32_t e, Database& cond) {
-    support_.assign(static_cast<size_t>(e), 0.0);
-    int64_t n_items = 0;
-    for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) n_items += occ.position[o];
-    if (static_cast<int64_t>(gathered_.size()) < n_items) gathered_.resize(static_cast<size_t>(n_items));
     int32_t* out = gathered_.data();
     for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) {
       const double w = db.weight[occ.transaction[o]];
       const int32_t* a = db.items.data() + db.start[occ.transaction[o]];
-      for (int32_t j = 0; j < occ.position[o]; ++j) {
-        support_[a[j]] += w;
-        *out++ = a[j];
-      }
+      for (int32_t j = 0; j < occ.position[o]; ++j) support_[a[j]] += w;
+      if (gather)
+        for (int32_t j = 0; j < occ.position[o]; ++j) *out++ = a[j];
     }
+  }
+
+  static int64_t gathered_items(const Occurrences& occ, int32_t e) {
+    int64_t n = 0;
+    for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) n += occ.position[o];
+    return n;
+  }
+
+  // The gathered rows cut to the kept labels (relabelled in order), merged: a row database...
+  Database& to_rows(const Database& db, const Occurrences& occ, int32_t e, size_t d) {
+    Database& cond = at(levels_, d);
     cond.clear();
     relabel_.assign(static_cast<size_t>(e), -1);
-    for (int32_t r = 0; r < e; ++r)
-      if (support_[r] >= options_.min_support) {
-        relabel_[r] = cond.n_labels();
-        cond.support.push_back(support_[r]);
-        cond.item_of.push_back(db.item_of[r]);
-      }
-    if (cond.n_labels() == 0) return false;
-    writer_.open(cond, occ.begin[e + 1] - occ.begin[e], n_items);
+    for (const int32_t r : kept_) {
+      relabel_[r] = cond.n_labels();
+      cond.support.push_back(support_[r]);
+      cond.item_of.push_back(db.item_of[r]);
+    }
+    writer_.open(cond, occ.begin[e + 1] - occ.begin[e], gathered_items(occ, e));
     const int32_t* a = gathered_.data();
     for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) {
       row_.clear();
@@ -218,7 +245,82 @@ class Miner {
         if (relabel_[*a] >= 0) row_.push_back(relabel_[*a]);
       if (!row_.empty()) writer_.add(row_.data(), static_cast<int64_t>(row_.size()), db.weight[occ.transaction[o]]);
     }
-    return true;
+    return cond;
+  }
+
+  // ...or, for 1 to 64 kept labels, a mask database (mask_item_ maps its bits to items).
+  Masks& to_masks(const Database& db, const Occurrences& occ, int32_t e, size_t d) {
+    Masks& m = at(mask_levels_, d);
+    relabel_.assign(static_cast<size_t>(e), -1);
+    mask_item_.clear();
+    for (const int32_t r : kept_) {
+      relabel_[r] = static_cast<int32_t>(mask_item_.size());
+      m.support[mask_item_.size()] = support_[r];
+      mask_item_.push_back(db.item_of[r]);
+    }
+    m.active = kept_.size() == 64 ? ~uint64_t{0} : (uint64_t{1} << kept_.size()) - 1;
+    open_masks(m, occ.begin[e + 1] - occ.begin[e]);
+    const int32_t* a = gathered_.data();
+    for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) {
+      uint64_t x = 0;
+      for (const int32_t* end = a + occ.position[o]; a != end; ++a)
+        if (relabel_[*a] >= 0) x |= uint64_t{1} << relabel_[*a];
+      if (x) m.add(x, db.weight[occ.transaction[o]], mask_slot_);
+    }
+    return m;
+  }
+
+  void open_masks(Masks& m, int64_t max_rows) {
+    m.rows.clear();
+    m.weight.clear();
+    size_t cap = 4;
+    while (cap < 2 * static_cast<size_t>(max_rows)) cap <<= 1;
+    mask_slot_.assign(cap, -1);
+  }
+
+  // grow() for a mask database.
+  void grow_masks(const Masks& m, size_t d) {
+    const bool deeper = prefix_.size() + 1 < max_size();
+    for (uint64_t bits = m.active; bits; bits &= bits - 1) {
+      const int e = lowest_bit(bits);
+      prefix_.push_back(mask_item_[e]);
+      emit(m.support[e]);
+      if (deeper && e > 0) extend_masks(m, e, d + 1);
+      prefix_.pop_back();
+    }
+  }
+
+  // extend() for a mask database.
+  void extend_masks(const Masks& m, int e, size_t d) {
+    const uint64_t bit = uint64_t{1} << e, below = bit - 1;
+    std::array<double, 64> support{};
+    int64_t n_rows = 0;
+    for (size_t i = 0; i < m.rows.size(); ++i)
+      if (m.rows[i] & bit) {
+        ++n_rows;
+        for (uint64_t rest = m.rows[i] & below; rest; rest &= rest - 1) support[lowest_bit(rest)] += m.weight[i];
+      }
+    uint64_t keep = 0;
+    for (uint64_t bits = m.active & below; bits; bits &= bits - 1)
+      if (support[lowest_bit(bits)] >= options_.min_support) keep |= uint64_t{1} << lowest_bit(bits);
+    if (prefix_.size() + 1 == max_size()) {
+      for (; keep; keep &= keep - 1) emit_with(mask_item_[lowest_bit(keep)], support[lowest_bit(keep)]);
+      return;
+    }
+    if (!keep) return;
+    Masks& c = at(mask_levels_, d);
+    c.active = keep;
+    c.support = support;
+    open_masks(c, n_rows);
+    for (size_t i = 0; i < m.rows.size(); ++i)
+      if ((m.rows[i] & bit) && (m.rows[i] & keep)) c.add(m.rows[i] & keep, m.weight[i], mask_slot_);
+    grow_masks(c, d);
+  }
+
+  void emit_with(int64_t item, double support) {
+    prefix_.push_back(item);
+    emit(support);
+    prefix_.pop_back();
   }
 
   void emit(double support) {
@@ -235,11 +337,13 @@ class Miner {
   const ItemsetOptions& options_;
   std::atomic<int64_t>& emitted_;
   Itemsets* out_ = nullptr;
-  std::deque<Database> levels_;  // levels_[d]: the database conditional on prefix_[:d + 1]
+  std::deque<Database> levels_;  // levels_[d]: a row database conditional on prefix_[:d + 1]
   std::deque<Occurrences> occ_;
+  std::deque<Masks> mask_levels_;  // mask_levels_[d]: a mask database conditional on prefix_[:d + 1]
+  std::vector<int64_t> mask_item_;
   std::vector<int64_t> prefix_;
   std::vector<double> support_;
-  std::vector<int32_t> gathered_, relabel_, row_;
+  std::vector<int32_t> gathered_, kept_, relabel_, row_, mask_slot_;
   MergingWriter writer_;
 };
 
