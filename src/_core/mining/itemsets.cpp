@@ -128,7 +128,20 @@ struct Masks {
   std::vector<uint64_t> rows;
   std::vector<double> weight;
   std::array<double, 64> support{};
-  uint64_t active = 0;  // the frequent labels
+  uint64_t active = 0;                 // the frequent labels
+  std::array<int32_t, 65> begin{};     // rows holding bit b: holding[begin[b]:begin[b + 1]]
+  std::vector<int32_t> holding;
+
+  void index() {
+    std::array<int32_t, 65> next{};
+    for (uint64_t x : rows)
+      for (; x; x &= x - 1) ++next[__builtin_ctzll(x) + 1];
+    for (int b = 0; b < 64; ++b) next[b + 1] += next[b];
+    begin = next;
+    holding.resize(static_cast<size_t>(begin[64]));
+    for (int32_t i = 0; i < static_cast<int32_t>(rows.size()); ++i)
+      for (uint64_t x = rows[i]; x; x &= x - 1) holding[next[__builtin_ctzll(x)]++] = i;
+  }
 
   // Appends mask x with weight w, merged into an identical earlier row (slot: open addressing).
   void add(uint64_t x, double w, std::vector<int32_t>& slot) {
@@ -279,8 +292,9 @@ class Miner {
   }
 
   // grow() for a mask database.
-  void grow_masks(const Masks& m, size_t d) {
+  void grow_masks(Masks& m, size_t d) {
     const bool deeper = prefix_.size() + 1 < max_size();
+    if (deeper) m.index();
     for (uint64_t bits = m.active; bits; bits &= bits - 1) {
       const int e = lowest_bit(bits);
       prefix_.push_back(mask_item_[e]);
@@ -294,12 +308,10 @@ class Miner {
   void extend_masks(const Masks& m, int e, size_t d) {
     const uint64_t bit = uint64_t{1} << e, below = bit - 1;
     std::array<double, 64> support{};
-    int64_t n_rows = 0;
-    for (size_t i = 0; i < m.rows.size(); ++i)
-      if (m.rows[i] & bit) {
-        ++n_rows;
-        for (uint64_t rest = m.rows[i] & below; rest; rest &= rest - 1) support[lowest_bit(rest)] += m.weight[i];
-      }
+    for (int32_t k = m.begin[e]; k < m.begin[e + 1]; ++k) {
+      const int32_t i = m.holding[k];
+      for (uint64_t rest = m.rows[i] & below; rest; rest &= rest - 1) support[lowest_bit(rest)] += m.weight[i];
+    }
     uint64_t keep = 0;
     for (uint64_t bits = m.active & below; bits; bits &= bits - 1)
       if (support[lowest_bit(bits)] >= options_.min_support) keep |= uint64_t{1} << lowest_bit(bits);
@@ -311,9 +323,11 @@ class Miner {
     Masks& c = at(mask_levels_, d);
     c.active = keep;
     c.support = support;
-    open_masks(c, n_rows);
-    for (size_t i = 0; i < m.rows.size(); ++i)
-      if ((m.rows[i] & bit) && (m.rows[i] & keep)) c.add(m.rows[i] & keep, m.weight[i], mask_slot_);
+    open_masks(c, m.begin[e + 1] - m.begin[e]);
+    for (int32_t k = m.begin[e]; k < m.begin[e + 1]; ++k) {
+      const int32_t i = m.holding[k];
+      if (m.rows[i] & keep) c.add(m.rows[i] & keep, m.weight[i], mask_slot_);
+    }
     grow_masks(c, d);
   }
 
