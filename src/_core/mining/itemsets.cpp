@@ -388,21 +388,27 @@ std::vector<int64_t> item_ids(const int64_t* items, int64_t n_occ, std::vector<i
   return values;
 }
 
+// The root database. Identical transactions are merged before anything else is counted: forest
+// paths filtered by epsilon collapse to a few distinct rows, and supports, relabelling and the
+// second merge (rows that become identical without their infrequent items) then cost next to nothing.
 Database root_database(const TransactionsView& tx, double min_support) {
   const int64_t n_occ = tx.n > 0 ? tx.indptr[tx.n] : 0;
   std::vector<int32_t> ids;
   const std::vector<int64_t> values = item_ids(tx.items, n_occ, ids);
-  std::vector<int64_t> len(static_cast<size_t>(tx.n));
-  std::vector<double> support(values.size(), 0.0);
+  Database distinct;  // rows of ascending distinct ids, merged
+  MergingWriter writer;
+  writer.open(distinct, tx.n, n_occ);
   for (int64_t t = 0; t < tx.n; ++t) {
     const auto first = ids.begin() + tx.indptr[t], last = ids.begin() + tx.indptr[t + 1];
-    std::sort(first, last);
+    if (!std::is_sorted(first, last)) std::sort(first, last);
     const auto end = std::unique(first, last);
-    len[t] = end - first;
-    const double w = tx.weights ? tx.weights[t] : 1.0;
-    for (auto it = first; it != end; ++it) support[*it] += w;
+    if (end != first) writer.add(&*first, end - first, tx.weights ? tx.weights[t] : 1.0);
   }
+  std::vector<int32_t>().swap(ids);
 
+  std::vector<double> support(values.size(), 0.0);
+  for (int64_t t = 0; t < distinct.size(); ++t)
+    for (int64_t j = distinct.start[t]; j < distinct.start[t + 1]; ++j) support[distinct.items[j]] += distinct.weight[t];
   std::vector<int32_t> order;
   for (int32_t id = 0; id < static_cast<int32_t>(values.size()); ++id)
     if (support[id] >= min_support) order.push_back(id);
@@ -414,15 +420,14 @@ Database root_database(const TransactionsView& tx, double min_support) {
     db.support.push_back(support[id]);
     db.item_of.push_back(values[id]);
   }
-  MergingWriter writer;
-  writer.open(db, tx.n, n_occ);
+  writer.open(db, distinct.size(), static_cast<int64_t>(distinct.items.size()));
   std::vector<int32_t> row;
-  for (int64_t t = 0; t < tx.n; ++t) {
+  for (int64_t t = 0; t < distinct.size(); ++t) {
     row.clear();
-    for (int64_t j = tx.indptr[t]; j < tx.indptr[t] + len[t]; ++j)
-      if (label[ids[j]] >= 0) row.push_back(label[ids[j]]);
+    for (int64_t j = distinct.start[t]; j < distinct.start[t + 1]; ++j)
+      if (label[distinct.items[j]] >= 0) row.push_back(label[distinct.items[j]]);
     std::sort(row.begin(), row.end());
-    if (!row.empty()) writer.add(row.data(), static_cast<int64_t>(row.size()), tx.weights ? tx.weights[t] : 1.0);
+    if (!row.empty()) writer.add(row.data(), static_cast<int64_t>(row.size()), distinct.weight[t]);
   }
   return db;
 }
