@@ -8,7 +8,7 @@ from reference import signed_path, sk_trees
 from sklearn.ensemble import RandomForestRegressor as SkRegressor
 
 import pyinterp
-from pyinterp.interactions import decode, encode, signed_paths
+from pyinterp.interactions import decode, distinct_paths, encode, signed_paths
 
 
 def test_figure_1_paths_weights_and_epsilon():
@@ -64,6 +64,34 @@ def test_fitted_forests_match_reference(regression_data, literal):
         for r in range(len(p)):
             features = p.codes[p.indptr[r]:p.indptr[r + 1]] >> 1
             assert len(set(features)) == len(features)
+
+
+def test_figure_1_distinct_paths():
+    forest = Hand(figure_1_trees()).forest
+    indptr, codes, weight = distinct_paths(forest, 0.01)
+    rows = [decode(codes[a:b]) for a, b in zip(indptr[:-1], indptr[1:])]
+    # First occurrences in tree order; the shared path ((0,-1),(1,-1)) sums 1/8 from each tree.
+    assert rows == [((0, -1), (1, -1)), ((0, -1), (1, 1)), ((0, 1),), ((0, 1), (1, -1)), ((1, 1),)]
+    np.testing.assert_array_equal(weight, [1 / 4, 1 / 8, 1 / 4, 1 / 8, 1 / 4])
+
+
+@pytest.mark.parametrize("epsilon", [0.0, 0.01])
+def test_distinct_paths_sum_the_leaves(regression_data, epsilon):
+    X, y = regression_data
+    rf = pyinterp.RandomForestRegressor(n_estimators=20, max_features=0.5, random_state=0).fit(X, y)
+    p = signed_paths(rf, epsilon, weight="samplesize")
+    want = {}
+    for r in range(len(p)):
+        key = tuple(p.codes[p.indptr[r]:p.indptr[r + 1]])
+        want[key] = want.get(key, 0.0) + p.weight[r]
+    indptr, codes, weight = distinct_paths(rf, epsilon, weight="samplesize", n_jobs=1)
+    got = {tuple(codes[a:b]): w for a, b, w in zip(indptr[:-1], indptr[1:], weight)}
+    assert list(got) == list(want)  # first-occurrence order
+    np.testing.assert_allclose(list(got.values()), list(want.values()), rtol=1e-13)
+    for n_jobs in (2, 3):
+        again = distinct_paths(rf, epsilon, weight="samplesize", n_jobs=n_jobs)
+        for a, b in zip(again, (indptr, codes, weight)):
+            np.testing.assert_array_equal(a, b)
 
 
 def test_theorem_1_bound_per_tree(regression_data):

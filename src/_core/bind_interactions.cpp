@@ -104,12 +104,7 @@ void bind_interactions(py::module_& m) {
       "signed_paths",
       [](const Forest& f, double epsilon, FirstOccurrence first, LeafWeight weight, DecreaseScale scale,
          NodeCounts counts, int n_threads) {
-        SignedPathOptions o;
-        o.epsilon = epsilon;
-        o.first_occurrence = first;
-        o.weight = weight;
-        o.scale = scale;
-        o.counts = counts;
+        const SignedPathOptions o{epsilon, first, weight, scale, counts};
         SignedPaths paths;
         {
           py::gil_scoped_release release;
@@ -123,6 +118,21 @@ void bind_interactions(py::module_& m) {
         d["tree"] = move_array(std::move(paths.tree));
         d["leaf"] = move_array(std::move(paths.leaf));
         return d;
+      },
+      py::arg("forest"), py::arg("epsilon"), py::arg("first_occurrence"), py::arg("weight"), py::arg("scale"),
+      py::arg("counts"), py::arg("n_threads") = 1);
+  m.def(
+      "distinct_signed_paths",
+      [](const Forest& f, double epsilon, FirstOccurrence first, LeafWeight weight, DecreaseScale scale,
+         NodeCounts counts, int n_threads) {
+        const SignedPathOptions o{epsilon, first, weight, scale, counts};
+        WeightedRows rows;
+        {
+          py::gil_scoped_release release;
+          rows = distinct_signed_paths(f, o, n_threads);
+        }
+        return py::make_tuple(move_array(std::move(rows.start)), move_array(std::move(rows.items)),
+                              move_array(std::move(rows.weight)));
       },
       py::arg("forest"), py::arg("epsilon"), py::arg("first_occurrence"), py::arg("weight"), py::arg("scale"),
       py::arg("counts"), py::arg("n_threads") = 1);

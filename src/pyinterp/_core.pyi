@@ -138,6 +138,16 @@ def signed_paths(
     n_threads: int = 1,
 ) -> dict[str, npt.NDArray[Any]]: ...
 
+def distinct_signed_paths(
+    forest: Forest,
+    epsilon: float,
+    first_occurrence: FirstOccurrence,
+    weight: LeafWeight,
+    scale: DecreaseScale,
+    counts: NodeCounts,
+    n_threads: int = 1,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.float64]]: ...
+
 def match_sets(
     indptr: npt.NDArray[np.int64],
     codes: npt.NDArray[np.int32],

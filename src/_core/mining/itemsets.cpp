@@ -8,89 +8,23 @@
 #include <string>
 
 #include "../forest/parallel.hpp"
+#include "rows.hpp"
 
 namespace pyinterp {
 namespace {
 
 // Transactions over local labels 0..n_labels-1, ordered by decreasing support in the root
 // database: transaction t holds the ascending labels items[start[t]:start[t + 1]].
-struct Database {
-  std::vector<int32_t> items;
-  std::vector<int64_t> start{0};
-  std::vector<double> weight;
+struct Database : WeightedRows {
   std::vector<double> support;    // per label
   std::vector<int64_t> item_of;   // per label: the caller's item
 
-  int64_t size() const { return static_cast<int64_t>(weight.size()); }
   int32_t n_labels() const { return static_cast<int32_t>(support.size()); }
   void clear() {
-    items.clear();
-    start.assign(1, 0);
-    weight.clear();
+    clear_rows();
     support.clear();
     item_of.clear();
   }
-  void push(const int32_t* first, const int32_t* last, double w) {
-    for (; first != last; ++first) items.push_back(*first);  // rows are short: no memmove call
-    start.push_back(static_cast<int64_t>(items.size()));
-    weight.push_back(w);
-  }
-};
-
-// Row hash: one multiply per item, avalanched once at the end.
-uint64_t row_hash(const int32_t* a, int64_t len) {
-  uint64_t h = static_cast<uint64_t>(len);
-  for (int64_t j = 0; j < len; ++j) h = (h ^ static_cast<uint32_t>(a[j])) * 0x9e3779b97f4a7c15ULL;
-  h ^= h >> 29;
-  h *= 0xbf58476d1ce4e5b9ULL;
-  return h ^ (h >> 32);
-}
-
-bool same(const int32_t* a, const int32_t* b, int64_t len) {
-  for (int64_t j = 0; j < len; ++j)
-    if (a[j] != b[j]) return false;
-  return true;
-}
-
-// Appends transactions to a database, merging identical ones into the first (weights summed) as
-// they arrive, so no unmerged copy is ever stored.
-class MergingWriter {
- public:
-  // Empties db's transactions and prepares for at most max_rows rows of at most max_items items.
-  void open(Database& db, int64_t max_rows, int64_t max_items) {
-    db_ = &db;
-    db.items.clear();
-    db.start.assign(1, 0);
-    db.weight.clear();
-    db.items.reserve(static_cast<size_t>(max_items));
-    db.start.reserve(static_cast<size_t>(max_rows) + 1);
-    db.weight.reserve(static_cast<size_t>(max_rows));
-    size_t cap = 4;
-    while (cap < 2 * static_cast<size_t>(max_rows)) cap <<= 1;
-    slot_.assign(cap, -1);
-  }
-
-  void add(const int32_t* a, int64_t len, double w) {
-    Database& db = *db_;
-    const uint64_t h = row_hash(a, len);
-    const size_t mask = slot_.size() - 1;
-    for (size_t s = h & mask;; s = (s + 1) & mask) {
-      const int64_t u = slot_[s];
-      if (u < 0) {
-        slot_[s] = db.size();
-        db.push(a, a + len, w);
-        return;
-      }
-      if (db.start[u + 1] - db.start[u] == len && same(a, db.items.data() + db.start[u], len)) {
-        db.weight[u] += w;
-        return;
-      }
-    }
-  }
-
- private:
-  Database* db_ = nullptr;
-  std::vector<int64_t> slot_;
 };
 
 // For each label, where it occurs: (transaction, position within the transaction), grouped by

@@ -109,11 +109,15 @@ void sort_by_leaf(SignedPaths& p) {
   p = std::move(q);
 }
 
+void check(const Forest& forest, const SignedPathOptions& options) {
+  if (!(options.epsilon >= 0.0)) throw std::invalid_argument("epsilon must be >= 0");
+  if (forest.n_features > (int64_t{1} << 30)) throw std::invalid_argument("too many features for signed codes");
+}
+
 }  // namespace
 
 SignedPaths signed_paths(const Forest& forest, const SignedPathOptions& options, int n_threads) {
-  if (!(options.epsilon >= 0.0)) throw std::invalid_argument("epsilon must be >= 0");
-  if (forest.n_features > (int64_t{1} << 30)) throw std::invalid_argument("too many features for signed codes");
+  check(forest, options);
   const int64_t n_trees = static_cast<int64_t>(forest.trees.size());
   std::vector<SignedPaths> per_tree(n_trees);
   parallel_for(
@@ -145,6 +149,47 @@ SignedPaths signed_paths(const Forest& forest, const SignedPathOptions& options,
     all.tree.insert(all.tree.end(), p.tree.begin(), p.tree.end());
     all.leaf.insert(all.leaf.end(), p.leaf.begin(), p.leaf.end());
   }
+  return all;
+}
+
+WeightedRows distinct_signed_paths(const Forest& forest, const SignedPathOptions& options, int n_threads) {
+  check(forest, options);
+  const int64_t n_trees = static_cast<int64_t>(forest.trees.size());
+  std::vector<WeightedRows> per_tree(n_trees);
+  struct Worker {
+    Scratch scratch;
+    SignedPaths leaves;  // one tree's rows, reused
+    MergingWriter writer;
+  };
+  parallel_for(
+      n_trees, n_threads,
+      [&](int) {
+        Worker w;
+        w.scratch.seen.assign(static_cast<size_t>(forest.n_features), 0);
+        return w;
+      },
+      [&](int64_t t, int, Worker& w) {
+        SignedPaths& p = w.leaves;
+        p.indptr.assign(1, 0);
+        p.codes.clear();
+        p.weight.clear();
+        p.depth.clear();
+        p.tree.clear();
+        p.leaf.clear();
+        tree_paths(forest.trees[t], static_cast<int32_t>(t), n_trees, options, w.scratch, p);
+        sort_by_leaf(p);
+        w.writer.open(per_tree[t], p.weight.size(), p.codes.size());
+        for (size_t r = 0; r < p.weight.size(); ++r)
+          w.writer.add(p.codes.data() + p.indptr[r], p.indptr[r + 1] - p.indptr[r], p.weight[r]);
+      });
+  int64_t rows = 0, codes = 0;
+  for (const WeightedRows& p : per_tree) rows += p.size(), codes += static_cast<int64_t>(p.items.size());
+  WeightedRows all;
+  MergingWriter writer;
+  writer.open(all, rows, codes);
+  for (const WeightedRows& p : per_tree)
+    for (int64_t r = 0; r < p.size(); ++r)
+      writer.add(p.items.data() + p.start[r], p.start[r + 1] - p.start[r], p.weight[r]);
   return all;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "../forest/forest.hpp"
+#include "../mining/rows.hpp"
 
 namespace pyinterp {
 
@@ -40,5 +41,10 @@ struct SignedPaths {
 };
 
 SignedPaths signed_paths(const Forest& forest, const SignedPathOptions& options, int n_threads);
+
+// The distinct paths of the forest with their leaves' weights summed (rows in order of first
+// occurrence, trees in order): all that prevalence needs, far smaller than one row per leaf
+// once epsilon has filtered the paths. Output does not depend on n_threads.
+WeightedRows distinct_signed_paths(const Forest& forest, const SignedPathOptions& options, int n_threads);
 
 }  // namespace pyinterp

@@ -7,9 +7,9 @@ from .dwp import dwp, prevalent_sets
 from .irf import IterativeRandomForest
 from .local import path_prevalence
 from .lssfind import LocalLSSFind, LSSFind, minimal
-from .paths import SignedPaths, decode, encode, signed_paths
+from .paths import SignedPaths, decode, distinct_paths, encode, signed_paths
 from .rit import random_intersection_trees
 from .table import InteractionTable
 
-__all__ = ["InteractionTable", "IterativeRandomForest", "LSSFind", "LocalLSSFind", "SignedPaths", "decode", "dwp", "encode", "minimal",
-           "path_prevalence", "prevalent_sets", "random_intersection_trees", "signed_paths"]
+__all__ = ["InteractionTable", "IterativeRandomForest", "LSSFind", "LocalLSSFind", "SignedPaths", "decode",
+           "distinct_paths", "dwp", "encode", "minimal", "path_prevalence", "prevalent_sets", "random_intersection_trees", "signed_paths"]

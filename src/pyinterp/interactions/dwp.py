@@ -11,17 +11,18 @@ from .. import _core
 from .._csr import to_csr, to_tuples
 from .._validation import check_int, check_real, resolve_n_threads
 from ..itemsets import mine_csr
-from .paths import SignedPaths, decode, encode, signed_paths
+from .paths import SignedPaths, decode, distinct_paths, encode
 from .table import InteractionTable
 
 # Sets at the bound 2^-|S| are summed from many leaf weights: compare thresholds with this slack.
 FLOAT_SLACK = 1e-12
 
 
-def _paths(forest, epsilon, path_options) -> SignedPaths:
+def _weighted_paths(forest, epsilon, path_options):
+    """(indptr, codes, weight): given SignedPaths as they are, else the forest's distinct paths."""
     if isinstance(forest, SignedPaths):
-        return forest
-    return signed_paths(forest, epsilon, **path_options)
+        return forest.indptr, forest.codes, forest.weight
+    return distinct_paths(forest, epsilon, **path_options)
 
 
 def _feature_names(forest):
@@ -54,8 +55,9 @@ def dwp(forest, sets, epsilon=0.01, **path_options) -> np.ndarray:
     passed to :func:`signed_paths` (weight, first_occurrence, impurity_scale, node_counts, n_jobs).
     A set holding both signs of a feature has DWP 0; the empty set has DWP 1.
     """
-    paths = _paths(forest, epsilon, path_options)
-    return sum_codes(paths, [encode(s) for s in sets], paths.weight)[:, 0]
+    indptr, codes, weight = _weighted_paths(forest, epsilon, path_options)
+    return _core.match_sums(indptr, codes, *to_csr([encode(s) for s in sets]), weight.reshape(-1, 1),
+                            resolve_n_threads(path_options.get("n_jobs")))[:, 0]
 
 
 def rank_key(x):
@@ -90,8 +92,8 @@ def prevalent_sets(forest, min_dwp, max_order=3, epsilon=0.01, *, max_itemsets=2
     """
     min_dwp = check_real("min_dwp", min_dwp, 0.0, 1.0, low_open=True)
     max_order = check_int("max_order", max_order, 1)
-    paths = _paths(forest, epsilon, path_options)
-    indptr, items, support = mine_csr(paths.indptr, paths.codes.astype(np.int64), paths.weight,
+    indptr, codes, weight = _weighted_paths(forest, epsilon, path_options)
+    indptr, items, support = mine_csr(indptr, codes.astype(np.int64), weight,
                                       max(min_dwp - FLOAT_SLACK, min_dwp / 2), max_order, int(max_itemsets),
                                       path_options.get("n_jobs"))
     features = [decode(codes) for codes in to_tuples(indptr, items)]

@@ -67,12 +67,24 @@ def signed_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="afte
     impurities were computed with) or distinct in-bag row counts (``"distinct"``, as the lssfind
     and irf packages compute it; their published values need it).
     """
+    return SignedPaths(**_core.signed_paths(*_core_args(forest, epsilon, weight, first_occurrence, impurity_scale,
+                                                         node_counts, n_jobs)))
+
+
+def distinct_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="after_filter",
+                   impurity_scale="weighted", node_counts="weighted", n_jobs=None):
+    """The distinct F_eps of the forest's leaves with their weights summed, as CSR arrays
+    (indptr, codes, weight): what any sum of leaf weights over paths needs (DWP, mining), without
+    one row per leaf. Options as for :func:`signed_paths`."""
+    return _core.distinct_signed_paths(*_core_args(forest, epsilon, weight, first_occurrence, impurity_scale,
+                                                   node_counts, n_jobs))
+
+
+def _core_args(forest, epsilon, weight, first_occurrence, impurity_scale, node_counts, n_jobs):
     epsilon = check_real("epsilon", epsilon, 0.0)
     for name, value, allowed in (("weight", weight, _WEIGHT), ("first_occurrence", first_occurrence, _FIRST),
                                  ("impurity_scale", impurity_scale, _SCALE), ("node_counts", node_counts, _COUNTS)):
         if value not in allowed:
             raise ValueError(f"{name} must be one of {sorted(allowed)}, got {value!r}")
-    view = forest_view(forest)
-    d = _core.signed_paths(view.core, epsilon, _FIRST[first_occurrence], _WEIGHT[weight], _SCALE[impurity_scale],
-                           _COUNTS[node_counts], resolve_n_threads(n_jobs))
-    return SignedPaths(**d)
+    return (forest_view(forest).core, epsilon, _FIRST[first_occurrence], _WEIGHT[weight], _SCALE[impurity_scale],
+            _COUNTS[node_counts], resolve_n_threads(n_jobs))

@@ -1,0 +1,81 @@
+// Weighted rows of int32 items (CSR) and a writer that merges identical rows as they arrive: the
+// shared shape of transaction databases (mining) and distinct signed paths (DWP).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace pyinterp {
+
+// Row t holds items[start[t]:start[t + 1]] and weighs weight[t].
+struct WeightedRows {
+  std::vector<int32_t> items;
+  std::vector<int64_t> start{0};
+  std::vector<double> weight;
+
+  int64_t size() const { return static_cast<int64_t>(weight.size()); }
+  void clear_rows() {
+    items.clear();
+    start.assign(1, 0);
+    weight.clear();
+  }
+  void push(const int32_t* first, const int32_t* last, double w) {
+    for (; first != last; ++first) items.push_back(*first);  // rows are short: no memmove call
+    start.push_back(static_cast<int64_t>(items.size()));
+    weight.push_back(w);
+  }
+};
+
+// Row hash: one multiply per item, avalanched once at the end.
+inline uint64_t row_hash(const int32_t* a, int64_t len) {
+  uint64_t h = static_cast<uint64_t>(len);
+  for (int64_t j = 0; j < len; ++j) h = (h ^ static_cast<uint32_t>(a[j])) * 0x9e3779b97f4a7c15ULL;
+  h ^= h >> 29;
+  h *= 0xbf58476d1ce4e5b9ULL;
+  return h ^ (h >> 32);
+}
+
+// Appends rows to a WeightedRows, merging each into an identical earlier row (weights summed, in
+// arrival order), so no unmerged copy is ever stored.
+class MergingWriter {
+ public:
+  // Empties rows and prepares for at most max_rows rows of at most max_items items in total.
+  void open(WeightedRows& rows, int64_t max_rows, int64_t max_items) {
+    rows_ = &rows;
+    rows.clear_rows();
+    rows.items.reserve(static_cast<size_t>(max_items));
+    rows.start.reserve(static_cast<size_t>(max_rows) + 1);
+    rows.weight.reserve(static_cast<size_t>(max_rows));
+    size_t cap = 4;
+    while (cap < 2 * static_cast<size_t>(max_rows)) cap <<= 1;
+    slot_.assign(cap, -1);
+  }
+
+  void add(const int32_t* a, int64_t len, double w) {
+    WeightedRows& rows = *rows_;
+    const size_t mask = slot_.size() - 1;
+    for (size_t s = row_hash(a, len) & mask;; s = (s + 1) & mask) {
+      const int64_t u = slot_[s];
+      if (u < 0) {
+        slot_[s] = rows.size();
+        rows.push(a, a + len, w);
+        return;
+      }
+      if (rows.start[u + 1] - rows.start[u] == len && same(a, rows.items.data() + rows.start[u], len)) {
+        rows.weight[u] += w;
+        return;
+      }
+    }
+  }
+
+ private:
+  static bool same(const int32_t* a, const int32_t* b, int64_t len) {
+    for (int64_t j = 0; j < len; ++j)
+      if (a[j] != b[j]) return false;
+    return true;
+  }
+
+  WeightedRows* rows_ = nullptr;
+  std::vector<int64_t> slot_;
+};
+
+}  // namespace pyinterp
