@@ -62,22 +62,20 @@ def _stack(funcs, Z, what):
     return out
 
 
-def _chunk_terms(a, b, A, B, BT, s, e, row, WB):
-    """One block of rows of L, exponentiated relative to its own maximum M. Writes the block's
-    row sums and (exp(L - M) @ B) rows into row / WB (when given); returns M, the block total and
-    its column sums (or None)."""
+def _chunk_terms(A, B, BT, s, e, out):
+    """One block of rows of L = A @ B.T (a_i and b_j ride along as columns of A and B), masked on
+    the diagonal and exponentiated relative to the block's maximum M. With ``out`` the block's rows
+    of exp(L - M) @ B[:, :-1] (W @ B, then the row sums) are written there; returns M, the block
+    total and its column sums (or None)."""
     L = A[s:e] @ BT
-    L += a[s:e, None]
-    L += b[None, :]
     L[np.arange(e - s), np.arange(s, e)] = -np.inf
     M = float(L.max())
     L -= M
     np.exp(L, out=L)
-    if row is None:
+    if out is None:
         return M, float(L.sum()), None
-    row[s:e] = L.sum(axis=1)
-    WB[s:e] = L @ B
-    return M, float(row[s:e].sum()), L.sum(axis=0)
+    out[s:e] = L @ B[:, :-1]
+    return M, float(out[s:e, -1].sum()), L.sum(axis=0)
 
 
 def masked_logsumexp(a, b, A, B, chunk, with_grad, executor=None, n_workers=1):
@@ -85,18 +83,19 @@ def masked_logsumexp(a, b, A, B, chunk, with_grad, executor=None, n_workers=1):
     row sums, column sums and W @ B. Rows of L are formed ``chunk`` at a time (memory O(n chunk) per
     worker); blocks run on ``executor`` if given and are always combined in block order, so the
     result does not depend on the number of threads."""
-    n = a.shape[0]
+    n, K = A.shape
+    ones = np.ones((n, 1))
+    A = np.concatenate([A, a[:, None], ones], axis=1)     # L_ij = [A_i, a_i, 1] . [B_j, 1, b_j]
+    B = np.concatenate([B, ones, b[:, None]], axis=1)
     BT = np.ascontiguousarray(B.T)
     starts = list(range(0, n, chunk))
-    row = np.empty(n) if with_grad else None
-    WB = np.empty_like(B) if with_grad else None
+    out = np.empty((n, K + 1)) if with_grad else None
     col = np.zeros(n) if with_grad else None
     col_ref = -np.inf
     maxima, totals = np.empty(len(starts)), np.empty(len(starts))
     width = 4 * n_workers   # blocks in flight: bounds the column-sum buffers
     for w in range(0, len(starts), width):
-        window = starts[w:w + width]
-        args = [(a, b, A, B, BT, s, min(n, s + chunk), row, WB) for s in window]
+        args = [(A, B, BT, s, min(n, s + chunk), out) for s in starts[w:w + width]]
         results = executor.map(lambda x: _chunk_terms(*x), args) if executor else (_chunk_terms(*x) for x in args)
         for c, (M, total, cs) in enumerate(results, start=w):
             maxima[c], totals[c] = M, total
@@ -113,11 +112,9 @@ def masked_logsumexp(a, b, A, B, chunk, with_grad, executor=None, n_workers=1):
     if not with_grad:
         return log_z
     for c, s in enumerate(starts):
-        f = math.exp(maxima[c] - log_z)
-        row[s:s + chunk] *= f
-        WB[s:s + chunk] *= f
+        out[s:s + chunk] *= math.exp(maxima[c] - log_z)
     col *= math.exp(col_ref - log_z)
-    return log_z, row, col, WB
+    return log_z, out[:, K], col, out[:, :K]
 
 
 class RatioProblem:
