@@ -1,0 +1,330 @@
+"""PartitionedRatio and its objective (spec seed004 eq. 6*) against direct evaluation, finite
+differences, the closed-form lambda_max, KKT conditions and the Gaussian ground truth."""
+
+import math
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.estimator_checks import check_estimator
+
+from pyinterp import PartitionedRatio
+from pyinterp._group_path import group_norms, solve_path
+from pyinterp._ratio import PAIR_FEATURES, UNARY_FEATURES, RatioProblem
+
+
+def gaussian_mrf(m, edge_prob, weight, seed):
+    """A precision matrix with random +-weight edges, made positive definite by its diagonal."""
+    rng = np.random.default_rng(seed)
+    upper = np.triu(rng.random((m, m)) < edge_prob, 1)
+    theta = np.where(upper, rng.choice([-weight, weight], size=(m, m)), 0.0)
+    theta = theta + theta.T
+    theta += np.eye(m) * (max(0.0, -np.linalg.eigvalsh(theta).min()) + 0.5)
+    return theta
+
+
+def sample(theta, n, seed):
+    return np.random.default_rng(seed).multivariate_normal(np.zeros(len(theta)), np.linalg.inv(theta), size=n)
+
+
+def standardise(X):
+    return (X - X.mean(axis=0)) / X.std(axis=0)
+
+
+def direct_loss(Z, t1, t2, pair_funcs, unary_funcs, theta_pairs, theta_unary):
+    """l(theta) by its definition: every sample pair (i, j), every column pair (u, v), one at a time.
+    theta_pairs maps (u, v) (u in T1 for cross pairs, u < v within a block) to a length-b vector,
+    theta_unary maps u to a length-c vector."""
+    n = Z.shape[0]
+    block = {u: 1 for u in t1} | {v: 2 for v in t2}
+
+    def log_ratio(x1_row, x2_row):
+        x = np.where([block[u] == 1 for u in range(Z.shape[1])], x1_row, x2_row)
+        s = 0.0
+        for (u, v), th in theta_pairs.items():
+            s += sum(t * f(x[u]) * g(x[v]) for t, (f, g) in zip(th, pair_funcs))
+        for u, th in theta_unary.items():
+            s += sum(t * f(x[u]) for t, f in zip(th, unary_funcs))
+        return s
+
+    joint = np.mean([log_ratio(Z[i], Z[i]) for i in range(n)])
+    mismatched = [log_ratio(Z[i], Z[j]) for i in range(n) for j in range(n) if i != j]
+    return -joint + math.log(np.mean(np.exp(mismatched)))
+
+
+def random_theta(problem, seed, scale=0.2):
+    return np.random.default_rng(seed).normal(scale=scale, size=problem.n_params)
+
+
+def as_dicts(problem, theta, t1, t2):
+    cross, w1, w2, u1, u2 = problem.split(theta)
+    pairs = {(int(t1[p]), int(t2[q])): cross[:, p, q] for p in range(len(t1)) for q in range(len(t2))}
+    for w, t, iu in ((w1, t1, problem.iu1), (w2, t2, problem.iu2)):
+        pairs |= {(int(t[p]), int(t[q])): w[:, g] for g, (p, q) in enumerate(zip(*iu))}
+    unary = {int(t1[p]): u1[:, p] for p in range(len(t1))} | {int(t2[q]): u2[:, q] for q in range(len(t2))}
+    return pairs, unary
+
+
+# Both kernel orientations (m1 < m2 runs on L^T), interleaved blocks, both feature sets.
+CASES = [("xy", [0, 2], [1, 3, 4]), ("poly2", [0, 1, 3], [2, 4]), ("xy", [1, 2, 3], [0, 4])]
+
+
+@pytest.mark.parametrize("features,t1,t2", CASES)
+def test_loss_matches_direct_evaluation(features, t1, t2):
+    Z = standardise(sample(gaussian_mrf(5, 0.5, 0.3, 0), 12, 1))
+    pair, unary = PAIR_FEATURES[features], UNARY_FEATURES["quadratic"]
+    problem = RatioProblem(Z, np.array(t1), np.array(t2), pair, unary, chunk=5)
+    theta = random_theta(problem, 2)
+    expected = direct_loss(Z, t1, t2, pair, unary, *as_dicts(problem, theta, t1, t2))
+    assert problem.value(theta) == pytest.approx(expected, rel=0, abs=1e-12)
+    assert problem.value_and_grad(theta)[0] == pytest.approx(expected, rel=0, abs=1e-12)
+
+
+@pytest.mark.parametrize("features,t1,t2", CASES)
+def test_gradient_matches_finite_differences(features, t1, t2):
+    Z = standardise(sample(gaussian_mrf(5, 0.5, 0.3, 3), 30, 4))
+    problem = RatioProblem(Z, np.array(t1), np.array(t2), PAIR_FEATURES[features], UNARY_FEATURES["quadratic"],
+                           chunk=7)
+    theta = random_theta(problem, 5)
+    _, grad = problem.value_and_grad(theta)
+    h = 1e-6
+    numeric = np.array([(problem.value(theta + h * e) - problem.value(theta - h * e)) / (2 * h)
+                        for e in np.eye(problem.n_params)])
+    np.testing.assert_allclose(grad, numeric, rtol=0, atol=1e-7 * max(1.0, np.abs(grad).max()))
+
+
+def test_chunking_and_large_values_do_not_change_the_result():
+    Z = standardise(sample(gaussian_mrf(6, 0.4, 0.3, 6), 23, 7))
+    args = (Z, np.arange(3), np.arange(3, 6), PAIR_FEATURES["poly2"], UNARY_FEATURES["quadratic"])
+    theta = random_theta(RatioProblem(*args), 8, scale=30.0)   # log-ratios in the hundreds: exp overflows
+    ref_value, ref_grad = RatioProblem(*args, chunk=23).value_and_grad(theta)
+    assert np.isfinite(ref_value) and np.all(np.isfinite(ref_grad))
+    for chunk in (1, 4, 7):
+        value, grad = RatioProblem(*args, chunk=chunk).value_and_grad(theta)
+        assert value == pytest.approx(ref_value, rel=1e-13)
+        np.testing.assert_allclose(grad, ref_grad, rtol=1e-10, atol=1e-12 * np.abs(ref_grad).max())
+
+
+@pytest.mark.parametrize("features", ["xy", "poly2"])
+def test_within_block_and_unary_gradients_vanish_at_zero(features):
+    Z = standardise(sample(gaussian_mrf(7, 0.5, 0.4, 9), 40, 10))
+    problem = RatioProblem(Z, np.array([0, 3, 5]), np.array([1, 2, 4, 6]), PAIR_FEATURES[features],
+                           UNARY_FEATURES["quadratic"])
+    value, grad = problem.value_and_grad(np.zeros(problem.n_params))
+    assert value == pytest.approx(0.0, abs=1e-14)
+    cross, w1, w2, u1, u2 = problem.split(grad)
+    for block in (w1, w2, u1, u2):
+        np.testing.assert_allclose(block, 0.0, rtol=0, atol=1e-14)
+    assert np.abs(cross).max() > 1e-3
+    np.testing.assert_allclose(cross, problem.cross_gradient_at_zero(), rtol=0, atol=1e-14)
+
+
+def test_lambda_max_gives_zero_and_the_top_cross_pair_enters_just_below():
+    X = sample(gaussian_mrf(8, 0.4, 0.4, 11), 150, 12)
+    est = PartitionedRatio(4, n_lambdas=3, validation_fraction=None, refit=False).fit(X)
+    assert np.all(est.coef_path_[:, :, 0] == 0)             # exact zeros from the group prox
+    assert np.abs(est.unary_path_[:, :, 0]).max() < 1e-20   # unpenalised: zero up to rounding of W = 1/(n(n-1))
+    problem = RatioProblem(standardise(X), np.arange(4), np.arange(4, 8), PAIR_FEATURES["xy"],
+                           UNARY_FEATURES["quadratic"])
+    norms0 = np.sqrt((problem.cross_gradient_at_zero() ** 2).sum(axis=0)).ravel()
+    assert est.lambda_max_ == pytest.approx(norms0.max(), rel=1e-15)
+    top, runner_up = np.sort(norms0)[::-1][:2]
+    just_below = PartitionedRatio(4, lambdas=[top * (1 - 1e-3)], validation_fraction=None, refit=False).fit(X)
+    assert runner_up < top * (1 - 1e-3)
+    nonzero = np.flatnonzero(np.abs(just_below.coef_path_[:, 0, 0]) > 0)
+    assert nonzero.tolist() == [int(np.argmax(norms0))]      # exactly one group, the top cross pair
+    above = PartitionedRatio(4, lambdas=[top * (1 + 1e-9)], validation_fraction=None, refit=False).fit(X)
+    assert np.all(above.coef_path_ == 0)
+
+
+@pytest.mark.parametrize("penalize_within", [True, False])
+def test_path_solutions_satisfy_the_kkt_conditions(penalize_within):
+    X = sample(gaussian_mrf(8, 0.4, 0.4, 13), 120, 14)
+    tol = 1e-7
+    est = PartitionedRatio(4, n_lambdas=8, penalize_within=penalize_within, validation_fraction=None,
+                           refit=False, tol=tol).fit(X)
+    problem = RatioProblem(standardise(X), np.arange(4), np.arange(4, 8), PAIR_FEATURES["xy"],
+                           UNARY_FEATURES["quadratic"])
+    n_cross, G = est.n_cross_, problem.n_groups
+    for k, lam in enumerate(est.lambdas_):
+        theta = np.r_[est.coef_path_[:, :, k].T.ravel(), est.unary_path_[:4, :, k].T.ravel(),
+                      est.unary_path_[4:, :, k].T.ravel()]
+        grad = problem.value_and_grad(theta)[1]
+        penalised = np.r_[np.ones(n_cross, bool), np.full(G - n_cross, penalize_within)]
+        g, th = grad[:G], theta[:G]
+        zero = th == 0
+        assert np.all(np.abs(g[zero & penalised]) <= lam + 1e-5)
+        active = ~zero & penalised
+        np.testing.assert_allclose(g[active] + lam * np.sign(th[active]), 0.0, atol=1e-5)
+        np.testing.assert_allclose(g[~penalised], 0.0, atol=1e-5)
+        np.testing.assert_allclose(grad[G:], 0.0, atol=1e-5)   # unary terms are never penalised
+    if not penalize_within:
+        assert np.any(est.coef_path_[n_cross:, 0, -1] != 0)
+
+
+def test_normaliser_convention_does_not_change_the_solution():
+    Z = standardise(sample(gaussian_mrf(8, 0.4, 0.4, 15), 100, 16))
+    args = (Z, np.arange(4), np.arange(4, 8), PAIR_FEATURES["xy"], UNARY_FEATURES["quadratic"])
+    pairs, binom = RatioProblem(*args, normalizer="pairs"), RatioProblem(*args, normalizer="binom")
+    theta = random_theta(pairs, 17)
+    assert binom.value(theta) - pairs.value(theta) == pytest.approx(math.log(2.0), abs=1e-14)
+    lam_max = np.sqrt((pairs.cross_gradient_at_zero() ** 2).sum(axis=0)).max()
+    lambdas = lam_max * np.logspace(0, -1.5, 6)
+    weights = np.ones(pairs.n_groups)
+    path_a, _, _ = solve_path(pairs, lambdas, weights, 1e-8, 5000)
+    path_b, _, _ = solve_path(binom, lambdas, weights, 1e-8, 5000)
+    np.testing.assert_allclose(path_a, path_b, rtol=0, atol=1e-9)
+    for k in range(len(lambdas)):
+        assert np.array_equal(group_norms(path_a[:, k], 1, pairs.n_groups) > 0,
+                              group_norms(path_b[:, k], 1, pairs.n_groups) > 0)
+
+
+def test_unpenalised_fit_recovers_minus_the_precision_cross_block():
+    """Gaussian ground truth: the log partitioned ratio's cross block is exactly -Theta_12."""
+    theta = np.array([[1.5, 0.4, 0.0, 0.5, 0.0],
+                      [0.4, 1.5, 0.0, 0.0, -0.4],
+                      [0.0, 0.0, 1.5, 0.4, 0.0],
+                      [0.5, 0.0, 0.4, 1.5, 0.3],
+                      [0.0, -0.4, 0.0, 0.3, 1.5]])
+    X = sample(theta, 3000, 18)
+    est = PartitionedRatio(3, lambdas=[0.0], validation_fraction=None, refit=False).fit(X)
+    scale = X.std(axis=0)
+    cross = est.coef_[: est.n_cross_, 0].reshape(3, 2) / np.outer(scale[:3], scale[3:])
+    # 4 standard errors of the Gaussian MLE of a precision entry, sqrt((T_uu T_vv + T_uv^2) / n)
+    se = np.sqrt((np.outer(np.diag(theta)[:3], np.diag(theta)[3:]) + theta[:3, 3:] ** 2) / len(X))
+    assert np.all(np.abs(cross + theta[:3, 3:]) <= 4 * se)
+    # within-block truth from Phi = -Theta + blockdiag(Sigma11^-1, Sigma22^-1): -Theta12 Theta22^-1 Theta21
+    within1 = -theta[:3, 3:] @ np.linalg.solve(theta[3:, 3:], theta[3:, :3])
+    iu = np.triu_indices(3, 1)
+    got = est.coef_[est.n_cross_: est.n_cross_ + 3, 0] / (scale[iu[0]] * scale[iu[1]])
+    np.testing.assert_allclose(got, within1[iu], rtol=0, atol=0.05)
+
+
+def test_entry_lambda_ranks_the_true_cross_edges_first():
+    theta = gaussian_mrf(12, 0.25, 0.45, 19)
+    X = sample(theta, 600, 20)
+    est = PartitionedRatio(6, n_lambdas=15, validation_fraction=None, refit=False).fit(X)
+    truth = theta[:6, 6:].ravel() != 0
+    assert truth.sum() >= 3
+    order = np.argsort(-est.entry_lambda_)
+    assert set(order[: truth.sum()]) == set(np.flatnonzero(truth))
+    # entry values sit in the grid interval where each pair first becomes non-zero
+    norms = np.sqrt((est.coef_path_[: est.n_cross_] ** 2).sum(axis=1))
+    for g in range(est.n_cross_):
+        ks = np.flatnonzero(norms[g] > 0)
+        if ks.size == 0:
+            assert est.entry_lambda_[g] < est.lambdas_[-1]
+        elif ks[0] > 0:
+            assert est.lambdas_[ks[0]] <= est.entry_lambda_[g] <= est.lambdas_[ks[0] - 1]
+    assert set(map(tuple, est.cross_edges_)) == {tuple(p) for p in est.pairs_[: est.n_cross_][norms[:, -1] > 0]}
+
+
+def test_validation_selects_a_lambda_and_score_is_the_held_out_likelihood():
+    X = sample(gaussian_mrf(10, 0.3, 0.4, 21), 200, 22)
+    est = PartitionedRatio(5, n_lambdas=8, random_state=0).fit(X)
+    assert est.validation_scores_.shape == (8,)
+    assert est.best_index_ == int(np.argmax(est.validation_scores_))
+    assert est.lambda_ == est.lambdas_[est.best_index_]
+    # the refit minimises the loss over a subspace containing 0, so its training score is >= 0
+    assert est.score(X) >= 0.0
+    problem = RatioProblem(standardise(X), np.arange(5), np.arange(5, 10), PAIR_FEATURES["xy"],
+                           UNARY_FEATURES["quadratic"])
+    theta = np.r_[est.coef_.T.ravel(), est.unary_coef_[:5].T.ravel(), est.unary_coef_[5:].T.ravel()]
+    assert est.score(X) == pytest.approx(-problem.value(theta), rel=1e-12)
+    support = np.flatnonzero(np.abs(est.coef_path_[:, 0, est.best_index_]) > 0)
+    assert np.array_equal(np.flatnonzero(est.coef_[:, 0] != 0), support)
+
+
+def test_deterministic_and_independent_of_threads():
+    X = sample(gaussian_mrf(10, 0.3, 0.4, 23), 400, 24)
+    a = PartitionedRatio(5, n_lambdas=6, random_state=3, n_jobs=1).fit(X)
+    b = PartitionedRatio(5, n_lambdas=6, random_state=3, n_jobs=2).fit(X)
+    c = PartitionedRatio(5, n_lambdas=6, random_state=3, n_jobs=1).fit(X)
+    for name in ("coef_path_", "unary_path_", "entry_lambda_", "validation_scores_", "coef_"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+        assert np.array_equal(getattr(a, name), getattr(c, name)), name
+
+
+def test_partition_forms_pandas_names_and_pickling():
+    pd = pytest.importorskip("pandas")
+    X = sample(gaussian_mrf(6, 0.4, 0.4, 25), 80, 26)
+    cols = [f"g{k}" for k in range(6)]
+    frame = pd.DataFrame(X, columns=cols)
+    by_names = PartitionedRatio((["g0", "g2", "g4"], ["g1", "g3", "g5"]), n_lambdas=5, random_state=0).fit(frame)
+    by_mask = PartitionedRatio(np.array([True, False] * 3), n_lambdas=5, random_state=0).fit(X)
+    np.testing.assert_array_equal(by_names.block1_, [0, 2, 4])
+    np.testing.assert_array_equal(by_names.coef_path_, by_mask.coef_path_)
+    assert by_names.pairs_[0].tolist() == [0, 1]
+    clone = pickle.loads(pickle.dumps(by_names))
+    assert clone.score(frame) == by_names.score(frame)
+
+
+def test_user_features_equal_the_builtin_ones():
+    X = sample(gaussian_mrf(6, 0.4, 0.4, 27), 60, 28)
+    builtin = PartitionedRatio(3, features="xy", n_lambdas=4, validation_fraction=None).fit(X)
+    user = PartitionedRatio(3, features=[(np.negative, np.negative)], unary=[lambda x: x, lambda x: x * x - 1],
+                            n_lambdas=4, validation_fraction=None).fit(X)
+    np.testing.assert_allclose(user.coef_path_, builtin.coef_path_, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("partition,message", [
+    (([0, 1], [2]), "does not cover columns \\[3\\]"),
+    (([0, 1, 2], [2, 3]), "share columns \\[2\\]"),
+    (([], [0, 1, 2, 3]), "block 1 of the partition is empty"),
+    (np.ones(4, bool), "block 2 of the partition is empty"),
+    (np.ones(3, bool), "one entry per column \\(4\\)"),
+    (4, "between 1 and 3"),
+    (([0, 1], [2, 7]), "names column 7"),
+    (([0, 0, 1], [2, 3]), "names a column twice"),
+    ("ab", "partition must be"),
+])
+def test_bad_partitions(partition, message):
+    X = np.random.default_rng(0).normal(size=(20, 4))
+    with pytest.raises((ValueError, TypeError), match=message):
+        PartitionedRatio(partition).fit(X)
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda X: X[:2], "2 sample"),
+    (lambda X: np.where(np.arange(4) == 1, np.nan, X), "NaN"),
+    (lambda X: np.where(np.arange(4) == 1, np.inf, X), "infinity"),
+    (lambda X: np.c_[X[:, :3], np.ones(len(X))], "constant"),
+])
+def test_bad_data(change, message):
+    X = np.random.default_rng(0).normal(size=(20, 4))
+    with pytest.raises(ValueError, match=message):
+        PartitionedRatio(2, validation_fraction=None).fit(change(X))
+
+
+@pytest.mark.parametrize("params,message", [
+    ({"features": "cubic"}, "features='cubic' is not one of"),
+    ({"features": np.multiply}, "not a single callable"),
+    ({"unary": "cubic"}, "unary='cubic'"),
+    ({"lambdas": [0.1, -1.0]}, "non-negative"),
+    ({"n_lambdas": 0}, "n_lambdas"),
+    ({"lambda_min_ratio": 0.0}, "lambda_min_ratio"),
+    ({"validation_fraction": 1.0}, "validation_fraction"),
+    ({"features": [(np.sum, np.negative)]}, "elementwise"),
+])
+def test_bad_parameters(params, message):
+    X = np.random.default_rng(0).normal(size=(20, 4))
+    with pytest.raises((ValueError, TypeError), match=message):
+        PartitionedRatio(2, **params).fit(X)
+
+
+def test_validation_needs_six_rows_and_score_needs_three():
+    X = np.random.default_rng(0).normal(size=(5, 4))
+    with pytest.raises(ValueError, match="at least 6 samples"):
+        PartitionedRatio(2).fit(X)
+    with pytest.warns(ConvergenceWarning, match="refit is unbounded"):   # 5 rows: matched pairs separate
+        est = PartitionedRatio(2, validation_fraction=None, n_lambdas=2, lambda_min_ratio=0.5).fit(X)
+    np.testing.assert_array_equal(est.coef_[:, 0], est.coef_path_[:, 0, -1])
+    with pytest.raises(ValueError, match="2 sample"):
+        est.score(X[:2])
+    with pytest.raises(ValueError, match="4 features"):
+        est.score(X[:, :3])
+
+
+def test_check_estimator():
+    check_estimator(PartitionedRatio(1, n_lambdas=4, random_state=0))
