@@ -49,6 +49,57 @@ def test_gradients_match_central_differences(kind, task):
         assert np.abs(fd - grad).max() <= 1e-6 * np.abs(grad).max()
 
 
+@pytest.mark.parametrize("kind", ["sigmoid", "smooth_step"])
+@pytest.mark.parametrize("dtype, rtol", [(np.float64, 1e-12), (np.float32, 2e-5)])
+def test_core_kernels_match_the_numpy_reference(kind, dtype, rtol):
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(9, 6)).astype(dtype)
+    W, b, O = kernels.glorot_init(rng, 6, 4, 3, 3, dtype)
+    W *= 4
+    b = rng.normal(size=b.shape).astype(dtype)
+    y = rng.integers(0, 3, 9)
+    F, cache = kernels.forward(X, W, b, O, 3, kind, 1.5)
+    Fc, cache_c = kernels.forward_core(X, W, b, O, 3, kind, 1.5)
+    np.testing.assert_allclose(Fc, F, rtol=rtol)
+    _, G = kernels.cross_entropy_loss(F, y)
+    for got, want in zip(kernels.backward_core(X, G, cache_c, O, 3), kernels.backward(X, G, cache, O, 3)):
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * np.abs(want).max())
+
+
+def test_core_kernels_reject_bad_shapes_and_dtypes():
+    from pyinterp import _core
+    Z = np.zeros((4, 7))
+    with pytest.raises(ValueError, match="multiple"):
+        _core.softtree_forward(Z, None, 2)  # depth 2 has 3 nodes per tree
+    with pytest.raises(ValueError, match="bias"):
+        _core.softtree_forward(Z, np.zeros(6), 3)
+    with pytest.raises(ValueError, match="dtype"):
+        _core.softtree_forward(Z, np.zeros(7, dtype=np.float32), 3)
+    with pytest.raises(ValueError, match="activation"):
+        _core.softtree_forward(Z, None, 3, "relu")
+    with pytest.raises(ValueError, match="depth"):
+        _core.softtree_forward(Z, None, 0)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        _core.softtree_forward(np.zeros((4, 14))[:, :7], None, 3)
+    S, dS, P = _core.softtree_forward(Z, None, 3)
+    with pytest.raises(ValueError, match="S"):
+        _core.softtree_backward(P, S[:3], dS, 3)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        _core.softtree_backward(P, np.asfortranarray(S), dS, 3)
+
+
+def test_training_engines_agree_in_float64():
+    X, y, _ = make_correlated_linear(60, 10, random_state=0)
+    a = SkinnyTreesRegressor(**FAST, dtype="float64").fit(X, y)
+    from pyinterp.skinny import training
+    cfg = a._config(10)
+    cfg.engine = "numpy"
+    rng = np.random.default_rng(check_random_state(0).randint(np.iinfo(np.int32).max))
+    ref = training.train(cfg, X, y, kernels.mse_loss, 1, rng)
+    np.testing.assert_allclose(a.split_weights_.reshape(10, -1), ref.W, rtol=1e-9, atol=1e-12)
+
+
 def test_leaf_probabilities_are_products_along_paths():
     rng = np.random.default_rng(0)
     S = rng.uniform(size=(4, 2, 7))  # depth 3

@@ -18,6 +18,8 @@ import math
 import numpy as np
 from scipy.special import expit, log_softmax, softmax
 
+from .. import _core
+
 ACTIVATIONS = ("sigmoid", "smooth_step")
 
 
@@ -85,6 +87,25 @@ def backward(X, G, cache, O, depth):
     dZ = dS3.reshape(B, m * (L - 1))
     dZ *= dS
     return X.T @ dZ, dZ.sum(axis=0), dO
+
+
+def forward_core(X, W, b, O, depth, kind="sigmoid", gamma_s=1.0):
+    """``forward`` with the tree recursion in C++ (``_core.softtree_forward``); same outputs."""
+    m, L, c = O.shape
+    S, dS, P2 = _core.softtree_forward(X @ W, b, depth, kind, gamma_s)
+    return P2 @ O.reshape(m * L, c), (S, dS, P2)
+
+
+def backward_core(X, G, cache, O, depth):
+    """``backward`` with the tree recursion in C++ (``_core.softtree_backward``); same outputs."""
+    S, dS, P2 = cache
+    m, L, c = O.shape
+    G = G.astype(S.dtype, copy=False)
+    dZ, db = _core.softtree_backward(G @ O.reshape(m * L, c).T, S, dS, depth)
+    return X.T @ dZ, db, (P2.T @ G).reshape(m, L, c)
+
+
+ENGINES = {"numpy": (forward, backward), "core": (forward_core, backward_core)}
 
 
 def mse_loss(F, y):

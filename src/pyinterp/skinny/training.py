@@ -37,6 +37,7 @@ class TrainConfig:
     n_iter_no_change: int
     feature_budget: int | None
     dtype: type
+    engine: str = "core"  # "core": tree recursion in C++; "numpy": the reference kernels
 
 
 @dataclass
@@ -81,13 +82,14 @@ class _Adam:
             a -= (lr / c1) * m / (np.sqrt(v / c2) + ADAM_EPS)
 
 
-def predict_raw(X, W, b, O, depth, activation, gamma_s, active=None, chunk=4096):
+def predict_raw(X, W, b, O, depth, activation, gamma_s, active=None, chunk=4096, engine="core"):
     """Ensemble outputs (n, c), reading only the columns in ``active`` (all if None)."""
     if active is not None:
         X, W = X[:, active], W[active]
+    forward = kernels.ENGINES[engine][0]
     out = np.empty((X.shape[0], O.shape[2]), dtype=O.dtype)
     for start in range(0, X.shape[0], chunk):
-        out[start : start + chunk] = kernels.forward(X[start : start + chunk], W, b, O, depth, activation, gamma_s)[0]
+        out[start : start + chunk] = forward(X[start : start + chunk], W, b, O, depth, activation, gamma_s)[0]
     return out
 
 
@@ -104,6 +106,7 @@ def train(cfg, X, target, loss, n_outputs, rng, validation=None):
     ridge = kernels.ridge_scale(cfg.lambda2, W.shape[1])
     adam = _Adam((W, b, O)) if cfg.solver == "adam" else None
     lr = cfg.learning_rate
+    forward, backward = kernels.ENGINES[cfg.engine]
     active = np.ones(p, dtype=bool)
     hist = {key: [] for key in ("loss", "val_loss", "val_score", "n_selected", "lambda0")}
     best = None  # (score, epoch, active indices, W rows, b, O)
@@ -117,19 +120,23 @@ def train(cfg, X, target, loss, n_outputs, rng, validation=None):
             Xb = X[rows]
             t += 1
             if active.all():
-                F, cache = kernels.forward(Xb, W, b, O, cfg.depth, cfg.activation, cfg.gamma_s)
+                F, cache = forward(Xb, W, b, O, cfg.depth, cfg.activation, cfg.gamma_s)
             else:
-                F, cache = kernels.forward(Xb[:, active], W[active], b, O, cfg.depth, cfg.activation, cfg.gamma_s)
+                F, cache = forward(Xb[:, active], W[active], b, O, cfg.depth, cfg.activation, cfg.gamma_s)
             value, G = loss(F, target[rows])
             total += value * len(rows)
-            dW, db, dO = kernels.backward(Xb, G, cache, O, cfg.depth)
-            if ridge:
-                dW += ridge * W
+            dW, db, dO = backward(Xb, G, cache, O, cfg.depth)
             if adam is None:
                 O -= lr * dO
                 b -= lr * db
-                W -= lr * dW
+                # W - lr (dW + ridge W) in place: W is the largest array (p x m*I)
+                if ridge:
+                    W *= 1.0 - lr * ridge
+                dW *= lr
+                W -= dW
             else:
+                if ridge:
+                    dW += ridge * W
                 adam.step((W, b, O), (dW, db, dO), lr, t)
             active = apply_prox(cfg, W, t)
         mean_loss = total / n
@@ -149,7 +156,8 @@ def train(cfg, X, target, loss, n_outputs, rng, validation=None):
             hist["val_score"].append(math.nan)
             continue
         X_val, scorer = validation
-        val_loss, score = scorer(predict_raw(X_val, W, b, O, cfg.depth, cfg.activation, cfg.gamma_s, active))
+        F_val = predict_raw(X_val, W, b, O, cfg.depth, cfg.activation, cfg.gamma_s, active, engine=cfg.engine)
+        val_loss, score = scorer(F_val)
         hist["val_loss"].append(val_loss)
         hist["val_score"].append(score)
         if not math.isfinite(score) or (cfg.feature_budget is not None and active.sum() > cfg.feature_budget):
