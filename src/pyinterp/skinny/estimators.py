@@ -121,7 +121,9 @@ class _SkinnyTrees(BaseEstimator):
         validation = None
         if X_val is not None:
             validation = (np.ascontiguousarray(X_val, dtype=cfg.dtype), self._scorer(y_val))
-        with threadpool_limits(limits=1, user_api="blas"):
+        # Divergence is detected (non-finite loss) and reported by train; numpy's overflow warnings
+        # on the way there add nothing.
+        with threadpool_limits(limits=1, user_api="blas"), np.errstate(over="ignore", invalid="ignore"):
             result = train(cfg, X, target, loss, n_outputs, rng, validation)
         self._store(result, cfg)
         return self
