@@ -385,3 +385,13 @@ def test_fit_budget_fails_clearly_when_no_trial_is_sparse_enough():
                    n_trials=2, random_state=0)
     with pytest.raises(TypeError, match="SkinnyTrees"):
         fit_budget(object(), X, y, max_features=3)
+
+
+def test_a_model_with_every_group_dropped_predicts_a_constant():
+    X, y, _ = make_correlated_linear(50, 5, n_informative=1, random_state=0)
+    model = SkinnyTreesRegressor(n_trees=2, depth=2, lambda0=1e6, temperature=None, max_epochs=3,
+                                 random_state=0).fit(X, y)
+    assert model.n_selected_features_ == 0 and model.selected_features_.size == 0
+    pred = model.predict(X)
+    assert np.all(pred == pred[0])
+    np.testing.assert_array_equal(pred, model._raw_dense(X)[:, 0])
