@@ -189,3 +189,18 @@ def frequent_itemsets(
     max_itemsets: int,
     n_threads: int = 1,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...
+
+# Skinny Trees: the soft-tree recursion between the GEMMs (float32 or float64, C-contiguous).
+def softtree_forward(
+    Z: npt.NDArray[np.floating],
+    bias: npt.NDArray[np.floating] | None,
+    depth: int,
+    activation: str = "sigmoid",
+    gamma_s: float = 1.0,
+) -> tuple[npt.NDArray[np.floating], npt.NDArray[np.floating], npt.NDArray[np.floating]]: ...
+def softtree_backward(
+    dP: npt.NDArray[np.floating],
+    S: npt.NDArray[np.floating],
+    dS: npt.NDArray[np.floating],
+    depth: int,
+) -> tuple[npt.NDArray[np.floating], npt.NDArray[np.floating]]: ...

@@ -8,7 +8,7 @@ from sklearn.utils.validation import check_array
 
 from ._validation import check_int, check_real
 
-__all__ = ["make_boolean_response", "make_lss"]
+__all__ = ["make_boolean_response", "make_correlated_linear", "make_lss"]
 
 
 def make_lss(n_samples=1000, n_features=20, n_interactions=2, order=2, snr=5.0, region=0.5, random_state=None):
@@ -127,3 +127,38 @@ def make_boolean_response(X, rule="and", features=None, alpha=0.1**0.25, beta=No
     y = (rng.uniform(size=n) < prob).astype(np.int64)
     interactions = [tuple(sorted((cols[slot], sign) for slot, sign in region)) for region in regions]
     return y, interactions
+
+
+def make_correlated_linear(n_samples=200, n_features=256, correlation=0.5, n_informative=8, noise=0.5,
+                           random_state=None):
+    """Sparse linear regression with Toeplitz-correlated Gaussian features (paper 003, Table 1).
+
+    Rows of X are N(0, Sigma) with ``Sigma_ij = correlation^|i-j|`` (drawn as the stationary AR(1)
+    recursion x_j = rho x_{j-1} + sqrt(1 - rho^2) z_j, which has exactly that covariance);
+    ``y = X beta + noise * N(0, 1)`` with ``n_informative`` unit coefficients at the equi-spaced
+    positions ``p // (2k), p // (2k) + p // k, ...`` (p = 256, k = 8: 16, 48, ..., 240, as the
+    authors' code).
+
+    Returns
+    -------
+    X : (n_samples, n_features) float64
+    y : (n_samples,) float64
+    support : (n_informative,) int, the nonzero positions of beta
+    """
+    n = check_int("n_samples", n_samples, 1)
+    p = check_int("n_features", n_features, 1)
+    k = check_int("n_informative", n_informative, 1, p)
+    rho = check_real("correlation", correlation, -1.0, 1.0, low_open=True)
+    if rho >= 1.0:
+        raise ValueError("correlation must be below 1")
+    sd = check_real("noise", noise, 0.0)
+    rng = check_random_state(random_state)
+    Z = rng.standard_normal((n, p))
+    X = np.empty_like(Z)
+    X[:, 0] = Z[:, 0]
+    scale = np.sqrt(1.0 - rho * rho)
+    for j in range(1, p):
+        X[:, j] = rho * X[:, j - 1] + scale * Z[:, j]
+    support = np.arange(p // (2 * k), p, max(1, p // k))[:k]
+    y = X[:, support].sum(axis=1) + sd * rng.standard_normal(n)
+    return X, y, support

@@ -1,0 +1,290 @@
+"""SkinnyTreesRegressor / SkinnyTreesClassifier: soft tree ensembles with group-l0 feature selection."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import softmax
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.metrics import r2_score, roc_auc_score
+from sklearn.model_selection import train_test_split
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from threadpoolctl import threadpool_limits
+
+from .._validation import check_int, check_real
+from . import kernels
+from .training import TrainConfig, predict_raw, train
+
+__all__ = ["SkinnyTreesClassifier", "SkinnyTreesRegressor"]
+
+_DTYPES = {"float32": np.float32, "float64": np.float64}
+
+
+class _SkinnyTrees(BaseEstimator):
+    """Shared parameters, fitting and inference; see SkinnyTreesRegressor for the documentation."""
+
+    def __init__(
+        self,
+        n_trees=20,
+        depth=4,
+        *,
+        activation="sigmoid",
+        gamma_s=1.0,
+        penalty="l0",
+        lambda0=100.0,
+        temperature=0.01,
+        lambda2=0.01,
+        learning_rate=0.1,
+        solver="sgd",
+        batch_size=64,
+        max_epochs=200,
+        early_stopping=False,
+        validation_fraction=0.2,
+        n_iter_no_change=20,
+        feature_budget=None,
+        dtype="float32",
+        random_state=None,
+    ):
+        self.n_trees = n_trees
+        self.depth = depth
+        self.activation = activation
+        self.gamma_s = gamma_s
+        self.penalty = penalty
+        self.lambda0 = lambda0
+        self.temperature = temperature
+        self.lambda2 = lambda2
+        self.learning_rate = learning_rate
+        self.solver = solver
+        self.batch_size = batch_size
+        self.max_epochs = max_epochs
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.feature_budget = feature_budget
+        self.dtype = dtype
+        self.random_state = random_state
+
+    # -- parameters ---------------------------------------------------------------------------
+
+    def _config(self, n_features):
+        if self.activation not in kernels.ACTIVATIONS:
+            raise ValueError(f"activation must be one of {kernels.ACTIVATIONS}, got {self.activation!r}")
+        if self.penalty not in ("l0", "group_lasso", "none"):
+            raise ValueError(f"penalty must be 'l0', 'group_lasso' or 'none', got {self.penalty!r}")
+        if self.solver not in ("sgd", "adam"):
+            raise ValueError(f"solver must be 'sgd' or 'adam', got {self.solver!r}")
+        if self.dtype not in _DTYPES:
+            raise ValueError(f"dtype must be 'float32' or 'float64', got {self.dtype!r}")
+        if not isinstance(self.early_stopping, (bool, np.bool_)):
+            raise TypeError(f"early_stopping must be a bool, got {self.early_stopping!r}")
+        temperature = None if self.temperature is None else check_real("temperature", self.temperature, 0.0)
+        budget = None if self.feature_budget is None else check_int("feature_budget", self.feature_budget, 0)
+        return TrainConfig(
+            n_trees=check_int("n_trees", self.n_trees, 1),
+            depth=check_int("depth", self.depth, 1, 12),
+            activation=self.activation,
+            gamma_s=check_real("gamma_s", self.gamma_s, 0.0, low_open=True),
+            penalty=self.penalty,
+            lambda0=check_real("lambda0", self.lambda0, 0.0) / n_features,
+            temperature=temperature,
+            lambda2=check_real("lambda2", self.lambda2, 0.0),
+            learning_rate=check_real("learning_rate", self.learning_rate, 0.0, low_open=True),
+            solver=self.solver,
+            batch_size=check_int("batch_size", self.batch_size, 1),
+            max_epochs=check_int("max_epochs", self.max_epochs, 1),
+            early_stopping=bool(self.early_stopping),
+            n_iter_no_change=check_int("n_iter_no_change", self.n_iter_no_change, 1),
+            feature_budget=budget,
+            dtype=_DTYPES[self.dtype],
+        )
+
+    # -- fitting ------------------------------------------------------------------------------
+
+    def fit(self, X, y, X_val=None, y_val=None):
+        """Fit on (X, y). Validation rows come from ``X_val, y_val`` or, with ``early_stopping``,
+        from a ``validation_fraction`` split of X; with validation rows the fitted model is the
+        epoch with the best validation score among epochs within ``feature_budget``."""
+        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], y_numeric=self._is_regressor)
+        cfg = self._config(X.shape[1])
+        target, n_outputs, loss = self._encode_targets(y)
+        rng = np.random.default_rng(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        if (X_val is None) != (y_val is None):
+            raise ValueError("X_val and y_val must be given together")
+        if X_val is not None:
+            X_val = validate_data(self, X_val, reset=False, dtype=[np.float64, np.float32])
+            y_val = self._encode_validation_targets(column_or_1d(y_val), len(X_val))
+        elif cfg.early_stopping:
+            check_real("validation_fraction", self.validation_fraction, 0.0, 1.0, low_open=True)
+            X, X_val, target, y_val = self._split(X, target, rng)
+        X = np.ascontiguousarray(X, dtype=cfg.dtype)
+        validation = None
+        if X_val is not None:
+            validation = (np.ascontiguousarray(X_val, dtype=cfg.dtype), self._scorer(y_val))
+        # Divergence is detected (non-finite loss) and reported by train; numpy's overflow warnings
+        # on the way there add nothing.
+        with threadpool_limits(limits=1, user_api="blas"), np.errstate(over="ignore", invalid="ignore"):
+            result = train(cfg, X, target, loss, n_outputs, rng, validation)
+        self._store(result, cfg)
+        return self
+
+    def _split(self, X, target, rng):
+        n_val = int(np.ceil(self.validation_fraction * len(X)))
+        if n_val < 1 or n_val >= len(X):
+            raise ValueError(f"validation_fraction={self.validation_fraction} leaves no training or no validation rows")
+        seed = int(rng.integers(np.iinfo(np.int32).max))
+        stratify = target if not self._is_regressor and np.bincount(target).min() >= 2 else None
+        try:
+            return train_test_split(X, target, test_size=n_val, random_state=seed, stratify=stratify)
+        except ValueError:  # too few rows per class for a stratified split
+            return train_test_split(X, target, test_size=n_val, random_state=seed)
+
+    def _store(self, result, cfg):
+        p = result.W.shape[0]
+        m, L, _ = result.O.shape
+        self.split_weights_ = result.W.reshape(p, m, L - 1)
+        self.split_bias_ = result.b.reshape(m, L - 1)
+        self.leaf_values_ = result.O
+        norms = np.sqrt(kernels.group_sq_norms(result.W).astype(np.float64))
+        self.feature_importances_ = norms
+        self.selected_features_ = np.flatnonzero(norms > 0)
+        self.n_selected_features_ = int(self.selected_features_.size)
+        self.history_ = result.history
+        self.best_epoch_ = result.best_epoch
+        self.n_iter_ = result.n_epochs
+        # Inference runs in float64 whatever the training dtype, so a row's output does not depend
+        # on the batch it is predicted in (float32 GEMM rounding would).
+        self._W_selected = np.ascontiguousarray(result.W[self.selected_features_], dtype=np.float64)
+        self._b, self._O = result.b.astype(np.float64), result.O.astype(np.float64)
+        self._depth, self._activation, self._gamma_s = cfg.depth, cfg.activation, cfg.gamma_s
+
+    # -- inference ----------------------------------------------------------------------------
+
+    def _raw(self, X):
+        """Outputs of the compressed model: only the selected columns of X are read."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+        return predict_raw(
+            X[:, self.selected_features_].astype(np.float64), self._W_selected, self._b, self._O, self._depth,
+            self._activation, self._gamma_s,
+        )
+
+    def _raw_dense(self, X):
+        """Outputs of the uncompressed model (every column and every, even zero, group)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+        W = self.split_weights_.reshape(self.n_features_in_, -1).astype(np.float64)
+        return predict_raw(X.astype(np.float64), W, self._b, self._O, self._depth, self._activation, self._gamma_s)
+
+
+class SkinnyTreesRegressor(RegressorMixin, _SkinnyTrees):
+    """Ensemble of soft oblique trees that selects features while it learns (Skinny Trees).
+
+    Ibrahim, Behdin & Mazumder, "End-to-end Feature Selection Approach for Learning Skinny Trees",
+    AISTATS 2024. ``n_trees`` perfect binary soft trees of ``depth`` levels; node n of tree j sends
+    x left with probability S(x.w + b) (``activation``: the logistic ``"sigmoid"`` as in all the
+    paper's experiments, or ``"smooth_step"`` with width ``gamma_s``, the setting of its theory).
+    Leaves hold vectors; tree outputs are summed. Training minimises, by proximal mini-batch SGD
+    with constant ``learning_rate`` (``solver="adam"``: Adam steps, the same prox; not the paper's
+    method), ``loss + lambda0(t) * #(nonzero feature groups) + lambda2/(m(2^d-1)) * ||W||^2``. A
+    feature's group is every split weight on it across all nodes and trees; after every step a group
+    is zeroed when its norm is not above ``sqrt(2 * learning_rate * lambda0(t))``.
+
+    Penalty schedule (dense to sparse): ``lambda0(t) = (lambda0 / p) * (1 - exp(-temperature * t))``
+    with t the 1-based mini-batch step over all epochs; ``temperature=None`` keeps lambda0 / p fixed.
+    ``lambda0`` is in the authors' code's units (their default 100, applied divided by p).
+    ``penalty="group_lasso"`` uses the group soft-threshold of ``lambda0(t)/sqrt(m(2^d-1)) *
+    sum_k ||W_k||`` instead; ``"none"`` trains dense soft trees.
+
+    Loss: mean squared error without 1/2 (as the authors' code). Validation rows (``X_val, y_val``
+    in ``fit``, or a ``validation_fraction`` split when ``early_stopping``) are scored after each
+    epoch (R^2); the fitted model is the best-scoring epoch among those with at most
+    ``feature_budget`` selected features (all epochs if None), and ``early_stopping`` stops after
+    ``n_iter_no_change`` such epochs without improvement. BLAS runs single-threaded inside ``fit``.
+
+    Attributes
+    ----------
+    selected_features_ : indices of the features with a nonzero group
+    n_selected_features_ : their number
+    feature_importances_ : (n_features,) group L2 norms (exactly 0 for dropped features)
+    split_weights_ : (n_features, n_trees, 2^depth - 1); split_bias_ : (n_trees, 2^depth - 1)
+    leaf_values_ : (n_trees, 2^depth, n_outputs)
+    history_ : dict of per-epoch arrays: loss (training), val_loss, val_score (NaN without
+        validation), n_selected, lambda0 (penalty weight at the epoch's last step)
+    best_epoch_ : the epoch returned (0-based), or None for the last state; n_iter_ : epochs run
+    """
+
+    _is_regressor = True
+
+    def _encode_targets(self, y):
+        y = np.asarray(y, dtype=_DTYPES[self.dtype])
+        return y, 1, kernels.mse_loss
+
+    def _encode_validation_targets(self, y_val, n):
+        y_val = np.asarray(y_val, dtype=np.float64)
+        if len(y_val) != n or not np.all(np.isfinite(y_val)):
+            raise ValueError("y_val must be finite with one value per row of X_val")
+        return y_val
+
+    def _scorer(self, y_val):
+        def score(F):
+            pred = F[:, 0].astype(np.float64)
+            return float(np.mean((pred - y_val) ** 2)), float(r2_score(y_val, pred)) if len(y_val) > 1 else np.nan
+
+        return score
+
+    def predict(self, X):
+        return self._raw(X)[:, 0]
+
+
+class SkinnyTreesClassifier(ClassifierMixin, _SkinnyTrees):
+    """Skinny Trees for classification: softmax cross-entropy on one logit per class (also for two).
+
+    Everything else as ``SkinnyTreesRegressor``. The validation score is the ROC AUC (binary:
+    probability of ``classes_[1]``; multiclass: one-vs-one macro average, as the paper), or the
+    negative cross-entropy when the validation rows do not contain every class.
+    """
+
+    _is_regressor = False
+
+    def _encode_targets(self, y):
+        check_classification_targets(y)
+        self.classes_, target = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(f"the classifier needs samples of at least 2 classes, got 1 class: {self.classes_[0]!r}")
+        return target.astype(np.intp), len(self.classes_), kernels.cross_entropy_loss
+
+    def _encode_validation_targets(self, y_val, n):
+        if len(y_val) != n:
+            raise ValueError("y_val must have one label per row of X_val")
+        index = np.searchsorted(self.classes_, y_val)
+        index[index == len(self.classes_)] = 0
+        if np.any(self.classes_[index] != y_val):
+            raise ValueError("y_val contains labels that are not in y")
+        return index
+
+    def _scorer(self, y_val):
+        n_classes = len(self.classes_)
+        all_present = np.unique(y_val).size == n_classes
+
+        def score(F):
+            loss, _ = kernels.cross_entropy_loss(F.astype(np.float64), y_val)
+            if not all_present:
+                return loss, -loss
+            proba = softmax(F.astype(np.float64), axis=1)
+            if n_classes == 2:
+                return loss, float(roc_auc_score(y_val, proba[:, 1]))
+            return loss, float(roc_auc_score(y_val, proba, multi_class="ovo", labels=np.arange(n_classes)))
+
+        return score
+
+    def decision_function(self, X):
+        F = self._raw(X)
+        return F[:, 1] - F[:, 0] if F.shape[1] == 2 else F
+
+    def predict_proba(self, X):
+        return softmax(self._raw(X), axis=1)
+
+    def predict(self, X):
+        F = self._raw(X)
+        return self.classes_[np.argmax(F, axis=1)]
