@@ -354,14 +354,26 @@ Database root_database(const TransactionsView& tx, double min_support) {
     db.support.push_back(support[id]);
     db.item_of.push_back(values[id]);
   }
-  writer.open(db, distinct.size(), static_cast<int64_t>(distinct.items.size()));
+  // With every item frequent, relabelling is a bijection: the rows stay distinct, no second merge.
+  const bool all_kept = order.size() == values.size();
+  if (all_kept) {
+    db.items.reserve(distinct.items.size());
+    db.start.reserve(static_cast<size_t>(distinct.size()) + 1);
+    db.weight.reserve(static_cast<size_t>(distinct.size()));
+  } else {
+    writer.open(db, distinct.size(), static_cast<int64_t>(distinct.items.size()));
+  }
   std::vector<int32_t> row;
   for (int64_t t = 0; t < distinct.size(); ++t) {
     row.clear();
     for (int64_t j = distinct.start[t]; j < distinct.start[t + 1]; ++j)
       if (label[distinct.items[j]] >= 0) row.push_back(label[distinct.items[j]]);
     std::sort(row.begin(), row.end());
-    if (!row.empty()) writer.add(row.data(), static_cast<int64_t>(row.size()), distinct.weight[t]);
+    if (row.empty()) continue;
+    if (all_kept)
+      db.push(row.data(), row.data() + row.size(), distinct.weight[t]);
+    else
+      writer.add(row.data(), static_cast<int64_t>(row.size()), distinct.weight[t]);
   }
   return db;
 }
