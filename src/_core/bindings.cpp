@@ -7,4 +7,5 @@ PYBIND11_MODULE(_core, m) {
   pyinterp::bind_forest(m);
   pyinterp::bind_importance(m);
   pyinterp::bind_interactions(m);
+  pyinterp::bind_dictionary(m);
 }
