@@ -47,8 +47,8 @@ void bind_dictionary(py::module_& m) {
   m.def(
       "dlbcd_fit",
       [](const py::array& X, const py::array& D0s, const py::array& Q0s, double tau, bool warm, int max_iter,
-         double tol, double delta, optim::LineSearch line_search, int memory, int inner_max_iter, double inner_tol,
-         int n_threads) {
+         double tol, double delta, double start_noise, uint64_t seed, optim::LineSearch line_search, int memory,
+         int inner_max_iter, double inner_tol, int n_threads) {
         if (X.ndim() != 2 || D0s.ndim() != 3) throw std::invalid_argument("X must be 2-d and D0s 3-d");
         const int64_t n = X.shape(0);
         const int p = static_cast<int>(X.shape(1));
@@ -62,6 +62,8 @@ void bind_dictionary(py::module_& m) {
         opt.max_iter = max_iter;
         opt.tol = tol;
         opt.delta = delta;
+        opt.start_noise = start_noise;
+        opt.seed = seed;
         opt.solver = solver_options(line_search, memory, inner_max_iter, inner_tol);
         std::vector<DlbcdRun> runs;
         {
@@ -74,28 +76,29 @@ void bind_dictionary(py::module_& m) {
         return out;
       },
       py::arg("X"), py::arg("D0s"), py::arg("Q0s"), py::arg("tau"), py::arg("warm"), py::arg("max_iter"),
-      py::arg("tol"), py::arg("delta"), py::arg("line_search"), py::arg("memory"), py::arg("inner_max_iter"),
-      py::arg("inner_tol"), py::arg("n_threads") = 1);
+      py::arg("tol"), py::arg("delta"), py::arg("start_noise"), py::arg("seed"), py::arg("line_search"),
+      py::arg("memory"), py::arg("inner_max_iter"), py::arg("inner_tol"), py::arg("n_threads") = 1);
 
   m.def(
       "sharpness_statistic",
-      [](const py::array& beta, const py::array& M, double delta, optim::LineSearch line_search, int memory,
-         int inner_max_iter, double inner_tol, int n_threads) {
+      [](const py::array& beta, const py::array& M, const py::array& W0, double delta, optim::LineSearch line_search,
+         int memory, int inner_max_iter, double inner_tol, int n_threads) {
         if (beta.ndim() != 2) throw std::invalid_argument("beta must be 2-d");
         const int64_t n = beta.shape(0);
         const int p = static_cast<int>(beta.shape(1));
         const double* b = checked(beta, {n, p}, "beta");
         const double* mm = checked(M, {p, p}, "M");
+        const double* w0 = checked(W0, {p, p}, "W0");
         const optim::Options opt = solver_options(line_search, memory, inner_max_iter, inner_tol);
         std::vector<double> W;
         double r;
         {
           py::gil_scoped_release release;
-          r = sharpness_statistic(b, n, p, mm, delta, opt, n_threads, W);
+          r = sharpness_statistic(b, n, p, mm, w0, delta, opt, n_threads, W);
         }
         return py::make_tuple(r, square(W, p));
       },
-      py::arg("beta"), py::arg("M"), py::arg("delta"), py::arg("line_search"), py::arg("memory"),
+      py::arg("beta"), py::arg("M"), py::arg("W0"), py::arg("delta"), py::arg("line_search"), py::arg("memory"),
       py::arg("inner_max_iter"), py::arg("inner_tol"), py::arg("n_threads") = 1);
 
   m.def(

@@ -192,6 +192,8 @@ def dlbcd_fit(
     max_iter: int,
     tol: float,
     delta: float,
+    start_noise: float,
+    seed: int,
     line_search: LineSearch,
     memory: int,
     inner_max_iter: int,
@@ -202,6 +204,7 @@ def dlbcd_fit(
 def sharpness_statistic(
     beta: npt.NDArray[np.float64],
     M: npt.NDArray[np.float64],
+    W0: npt.NDArray[np.float64],
     delta: float,
     line_search: LineSearch,
     memory: int,

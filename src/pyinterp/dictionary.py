@@ -30,6 +30,7 @@ _INNER_TOL = 1e-12  # relative decrease at which a subproblem's BFGS stops
 _DENSE_MAX_P = 200  # above this, the subproblems use L-BFGS with _LBFGS_MEMORY pairs
 _LBFGS_MEMORY = 10
 _SINGULAR_COND = 1e12
+_SHARPNESS_START_NOISE = 1e-3
 
 
 def _memory(p):
@@ -82,16 +83,17 @@ def _perturbed_collinearity(D, rho, rng):
     return np.ascontiguousarray(M)
 
 
-def _sharpness(D, X, rho, rng, *, smoothing, line_search, max_inner_iter, n_threads):
+def _sharpness(D, X, rho, rng, *, start_noise, line_search, max_inner_iter, n_threads):
+    p = D.shape[0]
     beta = np.ascontiguousarray(np.linalg.solve(D, X.T).T)
     M = _perturbed_collinearity(D, rho, rng)
-    r, _ = _core.sharpness_statistic(beta, M, smoothing, line_search, _memory(D.shape[0]), max_inner_iter, _INNER_TOL,
-                                     n_threads)
+    W0 = np.ascontiguousarray(np.eye(p) + start_noise * rng.standard_normal((p, p)))
+    r, _ = _core.sharpness_statistic(beta, M, W0, 0.0, line_search, _memory(p), max_inner_iter, _INNER_TOL, n_threads)
     return float(r)
 
 
-def sharpness_test(D, X, rho=0.01, threshold=1e-6, random_state=None, *, line_search="wolfe", max_inner_iter=1000,
-                   n_jobs=None):
+def sharpness_test(D, X, rho=0.01, threshold=1e-6, random_state=None, *, start_noise=1e-3, line_search="wolfe",
+                   max_inner_iter=1000, n_jobs=None):
     """Algorithm 1: is D a sharp local minimum of the l1 objective on the signals X?
 
     The collinearity matrix M = D^T D is perturbed (``rho`` times standard Gaussian noise added to
@@ -99,8 +101,11 @@ def sharpness_test(D, X, rho=0.01, threshold=1e-6, random_state=None, *, line_se
 
         min_w  sum_i |<beta_i, w>| + sum_{h != k} sqrt((w_h - M~_kh)^2 + 1 - M~_kh^2) sum_i |beta_ih|,  w_k = 1,
 
-    is solved by BFGS from w = I_k. D is declared sharp when r = max_k ||w^(k) - I_k||^2 < threshold
-    (Proposition 5.1.1: a sharp minimum stays the minimiser under small perturbations).
+    is solved by BFGS. D is declared sharp when r = max_k ||w^(k) - I_k||^2 < threshold (Proposition
+    5.1.1: a sharp minimum stays the minimiser under small perturbations). BFGS starts near I_k, not
+    on it: I_k is a kink of (5.3) whenever some beta_ik = 0, and a quasi-Newton method started on a
+    kink can stop there although I_k is not the minimiser, which would report non-sharp dictionaries
+    as sharp.
 
     Parameters
     ----------
@@ -113,7 +118,10 @@ def sharpness_test(D, X, rho=0.01, threshold=1e-6, random_state=None, *, line_se
     threshold : float > 0
         Decision threshold T on r.
     random_state : int, RandomState instance or None
-        Draws the perturbation.
+        Draws the perturbation and the start points.
+    start_noise : float >= 0
+        Standard deviation of the Gaussian offset of the start points from I_k (the reference
+        implementation's 1e-3; it must stay below sqrt(threshold) to let sharp minima pass).
     line_search : {"wolfe", "armijo"}
     max_inner_iter : int
         BFGS iterations per problem.
@@ -129,7 +137,8 @@ def sharpness_test(D, X, rho=0.01, threshold=1e-6, random_state=None, *, line_se
     X = _check_signals(check_array(X, dtype=np.float64, ensure_all_finite=True, input_name="X"), D.shape[0])
     rho = check_real("rho", rho, 0.0, low_open=True)
     threshold = check_real("threshold", threshold, 0.0, low_open=True)
-    r = _sharpness(D, X, rho, check_random_state(random_state), smoothing=0.0, line_search=_check_line_search(line_search),
+    r = _sharpness(D, X, rho, check_random_state(random_state), start_noise=check_real("start_noise", start_noise, 0.0),
+                   line_search=_check_line_search(line_search),
                    max_inner_iter=check_int("max_inner_iter", max_inner_iter, 1), n_threads=resolve_n_threads(n_jobs))
     return bool(r < threshold), r
 
@@ -170,6 +179,10 @@ class DLBCD(TransformerMixin, BaseEstimator):
         subproblem objective decreases.
     max_inner_iter : int, default=1000
         BFGS iterations per subproblem.
+    start_noise : float >= 0, default=1e-3
+        Each subproblem's BFGS starts at w = e_j plus Gaussian noise of this standard deviation:
+        e_j sits on a kink whenever some coefficient is exactly zero, and BFGS started on a kink can
+        stop there. The row still changes only if the solution beats e_j.
     rho, sharpness_threshold : float, default=0.01, 1e-6
         Parameters of the sharpness test applied to every restart's result.
     random_state : int, RandomState instance or None
@@ -195,7 +208,8 @@ class DLBCD(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, tau=0.5, init="l1", n_restarts=1, max_iter=500, tol=1e-9, line_search="wolfe", smoothing=0.0,
-                 max_inner_iter=1000, rho=0.01, sharpness_threshold=1e-6, random_state=None, n_jobs=None):
+                 max_inner_iter=1000, start_noise=1e-3, rho=0.01, sharpness_threshold=1e-6, random_state=None,
+                 n_jobs=None):
         self.tau = tau
         self.init = init
         self.n_restarts = n_restarts
@@ -204,6 +218,7 @@ class DLBCD(TransformerMixin, BaseEstimator):
         self.line_search = line_search
         self.smoothing = smoothing
         self.max_inner_iter = max_inner_iter
+        self.start_noise = start_noise
         self.rho = rho
         self.sharpness_threshold = sharpness_threshold
         self.random_state = random_state
@@ -238,6 +253,7 @@ class DLBCD(TransformerMixin, BaseEstimator):
         line_search = _check_line_search(self.line_search)
         smoothing = check_real("smoothing", self.smoothing, 0.0)
         max_inner_iter = check_int("max_inner_iter", self.max_inner_iter, 1)
+        start_noise = check_real("start_noise", self.start_noise, 0.0)
         rho = check_real("rho", self.rho, 0.0, low_open=True)
         threshold = check_real("sharpness_threshold", self.sharpness_threshold, 0.0, low_open=True)
         n_threads = resolve_n_threads(self.n_jobs)
@@ -245,16 +261,17 @@ class DLBCD(TransformerMixin, BaseEstimator):
         inits, warm = self._initial_dictionaries(p, rng)
         warm = warm and np.isfinite(tau)
         sharp_seeds = rng.randint(np.iinfo(np.int32).max, size=len(inits))
+        seed = int(rng.randint(np.iinfo(np.int32).max))
 
         D0s = np.ascontiguousarray(np.stack(inits))
         Q0s = np.ascontiguousarray(np.linalg.inv(D0s))
-        runs = _core.dlbcd_fit(X, D0s, Q0s, tau, warm, max_iter, tol, smoothing, line_search, _memory(p),
-                               max_inner_iter, _INNER_TOL, n_threads)
+        runs = _core.dlbcd_fit(X, D0s, Q0s, tau, warm, max_iter, tol, smoothing, start_noise, seed, line_search,
+                               _memory(p), max_inner_iter, _INNER_TOL, n_threads)
         objectives = np.array([history[-1] for _, history, _, _ in runs])
         stats = np.array([
-            _sharpness(D, X, rho, np.random.RandomState(seed), smoothing=0.0, line_search=line_search,
+            _sharpness(D, X, rho, np.random.RandomState(s), start_noise=_SHARPNESS_START_NOISE, line_search=line_search,
                        max_inner_iter=max_inner_iter, n_threads=n_threads)
-            for (D, _, _, _), seed in zip(runs, sharp_seeds)
+            for (D, _, _, _), s in zip(runs, sharp_seeds)
         ])
         sharp = stats < threshold
         # lexicographic: sharp first, then the lowest objective (first index on ties)

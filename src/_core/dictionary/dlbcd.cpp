@@ -4,10 +4,16 @@
 #include <cmath>
 
 #include "../forest/parallel.hpp"
+#include "../forest/rng.hpp"
 #include "row_objective.hpp"
 
 namespace pyinterp {
 namespace {
+
+double standard_normal(Rng& rng) {  // Box-Muller; one draw per call keeps the stream simple
+  const double u = 1.0 - rng.uniform(), v = rng.uniform();
+  return std::sqrt(-2.0 * std::log(u)) * std::cos(6.283185307179586 * v);
+}
 
 // One DL-BCD run's state. D is kept by columns (atom h at Dt[h * p]); Q = D^{-1} by rows; the
 // coefficients B = X Q^T by coefficient (row h of Bt holds beta_h for every signal). A row update
@@ -15,8 +21,10 @@ namespace {
 //   Q[j] <- w^T Q,  Q[h] <- c_h Q[h],  D_h <- (D_h - w_h D_j) / c_h,  c_h = ||D_h - w_h D_j||.
 class Learner {
  public:
-  Learner(const double* X, int64_t n, int p, const double* D0, const double* Q0, const DlbcdOptions& opt)
-      : X_(X), n_(n), p_(p), opt_(opt), Dt_(p * p), Q_(Q0, Q0 + p * p), Bt_(n * p), A_(), idx_(n) {
+  Learner(const double* X, int64_t n, int p, const double* D0, const double* Q0, const DlbcdOptions& opt,
+          uint64_t stream)
+      : X_(X), n_(n), p_(p), opt_(opt), rng_(opt.seed, stream), Dt_(p * p), Q_(Q0, Q0 + p * p), Bt_(n * p), A_(),
+        idx_(n) {
     for (int r = 0; r < p; ++r)
       for (int h = 0; h < p; ++h) Dt_[h * p + r] = D0[r * p + h];
   }
@@ -101,6 +109,7 @@ class Learner {
     RowObjective obj(A, m, p, j, cos.data(), weight.data(), opt_.delta, static_cast<double>(n_));
     std::vector<double> x(p - 1, 0.0);
     const double f0 = obj.exact_value(x.data());
+    for (double& v : x) v = opt_.start_noise * standard_normal(rng_);
     optim::minimize(obj, x, opt_.solver);
     if (!(obj.exact_value(x.data()) < f0)) return;  // keep the row: the guard behind monotonicity
     std::vector<double> w(p);
@@ -141,6 +150,7 @@ class Learner {
   int64_t n_;
   int p_;
   DlbcdOptions opt_;
+  Rng rng_;
   std::vector<double> Dt_, Q_, Bt_, A_;
   std::vector<int64_t> idx_;
 };
@@ -152,7 +162,7 @@ std::vector<DlbcdRun> fit_dlbcd(const double* X, int64_t n, int p, const double*
   std::vector<DlbcdRun> runs(n_restarts);
   parallel_for(n_restarts, n_threads, no_state, [&](int64_t r, int, NoState&) {
     const int64_t offset = r * p * p;
-    Learner learner(X, n, p, D0s + offset, Q0s + offset, opt);
+    Learner learner(X, n, p, D0s + offset, Q0s + offset, opt, static_cast<uint64_t>(r));
     DlbcdRun& run = runs[r];
     if (warm) run.n_iter_warm = learner.run(INFINITY, run.history);
     run.n_iter = learner.run(opt.tau, run.history);
@@ -161,7 +171,7 @@ std::vector<DlbcdRun> fit_dlbcd(const double* X, int64_t n, int p, const double*
   return runs;
 }
 
-double sharpness_statistic(const double* beta, int64_t n, int p, const double* M, double delta,
+double sharpness_statistic(const double* beta, int64_t n, int p, const double* M, const double* W0, double delta,
                            const optim::Options& solver, int n_threads, std::vector<double>& W) {
   std::vector<double> Bt(n * p), weight(p, 0.0), r(p, 0.0);
   for (int64_t i = 0; i < n; ++i)
@@ -171,7 +181,9 @@ double sharpness_statistic(const double* beta, int64_t n, int p, const double* M
   W.assign(p * p, 0.0);
   parallel_for(p, n_threads, no_state, [&](int64_t k, int, NoState&) {
     RowObjective obj(Bt.data(), n, p, static_cast<int>(k), M + k * p, weight.data(), delta, static_cast<double>(n));
-    std::vector<double> x(p - 1, 0.0), w(p);
+    std::vector<double> x, w(p);
+    for (int h = 0; h < p; ++h)
+      if (h != k) x.push_back(W0[k * p + h]);
     optim::minimize(obj, x, solver);
     obj.expand(x.data(), w);
     std::copy(w.begin(), w.end(), W.begin() + k * p);

@@ -15,6 +15,11 @@ struct DlbcdOptions {
   int max_iter = 500;   // outer iterations (sweeps over all rows)
   double tol = 1e-9;    // stop when a sweep lowers f by at most tol * f
   double delta = 0.0;   // sign smoothing of the subproblem (0: exact |.|)
+  // Each subproblem starts at w = e_j plus N(0, start_noise^2) noise in the free coordinates: e_j
+  // is a kink wherever some beta_ij = 0, and BFGS started on a kink may stop there although it is
+  // not the minimiser. The result replaces the row only if it beats e_j itself.
+  double start_noise = 1e-3;
+  uint64_t seed = 0;    // restart r draws its start noise from stream (seed, r)
   optim::Options solver;
 };
 
@@ -32,9 +37,9 @@ std::vector<DlbcdRun> fit_dlbcd(const double* X, int64_t n, int p, const double*
                                 int n_restarts, bool warm, const DlbcdOptions& opt, int n_threads);
 
 // Algorithm 1 for coefficients beta (n x p, row-major) and a perturbed collinearity matrix M
-// (p x p, diagonal unused): solves problem (5.3) for every row k from w = I_k and returns
-// r = max_k ||w^(k) - I_k||^2; W receives the solutions as rows (p x p).
-double sharpness_statistic(const double* beta, int64_t n, int p, const double* M, double delta,
+// (p x p, diagonal unused): solves problem (5.3) for every row k, starting from row k of W0 (its
+// k-th entry is replaced by 1), and returns r = max_k ||w^(k) - I_k||^2; W receives the solutions.
+double sharpness_statistic(const double* beta, int64_t n, int p, const double* M, const double* W0, double delta,
                            const optim::Options& solver, int n_threads, std::vector<double>& W);
 
 }  // namespace pyinterp
