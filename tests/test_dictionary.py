@@ -125,7 +125,7 @@ def reference_sweep(D, X, tau):
 def test_one_sweep_matches_the_thesis_update(tau):
     _, _, X = signals(3, 60, 2, seed=2, snr=10)
     D0 = make_gaussian_dictionary(3, random_state=8)
-    est = DLBCD(tau=tau, init=D0, max_iter=1, tol=0.0).fit(X)
+    est = DLBCD(tau=tau, init=D0, max_iter=1, tol=0.0, inner_tol=1e-14).fit(X)
     np.testing.assert_allclose(est.components_, reference_sweep(D0, X, tau), atol=1e-5)
 
 

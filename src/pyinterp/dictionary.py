@@ -26,7 +26,7 @@ __all__ = ["DLBCD", "sharpness_test"]
 
 _LINE_SEARCHES = {"armijo": _core.LineSearch.armijo, "wolfe": _core.LineSearch.wolfe}
 _INITS = ("l1", "orth", "random")
-_INNER_TOL = 1e-12  # relative decrease at which a subproblem's BFGS stops
+_SHARPNESS_INNER_TOL = 1e-12  # relative decrease at which the sharpness test's BFGS stops
 _DENSE_MAX_P = 200  # above this, the subproblems use L-BFGS with _LBFGS_MEMORY pairs
 _LBFGS_MEMORY = 10
 _SINGULAR_COND = 1e12
@@ -88,7 +88,8 @@ def _sharpness(D, X, rho, rng, *, start_noise, line_search, max_inner_iter, n_th
     beta = np.ascontiguousarray(np.linalg.solve(D, X.T).T)
     M = _perturbed_collinearity(D, rho, rng)
     W0 = np.ascontiguousarray(np.eye(p) + start_noise * rng.standard_normal((p, p)))
-    r, _ = _core.sharpness_statistic(beta, M, W0, 0.0, line_search, _memory(p), max_inner_iter, _INNER_TOL, n_threads)
+    r, _ = _core.sharpness_statistic(beta, M, W0, 0.0, line_search, _memory(p), max_inner_iter, _SHARPNESS_INNER_TOL,
+                                     n_threads)
     return float(r)
 
 
@@ -179,10 +180,14 @@ class DLBCD(TransformerMixin, BaseEstimator):
         subproblem objective decreases.
     max_inner_iter : int, default=1000
         BFGS iterations per subproblem.
+    inner_tol : float, default=1e-10
+        A subproblem's BFGS stops when an iteration lowers its objective by at most inner_tol times
+        its value (rows are solved again every sweep, so moderate accuracy suffices).
     start_noise : float >= 0, default=1e-3
-        Each subproblem's BFGS starts at w = e_j plus Gaussian noise of this standard deviation:
-        e_j sits on a kink whenever some coefficient is exactly zero, and BFGS started on a kink can
-        stop there. The row still changes only if the solution beats e_j.
+        A subproblem's BFGS starts at w = e_j, unless e_j sits on a kink (some coefficient exactly
+        zero, as in noiseless sparse data): then at e_j plus Gaussian noise of this standard
+        deviation, since BFGS started on a kink can stop there. The row still changes only if the
+        solution beats e_j.
     rho, sharpness_threshold : float, default=0.01, 1e-6
         Parameters of the sharpness test applied to every restart's result.
     random_state : int, RandomState instance or None
@@ -208,7 +213,7 @@ class DLBCD(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, tau=0.5, init="l1", n_restarts=1, max_iter=500, tol=1e-9, line_search="wolfe", smoothing=0.0,
-                 max_inner_iter=1000, start_noise=1e-3, rho=0.01, sharpness_threshold=1e-6, random_state=None,
+                 max_inner_iter=1000, inner_tol=1e-10, start_noise=1e-3, rho=0.01, sharpness_threshold=1e-6, random_state=None,
                  n_jobs=None):
         self.tau = tau
         self.init = init
@@ -218,6 +223,7 @@ class DLBCD(TransformerMixin, BaseEstimator):
         self.line_search = line_search
         self.smoothing = smoothing
         self.max_inner_iter = max_inner_iter
+        self.inner_tol = inner_tol
         self.start_noise = start_noise
         self.rho = rho
         self.sharpness_threshold = sharpness_threshold
@@ -253,6 +259,7 @@ class DLBCD(TransformerMixin, BaseEstimator):
         line_search = _check_line_search(self.line_search)
         smoothing = check_real("smoothing", self.smoothing, 0.0)
         max_inner_iter = check_int("max_inner_iter", self.max_inner_iter, 1)
+        inner_tol = check_real("inner_tol", self.inner_tol, 0.0)
         start_noise = check_real("start_noise", self.start_noise, 0.0)
         rho = check_real("rho", self.rho, 0.0, low_open=True)
         threshold = check_real("sharpness_threshold", self.sharpness_threshold, 0.0, low_open=True)
@@ -266,7 +273,7 @@ class DLBCD(TransformerMixin, BaseEstimator):
         D0s = np.ascontiguousarray(np.stack(inits))
         Q0s = np.ascontiguousarray(np.linalg.inv(D0s))
         runs = _core.dlbcd_fit(X, D0s, Q0s, tau, warm, max_iter, tol, smoothing, start_noise, seed, line_search,
-                               _memory(p), max_inner_iter, _INNER_TOL, n_threads)
+                               _memory(p), max_inner_iter, inner_tol, n_threads)
         objectives = np.array([history[-1] for _, history, _, _ in runs])
         stats = np.array([
             _sharpness(D, X, rho, np.random.RandomState(s), start_noise=_SHARPNESS_START_NOISE, line_search=line_search,

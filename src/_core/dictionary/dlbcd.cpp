@@ -109,7 +109,8 @@ class Learner {
     RowObjective obj(A, m, p, j, cos.data(), weight.data(), opt_.delta, static_cast<double>(n_));
     std::vector<double> x(p - 1, 0.0);
     const double f0 = obj.exact_value(x.data());
-    for (double& v : x) v = opt_.start_noise * standard_normal(rng_);
+    if (obj.on_kink(x.data()))
+      for (double& v : x) v = opt_.start_noise * standard_normal(rng_);
     optim::minimize(obj, x, opt_.solver);
     if (!(obj.exact_value(x.data()) < f0)) return;  // keep the row: the guard behind monotonicity
     std::vector<double> w(p);

@@ -15,9 +15,10 @@ struct DlbcdOptions {
   int max_iter = 500;   // outer iterations (sweeps over all rows)
   double tol = 1e-9;    // stop when a sweep lowers f by at most tol * f
   double delta = 0.0;   // sign smoothing of the subproblem (0: exact |.|)
-  // Each subproblem starts at w = e_j plus N(0, start_noise^2) noise in the free coordinates: e_j
-  // is a kink wherever some beta_ij = 0, and BFGS started on a kink may stop there although it is
-  // not the minimiser. The result replaces the row only if it beats e_j itself.
+  // A subproblem starts at w = e_j, or, when e_j is a kink (some beta_ij = 0 exactly, as in
+  // noiseless sparse data), at e_j plus N(0, start_noise^2) noise in the free coordinates: BFGS
+  // started on a kink may stop there although it is not the minimiser. The result replaces the row
+  // only if it beats e_j itself.
   double start_noise = 1e-3;
   uint64_t seed = 0;    // restart r draws its start noise from stream (seed, r)
   optim::Options solver;

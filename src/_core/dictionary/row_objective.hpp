@@ -22,41 +22,47 @@ class RowObjective {
   RowObjective(const double* A, int64_t n_rows, int p, int j, const double* m, const double* c, double delta,
                double scale)
       : A_(A), n_(n_rows), p_(p), j_(j), m_(m), c_(c), delta_(delta), inv_scale_(1.0 / scale),
-        w_(p), z_(n_rows), dz_(n_rows), zt_(n_rows) {}
+        w_(p), z_(n_rows), dz_(n_rows), zt_(n_rows), x_known_(p > 0 ? p - 1 : 0, NAN) {}
 
   int dim() const { return p_ - 1; }
 
   double eval(const double* x, double* g) {
     expand(x, w_);
     combine(w_, z_);
+    if (g) remember(x, z_);
     return finish(z_, x, g);
   }
 
   // f(x + t d) costs O(n_rows + p) once z = A w and dz = A d are known; its gradient O(n_rows p).
+  // z is reused from the last gradient evaluation when x is that point (the accepted step).
   void line_start(const double* x, const double* d) {
-    expand(x, w_);
-    std::vector<double> dw(p_, 0.0);
-    for (int h = 0, k = 0; h < p_; ++h)
-      if (h != j_) dw[h] = d[k++];
-    std::fill(z_.begin(), z_.end(), 0.0);
+    if (std::equal(x, x + p_ - 1, x_known_.begin())) {
+      z_ = z_known_;
+    } else {
+      expand(x, w_);
+      combine(w_, z_);
+    }
     std::fill(dz_.begin(), dz_.end(), 0.0);
-    for (int h = 0; h < p_; ++h) {
+    for (int h = 0, k = 0; h < p_; ++h) {
+      if (h == j_) continue;
+      const double b = d[k++];
       const double* col = A_ + static_cast<int64_t>(h) * n_;
-      const double a = w_[h], b = dw[h];
-      if (b == 0.0) {
-        for (int64_t i = 0; i < n_; ++i) z_[i] += a * col[i];
-      } else {
-        for (int64_t i = 0; i < n_; ++i) {
-          z_[i] += a * col[i];
-          dz_[i] += b * col[i];
-        }
-      }
+      if (b != 0.0)
+        for (int64_t i = 0; i < n_; ++i) dz_[i] += b * col[i];
     }
   }
 
   double line_eval(double t, const double* x_t, double* g) {
     for (int64_t i = 0; i < n_; ++i) zt_[i] = z_[i] + t * dz_[i];
+    if (g) remember(x_t, zt_);
     return finish(zt_, x_t, g);
+  }
+
+  // Whether some coefficient vanishes at x: a kink of |.|, where BFGS should not start.
+  bool on_kink(const double* x) {
+    expand(x, w_);
+    combine(w_, z_);
+    return std::any_of(z_.begin(), z_.end(), [](double v) { return v == 0.0; });
   }
 
   // The unsmoothed objective (what DL-BCD's monotonicity is about), whatever delta is.
@@ -74,6 +80,11 @@ class RowObjective {
   }
 
  private:
+  void remember(const double* x, const std::vector<double>& z) {
+    x_known_.assign(x, x + p_ - 1);
+    z_known_ = z;
+  }
+
   void combine(const std::vector<double>& w, std::vector<double>& z) const {
     std::fill(z.begin(), z.end(), 0.0);
     for (int h = 0; h < p_; ++h) {
@@ -122,6 +133,7 @@ class RowObjective {
   const double* c_;
   double delta_, inv_scale_;
   std::vector<double> w_, z_, dz_, zt_;
+  std::vector<double> x_known_, z_known_;  // the last point evaluated with its gradient, and its z
 };
 
 }  // namespace pyinterp

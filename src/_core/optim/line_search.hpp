@@ -63,10 +63,10 @@ LineStep weak_wolfe(Obj& obj, const std::vector<double>& x, double f, const std:
   std::vector<double> x_best, g_best;
   for (int k = 0; k < o.max_steps; ++k) {
     step_point(x, d, t, x_new);
-    const double ft = obj.line_eval(t, x_new.data(), g_new.data());
+    const double ft = obj.line_eval(t, x_new.data(), nullptr);  // the gradient only where it is needed
     if (!(ft <= f + o.c1 * t * slope) || !(ft < f)) {
       hi = t;
-    } else if (dot(g_new, d) < o.c2 * slope) {
+    } else if (obj.line_eval(t, x_new.data(), g_new.data()), dot(g_new, d) < o.c2 * slope) {
       lo = t;
       best = {true, t, ft};
       x_best = x_new;
