@@ -174,10 +174,13 @@ class DLBCD(TransformerMixin, BaseEstimator):
         Weak Wolfe bracketing (Lewis & Overton), or backtracking Armijo as the reference implementation
         uses. Armijo steps tend to land exactly on kinks, where BFGS can stall short of the minimum
         (relative gaps around 1e-8); combine it with ``smoothing`` as the reference does.
-    smoothing : float >= 0, default=0.0
+    smoothing : float >= 0, default=1e-5
         Huber smoothing of |.| below this value in the subproblems (the reference's thres1 = 1e-5);
         0 solves the exact nonsmooth subproblems. Either way a row is only replaced when the exact
-        subproblem objective decreases.
+        subproblem objective decreases, so the objective never increases. Smoothing makes the
+        subproblems smooth (BFGS converges fast) and keeps block coordinate descent from stalling on
+        kinks: on bench/compare_dlbcd.py it reaches lower final objectives than exact subproblems;
+        noiseless dictionaries are still recovered to NMSE ~1e-12 (~1e-16 with 0).
     max_inner_iter : int, default=1000
         BFGS iterations per subproblem.
     inner_tol : float, default=1e-10
@@ -212,7 +215,7 @@ class DLBCD(TransformerMixin, BaseEstimator):
     n_features_in_ : int
     """
 
-    def __init__(self, tau=0.5, init="l1", n_restarts=1, max_iter=500, tol=1e-9, line_search="wolfe", smoothing=0.0,
+    def __init__(self, tau=0.5, init="l1", n_restarts=1, max_iter=500, tol=1e-9, line_search="wolfe", smoothing=1e-5,
                  max_inner_iter=1000, inner_tol=1e-10, start_noise=1e-3, rho=0.01, sharpness_threshold=1e-6, random_state=None,
                  n_jobs=None):
         self.tau = tau
