@@ -5,7 +5,9 @@ the coefficients B = X Q^T, solves the row subproblem with scipy.optimize.minimi
 and its (sub)gradient, and re-inverts Q. Both run the thesis' two-stage procedure from the same
 random orthogonal dictionary (tau = inf, then tau = 0.5) with the same stopping rule (a sweep that
 lowers the objective by at most tol times its value ends a stage) and report the final truncated
-objective. Run:  python bench/compare_dlbcd.py [--p 20] [--n 2000] [--seeds 0 1 2]
+objective. A second part times Algorithm 1's subproblems (5.3) by pyinterp's BFGS against a linear
+program (HiGHS, tangent cuts for the square roots) and checks that both give the same r.
+Run:  python bench/compare_dlbcd.py [--p 20] [--n 2000] [--seeds 0 1 2]
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ import numpy as np
 from scipy.optimize import minimize
 
 from pyinterp import DLBCD
-from pyinterp.datasets import make_dictionary_signals, make_gaussian_dictionary, make_sparse_coefficients
+from pyinterp.datasets import (make_collinear_dictionary, make_dictionary_signals, make_gaussian_dictionary,
+                               make_sparse_coefficients)
 from pyinterp.metrics import dictionary_nmse
 
 
@@ -67,6 +70,86 @@ def port_stage(X, D, tau, max_iter=500, tol=1e-9):
         if done:
             break
     return D, sweep
+
+
+def lp_row_problem(beta, k, m, weight, tol=1e-8, max_lps=60):
+    """Problem (5.3) for row k by linear programming (HiGHS): |.| by epigraph variables, each
+    sqrt((x - m)^2 + 1 - m^2) by tangent cuts added at the current solution until every cut is
+    tight to tol (Kelley's method, exact in the limit). Returns w and the number of LPs solved."""
+    from scipy.optimize import linprog
+    from scipy.sparse import csr_matrix, hstack, identity, vstack
+
+    n, p = beta.shape
+    free = np.arange(p) != k
+    B, b0, mm, c = beta[:, free], beta[:, k], m[free], weight[free]
+    q = p - 1
+    # variables: x (q), t (n), u (q); minimise sum t + c . u
+    cost = np.concatenate([np.zeros(q), np.ones(n), c])
+    abs_rows = vstack([hstack([csr_matrix(B), -identity(n), csr_matrix((n, q))]),
+                       hstack([csr_matrix(-B), -identity(n), csr_matrix((n, q))])])
+    abs_rhs = np.concatenate([-b0, b0])
+    cuts_A, cuts_b = [], []
+
+    def add_cuts(x):
+        value = np.sqrt((x - mm) ** 2 + 1 - mm ** 2)
+        slope = (x - mm) / value
+        rows = np.zeros((q, 2 * q + n))
+        rows[np.arange(q), np.arange(q)] = slope
+        rows[np.arange(q), q + n + np.arange(q)] = -1.0
+        cuts_A.append(rows)
+        cuts_b.append(slope * x - value)
+
+    for start in (np.zeros(q), mm, mm - 1, mm + 1):
+        add_cuts(start)
+    bounds = [(None, None)] * q + [(0, None)] * n + [(None, None)] * q
+    for n_lp in range(1, max_lps + 1):
+        res = linprog(cost, A_ub=vstack([abs_rows, csr_matrix(np.vstack(cuts_A))]),
+                      b_ub=np.concatenate([abs_rhs, *cuts_b]), bounds=bounds, method="highs")
+        x, u = res.x[:q], res.x[q + n:]
+        gap = np.sqrt((x - mm) ** 2 + 1 - mm ** 2) - u
+        if gap.max() <= tol:
+            break
+        add_cuts(x)
+    return np.insert(x, k, 1.0), n_lp
+
+
+def compare_sharpness_solvers(p=20, n=400, seed=0, lp_rows=3):
+    """Algorithm 1's subproblems (5.3): pyinterp's BFGS (all p rows, C++) against the LP above on
+    the first lp_rows rows (Kelley's cuts converge slowly where the minimiser leaves I_k)."""
+    from pyinterp import _core
+
+    print(f"\n# Algorithm 1 subproblems (5.3), p = {p}, n = {n}, SG(p/2), constant collinearity; load {os.getloadavg()}")
+    s = p // 2
+    for label, mu in (("sharp D* (Corollary 4.1.1 holds)", ((p - s) / (p - 1) - 0.2) / np.sqrt(s)),
+                      ("non-sharp D* (mu = 0.5)", 0.5)):
+        D = make_collinear_dictionary(p, mu)
+        X = make_dictionary_signals(D, make_sparse_coefficients(n, p, "sg", sparsity=s, random_state=seed))
+        beta = np.ascontiguousarray(np.linalg.solve(D, X.T).T)
+        rng = np.random.RandomState(seed)
+        Dp = D + 0.01 * rng.standard_normal(D.shape)
+        M = Dp.T @ Dp
+        np.fill_diagonal(M, 0.0)
+        W0 = np.ascontiguousarray(np.eye(p) + 1e-3 * rng.standard_normal((p, p)))
+        weight = np.abs(beta).sum(axis=0)
+        t = time.perf_counter()
+        r_bfgs, W = _core.sharpness_statistic(beta, np.ascontiguousarray(M), W0, 0.0, _core.LineSearch.wolfe, 0, 1000,
+                                              1e-12)
+        t_bfgs = time.perf_counter() - t
+        t = time.perf_counter()
+        lp = [lp_row_problem(beta, k, M[k], weight) for k in range(lp_rows)]
+        t_lp = (time.perf_counter() - t) / lp_rows * p  # per row, scaled to all p rows
+        r_lp = max(np.sum((w - np.eye(p)[k]) ** 2) for k, (w, _) in enumerate(lp))
+        r_bfgs_rows = max(np.sum((W[k] - np.eye(p)[k]) ** 2) for k in range(lp_rows))
+
+        def F(w, k):
+            o = np.arange(p) != k
+            return np.abs(beta @ w).sum() + weight[o] @ np.sqrt((w[o] - M[k, o]) ** 2 + 1 - M[k, o] ** 2)
+
+        gap = max((F(W[k], k) - F(w, k)) / F(w, k) for k, (w, _) in enumerate(lp))
+        print(f"  {label}: BFGS all {p} rows {t_bfgs * 1e3:.1f} ms (r = {r_bfgs:.3e}; rows 0..{lp_rows - 1}: "
+              f"{r_bfgs_rows:.3e}); LP rows 0..{lp_rows - 1}: {sum(c for _, c in lp)} LPs, r = {r_lp:.3e}, "
+              f"{t_lp * 1e3:.0f} ms scaled to {p} rows; max relative objective gap BFGS - LP {gap:+.1e}; "
+              f"LP / BFGS time {t_lp / t_bfgs:.0f}x")
 
 
 def compare(p, n, s, tau, seed):
@@ -119,6 +202,7 @@ def main():
     print(f"speed-up: min {min(ratios):.1f}x, median {np.median(ratios):.1f}x; "
           f"objective never worse by more than 1e-6: {all(rel <= EQUAL for _, rel in results)}")
     print(f"# load after: {os.getloadavg()}")
+    compare_sharpness_solvers()
 
 
 if __name__ == "__main__":

@@ -217,6 +217,29 @@ def test_sharpness_follows_corollary_4_1_1():
     assert not sharp and r > 1e-2
 
 
+def test_sharpness_test_does_not_stop_on_the_kink():
+    # Corollary 4.1.1 holds but n = 300 is too few at p = 20: I_k is not the minimiser of (5.3) for
+    # some k. Started exactly on I_k (a kink) BFGS stays there and would call D* sharp.
+    p, s = 20, 10
+    D = make_collinear_dictionary(p, ((p - s) / (p - 1) - 0.2) / np.sqrt(s))
+    _, _, X = signals(p, 300, s, seed=0, dictionary=D)
+    sharp, r = sharpness_test(D, X, random_state=0)
+    assert not sharp
+    assert sharpness_test(D, X, random_state=0, start_noise=0.0)[0]
+    beta = np.ascontiguousarray(np.linalg.solve(D, X.T).T)
+    rng = np.random.RandomState(0)
+    Dp = D + 0.01 * rng.standard_normal(D.shape)
+    M = Dp.T @ Dp
+    np.fill_diagonal(M, 0.0)
+    W0 = np.ascontiguousarray(np.eye(p) + 1e-3 * rng.standard_normal((p, p)))
+    r_core, W = _core.sharpness_statistic(beta, np.ascontiguousarray(M), W0, 0.0, _core.LineSearch.wolfe, 0, 1000,
+                                          1e-12)
+    assert r_core == pytest.approx(r, rel=1e-6)  # (sharpness_test rescales D to unit columns)
+    k = int(np.argmax(((W - np.eye(p)) ** 2).sum(axis=1)))
+    weight = np.abs(beta).sum(axis=0)
+    assert row_objective(W[k], beta, k, M[k], weight) < row_objective(np.eye(p)[k], beta, k, M[k], weight) - 1e-3
+
+
 def test_sharpness_test_is_deterministic_and_checks_input():
     D = make_collinear_dictionary(5, 0.3)
     _, _, X = signals(5, 300, 2, seed=4, dictionary=D)
