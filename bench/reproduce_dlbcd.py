@@ -17,11 +17,11 @@ docs/dlbcd_results.md):
   fig5_10     Recovery rate over (p, s), n = 100 p, SNR 100, random Gaussian D*: DL-BCD tau = 0.5
               (two-stage init) and tau = inf (orthogonal init), 3 restarts each as in the thesis,
               against scikit-learn's DictionaryLearning (coordinate descent, 30 iterations) and SPAMS
-              trainDL (spams-bin, when installed; 200 iterations), both with the thesis' SPAMS
+              trainDL (spams-bin, when installed; 1000 iterations as in the thesis), both with the SPAMS
               penalty lambda = 0.1/sqrt(n).
 
     python bench/reproduce_dlbcd.py --parts fig5_1 fig5_3 single_run fig5_10
-    python bench/reproduce_dlbcd.py --parts fig5_10 --grid-p 4 8 12 16 20 --s-step 4 --reps 3
+    python bench/reproduce_dlbcd.py --parts fig5_10 --grid-p 4 8 12 16 20 --s-step 4 --reps 2
 """
 
 from __future__ import annotations
@@ -247,7 +247,7 @@ def fit_spams(X, p, seed):
     import spams
 
     np.random.seed(seed)  # SPAMS draws its initial dictionary from the data in C++
-    return spams.trainDL(np.asfortranarray(X.T), K=p, lambda1=0.1 / np.sqrt(len(X)), iter=200, numThreads=1,
+    return spams.trainDL(np.asfortranarray(X.T), K=p, lambda1=0.1 / np.sqrt(len(X)), iter=1000, numThreads=1,
                          verbose=False)
 
 

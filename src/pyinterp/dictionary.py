@@ -208,7 +208,8 @@ class DLBCD(TransformerMixin, BaseEstimator):
     n_iter_ : int
         Sweeps of the final stage of the kept restart.
     is_sharp_ : bool
-        Whether the sharpness test declares the kept dictionary a sharp local minimum.
+        Whether the sharpness test (Algorithm 1, on the plain l1 objective whatever tau is, with
+        ``rho`` and ``sharpness_threshold``) declares the kept dictionary a sharp local minimum.
     sharpness_ : float
         The test's statistic r.
     restart_objectives_ : ndarray of shape (n_restarts,)
