@@ -8,4 +8,5 @@ PYBIND11_MODULE(_core, m) {
   pyinterp::bind_importance(m);
   pyinterp::bind_interactions(m);
   pyinterp::bind_softtree(m);
+  pyinterp::bind_dictionary(m);
 }

@@ -1,13 +1,14 @@
 """pyinterp: interpretable tree ensembles and structure discovery for large-p data."""
 
 from . import importance, skinny
+from .dictionary import DLBCD, sharpness_test
 from .forest import RandomForestClassifier, RandomForestRegressor, Tree
 from .interactions import IterativeRandomForest, LocalLSSFind, LSSFind
 from .itemsets import frequent_itemsets
 from .partitioned import PartitionedRatio
 from .skinny import SkinnyTreesClassifier, SkinnyTreesRegressor
 
-__all__ = ["IterativeRandomForest", "LSSFind", "LocalLSSFind", "PartitionedRatio", "RandomForestClassifier",
-           "RandomForestRegressor", "SkinnyTreesClassifier", "SkinnyTreesRegressor", "Tree", "frequent_itemsets",
-           "importance", "skinny"]
+__all__ = ["DLBCD", "IterativeRandomForest", "LSSFind", "LocalLSSFind", "PartitionedRatio",
+           "RandomForestClassifier", "RandomForestRegressor", "SkinnyTreesClassifier", "SkinnyTreesRegressor",
+           "Tree", "frequent_itemsets", "importance", "sharpness_test", "skinny"]
 __version__ = "0.1.0"

@@ -204,3 +204,50 @@ def softtree_backward(
     dS: npt.NDArray[np.floating],
     depth: int,
 ) -> tuple[npt.NDArray[np.floating], npt.NDArray[np.floating]]: ...
+# dictionary learning (bind_dictionary.cpp)
+
+class LineSearch(enum.Enum):
+    armijo = 0
+    wolfe = 1
+
+def dlbcd_fit(
+    X: npt.NDArray[np.float64],
+    D0s: npt.NDArray[np.float64],
+    Q0s: npt.NDArray[np.float64],
+    tau: float,
+    warm: bool,
+    max_iter: int,
+    tol: float,
+    delta: float,
+    start_noise: float,
+    seed: int,
+    line_search: LineSearch,
+    memory: int,
+    inner_max_iter: int,
+    inner_tol: float,
+    n_threads: int = 1,
+) -> list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int, int]]: ...
+
+def sharpness_statistic(
+    beta: npt.NDArray[np.float64],
+    M: npt.NDArray[np.float64],
+    W0: npt.NDArray[np.float64],
+    delta: float,
+    line_search: LineSearch,
+    memory: int,
+    inner_max_iter: int,
+    inner_tol: float,
+    n_threads: int = 1,
+) -> tuple[float, npt.NDArray[np.float64]]: ...
+
+def solve_row_subproblem(
+    A: npt.NDArray[np.float64],
+    j: int,
+    cos: npt.NDArray[np.float64],
+    weight: npt.NDArray[np.float64],
+    delta: float,
+    line_search: LineSearch,
+    memory: int,
+    inner_max_iter: int,
+    inner_tol: float,
+) -> tuple[npt.NDArray[np.float64], float, int]: ...

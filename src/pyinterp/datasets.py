@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import gammaln
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array
 
@@ -162,3 +163,89 @@ def make_correlated_linear(n_samples=200, n_features=256, correlation=0.5, n_inf
     support = np.arange(p // (2 * k), p, max(1, p // k))[:k]
     y = X[:, support].sum(axis=1) + sd * rng.standard_normal(n)
     return X, y, support
+
+
+# --- Dictionary learning (thesis 000, chapters 3 and 5) ---------------------------------------------
+# Signals are rows: X = coefficients @ D^T + noise, D with the atoms as unit-norm columns.
+
+
+__all__ += ["make_collinear_dictionary", "make_dictionary_signals", "make_gaussian_dictionary",
+            "make_sparse_coefficients"]
+
+_COEFFICIENT_MODELS = ("sg", "bg", "sl", "abs_sg")
+
+
+def make_collinear_dictionary(n_components, coherence):
+    """The constant-collinearity dictionary ((1 - mu) I + mu 11^T)^{1/2} (thesis 000, Corollary 4.1.1).
+
+    Its atoms have unit norm and pairwise cosine ``coherence`` = mu in [0, 1). The symmetric square
+    root is exact: sqrt(1 - mu) I + (sqrt(1 + (p - 1) mu) - sqrt(1 - mu)) / p 11^T.
+    """
+    p = check_int("n_components", n_components, 1)
+    mu = check_real("coherence", coherence, 0.0, 1.0)
+    if mu == 1.0:
+        raise ValueError("coherence must be below 1 (the dictionary would be singular)")
+    a, b = np.sqrt(1.0 - mu), np.sqrt(1.0 + (p - 1) * mu)
+    return a * np.eye(p) + (b - a) / p * np.ones((p, p))
+
+
+def make_gaussian_dictionary(n_components, random_state=None):
+    """A random Gaussian dictionary with columns scaled to unit norm (the thesis' Fig. 5.10 setting)."""
+    p = check_int("n_components", n_components, 1)
+    D = check_random_state(random_state).standard_normal((p, p))
+    return D / np.linalg.norm(D, axis=0)
+
+
+def make_sparse_coefficients(n_samples, n_components, model="sg", sparsity=None, probability=None,
+                             random_state=None):
+    """Reference coefficients, one row per signal (thesis 000, section 3.2).
+
+    - "sg": sparse Gaussian SG(s), a uniformly random support of size s, N(0, 1) values;
+    - "sl": sparse Laplacian SL(s), the same supports with standard Laplace values (density e^{-|z|}/2);
+    - "abs_sg": non-negative sparse Gaussian |SG(s)|;
+    - "bg": Bernoulli Gaussian BG(probability), each entry nonzero with that probability, N(0, 1) values.
+
+    ``sparsity`` (s in [1, n_components]) is needed by the exact sparse models, ``probability`` in
+    (0, 1] by "bg".
+    """
+    n = check_int("n_samples", n_samples, 1)
+    p = check_int("n_components", n_components, 1)
+    if not isinstance(model, str) or model not in _COEFFICIENT_MODELS:
+        raise ValueError(f"model must be one of {_COEFFICIENT_MODELS}, got {model!r}")
+    rng = check_random_state(random_state)
+    if model == "bg":
+        if probability is None:
+            raise ValueError("model 'bg' needs probability")
+        prob = check_real("probability", probability, 0.0, 1.0, low_open=True)
+        return rng.standard_normal((n, p)) * (rng.uniform(size=(n, p)) < prob)
+    if sparsity is None:
+        raise ValueError(f"model {model!r} needs sparsity")
+    s = check_int("sparsity", sparsity, 1, p)
+    support = np.argsort(rng.uniform(size=(n, p)), axis=1)[:, :s]
+    values = rng.laplace(size=(n, s)) if model == "sl" else rng.standard_normal((n, s))
+    if model == "abs_sg":
+        values = np.abs(values)
+    coef = np.zeros((n, p))
+    np.put_along_axis(coef, support, values, axis=1)
+    return coef
+
+
+def make_dictionary_signals(dictionary, coefficients, snr=None, random_state=None):
+    """Signals x_i = D alpha_i + eps_i as the rows of X (n_samples x p).
+
+    With ``snr`` the noise is N(0, sigma^2 I) with sigma set so that E||D alpha|| / E||eps|| = snr,
+    the thesis' definition (section 5.3, SNR 100 there); E||D alpha|| is the sample mean and E||eps||
+    the exact mean of a chi distribution. None adds no noise.
+    """
+    D = check_array(dictionary, dtype=np.float64, input_name="dictionary")
+    A = check_array(coefficients, dtype=np.float64, input_name="coefficients")
+    if D.shape[0] != D.shape[1] or A.shape[1] != D.shape[1]:
+        raise ValueError(f"dictionary must be p x p and coefficients n x p, got {D.shape} and {A.shape}")
+    X = A @ D.T
+    if snr is None:
+        return X
+    snr = check_real("snr", snr, 0.0, low_open=True)
+    p = D.shape[0]
+    chi_mean = np.sqrt(2.0) * np.exp(gammaln((p + 1) / 2.0) - gammaln(p / 2.0))
+    sigma = np.linalg.norm(X, axis=1).mean() / (snr * chi_mean)
+    return X + sigma * check_random_state(random_state).standard_normal(X.shape)

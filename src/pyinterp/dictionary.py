@@ -1,0 +1,309 @@
+"""Complete dictionary learning by l1 minimisation (thesis 000, chapters 3-5).
+
+Signals are the rows x_i of X (n_samples x p); a dictionary D is p x p with unit-norm columns (the
+atoms) and codes a signal by its coefficients beta = D^{-1} x. DL-BCD (Algorithm 2) minimises
+
+    f(D) = (1/n) sum_i sum_h min(|beta_ih|, tau)
+
+by block coordinate descent on the rows of D^{-1}, each a strongly convex problem solved by BFGS;
+f never increases (Proposition 5.2.2). The sharpness test (Algorithm 1) decides whether D is a sharp
+local minimum of the l1 objective, which singles out the reference dictionary (Theorem 4.2.1).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+from . import _core
+from ._validation import check_int, check_real, resolve_n_threads
+
+__all__ = ["DLBCD", "sharpness_test"]
+
+_LINE_SEARCHES = {"armijo": _core.LineSearch.armijo, "wolfe": _core.LineSearch.wolfe}
+_INITS = ("l1", "orth", "random")
+_SHARPNESS_INNER_TOL = 1e-12  # relative decrease at which the sharpness test's BFGS stops
+_DENSE_MAX_P = 200  # above this, the subproblems use L-BFGS with _LBFGS_MEMORY pairs
+_LBFGS_MEMORY = 10
+_SINGULAR_COND = 1e12
+_SHARPNESS_START_NOISE = 1e-3
+
+
+def _memory(p):
+    return 0 if p <= _DENSE_MAX_P else _LBFGS_MEMORY
+
+
+def _check_signals(X, p=None):
+    n, n_features = X.shape
+    if n < n_features:
+        raise ValueError(
+            f"a complete dictionary needs at least as many signals as features: n_samples = {n} < n_features = "
+            f"{n_features}")
+    if p is not None and n_features != p:
+        raise ValueError(f"X has {n_features} features, the dictionary has {p}")
+    return X
+
+
+def _check_dictionary(D, name="D"):
+    """A float64 copy of a square, finite, nonsingular D with its columns scaled to unit norm."""
+    D = check_array(D, dtype=np.float64, ensure_all_finite=True, input_name=name, copy=True)
+    if D.shape[0] != D.shape[1]:
+        raise ValueError(f"{name} must be square (a complete dictionary), got shape {D.shape}")
+    norms = np.linalg.norm(D, axis=0)
+    if np.any(norms == 0) or np.linalg.cond(D) > _SINGULAR_COND:
+        raise ValueError(f"{name} is singular (condition number above {_SINGULAR_COND:g})")
+    return np.ascontiguousarray(D / norms)
+
+
+def _check_line_search(line_search):
+    if not isinstance(line_search, str) or line_search not in _LINE_SEARCHES:
+        raise ValueError(f"line_search must be 'armijo' or 'wolfe', got {line_search!r}")
+    return _LINE_SEARCHES[line_search]
+
+
+def _random_orthogonal(p, rng):
+    q, r = np.linalg.qr(rng.standard_normal((p, p)))
+    return q * np.where(np.diag(r) < 0, -1.0, 1.0)
+
+
+def _random_gaussian(p, rng):
+    D = rng.standard_normal((p, p))
+    return D / np.linalg.norm(D, axis=0)
+
+
+def _perturbed_collinearity(D, rho, rng):
+    """M~ of Algorithm 1: the Gram matrix of D with N(0, rho^2) noise added to every entry, zero diagonal."""
+    Dp = D + rho * rng.standard_normal(D.shape)
+    M = Dp.T @ Dp
+    np.fill_diagonal(M, 0.0)
+    return np.ascontiguousarray(M)
+
+
+def _sharpness(D, X, rho, rng, *, start_noise, line_search, max_inner_iter, n_threads):
+    p = D.shape[0]
+    beta = np.ascontiguousarray(np.linalg.solve(D, X.T).T)
+    M = _perturbed_collinearity(D, rho, rng)
+    W0 = np.ascontiguousarray(np.eye(p) + start_noise * rng.standard_normal((p, p)))
+    r, _ = _core.sharpness_statistic(beta, M, W0, 0.0, line_search, _memory(p), max_inner_iter, _SHARPNESS_INNER_TOL,
+                                     n_threads)
+    return float(r)
+
+
+def sharpness_test(D, X, rho=0.01, threshold=1e-6, random_state=None, *, start_noise=1e-3, line_search="wolfe",
+                   max_inner_iter=1000, n_jobs=None):
+    """Algorithm 1: is D a sharp local minimum of the l1 objective on the signals X?
+
+    The collinearity matrix M = D^T D is perturbed (``rho`` times standard Gaussian noise added to
+    every entry of D, then the Gram matrix), and for every atom k the strongly convex problem (5.3)
+
+        min_w  sum_i |<beta_i, w>| + sum_{h != k} sqrt((w_h - M~_kh)^2 + 1 - M~_kh^2) sum_i |beta_ih|,  w_k = 1,
+
+    is solved by BFGS. D is declared sharp when r = max_k ||w^(k) - I_k||^2 < threshold (Proposition
+    5.1.1: a sharp minimum stays the minimiser under small perturbations). BFGS starts near I_k, not
+    on it: I_k is a kink of (5.3) whenever some beta_ik = 0, and a quasi-Newton method started on a
+    kink can stop there although I_k is not the minimiser, which would report non-sharp dictionaries
+    as sharp.
+
+    Parameters
+    ----------
+    D : array-like of shape (p, p)
+        Dictionary with the atoms as columns; columns are scaled to unit norm.
+    X : array-like of shape (n_samples, p)
+        Signals as rows, n_samples >= p.
+    rho : float > 0
+        Perturbation level.
+    threshold : float > 0
+        Decision threshold T on r.
+    random_state : int, RandomState instance or None
+        Draws the perturbation and the start points.
+    start_noise : float >= 0
+        Standard deviation of the Gaussian offset of the start points from I_k (the reference
+        implementation's 1e-3; it must stay below sqrt(threshold) to let sharp minima pass).
+    line_search : {"wolfe", "armijo"}
+    max_inner_iter : int
+        BFGS iterations per problem.
+    n_jobs : int or None
+        Threads over the p problems (the result does not depend on it).
+
+    Returns
+    -------
+    is_sharp : bool
+    r : float
+    """
+    D = _check_dictionary(D)
+    X = _check_signals(check_array(X, dtype=np.float64, ensure_all_finite=True, input_name="X"), D.shape[0])
+    rho = check_real("rho", rho, 0.0, low_open=True)
+    threshold = check_real("threshold", threshold, 0.0, low_open=True)
+    r = _sharpness(D, X, rho, check_random_state(random_state), start_noise=check_real("start_noise", start_noise, 0.0),
+                   line_search=_check_line_search(line_search),
+                   max_inner_iter=check_int("max_inner_iter", max_inner_iter, 1), n_threads=resolve_n_threads(n_jobs))
+    return bool(r < threshold), r
+
+
+class DLBCD(TransformerMixin, BaseEstimator):
+    """Dictionary learning by block coordinate descent (DL-BCD, thesis 000 Algorithm 2).
+
+    Learns a complete dictionary D (p x p, unit-norm atoms as columns) for the signals in the rows
+    of X by minimising the truncated l1 objective f(D) = (1/n) sum_i sum_h min(|(D^{-1} x_i)_h|, tau).
+    Each sweep updates every row j of D^{-1} in turn: the new row is w^T D^{-1} with w_j = 1 the
+    solution of a strongly convex problem (BFGS), the other rows are rescaled so that every atom keeps
+    unit norm (Proposition 5.2.1), and D and D^{-1} are updated in O(p^2) without inverting. The
+    objective never increases (Proposition 5.2.2).
+
+    Parameters
+    ----------
+    tau : float > 0 or np.inf, default=0.5
+        Truncation of the coefficients; np.inf minimises the plain l1 objective. The thesis uses 0.5
+        for coefficients of unit scale (it is on the scale of the coefficients).
+    init : {"l1", "orth", "random"} or array of shape (p, p), default="l1"
+        "orth": a random orthogonal dictionary; "random": Gaussian with normalised columns; "l1": the
+        thesis' two-stage procedure, a tau = inf run from "orth" whose result starts the tau run.
+        An array is used as given (columns scaled to unit norm).
+    n_restarts : int, default=1
+        Independent runs; the best is kept: among those the sharpness test declares sharp the lowest
+        objective, else the lowest objective.
+    max_iter : int, default=500
+        Sweeps per stage.
+    tol : float, default=1e-9
+        A stage stops when a sweep lowers the objective by at most tol times its value.
+    line_search : {"wolfe", "armijo"}, default="wolfe"
+        Weak Wolfe bracketing (Lewis & Overton), or backtracking Armijo as the reference implementation
+        uses. Armijo steps tend to land exactly on kinks, where BFGS can stall short of the minimum
+        (relative gaps around 1e-8); combine it with ``smoothing`` as the reference does.
+    smoothing : float >= 0, default=1e-5
+        Huber smoothing of |.| below this value in the subproblems (the reference's thres1 = 1e-5);
+        0 solves the exact nonsmooth subproblems. Either way a row is only replaced when the exact
+        subproblem objective decreases, so the objective never increases. Smoothing makes the
+        subproblems smooth (BFGS converges fast) and keeps block coordinate descent from stalling on
+        kinks: on bench/compare_dlbcd.py it reaches lower final objectives than exact subproblems;
+        noiseless dictionaries are still recovered to NMSE ~1e-12 (~1e-16 with 0).
+    max_inner_iter : int, default=1000
+        BFGS iterations per subproblem.
+    inner_tol : float, default=1e-10
+        A subproblem's BFGS stops when an iteration lowers its objective by at most inner_tol times
+        its value (rows are solved again every sweep, so moderate accuracy suffices).
+    start_noise : float >= 0, default=1e-3
+        A subproblem's BFGS starts at w = e_j, unless e_j sits on a kink (some coefficient exactly
+        zero, as in noiseless sparse data): then at e_j plus Gaussian noise of this standard
+        deviation, since BFGS started on a kink can stop there. The row still changes only if the
+        solution beats e_j.
+    rho, sharpness_threshold : float, default=0.01, 1e-6
+        Parameters of the sharpness test applied to every restart's result.
+    random_state : int, RandomState instance or None
+    n_jobs : int or None
+        Threads over restarts; results do not depend on it.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (p, p)
+        The learned dictionary, atoms as unit-norm columns.
+    objective_history_ : ndarray
+        f before the first sweep and after each sweep of the final (tau) stage of the kept restart.
+    objective_ : float
+        Final objective.
+    n_iter_ : int
+        Sweeps of the final stage of the kept restart.
+    is_sharp_ : bool
+        Whether the sharpness test (Algorithm 1, on the plain l1 objective whatever tau is, with
+        ``rho`` and ``sharpness_threshold``) declares the kept dictionary a sharp local minimum.
+    sharpness_ : float
+        The test's statistic r.
+    restart_objectives_ : ndarray of shape (n_restarts,)
+    n_features_in_ : int
+    """
+
+    def __init__(self, tau=0.5, init="l1", n_restarts=1, max_iter=500, tol=1e-9, line_search="wolfe", smoothing=1e-5,
+                 max_inner_iter=1000, inner_tol=1e-10, start_noise=1e-3, rho=0.01, sharpness_threshold=1e-6, random_state=None,
+                 n_jobs=None):
+        self.tau = tau
+        self.init = init
+        self.n_restarts = n_restarts
+        self.max_iter = max_iter
+        self.tol = tol
+        self.line_search = line_search
+        self.smoothing = smoothing
+        self.max_inner_iter = max_inner_iter
+        self.inner_tol = inner_tol
+        self.start_noise = start_noise
+        self.rho = rho
+        self.sharpness_threshold = sharpness_threshold
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _initial_dictionaries(self, p, rng):
+        n_restarts = check_int("n_restarts", self.n_restarts, 1)
+        if isinstance(self.init, str):
+            if self.init not in _INITS:
+                raise ValueError(f"init must be 'l1', 'orth', 'random' or an array, got {self.init!r}")
+            make = _random_gaussian if self.init == "random" else _random_orthogonal
+            seeds = rng.randint(np.iinfo(np.int32).max, size=n_restarts)
+            return [make(p, np.random.RandomState(s)) for s in seeds], self.init == "l1"
+        if n_restarts != 1:
+            raise ValueError("an array init gives identical restarts: use n_restarts=1")
+        D0 = _check_dictionary(self.init, "init")
+        if D0.shape[0] != p:
+            raise ValueError(f"init has shape {D0.shape}, X has {p} features")
+        return [D0], False
+
+    def fit(self, X, y=None):
+        """Learn the dictionary from the signals in the rows of X."""
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True, order="C")
+        X = _check_signals(X)
+        p = X.shape[1]
+        tau = self.tau
+        if not (isinstance(tau, numbers.Real) and not isinstance(tau, bool) and tau > 0):
+            raise ValueError(f"tau must be a positive number or np.inf, got {tau!r}")
+        tau = float(tau)
+        max_iter = check_int("max_iter", self.max_iter, 1)
+        tol = check_real("tol", self.tol, 0.0)
+        line_search = _check_line_search(self.line_search)
+        smoothing = check_real("smoothing", self.smoothing, 0.0)
+        max_inner_iter = check_int("max_inner_iter", self.max_inner_iter, 1)
+        inner_tol = check_real("inner_tol", self.inner_tol, 0.0)
+        start_noise = check_real("start_noise", self.start_noise, 0.0)
+        rho = check_real("rho", self.rho, 0.0, low_open=True)
+        threshold = check_real("sharpness_threshold", self.sharpness_threshold, 0.0, low_open=True)
+        n_threads = resolve_n_threads(self.n_jobs)
+        rng = check_random_state(self.random_state)
+        inits, warm = self._initial_dictionaries(p, rng)
+        warm = warm and np.isfinite(tau)
+        sharp_seeds = rng.randint(np.iinfo(np.int32).max, size=len(inits))
+        seed = int(rng.randint(np.iinfo(np.int32).max))
+
+        D0s = np.ascontiguousarray(np.stack(inits))
+        Q0s = np.ascontiguousarray(np.linalg.inv(D0s))
+        runs = _core.dlbcd_fit(X, D0s, Q0s, tau, warm, max_iter, tol, smoothing, start_noise, seed, line_search,
+                               _memory(p), max_inner_iter, inner_tol, n_threads)
+        objectives = np.array([history[-1] for _, history, _, _ in runs])
+        stats = np.array([
+            _sharpness(D, X, rho, np.random.RandomState(s), start_noise=_SHARPNESS_START_NOISE, line_search=line_search,
+                       max_inner_iter=max_inner_iter, n_threads=n_threads)
+            for (D, _, _, _), s in zip(runs, sharp_seeds)
+        ])
+        sharp = stats < threshold
+        # lexicographic: sharp first, then the lowest objective (first index on ties)
+        best = int(np.lexsort((objectives, ~sharp))[0])
+        D, history, n_iter, _ = runs[best]
+        self.components_ = D
+        self.objective_history_ = history
+        self.objective_ = float(history[-1])
+        self.n_iter_ = int(n_iter)
+        self.is_sharp_ = bool(sharp[best])
+        self.sharpness_ = float(stats[best])
+        self.restart_objectives_ = objectives
+        return self
+
+    def transform(self, X):
+        """Coefficients D^{-1} x of every signal (rows of X), shape (n_samples, p)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True, reset=False)
+        return np.linalg.solve(self.components_, X.T).T
+
+    def objective(self, X, tau=None):
+        """The truncated l1 objective (1/n) sum_i sum_h min(|beta_ih|, tau) of the fitted dictionary on X."""
+        tau = self.tau if tau is None else tau
+        return float(np.minimum(np.abs(self.transform(X)), tau).sum() / X.shape[0])
