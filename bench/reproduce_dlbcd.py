@@ -16,9 +16,9 @@ docs/dlbcd_results.md):
               0.01) with the two-stage init ("l1") vs a random init (thesis: 70/100 vs 5/100).
   fig5_10     Recovery rate over (p, s), n = 100 p, SNR 100, random Gaussian D*: DL-BCD tau = 0.5
               (two-stage init) and tau = inf (orthogonal init), 3 restarts each as in the thesis,
-              against scikit-learn's DictionaryLearning (coordinate descent, 30 iterations) and SPAMS
-              trainDL (spams-bin, when installed; 1000 iterations as in the thesis), both with the SPAMS
-              penalty lambda = 0.1/sqrt(n).
+              against scikit-learn's DictionaryLearning (coordinate descent, 200 iterations) and SPAMS
+              trainDL (spams-bin, when installed; 1000 iterations as in the thesis), each fitted at the
+              l1 weights PEER_LAMBDAS and counted as a success when its best fit succeeds.
 
     python bench/reproduce_dlbcd.py --parts fig5_1 fig5_3 single_run fig5_10
     python bench/reproduce_dlbcd.py --parts fig5_10 --grid-p 4 8 12 16 20 --s-step 4 --reps 2
@@ -225,30 +225,40 @@ def single_run(reps):
 # ---- Fig. 5.10 -----------------------------------------------------------------------------------
 
 
+# The peers' l1 weight (per signal, as both write their objective): the thesis' 0.1/sqrt(n) left both
+# far from D* even at p = 4, s = 2 here, so each peer is fitted at every value below and scored by its
+# best fit -- an oracle choice in the peers' favour.
+PEER_LAMBDAS = (0.1, 1.0)
+
+
 def fit_dlbcd(tau, init):
     def fit(X, p, seed):
-        return DLBCD(tau=tau, init=init, n_restarts=3, random_state=seed, n_jobs=2).fit(X).components_
+        return [DLBCD(tau=tau, init=init, n_restarts=3, random_state=seed, n_jobs=2).fit(X).components_]
     return fit
 
 
 def fit_sklearn(X, p, seed):
-    """Coordinate descent, 30 iterations: with the default LARS and 200 iterations one p = 12 fit took
-    six minutes here (and did not recover D* either)."""
+    """Coordinate descent, 200 iterations (the default LARS took six minutes for one p = 12 fit)."""
     from sklearn.decomposition import DictionaryLearning
 
-    model = DictionaryLearning(n_components=p, alpha=0.1 / np.sqrt(len(X)), max_iter=30, fit_algorithm="cd",
-                               transform_algorithm="lasso_cd", random_state=seed)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # lasso ConvergenceWarnings at this small alpha
-        return model.fit(X).components_.T
+    out = []
+    for lam in PEER_LAMBDAS:
+        model = DictionaryLearning(n_components=p, alpha=lam, max_iter=200, fit_algorithm="cd",
+                                   transform_algorithm="lasso_cd", random_state=seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # lasso ConvergenceWarnings
+            out.append(model.fit(X).components_.T)
+    return out
 
 
 def fit_spams(X, p, seed):
     import spams
 
-    np.random.seed(seed)  # SPAMS draws its initial dictionary from the data in C++
-    return spams.trainDL(np.asfortranarray(X.T), K=p, lambda1=0.1 / np.sqrt(len(X)), iter=1000, numThreads=1,
-                         verbose=False)
+    out = []
+    for lam in PEER_LAMBDAS:
+        np.random.seed(seed)  # SPAMS draws its initial dictionary from the data in C++
+        out.append(spams.trainDL(np.asfortranarray(X.T), K=p, lambda1=lam, iter=1000, numThreads=1, verbose=False))
+    return out
 
 
 def fig5_10(grid_p, reps, s_step):
@@ -272,9 +282,9 @@ def fig5_10(grid_p, reps, s_step):
             X = signals(D, 100 * p, "sg", seed + 1, sparsity=s, snr=100)
             for name, fit in methods.items():
                 t = time.perf_counter()
-                estimate = fit(X, p, r)
+                estimates = fit(X, p, r)
                 seconds[name] += time.perf_counter() - t
-                hits[name] += dictionary_nmse(estimate / np.linalg.norm(estimate, axis=0), D) < 0.01
+                hits[name] += min(dictionary_nmse(E / np.linalg.norm(E, axis=0), D) for E in estimates) < 0.01
         for name in methods:
             rates[name][p, s] = hits[name] / reps
         print(f"p = {p:2d}, s = {s:2d}: " + ", ".join(f"{m} {rates[m][p, s]:.1f}" for m in methods),
@@ -282,7 +292,8 @@ def fig5_10(grid_p, reps, s_step):
 
     lines = ["## Fig. 5.10: recovery rate over (p, s)", "",
              load_line() + f"; {reps} repetitions per cell (the thesis: 100), p in {list(grid_p)}, s = 2..p in steps "
-             f"of {s_step}; n = 100 p, SNR 100, random Gaussian D*; success = NMSE < 0.01.", "",
+             f"of {s_step}; n = 100 p, SNR 100, random Gaussian D*; success = NMSE < 0.01. The peers are fitted "
+             f"with l1 weights {list(PEER_LAMBDAS)} and succeed when either fit does (oracle tuning).", "",
              "| method | cells with rate >= 0.5 | mean rate | total seconds |", "|---|---:|---:|---:|"]
     for name in methods:
         values = np.array(list(rates[name].values()))
