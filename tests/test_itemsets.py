@@ -135,7 +135,7 @@ def test_any_integer_rows():
     """Lists, tuples, ranges, sets, generators and integer arrays of any width are the same rows."""
     want = frequent_itemsets([[1, 2], [2, 3]])
     rows = [([1, 2], (2, 3)), (range(1, 3), {2, 3}), (np.array([1, 2], np.uint8), np.array([2, 3], np.int32)),
-            ([np.int64(1), np.uint16(2)], iter([2, 3]))]
+            ([np.int64(1), np.uint16(2)], iter([2, 3])), (np.array([1, 0, 2])[::2], np.array([[2, 3]]).T[:, 0])]
     for a, b in rows:
         assert frequent_itemsets(x for x in (a, b)) == want
 

@@ -63,7 +63,7 @@ void append_row(const py::handle& row, std::vector<int64_t>& items) {
         if (u.at(j) > static_cast<uint64_t>(INT64_MAX))
           throw py::value_error("transaction items must fit in a signed 64-bit integer");
     }
-    const auto v = py::array_t<int64_t, py::array::forcecast>::ensure(a);
+    const auto v = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(a);
     items.insert(items.end(), v.data(), v.data() + v.shape(0));
     return;
   }
