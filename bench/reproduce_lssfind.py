@@ -22,7 +22,7 @@ Part 2 -- thesis section 10.2, LSSrank (spec sections 3.5, 4.5):
   over replicates, printed at M = K and M = 10 beside the values the spec reads off the thesis-code
   figure (section 4.5, +-0.03 reading error, 40 runs there). Plot: docs/lssrank_proximity.png.
 
-Part 3 -- hook `run_irf_grid` for pyinterp.IterativeRandomForest (not implemented yet): the Part 1
+Part 3 -- signed iRF (pyinterp.IterativeRandomForest, its defaults) on the Part 1
   grid scored by strict/lenient on the signed interactions with stability >= 0.5 (spec 3.4, Q16).
 
 Results go to docs/lssfind_results.md (written by this script).
@@ -361,22 +361,16 @@ def plot_part2(curves, reps, n_iter, path):
 
 
 # =============================================================================================
-# Part 3 -- hook for pyinterp.IterativeRandomForest (not implemented yet)
+# Part 3 -- signed iRF on the Part 1 grid
 # =============================================================================================
 
 def run_irf_grid(reps=20, n_jobs=2, grid=None, min_stability=0.5):
-    """HOOK (Part 3): siRF on the Part 1 grid, as [P] section 5.3 / spec 3.4, 4.4, Q16.
+    """siRF on the Part 1 grid, as [P] section 5.3 / spec 3.4, 4.4, Q16.
 
     Fits ``pyinterp.IterativeRandomForest`` (signed=True, its defaults otherwise) on each replicate
-    of the Part 1 grid (seed i + 100) and scores its *signed* interactions with stability >= 0.5 by
-    strict (13) and lenient (14). Assumed API, to be aligned when the estimator lands: the
-    constructor takes ``signed``, ``random_state`` and ``n_jobs``; ``interactions_`` is an
-    InteractionTable with a ``"stability"`` column. Returns {(K, L, SNR): {"strict": array,
-    "lenient": array}}, or None when the estimator is not available.
+    of the Part 1 grid (seed i + 100) and scores its signed interactions with stability >= 0.5 by
+    strict (13) and lenient (14). Returns {(K, L, SNR): {"strict": array, "lenient": array}}.
     """
-    if not hasattr(pyinterp, "IterativeRandomForest"):
-        print("\n=== Part 3: siRF on the Part 1 grid ===\n  pyinterp.IterativeRandomForest: not available")
-        return None
     grid = list(grid) if grid is not None else list(product(P1_K, P1_L, P1_SNR))
     print(f"\n=== Part 3: siRF (pyinterp.IterativeRandomForest, signed, stability >= {min_stability}) "
           f"on the Part 1 grid, {reps} reps ===")
@@ -487,13 +481,13 @@ def main(argv=None):
         t = time.perf_counter()
         res3 = run_irf_grid(reps1, args.n_jobs, grid1)
         timings["part 3"] = time.perf_counter() - t
-        md += ["## Part 3: siRF hook (`run_irf_grid`)", ""]
-        if res3 is None:
-            md += ["pyinterp.IterativeRandomForest: not available (hook only).", ""]
-        else:
-            md += [table_md(["K", "L", "SNR", "strict (13)", "lenient (14)"],
-                            [[K, L, f"{s:g}", ms(r["strict"]), ms(r["lenient"])] for (K, L, s), r in res3.items()]),
-                   ""]
+        md += [f"## Part 3: signed iRF on the Part 1 grid, {reps1} replicates per cell", "",
+               "pyinterp.IterativeRandomForest(signed=True) with its defaults (5 iterations x 500 trees, 10 "
+               "bootstraps, RIT depth 5 / 500 trees); interactions with stability >= 0.5 scored by strict (13) and "
+               "lenient (14), mean±sd over replicates.", "",
+               table_md(["K", "L", "SNR", "strict (13)", "lenient (14)"],
+                        [[K, L, f"{s:g}", ms(r["strict"]), ms(r["lenient"])] for (K, L, s), r in res3.items()]),
+               ""]
 
     total = time.perf_counter() - start
     load1 = os.getloadavg()
