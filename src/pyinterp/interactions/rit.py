@@ -3,16 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils import check_random_state
 
 from .. import _core
 from .._csr import to_csr, to_tuples
-from .._validation import check_int, check_real, resolve_n_threads
-
-
-def seed_of(random_state) -> int:
-    """A seed from None, an int or a RandomState (scikit-learn's conventions)."""
-    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+from .._validation import check_int, check_real, resolve_n_threads, seed_of
 
 
 def rit_csr(indptr, codes, weights, *, depth=5, n_children=2.0, min_size=2, n_trees=500, seed=0, n_jobs=None):

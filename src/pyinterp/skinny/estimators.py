@@ -7,12 +7,11 @@ from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.metrics import r2_score, roc_auc_score
 from sklearn.model_selection import train_test_split
-from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 from threadpoolctl import threadpool_limits
 
-from .._validation import check_int, check_real
+from .._validation import check_int, check_real, seed_of
 from . import kernels
 from .training import TrainConfig, predict_raw, train
 
@@ -108,7 +107,7 @@ class _SkinnyTrees(BaseEstimator):
         X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], y_numeric=self._is_regressor)
         cfg = self._config(X.shape[1])
         target, n_outputs, loss = self._encode_targets(y)
-        rng = np.random.default_rng(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        rng = np.random.default_rng(seed_of(self.random_state))
         if (X_val is None) != (y_val is None):
             raise ValueError("X_val and y_val must be given together")
         if X_val is not None:
