@@ -35,11 +35,11 @@ def match_codes(paths: SignedPaths, code_sets):
     return _core.match_sets(paths.indptr, paths.codes, *to_csr(code_sets))
 
 
-def sum_codes(paths: SignedPaths, code_sets, values, n_jobs=None) -> np.ndarray:
-    """(n_sets, m): per set of integer codes, the sum of ``values`` (n_rows, m) over the path rows
-    containing it, summed in row order."""
-    values = np.ascontiguousarray(values, dtype=np.float64).reshape(len(paths), -1)
-    return _core.match_sums(paths.indptr, paths.codes, *to_csr(code_sets), values, resolve_n_threads(n_jobs))
+def sum_codes(indptr, codes, code_sets, values, n_jobs=None) -> np.ndarray:
+    """(n_sets, m): per set of integer codes, the sum of ``values`` (n_rows, m) over the CSR path
+    rows (indptr, codes) containing it, summed in row order."""
+    values = np.ascontiguousarray(values, dtype=np.float64).reshape(len(indptr) - 1, -1)
+    return _core.match_sums(indptr, codes, *to_csr(code_sets), values, resolve_n_threads(n_jobs))
 
 
 def matches(paths: SignedPaths, sets):
@@ -56,8 +56,7 @@ def dwp(forest, sets, epsilon=0.01, **path_options) -> np.ndarray:
     A set holding both signs of a feature has DWP 0; the empty set has DWP 1.
     """
     indptr, codes, weight = _weighted_paths(forest, epsilon, path_options)
-    return _core.match_sums(indptr, codes, *to_csr([encode(s) for s in sets]), weight.reshape(-1, 1),
-                            resolve_n_threads(path_options.get("n_jobs")))[:, 0]
+    return sum_codes(indptr, codes, [encode(s) for s in sets], weight, path_options.get("n_jobs"))[:, 0]
 
 
 def rank_key(x):

@@ -252,7 +252,7 @@ class _Leaves:
     def prevalences(self, queries):
         """prev1, prev0 (shares of class-1 / other leaf mass containing S) and precision of S."""
         values = np.column_stack([self.size * self.is1, self.size * ~self.is1, self.positive])
-        mass1, mass0, pos = sum_codes(self.paths, queries, values).T
+        mass1, mass0, pos = sum_codes(self.paths.indptr, self.paths.codes, queries, values).T
         with np.errstate(invalid="ignore", divide="ignore"):
             prec = pos / (mass1 + mass0)
         return mass1 / max(self.size[self.is1].sum(), 1e-300), mass0 / max(self.size[~self.is1].sum(), 1e-300), prec
