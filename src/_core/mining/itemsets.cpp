@@ -125,7 +125,7 @@ class Miner {
   void extend(const Database& db, const Occurrences& occ, int32_t e, size_t d) {
     if (e == 0 || prefix_.size() >= max_size()) return;
     const bool last = prefix_.size() + 1 == max_size();
-    count_before(db, occ, e, !last);
+    const int64_t n_gathered = count_before(db, occ, e, !last);
     kept_.clear();
     for (int32_t r = 0; r < e; ++r)
       if (support_[r] >= options_.min_support) kept_.push_back(r);
@@ -134,7 +134,7 @@ class Miner {
     } else if (kept_.size() <= 64) {
       if (!kept_.empty()) grow_masks(to_masks(db, occ, e, d), d);
     } else {
-      grow(to_rows(db, occ, e, d), d);
+      grow(to_rows(db, occ, e, d, n_gathered), d);
     }
   }
 
@@ -152,10 +152,12 @@ class Miner {
 
   // support_[r] = the weight of the transactions of db holding both r < e and e. With gather, the
   // cut rows are also copied in order to gathered_, so building the projection reads memory in order.
-  void count_before(const Database& db, const Occurrences& occ, int32_t e, bool gather) {
+  // Returns the number of items gathered.
+  int64_t count_before(const Database& db, const Occurrences& occ, int32_t e, bool gather) {
     support_.assign(static_cast<size_t>(e), 0.0);
+    int64_t n_items = 0;
     if (gather) {
-      const int64_t n_items = gathered_items(occ, e);
+      for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) n_items += occ.position[o];
       if (static_cast<int64_t>(gathered_.size()) < n_items) gathered_.resize(static_cast<size_t>(n_items));
     }
     int32_t* out = gathered_.data();
@@ -166,16 +168,11 @@ class Miner {
       if (gather)
         for (int32_t j = 0; j < occ.position[o]; ++j) *out++ = a[j];
     }
-  }
-
-  static int64_t gathered_items(const Occurrences& occ, int32_t e) {
-    int64_t n = 0;
-    for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) n += occ.position[o];
-    return n;
+    return n_items;
   }
 
   // The gathered rows cut to the kept labels (relabelled in order), merged: a row database...
-  Database& to_rows(const Database& db, const Occurrences& occ, int32_t e, size_t d) {
+  Database& to_rows(const Database& db, const Occurrences& occ, int32_t e, size_t d, int64_t n_gathered) {
     Database& cond = at(levels_, d);
     cond.clear();
     relabel_.assign(static_cast<size_t>(e), -1);
@@ -184,7 +181,7 @@ class Miner {
       cond.support.push_back(support_[r]);
       cond.item_of.push_back(db.item_of[r]);
     }
-    writer_.open(cond, occ.begin[e + 1] - occ.begin[e], gathered_items(occ, e));
+    writer_.open(cond, occ.begin[e + 1] - occ.begin[e], n_gathered);
     const int32_t* a = gathered_.data();
     for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) {
       row_.clear();

@@ -170,12 +170,7 @@ WeightedRows distinct_signed_paths(const Forest& forest, const SignedPathOptions
       },
       [&](int64_t t, int, Worker& w) {
         SignedPaths& p = w.leaves;
-        p.indptr.assign(1, 0);
-        p.codes.clear();
-        p.weight.clear();
-        p.depth.clear();
-        p.tree.clear();
-        p.leaf.clear();
+        p.clear();
         tree_paths(forest.trees[t], static_cast<int32_t>(t), n_trees, options, w.scratch, p);
         sort_by_leaf(p);
         w.writer.open(per_tree[t], p.weight.size(), p.codes.size());

@@ -38,6 +38,15 @@ struct SignedPaths {
   std::vector<int32_t> codes;
   std::vector<double> weight;
   std::vector<int32_t> depth, tree, leaf;
+
+  void clear() {
+    indptr.assign(1, 0);
+    codes.clear();
+    weight.clear();
+    depth.clear();
+    tree.clear();
+    leaf.clear();
+  }
 };
 
 SignedPaths signed_paths(const Forest& forest, const SignedPathOptions& options, int n_threads);
