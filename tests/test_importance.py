@@ -130,7 +130,9 @@ def test_mdi_oob_debiases_noise_features_in_deep_trees():
     f = pyinterp.RandomForestClassifier(n_estimators=100, max_features=3, random_state=0).fit(X, y)
     m, oob = imp.mdi(f, normalize=False), imp.mdi_oob(f, X, y)
     assert np.argmax(oob) == 0
-    assert np.sum(m[2:] > m[0]) >= 2  # under MDI continuous noise features outrank the signal
+    # Under MDI the continuous noise features get about as much credit as the signal (ratio ~1
+    # over seeds; which noise feature tops it depends on the seed), under MDI-oob a tenth.
+    assert m[2:].mean() > 0.5 * m[0]
     assert oob[2:].max() < 0.25 * oob[0]
 
 

@@ -18,11 +18,12 @@ constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
 // kSmallNode rows and by radix sort above.
 constexpr int64_t kCountingRatio = 64;
 constexpr int64_t kSmallNode = 32;
+// Nodes of at most this many rows score all their bipartitions up front (see find_split).
+constexpr int64_t kEnumerated = 8;
 // Rows ahead whose code is prefetched during a gather (columns are larger than cache).
 constexpr int64_t kPrefetch = 32;
-// Rows of the next candidate feature prefetched while the current one is evaluated.
+// Rows of the next candidate features prefetched while the current one is evaluated.
 constexpr int64_t kLookahead = 64;
-constexpr int64_t kNotDrawn = -2;
 
 int bit_width(uint64_t x) {
   int bits = 0;
@@ -191,6 +192,21 @@ bool TreeBuilder::evaluate(const Code* col, int64_t start, int64_t end, Stats& s
 }
 
 template <class Stats>
+double TreeBuilder::best_bipartition(Stats& stats, int64_t m) {
+  // Every subset as the left side, so both orientations of each split are scored (their
+  // proxies can differ by rounding).
+  double best = kNoSplit;
+  const uint32_t all = (1u << m) - 1;
+  for (uint32_t left = 1; left < all; ++left) {
+    stats.reset();
+    for (int64_t pos = 0; pos < m; ++pos)
+      if ((left >> pos) & 1u) stats.add(pos);
+    best = std::max(best, stats.proxy());
+  }
+  return best;
+}
+
+template <class Stats>
 void TreeBuilder::scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats& stats, int64_t feature, Split& best) {
   uint64_t* occupied = occupied_.data();
   for (int64_t pos = 0; pos < m; ++pos) {
@@ -258,18 +274,42 @@ TreeBuilder::Split TreeBuilder::find_split(int64_t start, int64_t end, Rng& rng)
   const int64_t m = end - start;
   const uint32_t* idx = samples_.data() + start;
   const int64_t n_ahead = std::min<int64_t>(m, kLookahead);
+  // Gathers are cache misses. Candidates are drawn in batches of as many as are certainly still
+  // needed (so the random stream is the same as drawing on demand), and the rows of the next
+  // candidates are prefetched while one is evaluated: about kLookahead rows in flight, which in a
+  // small node spans several candidates.
   auto search = [&](auto& stats) {
+    // In a node of a few rows, a candidate often makes the best of all splits of those rows; a
+    // later candidate could at most tie (and ties keep the first), so the search stops there and
+    // the split is the one the full search would pick. (The node then draws no replacements for
+    // constant candidates, so later draws in the tree can shift.) Leaf-size limits may exclude
+    // that split, so they turn this off.
+    const bool stop_at_best = m <= kEnumerated && params_.min_samples_leaf == 1 && min_weight_leaf_ == 0.0;
+    const double reachable = stop_at_best ? best_bipartition(stats, m) : std::numeric_limits<double>::infinity();
+    // Such nodes usually stop at their first candidates: prefetch little ahead.
+    const size_t depth = stop_at_best ? 1 : static_cast<size_t>(std::max<int64_t>(1, kLookahead / m));
     int64_t n_evaluated = 0;
-    int64_t f = sampler_.next(rng);
-    while (f >= 0) {
-      // Gathers are cache misses; when another candidate is certainly needed, draw it now and
-      // prefetch its first rows so their latency overlaps this candidate's work. (The draw order,
-      // hence the random stream, is the same as drawing on demand.)
-      int64_t next = kNotDrawn;
-      if (n_evaluated + 1 < params_.max_features) {
-        next = sampler_.next(rng);
-        if (next >= 0) data_.codes->prefetch(next, idx, n_ahead);
+    bool exhausted = false;
+    candidates_.clear();
+    size_t k = 0, prefetched = 0;
+    while (n_evaluated < params_.max_features) {
+      if (k == candidates_.size()) {
+        if (exhausted) break;
+        candidates_.clear();
+        k = prefetched = 0;
+        for (int64_t need = params_.max_features - n_evaluated; need > 0; --need) {
+          const int64_t f = sampler_.next(rng);
+          if (f < 0) {
+            exhausted = true;
+            break;
+          }
+          candidates_.push_back(f);
+        }
+        if (candidates_.empty()) break;
       }
+      for (; prefetched < candidates_.size() && prefetched <= k + depth; ++prefetched)
+        data_.codes->prefetch(candidates_[prefetched], idx, n_ahead);
+      const int64_t f = candidates_[k++];
       bool varies = false;
       switch (data_.codes->width(f)) {
 #define PYINTERP_EVALUATE(CODE)                                                                           \
@@ -284,8 +324,9 @@ TreeBuilder::Split TreeBuilder::find_split(int64_t start, int64_t end, Rng& rng)
 #undef PYINTERP_EVALUATE
       }
       n_evaluated += varies;
-      if (n_evaluated >= params_.max_features) break;
-      f = next != kNotDrawn ? next : sampler_.next(rng);
+      // With two rows every separating candidate makes the same split; the proxies of its two
+      // orientations may differ in the last bit, so this case does not rely on `reachable`.
+      if (varies && (m == 2 || best.proxy >= reachable)) break;
     }
     sampler_.reset();
   };

@@ -55,6 +55,9 @@ class TreeBuilder {
   // Offers feature's best split in the node to `best`; false if the feature is constant there.
   template <class Code, class Stats>
   bool evaluate(const Code* col, int64_t start, int64_t end, Stats& stats, int64_t feature, Split& best);
+  // The largest proxy of any split of the node's m rows (m small: all 2^m subsets are scored).
+  template <class Stats>
+  double best_bipartition(Stats& stats, int64_t m);
   template <class Stats>
   void scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats& stats, int64_t feature, Split& best);
   template <class Key, class Stats>
@@ -73,6 +76,7 @@ class TreeBuilder {
   // edge of the admissible range inside such a run, so every boundary is scored.
   bool skip_pure_runs_ = false;
   std::vector<uint32_t> samples_, right_rows_;
+  std::vector<int64_t> candidates_;  // features drawn at the current node, in draw order
   // Per-node scratch, indexed by position within the node.
   std::vector<double> lw_, lwy_;
   std::vector<int32_t> lc_;
