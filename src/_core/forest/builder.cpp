@@ -47,7 +47,6 @@ TreeBuilder::TreeBuilder(const TrainingSet& data, const ForestParams& params)
   keys64_.resize(n);
   right_rows_.resize(n);
   radix_tmp_.resize(n);
-  lcode_.resize(n);
   hist_n_.assign(data.codes->max_n_codes(), 0);
   occupied_.assign(data.codes->max_n_codes() / 64 + 1, 0);
   if (data.n_classes > 0) {
@@ -132,14 +131,23 @@ bool TreeBuilder::evaluate(const Code* col, int64_t start, int64_t end, Stats& s
   uint32_t cmin = std::numeric_limits<uint32_t>::max(), cmax = 0;
 
   if (static_cast<int64_t>(n_codes) <= kCountingRatio * m) {
+    // Histograms by code, filled as the codes are gathered.
+    uint64_t* occupied = occupied_.data();
     for (int64_t pos = 0; pos < m; ++pos) {
       if (pos + kPrefetch < m) __builtin_prefetch(col + idx[pos + kPrefetch]);
       const uint32_t c = col[idx[pos]];
-      lcode_[pos] = c;
+      ++hist_n_[c];
+      occupied[c >> 6] |= uint64_t{1} << (c & 63);
+      stats.hist_add(c, pos);
       cmin = std::min(cmin, c);
       cmax = std::max(cmax, c);
     }
-    if (cmin == cmax) return false;
+    if (cmin == cmax) {
+      hist_n_[cmin] = 0;
+      occupied[cmin >> 6] = 0;
+      stats.hist_clear(cmin);
+      return false;
+    }
     scan_counts(cmin, cmax, m, stats, feature, best);
     return true;
   }
@@ -209,20 +217,13 @@ double TreeBuilder::best_bipartition(Stats& stats, int64_t m) {
 template <class Stats>
 void TreeBuilder::scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats& stats, int64_t feature, Split& best) {
   uint64_t* occupied = occupied_.data();
-  for (int64_t pos = 0; pos < m; ++pos) {
-    const uint32_t c = lcode_[pos] - cmin;
-    ++hist_n_[c];
-    occupied[c >> 6] |= uint64_t{1} << (c & 63);
-    stats.hist_add(c, pos);
-  }
   stats.reset();
   int64_t n_left = 0;
-  uint32_t prev = 0;
+  uint32_t prev = cmin;
   int32_t prev_class = kMixed;
   // Visit the occupied codes through the bitmap: most codes in the range are absent from a small
   // node, and testing each one costs a hard-to-predict branch.
-  const uint32_t n_words = ((cmax - cmin) >> 6) + 1;
-  for (uint32_t word = 0; word < n_words; ++word) {
+  for (uint32_t word = cmin >> 6; word <= cmax >> 6; ++word) {
     uint64_t bits = occupied[word];
     occupied[word] = 0;
     while (bits != 0) {
@@ -231,7 +232,7 @@ void TreeBuilder::scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats& st
       const int32_t cls = stats.bucket_class(c);
       if (n_left > 0 && (!skip_pure_runs_ || cls == kMixed || cls != prev_class) && admissible(n_left, m, stats)) {
         const double q = stats.proxy();
-        if (q > best.proxy) best = {q, feature, cmin + prev, cmin + c};
+        if (q > best.proxy) best = {q, feature, prev, c};
       }
       n_left += hist_n_[c];
       hist_n_[c] = 0;

@@ -58,6 +58,7 @@ class TreeBuilder {
   // The largest proxy of any split of the node's m rows (m small: all 2^m subsets are scored).
   template <class Stats>
   double best_bipartition(Stats& stats, int64_t m);
+  // Scans the per-code histograms that evaluate filled for codes [cmin, cmax], and clears them.
   template <class Stats>
   void scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats& stats, int64_t feature, Split& best);
   template <class Key, class Stats>
@@ -80,7 +81,6 @@ class TreeBuilder {
   // Per-node scratch, indexed by position within the node.
   std::vector<double> lw_, lwy_;
   std::vector<int32_t> lc_;
-  std::vector<uint32_t> lcode_;  // the evaluated feature's codes (counting search)
   std::vector<uint32_t> keys_, radix_tmp_;  // (code << position bits) | position (sorting search)
   std::vector<uint64_t> keys64_;           // the same when 32 bits are too few
   // Per-code histograms for the counting split search.
