@@ -184,6 +184,17 @@ def test_irf_bootstrap_size_and_trees(max_samples, rows):
     assert len(reg._resample(X[:, 0], 3)) == rows and reg._bootstrap_trees == 20
 
 
+def test_irf_small_resample_without_the_class_of_interest():
+    rng = np.random.default_rng(0)
+    X = rng.random((200, 4))
+    y = np.zeros(200, dtype=int)
+    y[:5] = 1  # 10 rows per resample: 9.75 / 0.25 rounds to 10 / 0
+    model = IterativeRandomForest(n_iterations=1, n_estimators=20, n_bootstraps=3, bootstrap_max_samples=10,
+                                  random_state=0).fit(X, y)
+    assert np.bincount(y[model._resample(y, 0)], minlength=2).tolist() == [10, 0]
+    assert len(model.interactions_) == 0
+
+
 def test_irf_rit_leaves_and_weights():
     X, y, _ = make_lss(n_samples=400, n_features=5, n_interactions=1, order=2, snr=5, random_state=3)
     model = IterativeRandomForest(n_iterations=1, n_estimators=30, n_bootstraps=1, rit_n_trees=300,

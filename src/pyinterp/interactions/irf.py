@@ -72,7 +72,7 @@ class IterativeRandomForest(BaseEstimator):
     rit_report="nodes", rit_min_size=1, rit_leaf_weight="size"``, with ``first_split=False`` for
     its signed paths and, for regression with ``bin_class_type=None``, ``rit_leaves="all"``.
     (Its regression path weights are the leaf means cast to int, which we take as the leaf size
-    they were meant to be.)
+    they were meant to be; docs/lssfind_results.md, Part 3b, measures these settings.)
 
     Parameters beyond the ones above
     --------------------------------
@@ -88,7 +88,8 @@ class IterativeRandomForest(BaseEstimator):
         The leaves RIT draws from: those predicting the class of interest (above ``cut`` in
         regression) or all of them. The scores always use the class of interest.
     rit_leaf_weight : {"size_precision", "size"}
-        Leaf drawing weight: its class-1 row count (size x precision) or its row count.
+        Leaf drawing weight: its class-1 row count (size x precision) or its row count, counting
+        the resample's rows that fall in the leaf.
     rit_root_sets : {1, 2}
         Paths intersected at each RIT root.
     rit_report : {"leaves", "nodes"}
@@ -310,9 +311,10 @@ class _Leaves:
         trees = forest.trees_
         offsets = np.cumsum([0] + [t.node_count for t in trees[:-1]])
         value = np.concatenate([t.value for t in trees])[offsets[paths.tree] + paths.leaf]
-        if params.classification_:  # leaves predicting the class of interest
+        if params.classification_:  # leaves predicting the class of interest (none if a small resample lacks it)
             column = int(np.searchsorted(forest.classes_, params.class_id_))
-            self.is1 = value[:, column] == value.max(axis=1)
+            present = column < len(forest.classes_) and forest.classes_[column] == params.class_id_
+            self.is1 = (value[:, column] == value.max(axis=1)) if present else np.zeros(len(paths), dtype=bool)
         else:
             self.is1 = value[:, 0] > params.cut_
 
