@@ -22,14 +22,20 @@ Part 2 -- thesis section 10.2, LSSrank (spec sections 3.5, 4.5):
   over replicates, printed at M = K and M = 10 beside the values the spec reads off the thesis-code
   figure (section 4.5, +-0.03 reading error, 40 runs there). Plot: docs/lssrank_proximity.png.
 
-Part 3 -- signed iRF (pyinterp.IterativeRandomForest, its defaults) on the Part 1
-  grid scored by strict/lenient on the signed interactions with stability >= 0.5 (spec 3.4, Q16).
+Part 3 -- signed iRF (pyinterp.IterativeRandomForest) on the Part 1 grid scored by strict/lenient on
+  the signed interactions with stability >= 0.5 (spec 3.4, Q16). --irf-settings r (default): the
+  estimator's defaults, R iRF 3.0's (5 iterations x 500 trees, 10 full-size bootstrap forests, 500
+  RIT trees of depth 5). --irf-settings paper: the Python irf package's run_iRF defaults, which the
+  paper's siRF used (IRF_SETTINGS["paper"] below: K = 7 forests of 100 trees, 10 bootstraps of 20%
+  of the rows refitted with 5 trees, 4 RIT trees of depth 2 with one-path roots, every RIT node
+  counted, all regression leaves weighted by size, no first-split rule).
 
 Results go to docs/lssfind_results.md (written by this script).
 
     python bench/reproduce_lssfind.py                      # default run: parts 1-3, 20 / 10 reps
     python bench/reproduce_lssfind.py --quick              # smoke run: 2 reps, subset, no files
     python bench/reproduce_lssfind.py --parts 1 --reps 40  # paper 001's 40 Monte-Carlo runs
+    python bench/reproduce_lssfind.py --parts 3 --irf-settings paper --out-dir /tmp/lss
 """
 
 from __future__ import annotations
@@ -364,29 +370,56 @@ def plot_part2(curves, reps, n_iter, path):
 # Part 3 -- signed iRF on the Part 1 grid
 # =============================================================================================
 
-def run_irf_grid(reps=20, n_jobs=2, grid=None, min_stability=0.5):
+# Python irf run_iRF(K=7, B=10, M=4, max_depth=2, num_splits=2, propn_n_samples=0.2,
+# n_estimators_bootstrap=5, signed=True, bin_class_type=None) with scikit-learn's
+# RandomForestRegressor defaults (100 trees, all features), in IterativeRandomForest's terms. Its
+# bootstraps use the importance of the 7th forest: the weights the 8th one is fitted with here.
+IRF_SETTINGS = {
+    "r": dict(signed=True),
+    "paper": dict(signed=True, n_iterations=8, iteration="last", n_estimators=100, max_features=None,
+                  weight_floor=0.0, n_bootstraps=10, bootstrap_n_estimators=5, bootstrap_max_samples=0.2,
+                  rit_n_trees=4, rit_depth=2, rit_n_children=2.0, rit_root_sets=1, rit_report="nodes",
+                  rit_min_size=1, rit_leaves="all", rit_leaf_weight="size", first_split=False),
+}
+IRF_DESCRIPTION = {
+    "r": "pyinterp.IterativeRandomForest(signed=True) with its defaults, R iRF 3.0's (5 iterations x 500 trees, "
+         "10 bootstraps refitting 500-tree forests on n rows, RIT depth 5 / 500 trees, root = two paths, RIT "
+         "leaves reported, class-1 leaves weighted by size x precision, first split per feature)",
+    "paper": "pyinterp.IterativeRandomForest with the Python irf package's run_iRF defaults, which the paper's siRF "
+             "used (spec §3.4): " + ", ".join(f"{k}={v!r}" for k, v in IRF_SETTINGS["paper"].items())
+             + " - i.e. K = 7 forests of 100 trees (all features), bootstraps on the 7th forest's importance, "
+             "10 bootstraps of ceil(0.2 n) rows refitted with 5 trees, 4 RIT trees of depth 2 (root = one path, "
+             "2 children), every RIT node counted, all leaves weighted by size (bin_class_type=None), both signs "
+             "of a feature kept on a path",
+}
+
+
+def run_irf_grid(reps=20, n_jobs=2, grid=None, min_stability=0.5, settings="r"):
     """siRF on the Part 1 grid, as [P] section 5.3 / spec 3.4, 4.4, Q16.
 
-    Fits ``pyinterp.IterativeRandomForest`` (signed=True, its defaults otherwise) on each replicate
-    of the Part 1 grid (seed i + 100) and scores its signed interactions with stability >= 0.5 by
-    strict (13) and lenient (14). Returns {(K, L, SNR): {"strict": array, "lenient": array}}.
+    Fits ``pyinterp.IterativeRandomForest(**IRF_SETTINGS[settings])`` on each replicate of the
+    Part 1 grid (seed i + 100) and scores its signed interactions with stability >= 0.5 by strict
+    (13) and lenient (14). Returns {(K, L, SNR): {"strict", "lenient", "seconds": arrays}}.
     """
     grid = list(grid) if grid is not None else list(product(P1_K, P1_L, P1_SNR))
-    print(f"\n=== Part 3: siRF (pyinterp.IterativeRandomForest, signed, stability >= {min_stability}) "
+    print(f"\n=== Part 3: siRF (pyinterp.IterativeRandomForest, {settings} settings, stability >= {min_stability}) "
           f"on the Part 1 grid, {reps} reps ===")
     results = {}
     for K, L, snr in grid:
-        strict, lenient = [], []
+        strict, lenient, seconds = [], [], []
         for i in range(reps):
             seed = SEED0 + i
             X, y, true = make_lss(P1_N, P1_P, K, L, snr, region=0.5, random_state=seed)
-            est = pyinterp.IterativeRandomForest(signed=True, random_state=seed, n_jobs=n_jobs).fit(X, y)
-            table = est.interactions_
+            t = time.perf_counter()
+            est = pyinterp.IterativeRandomForest(**IRF_SETTINGS[settings], random_state=seed, n_jobs=n_jobs)
+            table = est.fit(X, y).interactions_
+            seconds.append(time.perf_counter() - t)
             found = [f for f, s in zip(table.features, table["stability"]) if s >= min_stability]
             strict.append(strict_score(true, found))
             lenient.append(lenient_score(true, found))
-        results[(K, L, snr)] = {"strict": np.array(strict), "lenient": np.array(lenient)}
-        print(f"  K={K} L={L} SNR={snr:<3g}: strict {ms(strict)}  lenient {ms(lenient)}", flush=True)
+        results[(K, L, snr)] = {"strict": np.array(strict), "lenient": np.array(lenient), "seconds": np.array(seconds)}
+        print(f"  K={K} L={L} SNR={snr:<3g}: strict {ms(strict)}  lenient {ms(lenient)}  "
+              f"({np.mean(seconds):.1f} s per fit)", flush=True)
     return results
 
 
@@ -402,6 +435,8 @@ def main(argv=None):
                              "--out-dir is given")
     parser.add_argument("--irf-iters", type=int, default=None,
                         help="soft-thresholding fits in part 2 (default 5; the thesis uses 10)")
+    parser.add_argument("--irf-settings", choices=sorted(IRF_SETTINGS), default="r",
+                        help="part 3: the estimator's R-iRF defaults (r) or the Python irf defaults the paper used")
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--out-dir", type=Path, default=None, help=f"where plots and results go (default {DOCS})")
     args = parser.parse_args(argv)
@@ -479,12 +514,11 @@ def main(argv=None):
 
     if 3 in parts:
         t = time.perf_counter()
-        res3 = run_irf_grid(reps1, args.n_jobs, grid1)
+        res3 = run_irf_grid(reps1, args.n_jobs, grid1, settings=args.irf_settings)
         timings["part 3"] = time.perf_counter() - t
-        md += [f"## Part 3: signed iRF on the Part 1 grid, {reps1} replicates per cell", "",
-               "pyinterp.IterativeRandomForest(signed=True) with its defaults (5 iterations x 500 trees, 10 "
-               "bootstraps, RIT depth 5 / 500 trees); interactions with stability >= 0.5 scored by strict (13) and "
-               "lenient (14), mean±sd over replicates.", "",
+        md += [f"## Part 3: signed iRF on the Part 1 grid, {reps1} replicates per cell ({args.irf_settings} settings)",
+               "", IRF_DESCRIPTION[args.irf_settings] + "; interactions with stability >= 0.5 scored by strict (13) "
+               "and lenient (14), mean±sd over replicates.", "",
                table_md(["K", "L", "SNR", "strict (13)", "lenient (14)"],
                         [[K, L, f"{s:g}", ms(r["strict"]), ms(r["lenient"])] for (K, L, s), r in res3.items()]),
                ""]

@@ -138,6 +138,17 @@ def signed_path(tree, leaf, epsilon, literal=False):
     return sorted(codes)
 
 
+def signed_path_every(tree, leaf, epsilon):
+    """Every (feature, side) of the leaf's nodes with decrease > epsilon, once each, as sorted codes."""
+    codes, node = set(), leaf
+    while tree.parent[node] >= 0:
+        parent = tree.parent[node]
+        if tree.impurity_decrease[parent] > epsilon:
+            codes.add(2 * tree.feature[parent] + (node == tree.right[parent]))
+        node = parent
+    return sorted(codes)
+
+
 def sk_trees(forest, n_values):
     """scikit-learn's trees as pyinterp Tree views, through the adapter under test."""
     trees = []

@@ -50,6 +50,37 @@ def test_rit_thread_independent_and_seeded():
     assert random_intersection_trees(sets, w, n_trees=500, random_state=4) != one
 
 
+def test_rit_single_set_root_and_every_node():
+    # Root = one drawn set, reported as it is at depth 1.
+    assert random_intersection_trees([(1, 2, 3)] * 3, depth=1, root_sets=1, n_trees=20, random_state=0) == \
+        {(1, 2, 3): 20}
+    sets = [(1, 2, 3), (1, 2, 4)]
+    leaves = random_intersection_trees(sets, depth=2, n_children=1, min_size=1, root_sets=1, n_trees=400,
+                                       random_state=0)
+    nodes = random_intersection_trees(sets, depth=2, n_children=1, min_size=1, root_sets=1, n_trees=400,
+                                      report="nodes", random_state=0)
+    # One leaf per tree: its root or (1, 2); every tree also reports its root, exactly one full set.
+    assert set(leaves) <= {(1, 2, 3), (1, 2, 4), (1, 2)} and sum(leaves.values()) == 400
+    assert nodes[(1, 2, 3)] + nodes[(1, 2, 4)] == 400
+    assert nodes[(1, 2)] == leaves[(1, 2)] and 100 < nodes[(1, 2)] < 300
+
+
+@pytest.mark.parametrize("root_sets", [1, 2])
+def test_rit_every_node_contains_the_leaves(root_sets):
+    sets, rng = random_sets(3, n=80, items=15)
+    w = rng.random(len(sets))
+    kw = dict(depth=4, n_children=2.0, min_size=2, n_trees=200, root_sets=root_sets, random_state=5)
+    leaves = random_intersection_trees(sets, w, **kw)
+    nodes = random_intersection_trees(sets, w, report="nodes", **kw)
+    # The same draws: every leaf is also a node; nodes add the inner ones.
+    assert set(leaves) < set(nodes)
+    assert all(leaves[s] <= nodes[s] for s in leaves)
+    members = [set(t) for t in sets]
+    assert all(any(set(s) <= t for t in members) for s in nodes)
+    if root_sets == 1:  # the roots: whole drawn sets
+        assert any(s in sets for s in nodes)
+
+
 def test_rit_bad_input():
     with pytest.raises(ValueError, match="weights"):
         random_intersection_trees([(1, 2)], [0.0])
@@ -59,6 +90,10 @@ def test_rit_bad_input():
         random_intersection_trees([(1, 2)], n_children=0.5)
     with pytest.raises(ValueError, match="2\\^31"):
         random_intersection_trees([(-1, 2)])
+    with pytest.raises(ValueError, match="root_sets"):
+        random_intersection_trees([(1, 2)], root_sets=3)
+    with pytest.raises(ValueError, match="report"):
+        random_intersection_trees([(1, 2)], report="all")
 
 
 SMALL = dict(n_iterations=3, n_estimators=60, n_bootstraps=4, rit_n_trees=100, max_features=None)
@@ -98,6 +133,93 @@ def test_irf_classification_unsigned():
     assert not any(c in table.label(table.features[0]) for c in "+-")
 
 
+# The Python irf package's run_iRF defaults (see the class docstring), smaller forests.
+PYTHON_IRF = dict(n_iterations=4, iteration="last", n_estimators=40, max_features=None, weight_floor=0.0,
+                  n_bootstraps=10, bootstrap_n_estimators=5, bootstrap_max_samples=0.2, rit_n_trees=4, rit_depth=2,
+                  rit_n_children=2.0, rit_root_sets=1, rit_report="nodes", rit_min_size=1, rit_leaf_weight="size",
+                  rit_leaves="all", first_split=False)
+
+
+def test_irf_python_irf_settings_recover_and_are_thread_independent():
+    X, y, true = make_lss(n_samples=600, n_features=10, n_interactions=1, order=2, snr=5, random_state=0)
+    one = IterativeRandomForest(**PYTHON_IRF, random_state=0, n_jobs=1).fit(X, y)
+    two = IterativeRandomForest(**PYTHON_IRF, random_state=0, n_jobs=2).fit(X, y)
+    assert one.interactions_.features == two.interactions_.features
+    for c in one.interactions_.columns:
+        np.testing.assert_array_equal(one.interactions_[c], two.interactions_[c])
+    table = one.interactions_
+    stability = dict(zip(table.features, table["stability"]))
+    assert stability[true[0]] >= 0.5
+    assert one.selected_iteration_ == PYTHON_IRF["n_iterations"] - 1
+    # weight_floor 0: the weights are the previous importances, normalised.
+    np.testing.assert_allclose(one.feature_weights_[1], one.importances_[0] / one.importances_[0].sum())
+    # Every node is reported: singletons and whole paths with both signs of a feature appear.
+    assert any(len(f) == 1 for f in table.features)
+    assert any(len({k for k, _ in f}) < len(f) for f in table.features)
+    first = IterativeRandomForest(**{**PYTHON_IRF, "first_split": True}, random_state=0).fit(X, y)
+    assert all(len({k for k, _ in f}) == len(f) for f in first.interactions_.features)
+
+
+@pytest.mark.parametrize("max_samples, rows", [(None, 200), (0.2, 40), (0.33, 66), (1.0, 200), (7, 7), (500, 500)])
+def test_irf_bootstrap_size_and_trees(max_samples, rows):
+    rng = np.random.default_rng(0)
+    X = rng.random((200, 4))
+    y = (X[:, 0] > 0.3).astype(int)
+    model = IterativeRandomForest(n_iterations=1, n_estimators=20, n_bootstraps=1, bootstrap_n_estimators=3,
+                                  bootstrap_max_samples=max_samples, random_state=0).fit(X, y)
+    assert model._bootstrap_rows == rows
+    drawn = model._resample(y, 11)
+    assert len(drawn) == rows
+    counts = np.bincount(y[drawn], minlength=2)
+    exact = rows * np.bincount(y) / 200  # classes keep their shares, up to rounding
+    assert counts.sum() == rows and np.all(np.abs(counts - exact) < 1)
+    np.testing.assert_array_equal(drawn, model._resample(y, 11))
+    z = (y == 1).astype(float)
+    leaves, _ = model._bootstrap(X, y, z, np.ones(4), 11, 12)
+    assert leaves.paths.tree.max() + 1 == 3  # bootstrap_n_estimators trees
+    assert leaves.size.sum() == rows * 3  # each resampled row in one leaf per tree
+    # Regression draws plain rows.
+    reg = IterativeRandomForest(n_iterations=1, n_estimators=20, n_bootstraps=1, bootstrap_max_samples=max_samples,
+                                random_state=0).fit(X, X[:, 0])
+    assert len(reg._resample(X[:, 0], 3)) == rows and reg._bootstrap_trees == 20
+
+
+def test_irf_small_resample_without_the_class_of_interest():
+    rng = np.random.default_rng(0)
+    X = rng.random((200, 4))
+    y = np.zeros(200, dtype=int)
+    y[:5] = 1  # 10 rows per resample: 9.75 / 0.25 rounds to 10 / 0
+    model = IterativeRandomForest(n_iterations=1, n_estimators=20, n_bootstraps=3, bootstrap_max_samples=10,
+                                  random_state=0).fit(X, y)
+    assert np.bincount(y[model._resample(y, 0)], minlength=2).tolist() == [10, 0]
+    assert len(model.interactions_) == 0
+
+
+def test_irf_rit_leaves_and_weights():
+    X, y, _ = make_lss(n_samples=400, n_features=5, n_interactions=1, order=2, snr=5, random_state=3)
+    model = IterativeRandomForest(n_iterations=1, n_estimators=30, n_bootstraps=1, rit_n_trees=300,
+                                  random_state=0).fit(X, y)
+    forest = pyinterp.RandomForestRegressor(10, random_state=0).fit(X, y)
+    z = (y > model.cut_).astype(float)
+    leaves = _Leaves(forest, X, z, model)
+    paths = [set(leaves.paths.codes[a:b].tolist()) for a, b in zip(leaves.paths.indptr[:-1], leaves.paths.indptr[1:])]
+
+    def found(**kw):
+        model.set_params(**kw)
+        return leaves.rit(model, seed=1)
+
+    def within(sets, mask):
+        return all(any(set(s) <= paths[r] for r in np.flatnonzero(mask)) for s in sets)
+
+    class_leaves = found(rit_leaves="class", rit_leaf_weight="size_precision")
+    assert within(class_leaves, leaves.is1 & (leaves.positive > 0))
+    assert within(found(rit_leaves="class", rit_leaf_weight="size"), leaves.is1)
+    all_leaves = found(rit_leaves="all", rit_leaf_weight="size")
+    assert within(all_leaves, leaves.size > 0) and not within(all_leaves, leaves.is1)
+    # The weight only changes which leaves are drawn: zero-weight leaves never are.
+    assert within(found(rit_leaves="all", rit_leaf_weight="size_precision"), leaves.positive > 0)
+
+
 def test_leaf_scores_match_direct_counts():
     X, y, _ = make_lss(n_samples=300, n_features=5, n_interactions=1, order=2, snr=5, random_state=2)
     model = IterativeRandomForest(n_iterations=1, n_estimators=5, n_bootstraps=1, random_state=0)
@@ -134,6 +256,14 @@ def test_leaf_scores_match_direct_counts():
     (dict(iteration=7), "iteration"),
     (dict(class_id=5), "class_id"),
     (dict(cut=100.0), "cut"),
+    (dict(bootstrap_n_estimators=0), "bootstrap_n_estimators"),
+    (dict(bootstrap_max_samples=0.0), "bootstrap_max_samples"),
+    (dict(bootstrap_max_samples=1.5), "bootstrap_max_samples"),
+    (dict(bootstrap_max_samples=0), "bootstrap_max_samples"),
+    (dict(rit_leaves="class1"), "rit_leaves"),
+    (dict(rit_leaf_weight="precision"), "rit_leaf_weight"),
+    (dict(rit_root_sets=3), "rit_root_sets"),
+    (dict(rit_report="all"), "rit_report"),
 ])
 def test_irf_bad_input(kwargs, match):
     X, y, _ = make_lss(n_samples=100, n_features=4, n_interactions=1, order=2, snr=5, random_state=0)
@@ -142,6 +272,13 @@ def test_irf_bad_input(kwargs, match):
     with pytest.raises(ValueError, match=match):
         IterativeRandomForest(n_iterations=kwargs.pop("n_iterations", 2), n_estimators=5, n_bootstraps=1,
                               **kwargs).fit(X, y)
+
+
+def test_irf_bad_types():
+    X, y, _ = make_lss(n_samples=100, n_features=4, n_interactions=1, order=2, snr=5, random_state=0)
+    for kwargs in (dict(first_split="yes"), dict(bootstrap_max_samples="all"), dict(bootstrap_n_estimators=2.5)):
+        with pytest.raises(TypeError, match=next(iter(kwargs))):
+            IterativeRandomForest(n_iterations=1, n_estimators=5, n_bootstraps=1, **kwargs).fit(X, y)
 
 
 def test_irf_estimator_contract_and_pickle():
@@ -153,6 +290,8 @@ def test_irf_estimator_contract_and_pickle():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # tiny forests leave rows without OOB trees
         check_estimator(IterativeRandomForest(n_iterations=2, n_estimators=10, n_bootstraps=2, rit_n_trees=20,
+                                              random_state=0))
+        check_estimator(IterativeRandomForest(**{**PYTHON_IRF, "n_iterations": 2, "n_estimators": 10},
                                               random_state=0))
     X, y, _ = make_lss(n_samples=300, n_features=6, n_interactions=1, order=2, snr=5, random_state=0)
     model = IterativeRandomForest(**SMALL, random_state=0).fit(X, y)

@@ -4,7 +4,7 @@ first-occurrence readings, weights, and fitted forests against a node-by-node re
 import numpy as np
 import pytest
 from hand_trees import Hand, figure_1_trees
-from reference import signed_path, sk_trees
+from reference import signed_path, signed_path_every, sk_trees
 from sklearn.ensemble import RandomForestRegressor as SkRegressor
 
 import pyinterp
@@ -46,6 +46,11 @@ def test_first_occurrence_readings():
     assert [literal.path(r) for r in range(3)] == [(), (), ()]
     # Without an epsilon cut both readings keep the root's sign only.
     assert signed_paths(forest, 0.0).path(1) == ((0, -1),)
+    # "every" keeps both sides of X0 on the left-then-right path, the repeated left side once.
+    every = signed_paths(forest, 0.0, first_occurrence="every")
+    assert [every.path(r) for r in range(3)] == [((0, -1),), ((0, -1), (0, 1)), ((0, 1),)]
+    every = signed_paths(forest, 0.05, first_occurrence="every")
+    assert [every.path(r) for r in range(3)] == [((0, -1),), ((0, 1),), ()]
 
 
 @pytest.mark.parametrize("literal", [False, True])
@@ -64,6 +69,24 @@ def test_fitted_forests_match_reference(regression_data, literal):
         for r in range(len(p)):
             features = p.codes[p.indptr[r]:p.indptr[r + 1]] >> 1
             assert len(set(features)) == len(features)
+
+
+def test_every_occurrence_matches_reference(regression_data):
+    X, y = regression_data
+    for forest in (pyinterp.RandomForestRegressor(n_estimators=8, random_state=0).fit(X, y),
+                   SkRegressor(n_estimators=8, random_state=0).fit(X, y)):
+        p = signed_paths(forest, 0.002, first_occurrence="every", n_jobs=2)
+        first = signed_paths(forest, 0.002)
+        trees = forest.trees_ if hasattr(forest, "trees_") else sk_trees(forest, 1)
+        expected = [signed_path_every(t, leaf, 0.002) for t in trees for leaf in np.flatnonzero(t.left < 0)]
+        assert [list(p.codes[p.indptr[r]:p.indptr[r + 1]]) for r in range(len(p))] == expected
+        # The first occurrences are among them, and the features are the same.
+        both_signs = 0
+        for r in range(len(p)):
+            every_codes, first_codes = (set(q.codes[q.indptr[r]:q.indptr[r + 1]].tolist()) for q in (p, first))
+            assert first_codes <= every_codes and {c >> 1 for c in first_codes} == {c >> 1 for c in every_codes}
+            both_signs += len(every_codes) > len({c >> 1 for c in every_codes})
+        assert both_signs > 0
 
 
 def test_figure_1_distinct_paths():

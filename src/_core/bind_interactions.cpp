@@ -93,7 +93,8 @@ py::tuple transactions_csr(const py::object& transactions) {
 void bind_interactions(py::module_& m) {
   py::enum_<FirstOccurrence>(m, "FirstOccurrence")
       .value("after_filter", FirstOccurrence::after_filter)
-      .value("literal", FirstOccurrence::literal);
+      .value("literal", FirstOccurrence::literal)
+      .value("every", FirstOccurrence::every);
   py::enum_<LeafWeight>(m, "LeafWeight").value("depth", LeafWeight::depth).value("samplesize", LeafWeight::samplesize);
   py::enum_<DecreaseScale>(m, "DecreaseScale")
       .value("weighted", DecreaseScale::weighted)
@@ -172,11 +173,12 @@ void bind_interactions(py::module_& m) {
   m.def(
       "random_intersection_trees",
       [](const Int64Array& indptr, const Int32Array& codes, const py::object& weights, int32_t depth,
-         double n_children, int32_t min_size, int64_t n_trees, uint64_t seed, int n_threads) {
+         double n_children, int32_t min_size, int64_t n_trees, uint64_t seed, int n_threads, int32_t root_sets,
+         bool all_nodes) {
         const CsrView sets = csr_view(indptr, codes, "sets");
         const double* w = vector_data<double>(weights, sets.n, "weights");
         if (!w) throw std::invalid_argument("weights are required");
-        const RitOptions o{depth, n_children, min_size, n_trees, seed};
+        const RitOptions o{depth, n_children, min_size, n_trees, seed, root_sets, all_nodes};
         RitResult r;
         {
           py::gil_scoped_release release;
@@ -185,7 +187,8 @@ void bind_interactions(py::module_& m) {
         return py::make_tuple(move_array(std::move(r.indptr)), move_array(std::move(r.codes)), move_array(std::move(r.found)));
       },
       py::arg("indptr"), py::arg("codes"), py::arg("weights"), py::arg("depth"), py::arg("n_children"),
-      py::arg("min_size"), py::arg("n_trees"), py::arg("seed"), py::arg("n_threads") = 1);
+      py::arg("min_size"), py::arg("n_trees"), py::arg("seed"), py::arg("n_threads") = 1, py::arg("root_sets") = 2,
+      py::arg("all_nodes") = false);
 
   py::register_exception<TooManyItemsets>(m, "TooManyItemsets", PyExc_MemoryError);
   m.def(

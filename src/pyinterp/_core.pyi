@@ -115,6 +115,7 @@ def dstump(
 class FirstOccurrence(enum.Enum):
     after_filter = 0
     literal = 1
+    every = 2
 
 class LeafWeight(enum.Enum):
     depth = 0
@@ -174,6 +175,8 @@ def random_intersection_trees(
     n_trees: int,
     seed: int,
     n_threads: int = 1,
+    root_sets: int = 2,
+    all_nodes: bool = False,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.int64]]: ...
 
 class TooManyItemsets(MemoryError): ...

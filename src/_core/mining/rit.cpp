@@ -42,10 +42,9 @@ void intersect(const Set& node, std::pair<const int32_t*, const int32_t*> drawn,
 // Depth-first over one RIT tree; reported sets are appended to `found`.
 void grow(const Sampler& sampler, const RitOptions& o, Rng& rng, const Set& node, int32_t level,
           std::vector<Set>& found) {
-  if (level == o.depth || static_cast<int32_t>(node.size()) == o.min_size) {
-    found.push_back(node);
-    return;
-  }
+  const bool leaf = level == o.depth || static_cast<int32_t>(node.size()) == o.min_size;
+  if (leaf || o.all_nodes) found.push_back(node);
+  if (leaf) return;
   const double whole = std::floor(o.n_children);
   const int32_t n = static_cast<int32_t>(whole) + (rng.uniform() < o.n_children - whole ? 1 : 0);
   Set child;
@@ -59,8 +58,9 @@ void grow(const Sampler& sampler, const RitOptions& o, Rng& rng, const Set& node
 
 RitResult random_intersection_trees(const CsrView& sets, const double* weights, const RitOptions& o,
                                     int n_threads) {
-  if (o.depth < 1 || o.min_size < 1 || !(o.n_children >= 1.0) || o.n_trees < 0)
-    throw std::invalid_argument("RIT needs depth >= 1, min_size >= 1, n_children >= 1, n_trees >= 0");
+  if (o.depth < 1 || o.min_size < 1 || !(o.n_children >= 1.0) || o.n_trees < 0 || o.root_sets < 1 ||
+      o.root_sets > 2)
+    throw std::invalid_argument("RIT needs depth >= 1, min_size >= 1, n_children >= 1, n_trees >= 0, root_sets 1 or 2");
   RitResult out;
   if (o.n_trees == 0 || sets.n == 0) return out;
   const Sampler sampler(sets, weights);
@@ -68,8 +68,11 @@ RitResult random_intersection_trees(const CsrView& sets, const double* weights, 
   parallel_for(o.n_trees, n_threads, no_state, [&](int64_t t, int, NoState&) {
     Rng rng(o.seed, static_cast<uint64_t>(t));
     const auto a = sampler.draw(rng);
-    Set first(a.first, a.second), root;
-    intersect(first, sampler.draw(rng), root);
+    Set root(a.first, a.second);
+    if (o.root_sets == 2) {
+      const Set first = std::move(root);
+      intersect(first, sampler.draw(rng), root);
+    }
     if (static_cast<int32_t>(root.size()) >= o.min_size) grow(sampler, o, rng, root, 1, per_tree[t]);
     // A tree reports a set once however many of its leaves reach it.
     std::sort(per_tree[t].begin(), per_tree[t].end());

@@ -1,8 +1,9 @@
 // Random intersection trees (Shah & Meinshausen 2014) over weighted sets, as iRF runs them: the
-// root of each tree is the intersection of two sampled sets, every node has n_children children,
-// each the node's set intersected with one more sampled set; a node is reported when it reaches
-// depth or shrinks to min_size, and sets smaller than min_size are dropped. Sets are sampled with
-// probability proportional to their weight.
+// root of each tree is the intersection of root_sets (2 in R iRF, 1 in the Python irf) sampled
+// sets, every node has n_children children, each the node's set intersected with one more sampled
+// set; a node is a leaf when it reaches depth or shrinks to min_size, and sets smaller than
+// min_size are dropped. The leaves are reported (R iRF) or every node (all_nodes, the Python irf).
+// Sets are sampled with probability proportional to their weight.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -17,6 +18,8 @@ struct RitOptions {
   int32_t min_size = 2;
   int64_t n_trees = 500;
   uint64_t seed = 0;
+  int32_t root_sets = 2;   // 1 or 2
+  bool all_nodes = false;  // report every node, not only the leaves
 };
 
 // Distinct reported intersections, sorted lexicographically, each sorted ascending; found[i] is

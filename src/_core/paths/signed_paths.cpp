@@ -63,12 +63,14 @@ void tree_paths(const Tree& tree, int32_t t, int64_t n_trees, const SignedPathOp
         s.pushed.resize(depth + 1);
       }
       const int32_t parent = tree.parent[node], k = tree.feature[parent];
+      const int32_t code = 2 * k + (node == tree.right[parent] ? 1 : 0);
+      const int32_t key = o.first_occurrence == FirstOccurrence::every ? code : k;  // what may occur once
       const bool passes = decrease(tree, parent, o) > o.epsilon;
-      const bool first = !s.seen[k] && (passes || o.first_occurrence == FirstOccurrence::literal);
-      s.marked[depth] = first ? k : -1;
+      const bool first = !s.seen[key] && (passes || o.first_occurrence == FirstOccurrence::literal);
+      s.marked[depth] = first ? key : -1;
       s.pushed[depth] = first && passes;
-      if (first) s.seen[k] = 1;
-      if (first && passes) s.active.push_back(2 * k + (node == tree.right[parent] ? 1 : 0));
+      if (first) s.seen[key] = 1;
+      if (first && passes) s.active.push_back(code);
     }
     if (!tree.is_leaf(node)) {
       s.stack.push_back({tree.right[node], depth + 1});
@@ -124,7 +126,7 @@ SignedPaths signed_paths(const Forest& forest, const SignedPathOptions& options,
       n_trees, n_threads,
       [&](int) {
         Scratch s;
-        s.seen.assign(static_cast<size_t>(forest.n_features), 0);
+        s.seen.assign(2 * static_cast<size_t>(forest.n_features), 0);  // by feature or by code
         return s;
       },
       [&](int64_t t, int, Scratch& s) {
@@ -165,7 +167,7 @@ WeightedRows distinct_signed_paths(const Forest& forest, const SignedPathOptions
       n_trees, n_threads,
       [&](int) {
         Worker w;
-        w.scratch.seen.assign(static_cast<size_t>(forest.n_features), 0);
+        w.scratch.seen.assign(2 * static_cast<size_t>(forest.n_features), 0);  // by feature or by code
         return w;
       },
       [&](int64_t t, int, Worker& w) {

@@ -12,8 +12,10 @@
 namespace pyinterp {
 
 // after_filter: drop nodes at or below eps, then keep each feature's first remaining node (the
-// paper's text and its code); literal: a feature's first node decides, even if it fails eps.
-enum class FirstOccurrence { after_filter, literal };
+// paper's text and its code); literal: a feature's first node decides, even if it fails eps;
+// every: no first-occurrence rule, every (feature, side) of the remaining nodes once (so both
+// sides of a feature can appear: the Python irf package's signed paths).
+enum class FirstOccurrence { after_filter, literal, every };
 // depth: 2^-D / n_trees (depth-weighted prevalence); samplesize: leaf weight / (root weight * n_trees).
 enum class LeafWeight { depth, samplesize };
 // weighted: (N_t I_t - N_l I_l - N_r I_r) / N_root, the recorded impurity_decrease; within_node:

@@ -4,6 +4,8 @@ intersection trees over the leaves of the class of interest, and bootstrap stabi
 from __future__ import annotations
 
 import itertools
+import math
+import numbers
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -33,11 +35,16 @@ class IterativeRandomForest(BaseEstimator):
        to the previous forest's feature importance (floored at ``weight_floor``; max_features is
        capped at the number of positive weights). The iteration with the lowest out-of-bag error
        is kept (``iteration="oob"``; ties go to the later one), or the given one.
-    2. ``n_bootstraps`` times: refit a forest with that iteration's feature weights on a bootstrap
-       sample (class-stratified for classification), take the signed paths (first split of each
-       feature; unsigned with ``signed=False``) of the leaves predicting the class of interest -
-       ``class_id`` for classification, y above ``cut`` (the median by default) for regression -
-       and run random intersection trees, drawing leaves with probability size x precision.
+    2. ``n_bootstraps`` times: refit a forest of ``bootstrap_n_estimators`` trees with that
+       iteration's feature weights on a resample of ``bootstrap_max_samples`` rows drawn with
+       replacement (class-stratified for classification), take the signed paths (the first split
+       of each feature, or every (feature, side) with ``first_split=False``; unsigned with
+       ``signed=False``) of the leaves predicting the class of interest - ``class_id`` for
+       classification, y above ``cut`` (the median by default) for regression - or of every leaf
+       (``rit_leaves="all"``), and run random intersection trees over them, drawing a leaf with
+       probability size x precision (its count of class-1 rows) or size (``rit_leaf_weight``).
+       The RIT root intersects ``rit_root_sets`` drawn paths; the RIT leaves are reported, or
+       every node (``rit_report="nodes"``).
     3. Every interaction found in any bootstrap is scored on every bootstrap forest and the scores
        are averaged: ``stability`` (fraction of bootstraps whose RIT found it), ``prevalence``
        (share of class-1 leaf mass whose path contains S), ``precision`` (class-1 fraction of the
@@ -50,7 +57,43 @@ class IterativeRandomForest(BaseEstimator):
     minimum size 2, signed paths - the R iRF 3.0 defaults the method was published with;
     ``max_features="sqrt"`` as R iRF's mtry; 10 bootstraps, the R vignette's setting (R's
     default of 1 gives no stability information); MDI importance as in the paper (``"mdi_oob"``
-    for the debiased version of issue 3).
+    for the debiased version of issue 3). The bootstrap stage follows R iRF too: each bootstrap
+    refits a full-size forest (``bootstrap_n_estimators=None``) on n rows
+    (``bootstrap_max_samples=None``), first split per feature (R's ``first.split``), class-1
+    leaves weighted by size x precision, RIT root = two paths, leaves reported.
+
+    The Python ``irf`` package's ``run_iRF`` defaults (``K=7, B=10, M=4, max_depth=2,
+    num_splits=2, propn_n_samples=0.2, n_estimators_bootstrap=5``, scikit-learn forest defaults,
+    stability from every RIT node) are, in these terms: ``n_iterations=8, iteration="last"``
+    (its bootstraps use the importance of the 7th forest, which is what the 8th forest is fitted
+    with), ``n_estimators=100, max_features=None`` for regression (``"sqrt"`` for
+    classification), ``weight_floor=0``, ``n_bootstraps=10, bootstrap_n_estimators=5,
+    bootstrap_max_samples=0.2, rit_n_trees=4, rit_depth=2, rit_n_children=2, rit_root_sets=1,
+    rit_report="nodes", rit_min_size=1, rit_leaf_weight="size"``, with ``first_split=False`` for
+    its signed paths and, for regression with ``bin_class_type=None``, ``rit_leaves="all"``.
+    (Its regression path weights are the leaf means cast to int, which we take as the leaf size
+    they were meant to be; docs/lssfind_results.md, Part 3b, measures these settings.)
+
+    Parameters beyond the ones above
+    --------------------------------
+    bootstrap_n_estimators : int or None
+        Trees in each bootstrap forest; None = ``n_estimators``.
+    bootstrap_max_samples : float, int or None
+        Rows in each bootstrap resample: a fraction in (0, 1] of n (rounded up), a count >= 1, or
+        None = n. Classes keep their proportions (largest remainders) when classifying.
+    first_split : bool
+        True keeps each feature's first split on a path; False every (feature, side), so a path
+        may hold both signs of a feature. Unsigned paths are the same either way.
+    rit_leaves : {"class", "all"}
+        The leaves RIT draws from: those predicting the class of interest (above ``cut`` in
+        regression) or all of them. The scores always use the class of interest.
+    rit_leaf_weight : {"size_precision", "size"}
+        Leaf drawing weight: its class-1 row count (size x precision) or its row count, counting
+        the resample's rows that fall in the leaf.
+    rit_root_sets : {1, 2}
+        Paths intersected at each RIT root.
+    rit_report : {"leaves", "nodes"}
+        Sets a RIT reports: its leaves or every node (root included).
 
     Attributes
     ----------
@@ -64,7 +107,9 @@ class IterativeRandomForest(BaseEstimator):
     def __init__(self, n_iterations=5, n_estimators=500, *, max_features="sqrt", min_samples_leaf=1, max_depth=None,
                  importance="mdi", weight_floor=1e-5, iteration="oob", n_bootstraps=10, signed=True, cut=None,
                  class_id=None, min_node_size=1, rit_depth=5, rit_n_trees=500, rit_n_children=2.0, rit_min_size=2,
-                 random_state=None, n_jobs=None):
+                 bootstrap_n_estimators=None, bootstrap_max_samples=None, first_split=True, rit_leaves="class",
+                 rit_leaf_weight="size_precision", rit_root_sets=2, rit_report="leaves", random_state=None,
+                 n_jobs=None):
         self.n_iterations = n_iterations
         self.n_estimators = n_estimators
         self.max_features = max_features
@@ -82,17 +127,24 @@ class IterativeRandomForest(BaseEstimator):
         self.rit_n_trees = rit_n_trees
         self.rit_n_children = rit_n_children
         self.rit_min_size = rit_min_size
+        self.bootstrap_n_estimators = bootstrap_n_estimators
+        self.bootstrap_max_samples = bootstrap_max_samples
+        self.first_split = first_split
+        self.rit_leaves = rit_leaves
+        self.rit_leaf_weight = rit_leaf_weight
+        self.rit_root_sets = rit_root_sets
+        self.rit_report = rit_report
         self.random_state = random_state
         self.n_jobs = n_jobs
 
     # -- fitting -------------------------------------------------------------------------------
 
-    def _forest(self, seed, n_jobs, oob_score=False):
+    def _forest(self, seed, n_jobs, n_estimators, oob_score=False):
         Forest = RandomForestClassifier if self.classification_ else RandomForestRegressor
-        return Forest(self.n_estimators, max_features=self.max_features, min_samples_leaf=self.min_samples_leaf,
+        return Forest(n_estimators, max_features=self.max_features, min_samples_leaf=self.min_samples_leaf,
                       max_depth=self.max_depth, oob_score=oob_score, random_state=seed, n_jobs=n_jobs)
 
-    def _check_params(self):
+    def _check_params(self, n_samples):
         n_iterations = check_int("n_iterations", self.n_iterations, 1)
         check_int("n_estimators", self.n_estimators, 1)
         check_int("n_bootstraps", self.n_bootstraps, 1)
@@ -102,10 +154,27 @@ class IterativeRandomForest(BaseEstimator):
             raise ValueError(f"importance must be 'mdi' or 'mdi_oob', got {self.importance!r}")
         if self.iteration not in ("oob", "last"):
             check_int("iteration", self.iteration, 0, n_iterations - 1)
+        self._bootstrap_trees = (self.n_estimators if self.bootstrap_n_estimators is None
+                                 else check_int("bootstrap_n_estimators", self.bootstrap_n_estimators, 1))
+        m = self.bootstrap_max_samples
+        if m is None:
+            self._bootstrap_rows = n_samples
+        elif isinstance(m, numbers.Integral) and not isinstance(m, bool):
+            self._bootstrap_rows = check_int("bootstrap_max_samples", m, 1)
+        else:
+            f = check_real("bootstrap_max_samples", m, 0.0, 1.0, low_open=True)
+            self._bootstrap_rows = max(1, math.ceil(f * n_samples))
+        if not isinstance(self.first_split, (bool, np.bool_)):
+            raise TypeError(f"first_split must be True or False, got {self.first_split!r}")
+        for name, allowed in (("rit_leaves", ("class", "all")), ("rit_leaf_weight", ("size_precision", "size")),
+                              ("rit_report", ("leaves", "nodes"))):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
+        check_int("rit_root_sets", self.rit_root_sets, 1, 2)
 
     def fit(self, X, y):
         X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], ensure_all_finite=True)
-        self._check_params()
+        self._check_params(len(y))
         self.classification_ = type_of_target(y) in ("binary", "multiclass")
         z = self._positive(y)
         rng = check_random_state(self.random_state)
@@ -115,7 +184,8 @@ class IterativeRandomForest(BaseEstimator):
         weights = np.ones(X.shape[1])
         forests, self.oob_errors_, self.importances_, self.feature_weights_ = [], [], [], []
         for k in range(self.n_iterations):
-            forest = self._forest(int(seeds[k]), n_jobs, oob_score=True).fit(X, y, feature_weights=weights)
+            forest = self._forest(int(seeds[k]), n_jobs, self.n_estimators, oob_score=True)
+            forest.fit(X, y, feature_weights=weights)
             imp = forest.feature_importances_ if self.importance == "mdi" else importance.mdi_oob(forest, X, y)
             forests.append(forest)
             self.oob_errors_.append(1.0 - forest.oob_score_)
@@ -156,14 +226,23 @@ class IterativeRandomForest(BaseEstimator):
             raise ValueError(f"the cut {self.cut_} leaves no rows on one side of y")
         return z
 
+    def _resample(self, y, seed):
+        """Rows of one bootstrap: ``_bootstrap_rows`` drawn with replacement, per class in
+        proportion to its size (largest remainders) when classifying."""
+        rng = np.random.RandomState(seed)
+        m = self._bootstrap_rows
+        if not self.classification_:
+            return rng.randint(len(y), size=m)
+        groups = [np.flatnonzero(y == c) for c in np.unique(y)]
+        exact = m * np.array([len(g) for g in groups]) / len(y)
+        sizes = np.floor(exact).astype(np.intp)
+        sizes[np.argsort(sizes - exact, kind="stable")[:m - sizes.sum()]] += 1
+        return np.concatenate([rng.choice(g, size=k) for g, k in zip(groups, sizes)])
+
     def _bootstrap(self, X, y, z, weights, sample_seed, forest_seed):
-        rng = np.random.RandomState(sample_seed)
-        if self.classification_:
-            rows = np.concatenate([rng.choice(idx, size=len(idx)) for idx in
-                                   (np.flatnonzero(y == c) for c in np.unique(y))])
-        else:
-            rows = rng.randint(len(y), size=len(y))
-        forest = self._forest(int(forest_seed), 1).fit(X[rows], y[rows], feature_weights=weights)
+        rows = self._resample(y, sample_seed)
+        forest = self._forest(int(forest_seed), 1, self._bootstrap_trees)
+        forest.fit(X[rows], y[rows], feature_weights=weights)
         leaves = _Leaves(forest, X[rows], z[rows], self)
         found = leaves.rit(self, seed=int(forest_seed))
         return leaves, found
@@ -219,7 +298,9 @@ class _Leaves:
     """The leaves of one bootstrap forest: path items, sample counts, class-1 counts, class flag."""
 
     def __init__(self, forest, X, z, params):
-        paths = signed_paths(forest, 0.0, weight="samplesize")
+        # Unsigned paths hold the same features under either first-occurrence rule.
+        every = params.signed and not params.first_split
+        paths = signed_paths(forest, 0.0, weight="samplesize", first_occurrence="every" if every else "after_filter")
         codes = paths.codes if params.signed else paths.codes >> 1
         self.paths = SignedPaths(paths.indptr, codes.astype(np.int32), paths.weight, paths.depth, paths.tree,
                                  paths.leaf)
@@ -230,23 +311,28 @@ class _Leaves:
         trees = forest.trees_
         offsets = np.cumsum([0] + [t.node_count for t in trees[:-1]])
         value = np.concatenate([t.value for t in trees])[offsets[paths.tree] + paths.leaf]
-        if params.classification_:  # leaves predicting the class of interest
+        if params.classification_:  # leaves predicting the class of interest (none if a small resample lacks it)
             column = int(np.searchsorted(forest.classes_, params.class_id_))
-            self.is1 = value[:, column] == value.max(axis=1)
+            present = column < len(forest.classes_) and forest.classes_[column] == params.class_id_
+            self.is1 = (value[:, column] == value.max(axis=1)) if present else np.zeros(len(paths), dtype=bool)
         else:
             self.is1 = value[:, 0] > params.cut_
 
     def rit(self, params, seed) -> list:
-        keep = self.is1 & (self.size >= params.min_node_size) & (self.positive > 0)
+        # size x precision = the leaf's class-1 count
+        weight = self.positive if params.rit_leaf_weight == "size_precision" else self.size
+        keep = (self.size >= params.min_node_size) & (weight > 0)
+        if params.rit_leaves == "class":
+            keep &= self.is1
         rows = np.flatnonzero(keep)
         if len(rows) == 0:
             return []
         p = self.paths
         indptr, codes = to_csr([p.codes[p.indptr[r]:p.indptr[r + 1]] for r in rows])
-        # size x precision = the leaf's class-1 count
-        out_indptr, out_codes, _ = rit_csr(indptr, codes, self.positive[rows], depth=params.rit_depth,
+        out_indptr, out_codes, _ = rit_csr(indptr, codes, weight[rows], depth=params.rit_depth,
                                            n_children=params.rit_n_children, min_size=params.rit_min_size,
-                                           n_trees=params.rit_n_trees, seed=seed, n_jobs=1)
+                                           n_trees=params.rit_n_trees, root_sets=params.rit_root_sets,
+                                           report=params.rit_report, seed=seed, n_jobs=1)
         return to_tuples(out_indptr, out_codes)
 
     def prevalences(self, queries):

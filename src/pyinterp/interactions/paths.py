@@ -10,7 +10,8 @@ from .. import _core
 from .._adapters import forest_view
 from .._validation import check_real, resolve_n_threads
 
-_FIRST = {"after_filter": _core.FirstOccurrence.after_filter, "literal": _core.FirstOccurrence.literal}
+_FIRST = {"after_filter": _core.FirstOccurrence.after_filter, "literal": _core.FirstOccurrence.literal,
+          "every": _core.FirstOccurrence.every}
 _WEIGHT = {"depth": _core.LeafWeight.depth, "samplesize": _core.LeafWeight.samplesize}
 _SCALE = {"weighted": _core.DecreaseScale.weighted, "within_node": _core.DecreaseScale.within_node}
 _COUNTS = {"weighted": _core.NodeCounts.weighted, "distinct": _core.NodeCounts.distinct}
@@ -61,6 +62,8 @@ def signed_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="afte
     Each feature appears once per path, at its first occurrence from the root: among the nodes
     passing epsilon (``first_occurrence="after_filter"``, the paper's text and code) or among all
     nodes (``"literal"``: if the feature's first node fails epsilon, the feature is absent).
+    ``"every"`` drops the first-occurrence rule: each (feature, side) of the nodes passing epsilon
+    appears once, so a path can hold both signs of a feature (the Python irf package's signed paths).
     Leaf weights: ``"depth"`` = 2^-D / n_trees (depth-weighted prevalence) or ``"samplesize"`` =
     the leaf's share of the in-bag weight / n_trees. Weights of each tree sum to 1 / n_trees.
     The node sizes N in the decrease are in-bag weights (``node_counts="weighted"``, what the

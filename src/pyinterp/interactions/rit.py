@@ -9,25 +9,32 @@ from .._csr import to_csr, to_tuples
 from .._validation import check_int, check_real, resolve_n_threads, seed_of
 
 
-def rit_csr(indptr, codes, weights, *, depth=5, n_children=2.0, min_size=2, n_trees=500, seed=0, n_jobs=None):
+def rit_csr(indptr, codes, weights, *, depth=5, n_children=2.0, min_size=2, n_trees=500, root_sets=2,
+            report="leaves", seed=0, n_jobs=None):
     """The core RIT on CSR int32 sets -> (indptr, codes, found) of the distinct reported sets."""
     depth = check_int("depth", depth, 1)
     n_children = check_real("n_children", n_children, 1.0)
     min_size = check_int("min_size", min_size, 1)
     n_trees = check_int("n_trees", n_trees, 0)
+    root_sets = check_int("root_sets", root_sets, 1, 2)
+    if report not in ("leaves", "nodes"):
+        raise ValueError(f"report must be 'leaves' or 'nodes', got {report!r}")
     return _core.random_intersection_trees(indptr, codes, weights, depth, n_children, min_size, n_trees, seed,
-                                           resolve_n_threads(n_jobs))
+                                           resolve_n_threads(n_jobs), root_sets, report == "nodes")
 
 
-def random_intersection_trees(sets, weights=None, *, depth=5, n_children=2.0, min_size=2, n_trees=500,
-                              random_state=None, n_jobs=None) -> dict:
+def random_intersection_trees(sets, weights=None, *, depth=5, n_children=2.0, min_size=2, n_trees=500, root_sets=2,
+                              report="leaves", random_state=None, n_jobs=None) -> dict:
     """Candidate interactions as intersections of randomly drawn sets.
 
-    Each of ``n_trees`` trees starts from the intersection of two sets drawn with probability
-    proportional to ``weights``; every node has ``n_children`` children (a fraction is honoured
-    at random), each the node intersected with one more drawn set; a node is reported at
-    ``depth`` levels or when it has shrunk to ``min_size`` items, and smaller sets are dropped.
-    Tree t draws from its own stream of ``random_state``, so any n_jobs gives the same result.
+    Each of ``n_trees`` trees starts from the intersection of ``root_sets`` sets (2 as in R iRF;
+    1, a single drawn set, as in the Python irf) drawn with probability proportional to
+    ``weights``; every node has ``n_children`` children (a fraction is honoured at random), each
+    the node intersected with one more drawn set; a node is a leaf at ``depth`` levels (the root
+    is level 1) or when it has shrunk to ``min_size`` items, and smaller sets are dropped.
+    ``report="leaves"`` reports the leaves (R iRF); ``"nodes"`` every node, the root included
+    (the Python irf). Tree t draws from its own stream of ``random_state``, so any n_jobs gives
+    the same result.
 
     Returns a dict {sorted tuple of items: number of trees that reported it}. Items are
     non-negative integers below 2^31.
@@ -41,5 +48,6 @@ def random_intersection_trees(sets, weights=None, *, depth=5, n_children=2.0, mi
         raise ValueError("weights must be finite, non-negative, one per set, and not all zero")
     indptr, codes = to_csr([np.unique(items[a:b]) for a, b in zip(indptr[:-1], indptr[1:])])
     out_indptr, out_codes, found = rit_csr(indptr, codes, w, depth=depth, n_children=n_children, min_size=min_size,
-                                           n_trees=n_trees, seed=seed_of(random_state), n_jobs=n_jobs)
+                                           n_trees=n_trees, root_sets=root_sets, report=report,
+                                           seed=seed_of(random_state), n_jobs=n_jobs)
     return dict(zip(to_tuples(out_indptr, out_codes), found.tolist()))
