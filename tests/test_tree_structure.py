@@ -116,6 +116,25 @@ def test_thresholds_lie_midway_between_neighbouring_values():
     assert tree.node_count == 3
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("tied", [False, True])
+def test_values_a_few_ulps_apart_keep_their_order(dtype, tied):
+    """Columns are ranked through words that keep only a float64's upper bits beside the row
+    index; values equal there (here 1 + k ulp for k < 4096, n = 3000) must still be ordered by
+    their full value, with equal values tied."""
+    n = 3000
+    k = np.random.RandomState(0).permutation(n) // (2 if tied else 1)
+    ulp = np.finfo(dtype).eps
+    x = (dtype(1) + k.astype(dtype) * ulp).astype(dtype)
+    assert len(np.unique(x)) == len(np.unique(k))
+    cut = 700
+    y = (k >= cut).astype(float)
+    forest = RandomForestRegressor(n_estimators=1, bootstrap=False, max_depth=1, max_features=None)
+    tree = forest.fit(np.column_stack([x, np.zeros(n)]), y).trees_[0]
+    assert tree.feature[0] == 0 and tree.impurity[tree.left[0]] == tree.impurity[tree.right[0]] == 0.0
+    assert x[k == cut - 1][0] <= tree.threshold[0] < x[k == cut][0]
+
+
 def test_limits_are_respected(regression_data):
     X, y = regression_data
     forest = RandomForestRegressor(n_estimators=3, max_depth=4, min_samples_split=30, min_samples_leaf=5,

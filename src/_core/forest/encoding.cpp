@@ -37,33 +37,66 @@ inline uint32_t order_key(float v) {
   return (bits & 0x80000000u) ? ~bits : bits | 0x80000000u;
 }
 
-struct KeyRow {
-  uint64_t key;
-  uint32_t row;
-};
-
 struct EncodeScratch {
   std::vector<double> block;  // kBlock columns x n rows
-  std::vector<KeyRow> a, b;   // radix sort buffers
+  std::vector<uint64_t> a, b;  // radix sort buffers
+  std::vector<uint64_t> keys;  // float64 order keys by row
   std::vector<uint32_t> ranks;
 };
 
+int bit_width(uint64_t x) { return x == 0 ? 0 : 64 - __builtin_clzll(x); }
+
 // Ranks of column values (0 = smallest distinct value); returns the number of distinct values.
+// Rows are sorted as single 64-bit words: the value's order key above the row index, by LSD radix
+// sort over the digits that hold key bits (half the data of sorting (key, row) pairs, and fewer
+// passes). A float64 key gives its lowest bits up to the row index, so values equal in the bits
+// kept are then ordered by their full keys; distinct such values differ by less than
+// 2^-(52 - row bits) relatively, so these runs almost always hold one value.
 uint32_t rank_column(const double* values, int64_t n, bool is_float32, EncodeScratch& s) {
-  const int key_bytes = is_float32 ? 4 : 8;
+  const int row_bits = bit_width(static_cast<uint64_t>(n - 1));
+  const uint64_t row_mask = (uint64_t{1} << row_bits) - 1;  // row_bits <= 32
+  const int first_digit = is_float32 ? 4 : row_bits / kRadixBits;  // lower digits hold only row bits
   uint32_t hist[8][kRadixBuckets] = {};
+  uint64_t* words = s.a.data();
   for (int64_t i = 0; i < n; ++i) {
-    const uint64_t key = is_float32 ? order_key(static_cast<float>(values[i])) : order_key(values[i]);
-    s.a[i] = {key, static_cast<uint32_t>(i)};
-    for (int d = 0; d < key_bytes; ++d) ++hist[d][(key >> (d * kRadixBits)) & (kRadixBuckets - 1)];
+    uint64_t word;
+    if (is_float32) {
+      word = (static_cast<uint64_t>(order_key(static_cast<float>(values[i]))) << 32) | static_cast<uint64_t>(i);
+    } else {
+      const uint64_t key = order_key(values[i]);
+      s.keys[i] = key;
+      word = (key & ~row_mask) | static_cast<uint64_t>(i);
+    }
+    words[i] = word;
+    for (int d = first_digit; d < 8; ++d) ++hist[d - first_digit][(word >> (d * kRadixBits)) & (kRadixBuckets - 1)];
   }
-  const KeyRow* sorted = radix_sort(s.a.data(), s.b.data(), n, key_bytes, hist, [](const KeyRow& item, int d) {
-    return static_cast<uint32_t>(item.key >> (d * kRadixBits)) & (kRadixBuckets - 1);
+  uint64_t* sorted = radix_sort(words, s.b.data(), n, 8 - first_digit, hist, [first_digit](uint64_t word, int d) {
+    return static_cast<uint32_t>(word >> ((d + first_digit) * kRadixBits)) & (kRadixBuckets - 1);
   });
+
   uint32_t rank = 0;
-  for (int64_t k = 0; k < n; ++k) {
-    if (k > 0 && sorted[k].key != sorted[k - 1].key) ++rank;
-    s.ranks[sorted[k].row] = rank;
+  if (is_float32) {
+    for (int64_t k = 0; k < n; ++k) {
+      if (k > 0 && (sorted[k] >> 32) != (sorted[k - 1] >> 32)) ++rank;
+      s.ranks[sorted[k] & row_mask] = rank;
+    }
+    return rank + 1;
+  }
+  const uint64_t* keys = s.keys.data();
+  auto by_key = [keys, row_mask](uint64_t x, uint64_t y) { return keys[x & row_mask] < keys[y & row_mask]; };
+  for (int64_t k = 0; k < n;) {
+    int64_t end = k + 1;
+    while (end < n && ((sorted[end] ^ sorted[k]) & ~row_mask) == 0) ++end;
+    if (end - k > 1) {
+      bool one_value = true;
+      for (int64_t i = k + 1; i < end && one_value; ++i) one_value = keys[sorted[i] & row_mask] == keys[sorted[k] & row_mask];
+      if (!one_value) std::sort(sorted + k, sorted + end, by_key);
+    }
+    for (int64_t i = k; i < end; ++i) {
+      if (i > 0 && keys[sorted[i] & row_mask] != keys[sorted[i - 1] & row_mask]) ++rank;
+      s.ranks[sorted[i] & row_mask] = rank;
+    }
+    k = end;
   }
   return rank + 1;
 }
@@ -85,6 +118,7 @@ ColumnCodes::ColumnCodes(const MatrixView& X, int n_threads)
         s.block.resize(kBlock * n);
         s.a.resize(n);
         s.b.resize(n);
+        if (!X.is_float32) s.keys.resize(n);
         s.ranks.resize(n);
         return s;
       },
