@@ -13,10 +13,13 @@ namespace {
 // Impurities at or below this are treated as pure (as scikit-learn does).
 constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
 // A feature is searched by per-code counting (over the codes between its minimum and maximum in
-// the node) when its column has at most this many times the node's rows distinct values;
+// the node) when its column has at most kCountingRatio times the node's rows distinct values;
 // otherwise the node's rows are ordered by code, by comparison sort for nodes of at most
-// kSmallNode rows and by radix sort above.
+// kSmallNode rows and by radix sort above. Comparison sorts of small nodes mispredict many
+// branches, so counting (one bitmap word per 64 codes) pays off against them up to a sparser
+// ratio, kCountingRatioSmall.
 constexpr int64_t kCountingRatio = 64;
+constexpr int64_t kCountingRatioSmall = 256;
 constexpr int64_t kSmallNode = 32;
 // Nodes of at most this many rows score all their bipartitions up front (see find_split).
 constexpr int64_t kEnumerated = 8;
@@ -130,7 +133,7 @@ bool TreeBuilder::evaluate(const Code* col, int64_t start, int64_t end, Stats& s
   const uint32_t n_codes = data_.codes->n_codes(feature);
   uint32_t cmin = std::numeric_limits<uint32_t>::max(), cmax = 0;
 
-  if (static_cast<int64_t>(n_codes) <= kCountingRatio * m) {
+  if (static_cast<int64_t>(n_codes) <= (m <= kSmallNode ? kCountingRatioSmall : kCountingRatio) * m) {
     // Histograms by code, filled as the codes are gathered.
     uint64_t* occupied = occupied_.data();
     for (int64_t pos = 0; pos < m; ++pos) {
