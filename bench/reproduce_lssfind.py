@@ -30,10 +30,15 @@ Part 3 -- signed iRF (pyinterp.IterativeRandomForest) on the Part 1 grid scored 
   of the rows refitted with 5 trees, 4 RIT trees of depth 2 with one-path roots, every RIT node
   counted, all regression leaves weighted by size, no first-split rule).
 
-Results go to docs/lssfind_results.md (written by this script).
+Results go to docs/lssfind_results.md: each part that runs replaces only its own section, the block
+between `<!-- part NAME -->` and `<!-- end NAME -->` (NAME = 1, 2, 3-r, 3-paper: part 3 has one section
+per --irf-settings), or appends it if absent. The rest of the file -- the other parts' results from
+earlier (long) runs and the hand-written commentary outside the markers -- is left byte-identical.
+Each section ends with its own run time, command and load.
 
     python bench/reproduce_lssfind.py                      # default run: parts 1-3, 20 / 10 reps
     python bench/reproduce_lssfind.py --quick              # smoke run: 2 reps, subset, no files
+    python bench/reproduce_lssfind.py --quick --parts 1 --out-dir /tmp/lss  # smoke run of the file writing
     python bench/reproduce_lssfind.py --parts 1 --reps 40  # paper 001's 40 Monte-Carlo runs
     python bench/reproduce_lssfind.py --parts 3 --irf-settings paper --out-dir /tmp/lss
 """
@@ -43,6 +48,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import re
 import sys
 import time
 from itertools import product
@@ -57,6 +63,10 @@ from pyinterp.interactions import prevalent_sets
 from pyinterp.metrics import lenient_score, proximity_curve, strict_score
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
+RESULTS_NAME = "lssfind_results.md"
+RESULTS_HEADER = ("# LSSFind / LSSrank reproduction (bench/reproduce_lssfind.py)\n\n"
+                  "Written by `bench/reproduce_lssfind.py`, one section per part (part 3: one per `--irf-settings`), "
+                  "each rewritten when that part runs. Spec: seed001-lssfind.md.\n")
 SEED0 = 100  # replicate i uses seed i + 100 (spec 1.2, the [C] convention)
 
 # ---- Part 1 grid and the spec's section 8 [R] strict-score table (prototype, 10 reps) ----------
@@ -116,6 +126,19 @@ def table_md(header, rows):
     out = ["| " + " | ".join(map(cell, header)) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(map(cell, r)) + " |" for r in rows]
     return "\n".join(out)
+
+
+def write_section(path, name, lines):
+    """Replace the block `<!-- part name -->` ... `<!-- end name -->` of the results file at path with
+    lines (appending it if absent, creating the file with RESULTS_HEADER if missing); the rest of the
+    file is kept byte-identical."""
+    text = path.read_text() if path.exists() else RESULTS_HEADER
+    begin, end = f"<!-- part {name} -->", f"<!-- end {name} -->"
+    block = "\n".join([begin, *lines, end])
+    pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
+    # a function replacement: the tables hold backslashes ("\\|") that a template string would expand
+    text = pattern.sub(lambda _: block, text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + block + "\n"
+    path.write_text(text)
 
 
 def table_txt(header, rows):
@@ -381,16 +404,21 @@ IRF_SETTINGS = {
                   rit_n_trees=4, rit_depth=2, rit_n_children=2.0, rit_root_sets=1, rit_report="nodes",
                   rit_min_size=1, rit_leaves="all", rit_leaf_weight="size", first_split=False),
 }
+_SCORED = "The interactions with stability >= 0.5 are scored by strict (13) and lenient (14), mean±sd over replicates."
+IRF_TITLE = {"r": "Part 3: signed iRF on the Part 1 grid",
+             "paper": "Part 3b: signed iRF with the Python irf defaults the paper used"}
 IRF_DESCRIPTION = {
     "r": "pyinterp.IterativeRandomForest(signed=True) with its defaults, R iRF 3.0's (5 iterations x 500 trees, "
          "10 bootstraps refitting 500-tree forests on n rows, RIT depth 5 / 500 trees, root = two paths, RIT "
-         "leaves reported, class-1 leaves weighted by size x precision, first split per feature)",
-    "paper": "pyinterp.IterativeRandomForest with the Python irf package's run_iRF defaults, which the paper's siRF "
-             "used (spec §3.4): " + ", ".join(f"{k}={v!r}" for k, v in IRF_SETTINGS["paper"].items())
-             + " - i.e. K = 7 forests of 100 trees (all features), bootstraps on the 7th forest's importance, "
-             "10 bootstraps of ceil(0.2 n) rows refitted with 5 trees, 4 RIT trees of depth 2 (root = one path, "
-             "2 children), every RIT node counted, all leaves weighted by size (bin_class_type=None), both signs "
-             "of a feature kept on a path",
+         "leaves reported, class-1 leaves weighted by size x precision, first split per feature). " + _SCORED,
+    "paper": "Settings, in IterativeRandomForest's terms, for the Python irf package's `run_iRF` defaults, which the "
+             "paper's siRF used (spec §3.4): `" + ", ".join(f"{k}={v!r}" for k, v in IRF_SETTINGS["paper"].items())
+             + "`. That is: K = 7 forests of 100 trees over all features, with no weight floor; the bootstraps use "
+             "the 7th forest's importance, which is what the 8th fit is weighted with, and `\"last\"` selects it. "
+             "There are 10 bootstraps of ceil(0.2·n) rows, each refitted with 5 trees. Each has 4 RIT trees of "
+             "depth 2: the root is one drawn path with 2 children. Every RIT node counts towards stability (root "
+             "included, no minimum size). All leaves are drawn, weighted by size (`bin_class_type=None`). Both "
+             "signs of a feature stay on a path (the package's signed paths have no first-split rule). " + _SCORED,
 }
 
 
@@ -459,50 +487,59 @@ def main(argv=None):
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
 
-    start = time.perf_counter()
-    load0 = os.getloadavg()
+    results = out_dir / RESULTS_NAME if out_dir is not None else None
+    command = ("python bench/reproduce_lssfind.py "
+               + " ".join(argv if argv is not None else sys.argv[1:])).rstrip()
     env = (f"pyinterp {pyinterp.__version__}, numpy {np.__version__}, Python {platform.python_version()}, "
            f"{os.cpu_count()} CPUs, n_jobs={args.n_jobs}")
     print(env)
-    md = ["# LSSFind / LSSrank reproduction (bench/reproduce_lssfind.py)", "",
-          "Generated by `python bench/reproduce_lssfind.py"
-          + (" " + " ".join(argv if argv is not None else sys.argv[1:])).rstrip() + "`. "
-          "Spec: seed001-lssfind.md. " + env + ".", ""]
-    timings = {}
+    start = time.perf_counter()
+
+    def finish(name, lines, seconds, load0, detail=""):
+        """Close a part's section with its run time and write it (only it) to the results file."""
+        lines = [*lines, f"Run time {seconds / 60:.1f} min{detail} (`{command}`; {env}); 1-min load average {load0:.1f} at "
+                  f"the start and {os.getloadavg()[0]:.1f} at the end on {os.cpu_count()} CPUs (other processes share "
+                  "the machine, so the times are noisy)."]
+        if results is not None:
+            write_section(results, name, lines)
+            print(f"wrote section {name} of {results}")
 
     if 1 in parts:
-        res1, checks1, info1, header1, rows1, timings["part 1"] = part1(reps1, args.n_jobs, grid1)
-        md += [f"## Part 1: paper 001 Fig. 2 (LSSFind), {reps1} replicates per cell", "",
-               f"p={P1_P}, n={P1_N}, seeds i+100 (data and forest), LSSFind defaults (100 trees, max_features=1.0, "
-               "bootstrap, epsilon=eta=0.01) with max_order=L+1, n_jobs=" + str(args.n_jobs) + ". "
-               "Scores are mean±sd over replicates. *minimal_* = the minimal sets of the selected S (spec erratum "
-               "§3.1), *S* = every selected set. [R] = the spec's §8 prototype check (10 reps, other seeds), not "
-               "paper numbers: [P] reports no numbers, only that K=1 is almost always recovered, K=L=2 mostly "
-               "except at small SNR, and K=2, L>=3 rarely.", "",
-               "Q11 (singletons): the true interactions here have L >= 2, so no true singleton exists and treating "
-               "the two signs of a singleton as equivalent changes nothing; every singleton LSSFind reports is a "
-               "false positive. The column 'reps w/ singleton in minimal_' counts replicates where such a singleton "
-               "(the root-split artefact of m_try = p, spec §2.6/§8) is in minimal_: it then hides the true pair it "
-               "is a subset of, so strict on minimal_ can be below strict on S.", "",
-               table_md(header1, rows1), "", "Acceptance (brief; spec §4.6 #5-#7):", ""]
+        load0 = os.getloadavg()[0]
+        res1, checks1, info1, header1, rows1, seconds = part1(reps1, args.n_jobs, grid1)
+        md = [f"## Part 1: paper 001 Fig. 2 (LSSFind), {reps1} replicates per cell", "",
+              f"p={P1_P}, n={P1_N}, seeds i+100 (data and forest), LSSFind defaults (100 trees, max_features=1.0, "
+              "bootstrap, epsilon=eta=0.01) with max_order=L+1, n_jobs=" + str(args.n_jobs) + ". "
+              "Scores are mean±sd over replicates. *minimal_* = the minimal sets of the selected S (spec erratum "
+              "§3.1), *S* = every selected set. [R] = the spec's §8 prototype check (10 reps, other seeds), not "
+              "paper numbers: [P] reports no numbers, only that K=1 is almost always recovered, K=L=2 mostly "
+              "except at small SNR, and K=2, L>=3 rarely.", "",
+              "Q11 (singletons): the true interactions here have L >= 2, so no true singleton exists and treating "
+              "the two signs of a singleton as equivalent changes nothing; every singleton LSSFind reports is a "
+              "false positive. The column 'reps w/ singleton in minimal_' counts replicates where such a singleton "
+              "(the root-split artefact of m_try = p, spec §2.6/§8) is in minimal_: it then hides the true pair it "
+              "is a subset of, so strict on minimal_ can be below strict on S.", "",
+              table_md(header1, rows1), "", "Acceptance (brief; spec §4.6 #5-#7):", ""]
         md += [f"- **{'PASS' if ok else 'FAIL'}** {text}" for ok, text in checks1]
         md += [f"- info: {text}" for text in info1]
         md += [""]
         if out_dir is not None:
             plot_part1(res1, reps1, out_dir / "lssfind_fig2.png")
             md += ["![Fig. 2 reproduction](lssfind_fig2.png)", ""]
+        finish("1", md, seconds, load0)
 
     if 2 in parts:
-        curves, checks2, header2, rows2, timings["part 2"] = part2(reps2, args.n_jobs, grid2, n_iter)
-        md += [f"## Part 2: thesis LSSrank (§3.5/§4.5), {reps2} replicates per cell", "",
-               f"p={P2_P}, n={P2_N}, seeds i+100. iRF-style soft thresholding: {n_iter} fits of "
-               f"RandomForestRegressor({P2_TREES} trees, max_features=1.0, bootstrap), feature weights of fit k+1 = "
-               f"MDI of fit k floored at {WEIGHT_FLOOR:g}. **The thesis uses 10 fits; {n_iter} here to bound the run "
-               "time.** LSSrank on the last forest: prevalent_sets(min_dwp=2^-(L+1), max_order=L+1, epsilon=0), "
-               "exact weighted mining (the thesis code used Poisson-resampled FP-growth), ranked by rho. Metric: "
-               "unsigned proximity score (10.1) mean±sd over replicates. Spec values are the spec's reading (±0.03) "
-               "of the thesis-code figure (40 runs; 'SNR>=10' ranges there cover SNR 10/50/100); n/g = not given.",
-               "", table_md(header2, rows2), "", "Checks (spec §4.6 #10; informational, statistical):", ""]
+        load0 = os.getloadavg()[0]
+        curves, checks2, header2, rows2, seconds = part2(reps2, args.n_jobs, grid2, n_iter)
+        md = [f"## Part 2: thesis LSSrank (§3.5/§4.5), {reps2} replicates per cell", "",
+              f"p={P2_P}, n={P2_N}, seeds i+100. iRF-style soft thresholding: {n_iter} fits of "
+              f"RandomForestRegressor({P2_TREES} trees, max_features=1.0, bootstrap), feature weights of fit k+1 = "
+              f"MDI of fit k floored at {WEIGHT_FLOOR:g}. **The thesis uses 10 fits; {n_iter} here to bound the run "
+              "time.** LSSrank on the last forest: prevalent_sets(min_dwp=2^-(L+1), max_order=L+1, epsilon=0), "
+              "exact weighted mining (the thesis code used Poisson-resampled FP-growth), ranked by rho. Metric: "
+              "unsigned proximity score (10.1) mean±sd over replicates. Spec values are the spec's reading (±0.03) "
+              "of the thesis-code figure (40 runs; 'SNR>=10' ranges there cover SNR 10/50/100); n/g = not given.",
+              "", table_md(header2, rows2), "", "Checks (spec §4.6 #10; informational, statistical):", ""]
         md += [f"- **{'PASS' if ok else 'FAIL'}** {text}" for ok, text in checks2]
         md += [""]
         curve_rows = [[K, L, f"{s:g}"] + [f"{v:.2f}" for v in c.mean(axis=0)] for (K, L, s), c in curves.items()]
@@ -511,29 +548,22 @@ def main(argv=None):
         if out_dir is not None:
             plot_part2(curves, reps2, n_iter, out_dir / "lssrank_proximity.png")
             md += ["![LSSrank proximity curves](lssrank_proximity.png)", ""]
+        finish("2", md, seconds, load0)
 
     if 3 in parts:
+        load0 = os.getloadavg()[0]
         t = time.perf_counter()
         res3 = run_irf_grid(reps1, args.n_jobs, grid1, settings=args.irf_settings)
-        timings["part 3"] = time.perf_counter() - t
-        md += [f"## Part 3: signed iRF on the Part 1 grid, {reps1} replicates per cell ({args.irf_settings} settings)",
-               "", IRF_DESCRIPTION[args.irf_settings] + "; interactions with stability >= 0.5 scored by strict (13) "
-               "and lenient (14), mean±sd over replicates.", "",
-               table_md(["K", "L", "SNR", "strict (13)", "lenient (14)"],
-                        [[K, L, f"{s:g}", ms(r["strict"]), ms(r["lenient"])] for (K, L, s), r in res3.items()]),
-               ""]
+        seconds = time.perf_counter() - t
+        per_fit = np.concatenate([r["seconds"] for r in res3.values()])
+        md = [f"## {IRF_TITLE[args.irf_settings]}, {reps1} replicates per cell", "",
+              IRF_DESCRIPTION[args.irf_settings], "",
+              table_md(["K", "L", "SNR", "strict (13)", "lenient (14)"],
+                       [[K, L, f"{s:g}", ms(r["strict"]), ms(r["lenient"])] for (K, L, s), r in res3.items()]), ""]
+        finish(f"3-{args.irf_settings}", md, seconds, load0,
+               f" for {per_fit.size} fits, {per_fit.min():.1f}-{per_fit.max():.1f} s per fit")
 
-    total = time.perf_counter() - start
-    load1 = os.getloadavg()
-    timing = ", ".join(f"{k} {v / 60:.1f} min" for k, v in timings.items())
-    summary = (f"Wall time {total / 60:.1f} min ({timing}); 1-min load average {load0[0]:.1f} at start, "
-               f"{load1[0]:.1f} at end on {os.cpu_count()} CPUs (another process shared the CPU, so timings are "
-               "noisy).")
-    print(f"\n{summary}")
-    md += ["## Run time", "", summary, ""]
-    if out_dir is not None:
-        (out_dir / "lssfind_results.md").write_text("\n".join(md))
-        print(f"wrote {out_dir / 'lssfind_results.md'}")
+    print(f"\nWall time {(time.perf_counter() - start) / 60:.1f} min")
 
 
 if __name__ == "__main__":
