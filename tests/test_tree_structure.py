@@ -43,8 +43,9 @@ def test_every_split_is_the_best_for_its_node(regression_data, criterion, min_sa
     paths = forest.decision_path(X)[0].toarray().astype(bool)
     internal = np.flatnonzero(tree.left >= 0)
     # The first nodes, plus every small node: those stop their search once a candidate makes the
-    # best split of their rows, which must still be a best split over all features.
-    small = internal[tree.n_node_samples[internal] <= 6]
+    # best split of their rows (up to 8 rows in classification, 32 in regression), which must
+    # still be a best split over all features.
+    small = internal[tree.n_node_samples[internal] <= 40]
     assert len(small) >= 10 or min_samples_leaf > 1
     for node in np.union1d(internal[:40], small):
         rows = paths[:, node]

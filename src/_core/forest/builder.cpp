@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 
 #include "criteria.hpp"
 
@@ -21,8 +22,10 @@ constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
 constexpr int64_t kCountingRatio = 64;
 constexpr int64_t kCountingRatioSmall = 256;
 constexpr int64_t kSmallNode = 32;
-// Nodes of at most this many rows score all their bipartitions up front (see find_split).
+// Nodes of at most this many rows find the best split of their rows up front (see find_split):
+// classification by scoring every bipartition, regression by scoring the cuts in y order.
 constexpr int64_t kEnumerated = 8;
+constexpr int64_t kBoundedRegression = 32;
 // Rows ahead whose code is prefetched during a gather (columns are larger than cache).
 constexpr int64_t kPrefetch = 32;
 // Rows of the next candidate features prefetched while the current one is evaluated.
@@ -217,6 +220,28 @@ double TreeBuilder::best_bipartition(Stats& stats, int64_t m) {
   return best;
 }
 
+double TreeBuilder::best_threshold_split(RegressionStats& stats, int64_t start, int64_t m) {
+  // The best two-group split of weighted points on a line under squared error is a threshold
+  // (Fisher 1958: each point belongs to the group with the nearer mean), so the best split of
+  // any feature is at most the best cut of the rows ordered by y. Both orientations are scored.
+  by_y_.resize(m);
+  for (int64_t pos = 0; pos < m; ++pos) by_y_[pos] = static_cast<uint32_t>(pos);
+  const uint32_t* rows = samples_.data() + start;
+  std::sort(by_y_.begin(), by_y_.end(), [&](uint32_t a, uint32_t b) { return data_.y[rows[a]] < data_.y[rows[b]]; });
+  double best = kNoSplit;
+  stats.reset();
+  for (int64_t k = 0; k + 1 < m; ++k) {
+    stats.add(by_y_[k]);
+    best = std::max(best, stats.proxy());
+  }
+  stats.reset();
+  for (int64_t k = m - 1; k > 0; --k) {
+    stats.add(by_y_[k]);
+    best = std::max(best, stats.proxy());
+  }
+  return best;
+}
+
 template <class Stats>
 void TreeBuilder::scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats& stats, int64_t feature, Split& best) {
   uint64_t* occupied = occupied_.data();
@@ -287,11 +312,21 @@ TreeBuilder::Split TreeBuilder::find_split(int64_t start, int64_t end, Rng& rng)
     // later candidate could at most tie (and ties keep the first), so the search stops there and
     // the split is the one the full search would pick. (The node then draws no replacements for
     // constant candidates, so later draws in the tree can shift.) Leaf-size limits may exclude
-    // that split, so they turn this off.
-    const bool stop_at_best = m <= kEnumerated && params_.min_samples_leaf == 1 && min_weight_leaf_ == 0.0;
-    const double reachable = stop_at_best ? best_bipartition(stats, m) : std::numeric_limits<double>::infinity();
-    // Such nodes usually stop at their first candidates: prefetch little ahead.
-    const size_t depth = stop_at_best ? 1 : static_cast<size_t>(std::max<int64_t>(1, kLookahead / m));
+    // that split, so they turn this off. A candidate's proxy sums the same rows in another
+    // order than `reachable` did, so regression accepts it within that rounding (4 m ulps).
+    constexpr bool kRegression = !std::decay_t<decltype(stats)>::kClasses;
+    const bool stop_at_best = m <= (kRegression ? kBoundedRegression : kEnumerated) &&
+                              params_.min_samples_leaf == 1 && min_weight_leaf_ == 0.0;
+    double reachable = std::numeric_limits<double>::infinity();
+    if (stop_at_best) {
+      if constexpr (kRegression) {
+        reachable = best_threshold_split(stats, start, m) * (1.0 - 4.0 * static_cast<double>(m) * kEpsilon);
+      } else {
+        reachable = best_bipartition(stats, m);
+      }
+    }
+    // Nodes that tend to stop at their first candidates prefetch little ahead.
+    const size_t depth = stop_at_best && m <= kEnumerated ? 1 : static_cast<size_t>(std::max<int64_t>(1, kLookahead / m));
     int64_t n_evaluated = 0;
     bool exhausted = false;
     candidates_.clear();

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "criteria.hpp"
 #include "encoding.hpp"
 #include "feature_sampler.hpp"
 #include "params.hpp"
@@ -58,6 +59,8 @@ class TreeBuilder {
   // The largest proxy of any split of the node's m rows (m small: all 2^m subsets are scored).
   template <class Stats>
   double best_bipartition(Stats& stats, int64_t m);
+  // The same for regression in O(m log m): the best cut of the node's rows ordered by y.
+  double best_threshold_split(RegressionStats& stats, int64_t start, int64_t m);
   // Scans the per-code histograms that evaluate filled for codes [cmin, cmax], and clears them.
   template <class Stats>
   void scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats& stats, int64_t feature, Split& best);
@@ -77,7 +80,8 @@ class TreeBuilder {
   // edge of the admissible range inside such a run, so every boundary is scored.
   bool skip_pure_runs_ = false;
   std::vector<uint32_t> samples_, right_rows_;
-  std::vector<int64_t> candidates_;  // features drawn at the current node, in draw order
+  std::vector<int64_t> candidates_;
+  std::vector<uint32_t> by_y_;  // node positions ordered by y (best_threshold_split)  // features drawn at the current node, in draw order
   // Per-node scratch, indexed by position within the node.
   std::vector<double> lw_, lwy_;
   std::vector<int32_t> lc_;
