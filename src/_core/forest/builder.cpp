@@ -142,7 +142,7 @@ bool TreeBuilder::evaluate(const Code* col, int64_t start, int64_t end, Stats& s
     for (int64_t pos = 0; pos < m; ++pos) {
       if (pos + kPrefetch < m) __builtin_prefetch(col + idx[pos + kPrefetch]);
       const uint32_t c = col[idx[pos]];
-      ++hist_n_[c];
+      if (count_rows_) ++hist_n_[c];
       occupied[c >> 6] |= uint64_t{1} << (c & 63);
       stats.hist_add(c, pos);
       cmin = std::min(cmin, c);
@@ -258,12 +258,15 @@ void TreeBuilder::scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats& st
       const uint32_t c = (word << 6) + static_cast<uint32_t>(__builtin_ctzll(bits));
       bits &= bits - 1;
       const int32_t cls = stats.bucket_class(c);
-      if (n_left > 0 && (!skip_pure_runs_ || cls == kMixed || cls != prev_class) && admissible(n_left, m, stats)) {
+      if (c != cmin && (!skip_pure_runs_ || cls == kMixed || cls != prev_class) &&
+          (!count_rows_ || admissible(n_left, m, stats))) {
         const double q = stats.proxy();
         if (q > best.proxy) best = {q, feature, prev, c};
       }
-      n_left += hist_n_[c];
-      hist_n_[c] = 0;
+      if (count_rows_) {
+        n_left += hist_n_[c];
+        hist_n_[c] = 0;
+      }
       stats.hist_take(c);
       prev = c;
       prev_class = cls;
@@ -434,6 +437,7 @@ Tree TreeBuilder::build(const std::vector<double>& w, Rng& rng) {
   for (uint32_t i : samples_) total_weight += w[i];
   min_weight_leaf_ = params_.min_weight_fraction_leaf * total_weight;
   skip_pure_runs_ = data_.n_classes > 0 && params_.min_samples_leaf == 1 && min_weight_leaf_ == 0.0;
+  count_rows_ = params_.min_samples_leaf > 1 || min_weight_leaf_ > 0.0;
 
   Tree tree;
   tree.n_values = data_.n_classes > 0 ? data_.n_classes : 1;

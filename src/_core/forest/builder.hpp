@@ -79,6 +79,9 @@ class TreeBuilder {
   // in the same class cannot be optimal (see criteria.hpp); with limits the optimum may sit at the
   // edge of the admissible range inside such a run, so every boundary is scored.
   bool skip_pure_runs_ = false;
+  // Without leaf-size limits every boundary between two codes present is admissible, so the
+  // counting search need not count rows per code.
+  bool count_rows_ = true;
   std::vector<uint32_t> samples_, right_rows_;
   std::vector<int64_t> candidates_;
   std::vector<uint32_t> by_y_;  // node positions ordered by y (best_threshold_split)  // features drawn at the current node, in draw order
