@@ -83,8 +83,8 @@ class TreeBuilder {
   // counting search need not count rows per code.
   bool count_rows_ = true;
   std::vector<uint32_t> samples_, right_rows_;
-  std::vector<int64_t> candidates_;
-  std::vector<uint32_t> by_y_;  // node positions ordered by y (best_threshold_split)  // features drawn at the current node, in draw order
+  std::vector<int64_t> candidates_;  // features drawn at the current node, in draw order
+  std::vector<uint32_t> by_y_;       // node positions ordered by y (best_threshold_split)
   // Per-node scratch, indexed by position within the node.
   std::vector<double> lw_, lwy_;
   std::vector<int32_t> lc_;
