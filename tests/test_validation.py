@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from pyinterp import RandomForestClassifier, RandomForestRegressor
+from pyinterp import RandomForestClassifier, RandomForestRegressor, _core
 
 
 @pytest.fixture
@@ -130,3 +130,14 @@ def test_strided_views_equal_copies():
     a = RandomForestRegressor(n_estimators=5, random_state=0).fit(view, y)
     b = RandomForestRegressor(n_estimators=5, random_state=0).fit(np.ascontiguousarray(view), y)
     np.testing.assert_array_equal(a.predict(view), b.predict(view))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_core_refuses_non_finite_values_itself(dtype, bad):
+    """The engine checks X too (the estimators validate first; direct callers of the core may not)."""
+    X = np.random.RandomState(0).rand(40, 5).astype(dtype)
+    X[17, 3] = bad
+    params = RandomForestRegressor(n_estimators=2)._params(40, 5, 5)
+    with pytest.raises(ValueError, match=r"NaN or infinity \(column 3\)"):
+        _core.fit_forest(X, np.ones(40), None, 0, None, None, params)

@@ -46,7 +46,19 @@ struct EncodeScratch {
 
 int bit_width(uint64_t x) { return x == 0 ? 0 : 64 - __builtin_clzll(x); }
 
-// Ranks of column values (0 = smallest distinct value); returns the number of distinct values.
+// Columns j0..j1 of X, as doubles, into block (column after column).
+template <class T>
+void copy_block(const MatrixView& X, int64_t j0, int64_t j1, double* block) {
+  const T* data = static_cast<const T*>(X.data);
+  const int64_t n = X.n_rows, width = j1 - j0;
+  for (int64_t i = 0; i < n; ++i) {
+    const T* row = data + i * X.row_stride + j0 * X.col_stride;
+    for (int64_t k = 0; k < width; ++k) block[k * n + i] = static_cast<double>(row[k * X.col_stride]);
+  }
+}
+
+// Ranks of column values (0 = smallest distinct value); returns the number of distinct values,
+// or 0 if a value is NaN or infinite.
 // Rows are sorted as single 64-bit words: the value's order key above the row index, by LSD radix
 // sort over the digits that hold key bits (half the data of sorting (key, row) pairs, and fewer
 // passes). A float64 key gives its lowest bits up to the row index, so values equal in the bits
@@ -58,7 +70,9 @@ uint32_t rank_column(const double* values, int64_t n, bool is_float32, EncodeScr
   const int first_digit = is_float32 ? 4 : row_bits / kRadixBits;  // lower digits hold only row bits
   uint32_t hist[8][kRadixBuckets] = {};
   uint64_t* words = s.a.data();
+  bool finite = true;
   for (int64_t i = 0; i < n; ++i) {
+    finite &= std::isfinite(values[i]);
     uint64_t word;
     if (is_float32) {
       word = (static_cast<uint64_t>(order_key(static_cast<float>(values[i]))) << 32) | static_cast<uint64_t>(i);
@@ -70,6 +84,7 @@ uint32_t rank_column(const double* values, int64_t n, bool is_float32, EncodeScr
     words[i] = word;
     for (int d = first_digit; d < 8; ++d) ++hist[d - first_digit][(word >> (d * kRadixBits)) & (kRadixBuckets - 1)];
   }
+  if (!finite) return 0;
   uint64_t* sorted = radix_sort(words, s.b.data(), n, 8 - first_digit, hist, [first_digit](uint64_t word, int d) {
     return static_cast<uint32_t>(word >> ((d + first_digit) * kRadixBits)) & (kRadixBuckets - 1);
   });
@@ -124,14 +139,16 @@ ColumnCodes::ColumnCodes(const MatrixView& X, int n_threads)
       },
       [&](int64_t b, int, EncodeScratch& s) {
         const int64_t j0 = b * kBlock, j1 = std::min(X.n_cols, j0 + kBlock);
-        for (int64_t i = 0; i < n; ++i)
-          for (int64_t j = j0; j < j1; ++j) s.block[(j - j0) * n + i] = X.at(i, j);
+        if (X.is_float32) {
+          copy_block<float>(X, j0, j1, s.block.data());
+        } else {
+          copy_block<double>(X, j0, j1, s.block.data());
+        }
         for (int64_t j = j0; j < j1; ++j) {
           const double* values = s.block.data() + (j - j0) * n;
-          for (int64_t i = 0; i < n; ++i)
-            if (!std::isfinite(values[i]))
-              throw std::invalid_argument("X contains NaN or infinity (column " + std::to_string(j) + ")");
           const uint32_t n_distinct = rank_column(values, n, X.is_float32, s);
+          if (n_distinct == 0)
+            throw std::invalid_argument("X contains NaN or infinity (column " + std::to_string(j) + ")");
           n_codes_[j] = n_distinct;
           if (n_distinct <= 256) {
             width_[j] = 1;
