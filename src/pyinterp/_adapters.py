@@ -6,11 +6,10 @@ given."""
 from __future__ import annotations
 
 import inspect
+import sys
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.ensemble import RandomForestClassifier as _SkClassifier
-from sklearn.ensemble import RandomForestRegressor as _SkRegressor
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _core
@@ -34,13 +33,20 @@ def _impurity(criterion, classification):
     return _core.Impurity.entropy if criterion in ("entropy", "log_loss") else _core.Impurity.gini
 
 
+def _is_sklearn_forest(forest) -> bool:
+    # A fitted scikit-learn forest means sklearn.ensemble is imported already; importing it here
+    # otherwise would cost every pyinterp process ~18 MB of modules it does not use.
+    ensemble = sys.modules.get("sklearn.ensemble")
+    return ensemble is not None and isinstance(forest, (ensemble.RandomForestRegressor, ensemble.RandomForestClassifier))
+
+
 def forest_view(forest, n_samples=None) -> _ForestView:
     """n_samples: training rows, needed to recover scikit-learn's out-of-bag sets."""
     if isinstance(forest, _BaseForest):
         check_is_fitted(forest, "_forest")
         classes = getattr(forest, "classes_", None)
         return _ForestView(forest._forest, forest, classes, _impurity(forest.criterion, classes is not None), False)
-    if isinstance(forest, (_SkRegressor, _SkClassifier)):
+    if _is_sklearn_forest(forest):
         check_is_fitted(forest)
         if forest.n_outputs_ != 1:
             raise ValueError("multi-output scikit-learn forests are not supported")
