@@ -99,13 +99,19 @@ def test_rit_bad_input():
 SMALL = dict(n_iterations=3, n_estimators=60, n_bootstraps=4, rit_n_trees=100, max_features=None)
 
 
-def test_irf_recovers_lss_interaction_and_is_thread_independent():
-    X, y, true = make_lss(n_samples=600, n_features=10, n_interactions=1, order=2, snr=5, random_state=0)
-    one = IterativeRandomForest(**SMALL, random_state=0, n_jobs=1).fit(X, y)
-    two = IterativeRandomForest(**SMALL, random_state=0, n_jobs=2).fit(X, y)
+def fit_on_one_and_two_threads(params, X, y):
+    """The fit with n_jobs=1, after checking that n_jobs=2 gives the same table."""
+    one = IterativeRandomForest(**params, random_state=0, n_jobs=1).fit(X, y)
+    two = IterativeRandomForest(**params, random_state=0, n_jobs=2).fit(X, y)
     assert one.interactions_.features == two.interactions_.features
     for c in one.interactions_.columns:
         np.testing.assert_array_equal(one.interactions_[c], two.interactions_[c])
+    return one
+
+
+def test_irf_recovers_lss_interaction_and_is_thread_independent():
+    X, y, true = make_lss(n_samples=600, n_features=10, n_interactions=1, order=2, snr=5, random_state=0)
+    one = fit_on_one_and_two_threads(SMALL, X, y)
     assert one.interactions_[0].features == true[0]
     assert one.interactions_[0].stability == 1.0
     stability = one.interactions_["stability"]
@@ -142,11 +148,7 @@ PYTHON_IRF = dict(n_iterations=4, iteration="last", n_estimators=40, max_feature
 
 def test_irf_python_irf_settings_recover_and_are_thread_independent():
     X, y, true = make_lss(n_samples=600, n_features=10, n_interactions=1, order=2, snr=5, random_state=0)
-    one = IterativeRandomForest(**PYTHON_IRF, random_state=0, n_jobs=1).fit(X, y)
-    two = IterativeRandomForest(**PYTHON_IRF, random_state=0, n_jobs=2).fit(X, y)
-    assert one.interactions_.features == two.interactions_.features
-    for c in one.interactions_.columns:
-        np.testing.assert_array_equal(one.interactions_[c], two.interactions_[c])
+    one = fit_on_one_and_two_threads(PYTHON_IRF, X, y)
     table = one.interactions_
     stability = dict(zip(table.features, table["stability"]))
     assert stability[true[0]] >= 0.5
