@@ -233,17 +233,18 @@ def test_estimator_contract_pickle_and_pandas():
 # --- the sharpness test -----------------------------------------------------------------------
 
 
-def test_sharpness_follows_corollary_4_1_1():
+@pytest.mark.parametrize("lbfgs_memory", [None, 4])  # None: dense BFGS at this p; 4: L-BFGS
+def test_sharpness_follows_corollary_4_1_1(lbfgs_memory):
     p, s = 10, 2
     # mu sqrt(s) < (p - s) / (p - 1) holds clearly: the reference dictionary is sharp with ample samples
     D = make_collinear_dictionary(p, 0.2)
     _, _, X = signals(p, 3000, s, seed=1, dictionary=D)
-    sharp, r = sharpness_test(D, X, random_state=0)
+    sharp, r = sharpness_test(D, X, random_state=0, lbfgs_memory=lbfgs_memory)
     assert sharp and r < 1e-10
     # mu = 0.8 fails it clearly (0.8 * sqrt(4) = 1.6 > 6 / 9): not sharp, the minimiser moves far
     D = make_collinear_dictionary(p, 0.8)
     _, _, X = signals(p, 3000, 4, seed=2, dictionary=D)
-    sharp, r = sharpness_test(D, X, random_state=0)
+    sharp, r = sharpness_test(D, X, random_state=0, lbfgs_memory=lbfgs_memory)
     assert not sharp and r > 1e-2
 
 
@@ -283,6 +284,8 @@ def test_sharpness_test_is_deterministic_and_checks_input():
         sharpness_test(D, X[:, :4])
     with pytest.raises(ValueError, match="rho"):
         sharpness_test(D, X, rho=0)
+    with pytest.raises(TypeError, match="lbfgs_memory"):
+        sharpness_test(D, X, lbfgs_memory=2.5)
 
 
 # --- generators and metrics -------------------------------------------------------------------
