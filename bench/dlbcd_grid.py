@@ -40,7 +40,7 @@ from pyinterp.datasets import make_dictionary_signals, make_gaussian_dictionary,
 from pyinterp.metrics import dictionary_nmse
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS_FILE = ROOT / "bench" / "results" / "dlbcd_fig5_10.jsonl"
+RESULTS_FILE = ROOT / "docs" / "dlbcd_fig5_10.jsonl"  # committed: the grid accumulates across sessions
 DOCS = ROOT / "docs"
 SUCCESS_NMSE = 0.01
 TAU = 0.5
@@ -372,7 +372,7 @@ def check_cell(p, s, rep, threads):
         assert all(every[k] == v for k, v in some.items())
         assert (min(every.values()) < SUCCESS_NMSE) == (min(some.values()) < SUCCESS_NMSE)
         print(f"{name}: NMSE per l1 weight {every}; fitted now: {sorted(some)}")
-    print(f"{load_line()} at the end")
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
     print("| method | wall s before | wall s now | CPU s before | CPU s now |\n|---|---:|---:|---:|---:|")
     for name in old:
         print(f"| {name} | {old[name].wall:.1f} | {new[name].wall:.1f} | {old[name].cpu:.1f} | {new[name].cpu:.1f} |")

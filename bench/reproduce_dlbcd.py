@@ -16,7 +16,7 @@ docs/dlbcd_results.md):
               0.01) with the two-stage init ("l1") vs a random init (thesis: 70/100 vs 5/100).
   fig5_10     Recovery rate over (p, s), n = 100 p, SNR 100, random Gaussian D*: DL-BCD tau = 0.5
               and tau = inf against scikit-learn's DictionaryLearning and SPAMS trainDL. Runs the
-              resumable grid of bench/dlbcd_grid.py (results kept in bench/results/dlbcd_fig5_10.jsonl,
+              resumable grid of bench/dlbcd_grid.py (results kept in docs/dlbcd_fig5_10.jsonl,
               reruns fit only what is missing; see there for the settings and for two processes).
 
     python bench/reproduce_dlbcd.py --parts fig5_1 fig5_3 single_run
