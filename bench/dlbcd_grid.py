@@ -6,7 +6,8 @@ thesis), each peer fitted at the l1 weights PEER_LAMBDAS and counted a success w
 
 Every outcome is appended as one JSON line to RESULTS_FILE, keyed by (p, s, rep, method). The data
 of a repetition depend only on (p, s, rep) (seed_of), so reruns skip what the file holds and the grid
-accumulates across sessions, in any order or subset. A run goes repetition by repetition over the
+accumulates across sessions, in any order or subset; a single-process run also skips what another
+process writes to the same file while it runs. A run goes repetition by repetition over the
 whole grid (rep 0 of every cell, then rep 1, ...): stopped at any point, every cell has about the
 same number of repetitions. SIGTERM or Ctrl-C stops it; every finished fit is kept.
 
@@ -205,6 +206,15 @@ def pending_units(grid_p, reps, s_step, methods, done):
     return units
 
 
+def still_missing(jobs, path):
+    """Drops, just before each fit, what another process has meanwhile added to the file."""
+    for p, s, rep, missing, threads in jobs:
+        done = load_records(path)
+        missing = [m for m in missing if (p, s, rep, m) not in done]
+        if missing:
+            yield p, s, rep, missing, threads
+
+
 def _stop(signum, frame):
     raise KeyboardInterrupt
 
@@ -221,7 +231,7 @@ def run(grid_p, reps, s_step, workers, threads, path=RESULTS_FILE):
     jobs = [(p, s, rep, missing, threads) for p, s, rep, missing in units]
     pool = multiprocessing.get_context("spawn").Pool(workers) if workers > 1 else None
     try:
-        results = pool.imap(_run_unit_star, jobs) if pool else map(_run_unit_star, jobs)
+        results = pool.imap(_run_unit_star, jobs) if pool else map(_run_unit_star, still_missing(jobs, path))
         for records in results:
             append_records(records, path)
             finished += 1
