@@ -15,12 +15,11 @@ docs/dlbcd_results.md):
   single_run  p = 10, mu = 0.7, SG(4), n = 400, tau = 0.5, one run per data set: recovered (NMSE <
               0.01) with the two-stage init ("l1") vs a random init (thesis: 70/100 vs 5/100).
   fig5_10     Recovery rate over (p, s), n = 100 p, SNR 100, random Gaussian D*: DL-BCD tau = 0.5
-              (two-stage init) and tau = inf (orthogonal init), 3 restarts each as in the thesis,
-              against scikit-learn's DictionaryLearning (coordinate descent, 200 iterations) and SPAMS
-              trainDL (spams-bin, when installed; 1000 iterations as in the thesis), each fitted at the
-              l1 weights PEER_LAMBDAS and counted as a success when its best fit succeeds.
+              and tau = inf against scikit-learn's DictionaryLearning and SPAMS trainDL. Runs the
+              resumable grid of bench/dlbcd_grid.py (results kept in docs/dlbcd_fig5_10.jsonl,
+              reruns fit only what is missing; see there for the settings and for two processes).
 
-    python bench/reproduce_dlbcd.py --parts fig5_1 fig5_3 single_run fig5_10
+    python bench/reproduce_dlbcd.py --parts fig5_1 fig5_3 single_run
     python bench/reproduce_dlbcd.py --parts fig5_10 --grid-p 4 8 12 16 20 --s-step 4 --reps 2
 """
 
@@ -30,15 +29,13 @@ import argparse
 import os
 import re
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
 
 from pyinterp import DLBCD, sharpness_test
-from pyinterp.datasets import (make_collinear_dictionary, make_dictionary_signals, make_gaussian_dictionary,
-                               make_sparse_coefficients)
-from pyinterp.metrics import dictionary_nmse, dictionary_recovered
+from pyinterp.datasets import (make_collinear_dictionary, make_dictionary_signals, make_sparse_coefficients)
+from pyinterp.metrics import dictionary_recovered
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 RESULTS = DOCS / "dlbcd_results.md"
@@ -225,106 +222,21 @@ def single_run(reps):
 # ---- Fig. 5.10 -----------------------------------------------------------------------------------
 
 
-# The peers' l1 weight (per signal, as both write their objective): the thesis' 0.1/sqrt(n) left both
-# far from D* even at p = 4, s = 2 here, so each peer is fitted at every value below and scored by its
-# best fit -- an oracle choice in the peers' favour.
-PEER_LAMBDAS = (0.1, 1.0)
-
-
-def fit_dlbcd(tau, init):
-    def fit(X, p, seed):
-        return [DLBCD(tau=tau, init=init, n_restarts=3, random_state=seed, n_jobs=2).fit(X).components_]
-    return fit
-
-
-def fit_sklearn(X, p, seed):
-    """Coordinate descent, 200 iterations (the default LARS took six minutes for one p = 12 fit)."""
-    from sklearn.decomposition import DictionaryLearning
-
-    out = []
-    for lam in PEER_LAMBDAS:
-        model = DictionaryLearning(n_components=p, alpha=lam, max_iter=200, fit_algorithm="cd",
-                                   transform_algorithm="lasso_cd", random_state=seed)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # lasso ConvergenceWarnings
-            out.append(model.fit(X).components_.T)
-    return out
-
-
-def fit_spams(X, p, seed):
-    import spams
-
-    out = []
-    for lam in PEER_LAMBDAS:
-        np.random.seed(seed)  # SPAMS draws its initial dictionary from the data in C++
-        out.append(spams.trainDL(np.asfortranarray(X.T), K=p, lambda1=lam, iter=1000, numThreads=1, verbose=False))
-    return out
-
-
 def fig5_10(grid_p, reps, s_step):
-    methods = {"DL-BCD tau=0.5": fit_dlbcd(0.5, "l1"), "DL-BCD tau=inf": fit_dlbcd(np.inf, "orth"),
-               "sklearn DictionaryLearning": fit_sklearn}
-    try:
-        import spams  # noqa: F401
+    """The resumable grid of bench/dlbcd_grid.py: fits what its results file lacks, then reports."""
+    import dlbcd_grid
 
-        methods["SPAMS trainDL"] = fit_spams
-    except ImportError:
-        print("spams not installed: SPAMS left out")
-    cells = [(p, s) for p in grid_p for s in range(2, p + 1, s_step)]
-    rates = {m: {} for m in methods}
-    seconds = {m: 0.0 for m in methods}
-    t0 = time.perf_counter()
-    for p, s in cells:
-        hits = dict.fromkeys(methods, 0)
-        for r in range(reps):
-            seed = 1000 * p + 10 * s + r
-            D = make_gaussian_dictionary(p, random_state=seed)
-            X = signals(D, 100 * p, "sg", seed + 1, sparsity=s, snr=100)
-            for name, fit in methods.items():
-                t = time.perf_counter()
-                estimates = fit(X, p, r)
-                seconds[name] += time.perf_counter() - t
-                hits[name] += min(dictionary_nmse(E / np.linalg.norm(E, axis=0), D) for E in estimates) < 0.01
-        for name in methods:
-            rates[name][p, s] = hits[name] / reps
-        print(f"p = {p:2d}, s = {s:2d}: " + ", ".join(f"{m} {rates[m][p, s]:.1f}" for m in methods),
-              f"({time.perf_counter() - t0:.0f} s)", flush=True)
-
-    lines = ["## Fig. 5.10: recovery rate over (p, s)", "",
-             load_line() + f"; {reps} repetitions per cell (the thesis: 100), p in {list(grid_p)}, s = 2..p in steps "
-             f"of {s_step}; n = 100 p, SNR 100, random Gaussian D*; success = NMSE < 0.01. The peers are fitted "
-             f"with l1 weights {list(PEER_LAMBDAS)} and succeed when either fit does (oracle tuning).", "",
-             "| method | cells with rate >= 0.5 | mean rate | total seconds |", "|---|---:|---:|---:|"]
-    for name in methods:
-        values = np.array(list(rates[name].values()))
-        lines.append(f"| {name} | {np.sum(values >= 0.5)}/{len(values)} | {values.mean():.2f} | {seconds[name]:.0f} |")
-    lines += ["", "Recovery rate per cell (p, s):", "", "| p | s | " + " | ".join(methods) + " |",
-              "|---:|---:|" + "---:|" * len(methods)]
-    lines += [f"| {p} | {s} | " + " | ".join(f"{rates[m][p, s]:.1f}" for m in methods) + " |" for p, s in cells]
-    print("\n".join(lines))
-
-    plt = pyplot()
-    fig, axes = plt.subplots(1, len(methods), figsize=(3.2 * len(methods), 3.2), sharey=True)
-    for ax, name in zip(np.atleast_1d(axes), methods):
-        image = np.full((max(grid_p) + 1, max(grid_p) + 1), np.nan)
-        for (p, s), v in rates[name].items():
-            image[p, s] = v
-        ax.imshow(image, origin="lower", vmin=0, vmax=1, cmap="viridis_r")
-        ax.set(title=name, xlabel="s", xlim=(1.5, max(grid_p) + 0.5), ylim=(min(grid_p) - 0.5, max(grid_p) + 0.5))
-    np.atleast_1d(axes)[0].set_ylabel("p")
-    fig.tight_layout()
-    fig.savefig(DOCS / "dlbcd_fig5_10.png", dpi=110)
-    lines += ["", "![Fig. 5.10](dlbcd_fig5_10.png)"]
-    write_section("fig5_10", lines)
+    dlbcd_grid.run(grid_p, reps, s_step, workers=1, threads=1)
+    dlbcd_grid.report(dlbcd_grid.load_records())
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--parts", nargs="+", default=["fig5_1", "fig5_3", "single_run", "fig5_10"],
                         choices=["fig5_1", "fig5_3", "single_run", "fig5_10"])
-    parser.add_argument("--reps", type=int, default=None, help="repetitions (defaults: 3, 20, 100, 5 by part)")
-    parser.add_argument("--grid-p", type=int, nargs="+", default=[4, 8, 12, 16, 20])
-    parser.add_argument("--s-step", type=int, default=2)
+    parser.add_argument("--reps", type=int, default=None, help="repetitions (defaults: 3, 20, 100, 10 by part)")
+    parser.add_argument("--grid-p", type=int, nargs="+", default=list(range(2, 21)))
+    parser.add_argument("--s-step", type=int, default=1)
     args = parser.parse_args()
     DOCS.mkdir(exist_ok=True)
     for part in args.parts:
@@ -336,7 +248,7 @@ def main():
         elif part == "single_run":
             single_run(args.reps or 100)
         else:
-            fig5_10(args.grid_p, args.reps or 5, args.s_step)
+            fig5_10(args.grid_p, args.reps or 10, args.s_step)
         print(f"[{part}: {time.perf_counter() - t:.0f} s]", flush=True)
 
 

@@ -161,6 +161,35 @@ def test_restarts_are_deterministic_for_any_n_jobs():
     assert fits[0].objective_ == fits[0].restart_objectives_.min() or fits[0].is_sharp_
 
 
+def test_l1_stage_is_the_tau_inf_fit_bit_for_bit():
+    # the two-stage fit's first stage is DLBCD(tau=inf, init="orth") with the same seeds, including
+    # which restart is kept, so bench/reproduce_dlbcd.py takes the tau = inf result from it
+    _, _, X = signals(7, 210, 3, seed=13, snr=40)
+    two_stage = DLBCD(tau=0.5, init="l1", n_restarts=3, random_state=5).fit(X)
+    plain = DLBCD(tau=np.inf, init="orth", n_restarts=3, random_state=5).fit(X)
+    np.testing.assert_array_equal(two_stage.l1_components_, plain.components_)
+    np.testing.assert_array_equal(two_stage.l1_objective_history_, plain.objective_history_)
+    assert not np.array_equal(two_stage.components_, plain.components_)
+    assert not hasattr(plain, "l1_components_")
+
+
+@pytest.mark.parametrize("tau", [np.inf, 0.5])
+def test_full_fit_through_lbfgs(tau):
+    # lbfgs_memory forces the L-BFGS path used by default above p = 200; 5 pairs for 13 free
+    # coordinates per subproblem, so the memory limit binds. Noiseless data: both solvers reach D*,
+    # and their objectives agree to 1e-7 relative (measured: about 1e-9).
+    D, _, X = signals(14, 700, 3, seed=2)
+    lbfgs = DLBCD(tau=tau, lbfgs_memory=5, random_state=0).fit(X)
+    dense = DLBCD(tau=tau, lbfgs_memory=0, random_state=0).fit(X)
+    history = lbfgs.objective_history_
+    assert len(history) == lbfgs.n_iter_ + 1 >= 2
+    assert np.all(np.diff(history) <= 0)
+    np.testing.assert_allclose(np.linalg.norm(lbfgs.components_, axis=0), 1.0, rtol=1e-12)
+    assert lbfgs.objective_ == pytest.approx(dense.objective_, rel=1e-7)
+    assert dictionary_nmse(lbfgs.components_, D) < 1e-8
+    assert not np.array_equal(lbfgs.objective_history_, dense.objective_history_)  # another solver ran
+
+
 def test_one_feature():
     X = np.arange(1.0, 6.0)[:, None]
     est = DLBCD().fit(X)
@@ -178,6 +207,7 @@ def test_one_feature():
         (dict(tau=0), None, "tau"),
         (dict(tau=-1.0), None, "tau"),
         (dict(line_search="exact"), None, "line_search"),
+        (dict(lbfgs_memory=-1), None, "lbfgs_memory"),
         (dict(), np.ones((2, 3)), "n_samples = 2 < n_features = 3"),
         (dict(), np.array([[1.0, np.nan, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1]]), "NaN"),
     ],
@@ -203,17 +233,18 @@ def test_estimator_contract_pickle_and_pandas():
 # --- the sharpness test -----------------------------------------------------------------------
 
 
-def test_sharpness_follows_corollary_4_1_1():
+@pytest.mark.parametrize("lbfgs_memory", [None, 4])  # None: dense BFGS at this p; 4: L-BFGS
+def test_sharpness_follows_corollary_4_1_1(lbfgs_memory):
     p, s = 10, 2
     # mu sqrt(s) < (p - s) / (p - 1) holds clearly: the reference dictionary is sharp with ample samples
     D = make_collinear_dictionary(p, 0.2)
     _, _, X = signals(p, 3000, s, seed=1, dictionary=D)
-    sharp, r = sharpness_test(D, X, random_state=0)
+    sharp, r = sharpness_test(D, X, random_state=0, lbfgs_memory=lbfgs_memory)
     assert sharp and r < 1e-10
     # mu = 0.8 fails it clearly (0.8 * sqrt(4) = 1.6 > 6 / 9): not sharp, the minimiser moves far
     D = make_collinear_dictionary(p, 0.8)
     _, _, X = signals(p, 3000, 4, seed=2, dictionary=D)
-    sharp, r = sharpness_test(D, X, random_state=0)
+    sharp, r = sharpness_test(D, X, random_state=0, lbfgs_memory=lbfgs_memory)
     assert not sharp and r > 1e-2
 
 
@@ -253,6 +284,8 @@ def test_sharpness_test_is_deterministic_and_checks_input():
         sharpness_test(D, X[:, :4])
     with pytest.raises(ValueError, match="rho"):
         sharpness_test(D, X, rho=0)
+    with pytest.raises(TypeError, match="lbfgs_memory"):
+        sharpness_test(D, X, lbfgs_memory=2.5)
 
 
 # --- generators and metrics -------------------------------------------------------------------

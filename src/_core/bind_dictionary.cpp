@@ -71,8 +71,11 @@ void bind_dictionary(py::module_& m) {
           runs = fit_dlbcd(x, n, p, d0, q0, restarts, warm, opt, n_threads);
         }
         py::list out;
-        for (const auto& r : runs)
-          out.append(py::make_tuple(square(r.dictionary, p), copy_array(r.history), r.n_iter, r.n_iter_warm));
+        for (const auto& r : runs) {
+          py::object warm_D = r.warm_dictionary.empty() ? py::object(py::none()) : py::object(square(r.warm_dictionary, p));
+          out.append(py::make_tuple(square(r.dictionary, p), copy_array(r.history), r.n_iter, r.n_iter_warm, warm_D,
+                                    copy_array(r.warm_history)));
+        }
         return out;
       },
       py::arg("X"), py::arg("D0s"), py::arg("Q0s"), py::arg("tau"), py::arg("warm"), py::arg("max_iter"),

@@ -229,7 +229,10 @@ def dlbcd_fit(
     inner_max_iter: int,
     inner_tol: float,
     n_threads: int = 1,
-) -> list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int, int]]: ...
+) -> list[
+    tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int, int, npt.NDArray[np.float64] | None,
+          npt.NDArray[np.float64]]
+]: ...
 
 def sharpness_statistic(
     beta: npt.NDArray[np.float64],

@@ -27,14 +27,17 @@ __all__ = ["DLBCD", "sharpness_test"]
 _LINE_SEARCHES = {"armijo": _core.LineSearch.armijo, "wolfe": _core.LineSearch.wolfe}
 _INITS = ("l1", "orth", "random")
 _SHARPNESS_INNER_TOL = 1e-12  # relative decrease at which the sharpness test's BFGS stops
-_DENSE_MAX_P = 200  # above this, the subproblems use L-BFGS with _LBFGS_MEMORY pairs
+_DENSE_MAX_P = 200  # by default, above this the subproblems use L-BFGS with _LBFGS_MEMORY pairs
 _LBFGS_MEMORY = 10
 _SINGULAR_COND = 1e12
 _SHARPNESS_START_NOISE = 1e-3
 
 
-def _memory(p):
-    return 0 if p <= _DENSE_MAX_P else _LBFGS_MEMORY
+def _memory(p, lbfgs_memory=None):
+    """Pairs kept by the subproblems' quasi-Newton solver (0: dense BFGS)."""
+    if lbfgs_memory is None:
+        return 0 if p <= _DENSE_MAX_P else _LBFGS_MEMORY
+    return check_int("lbfgs_memory", lbfgs_memory, 0)
 
 
 def _check_signals(X, p=None):
@@ -83,18 +86,18 @@ def _perturbed_collinearity(D, rho, rng):
     return np.ascontiguousarray(M)
 
 
-def _sharpness(D, X, rho, rng, *, start_noise, line_search, max_inner_iter, n_threads):
+def _sharpness(D, X, rho, rng, *, start_noise, line_search, max_inner_iter, memory, n_threads):
     p = D.shape[0]
     beta = np.ascontiguousarray(np.linalg.solve(D, X.T).T)
     M = _perturbed_collinearity(D, rho, rng)
     W0 = np.ascontiguousarray(np.eye(p) + start_noise * rng.standard_normal((p, p)))
-    r, _ = _core.sharpness_statistic(beta, M, W0, 0.0, line_search, _memory(p), max_inner_iter, _SHARPNESS_INNER_TOL,
+    r, _ = _core.sharpness_statistic(beta, M, W0, 0.0, line_search, memory, max_inner_iter, _SHARPNESS_INNER_TOL,
                                      n_threads)
     return float(r)
 
 
 def sharpness_test(D, X, rho=0.01, threshold=1e-6, random_state=None, *, start_noise=1e-3, line_search="wolfe",
-                   max_inner_iter=1000, n_jobs=None):
+                   max_inner_iter=1000, lbfgs_memory=None, n_jobs=None):
     """Algorithm 1: is D a sharp local minimum of the l1 objective on the signals X?
 
     The collinearity matrix M = D^T D is perturbed (``rho`` times standard Gaussian noise added to
@@ -126,6 +129,9 @@ def sharpness_test(D, X, rho=0.01, threshold=1e-6, random_state=None, *, start_n
     line_search : {"wolfe", "armijo"}
     max_inner_iter : int
         BFGS iterations per problem.
+    lbfgs_memory : int >= 0 or None
+        The quasi-Newton solver of the problems: None uses dense BFGS for p <= 200 and L-BFGS keeping
+        10 pairs above; 0 forces dense BFGS, m > 0 L-BFGS keeping m pairs.
     n_jobs : int or None
         Threads over the p problems (the result does not depend on it).
 
@@ -140,7 +146,8 @@ def sharpness_test(D, X, rho=0.01, threshold=1e-6, random_state=None, *, start_n
     threshold = check_real("threshold", threshold, 0.0, low_open=True)
     r = _sharpness(D, X, rho, check_random_state(random_state), start_noise=check_real("start_noise", start_noise, 0.0),
                    line_search=_check_line_search(line_search),
-                   max_inner_iter=check_int("max_inner_iter", max_inner_iter, 1), n_threads=resolve_n_threads(n_jobs))
+                   max_inner_iter=check_int("max_inner_iter", max_inner_iter, 1),
+                   memory=_memory(D.shape[0], lbfgs_memory), n_threads=resolve_n_threads(n_jobs))
     return bool(r < threshold), r
 
 
@@ -183,6 +190,10 @@ class DLBCD(TransformerMixin, BaseEstimator):
         noiseless dictionaries are still recovered to NMSE ~1e-12 (~1e-16 with 0).
     max_inner_iter : int, default=1000
         BFGS iterations per subproblem.
+    lbfgs_memory : int >= 0 or None, default=None
+        The subproblems' quasi-Newton solver: None uses dense BFGS (O(p^2) memory and work per
+        iteration) for p <= 200 and L-BFGS keeping 10 pairs (O(10 p)) above; 0 forces dense BFGS,
+        m > 0 forces L-BFGS keeping m pairs. Also used by the sharpness test of the restarts.
     inner_tol : float, default=1e-10
         A subproblem's BFGS stops when an iteration lowers its objective by at most inner_tol times
         its value (rows are solved again every sweep, so moderate accuracy suffices).
@@ -207,6 +218,12 @@ class DLBCD(TransformerMixin, BaseEstimator):
         Final objective.
     n_iter_ : int
         Sweeps of the final stage of the kept restart.
+    l1_components_, l1_objective_history_ : ndarray
+        Only with init="l1" and finite tau: the result of the plain l1 (tau = inf) stage and its
+        objective history, from the restart that the same criterion (sharp first, then lowest l1
+        objective) keeps. They equal ``components_`` and ``objective_history_`` of
+        ``DLBCD(tau=np.inf, init="orth")`` with the same ``n_restarts`` and ``random_state``, bit for
+        bit: that fit is the first stage of this one.
     is_sharp_ : bool
         Whether the sharpness test (Algorithm 1, on the plain l1 objective whatever tau is, with
         ``rho`` and ``sharpness_threshold``) declares the kept dictionary a sharp local minimum.
@@ -217,8 +234,8 @@ class DLBCD(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, tau=0.5, init="l1", n_restarts=1, max_iter=500, tol=1e-9, line_search="wolfe", smoothing=1e-5,
-                 max_inner_iter=1000, inner_tol=1e-10, start_noise=1e-3, rho=0.01, sharpness_threshold=1e-6, random_state=None,
-                 n_jobs=None):
+                 max_inner_iter=1000, lbfgs_memory=None, inner_tol=1e-10, start_noise=1e-3, rho=0.01,
+                 sharpness_threshold=1e-6, random_state=None, n_jobs=None):
         self.tau = tau
         self.init = init
         self.n_restarts = n_restarts
@@ -227,6 +244,7 @@ class DLBCD(TransformerMixin, BaseEstimator):
         self.line_search = line_search
         self.smoothing = smoothing
         self.max_inner_iter = max_inner_iter
+        self.lbfgs_memory = lbfgs_memory
         self.inner_tol = inner_tol
         self.start_noise = start_noise
         self.rho = rho
@@ -263,6 +281,7 @@ class DLBCD(TransformerMixin, BaseEstimator):
         line_search = _check_line_search(self.line_search)
         smoothing = check_real("smoothing", self.smoothing, 0.0)
         max_inner_iter = check_int("max_inner_iter", self.max_inner_iter, 1)
+        memory = _memory(p, self.lbfgs_memory)
         inner_tol = check_real("inner_tol", self.inner_tol, 0.0)
         start_noise = check_real("start_noise", self.start_noise, 0.0)
         rho = check_real("rho", self.rho, 0.0, low_open=True)
@@ -277,17 +296,21 @@ class DLBCD(TransformerMixin, BaseEstimator):
         D0s = np.ascontiguousarray(np.stack(inits))
         Q0s = np.ascontiguousarray(np.linalg.inv(D0s))
         runs = _core.dlbcd_fit(X, D0s, Q0s, tau, warm, max_iter, tol, smoothing, start_noise, seed, line_search,
-                               _memory(p), max_inner_iter, inner_tol, n_threads)
-        objectives = np.array([history[-1] for _, history, _, _ in runs])
-        stats = np.array([
-            _sharpness(D, X, rho, np.random.RandomState(s), start_noise=_SHARPNESS_START_NOISE, line_search=line_search,
-                       max_inner_iter=max_inner_iter, n_threads=n_threads)
-            for (D, _, _, _), s in zip(runs, sharp_seeds)
-        ])
-        sharp = stats < threshold
-        # lexicographic: sharp first, then the lowest objective (first index on ties)
-        best = int(np.lexsort((objectives, ~sharp))[0])
-        D, history, n_iter, _ = runs[best]
+                               memory, max_inner_iter, inner_tol, n_threads)
+
+        def keep_best(dictionaries, histories):
+            """Index of the restart to keep (sharp first, then the lowest objective, first on ties), and the stats."""
+            objectives = np.array([history[-1] for history in histories])
+            stats = np.array([
+                _sharpness(D, X, rho, np.random.RandomState(s), start_noise=_SHARPNESS_START_NOISE,
+                           line_search=line_search, max_inner_iter=max_inner_iter, memory=memory, n_threads=n_threads)
+                for D, s in zip(dictionaries, sharp_seeds)
+            ])
+            sharp = stats < threshold
+            return int(np.lexsort((objectives, ~sharp))[0]), objectives, stats, sharp
+
+        best, objectives, stats, sharp = keep_best([run[0] for run in runs], [run[1] for run in runs])
+        D, history, n_iter = runs[best][:3]
         self.components_ = D
         self.objective_history_ = history
         self.objective_ = float(history[-1])
@@ -295,6 +318,10 @@ class DLBCD(TransformerMixin, BaseEstimator):
         self.is_sharp_ = bool(sharp[best])
         self.sharpness_ = float(stats[best])
         self.restart_objectives_ = objectives
+        if warm:
+            best_l1 = keep_best([run[4] for run in runs], [run[5] for run in runs])[0]
+            self.l1_components_ = runs[best_l1][4]
+            self.l1_objective_history_ = runs[best_l1][5]
         return self
 
     def transform(self, X):

@@ -165,7 +165,10 @@ std::vector<DlbcdRun> fit_dlbcd(const double* X, int64_t n, int p, const double*
     const int64_t offset = r * p * p;
     Learner learner(X, n, p, D0s + offset, Q0s + offset, opt, static_cast<uint64_t>(r));
     DlbcdRun& run = runs[r];
-    if (warm) run.n_iter_warm = learner.run(INFINITY, run.history);
+    if (warm) {
+      run.n_iter_warm = learner.run(INFINITY, run.warm_history);
+      run.warm_dictionary = learner.dictionary();
+    }
     run.n_iter = learner.run(opt.tau, run.history);
     run.dictionary = learner.dictionary();
   });

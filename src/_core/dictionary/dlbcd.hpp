@@ -29,6 +29,8 @@ struct DlbcdRun {
   std::vector<double> history;     // f before the first sweep and after each sweep (final stage)
   int n_iter = 0;                  // sweeps of the final stage
   int n_iter_warm = 0;             // sweeps of the tau = inf warm start (0 without one)
+  std::vector<double> warm_dictionary;  // result of the tau = inf warm start (empty without one)
+  std::vector<double> warm_history;     // f before and after each sweep of the warm start
 };
 
 // D0s, Q0s: n_restarts consecutive p x p matrices with Q0 = D0^{-1} and unit columns in D0.
