@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import time
 from pathlib import Path
 
@@ -37,8 +36,12 @@ from pyinterp import DLBCD, sharpness_test
 from pyinterp.datasets import (make_collinear_dictionary, make_dictionary_signals, make_sparse_coefficients)
 from pyinterp.metrics import dictionary_recovered
 
+import doc_sections  # bench/, beside this script
+
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 RESULTS = DOCS / "dlbcd_results.md"
+RESULTS_HEADER = ("# DL-BCD and the sharpness test: reproduced experiments\n\n"
+                  "Written by `bench/reproduce_dlbcd.py` (one section per part, rewritten when that part runs).\n")
 
 
 def pyplot():
@@ -52,14 +55,7 @@ def pyplot():
 
 def write_section(name, lines):
     """Replace (or append) this part's section of docs/dlbcd_results.md."""
-    text = RESULTS.read_text() if RESULTS.exists() else (
-        "# DL-BCD and the sharpness test: reproduced experiments\n\n"
-        "Written by `bench/reproduce_dlbcd.py` (one section per part, rewritten when that part runs).\n")
-    begin, end = f"<!-- part {name} -->", f"<!-- end {name} -->"
-    block = "\n".join([begin, *lines, end])
-    pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
-    text = pattern.sub(lambda _: block, text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + block + "\n"
-    RESULTS.write_text(text)
+    doc_sections.write_section(RESULTS, name, lines, RESULTS_HEADER)
 
 
 def load_line():

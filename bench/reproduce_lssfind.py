@@ -48,7 +48,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import re
 import sys
 import time
 from itertools import product
@@ -61,6 +60,8 @@ from pyinterp import importance
 from pyinterp.datasets import make_lss
 from pyinterp.interactions import prevalent_sets
 from pyinterp.metrics import lenient_score, proximity_curve, strict_score
+
+from doc_sections import write_section  # bench/, beside this script
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 RESULTS_NAME = "lssfind_results.md"
@@ -126,19 +127,6 @@ def table_md(header, rows):
     out = ["| " + " | ".join(map(cell, header)) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(map(cell, r)) + " |" for r in rows]
     return "\n".join(out)
-
-
-def write_section(path, name, lines):
-    """Replace the block `<!-- part name -->` ... `<!-- end name -->` of the results file at path with
-    lines (appending it if absent, creating the file with RESULTS_HEADER if missing); the rest of the
-    file is kept byte-identical."""
-    text = path.read_text() if path.exists() else RESULTS_HEADER
-    begin, end = f"<!-- part {name} -->", f"<!-- end {name} -->"
-    block = "\n".join([begin, *lines, end])
-    pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
-    # a function replacement: the tables hold backslashes ("\\|") that a template string would expand
-    text = pattern.sub(lambda _: block, text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + block + "\n"
-    path.write_text(text)
 
 
 def table_txt(header, rows):
@@ -501,7 +489,7 @@ def main(argv=None):
                   f"the start and {os.getloadavg()[0]:.1f} at the end on {os.cpu_count()} CPUs (other processes share "
                   "the machine, so the times are noisy)."]
         if results is not None:
-            write_section(results, name, lines)
+            write_section(results, name, lines, RESULTS_HEADER)
             print(f"wrote section {name} of {results}")
 
     if 1 in parts:
