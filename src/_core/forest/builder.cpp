@@ -31,12 +31,6 @@ constexpr int64_t kPrefetch = 32;
 // Rows of the next candidate features prefetched while the current one is evaluated.
 constexpr int64_t kLookahead = 64;
 
-int bit_width(uint64_t x) {
-  int bits = 0;
-  while (x >> bits) ++bits;
-  return bits;
-}
-
 struct StackEntry {
   int64_t start, end;
   int32_t depth, parent;
@@ -306,10 +300,9 @@ TreeBuilder::Split TreeBuilder::find_split(int64_t start, int64_t end, Rng& rng)
   const int64_t m = end - start;
   const uint32_t* idx = samples_.data() + start;
   const int64_t n_ahead = std::min<int64_t>(m, kLookahead);
-  // Gathers are cache misses. Candidates are drawn in batches of as many as are certainly still
-  // needed (so the random stream is the same as drawing on demand), and the rows of the next
-  // candidates are prefetched while one is evaluated: about kLookahead rows in flight, which in a
-  // small node spans several candidates.
+  // Gathers are cache misses. Candidates are drawn in batches of as many as are still needed, and
+  // the rows of the next candidates are prefetched while one is evaluated: about kLookahead rows
+  // in flight, which in a small node spans several candidates.
   auto search = [&](auto& stats) {
     // In a node of a few rows, a candidate often makes the best of all splits of those rows; a
     // later candidate could at most tie (and ties keep the first), so the search stops there and
@@ -329,7 +322,8 @@ TreeBuilder::Split TreeBuilder::find_split(int64_t start, int64_t end, Rng& rng)
       }
     }
     // Nodes that tend to stop at their first candidates prefetch little ahead.
-    const size_t depth = stop_at_best && m <= kEnumerated ? 1 : static_cast<size_t>(std::max<int64_t>(1, kLookahead / m));
+    const size_t depth =
+        stop_at_best && m <= kEnumerated ? 1 : static_cast<size_t>(std::max<int64_t>(1, kLookahead / m));
     int64_t n_evaluated = 0;
     bool exhausted = false;
     candidates_.clear();

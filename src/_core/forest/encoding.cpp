@@ -44,8 +44,6 @@ struct EncodeScratch {
   std::vector<uint32_t> ranks;
 };
 
-int bit_width(uint64_t x) { return x == 0 ? 0 : 64 - __builtin_clzll(x); }
-
 // Columns j0..j1 of X, as doubles, into block (column after column).
 template <class T>
 void copy_block(const MatrixView& X, int64_t j0, int64_t j1, double* block) {
@@ -107,8 +105,11 @@ uint32_t rank_column(const double* values, int64_t n, bool is_float32, EncodeScr
       for (int64_t i = k + 1; i < end && one_value; ++i) one_value = keys[sorted[i] & row_mask] == keys[sorted[k] & row_mask];
       if (!one_value) std::sort(sorted + k, sorted + end, by_key);
     }
-    for (int64_t i = k; i < end; ++i) {
-      if (i > 0 && keys[sorted[i] & row_mask] != keys[sorted[i - 1] & row_mask]) ++rank;
+    // A new run's kept bits, hence its values, differ from the last run's; inside it, keys decide.
+    if (k > 0) ++rank;
+    s.ranks[sorted[k] & row_mask] = rank;
+    for (int64_t i = k + 1; i < end; ++i) {
+      if (keys[sorted[i] & row_mask] != keys[sorted[i - 1] & row_mask]) ++rank;
       s.ranks[sorted[i] & row_mask] = rank;
     }
     k = end;

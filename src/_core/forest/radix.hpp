@@ -8,6 +8,10 @@
 namespace pyinterp {
 
 constexpr int kRadixBits = 8;
+
+// Bits needed to write x (0 for 0).
+inline int bit_width(uint64_t x) { return x == 0 ? 0 : 64 - __builtin_clzll(x); }
+
 constexpr uint32_t kRadixBuckets = 1u << kRadixBits;
 
 // Sorts items a[0..n) by digits 0..n_digits-1 (digit(item, d) in [0, 256), d = 0 least
