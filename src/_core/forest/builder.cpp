@@ -15,12 +15,9 @@ namespace {
 constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
 // A feature is searched by per-code counting (over the codes between its minimum and maximum in
 // the node) when its column has at most kCountingRatio times the node's rows distinct values;
-// otherwise the node's rows are ordered by code, by comparison sort for nodes of at most
-// kSmallNode rows and by radix sort above. Comparison sorts of small nodes mispredict many
-// branches, so counting (one bitmap word per 64 codes) pays off against them up to a sparser
-// ratio, kCountingRatioSmall.
+// otherwise the node's rows are ordered by code, by rank_sort for nodes of at most kSmallNode
+// rows and by radix sort above.
 constexpr int64_t kCountingRatio = 64;
-constexpr int64_t kCountingRatioSmall = 256;
 constexpr int64_t kSmallNode = 32;
 // Nodes of at most this many rows find the best split of their rows up front (see find_split):
 // classification by scoring every bipartition, regression by scoring the cuts in y order.
@@ -30,6 +27,18 @@ constexpr int64_t kBoundedRegression = 32;
 constexpr int64_t kPrefetch = 32;
 // Rows of the next candidate features prefetched while the current one is evaluated.
 constexpr int64_t kLookahead = 64;
+
+// Sorts m distinct keys by counting, for each, the keys below it: m^2 comparisons without
+// branches, which the compiler vectorises. For the few keys of a small node this beats a
+// comparison sort, whose branches mostly mispredict.
+void rank_sort(const uint32_t* unsorted, int64_t m, uint32_t* sorted) {
+  for (int64_t i = 0; i < m; ++i) {
+    const uint32_t key = unsorted[i];
+    uint32_t rank = 0;
+    for (int64_t j = 0; j < m; ++j) rank += unsorted[j] < key;
+    sorted[rank] = key;
+  }
+}
 
 struct StackEntry {
   int64_t start, end;
@@ -130,7 +139,7 @@ bool TreeBuilder::evaluate(const Code* col, int64_t start, int64_t end, Stats& s
   const uint32_t n_codes = data_.codes->n_codes(feature);
   uint32_t cmin = std::numeric_limits<uint32_t>::max(), cmax = 0;
 
-  if (static_cast<int64_t>(n_codes) <= (m <= kSmallNode ? kCountingRatioSmall : kCountingRatio) * m) {
+  if (static_cast<int64_t>(n_codes) <= kCountingRatio * m) {
     // Histograms by code, filled as the codes are gathered.
     uint64_t* occupied = occupied_.data();
     for (int64_t pos = 0; pos < m; ++pos) {
@@ -169,14 +178,15 @@ bool TreeBuilder::evaluate(const Code* col, int64_t start, int64_t end, Stats& s
   }
   uint32_t* keys = keys_.data();
   if (m <= kSmallNode) {
+    uint32_t* unsorted = radix_tmp_.data();
     for (int64_t pos = 0; pos < m; ++pos) {
       const uint32_t c = col[idx[pos]];
-      keys[pos] = (c << pos_bits) | static_cast<uint32_t>(pos);
+      unsorted[pos] = (c << pos_bits) | static_cast<uint32_t>(pos);
       cmin = std::min(cmin, c);
       cmax = std::max(cmax, c);
     }
     if (cmin == cmax) return false;
-    std::sort(keys, keys + m);
+    rank_sort(unsorted, m, keys);
   } else {
     constexpr int kDigits = sizeof(Code);
     const int n_digits = (code_bits + kRadixBits - 1) / kRadixBits;
@@ -237,7 +247,7 @@ double TreeBuilder::best_threshold_split(RegressionStats& stats, int64_t start, 
 }
 
 template <class Stats>
-void TreeBuilder::scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats& stats, int64_t feature, Split& best) {
+void TreeBuilder::scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats stats, int64_t feature, Split& best) {
   uint64_t* occupied = occupied_.data();
   stats.reset();
   int64_t n_left = 0;
@@ -269,7 +279,7 @@ void TreeBuilder::scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats& st
 }
 
 template <class Key, class Stats>
-void TreeBuilder::scan_sorted(const Key* keys, int64_t m, int pos_bits, Stats& stats, int64_t feature, Split& best) {
+void TreeBuilder::scan_sorted(const Key* keys, int64_t m, int pos_bits, Stats stats, int64_t feature, Split& best) {
   const int64_t msl = params_.min_samples_leaf;
   const Key pos_mask = (Key{1} << pos_bits) - 1;
   stats.reset();

@@ -62,10 +62,12 @@ class TreeBuilder {
   // The same for regression in O(m log m): the best cut of the node's rows ordered by y.
   double best_threshold_split(RegressionStats& stats, int64_t start, int64_t m);
   // Scans the per-code histograms that evaluate filled for codes [cmin, cmax], and clears them.
+  // The scans take stats by value so its running sums stay in registers (through a reference,
+  // every histogram store could alias them).
   template <class Stats>
-  void scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats& stats, int64_t feature, Split& best);
+  void scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats stats, int64_t feature, Split& best);
   template <class Key, class Stats>
-  void scan_sorted(const Key* keys, int64_t m, int pos_bits, Stats& stats, int64_t feature, Split& best);
+  void scan_sorted(const Key* keys, int64_t m, int pos_bits, Stats stats, int64_t feature, Split& best);
   // Moves the rows with code <= lo in `feature` before the others; returns the first right row.
   int64_t partition_rows(int64_t start, int64_t end, int64_t feature, uint32_t lo);
   double threshold_between(int64_t feature, uint32_t lo, uint32_t hi, int64_t start, int64_t mid);
