@@ -120,9 +120,9 @@ def test_thresholds_lie_midway_between_neighbouring_values():
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("tied", [False, True])
 def test_values_a_few_ulps_apart_keep_their_order(dtype, tied):
-    """Columns are ranked through words that keep only a float64's upper bits beside the row
-    index; values equal there (here 1 + k ulp for k < 4096, n = 3000) must still be ordered by
-    their full value, with equal values tied."""
+    """Columns are ranked through words that keep only the upper 32 bits of a float64's order
+    key beside the row index; values equal there (here 1 + k ulp for k < 4096, n = 3000: all of
+    them) must still be ordered by their full value, with equal values tied."""
     n = 3000
     k = np.random.RandomState(0).permutation(n) // (2 if tied else 1)
     ulp = np.finfo(dtype).eps

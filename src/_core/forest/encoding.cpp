@@ -40,7 +40,7 @@ inline uint32_t order_key(float v) {
 struct EncodeScratch {
   std::vector<double> block;  // kBlock columns x n rows
   std::vector<uint64_t> a, b;  // radix sort buffers
-  std::vector<uint64_t> keys;  // float64 order keys by row
+  std::vector<uint64_t> keys;  // order keys by row
   std::vector<uint32_t> ranks;
 };
 
@@ -57,60 +57,47 @@ void copy_block(const MatrixView& X, int64_t j0, int64_t j1, double* block) {
 
 // Ranks of column values (0 = smallest distinct value); returns the number of distinct values,
 // or 0 if a value is NaN or infinite.
-// Rows are sorted as single 64-bit words: the value's order key above the row index, by LSD radix
-// sort over the digits that hold key bits (half the data of sorting (key, row) pairs, and fewer
-// passes). A float64 key gives its lowest bits up to the row index, so values equal in the bits
-// kept are then ordered by their full keys; distinct such values differ by less than
-// 2^-(52 - row bits) relatively, so these runs almost always hold one value.
+// Rows are sorted as single 64-bit words, the top 32 bits of the value's order key above the row
+// index, by LSD radix sort over those 4 key digits (half the data of sorting (key, row) pairs, and
+// few passes). Float32 keys fit whole; float64 values equal in their top 32 key bits are then
+// ordered by full keys. Such values differ by less than 2^-20 relatively, so these runs are
+// short unless a column crowds many distinct values into a narrow range (then they cost a
+// comparison sort).
 uint32_t rank_column(const double* values, int64_t n, bool is_float32, EncodeScratch& s) {
-  const int row_bits = bit_width(static_cast<uint64_t>(n - 1));
-  const uint64_t row_mask = (uint64_t{1} << row_bits) - 1;  // row_bits <= 32
-  const int first_digit = is_float32 ? 4 : row_bits / kRadixBits;  // lower digits hold only row bits
-  uint32_t hist[8][kRadixBuckets] = {};
+  constexpr int kKeyDigits = 4;
+  uint32_t hist[kKeyDigits][kRadixBuckets] = {};
   uint64_t* words = s.a.data();
+  uint64_t* keys = s.keys.data();
   bool finite = true;
   for (int64_t i = 0; i < n; ++i) {
     finite &= std::isfinite(values[i]);
-    uint64_t word;
-    if (is_float32) {
-      word = (static_cast<uint64_t>(order_key(static_cast<float>(values[i]))) << 32) | static_cast<uint64_t>(i);
-    } else {
-      const uint64_t key = order_key(values[i]);
-      s.keys[i] = key;
-      word = (key & ~row_mask) | static_cast<uint64_t>(i);
-    }
-    words[i] = word;
-    for (int d = first_digit; d < 8; ++d) ++hist[d - first_digit][(word >> (d * kRadixBits)) & (kRadixBuckets - 1)];
+    const uint64_t key = is_float32 ? uint64_t{order_key(static_cast<float>(values[i]))} << 32 : order_key(values[i]);
+    keys[i] = key;
+    words[i] = (key & 0xFFFFFFFF00000000ULL) | static_cast<uint64_t>(i);
+    for (int d = 0; d < kKeyDigits; ++d) ++hist[d][(key >> (32 + d * kRadixBits)) & (kRadixBuckets - 1)];
   }
   if (!finite) return 0;
-  uint64_t* sorted = radix_sort(words, s.b.data(), n, 8 - first_digit, hist, [first_digit](uint64_t word, int d) {
-    return static_cast<uint32_t>(word >> ((d + first_digit) * kRadixBits)) & (kRadixBuckets - 1);
+  uint64_t* sorted = radix_sort(words, s.b.data(), n, kKeyDigits, hist, [](uint64_t word, int d) {
+    return static_cast<uint32_t>(word >> (32 + d * kRadixBits)) & (kRadixBuckets - 1);
   });
 
+  constexpr uint64_t kRowMask = 0xFFFFFFFFULL;
+  auto by_key = [keys](uint64_t x, uint64_t y) { return keys[x & kRowMask] < keys[y & kRowMask]; };
   uint32_t rank = 0;
-  if (is_float32) {
-    for (int64_t k = 0; k < n; ++k) {
-      if (k > 0 && (sorted[k] >> 32) != (sorted[k - 1] >> 32)) ++rank;
-      s.ranks[sorted[k] & row_mask] = rank;
-    }
-    return rank + 1;
-  }
-  const uint64_t* keys = s.keys.data();
-  auto by_key = [keys, row_mask](uint64_t x, uint64_t y) { return keys[x & row_mask] < keys[y & row_mask]; };
   for (int64_t k = 0; k < n;) {
     int64_t end = k + 1;
-    while (end < n && ((sorted[end] ^ sorted[k]) & ~row_mask) == 0) ++end;
+    while (end < n && (sorted[end] >> 32) == (sorted[k] >> 32)) ++end;
     if (end - k > 1) {
       bool one_value = true;
-      for (int64_t i = k + 1; i < end && one_value; ++i) one_value = keys[sorted[i] & row_mask] == keys[sorted[k] & row_mask];
+      for (int64_t i = k + 1; i < end && one_value; ++i) one_value = keys[sorted[i] & kRowMask] == keys[sorted[k] & kRowMask];
       if (!one_value) std::sort(sorted + k, sorted + end, by_key);
     }
-    // A new run's kept bits, hence its values, differ from the last run's; inside it, keys decide.
+    // A new run's top key bits, hence its values, differ from the last run's; inside it, keys decide.
     if (k > 0) ++rank;
-    s.ranks[sorted[k] & row_mask] = rank;
+    s.ranks[sorted[k] & kRowMask] = rank;
     for (int64_t i = k + 1; i < end; ++i) {
-      if (keys[sorted[i] & row_mask] != keys[sorted[i - 1] & row_mask]) ++rank;
-      s.ranks[sorted[i] & row_mask] = rank;
+      if (keys[sorted[i] & kRowMask] != keys[sorted[i - 1] & kRowMask]) ++rank;
+      s.ranks[sorted[i] & kRowMask] = rank;
     }
     k = end;
   }
@@ -134,7 +121,7 @@ ColumnCodes::ColumnCodes(const MatrixView& X, int n_threads)
         s.block.resize(kBlock * n);
         s.a.resize(n);
         s.b.resize(n);
-        if (!X.is_float32) s.keys.resize(n);
+        s.keys.resize(n);
         s.ranks.resize(n);
         return s;
       },
