@@ -119,19 +119,24 @@ def test_thresholds_lie_midway_between_neighbouring_values():
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("tied", [False, True])
-def test_values_a_few_ulps_apart_keep_their_order(dtype, tied):
+@pytest.mark.parametrize("run", [8, 3000])
+def test_values_a_few_ulps_apart_keep_their_order(dtype, tied, run):
     """Columns are ranked through words that keep only the upper 32 bits of a float64's order
-    key beside the row index; values equal there (here 1 + k ulp for k < 4096, n = 3000: all of
-    them) must still be ordered by their full value, with equal values tied."""
+    key beside the row index; values equal there must still be ordered by their full value,
+    with equal values tied. Here runs of `run` values 1 + j/512 + r ulp (r < run) share those
+    bits: short runs are ordered by comparison sort, the single run of all 3000 by radix sort.
+    (A float32 key fits the word whole: no runs, the same order.)"""
     n = 3000
     k = np.random.RandomState(0).permutation(n) // (2 if tied else 1)
     ulp = np.finfo(dtype).eps
-    x = (dtype(1) + k.astype(dtype) * ulp).astype(dtype)
+    x = (dtype(1) + (k // run).astype(dtype) * dtype(1 / 512) + (k % run).astype(dtype) * ulp).astype(dtype)
     assert len(np.unique(x)) == len(np.unique(k))
-    cut = 700
+    cut = 701
     y = (k >= cut).astype(float)
     forest = RandomForestRegressor(n_estimators=1, bootstrap=False, max_depth=1, max_features=None)
-    tree = forest.fit(np.column_stack([x, np.zeros(n)]), y).trees_[0]
+    X = np.column_stack([x, np.zeros(n, dtype)])
+    assert X.dtype == dtype
+    tree = forest.fit(X, y).trees_[0]
     assert tree.feature[0] == 0 and tree.impurity[tree.left[0]] == tree.impurity[tree.right[0]] == 0.0
     assert x[k == cut - 1][0] <= tree.threshold[0] < x[k == cut][0]
 

@@ -55,14 +55,36 @@ void copy_block(const MatrixView& X, int64_t j0, int64_t j1, double* block) {
   }
 }
 
+constexpr uint64_t kRowMask = 0xFFFFFFFFULL;
+// Runs up to this long are ordered by comparison sort, longer ones by radix sort.
+constexpr int64_t kShortRun = 64;
+
+// Orders a run of sorted words (top key half above the row) whose top key halves are equal by
+// the low halves of their rows' full keys; spare is scratch for len words.
+void order_run(uint64_t* run, uint64_t* spare, int64_t len, const uint64_t* keys) {
+  if (len <= kShortRun) {
+    std::sort(run, run + len, [keys](uint64_t x, uint64_t y) { return keys[x & kRowMask] < keys[y & kRowMask]; });
+    return;
+  }
+  uint32_t hist[4][kRadixBuckets] = {};
+  for (int64_t i = 0; i < len; ++i) {
+    const uint64_t row = run[i] & kRowMask, low = keys[row] & kRowMask;
+    spare[i] = (low << 32) | row;
+    for (int d = 0; d < 4; ++d) ++hist[d][(low >> (d * kRadixBits)) & (kRadixBuckets - 1)];
+  }
+  const uint64_t* out = radix_sort(spare, run, len, 4, hist, [](uint64_t word, int d) {
+    return static_cast<uint32_t>(word >> (32 + d * kRadixBits)) & (kRadixBuckets - 1);
+  });
+  if (out != run) std::copy(out, out + len, run);
+}
+
 // Ranks of column values (0 = smallest distinct value); returns the number of distinct values,
 // or 0 if a value is NaN or infinite.
 // Rows are sorted as single 64-bit words, the top 32 bits of the value's order key above the row
 // index, by LSD radix sort over those 4 key digits (half the data of sorting (key, row) pairs, and
 // few passes). Float32 keys fit whole; float64 values equal in their top 32 key bits are then
 // ordered by full keys. Such values differ by less than 2^-20 relatively, so these runs are
-// short unless a column crowds many distinct values into a narrow range (then they cost a
-// comparison sort).
+// short unless a column crowds many distinct values into a narrow range.
 uint32_t rank_column(const double* values, int64_t n, bool is_float32, EncodeScratch& s) {
   constexpr int kKeyDigits = 4;
   uint32_t hist[kKeyDigits][kRadixBuckets] = {};
@@ -81,8 +103,7 @@ uint32_t rank_column(const double* values, int64_t n, bool is_float32, EncodeScr
     return static_cast<uint32_t>(word >> (32 + d * kRadixBits)) & (kRadixBuckets - 1);
   });
 
-  constexpr uint64_t kRowMask = 0xFFFFFFFFULL;
-  auto by_key = [keys](uint64_t x, uint64_t y) { return keys[x & kRowMask] < keys[y & kRowMask]; };
+  uint64_t* spare = sorted == s.a.data() ? s.b.data() : s.a.data();
   uint32_t rank = 0;
   for (int64_t k = 0; k < n;) {
     int64_t end = k + 1;
@@ -90,7 +111,7 @@ uint32_t rank_column(const double* values, int64_t n, bool is_float32, EncodeScr
     if (end - k > 1) {
       bool one_value = true;
       for (int64_t i = k + 1; i < end && one_value; ++i) one_value = keys[sorted[i] & kRowMask] == keys[sorted[k] & kRowMask];
-      if (!one_value) std::sort(sorted + k, sorted + end, by_key);
+      if (!one_value) order_run(sorted + k, spare + k, end - k, keys);
     }
     // A new run's top key bits, hence its values, differ from the last run's; inside it, keys decide.
     if (k > 0) ++rank;
