@@ -89,10 +89,17 @@ def run_worker(lib, case, trees):
 
 RANGER_SCRIPT = r"""
 suppressMessages(library(ranger)); a <- commandArgs(TRUE)
-d <- read.csv(a[1]); cls <- a[2] == "classification"; if (cls) d$y <- factor(d$y)
+d <- read.csv(a[1]); test <- read.csv(a[2]); cls <- a[3] == "classification"
+if (cls) { d$y <- factor(d$y); test$y <- factor(test$y, levels = levels(d$y)) }
 t0 <- Sys.time()
-ranger(y ~ ., data = d, num.trees = as.integer(a[3]), mtry = as.integer(a[4]), num.threads = 2, seed = 0)
-cat(as.numeric(difftime(Sys.time(), t0, units = "secs")), "\n")
+fit <- ranger(dependent.variable.name = "y", data = d, num.trees = as.integer(a[4]), mtry = as.integer(a[5]),
+              min.node.size = 1, num.threads = 2, seed = 0)
+fit_s <- as.numeric(difftime(Sys.time(), t0, units = "secs"))
+t0 <- Sys.time()
+pred <- predict(fit, test, num.threads = 2)$predictions
+predict_s <- as.numeric(difftime(Sys.time(), t0, units = "secs"))
+score <- if (cls) mean(pred == test$y) else 1 - sum((test$y - pred)^2) / sum((test$y - mean(test$y))^2)
+cat(fit_s, predict_s, score, "\n")
 """
 
 
@@ -104,17 +111,20 @@ def ranger_available():
 
 
 def run_ranger(case, trees, tmp):
-    Xtr, ytr, _, _, cfg = load_case(case)
-    csv = Path(tmp) / f"{case}.csv"
-    np.savetxt(csv, np.column_stack([Xtr, ytr]), delimiter=",", comments="",
-               header=",".join([f"x{j}" for j in range(Xtr.shape[1])] + ["y"]))
+    Xtr, ytr, Xte, yte, cfg = load_case(case)
+    header = ",".join([f"x{j}" for j in range(Xtr.shape[1])] + ["y"])
+    paths = []
+    for name, X, y in (("train", Xtr, ytr), ("test", Xte, yte)):
+        paths.append(Path(tmp) / f"{case}_{name}.csv")
+        np.savetxt(paths[-1], np.column_stack([X, y]), delimiter=",", comments="", header=header)
     script = Path(tmp) / "ranger.R"
     script.write_text(RANGER_SCRIPT)
     out = subprocess.run(
-        ["/usr/bin/time", "-v", "Rscript", str(script), str(csv), cfg["task"], str(trees or cfg["n_estimators"]),
+        ["/usr/bin/time", "-v", "Rscript", str(script), *map(str, paths), cfg["task"], str(trees or cfg["n_estimators"]),
          str(cfg["max_features"])], capture_output=True, text=True, check=True)
     peak_kb = next(int(line.split()[-1]) for line in out.stderr.splitlines() if "Maximum resident" in line)
-    return dict(fit_s=float(out.stdout.split()[-1]), peak_mb=peak_kb / 1024, score=float("nan"), predict_s=float("nan"))
+    fit_s, predict_s, score = map(float, out.stdout.split()[-3:])
+    return dict(fit_s=fit_s, predict_s=predict_s, peak_mb=peak_kb / 1024, score=score)
 
 
 def main():
