@@ -86,3 +86,34 @@ def test_dstump_best_split_matches_exhaustive_search(problem):
         assert res.n_left[j] >= 1 and res.n_left[j] < len(y)
     np.testing.assert_array_equal(X, copies[0])
     np.testing.assert_array_equal(y, copies[1])
+
+
+@st.composite
+def crowded_columns(draw):
+    """Finite float64 values of any magnitude (subnormals, -0.0, near the overflow limit) in
+    clusters of consecutive floats 1 to 1000 ulps apart, each value once plus up to 100 repeats,
+    shuffled. Values whose top 32 key bits agree are ordered by a second sort in the encoding:
+    runs of up to 64 by comparison, longer ones by radix."""
+    clusters = []
+    for _ in range(draw(st.integers(1, 4))):
+        base = draw(st.floats(-1e300, 1e300, allow_nan=False, allow_infinity=False))
+        size = draw(st.integers(1, 150))
+        step = draw(st.sampled_from([1, 2, 1000]))
+        bits = np.array([base]).view(np.int64)[0] + step * np.arange(size, dtype=np.int64)
+        clusters.append(bits.view(np.float64))
+    values = np.concatenate(clusters + [np.array(draw(st.lists(st.sampled_from([0.0, -0.0, 5e-324, -5e-324]))))])
+    rng = np.random.RandomState(draw(st.integers(0, 2**32 - 1)))
+    rows = np.concatenate([np.arange(len(values)), rng.randint(len(values), size=draw(st.integers(1, 100)))])
+    return values[rng.permutation(rows)]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(crowded_columns())
+def test_a_full_tree_separates_every_distinct_value(x):
+    """Grown to purity on one column with y = the rank of x among its distinct values, a tree
+    must give every training row its own y back: this holds only if the column's codes order
+    the values exactly (a misordered code makes some threshold route a row to the wrong side)."""
+    _, y = np.unique(x, return_inverse=True)
+    forest = RandomForestRegressor(n_estimators=1, bootstrap=False, max_features=None, random_state=0)
+    forest.fit(x[:, None], y.astype(float))
+    np.testing.assert_array_equal(forest.predict(x[:, None]), y)
