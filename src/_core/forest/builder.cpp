@@ -145,7 +145,7 @@ bool TreeBuilder::evaluate(const Code* col, int64_t start, int64_t end, Stats& s
     for (int64_t pos = 0; pos < m; ++pos) {
       if (pos + kPrefetch < m) __builtin_prefetch(col + idx[pos + kPrefetch]);
       const uint32_t c = col[idx[pos]];
-      if (count_rows_) ++hist_n_[c];
+      if (leaf_limits_) ++hist_n_[c];
       occupied[c >> 6] |= uint64_t{1} << (c & 63);
       stats.hist_add(c, pos);
       cmin = std::min(cmin, c);
@@ -262,12 +262,12 @@ void TreeBuilder::scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats sta
       const uint32_t c = (word << 6) + static_cast<uint32_t>(__builtin_ctzll(bits));
       bits &= bits - 1;
       const int32_t cls = stats.bucket_class(c);
-      if (c != cmin && (!skip_pure_runs_ || cls == kMixed || cls != prev_class) &&
-          (!count_rows_ || admissible(n_left, m, stats))) {
+      if (c != cmin && (leaf_limits_ || cls == kMixed || cls != prev_class) &&
+          (!leaf_limits_ || admissible(n_left, m, stats))) {
         const double q = stats.proxy();
         if (q > best.proxy) best = {q, feature, prev, c};
       }
-      if (count_rows_) {
+      if (leaf_limits_) {
         n_left += hist_n_[c];
         hist_n_[c] = 0;
       }
@@ -295,7 +295,7 @@ void TreeBuilder::scan_sorted(const Key* keys, int64_t m, int pos_bits, Stats st
     } while (group_end < m && (keys[group_end] >> pos_bits) == c);
     if (!Stats::kClasses) cls = kMixed;
     // Boundary between the previous group and this one (rows [0, k) on the left).
-    if (k > 0 && (!skip_pure_runs_ || cls == kMixed || cls != prev_class) && admissible(k, m, stats)) {
+    if (k > 0 && (leaf_limits_ || cls == kMixed || cls != prev_class) && admissible(k, m, stats)) {
       const double q = stats.proxy();
       if (q > best.proxy) best = {q, feature, static_cast<uint32_t>(keys[k - 1] >> pos_bits), static_cast<uint32_t>(c)};
     }
@@ -321,8 +321,7 @@ TreeBuilder::Split TreeBuilder::find_split(int64_t start, int64_t end, Rng& rng)
     // that split, so they turn this off. A candidate's proxy sums the same rows in another
     // order than `reachable` did, so regression accepts it within that rounding (4 m ulps).
     constexpr bool kRegression = !std::decay_t<decltype(stats)>::kClasses;
-    const bool stop_at_best = m <= (kRegression ? kBoundedRegression : kEnumerated) &&
-                              params_.min_samples_leaf == 1 && min_weight_leaf_ == 0.0;
+    const bool stop_at_best = m <= (kRegression ? kBoundedRegression : kEnumerated) && !leaf_limits_;
     double reachable = std::numeric_limits<double>::infinity();
     if (stop_at_best) {
       if constexpr (kRegression) {
@@ -440,8 +439,7 @@ Tree TreeBuilder::build(const std::vector<double>& w, Rng& rng) {
   double total_weight = 0.0;
   for (uint32_t i : samples_) total_weight += w[i];
   min_weight_leaf_ = params_.min_weight_fraction_leaf * total_weight;
-  skip_pure_runs_ = data_.n_classes > 0 && params_.min_samples_leaf == 1 && min_weight_leaf_ == 0.0;
-  count_rows_ = params_.min_samples_leaf > 1 || min_weight_leaf_ > 0.0;
+  leaf_limits_ = params_.min_samples_leaf > 1 || min_weight_leaf_ > 0.0;
 
   Tree tree;
   tree.n_values = data_.n_classes > 0 ? data_.n_classes : 1;

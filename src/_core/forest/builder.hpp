@@ -77,13 +77,12 @@ class TreeBuilder {
   FeatureSampler sampler_;
   const double* w_ = nullptr;
   double min_weight_leaf_ = 0.0;
-  // Without leaf-size limits every boundary is admissible, and a boundary between two groups pure
-  // in the same class cannot be optimal (see criteria.hpp); with limits the optimum may sit at the
-  // edge of the admissible range inside such a run, so every boundary is scored.
-  bool skip_pure_runs_ = false;
-  // Without leaf-size limits every boundary between two codes present is admissible, so the
-  // counting search need not count rows per code.
-  bool count_rows_ = true;
+  // min_samples_leaf > 1 or a minimum leaf weight. Without them every boundary is admissible, so
+  // the counting search need not count rows per code; a boundary between two groups pure in the
+  // same class cannot be optimal (see criteria.hpp), so such boundaries are skipped; and a small
+  // node may stop at the best split its rows allow. With limits the optimum may sit at the edge
+  // of the admissible range inside a pure run, so every boundary is scored.
+  bool leaf_limits_ = true;
   std::vector<uint32_t> samples_, right_rows_;
   std::vector<int64_t> candidates_;  // features drawn at the current node, in draw order
   std::vector<uint32_t> by_y_;       // node positions ordered by y (best_threshold_split)
