@@ -55,7 +55,12 @@ void copy_block(const MatrixView& X, int64_t j0, int64_t j1, double* block) {
   }
 }
 
+// Sort words hold a 32-bit key half above a row index; their sorts run over the key half's digits.
 constexpr uint64_t kRowMask = 0xFFFFFFFFULL;
+constexpr int kKeyDigits = 4;
+inline uint32_t key_digit(uint64_t word, int d) {
+  return static_cast<uint32_t>(word >> (32 + d * kRadixBits)) & (kRadixBuckets - 1);
+}
 // Runs up to this long are ordered by comparison sort, longer ones by radix sort.
 constexpr int64_t kShortRun = 64;
 
@@ -66,15 +71,13 @@ void order_run(uint64_t* run, uint64_t* spare, int64_t len, const uint64_t* keys
     std::sort(run, run + len, [keys](uint64_t x, uint64_t y) { return keys[x & kRowMask] < keys[y & kRowMask]; });
     return;
   }
-  uint32_t hist[4][kRadixBuckets] = {};
+  uint32_t hist[kKeyDigits][kRadixBuckets] = {};
   for (int64_t i = 0; i < len; ++i) {
-    const uint64_t row = run[i] & kRowMask, low = keys[row] & kRowMask;
-    spare[i] = (low << 32) | row;
-    for (int d = 0; d < 4; ++d) ++hist[d][(low >> (d * kRadixBits)) & (kRadixBuckets - 1)];
+    const uint64_t row = run[i] & kRowMask;
+    spare[i] = (keys[row] << 32) | row;
+    for (int d = 0; d < kKeyDigits; ++d) ++hist[d][key_digit(spare[i], d)];
   }
-  const uint64_t* out = radix_sort(spare, run, len, 4, hist, [](uint64_t word, int d) {
-    return static_cast<uint32_t>(word >> (32 + d * kRadixBits)) & (kRadixBuckets - 1);
-  });
+  const uint64_t* out = radix_sort(spare, run, len, kKeyDigits, hist, key_digit);
   if (out != run) std::copy(out, out + len, run);
 }
 
@@ -86,7 +89,6 @@ void order_run(uint64_t* run, uint64_t* spare, int64_t len, const uint64_t* keys
 // ordered by full keys. Such values differ by less than 2^-20 relatively, so these runs are
 // short unless a column crowds many distinct values into a narrow range.
 uint32_t rank_column(const double* values, int64_t n, bool is_float32, EncodeScratch& s) {
-  constexpr int kKeyDigits = 4;
   uint32_t hist[kKeyDigits][kRadixBuckets] = {};
   uint64_t* words = s.a.data();
   uint64_t* keys = s.keys.data();
@@ -95,13 +97,11 @@ uint32_t rank_column(const double* values, int64_t n, bool is_float32, EncodeScr
     finite &= std::isfinite(values[i]);
     const uint64_t key = is_float32 ? uint64_t{order_key(static_cast<float>(values[i]))} << 32 : order_key(values[i]);
     keys[i] = key;
-    words[i] = (key & 0xFFFFFFFF00000000ULL) | static_cast<uint64_t>(i);
-    for (int d = 0; d < kKeyDigits; ++d) ++hist[d][(key >> (32 + d * kRadixBits)) & (kRadixBuckets - 1)];
+    words[i] = (key & ~kRowMask) | static_cast<uint64_t>(i);
+    for (int d = 0; d < kKeyDigits; ++d) ++hist[d][key_digit(words[i], d)];
   }
   if (!finite) return 0;
-  uint64_t* sorted = radix_sort(words, s.b.data(), n, kKeyDigits, hist, [](uint64_t word, int d) {
-    return static_cast<uint32_t>(word >> (32 + d * kRadixBits)) & (kRadixBuckets - 1);
-  });
+  uint64_t* sorted = radix_sort(words, s.b.data(), n, kKeyDigits, hist, key_digit);
 
   uint64_t* spare = sorted == s.a.data() ? s.b.data() : s.a.data();
   uint32_t rank = 0;
