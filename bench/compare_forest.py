@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -153,8 +154,6 @@ def main():
                 sys.exit(f"{lib} failed on case {case}:\n{out.stderr}")
             results[lib] = json.loads(out.stdout.strip().splitlines()[-1])
         if with_ranger:
-            import tempfile
-
             with tempfile.TemporaryDirectory() as tmp:
                 results["ranger"] = run_ranger(case, args.trees, tmp)
         for lib, r in results.items():
