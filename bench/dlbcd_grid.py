@@ -21,6 +21,7 @@ the first already succeeded.
     python bench/dlbcd_grid.py report                      # docs section and plot from the file
     python bench/dlbcd_grid.py check-cell 20 10 0          # old vs new protocol on one cell
     python bench/dlbcd_grid.py noise-check 8,2 17,3        # DL-BCD on those cells at the reference code's 100 dB
+    python bench/dlbcd_grid.py weight-check 4,2 20,12      # the peers there at the reference code's l1 weight
 """
 
 from __future__ import annotations
@@ -55,9 +56,9 @@ REFERENCE_CODE_SNR = 1e5
 # D^{-1} x carry the noise amplified by up to cond(D*).
 COND_EDGES = (0, 20, 40, 80, np.inf)
 RESTARTS = 3
-# The peers' l1 weight (per signal, as both write their objective): the thesis' 0.1/sqrt(n) left both
-# far from D* even at p = 4, s = 2, so each peer is fitted at these values and scored by its best fit
-# -- an oracle choice in the peers' favour.
+# The peers' l1 weight (per signal, as both write their objective). The thesis gives 0.1/sqrt(N); its
+# reference code uses N = p, the number of atoms (weight-check compares it with these on chosen cells).
+# Each peer is fitted at these values and scored by its best fit -- an oracle choice in its favour.
 PEER_LAMBDAS = (0.1, 1.0)
 DLBCD_TAU, DLBCD_INF, SKLEARN, SPAMS = "DL-BCD tau=0.5", "DL-BCD tau=inf", "sklearn DictionaryLearning", "SPAMS trainDL"
 
@@ -431,6 +432,21 @@ def noise_check(cells, reps, snr, threads):
               f"{reps} | " + " ".join(f"{o[0]:.1e} / {o[2]:.0f}" for o in out) + " |", flush=True)
 
 
+def weight_check(cells, reps):
+    """Both peers at the reference code's l1 weight 0.1/sqrt(p) on some cells, beside the grid's outcomes."""
+    records = load_records()
+    print(f"peers at l1 weight 0.1/sqrt(p), reps 0..{reps - 1}; 'grid': the best of {list(PEER_LAMBDAS)} from the "
+          f"results file\n| (p, s, rep) | weight | {SKLEARN} | grid | {SPAMS} | grid |\n|---|---:|---:|---:|---:|---:|")
+    for p, s in cells:
+        for rep in range(reps):
+            D, X = make_data(p, s, rep)
+            lam = 0.1 / np.sqrt(p)
+            row = [f"{nmse(PEERS[m](X, p, rep, lam), D):.2g} | "
+                   + (f"{records[p, s, rep, m]['nmse']:.2g}" if (p, s, rep, m) in records else "-")
+                   for m in (SKLEARN, SPAMS)]
+            print(f"| ({p}, {s}, {rep}) | {lam:.3f} | " + " | ".join(row) + " |", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -452,6 +468,9 @@ def main():
     nc.add_argument("--reps", type=int, default=5)
     nc.add_argument("--snr", type=float, default=REFERENCE_CODE_SNR)
     nc.add_argument("--threads", type=int, default=1)
+    wc = sub.add_parser("weight-check", help="the peers at the reference code's l1 weight 0.1/sqrt(p) on some cells")
+    wc.add_argument("cells", nargs="+", help="cells as p,s")
+    wc.add_argument("--reps", type=int, default=3)
     parser.add_argument("--results", type=Path, default=RESULTS_FILE, help="the results file (JSON lines)")
     args = parser.parse_args()
     if args.command == "run":
@@ -459,6 +478,8 @@ def main():
         report(load_records(args.results), args.results)
     elif args.command == "report":
         report(load_records(args.results), args.results)
+    elif args.command == "weight-check":
+        weight_check([tuple(map(int, c.split(","))) for c in args.cells], args.reps)
     elif args.command == "noise-check":
         noise_check([tuple(map(int, c.split(","))) for c in args.cells], args.reps, args.snr, args.threads)
     else:
