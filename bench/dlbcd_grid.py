@@ -432,19 +432,27 @@ def noise_check(cells, reps, snr, threads):
               f"{reps} | " + " ".join(f"{o[0]:.1e} / {o[2]:.0f}" for o in out) + " |", flush=True)
 
 
-def weight_check(cells, reps):
-    """Both peers at the reference code's l1 weight 0.1/sqrt(p) on some cells, beside the grid's outcomes."""
-    records = load_records()
+def weight_check(cells, reps, path=RESULTS_FILE):
+    """The peers at the reference code's l1 weight 0.1/sqrt(p) on some cells, beside the grid's outcomes."""
+    records = load_records(path)
+    peers = [m for m in PEERS if m in methods_available()]
     print(f"peers at l1 weight 0.1/sqrt(p), reps 0..{reps - 1}; 'grid': the best of {list(PEER_LAMBDAS)} from the "
-          f"results file\n| (p, s, rep) | weight | {SKLEARN} | grid | {SPAMS} | grid |\n|---|---:|---:|---:|---:|---:|")
+          f"results file\n| (p, s, rep) | weight | " + " | ".join(f"{m} | grid" for m in peers) + " |\n|---|---:|"
+          + "---:|---:|" * len(peers))
     for p, s in cells:
+        lam = 0.1 / np.sqrt(p)
         for rep in range(reps):
             D, X = make_data(p, s, rep)
-            lam = 0.1 / np.sqrt(p)
             row = [f"{nmse(PEERS[m](X, p, rep, lam), D):.2g} | "
                    + (f"{records[p, s, rep, m]['nmse']:.2g}" if (p, s, rep, m) in records else "-")
-                   for m in (SKLEARN, SPAMS)]
+                   for m in peers]
             print(f"| ({p}, {s}, {rep}) | {lam:.3f} | " + " | ".join(row) + " |", flush=True)
+
+
+def cell(text):
+    """A command-line cell "p,s"."""
+    p, s = map(int, text.split(","))
+    return p, s
 
 
 def main():
@@ -464,12 +472,12 @@ def main():
     c.add_argument("--threads", type=int, default=1)
     nc = sub.add_parser("noise-check", help="DL-BCD alone on some cells at another SNR (default: the reference "
                         "code's 100 dB)")
-    nc.add_argument("cells", nargs="+", help="cells as p,s")
+    nc.add_argument("cells", type=cell, nargs="+", help="cells as p,s")
     nc.add_argument("--reps", type=int, default=5)
     nc.add_argument("--snr", type=float, default=REFERENCE_CODE_SNR)
     nc.add_argument("--threads", type=int, default=1)
     wc = sub.add_parser("weight-check", help="the peers at the reference code's l1 weight 0.1/sqrt(p) on some cells")
-    wc.add_argument("cells", nargs="+", help="cells as p,s")
+    wc.add_argument("cells", type=cell, nargs="+", help="cells as p,s")
     wc.add_argument("--reps", type=int, default=3)
     parser.add_argument("--results", type=Path, default=RESULTS_FILE, help="the results file (JSON lines)")
     args = parser.parse_args()
@@ -479,9 +487,9 @@ def main():
     elif args.command == "report":
         report(load_records(args.results), args.results)
     elif args.command == "weight-check":
-        weight_check([tuple(map(int, c.split(","))) for c in args.cells], args.reps)
+        weight_check(args.cells, args.reps, args.results)
     elif args.command == "noise-check":
-        noise_check([tuple(map(int, c.split(","))) for c in args.cells], args.reps, args.snr, args.threads)
+        noise_check(args.cells, args.reps, args.snr, args.threads)
     else:
         check_cell(args.p, args.s, args.rep, args.threads)
 
