@@ -365,6 +365,8 @@ def report(records, path=RESULTS_FILE):
     print("\n".join(lines))
 
     plt = pyplot()
+    from matplotlib.ticker import MaxNLocator
+
     fig, axes = plt.subplots(1, len(methods), figsize=(3.2 * len(methods), 3.4), sharey=True)
     top = max(grid_p)
     for ax, m in zip(np.atleast_1d(axes), methods):
@@ -373,10 +375,13 @@ def report(records, path=RESULTS_FILE):
             image[p, s] = v
         ax.imshow(image, origin="lower", vmin=0, vmax=1, cmap="viridis_r")
         ax.set(title=m, xlabel="s", xlim=(1.5, top + 0.5), ylim=(min(grid_p) - 0.5, top + 0.5))
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     np.atleast_1d(axes)[0].set_ylabel("p")
-    fig.suptitle(f"Recovery rate (dark = 1); repetitions per cell: {n_reps.min()} to {n_reps.max()}", fontsize=9)
+    reps_shown = f"{n_reps.min()}" if n_reps.min() == n_reps.max() else f"{n_reps.min()} to {n_reps.max()}"
+    fig.suptitle(f"Recovery rate (dark = 1); repetitions per cell: {reps_shown}", fontsize=9)
     fig.tight_layout()
-    fig.savefig(DOCS / "dlbcd_fig5_10.png", dpi=110)
+    fig.savefig(DOCS / "dlbcd_fig5_10.png", dpi=110, bbox_inches="tight")
     lines += ["", "![Fig. 5.10](dlbcd_fig5_10.png)"]
     write_section("fig5_10", lines)
 
