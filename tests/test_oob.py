@@ -24,7 +24,7 @@ def test_bootstrap_draws_max_samples_rows_with_replacement(regression_data, max_
 
 def test_subsampling_without_replacement(regression_data):
     X, y = regression_data
-    forest = RandomForestRegressor(n_estimators=10, bootstrap=False, max_samples=0.6, oob_score=True,
+    forest = RandomForestRegressor(n_estimators=20, bootstrap=False, max_samples=0.6, oob_score=True,
                                    random_state=0).fit(X, y)
     counts = forest.inbag_counts_
     assert set(np.unique(counts)) == {0, 1}
