@@ -4,33 +4,30 @@ import numpy as np
 
 import pyinterp
 from pyinterp import _core
+from pyinterp.forest.tree import derived_fields
 
 
 class Hand:
     """A pyinterp regressor whose core forest is built from node arrays."""
 
     def __init__(self, trees, n_features=2):
-        state = (1, n_features, 0, 1, [self._tree(*t) for t in trees], np.zeros(len(trees), dtype=np.uint32))
+        state = {"version": _core.Forest.state_version, "criterion": "squared_error", "n_features": n_features,
+                 "n_classes": 0, "n_samples": 1, "trees": [self._tree(*t) for t in trees],
+                 "inbag": np.zeros(len(trees), dtype=np.uint32)}
         self.forest = pyinterp.RandomForestRegressor()
         self.forest._forest = _core.Forest.from_state(state)
         self.forest.n_features_in_ = n_features
 
     @staticmethod
     def _tree(feature, left, right, weight, impurity, value):
-        feature, left, right = (np.array(a, dtype=np.int32) for a in (feature, left, right))
+        arrays = {"feature": np.array(feature, dtype=np.int32), "left": np.array(left, dtype=np.int32),
+                  "right": np.array(right, dtype=np.int32), "weighted_n_node_samples": np.array(weight, float),
+                  "impurity": np.array(impurity, float), "value": np.array(value, float)}
         n = len(feature)
-        parent = np.full(n, -1, dtype=np.int32)
-        depth = np.zeros(n, dtype=np.int32)
-        for k in range(n):
-            if left[k] >= 0:
-                parent[[left[k], right[k]]] = k
-                depth[[left[k], right[k]]] = depth[k] + 1
-        w, imp = np.array(weight, float), np.array(impurity, float)
-        decrease = np.zeros(n)
-        split = left >= 0
-        decrease[split] = (w[split] * imp[split] - w[left[split]] * imp[left[split]] - w[right[split]] * imp[right[split]]) / w[0]
-        threshold = np.where(split, 0.5, 0.0)
-        return (feature, threshold, left, right, parent, depth, np.ones(n, np.int32), w, imp, decrease, np.array(value, float))
+        arrays["threshold"] = np.where(arrays["left"] >= 0, 0.5, 0.0)
+        arrays["n_node_samples"] = np.ones(n, np.int32)
+        arrays.update(derived_fields(arrays["left"], arrays["right"], arrays["weighted_n_node_samples"], arrays["impurity"]))
+        return arrays
 
 
 def figure_1_trees():

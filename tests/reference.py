@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from pyinterp._adapters import _sklearn_tree_state
-from pyinterp.forest import TREE_FIELDS, Tree
+from pyinterp.forest import Tree
+from pyinterp.forest.view import sklearn_tree_arrays
 
 
 def impurity(y, w, criterion, n_classes=None):
@@ -153,7 +153,7 @@ def sk_trees(forest, n_values):
     """scikit-learn's trees as pyinterp Tree views, through the adapter under test."""
     trees = []
     for e in forest.estimators_:
-        arrays = dict(zip(TREE_FIELDS, _sklearn_tree_state(e)))
+        arrays = sklearn_tree_arrays(e)
         arrays["value"] = arrays["value"].reshape(-1, n_values)
         trees.append(Tree(arrays))
     return trees

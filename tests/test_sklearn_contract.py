@@ -49,17 +49,40 @@ def test_pickle_round_trip_is_exact(Forest, regression_data, classification_data
 def test_corrupt_pickled_state_is_refused(regression_data):
     X, y = regression_data
     forest = RandomForestRegressor(n_estimators=2, random_state=0).fit(X, y)
-    state = list(forest._forest.__getstate__())
-    trees = list(state[4])
-    tree = list(trees[0])
-    left = tree[2].copy()
+    state = forest._forest.__getstate__()
+    left = state["trees"][0]["left"]
     left[0] = 0  # a node that points to itself would loop forever
-    tree[2] = left
-    trees[0] = tuple(tree)
-    state[4] = trees
     clone = type(forest._forest).__new__(type(forest._forest))
-    with pytest.raises(ValueError, match="corrupt"):
-        clone.__setstate__(tuple(state))
+    with pytest.raises(ValueError, match="corrupt forest state: node links"):
+        clone.__setstate__(state)
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+def test_pickled_state_is_a_versioned_mapping_with_the_criterion(classification_data, criterion):
+    X, y = classification_data
+    forest = RandomForestClassifier(n_estimators=2, criterion=criterion, random_state=0).fit(X, y)
+    state = forest._forest.__getstate__()
+    assert state["version"] == type(forest._forest).state_version
+    assert state["criterion"] == criterion
+    assert set(state["trees"][0]) == set(type(forest._forest).tree_fields) == set(forest.trees_[0].__slots__)
+    assert pickle.loads(pickle.dumps(forest))._forest.criterion.name == criterion
+
+
+@pytest.mark.parametrize("edit, match", [
+    (lambda s: s.update(version=99), "version 99 is not supported"),
+    (lambda s: s["trees"][0].pop("impurity"), "tree has no impurity"),
+    (lambda s: s.update(criterion="gini"), "criterion does not match"),
+    (lambda s: s.update(criterion="poisson"), "unknown criterion"),
+    (lambda s: s["trees"][0].update(value=np.zeros(3)), "value has the wrong shape"),
+    (lambda s: s.update(inbag=s["inbag"][:-1]), "inbag has the wrong size"),
+])
+def test_bad_state_is_refused_with_a_message_naming_the_problem(regression_data, edit, match):
+    X, y = regression_data
+    forest = RandomForestRegressor(n_estimators=2, random_state=0).fit(X, y)
+    state = forest._forest.__getstate__()
+    edit(state)
+    with pytest.raises(ValueError, match=match):
+        type(forest._forest).from_state(state)
 
 
 def test_fitted_arrays_are_read_only(regression_data):

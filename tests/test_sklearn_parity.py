@@ -8,6 +8,7 @@ from sklearn import datasets, ensemble
 from sklearn.model_selection import train_test_split
 
 from pyinterp import RandomForestClassifier, RandomForestRegressor
+from pyinterp.forest.tree import derived_fields
 
 
 def assert_same_tree(sk_tree, tree):
@@ -20,11 +21,11 @@ def assert_same_tree(sk_tree, tree):
     np.testing.assert_array_equal(tree.n_node_samples, sk_tree.n_node_samples)
     np.testing.assert_allclose(tree.weighted_n_node_samples, sk_tree.weighted_n_node_samples, rtol=1e-12)
     np.testing.assert_allclose(tree.impurity, sk_tree.impurity, rtol=1e-9, atol=1e-12)
-    w, imp = sk_tree.weighted_n_node_samples, sk_tree.impurity
-    left, right = sk_tree.children_left[internal], sk_tree.children_right[internal]
-    decrease = np.zeros(sk_tree.node_count)
-    decrease[internal] = (w[internal] * imp[internal] - w[left] * imp[left] - w[right] * imp[right]) / w[0]
-    np.testing.assert_allclose(tree.impurity_decrease, decrease, rtol=1e-8, atol=1e-13)
+    derived = derived_fields(sk_tree.children_left, sk_tree.children_right, sk_tree.weighted_n_node_samples,
+                             sk_tree.impurity)
+    np.testing.assert_allclose(tree.impurity_decrease, derived["impurity_decrease"], rtol=1e-8, atol=1e-13)
+    np.testing.assert_array_equal(tree.parent, derived["parent"])
+    np.testing.assert_array_equal(tree.depth, derived["depth"])
 
 
 def assert_same_tree_up_to_ties(sk_tree, tree, X, y, criterion, min_samples_leaf):

@@ -13,14 +13,6 @@ namespace {
 
 using Matrix = py::array_t<double, py::array::c_style>;
 
-// A C-contiguous float64 array of the given shape (-1: any extent); never a copy.
-const double* checked(const py::array& a, std::vector<py::ssize_t> shape, const char* name) {
-  bool ok = has_dtype<double>(a) && (a.flags() & py::array::c_style) && a.ndim() == static_cast<py::ssize_t>(shape.size());
-  for (size_t d = 0; ok && d < shape.size(); ++d) ok = shape[d] < 0 || a.shape(d) == shape[d];
-  if (!ok) throw std::invalid_argument(std::string(name) + " must be a C-contiguous float64 array of the expected shape");
-  return static_cast<const double*>(a.data());
-}
-
 optim::Options solver_options(optim::LineSearch line_search, int memory, int max_iter, double tol) {
   if (memory < 0 || max_iter < 0) throw std::invalid_argument("memory and max_iter must be non-negative");
   optim::Options o;
@@ -53,9 +45,9 @@ void bind_dictionary(py::module_& m) {
         const int64_t n = X.shape(0);
         const int p = static_cast<int>(X.shape(1));
         const int restarts = static_cast<int>(D0s.shape(0));
-        const double* x = checked(X, {n, p}, "X");
-        const double* d0 = checked(D0s, {restarts, p, p}, "D0s");
-        const double* q0 = checked(Q0s, {restarts, p, p}, "Q0s");
+        const double* x = checked_array<double>(X, {n, p}, "X").data();
+        const double* d0 = checked_array<double>(D0s, {restarts, p, p}, "D0s").data();
+        const double* q0 = checked_array<double>(Q0s, {restarts, p, p}, "Q0s").data();
         if (p < 1 || n < p) throw std::invalid_argument("X must have at least as many rows as columns");
         DlbcdOptions opt;
         opt.tau = tau;
@@ -89,9 +81,9 @@ void bind_dictionary(py::module_& m) {
         if (beta.ndim() != 2) throw std::invalid_argument("beta must be 2-d");
         const int64_t n = beta.shape(0);
         const int p = static_cast<int>(beta.shape(1));
-        const double* b = checked(beta, {n, p}, "beta");
-        const double* mm = checked(M, {p, p}, "M");
-        const double* w0 = checked(W0, {p, p}, "W0");
+        const double* b = checked_array<double>(beta, {n, p}, "beta").data();
+        const double* mm = checked_array<double>(M, {p, p}, "M").data();
+        const double* w0 = checked_array<double>(W0, {p, p}, "W0").data();
         const optim::Options opt = solver_options(line_search, memory, inner_max_iter, inner_tol);
         std::vector<double> W;
         double r;
@@ -111,9 +103,9 @@ void bind_dictionary(py::module_& m) {
         if (A.ndim() != 2) throw std::invalid_argument("A must be 2-d");
         const int64_t n = A.shape(0);
         const int p = static_cast<int>(A.shape(1));
-        checked(A, {n, p}, "A");
-        const double* mm = checked(cos, {p}, "cos");
-        const double* c = checked(weight, {p}, "weight");
+        checked_array<double>(A, {n, p}, "A").data();
+        const double* mm = checked_array<double>(cos, {p}, "cos").data();
+        const double* c = checked_array<double>(weight, {p}, "weight").data();
         if (j < 0 || j >= p) throw std::invalid_argument("j out of range");
         const optim::Options opt = solver_options(line_search, memory, inner_max_iter, inner_tol);
         auto cols = py::array_t<double, py::array::f_style>::ensure(A);  // column-major copy

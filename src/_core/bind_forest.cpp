@@ -1,6 +1,10 @@
 // Python bindings of the forest engine: fitting, prediction kernels, read-only tree views, pickling.
 #include <pybind11/stl.h>
 
+#include <iterator>
+#include <string>
+#include <type_traits>
+
 #include "bindings.hpp"
 #include "forest/forest.hpp"
 #include "py_util.hpp"
@@ -8,92 +12,145 @@
 namespace pyinterp {
 namespace {
 
+// Pickled state: a name-keyed mapping with a format version. Version 1 (pyinterp 0.1.0) was a
+// tuple read by position; it still loads (classification as Gini: the estimator restores entropy).
+constexpr int kStateVersion = 2;
+const char* const kV1Fields[] = {"feature", "threshold", "left", "right", "parent", "depth", "n_node_samples",
+                                 "weighted_n_node_samples", "impurity", "impurity_decrease", "value"};
+
 py::dict tree_arrays(const Tree& t, py::handle owner) {
-  const py::ssize_t n = t.node_count();
   py::dict d;
-  d["feature"] = view(t.feature, {n}, owner);
-  d["threshold"] = view(t.threshold, {n}, owner);
-  d["left"] = view(t.left, {n}, owner);
-  d["right"] = view(t.right, {n}, owner);
-  d["parent"] = view(t.parent, {n}, owner);
-  d["depth"] = view(t.depth, {n}, owner);
-  d["n_node_samples"] = view(t.n_node_samples, {n}, owner);
-  d["weighted_n_node_samples"] = view(t.weighted_n_node_samples, {n}, owner);
-  d["impurity"] = view(t.impurity, {n}, owner);
-  d["impurity_decrease"] = view(t.impurity_decrease, {n}, owner);
-  d["value"] = view(t.value, {n, t.n_values}, owner);
+  Tree::for_each_field(t, [&](const char* name, const auto& field, int64_t columns) {
+    std::vector<py::ssize_t> shape{t.node_count()};
+    if (columns > 0) shape.push_back(columns);
+    d[name] = view(field, shape, owner);
+  });
   return d;
 }
 
-// Rebuilds a tree from pickled arrays, refusing anything that could make traversal go out of
-// bounds or loop: children must be later nodes (preorder), features within range, parents and
-// depths consistent with the children.
-Tree tree_from_state(const py::tuple& s, int64_t n_features, int32_t n_values) {
-  if (s.size() != 11) throw std::invalid_argument("corrupt forest state: tree");
+// Rebuilds a tree from its arrays, refusing anything that could make traversal go out of bounds
+// or loop: children must be later nodes (preorder), features within range, parents and depths
+// consistent with the children.
+Tree tree_from_state(const py::handle& state, int64_t n_features, int32_t n_values) {
+  if (!py::isinstance<py::dict>(state)) throw std::invalid_argument("corrupt forest state: a tree is not a mapping");
+  const auto arrays = py::reinterpret_borrow<py::dict>(state);
   Tree t;
   t.n_values = n_values;
-  const size_t n = static_cast<size_t>(py::len(s[0]));
-  t.feature = to_vector<int32_t>(s[0], n, "feature");
-  t.threshold = to_vector<double>(s[1], n, "threshold");
-  t.left = to_vector<int32_t>(s[2], n, "left");
-  t.right = to_vector<int32_t>(s[3], n, "right");
-  t.parent = to_vector<int32_t>(s[4], n, "parent");
-  t.depth = to_vector<int32_t>(s[5], n, "depth");
-  t.n_node_samples = to_vector<int32_t>(s[6], n, "n_node_samples");
-  t.weighted_n_node_samples = to_vector<double>(s[7], n, "weighted_n_node_samples");
-  t.impurity = to_vector<double>(s[8], n, "impurity");
-  t.impurity_decrease = to_vector<double>(s[9], n, "impurity_decrease");
-  t.value = to_vector<double>(s[10], n * n_values, "value");
+  if (!arrays.contains("feature")) throw std::invalid_argument("corrupt forest state: tree has no feature");
+  const int64_t n = py::len(arrays["feature"]);
   if (n == 0) throw std::invalid_argument("corrupt forest state: empty tree");
-  for (size_t k = 0; k < n; ++k) {
+  Tree::for_each_field(t, [&](const char* name, auto& field, int64_t columns) {
+    if (!arrays.contains(name)) throw std::invalid_argument(std::string("corrupt forest state: tree has no ") + name);
+    using T = typename std::decay_t<decltype(field)>::value_type;
+    // One entry per node, or for a matrix field (n, columns) or its n * columns entries flat.
+    const auto a = py::array::ensure(arrays[name]);
+    const bool ok = a && (a.ndim() == 1 ? a.shape(0) == n * std::max<int64_t>(columns, 1)
+                                        : columns > 0 && a.ndim() == 2 && a.shape(0) == n && a.shape(1) == columns);
+    if (!ok) throw std::invalid_argument(std::string("corrupt forest state: ") + name + " has the wrong shape");
+    const auto flat = checked_array<T>(a.attr("reshape")(-1), {n * std::max<int64_t>(columns, 1)}, name, true);
+    field.assign(flat.data(), flat.data() + flat.size());
+  });
+  for (int64_t k = 0; k < n; ++k) {
     const bool leaf = t.left[k] < 0;
     const bool ok = leaf ? (t.right[k] < 0 && t.feature[k] == -1)
-                         : (t.left[k] > static_cast<int32_t>(k) && t.right[k] > static_cast<int32_t>(k) &&
-                            static_cast<size_t>(t.left[k]) < n && static_cast<size_t>(t.right[k]) < n &&
-                            t.feature[k] >= 0 && t.feature[k] < n_features);
+                         : (t.left[k] > k && t.right[k] > k && t.left[k] < n && t.right[k] < n && t.feature[k] >= 0 &&
+                            t.feature[k] < n_features);
     if (!ok) throw std::invalid_argument("corrupt forest state: node links");
   }
   // Paths are walked upwards through parent and depth: both must agree with the child links.
   if (t.parent[0] != -1 || t.depth[0] != 0) throw std::invalid_argument("corrupt forest state: root");
-  for (size_t k = 0; k < n; ++k) {
+  for (int64_t k = 0; k < n; ++k) {
     if (t.left[k] < 0) continue;
     for (const int32_t c : {t.left[k], t.right[k]})
-      if (t.parent[c] != static_cast<int32_t>(k) || t.depth[c] != t.depth[k] + 1)
+      if (t.parent[c] != k || t.depth[c] != t.depth[k] + 1)
         throw std::invalid_argument("corrupt forest state: parent or depth");
   }
   return t;
 }
 
-py::tuple forest_state(const Forest& f) {
+py::dict forest_state(const Forest& f) {
   py::list trees;
   for (const Tree& t : f.trees) {
-    trees.append(py::make_tuple(copy_array(t.feature), copy_array(t.threshold), copy_array(t.left), copy_array(t.right),
-                                copy_array(t.parent), copy_array(t.depth), copy_array(t.n_node_samples),
-                                copy_array(t.weighted_n_node_samples), copy_array(t.impurity),
-                                copy_array(t.impurity_decrease), copy_array(t.value)));
+    py::dict arrays;
+    Tree::for_each_field(t, [&](const char* name, const auto& field, int64_t columns) {
+      arrays[name] = columns > 0 ? copy_array(field).attr("reshape")(t.node_count(), columns) : copy_array(field);
+    });
+    trees.append(arrays);
   }
-  return py::make_tuple(1, f.n_features, f.n_classes, f.n_samples, trees, copy_array(f.inbag));
+  py::dict s;
+  s["version"] = kStateVersion;
+  s["criterion"] = kCriterionNames[static_cast<int>(f.criterion)];
+  s["n_features"] = f.n_features;
+  s["n_classes"] = f.n_classes;
+  s["n_samples"] = f.n_samples;
+  s["trees"] = trees;
+  s["inbag"] = copy_array(f.inbag);
+  return s;
 }
 
-Forest forest_from_state(const py::tuple& s) {
-  if (s.size() != 6 || s[0].cast<int>() != 1) throw std::invalid_argument("unsupported forest state");
+// Version 1's tuple (1, n_features, n_classes, n_samples, trees as 11-tuples, inbag) as a version 2 mapping.
+py::dict upgrade_v1(const py::tuple& s) {
+  if (s.size() != 6) throw std::invalid_argument("unsupported forest state");
+  py::list trees;
+  for (const auto& tree : s[4].cast<py::list>()) {
+    const auto fields = tree.cast<py::tuple>();
+    if (fields.size() != std::size(kV1Fields)) throw std::invalid_argument("corrupt forest state: tree");
+    py::dict arrays;
+    for (size_t k = 0; k < fields.size(); ++k) arrays[kV1Fields[k]] = fields[k];
+    trees.append(arrays);
+  }
+  py::dict d;
+  d["version"] = kStateVersion;
+  d["criterion"] = s[2].cast<int32_t>() > 0 ? "gini" : "squared_error";
+  d["n_features"] = s[1];
+  d["n_classes"] = s[2];
+  d["n_samples"] = s[3];
+  d["trees"] = trees;
+  d["inbag"] = s[5];
+  return d;
+}
+
+Criterion criterion_named(const py::handle& name) {
+  if (py::isinstance<py::str>(name))
+    for (size_t c = 0; c < std::size(kCriterionNames); ++c)
+      if (name.cast<std::string>() == kCriterionNames[c]) return static_cast<Criterion>(c);
+  throw std::invalid_argument("forest state: unknown criterion " + std::string(py::repr(name)));
+}
+
+Forest forest_from_state(const py::object& state) {
+  if (py::isinstance<py::tuple>(state)) {
+    const auto t = state.cast<py::tuple>();
+    if (t.size() > 0 && py::isinstance<py::int_>(t[0]) && t[0].cast<int>() == 1) return forest_from_state(upgrade_v1(t));
+  }
+  if (!py::isinstance<py::dict>(state)) throw std::invalid_argument("unsupported forest state: expected a mapping");
+  const auto s = state.cast<py::dict>();
+  for (const char* key : {"version", "criterion", "n_features", "n_classes", "n_samples", "trees", "inbag"})
+    if (!s.contains(key)) throw std::invalid_argument(std::string("corrupt forest state: no ") + key);
+  const int version = s["version"].cast<int>();
+  if (version != kStateVersion)
+    throw std::invalid_argument("forest state version " + std::to_string(version) + " is not supported by this pyinterp (it reads " +
+                                std::to_string(kStateVersion) + " and 1)");
   Forest f;
-  f.n_features = s[1].cast<int64_t>();
-  f.n_classes = s[2].cast<int32_t>();
-  f.n_samples = s[3].cast<int64_t>();
+  f.criterion = criterion_named(s["criterion"]);
+  f.n_features = s["n_features"].cast<int64_t>();
+  f.n_classes = s["n_classes"].cast<int32_t>();
+  f.n_samples = s["n_samples"].cast<int64_t>();
   if (f.n_features < 1 || f.n_classes < 0 || f.n_samples < 1) throw std::invalid_argument("corrupt forest state");
-  for (const auto& t : s[4].cast<py::list>()) f.trees.push_back(tree_from_state(t.cast<py::tuple>(), f.n_features, f.n_values()));
-  f.inbag = to_vector<uint32_t>(s[5], f.trees.size() * static_cast<size_t>(f.n_samples), "inbag");
+  if ((f.n_classes > 0) != is_classification(f.criterion))
+    throw std::invalid_argument("corrupt forest state: criterion does not match the number of classes");
+  for (const auto& t : s["trees"].cast<py::list>()) f.trees.push_back(tree_from_state(t, f.n_features, f.n_values()));
+  const int64_t n_inbag = static_cast<int64_t>(f.trees.size()) * f.n_samples;
+  const auto inbag = checked_array<uint32_t>(s["inbag"], {-1}, "inbag", /*convert=*/true);
+  if (inbag.size() != n_inbag) throw std::invalid_argument("corrupt forest state: inbag has the wrong size");
+  f.inbag.assign(inbag.data(), inbag.data() + n_inbag);
   return f;
 }
 
 }  // namespace
 
 void bind_forest(py::module_& m) {
-  py::enum_<Criterion>(m, "Criterion")
-      .value("squared_error", Criterion::squared_error)
-      .value("gini", Criterion::gini)
-      .value("entropy", Criterion::entropy);
+  py::enum_<Criterion> criterion(m, "Criterion");
+  for (size_t c = 0; c < std::size(kCriterionNames); ++c) criterion.value(kCriterionNames[c], static_cast<Criterion>(c));
 
   py::class_<ForestParams>(m, "ForestParams")
       .def(py::init<>())
@@ -112,6 +169,7 @@ void bind_forest(py::module_& m) {
       .def_readwrite("n_threads", &ForestParams::n_threads);
 
   py::class_<Forest>(m, "Forest")
+      .def_property_readonly("criterion", [](const Forest& f) { return f.criterion; })
       .def_property_readonly("n_features", [](const Forest& f) { return f.n_features; })
       .def_property_readonly("n_classes", [](const Forest& f) { return f.n_classes; })
       .def_property_readonly("n_samples", [](const Forest& f) { return f.n_samples; })
@@ -178,24 +236,29 @@ void bind_forest(py::module_& m) {
             return py::make_tuple(copy_array(paths.indptr), copy_array(paths.indices), copy_array(paths.node_offsets));
           },
           py::arg("X"), py::arg("n_threads") = 1)
+      .def_property_readonly_static("state_version", [](const py::object&) { return kStateVersion; })
+      .def_property_readonly_static("tree_fields",
+                                    [](const py::object&) {
+                                      py::list names;
+                                      const Tree empty;
+                                      Tree::for_each_field(empty, [&](const char* name, const auto&, int64_t) { names.append(name); });
+                                      return py::tuple(names);
+                                    })
       .def_static("from_state", &forest_from_state, py::arg("state"),
-                  "Builds a forest from the tuple its pickle holds (also used to import other libraries' trees).")
+                  "Builds a forest from the mapping its pickle holds (also used to import other libraries' trees).")
       .def(py::pickle([](const Forest& f) { return forest_state(f); },
-                      [](const py::tuple& s) { return forest_from_state(s); }));
+                      [](const py::object& s) { return forest_from_state(s); }));
 
   m.def(
       "fit_forest",
       [](const py::array& X, const py::object& y, const py::object& classes, int32_t n_classes,
          const py::object& sample_weight, const py::object& feature_weights, const ForestParams& params) {
         const MatrixView v = matrix_view(X);
-        const double* yp = vector_data<double>(y, v.n_rows, "y");
-        const int32_t* cp = vector_data<int32_t>(classes, v.n_rows, "classes");
-        const double* wp = vector_data<double>(sample_weight, v.n_rows, "sample_weight");
+        const double* yp = optional_data<double>(y, {v.n_rows}, "y");
+        const int32_t* cp = optional_data<int32_t>(classes, {v.n_rows}, "classes");
+        const double* wp = optional_data<double>(sample_weight, {v.n_rows}, "sample_weight");
         std::vector<double> fw;
-        if (!feature_weights.is_none()) {
-          const double* p = vector_data<double>(feature_weights, v.n_cols, "feature_weights");
-          fw.assign(p, p + v.n_cols);
-        }
+        if (const double* p = optional_data<double>(feature_weights, {v.n_cols}, "feature_weights")) fw.assign(p, p + v.n_cols);
         if ((yp == nullptr) == (cp == nullptr)) throw std::invalid_argument("give exactly one of y and classes");
         if (cp)
           for (int64_t i = 0; i < v.n_rows; ++i)

@@ -14,13 +14,13 @@ namespace {
 Targets targets_of(const Forest& f, const py::object& y, const py::object& sample_weight, int64_t n) {
   Targets t;
   if (f.n_classes > 0) {
-    t.classes = vector_data<int32_t>(y, n, "y (class indices)");
+    t.classes = checked_array<int32_t>(y, {n}, "y (class indices)").data();
     for (int64_t i = 0; i < n; ++i)
       if (t.classes[i] < 0 || t.classes[i] >= f.n_classes) throw std::invalid_argument("class index out of range");
   } else {
-    t.y = vector_data<double>(y, n, "y");
+    t.y = checked_array<double>(y, {n}, "y").data();
   }
-  t.sample_weight = vector_data<double>(sample_weight, n, "sample_weight");
+  t.sample_weight = optional_data<double>(sample_weight, {n}, "sample_weight");
   return t;
 }
 
@@ -35,10 +35,6 @@ void bind_importance(py::module_& m) {
       .value("mdi_oob", OobMeasure::mdi_oob)
       .value("naive_oob", OobMeasure::naive_oob)
       .value("ufi", OobMeasure::ufi);
-  py::enum_<Impurity>(m, "Impurity")
-      .value("variance", Impurity::variance)
-      .value("gini", Impurity::gini)
-      .value("entropy", Impurity::entropy);
   py::enum_<StumpSplit>(m, "StumpSplit").value("best", StumpSplit::best).value("median", StumpSplit::median);
   py::enum_<StumpSide>(m, "StumpSide")
       .value("sum", StumpSide::sum)
@@ -48,18 +44,22 @@ void bind_importance(py::module_& m) {
   m.def(
       "oob_importance",
       [](const Forest& f, const py::array& X, const py::object& y, const py::object& sample_weight,
-         OobMeasure measure, Impurity impurity, int n_threads) {
+         OobMeasure measure, int n_threads) {
         const MatrixView v = matrix_view(X);
         const Targets t = targets_of(f, y, sample_weight, v.n_rows);
         Importance imp;
         {
           py::gil_scoped_release release;
-          imp = oob_importance(f, v, t, measure, impurity, n_threads);
+          imp = oob_importance(f, v, t, measure, n_threads);
         }
         return importance_arrays(imp);
       },
       py::arg("forest"), py::arg("X"), py::arg("y"), py::arg("sample_weight"), py::arg("measure"),
-      py::arg("impurity"), py::arg("n_threads") = 1);
+      py::arg("n_threads") = 1);
+
+  m.def(
+      "mdi", [](const Forest& f, bool normalize) { return move_array(mdi(f, normalize)); }, py::arg("forest"),
+      py::arg("normalize"));
 
   m.def(
       "permutation_importance",
@@ -100,9 +100,8 @@ void bind_importance(py::module_& m) {
       [](const py::array& X, const py::object& y, const py::object& sample_weight, StumpSplit split, StumpSide side,
          int n_threads) {
         const MatrixView v = matrix_view(X);
-        const double* yp = vector_data<double>(y, v.n_rows, "y");
-        const double* wp = vector_data<double>(sample_weight, v.n_rows, "sample_weight");
-        if (yp == nullptr) throw std::invalid_argument("y is required");
+        const double* yp = checked_array<double>(y, {v.n_rows}, "y").data();
+        const double* wp = optional_data<double>(sample_weight, {v.n_rows}, "sample_weight");
         StumpTable table;
         {
           py::gil_scoped_release release;

@@ -2,33 +2,28 @@
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
-#include "mining/itemsets.hpp"
-#include "mining/rit.hpp"
-#include "paths/set_matches.hpp"
-#include "paths/signed_paths.hpp"
+#include "interactions/itemsets.hpp"
+#include "interactions/rit.hpp"
+#include "interactions/set_matches.hpp"
+#include "interactions/signed_paths.hpp"
 #include "py_util.hpp"
 
 namespace pyinterp {
 namespace {
 
-using Int64Array = py::array_t<int64_t, py::array::c_style>;
-using Int32Array = py::array_t<int32_t, py::array::c_style>;
-
-// CSR arrays checked for shape and monotone bounds: the core trusts indptr.
-template <class Codes>
-void check_csr(const Int64Array& indptr, const Codes& codes, const char* name) {
-  if (indptr.ndim() != 1 || indptr.shape(0) < 1 || codes.ndim() != 1)
-    throw std::invalid_argument(std::string(name) + ": indptr and items must be 1-d, indptr non-empty");
-  const int64_t* p = indptr.data();
-  const int64_t n = indptr.shape(0) - 1;
-  if (p[0] != 0 || p[n] != codes.shape(0)) throw std::invalid_argument(std::string(name) + ": indptr must run from 0 to len(items)");
+// CSR arrays: checked_array, plus indptr running from 0 to len(items) without decreasing (the core
+// trusts it). weights: one per row, or None.
+template <class Item>
+CsrView<Item> csr_view(const py::handle& indptr, const py::handle& items, const py::object& weights, const char* name) {
+  const auto ip = checked_array<int64_t>(indptr, {-1}, name);
+  const auto it = checked_array<Item>(items, {-1}, name);
+  const int64_t n = ip.shape(0) - 1;
+  const int64_t* p = ip.data();
+  if (n < 0 || p[0] != 0 || p[n] != it.shape(0))
+    throw std::invalid_argument(std::string(name) + ": indptr must run from 0 to len(items)");
   for (int64_t i = 0; i < n; ++i)
     if (p[i + 1] < p[i]) throw std::invalid_argument(std::string(name) + ": indptr must be non-decreasing");
-}
-
-CsrView csr_view(const Int64Array& indptr, const Int32Array& codes, const char* name) {
-  check_csr(indptr, codes, name);
-  return {indptr.data(), codes.data(), indptr.shape(0) - 1};
+  return {p, it.data(), n, optional_data<double>(weights, {n}, "weights")};
 }
 
 const char* const kNotTransactions = "transactions must be a sequence of iterables of integer items";
@@ -127,12 +122,12 @@ void bind_interactions(py::module_& m) {
       [](const Forest& f, double epsilon, FirstOccurrence first, LeafWeight weight, DecreaseScale scale,
          NodeCounts counts, int n_threads) {
         const SignedPathOptions o{epsilon, first, weight, scale, counts};
-        WeightedRows rows;
+        WeightedCsr rows;
         {
           py::gil_scoped_release release;
           rows = distinct_signed_paths(f, o, n_threads);
         }
-        return py::make_tuple(move_array(std::move(rows.start)), move_array(std::move(rows.items)),
+        return py::make_tuple(move_array(std::move(rows.indptr)), move_array(std::move(rows.items)),
                               move_array(std::move(rows.weight)));
       },
       py::arg("forest"), py::arg("epsilon"), py::arg("first_occurrence"), py::arg("weight"), py::arg("scale"),
@@ -140,9 +135,9 @@ void bind_interactions(py::module_& m) {
 
   m.def(
       "match_sets",
-      [](const Int64Array& indptr, const Int32Array& codes, const Int64Array& query_indptr,
-         const Int32Array& query_codes) {
-        const CsrView rows = csr_view(indptr, codes, "rows"), queries = csr_view(query_indptr, query_codes, "queries");
+      [](const py::array& indptr, const py::array& codes, const py::array& query_indptr, const py::array& query_codes) {
+        const auto rows = csr_view<int32_t>(indptr, codes, py::none(), "rows");
+        const auto queries = csr_view<int32_t>(query_indptr, query_codes, py::none(), "queries");
         SetMatches matches;
         {
           py::gil_scoped_release release;
@@ -154,11 +149,11 @@ void bind_interactions(py::module_& m) {
 
   m.def(
       "match_sums",
-      [](const Int64Array& indptr, const Int32Array& codes, const Int64Array& query_indptr,
-         const Int32Array& query_codes, const py::array_t<double, py::array::c_style>& values, int n_threads) {
-        const CsrView rows = csr_view(indptr, codes, "rows"), queries = csr_view(query_indptr, query_codes, "queries");
-        if (values.ndim() != 2 || values.shape(0) != rows.n)
-          throw std::invalid_argument("values must be 2-d with one row per set");
+      [](const py::array& indptr, const py::array& codes, const py::array& query_indptr, const py::array& query_codes,
+         const py::array& values_, int n_threads) {
+        const auto rows = csr_view<int32_t>(indptr, codes, py::none(), "rows");
+        const auto queries = csr_view<int32_t>(query_indptr, query_codes, py::none(), "queries");
+        const auto values = checked_array<double>(values_, {rows.n, -1}, "values");
         const int64_t m = values.shape(1);
         std::vector<double> sums;
         {
@@ -172,17 +167,16 @@ void bind_interactions(py::module_& m) {
 
   m.def(
       "random_intersection_trees",
-      [](const Int64Array& indptr, const Int32Array& codes, const py::object& weights, int32_t depth,
+      [](const py::array& indptr, const py::array& codes, const py::object& weights, int32_t depth,
          double n_children, int32_t min_size, int64_t n_trees, uint64_t seed, int n_threads, int32_t root_sets,
          bool all_nodes) {
-        const CsrView sets = csr_view(indptr, codes, "sets");
-        const double* w = vector_data<double>(weights, sets.n, "weights");
-        if (!w) throw std::invalid_argument("weights are required");
+        if (weights.is_none()) throw std::invalid_argument("weights are required");
+        const auto sets = csr_view<int32_t>(indptr, codes, weights, "sets");
         const RitOptions o{depth, n_children, min_size, n_trees, seed, root_sets, all_nodes};
         RitResult r;
         {
           py::gil_scoped_release release;
-          r = random_intersection_trees(sets, w, o, n_threads);
+          r = random_intersection_trees(sets, o, n_threads);
         }
         return py::make_tuple(move_array(std::move(r.indptr)), move_array(std::move(r.codes)), move_array(std::move(r.found)));
       },
@@ -196,11 +190,9 @@ void bind_interactions(py::module_& m) {
       "Python iterable of iterables of integers -> CSR (indptr, items), both int64.");
   m.def(
       "frequent_itemsets",
-      [](const Int64Array& indptr, const Int64Array& items, const py::object& weights, double min_support,
+      [](const py::array& indptr, const py::array& items, const py::object& weights, double min_support,
          int32_t max_size, int64_t max_itemsets, int n_threads) {
-        check_csr(indptr, items, "transactions");
-        TransactionsView tx{indptr.data(), items.data(), nullptr, indptr.shape(0) - 1};
-        tx.weights = vector_data<double>(weights, tx.n, "weights");
+        const auto tx = csr_view<int64_t>(indptr, items, weights, "transactions");
         ItemsetOptions o{min_support, max_size, max_itemsets};
         Itemsets sets;
         {

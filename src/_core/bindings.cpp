@@ -7,6 +7,6 @@ PYBIND11_MODULE(_core, m) {
   pyinterp::bind_forest(m);
   pyinterp::bind_importance(m);
   pyinterp::bind_interactions(m);
-  pyinterp::bind_softtree(m);
+  pyinterp::bind_skinny(m);
   pyinterp::bind_dictionary(m);
 }

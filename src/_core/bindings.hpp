@@ -7,7 +7,7 @@ namespace pyinterp {
 void bind_forest(pybind11::module_& m);
 void bind_importance(pybind11::module_& m);
 void bind_interactions(pybind11::module_& m);
-void bind_softtree(pybind11::module_& m);
+void bind_skinny(pybind11::module_& m);
 void bind_dictionary(pybind11::module_& m);
 
 }  // namespace pyinterp

@@ -3,11 +3,12 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "forest/data.hpp"
+#include "common/matrix.hpp"
 
 namespace pyinterp {
 namespace py = pybind11;
@@ -39,14 +40,41 @@ inline MatrixView matrix_view(const py::array& X) {
   return v;
 }
 
+// The one check of arrays that cross into the core: dtype T, C-contiguous, the given shape (-1:
+// any extent). Without `convert` the caller's memory is used as it is (never copied); with it, other
+// dtypes and layouts are converted (pickled state). Errors name the argument.
 template <class T>
-const T* vector_data(const py::object& obj, int64_t n, const char* name) {
-  if (obj.is_none()) return nullptr;
-  auto a = obj.cast<py::array>();
-  if (!has_dtype<T>(a) || a.ndim() != 1 || a.shape(0) != n ||
-      !(a.flags() & py::array::c_style))
-    throw std::invalid_argument(std::string(name) + " must be a contiguous 1-d array with one entry per row");
-  return static_cast<const T*>(a.data());
+py::array_t<T, py::array::c_style> checked_array(const py::handle& obj, std::initializer_list<int64_t> shape,
+                                                 const char* name, bool convert = false) {
+  using Array = py::array_t<T, py::array::c_style>;
+  py::object a;  // null unless obj is (or, with convert, became) a C-contiguous array of dtype T
+  if (convert) {
+    a = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(obj);
+    if (!a) PyErr_Clear();
+  } else if (py::isinstance<py::array>(obj) && has_dtype<T>(py::reinterpret_borrow<py::array>(obj)) &&
+             (py::reinterpret_borrow<py::array>(obj).flags() & py::array::c_style)) {
+    a = py::reinterpret_borrow<py::object>(obj);
+  }
+  if (!a)
+    throw std::invalid_argument(std::string(name) + " must be a C-contiguous array of dtype " +
+                                std::string(py::str(py::dtype::of<T>())));
+  const auto arr = py::reinterpret_borrow<Array>(a);
+  bool ok = arr.ndim() == static_cast<py::ssize_t>(shape.size());
+  int d = 0;
+  for (const int64_t want : shape) ok = ok && (want < 0 || arr.shape(d++) == want);
+  if (!ok) {
+    std::string want = "(";
+    for (const int64_t e : shape) want += (e < 0 ? std::string("any") : std::to_string(e)) + ", ";
+    want.resize(want.size() - 2);
+    throw std::invalid_argument(std::string(name) + " must have shape " + want + (shape.size() == 1 ? ",)" : ")"));
+  }
+  return arr;
+}
+
+// checked_array's data, or nullptr for None (an optional argument).
+template <class T>
+const T* optional_data(const py::object& obj, std::initializer_list<int64_t> shape, const char* name) {
+  return obj.is_none() ? nullptr : checked_array<T>(obj, shape, name).data();
 }
 
 // A 1-d numpy copy of a core vector (for results the core hands over and forgets).
@@ -72,14 +100,6 @@ py::array view(const std::vector<T>& data, std::vector<py::ssize_t> shape, py::h
   py::array a(py::dtype::of<T>(), shape, strides, data.data(), owner);
   py::detail::array_proxy(a.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
   return a;
-}
-
-template <class T>
-std::vector<T> to_vector(const py::handle& obj, size_t expected, const char* name) {
-  auto a = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(obj);
-  if (!a || static_cast<size_t>(a.size()) != expected)
-    throw std::invalid_argument(std::string("corrupt forest state: ") + name);
-  return std::vector<T>(a.data(), a.data() + a.size());
 }
 
 }  // namespace pyinterp

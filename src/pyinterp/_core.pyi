@@ -29,6 +29,10 @@ class ForestParams:
     def __init__(self) -> None: ...
 
 class Forest:
+    tree_fields: tuple[str, ...]  # the node fields, in declaration order (src/_core/forest/tree.hpp)
+    state_version: int
+    @property
+    def criterion(self) -> Criterion: ...
     @property
     def n_features(self) -> int: ...
     @property
@@ -49,9 +53,9 @@ class Forest:
         self, X: npt.NDArray[np.floating], n_threads: int = 1
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
     @staticmethod
-    def from_state(state: tuple[Any, ...]) -> Forest: ...
-    def __getstate__(self) -> tuple[Any, ...]: ...
-    def __setstate__(self, state: tuple[Any, ...]) -> None: ...
+    def from_state(state: dict[str, Any]) -> Forest: ...
+    def __getstate__(self) -> dict[str, Any]: ...
+    def __setstate__(self, state: dict[str, Any] | tuple[Any, ...]) -> None: ...
 
 def fit_forest(
     X: npt.NDArray[np.floating],
@@ -68,11 +72,6 @@ class OobMeasure(enum.Enum):
     naive_oob = 1
     ufi = 2
 
-class Impurity(enum.Enum):
-    variance = 0
-    gini = 1
-    entropy = 2
-
 class StumpSplit(enum.Enum):
     best = 0
     median = 1
@@ -88,9 +87,9 @@ def oob_importance(
     y: npt.NDArray[np.float64] | npt.NDArray[np.int32],
     sample_weight: npt.NDArray[np.float64] | None,
     measure: OobMeasure,
-    impurity: Impurity,
     n_threads: int = 1,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int]: ...
+def mdi(forest: Forest, normalize: bool) -> npt.NDArray[np.float64]: ...
 def permutation_importance(
     forest: Forest,
     X: npt.NDArray[np.floating],

@@ -34,10 +34,9 @@ from sklearn.utils import Bunch
 from sklearn.utils.validation import check_array, check_consistent_length
 
 from . import _core
-from ._adapters import check_rows as _check_X
-from ._adapters import forest_view as _view
 from ._validation import check_int, check_weights_vector, resolve_n_threads, seed_of
-from .forest import mdi_from_trees
+from .forest.view import check_rows as _check_X
+from .forest.view import forest_view as _view
 
 __all__ = ["contributions", "dstump", "mdi", "mdi_oob", "naive_oob", "permutation_oob", "ufi"]
 
@@ -86,7 +85,7 @@ def _result(mean, std, return_std):
 def _oob_measure(measure, forest, X, y, sample_weight, return_std, n_jobs):
     view, X, targets, sample_weight = _oob_inputs(forest, X, y, sample_weight)
     mean, std, _ = _core.oob_importance(
-        view.core, X, targets, sample_weight, measure, view.impurity, resolve_n_threads(n_jobs)
+        view.core, X, targets, sample_weight, measure, resolve_n_threads(n_jobs)
     )
     return _result(mean, std, return_std)
 
@@ -127,9 +126,7 @@ def mdi(forest, normalize=True):
     importances sum to one, single-node trees skipped, mean renormalised) -- equal to
     ``feature_importances_``. normalize=False: the mean over trees of the sum of node-mass-weighted
     impurity decreases (N_t I_t - N_l I_l - N_r I_r) / N_root (thesis eq. 8.4)."""
-    view = _view(forest)
-    core = view.core
-    return mdi_from_trees((core.tree(t) for t in range(core.n_trees)), core.n_features, normalize)
+    return _core.mdi(_view(forest).core, bool(normalize))
 
 
 def contributions(forest, X, *, n_jobs=None):

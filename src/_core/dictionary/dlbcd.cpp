@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "../forest/parallel.hpp"
-#include "../forest/rng.hpp"
+#include "../common/parallel.hpp"
+#include "../common/rng.hpp"
 #include "row_objective.hpp"
 
 namespace pyinterp {

@@ -6,7 +6,6 @@
 #include <stdexcept>
 #include <type_traits>
 
-#include "criteria.hpp"
 
 namespace pyinterp {
 namespace {
@@ -69,46 +68,6 @@ TreeBuilder::TreeBuilder(const TrainingSet& data, const ForestParams& params)
     hist_w_.assign(data.codes->max_n_codes(), 0.0);
     hist_s_.assign(data.codes->max_n_codes(), 0.0);
   }
-}
-
-TreeBuilder::NodeStats TreeBuilder::node_stats(int64_t start, int64_t end, double* value) {
-  NodeStats s;
-  if (data_.n_classes == 0) {
-    double sum = 0.0;
-    for (int64_t k = start; k < end; ++k) {
-      const uint32_t i = samples_[k];
-      s.weight += w_[i];
-      sum += w_[i] * data_.y[i];
-    }
-    const double mean = sum / s.weight;
-    double sq = 0.0;
-    for (int64_t k = start; k < end; ++k) {
-      const uint32_t i = samples_[k];
-      const double d = data_.y[i] - mean;
-      sq += w_[i] * d * d;
-    }
-    s.impurity = sq / s.weight;
-    value[0] = mean;
-    return s;
-  }
-  const int32_t n_classes = data_.n_classes;
-  std::fill(value, value + n_classes, 0.0);
-  for (int64_t k = start; k < end; ++k) {
-    const uint32_t i = samples_[k];
-    value[data_.classes[i]] += w_[i];
-    s.weight += w_[i];
-  }
-  double impurity = params_.criterion == Criterion::entropy ? 0.0 : 1.0;
-  for (int32_t c = 0; c < n_classes; ++c) {
-    value[c] /= s.weight;
-    if (params_.criterion == Criterion::entropy) {
-      if (value[c] > 0.0) impurity -= value[c] * std::log2(value[c]);
-    } else {
-      impurity -= value[c] * value[c];
-    }
-  }
-  s.impurity = std::max(impurity, 0.0);
-  return s;
 }
 
 void TreeBuilder::prepare_node(int64_t start, int64_t end, double mean_y) {
@@ -305,95 +264,104 @@ void TreeBuilder::scan_sorted(const Key* keys, int64_t m, int pos_bits, Stats st
   }
 }
 
-TreeBuilder::Split TreeBuilder::find_split(int64_t start, int64_t end, Rng& rng) {
-  Split best{kNoSplit};
+RegressionStats TreeBuilder::split_stats(StatsTag<RegressionStats>, int64_t m) {
+  RegressionStats stats{lw_.data(), lwy_.data(), hist_w_.data(), hist_s_.data()};
+  for (int64_t pos = 0; pos < m; ++pos) {
+    stats.total_w += lw_[pos];
+    stats.total_s += lwy_[pos];
+  }
+  return stats;
+}
+
+template <bool Entropy>
+ClassStats<Entropy> TreeBuilder::split_stats(StatsTag<ClassStats<Entropy>>, int64_t) {
+  ClassStats<Entropy> stats{lw_.data(),          lc_.data(),          hist_class_.data(), hist_s_.data(),
+                            class_left_.data(), class_total_.data(), data_.n_classes};
+  for (double t : class_total_) stats.total_w += t;
+  return stats;
+}
+
+// In a node of a few rows, a candidate often makes the best of all splits of those rows; a later
+// candidate could at most tie (and ties keep the first), so the search stops there and the split
+// is the one the full search would pick. (The node then draws no replacements for constant
+// candidates, so later draws in the tree can shift.) Leaf-size limits may exclude that split, so
+// they turn this off. A candidate's proxy sums the same rows in another order than this bound
+// did, so regression accepts it within that rounding (4 m ulps).
+template <class Stats>
+bool TreeBuilder::stops_at_best(int64_t m) const {
+  return m <= (Stats::kClasses ? kEnumerated : kBoundedRegression) && !leaf_limits_;
+}
+
+template <class Stats>
+double TreeBuilder::reachable_proxy(Stats& stats, int64_t start, int64_t m) {
+  if constexpr (Stats::kClasses) {
+    return best_bipartition(stats, m);
+  } else {
+    return best_threshold_split(stats, start, m) * (1.0 - 4.0 * static_cast<double>(m) * kEpsilon);
+  }
+}
+
+bool TreeBuilder::draw_candidates(int64_t need, Rng& rng) {
+  candidates_.clear();
+  for (; need > 0; --need) {
+    const int64_t f = sampler_.next(rng);
+    if (f < 0) return false;
+    candidates_.push_back(f);
+  }
+  return true;
+}
+
+template <class Stats>
+bool TreeBuilder::evaluate_feature(int64_t f, int64_t start, int64_t end, Stats& stats, Split& best) {
+  const ColumnCodes& codes = *data_.codes;
+  switch (codes.width(f)) {
+    case 1: return evaluate(codes.column<uint8_t>(f), start, end, stats, f, best);
+    case 2: return evaluate(codes.column<uint16_t>(f), start, end, stats, f, best);
+    default: return evaluate(codes.column<uint32_t>(f), start, end, stats, f, best);
+  }
+}
+
+template <class Stats>
+void TreeBuilder::search_candidates(Stats& stats, int64_t start, int64_t end, Rng& rng, Split& best) {
   const int64_t m = end - start;
   const uint32_t* idx = samples_.data() + start;
   const int64_t n_ahead = std::min<int64_t>(m, kLookahead);
+  const bool stop_at_best = stops_at_best<Stats>(m);
+  const double reachable = stop_at_best ? reachable_proxy(stats, start, m) : std::numeric_limits<double>::infinity();
   // Gathers are cache misses. Candidates are drawn in batches of as many as are still needed, and
   // the rows of the next candidates are prefetched while one is evaluated: about kLookahead rows
-  // in flight, which in a small node spans several candidates.
-  auto search = [&](auto& stats) {
-    // In a node of a few rows, a candidate often makes the best of all splits of those rows; a
-    // later candidate could at most tie (and ties keep the first), so the search stops there and
-    // the split is the one the full search would pick. (The node then draws no replacements for
-    // constant candidates, so later draws in the tree can shift.) Leaf-size limits may exclude
-    // that split, so they turn this off. A candidate's proxy sums the same rows in another
-    // order than `reachable` did, so regression accepts it within that rounding (4 m ulps).
-    constexpr bool kRegression = !std::decay_t<decltype(stats)>::kClasses;
-    const bool stop_at_best = m <= (kRegression ? kBoundedRegression : kEnumerated) && !leaf_limits_;
-    double reachable = std::numeric_limits<double>::infinity();
-    if (stop_at_best) {
-      if constexpr (kRegression) {
-        reachable = best_threshold_split(stats, start, m) * (1.0 - 4.0 * static_cast<double>(m) * kEpsilon);
-      } else {
-        reachable = best_bipartition(stats, m);
-      }
+  // in flight, which in a small node spans several candidates. Nodes that tend to stop at their
+  // first candidates prefetch little ahead.
+  const size_t depth =
+      stop_at_best && m <= kEnumerated ? 1 : static_cast<size_t>(std::max<int64_t>(1, kLookahead / m));
+  int64_t n_evaluated = 0;
+  bool exhausted = false;
+  candidates_.clear();
+  size_t k = 0, prefetched = 0;
+  while (n_evaluated < params_.max_features) {
+    if (k == candidates_.size()) {
+      if (exhausted) break;
+      exhausted = !draw_candidates(params_.max_features - n_evaluated, rng);
+      k = prefetched = 0;
+      if (candidates_.empty()) break;
     }
-    // Nodes that tend to stop at their first candidates prefetch little ahead.
-    const size_t depth =
-        stop_at_best && m <= kEnumerated ? 1 : static_cast<size_t>(std::max<int64_t>(1, kLookahead / m));
-    int64_t n_evaluated = 0;
-    bool exhausted = false;
-    candidates_.clear();
-    size_t k = 0, prefetched = 0;
-    while (n_evaluated < params_.max_features) {
-      if (k == candidates_.size()) {
-        if (exhausted) break;
-        candidates_.clear();
-        k = prefetched = 0;
-        for (int64_t need = params_.max_features - n_evaluated; need > 0; --need) {
-          const int64_t f = sampler_.next(rng);
-          if (f < 0) {
-            exhausted = true;
-            break;
-          }
-          candidates_.push_back(f);
-        }
-        if (candidates_.empty()) break;
-      }
-      for (; prefetched < candidates_.size() && prefetched <= k + depth; ++prefetched)
-        data_.codes->prefetch(candidates_[prefetched], idx, n_ahead);
-      const int64_t f = candidates_[k++];
-      bool varies = false;
-      switch (data_.codes->width(f)) {
-#define PYINTERP_EVALUATE(CODE)                                                                           \
-  {                                                                                                        \
-    const CODE* col = data_.codes->column<CODE>(f);                                                       \
-    varies = evaluate(col, start, end, stats, f, best);                                                   \
-    break;                                                                                                 \
+    for (; prefetched < candidates_.size() && prefetched <= k + depth; ++prefetched)
+      data_.codes->prefetch(candidates_[prefetched], idx, n_ahead);
+    const bool varies = evaluate_feature(candidates_[k++], start, end, stats, best);
+    n_evaluated += varies;
+    // With two rows every separating candidate makes the same split; the proxies of its two
+    // orientations may differ in the last bit, so this case does not rely on `reachable`.
+    if (varies && (m == 2 || best.proxy >= reachable)) break;
   }
-        case 1: PYINTERP_EVALUATE(uint8_t)
-        case 2: PYINTERP_EVALUATE(uint16_t)
-        default: PYINTERP_EVALUATE(uint32_t)
-#undef PYINTERP_EVALUATE
-      }
-      n_evaluated += varies;
-      // With two rows every separating candidate makes the same split; the proxies of its two
-      // orientations may differ in the last bit, so this case does not rely on `reachable`.
-      if (varies && (m == 2 || best.proxy >= reachable)) break;
-    }
-    sampler_.reset();
-  };
+}
 
-  if (data_.n_classes == 0) {
-    RegressionStats stats{lw_.data(), lwy_.data(), hist_w_.data(), hist_s_.data()};
-    for (int64_t pos = 0; pos < m; ++pos) {
-      stats.total_w += lw_[pos];
-      stats.total_s += lwy_[pos];
-    }
-    search(stats);
-  } else if (params_.criterion == Criterion::entropy) {
-    ClassStats<true> stats{lw_.data(), lc_.data(), hist_class_.data(), hist_s_.data(), class_left_.data(), class_total_.data(),
-                           data_.n_classes};
-    for (double t : class_total_) stats.total_w += t;
-    search(stats);
-  } else {
-    ClassStats<false> stats{lw_.data(), lc_.data(), hist_class_.data(), hist_s_.data(), class_left_.data(), class_total_.data(),
-                            data_.n_classes};
-    for (double t : class_total_) stats.total_w += t;
-    search(stats);
-  }
+TreeBuilder::Split TreeBuilder::find_split(int64_t start, int64_t end, Rng& rng) {
+  Split best{kNoSplit};
+  visit_split_stats(params_.criterion, [&](auto tag) {
+    auto stats = split_stats(tag, end - start);
+    search_candidates(stats, start, end, rng, best);
+  });
+  sampler_.reset();
   return best;
 }
 
@@ -456,19 +424,14 @@ Tree TreeBuilder::build(const std::vector<double>& w, Rng& rng) {
     const NodeStats stats = node_stats(e.start, e.end, value.data());
     if (e.parent < 0) root_weight = stats.weight;
 
-    const int32_t node = static_cast<int32_t>(tree.node_count());
-    if (node == std::numeric_limits<int32_t>::max()) throw std::length_error("tree exceeds 2^31 - 1 nodes");
-    tree.feature.push_back(-1);
-    tree.threshold.push_back(0.0);
-    tree.left.push_back(-1);
-    tree.right.push_back(-1);
-    tree.parent.push_back(e.parent);
-    tree.depth.push_back(e.depth);
-    tree.n_node_samples.push_back(static_cast<int32_t>(m));
-    tree.weighted_n_node_samples.push_back(stats.weight);
-    tree.impurity.push_back(stats.impurity);
-    tree.impurity_decrease.push_back(0.0);
-    tree.value.insert(tree.value.end(), value.begin(), value.end());
+    if (tree.node_count() == std::numeric_limits<int32_t>::max()) throw std::length_error("tree exceeds 2^31 - 1 nodes");
+    const int32_t node = tree.add_node();
+    tree.parent[node] = e.parent;
+    tree.depth[node] = e.depth;
+    tree.n_node_samples[node] = static_cast<int32_t>(m);
+    tree.weighted_n_node_samples[node] = stats.weight;
+    tree.impurity[node] = stats.impurity;
+    std::copy(value.begin(), value.end(), tree.value.end() - nv);
     if (e.parent >= 0) (e.is_left ? tree.left : tree.right)[e.parent] = node;
 
     const bool leaf = (params_.max_depth >= 0 && e.depth >= params_.max_depth) || m < params_.min_samples_split ||

@@ -1,15 +1,16 @@
 // Grows one CART tree depth-first on the rows with positive weight, partitioning row indices in
 // place. Split search is exact: every boundary between distinct values present in the node.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
-#include "criteria.hpp"
+#include "../common/rng.hpp"
+#include "criterion.hpp"
 #include "encoding.hpp"
 #include "feature_sampler.hpp"
 #include "params.hpp"
 #include "radix.hpp"
-#include "rng.hpp"
 #include "tree.hpp"
 
 namespace pyinterp {
@@ -38,14 +39,32 @@ class TreeBuilder {
     int64_t feature = -1;
     uint32_t lo = 0, hi = 0;  // rows with code <= lo go left; hi is the next code present
   };
-  struct NodeStats {
-    double weight = 0.0;
-    double impurity = 0.0;
-  };
 
-  NodeStats node_stats(int64_t start, int64_t end, double* value);
+  NodeStats node_stats(int64_t start, int64_t end, double* value) const {
+    return pyinterp::node_stats(params_.criterion, samples_.data() + start, end - start, w_, data_.y, data_.classes,
+                                std::max(data_.n_classes, 1), value);
+  }
+  // Fills the node's local arrays (weights, centred targets or classes) that the split search reads.
   void prepare_node(int64_t start, int64_t end, double mean_y);
+  // The best split of the node among up to max_features non-constant candidates (feature -1: none).
   Split find_split(int64_t start, int64_t end, Rng& rng);
+  // The criterion's running statistics over the node's local arrays.
+  RegressionStats split_stats(StatsTag<RegressionStats>, int64_t m);
+  template <bool Entropy>
+  ClassStats<Entropy> split_stats(StatsTag<ClassStats<Entropy>>, int64_t m);
+  template <class Stats>
+  void search_candidates(Stats& stats, int64_t start, int64_t end, Rng& rng, Split& best);
+  // Draws up to `need` candidates into candidates_; false once the sampler has none left.
+  bool draw_candidates(int64_t need, Rng& rng);
+  // Whether a node of m rows stops at the first candidate reaching the best split its rows allow,
+  // and that split's proxy.
+  template <class Stats>
+  bool stops_at_best(int64_t m) const;
+  template <class Stats>
+  double reachable_proxy(Stats& stats, int64_t start, int64_t m);
+  // evaluate() on feature f's codes at their stored width.
+  template <class Stats>
+  bool evaluate_feature(int64_t f, int64_t start, int64_t end, Stats& stats, Split& best);
   // Whether a candidate leaves enough rows and weight on both sides.
   template <class Stats>
   bool admissible(int64_t n_left, int64_t m, const Stats& stats) const {
@@ -79,7 +98,7 @@ class TreeBuilder {
   double min_weight_leaf_ = 0.0;
   // min_samples_leaf > 1 or a minimum leaf weight. Without them every boundary is admissible, so
   // the counting search need not count rows per code; a boundary between two groups pure in the
-  // same class cannot be optimal (see criteria.hpp), so such boundaries are skipped; and a small
+  // same class cannot be optimal (see criterion.hpp), so such boundaries are skipped; and a small
   // node may stop at the best split its rows allow. With limits the optimum may sit at the edge
   // of the admissible range inside a pure run, so every boundary is scored.
   bool leaf_limits_ = true;

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "parallel.hpp"
+#include "../common/parallel.hpp"
 #include "radix.hpp"
 
 namespace pyinterp {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "data.hpp"
+#include "../common/matrix.hpp"
 
 namespace pyinterp {
 

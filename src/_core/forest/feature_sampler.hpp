@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "rng.hpp"
+#include "../common/rng.hpp"
 
 namespace pyinterp {
 

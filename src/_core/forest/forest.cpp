@@ -4,9 +4,10 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "builder.hpp"
 #include "encoding.hpp"
-#include "parallel.hpp"
-#include "rng.hpp"
+#include "../common/parallel.hpp"
+#include "../common/rng.hpp"
 
 namespace pyinterp {
 namespace {
@@ -79,6 +80,7 @@ Forest fit_forest(const MatrixView& X, const double* y, const int32_t* classes, 
   Forest forest;
   forest.n_features = X.n_cols;
   forest.n_classes = n_classes;
+  forest.criterion = params.criterion;
   forest.n_samples = n;
   forest.trees.resize(params.n_estimators);
   forest.inbag.resize(static_cast<size_t>(params.n_estimators) * n);

@@ -4,14 +4,14 @@
 #include <cstdint>
 #include <vector>
 
-#include "builder.hpp"
-#include "data.hpp"
+#include "../common/matrix.hpp"
 #include "params.hpp"
 #include "tree.hpp"
 
 namespace pyinterp {
 
 struct Forest {
+  Criterion criterion = Criterion::squared_error;  // what the trees' impurities measure
   int64_t n_features = 0;
   int32_t n_classes = 0;  // 0 for regression
   int64_t n_samples = 0;  // rows of the training set

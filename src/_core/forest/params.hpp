@@ -3,9 +3,9 @@
 #include <cstdint>
 #include <vector>
 
-namespace pyinterp {
+#include "criterion.hpp"
 
-enum class Criterion { squared_error, gini, entropy };
+namespace pyinterp {
 
 struct ForestParams {
   Criterion criterion = Criterion::squared_error;

@@ -1,19 +1,56 @@
 // A fitted tree as a struct of arrays, one entry per node, nodes numbered in depth-first preorder
 // (left child first). A leaf has left == right == feature == -1 and threshold 0.
 #pragma once
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
 namespace pyinterp {
 
+// The node fields, declared once: FIELD(type, name, value of a new node, columns), columns 0 for
+// one entry per node and k for a node_count x k matrix (row-major). Tree's
+// members, add_node, the Python views, the pickled state and its checks on loading are generated
+// from this list, so a new field is one line here plus the builder code that sets it.
+#define PYINTERP_TREE_FIELDS(FIELD)                  \
+  FIELD(int32_t, feature, -1, 0)                     \
+  FIELD(double, threshold, 0.0, 0)                   \
+  FIELD(int32_t, left, -1, 0)                        \
+  FIELD(int32_t, right, -1, 0)                       \
+  FIELD(int32_t, parent, -1, 0)                      \
+  FIELD(int32_t, depth, 0, 0)                        \
+  FIELD(int32_t, n_node_samples, 0, 0)               \
+  FIELD(double, weighted_n_node_samples, 0.0, 0)     \
+  FIELD(double, impurity, 0.0, 0)                    \
+  FIELD(double, impurity_decrease, 0.0, 0)           \
+  FIELD(double, value, 0.0, n_values)
+
 struct Tree {
   int32_t n_values = 1;  // 1 for regression (the mean), n_classes for classification (fractions)
-  std::vector<int32_t> feature, left, right, parent, depth, n_node_samples;
-  std::vector<double> threshold, weighted_n_node_samples, impurity, impurity_decrease;
-  std::vector<double> value;  // node_count x n_values, row-major
+#define PYINTERP_DECLARE(type, name, initial, columns) std::vector<type> name;
+  PYINTERP_TREE_FIELDS(PYINTERP_DECLARE)
+#undef PYINTERP_DECLARE
 
   int64_t node_count() const { return static_cast<int64_t>(feature.size()); }
   bool is_leaf(int64_t node) const { return left[node] < 0; }
+
+  // Appends a leaf with every field at its initial value; returns its index.
+  int32_t add_node() {
+    const auto node = static_cast<int32_t>(node_count());
+#define PYINTERP_APPEND(type, name, initial, columns) name.resize(name.size() + std::max<size_t>(columns, 1), initial);
+    PYINTERP_TREE_FIELDS(PYINTERP_APPEND)
+#undef PYINTERP_APPEND
+    return node;
+  }
+
+  // visit(name, field vector, columns) for every field, in declaration order.
+  template <class Self, class Visit>
+  static void for_each_field(Self& tree, Visit&& visit) {
+    const int64_t n_values = tree.n_values;
+#define PYINTERP_VISIT(type, name, initial, columns) visit(#name, tree.name, static_cast<int64_t>(columns));
+    PYINTERP_TREE_FIELDS(PYINTERP_VISIT)
+#undef PYINTERP_VISIT
+  }
 
   // Leaf reached by row i of a matrix accessor `x(i, feature)`: x <= threshold goes left.
   template <class Getter>

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "../forest/encoding.hpp"
-#include "../forest/parallel.hpp"
+#include "../common/parallel.hpp"
 
 namespace pyinterp {
 namespace {

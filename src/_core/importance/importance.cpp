@@ -6,8 +6,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "../forest/parallel.hpp"
-#include "../forest/rng.hpp"
+#include "../common/parallel.hpp"
+#include "../common/rng.hpp"
 #include "oob_sums.hpp"
 
 namespace pyinterp {
@@ -73,54 +73,16 @@ void check_training_rows(const Forest& forest, const MatrixView& X) {
     throw std::invalid_argument("out-of-bag importances need the training rows: X has a different number of rows");
 }
 
-double plogp(double p) { return p > 0.0 ? p * std::log2(p) : 0.0; }
-
-// Impurity of a node from its OOB sums (naive-oob).
-double oob_impurity(const NodeSums& s, int64_t node, int32_t nv, Impurity impurity) {
-  const double w = s.w[node];
-  const double* wy = s.wy.data() + node * nv;
-  double h = 0.0;
-  switch (impurity) {
-    case Impurity::variance: {
-      double sq = 0.0;
-      for (int32_t v = 0; v < nv; ++v) sq += (wy[v] / w) * (wy[v] / w);
-      h = s.wyy[node] / w - sq;
-      break;
-    }
-    case Impurity::gini: {
-      h = 1.0;
-      for (int32_t v = 0; v < nv; ++v) h -= (wy[v] / w) * (wy[v] / w);
-      break;
-    }
-    case Impurity::entropy:
-      for (int32_t v = 0; v < nv; ++v) h -= plogp(wy[v] / w);
-      break;
-  }
-  return std::max(h, 0.0);
+double oob_impurity(Criterion c, const NodeSums& s, int64_t node, int32_t nv) {
+  return impurity_of_sums(c, s.w[node], s.wy.data() + node * nv, s.wyy[node], nv);
 }
 
-// Zhou & Hooker's impurity mixing the in-bag node value mu with the OOB mean mu': for variance
-// and Gini E'|y|^2 - <mu, mu'> (= 1 - sum_k p_k p'_k for classes); for entropy the symmetrised
-// cross-entropy -(1/2) sum_k (p_k log p'_k + p'_k log p_k) over classes present in both.
-double mixed_impurity(const Tree& tree, const NodeSums& s, int64_t node, Impurity impurity) {
+double mixed_impurity(Criterion c, const Tree& tree, const NodeSums& s, int64_t node) {
   const int32_t nv = tree.n_values;
-  const double w = s.w[node];
-  const double* mu = tree.value.data() + node * nv;
-  const double* wy = s.wy.data() + node * nv;
-  if (impurity == Impurity::entropy) {
-    double h = 0.0;
-    for (int32_t v = 0; v < nv; ++v) {
-      const double q = wy[v] / w;
-      if (mu[v] > 0.0 && q > 0.0) h -= 0.5 * (mu[v] * std::log2(q) + q * std::log2(mu[v]));
-    }
-    return h;
-  }
-  double cross = 0.0;
-  for (int32_t v = 0; v < nv; ++v) cross += mu[v] * (wy[v] / w);
-  return s.wyy[node] / w - cross;
+  return mixed_impurity(c, tree.value.data() + node * nv, s.w[node], s.wy.data() + node * nv, s.wyy[node], nv);
 }
 
-void tree_oob_scores(const Tree& tree, const NodeSums& s, OobMeasure measure, Impurity impurity,
+void tree_oob_scores(const Tree& tree, const NodeSums& s, OobMeasure measure, Criterion c,
                      std::vector<std::pair<int32_t, double>>& node_scores) {
   const int32_t nv = tree.n_values;
   const double oob_total = s.w[0];
@@ -145,15 +107,15 @@ void tree_oob_scores(const Tree& tree, const NodeSums& s, OobMeasure measure, Im
       }
       case OobMeasure::naive_oob:
         if (s.w[l] <= 0.0 || s.w[r] <= 0.0) continue;  // no OOB row on one side: no estimate
-        score = (s.w[t] * oob_impurity(s, t, nv, impurity) - s.w[l] * oob_impurity(s, l, nv, impurity) -
-                 s.w[r] * oob_impurity(s, r, nv, impurity)) /
+        score = (s.w[t] * oob_impurity(c, s, t, nv) - s.w[l] * oob_impurity(c, s, l, nv) -
+                 s.w[r] * oob_impurity(c, s, r, nv)) /
                 oob_total;
         break;
       case OobMeasure::ufi:
         if (s.w[l] <= 0.0 || s.w[r] <= 0.0) continue;
-        score = (tree.weighted_n_node_samples[t] * mixed_impurity(tree, s, t, impurity) -
-                 tree.weighted_n_node_samples[l] * mixed_impurity(tree, s, l, impurity) -
-                 tree.weighted_n_node_samples[r] * mixed_impurity(tree, s, r, impurity)) /
+        score = (tree.weighted_n_node_samples[t] * mixed_impurity(c, tree, s, t) -
+                 tree.weighted_n_node_samples[l] * mixed_impurity(c, tree, s, l) -
+                 tree.weighted_n_node_samples[r] * mixed_impurity(c, tree, s, r)) /
                 inbag_total;
         break;
     }
@@ -183,7 +145,7 @@ struct PermutationWorker {
 }  // namespace
 
 Importance oob_importance(const Forest& forest, const MatrixView& X, const Targets& targets, OobMeasure measure,
-                          Impurity impurity, int n_threads) {
+                          int n_threads) {
   check_training_rows(forest, X);
   const int64_t n_trees = static_cast<int64_t>(forest.trees.size());
   std::vector<TreeScores> per_tree(n_trees);
@@ -193,7 +155,7 @@ Importance oob_importance(const Forest& forest, const MatrixView& X, const Targe
         const Tree& tree = forest.trees[t];
         oob_node_sums(tree, forest.inbag.data() + t * forest.n_samples, X, targets, worker.sums);
         if (worker.sums.n_rows == 0) return;
-        tree_oob_scores(tree, worker.sums, measure, impurity, worker.node_scores);
+        tree_oob_scores(tree, worker.sums, measure, forest.criterion, worker.node_scores);
         collect(worker.node_scores, per_tree[t]);
       });
   return reduce(per_tree, forest.n_features);
@@ -249,6 +211,39 @@ Importance permutation_importance(const Forest& forest, const MatrixView& X, con
         collect(worker.node_scores, per_tree[t]);
       });
   return reduce(per_tree, forest.n_features);
+}
+
+std::vector<double> mdi(const Forest& forest, bool normalize) {
+  const int64_t p = forest.n_features;
+  std::vector<double> mean(p, 0.0), tree_sums(p);
+  int64_t n_used = 0;
+  for (const Tree& tree : forest.trees) {
+    std::fill(tree_sums.begin(), tree_sums.end(), 0.0);
+    bool split = false;
+    for (int64_t t = 0; t < tree.node_count(); ++t) {
+      if (tree.is_leaf(t)) continue;
+      tree_sums[tree.feature[t]] += tree.impurity_decrease[t];
+      split = true;
+    }
+    if (normalize) {
+      if (!split) continue;
+      double total = 0.0;
+      for (const double v : tree_sums) total += v;
+      if (total > 0.0)
+        for (double& v : tree_sums) v /= total;
+    }
+    for (int64_t k = 0; k < p; ++k) mean[k] += tree_sums[k];
+    ++n_used;
+  }
+  if (n_used == 0) return mean;
+  for (double& v : mean) v /= static_cast<double>(n_used);
+  if (normalize) {
+    double total = 0.0;
+    for (const double v : mean) total += v;
+    if (total > 0.0)
+      for (double& v : mean) v /= total;
+  }
+  return mean;
 }
 
 void contributions(const Forest& forest, const MatrixView& X, double* out, double* bias, int n_threads) {

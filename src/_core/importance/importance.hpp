@@ -5,15 +5,13 @@
 #include <cstdint>
 #include <vector>
 
-#include "../forest/data.hpp"
+#include "../common/matrix.hpp"
 #include "../forest/forest.hpp"
 #include "targets.hpp"
 
 namespace pyinterp {
 
 enum class OobMeasure { mdi_oob, naive_oob, ufi };
-// Impurity family used by naive-oob and UFI; variance is also the one-hot Gini (thesis eq. 8.19).
-enum class Impurity { variance, gini, entropy };
 
 struct Importance {
   std::vector<double> mean;       // per feature: mean over the trees used
@@ -21,9 +19,15 @@ struct Importance {
   int64_t n_trees = 0;            // trees with at least one out-of-bag row
 };
 
-// X and targets are the training rows (out-of-bag sets come from forest.inbag).
+// X and targets are the training rows (out-of-bag sets come from forest.inbag). naive-oob and UFI
+// measure impurity with the forest's criterion.
 Importance oob_importance(const Forest& forest, const MatrixView& X, const Targets& targets, OobMeasure measure,
-                          Impurity impurity, int n_threads);
+                          int n_threads);
+
+// Mean decrease in impurity: per feature, the sum of its nodes' impurity_decrease averaged over the
+// trees. normalize: each tree's sums scaled to one (trees with a single node skipped) and the mean
+// renormalised, as scikit-learn's feature_importances_.
+std::vector<double> mdi(const Forest& forest, bool normalize);
 
 // Mean over trees and repeats of (OOB loss with feature k permuted among the tree's OOB rows) -
 // (OOB loss); squared error for regression, misclassification for classes.

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "../forest/data.hpp"
+#include "../common/matrix.hpp"
 #include "../forest/tree.hpp"
 #include "targets.hpp"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._adapters import check_rows, forest_view
+from ..forest.view import check_rows, forest_view
 from .._validation import resolve_n_threads
 from .dwp import matches
 from .paths import SignedPaths

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _core
-from .._adapters import forest_view
+from ..forest.view import forest_view
 from .._validation import check_real, resolve_n_threads
 
 _FIRST = {"after_filter": _core.FirstOccurrence.after_filter, "literal": _core.FirstOccurrence.literal,

@@ -2,90 +2,24 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _core
-from ._validation import (
-    check_int,
-    check_real,
-    check_weights_vector,
-    count_or_fraction,
-    resolve_max_features,
-    resolve_n_draws,
-    resolve_n_threads,
-)
+from .. import _core
+from .._validation import check_weights_vector, count_or_fraction, resolve_max_features, resolve_n_draws, resolve_n_threads
+from .tree import Tree
 
-__all__ = ["RandomForestClassifier", "RandomForestRegressor", "Tree"]
-
-TREE_FIELDS = tuple(
-    "feature threshold left right parent depth n_node_samples weighted_n_node_samples "
-    "impurity impurity_decrease value".split()
-)
-
-
-class Tree:
-    """One fitted tree as read-only arrays, one entry per node in depth-first preorder.
-
-    A leaf has ``left == right == feature == -1``. Rows with ``x[feature] <= threshold`` go left.
-    ``impurity_decrease`` is ``(N_t I_t - N_l I_l - N_r I_r) / N_root`` with weighted node sizes N.
-    ``value`` has shape (node_count, 1) for regression (the mean) and (node_count, n_classes) for
-    classification (weighted class fractions).
-    """
-
-    __slots__ = TREE_FIELDS
-
-    def __init__(self, arrays):
-        for name in TREE_FIELDS:
-            object.__setattr__(self, name, arrays[name])
-
-    def __setattr__(self, name, value):
-        raise AttributeError("Tree is read-only")
-
-    @property
-    def node_count(self) -> int:
-        return int(self.feature.shape[0])
-
-    @property
-    def n_leaves(self) -> int:
-        return int(np.count_nonzero(self.left < 0))
-
-    @property
-    def max_depth(self) -> int:
-        return int(self.depth.max())
-
-    def __repr__(self):
-        return f"Tree(node_count={self.node_count}, n_leaves={self.n_leaves}, max_depth={self.max_depth})"
-
-
-def mdi_from_trees(trees, n_features, normalize=True):
-    """Mean decrease in impurity from per-tree node-array dicts; see ``pyinterp.importance.mdi``."""
-    per_tree = []
-    for arrays in trees:
-        split = arrays["left"] >= 0
-        imp = np.bincount(arrays["feature"][split], weights=arrays["impurity_decrease"][split], minlength=n_features)
-        if normalize:
-            if not split.any():
-                continue
-            total = imp.sum()
-            imp = imp / total if total > 0 else imp
-        per_tree.append(imp)
-    if not per_tree:
-        return np.zeros(n_features)
-    mean = np.mean(per_tree, axis=0)
-    if normalize:
-        total = mean.sum()
-        return mean / total if total > 0 else mean
-    return mean
+__all__ = ["RandomForestClassifier", "RandomForestRegressor"]
 
 
 def _check_X(estimator, X, *, reset):
@@ -93,9 +27,27 @@ def _check_X(estimator, X, *, reset):
 
 
 class _BaseForest(BaseEstimator):
-    """Shared fit/predict machinery; subclasses define the task."""
+    """Shared fit/predict machinery; subclasses define the task and their criteria."""
 
-    _criteria: tuple = ()
+    # Criterion names accepted by the estimator -> the core's Criterion they select.
+    _criteria: dict = {}
+    # scikit-learn's declarations; the data-dependent checks (max_features against the number of
+    # features, max_samples against the rows, fractions resolved to counts) are in _params.
+    _parameter_constraints: dict = {
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+        "min_samples_split": [Interval(Integral, 2, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right")],
+        "min_samples_leaf": [Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 0.5, closed="right")],
+        "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
+        "max_features": [Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right"),
+                         StrOptions({"sqrt", "log2"}), None],
+        "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
+        "bootstrap": ["boolean"],
+        "oob_score": ["boolean", callable],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+        "max_samples": [None, Interval(RealNotInt, 0.0, 1.0, closed="right"), Interval(Integral, 1, None, closed="left")],
+    }
 
     def __init__(
         self,
@@ -131,29 +83,20 @@ class _BaseForest(BaseEstimator):
     # -- fitting -------------------------------------------------------------------------------
 
     def _params(self, n_samples, n_features, n_drawable):
-        if self.criterion not in self._criteria:
-            raise ValueError(f"criterion must be one of {self._criteria}, got {self.criterion!r}")
-        if not isinstance(self.bootstrap, (bool, np.bool_)):
-            raise TypeError(f"bootstrap must be a bool, got {self.bootstrap!r}")
         p = _core.ForestParams()
-        p.criterion = getattr(_core.Criterion, "entropy" if self.criterion == "log_loss" else self.criterion)
-        p.n_estimators = check_int("n_estimators", self.n_estimators, 1)
+        p.criterion = self._criteria[self.criterion]
+        p.n_estimators = self.n_estimators
         p.bootstrap = bool(self.bootstrap)
         p.n_draws = resolve_n_draws(self.max_samples, n_samples, self.bootstrap)
         p.max_features = resolve_max_features(self.max_features, n_features, n_drawable)
         p.min_samples_split = count_or_fraction("min_samples_split", self.min_samples_split, n_samples, min_count=2)
         p.min_samples_leaf = count_or_fraction("min_samples_leaf", self.min_samples_leaf, n_samples, fraction_max=0.5)
-        p.min_weight_fraction_leaf = check_real("min_weight_fraction_leaf", self.min_weight_fraction_leaf, 0.0, 0.5)
-        p.max_depth = -1 if self.max_depth is None else check_int("max_depth", self.max_depth, 1)
-        p.min_impurity_decrease = check_real("min_impurity_decrease", self.min_impurity_decrease, 0.0)
+        p.min_weight_fraction_leaf = float(self.min_weight_fraction_leaf)
+        p.max_depth = -1 if self.max_depth is None else self.max_depth
+        p.min_impurity_decrease = float(self.min_impurity_decrease)
         rng = check_random_state(self.random_state)
-        if isinstance(self.random_state, numbers.Integral):
-            p.seed = int(self.random_state)
-        else:
-            p.seed = int(rng.randint(np.iinfo(np.int32).max))
+        p.seed = int(self.random_state) if isinstance(self.random_state, Integral) else int(rng.randint(np.iinfo(np.int32).max))
         p.n_threads = resolve_n_threads(self.n_jobs)
-        if self.oob_score and not callable(self.oob_score) and not isinstance(self.oob_score, (bool, np.bool_)):
-            raise TypeError(f"oob_score must be a bool or a callable, got {self.oob_score!r}")
         if self.oob_score and not p.bootstrap and p.n_draws == n_samples:
             raise ValueError("out-of-bag estimation needs bootstrap=True or max_samples below the number of rows")
         return p
@@ -223,7 +166,16 @@ class _BaseForest(BaseEstimator):
         """Mean decrease in impurity, normalised as scikit-learn does: each tree's importances
         sum to one, trees with a single node are skipped, and the mean is renormalised."""
         check_is_fitted(self, "_forest")
-        return mdi_from_trees((self._forest.tree(t) for t in range(self._forest.n_trees)), self.n_features_in_)
+        return _core.mdi(self._forest, True)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        # A pyinterp 0.1.0 pickle did not record the criterion; the core reads it as Gini.
+        core = state.get("_forest")
+        if core is not None and core.criterion != self._criteria[self.criterion]:
+            arrays = core.__getstate__()
+            arrays["criterion"] = self._criteria[self.criterion].name
+            self._forest = _core.Forest.from_state(arrays)
 
     # -- prediction ----------------------------------------------------------------------------
 
@@ -259,7 +211,8 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
     (probabilities, up to scale, of drawing each feature as a candidate; zero = never).
     """
 
-    _criteria = ("squared_error",)
+    _criteria = {"squared_error": _core.Criterion.squared_error}
+    _parameter_constraints = {**_BaseForest._parameter_constraints, "criterion": [StrOptions(set(_criteria))]}
 
     def __init__(
         self,
@@ -294,6 +247,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
             max_samples=max_samples,
         )
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, feature_weights=None):
         X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], y_numeric=True, ensure_all_finite=True)
         y = np.ascontiguousarray(y, dtype=np.float64)
@@ -318,7 +272,12 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
     or "balanced_subsample" (classes reweighted per tree by their in-bag counts).
     """
 
-    _criteria = ("gini", "entropy", "log_loss")
+    _criteria = {"gini": _core.Criterion.gini, "entropy": _core.Criterion.entropy, "log_loss": _core.Criterion.entropy}
+    _parameter_constraints = {
+        **_BaseForest._parameter_constraints,
+        "criterion": [StrOptions(set(_criteria))],
+        "class_weight": [StrOptions({"balanced", "balanced_subsample"}), dict, None],
+    }
 
     def __init__(
         self,
@@ -355,6 +314,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         )
         self.class_weight = class_weight
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, feature_weights=None):
         X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], ensure_all_finite=True)
         check_classification_targets(y)
@@ -364,13 +324,6 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         balanced_subsample = self.class_weight == "balanced_subsample"
         class_weight_rows = None
         if self.class_weight is not None and not balanced_subsample:
-            if not isinstance(self.class_weight, (dict, str)) or (
-                isinstance(self.class_weight, str) and self.class_weight != "balanced"
-            ):
-                raise ValueError(
-                    "class_weight must be None, a dict, 'balanced' or 'balanced_subsample', "
-                    f"got {self.class_weight!r}"
-                )
             class_weight_rows = compute_sample_weight(self.class_weight, y)
         return self._fit(X, y, encoded, self.n_classes_, sample_weight, feature_weights, class_weight_rows,
                          balanced_subsample)

@@ -7,16 +7,9 @@
 #include <stdexcept>
 #include <vector>
 
-namespace pyinterp {
+#include "../common/csr.hpp"
 
-// CSR transactions: transaction t holds items[indptr[t]:indptr[t + 1]] in any order (repeats are
-// ignored) and weighs weights[t], or 1 when weights is null. Weights must be finite and >= 0.
-struct TransactionsView {
-  const int64_t* indptr = nullptr;
-  const int64_t* items = nullptr;
-  const double* weights = nullptr;
-  int64_t n = 0;
-};
+namespace pyinterp {
 
 struct ItemsetOptions {
   double min_support = 1.0;  // absolute total weight; an itemset is frequent when support >= it
@@ -37,6 +30,7 @@ struct TooManyItemsets : std::length_error {
 
 // Branches (itemsets by their most frequent item) are mined in parallel; the output, in
 // depth-first order, does not depend on n_threads.
-Itemsets frequent_itemsets(const TransactionsView& transactions, const ItemsetOptions& options, int n_threads);
+// Transactions: CSR rows of items in any order (repeats are ignored), weights finite and >= 0.
+Itemsets frequent_itemsets(const CsrView<int64_t>& transactions, const ItemsetOptions& options, int n_threads);
 
 }  // namespace pyinterp

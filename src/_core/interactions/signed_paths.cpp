@@ -5,7 +5,8 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "../forest/parallel.hpp"
+#include "../common/parallel.hpp"
+#include "distinct_rows.hpp"
 
 namespace pyinterp {
 namespace {
@@ -154,10 +155,10 @@ SignedPaths signed_paths(const Forest& forest, const SignedPathOptions& options,
   return all;
 }
 
-WeightedRows distinct_signed_paths(const Forest& forest, const SignedPathOptions& options, int n_threads) {
+WeightedCsr distinct_signed_paths(const Forest& forest, const SignedPathOptions& options, int n_threads) {
   check(forest, options);
   const int64_t n_trees = static_cast<int64_t>(forest.trees.size());
-  std::vector<WeightedRows> per_tree(n_trees);
+  std::vector<WeightedCsr> per_tree(n_trees);
   struct Worker {
     Scratch scratch;
     SignedPaths leaves;  // one tree's rows, reused
@@ -180,13 +181,13 @@ WeightedRows distinct_signed_paths(const Forest& forest, const SignedPathOptions
           w.writer.add(p.codes.data() + p.indptr[r], p.indptr[r + 1] - p.indptr[r], p.weight[r]);
       });
   int64_t rows = 0, codes = 0;
-  for (const WeightedRows& p : per_tree) rows += p.size(), codes += static_cast<int64_t>(p.items.size());
-  WeightedRows all;
+  for (const WeightedCsr& p : per_tree) rows += p.size(), codes += static_cast<int64_t>(p.items.size());
+  WeightedCsr all;
   MergingWriter writer;
   writer.open(all, rows, codes);
-  for (const WeightedRows& p : per_tree)
+  for (const WeightedCsr& p : per_tree)
     for (int64_t r = 0; r < p.size(); ++r)
-      writer.add(p.items.data() + p.start[r], p.start[r + 1] - p.start[r], p.weight[r]);
+      writer.add(p.items.data() + p.indptr[r], p.indptr[r + 1] - p.indptr[r], p.weight[r]);
   return all;
 }
 

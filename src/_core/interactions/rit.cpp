@@ -5,8 +5,8 @@
 #include <map>
 #include <stdexcept>
 
-#include "../forest/parallel.hpp"
-#include "../forest/rng.hpp"
+#include "../common/parallel.hpp"
+#include "../common/rng.hpp"
 
 namespace pyinterp {
 namespace {
@@ -15,9 +15,9 @@ using Set = std::vector<int32_t>;
 
 class Sampler {
  public:
-  Sampler(const CsrView& sets, const double* weights) : sets_(sets), cumulative_(sets.n) {
+  explicit Sampler(const CsrView<int32_t>& sets) : sets_(sets), cumulative_(sets.n) {
     double total = 0.0;
-    for (int64_t i = 0; i < sets.n; ++i) cumulative_[i] = total += weights[i];
+    for (int64_t i = 0; i < sets.n; ++i) cumulative_[i] = total += sets.weight(i);
     if (!(total > 0.0)) throw std::invalid_argument("RIT needs at least one set with positive weight");
   }
 
@@ -26,11 +26,11 @@ class Sampler {
     const double u = rng.uniform() * cumulative_.back();
     int64_t i = std::upper_bound(cumulative_.begin(), cumulative_.end(), u) - cumulative_.begin();
     i = std::min(i, sets_.n - 1);
-    return {sets_.codes + sets_.indptr[i], sets_.codes + sets_.indptr[i + 1]};
+    return {sets_.items + sets_.indptr[i], sets_.items + sets_.indptr[i + 1]};
   }
 
  private:
-  const CsrView& sets_;
+  const CsrView<int32_t>& sets_;
   std::vector<double> cumulative_;
 };
 
@@ -56,14 +56,14 @@ void grow(const Sampler& sampler, const RitOptions& o, Rng& rng, const Set& node
 
 }  // namespace
 
-RitResult random_intersection_trees(const CsrView& sets, const double* weights, const RitOptions& o,
+RitResult random_intersection_trees(const CsrView<int32_t>& sets, const RitOptions& o,
                                     int n_threads) {
   if (o.depth < 1 || o.min_size < 1 || !(o.n_children >= 1.0) || o.n_trees < 0 || o.root_sets < 1 ||
       o.root_sets > 2)
     throw std::invalid_argument("RIT needs depth >= 1, min_size >= 1, n_children >= 1, n_trees >= 0, root_sets 1 or 2");
   RitResult out;
   if (o.n_trees == 0 || sets.n == 0) return out;
-  const Sampler sampler(sets, weights);
+  const Sampler sampler(sets);
   std::vector<std::vector<Set>> per_tree(o.n_trees);
   parallel_for(o.n_trees, n_threads, no_state, [&](int64_t t, int, NoState&) {
     Rng rng(o.seed, static_cast<uint64_t>(t));

@@ -5,13 +5,9 @@
 #include <cstdint>
 #include <vector>
 
-namespace pyinterp {
+#include "../common/csr.hpp"
 
-struct CsrView {
-  const int64_t* indptr = nullptr;
-  const int32_t* codes = nullptr;
-  int64_t n = 0;
-};
+namespace pyinterp {
 
 // For query q, the ascending rows r with queries[q] a subset of rows[r] are out.rows[out.indptr[q]:
 // out.indptr[q + 1]]; the empty query matches every row. Queries need not be sorted.
@@ -20,11 +16,11 @@ struct SetMatches {
   std::vector<int64_t> rows;
 };
 
-SetMatches match_sets(const CsrView& rows, const CsrView& queries);
+SetMatches match_sets(const CsrView<int32_t>& rows, const CsrView<int32_t>& queries);
 
 // sums[q * n_values + j] = sum over the rows matching query q of values[row * n_values + j], the
 // rows taken in ascending order (so the result does not depend on n_threads).
-std::vector<double> match_sums(const CsrView& rows, const CsrView& queries, const double* values, int64_t n_values,
+std::vector<double> match_sums(const CsrView<int32_t>& rows, const CsrView<int32_t>& queries, const double* values, int64_t n_values,
                                int n_threads);
 
 }  // namespace pyinterp

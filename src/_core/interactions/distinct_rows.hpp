@@ -1,29 +1,12 @@
-// Weighted rows of int32 items (CSR) and a writer that merges identical rows as they arrive: the
-// shared shape of transaction databases (mining) and distinct signed paths (DWP).
+// A writer that merges identical rows of a WeightedCsr as they arrive: the distinct signed paths
+// (DWP) and the merged transaction databases (frequent itemsets).
 #pragma once
 #include <cstdint>
 #include <vector>
 
+#include "../common/csr.hpp"
+
 namespace pyinterp {
-
-// Row t holds items[start[t]:start[t + 1]] and weighs weight[t].
-struct WeightedRows {
-  std::vector<int32_t> items;
-  std::vector<int64_t> start{0};
-  std::vector<double> weight;
-
-  int64_t size() const { return static_cast<int64_t>(weight.size()); }
-  void clear_rows() {
-    items.clear();
-    start.assign(1, 0);
-    weight.clear();
-  }
-  void push(const int32_t* first, const int32_t* last, double w) {
-    for (; first != last; ++first) items.push_back(*first);  // rows are short: no memmove call
-    start.push_back(static_cast<int64_t>(items.size()));
-    weight.push_back(w);
-  }
-};
 
 // Row hash: one multiply per item, avalanched once at the end.
 inline uint64_t row_hash(const int32_t* a, int64_t len) {
@@ -34,16 +17,16 @@ inline uint64_t row_hash(const int32_t* a, int64_t len) {
   return h ^ (h >> 32);
 }
 
-// Appends rows to a WeightedRows, merging each into an identical earlier row (weights summed, in
+// Appends rows to a WeightedCsr, merging each into an identical earlier row (weights summed, in
 // arrival order), so no unmerged copy is ever stored.
 class MergingWriter {
  public:
   // Empties rows and prepares for at most max_rows rows of at most max_items items in total.
-  void open(WeightedRows& rows, int64_t max_rows, int64_t max_items) {
+  void open(WeightedCsr& rows, int64_t max_rows, int64_t max_items) {
     rows_ = &rows;
     rows.clear_rows();
     rows.items.reserve(static_cast<size_t>(max_items));
-    rows.start.reserve(static_cast<size_t>(max_rows) + 1);
+    rows.indptr.reserve(static_cast<size_t>(max_rows) + 1);
     rows.weight.reserve(static_cast<size_t>(max_rows));
     size_t cap = 4;
     while (cap < 2 * static_cast<size_t>(max_rows)) cap <<= 1;
@@ -51,7 +34,7 @@ class MergingWriter {
   }
 
   void add(const int32_t* a, int64_t len, double w) {
-    WeightedRows& rows = *rows_;
+    WeightedCsr& rows = *rows_;
     const size_t mask = slot_.size() - 1;
     for (size_t s = row_hash(a, len) & mask;; s = (s + 1) & mask) {
       const int64_t u = slot_[s];
@@ -60,7 +43,7 @@ class MergingWriter {
         rows.push(a, a + len, w);
         return;
       }
-      if (rows.start[u + 1] - rows.start[u] == len && same(a, rows.items.data() + rows.start[u], len)) {
+      if (rows.indptr[u + 1] - rows.indptr[u] == len && same(a, rows.items.data() + rows.indptr[u], len)) {
         rows.weight[u] += w;
         return;
       }
@@ -74,7 +57,7 @@ class MergingWriter {
     return true;
   }
 
-  WeightedRows* rows_ = nullptr;
+  WeightedCsr* rows_ = nullptr;
   std::vector<int64_t> slot_;
 };
 

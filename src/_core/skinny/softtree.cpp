@@ -1,4 +1,4 @@
-#include "softtree/softtree.hpp"
+#include "softtree.hpp"
 
 // Floating-point exceptions are never inspected here; without this GCC keeps the selects in the
 // activation loops as branches and does not vectorise them. Results are unchanged.

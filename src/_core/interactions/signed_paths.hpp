@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "../forest/forest.hpp"
-#include "../mining/rows.hpp"
+#include "../common/csr.hpp"
 
 namespace pyinterp {
 
@@ -56,6 +56,6 @@ SignedPaths signed_paths(const Forest& forest, const SignedPathOptions& options,
 // The distinct paths of the forest with their leaves' weights summed (rows in order of first
 // occurrence, trees in order): all that prevalence needs, far smaller than one row per leaf
 // once epsilon has filtered the paths. Output does not depend on n_threads.
-WeightedRows distinct_signed_paths(const Forest& forest, const SignedPathOptions& options, int n_threads);
+WeightedCsr distinct_signed_paths(const Forest& forest, const SignedPathOptions& options, int n_threads);
 
 }  // namespace pyinterp

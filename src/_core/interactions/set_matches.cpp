@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "../forest/parallel.hpp"
+#include "../common/parallel.hpp"
 
 namespace pyinterp {
 namespace {
@@ -11,22 +11,22 @@ namespace {
 // Posting lists: the rows holding each code, ascending (a counting sort over the rows).
 class PostingIndex {
  public:
-  explicit PostingIndex(const CsrView& rows) : n_rows_(rows.n) {
+  explicit PostingIndex(const CsrView<int32_t>& rows) : n_rows_(rows.n) {
     const int64_t n_entries = rows.n > 0 ? rows.indptr[rows.n] : 0;
-    for (int64_t j = 0; j < n_entries; ++j) n_codes_ = std::max(n_codes_, rows.codes[j] + 1);
+    for (int64_t j = 0; j < n_entries; ++j) n_codes_ = std::max(n_codes_, rows.items[j] + 1);
     begin_.assign(static_cast<size_t>(n_codes_) + 1, 0);
-    for (int64_t j = 0; j < n_entries; ++j) ++begin_[rows.codes[j] + 1];
+    for (int64_t j = 0; j < n_entries; ++j) ++begin_[rows.items[j] + 1];
     std::partial_sum(begin_.begin(), begin_.end(), begin_.begin());
     posting_.resize(static_cast<size_t>(n_entries));
     std::vector<int64_t> next(begin_.begin(), begin_.end() - 1);
     for (int64_t r = 0; r < rows.n; ++r)
-      for (int64_t j = rows.indptr[r]; j < rows.indptr[r + 1]; ++j) posting_[next[rows.codes[j]]++] = r;
+      for (int64_t j = rows.indptr[r]; j < rows.indptr[r + 1]; ++j) posting_[next[rows.items[j]]++] = r;
   }
 
   // The ascending rows containing every code of query q (scratch vectors reused by the caller).
-  void match(const CsrView& queries, int64_t q, std::vector<int32_t>& query, std::vector<int64_t>& out,
+  void match(const CsrView<int32_t>& queries, int64_t q, std::vector<int32_t>& query, std::vector<int64_t>& out,
              std::vector<int64_t>& merged) const {
-    query.assign(queries.codes + queries.indptr[q], queries.codes + queries.indptr[q + 1]);
+    query.assign(queries.items + queries.indptr[q], queries.items + queries.indptr[q + 1]);
     std::sort(query.begin(), query.end());
     query.erase(std::unique(query.begin(), query.end()), query.end());
     out.clear();
@@ -61,7 +61,7 @@ struct Scratch {
 
 }  // namespace
 
-SetMatches match_sets(const CsrView& rows, const CsrView& queries) {
+SetMatches match_sets(const CsrView<int32_t>& rows, const CsrView<int32_t>& queries) {
   const PostingIndex index(rows);
   SetMatches out;
   Scratch s;
@@ -73,7 +73,7 @@ SetMatches match_sets(const CsrView& rows, const CsrView& queries) {
   return out;
 }
 
-std::vector<double> match_sums(const CsrView& rows, const CsrView& queries, const double* values, int64_t n_values,
+std::vector<double> match_sums(const CsrView<int32_t>& rows, const CsrView<int32_t>& queries, const double* values, int64_t n_values,
                                int n_threads) {
   const PostingIndex index(rows);
   std::vector<double> sums(static_cast<size_t>(queries.n * n_values), 0.0);

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "../paths/set_matches.hpp"
+#include "set_matches.hpp"
 
 namespace pyinterp {
 
@@ -31,7 +31,7 @@ struct RitResult {
 };
 
 // Tree t draws from its own stream (seed, t), so the result does not depend on n_threads.
-RitResult random_intersection_trees(const CsrView& sets, const double* weights, const RitOptions& options,
+RitResult random_intersection_trees(const CsrView<int32_t>& sets, const RitOptions& options,
                                     int n_threads);
 
 }  // namespace pyinterp

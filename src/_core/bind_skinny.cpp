@@ -1,30 +1,15 @@
-// Python bindings of the soft-tree kernels: shape checks here, the recursion in softtree/.
+// Python bindings of Skinny Trees' soft-tree kernels: shape checks here, the recursion in skinny/.
 #include <string>
 
 #include "bindings.hpp"
 #include "py_util.hpp"
-#include "softtree/softtree.hpp"
+#include "skinny/softtree.hpp"
 
 namespace pyinterp {
 namespace {
 
 template <class T>
 using Array = py::array_t<T, py::array::c_style>;
-
-// A C-contiguous array of dtype T with the given shape (-1: any), or a ValueError naming it.
-template <class T>
-Array<T> checked(const py::array& a, std::initializer_list<int64_t> shape, const char* name) {
-  if (!has_dtype<T>(a) || !(a.flags() & py::array::c_style))
-    throw std::invalid_argument(std::string(name) + " must be a C-contiguous array of the kernel's dtype");
-  if (a.ndim() != static_cast<py::ssize_t>(shape.size()))
-    throw std::invalid_argument(std::string(name) + " has the wrong number of dimensions");
-  int i = 0;
-  for (int64_t want : shape) {
-    if (want >= 0 && a.shape(i) != want) throw std::invalid_argument(std::string(name) + " has the wrong shape");
-    ++i;
-  }
-  return py::reinterpret_borrow<Array<T>>(a);
-}
 
 SoftTreeShape shape_of(int depth, int64_t n_rows, int64_t width, int64_t per_tree, const char* name) {
   if (depth < 1 || depth > 20) throw std::invalid_argument("depth must be in [1, 20]");
@@ -49,11 +34,11 @@ py::tuple forward(const py::array& Z_, const py::object& bias_, int depth, const
   if (Z_.ndim() != 2) throw std::invalid_argument("Z must be 2-d");
   const int64_t width = Z_.shape(1);
   const SoftTreeShape s = shape_of(depth, Z_.shape(0), width, (int64_t{1} << depth) - 1, "Z");
-  auto Z = checked<T>(Z_, {s.n_rows, width}, "Z");
+  auto Z = checked_array<T>(Z_, {s.n_rows, width}, "Z");
   const T* bias = nullptr;
   Array<T> b;
   if (!bias_.is_none()) {
-    b = checked<T>(bias_.cast<py::array>(), {width}, "bias");
+    b = checked_array<T>(bias_, {width}, "bias");
     bias = b.data();
   }
   const Activation act = activation_of(activation);
@@ -72,9 +57,9 @@ py::tuple backward(const py::array& dP_, const py::array& S_, const py::array& d
   if (dP_.ndim() != 2) throw std::invalid_argument("dP must be 2-d");
   const SoftTreeShape s = shape_of(depth, dP_.shape(0), dP_.shape(1), int64_t{1} << depth, "dP");
   const int64_t width = s.n_trees * s.internal();
-  auto dP = checked<T>(dP_, {s.n_rows, s.n_trees * s.leaves()}, "dP");
-  auto S = checked<T>(S_, {s.n_rows, width}, "S");
-  auto dS = checked<T>(dS_, {s.n_rows, width}, "dS");
+  auto dP = checked_array<T>(dP_, {s.n_rows, s.n_trees * s.leaves()}, "dP");
+  auto S = checked_array<T>(S_, {s.n_rows, width}, "S");
+  auto dS = checked_array<T>(dS_, {s.n_rows, width}, "dS");
   Array<T> dZ({s.n_rows, width}), db(width);
   {
     py::gil_scoped_release release;
@@ -85,7 +70,7 @@ py::tuple backward(const py::array& dP_, const py::array& S_, const py::array& d
 
 }  // namespace
 
-void bind_softtree(py::module_& m) {
+void bind_skinny(py::module_& m) {
   m.def(
       "softtree_forward",
       [](const py::array& Z, const py::object& bias, int depth, const std::string& activation, double gamma_s) {

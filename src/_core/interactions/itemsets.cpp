@@ -7,15 +7,15 @@
 #include <numeric>
 #include <string>
 
-#include "../forest/parallel.hpp"
-#include "rows.hpp"
+#include "../common/parallel.hpp"
+#include "distinct_rows.hpp"
 
 namespace pyinterp {
 namespace {
 
 // Transactions over local labels 0..n_labels-1, ordered by decreasing support in the root
 // database: transaction t holds the ascending labels items[start[t]:start[t + 1]].
-struct Database : WeightedRows {
+struct Database : WeightedCsr {
   std::vector<double> support;    // per label
   std::vector<int64_t> item_of;   // per label: the caller's item
 
@@ -44,10 +44,10 @@ struct Occurrences {
     std::vector<int64_t>& next = fill_;
     next.assign(begin.begin(), begin.end() - 1);
     for (int64_t t = 0; t < db.size(); ++t)
-      for (int64_t j = db.start[t]; j < db.start[t + 1]; ++j) {
+      for (int64_t j = db.indptr[t]; j < db.indptr[t + 1]; ++j) {
         const int64_t slot = next[db.items[j]]++;
         transaction[slot] = t;
-        position[slot] = static_cast<int32_t>(j - db.start[t]);
+        position[slot] = static_cast<int32_t>(j - db.indptr[t]);
       }
   }
 
@@ -163,7 +163,7 @@ class Miner {
     int32_t* out = gathered_.data();
     for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) {
       const double w = db.weight[occ.transaction[o]];
-      const int32_t* a = db.items.data() + db.start[occ.transaction[o]];
+      const int32_t* a = db.items.data() + db.indptr[occ.transaction[o]];
       for (int32_t j = 0; j < occ.position[o]; ++j) support_[a[j]] += w;
       if (gather)
         for (int32_t j = 0; j < occ.position[o]; ++j) *out++ = a[j];
@@ -322,7 +322,7 @@ std::vector<int64_t> item_ids(const int64_t* items, int64_t n_occ, std::vector<i
 // The root database. Identical transactions are merged before anything else is counted: forest
 // paths filtered by epsilon collapse to a few distinct rows, and supports, relabelling and the
 // second merge (rows that become identical without their infrequent items) then cost next to nothing.
-Database root_database(const TransactionsView& tx, double min_support) {
+Database root_database(const CsrView<int64_t>& tx, double min_support) {
   const int64_t n_occ = tx.n > 0 ? tx.indptr[tx.n] : 0;
   std::vector<int32_t> ids;
   const std::vector<int64_t> values = item_ids(tx.items, n_occ, ids);
@@ -333,13 +333,13 @@ Database root_database(const TransactionsView& tx, double min_support) {
     const auto first = ids.begin() + tx.indptr[t], last = ids.begin() + tx.indptr[t + 1];
     if (!std::is_sorted(first, last)) std::sort(first, last);
     const auto end = std::unique(first, last);
-    if (end != first) writer.add(&*first, end - first, tx.weights ? tx.weights[t] : 1.0);
+    if (end != first) writer.add(&*first, end - first, tx.weight(t));
   }
   std::vector<int32_t>().swap(ids);
 
   std::vector<double> support(values.size(), 0.0);
   for (int64_t t = 0; t < distinct.size(); ++t)
-    for (int64_t j = distinct.start[t]; j < distinct.start[t + 1]; ++j) support[distinct.items[j]] += distinct.weight[t];
+    for (int64_t j = distinct.indptr[t]; j < distinct.indptr[t + 1]; ++j) support[distinct.items[j]] += distinct.weight[t];
   std::vector<int32_t> order;
   for (int32_t id = 0; id < static_cast<int32_t>(values.size()); ++id)
     if (support[id] >= min_support) order.push_back(id);
@@ -355,7 +355,7 @@ Database root_database(const TransactionsView& tx, double min_support) {
   const bool all_kept = order.size() == values.size();
   if (all_kept) {
     db.items.reserve(distinct.items.size());
-    db.start.reserve(static_cast<size_t>(distinct.size()) + 1);
+    db.indptr.reserve(static_cast<size_t>(distinct.size()) + 1);
     db.weight.reserve(static_cast<size_t>(distinct.size()));
   } else {
     writer.open(db, distinct.size(), static_cast<int64_t>(distinct.items.size()));
@@ -363,7 +363,7 @@ Database root_database(const TransactionsView& tx, double min_support) {
   std::vector<int32_t> row;
   for (int64_t t = 0; t < distinct.size(); ++t) {
     row.clear();
-    for (int64_t j = distinct.start[t]; j < distinct.start[t + 1]; ++j)
+    for (int64_t j = distinct.indptr[t]; j < distinct.indptr[t + 1]; ++j)
       if (label[distinct.items[j]] >= 0) row.push_back(label[distinct.items[j]]);
     std::sort(row.begin(), row.end());
     if (row.empty()) continue;
@@ -377,7 +377,7 @@ Database root_database(const TransactionsView& tx, double min_support) {
 
 }  // namespace
 
-Itemsets frequent_itemsets(const TransactionsView& tx, const ItemsetOptions& options, int n_threads) {
+Itemsets frequent_itemsets(const CsrView<int64_t>& tx, const ItemsetOptions& options, int n_threads) {
   if (!(options.min_support > 0.0)) throw std::invalid_argument("min_support must be > 0");
   if (options.max_size < 1) throw std::invalid_argument("max_size must be >= 1");
   const Database root = root_database(tx, options.min_support);

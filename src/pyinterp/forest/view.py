@@ -12,8 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _core
-from .forest import _BaseForest
+from .. import _core
+from .estimators import _BaseForest
+from .tree import derived_fields
 
 
 @dataclass
@@ -23,14 +24,15 @@ class _ForestView:
     core: object  # _core.Forest
     estimator: object
     classes: np.ndarray | None
-    impurity: object  # _core.Impurity
     float32: bool  # scikit-learn compares float32(x) <= threshold
 
 
-def _impurity(criterion, classification):
-    if not classification:
-        return _core.Impurity.variance
-    return _core.Impurity.entropy if criterion in ("entropy", "log_loss") else _core.Impurity.gini
+def _sklearn_criterion(forest):
+    """The core criterion whose impurity the out-of-bag measures use for a scikit-learn forest: its
+    own for classification; squared error (variance) for every regression criterion."""
+    if not hasattr(forest, "classes_"):
+        return "squared_error"
+    return "entropy" if forest.criterion in ("entropy", "log_loss") else "gini"
 
 
 def _is_sklearn_forest(forest) -> bool:
@@ -45,14 +47,14 @@ def forest_view(forest, n_samples=None) -> _ForestView:
     if isinstance(forest, _BaseForest):
         check_is_fitted(forest, "_forest")
         classes = getattr(forest, "classes_", None)
-        return _ForestView(forest._forest, forest, classes, _impurity(forest.criterion, classes is not None), False)
+        return _ForestView(forest._forest, forest, classes, False)
     if _is_sklearn_forest(forest):
         check_is_fitted(forest)
         if forest.n_outputs_ != 1:
             raise ValueError("multi-output scikit-learn forests are not supported")
         classes = getattr(forest, "classes_", None)
         core = _core.Forest.from_state(_sklearn_state(forest, n_samples))
-        return _ForestView(core, forest, classes, _impurity(forest.criterion, classes is not None), True)
+        return _ForestView(core, forest, classes, True)
     raise TypeError(
         "forest must be a fitted pyinterp RandomForestRegressor/RandomForestClassifier or scikit-learn "
         f"RandomForestRegressor/RandomForestClassifier, got {type(forest).__name__}"
@@ -67,42 +69,25 @@ def check_rows(view, X):
     return X if X.flags.aligned else np.array(X)
 
 
-def _sklearn_tree_state(tree):
+def sklearn_tree_arrays(tree):
+    """A fitted scikit-learn tree's node arrays under the core's field names (single output)."""
     t = tree.tree_
-    n = t.node_count
-    left = t.children_left.astype(np.int32)
-    right = t.children_right.astype(np.int32)
-    split = left >= 0
-    nodes = np.flatnonzero(split).astype(np.int32)
-    parent = np.full(n, -1, dtype=np.int32)
-    parent[left[split]] = nodes
-    parent[right[split]] = nodes
-    depth = np.zeros(n, dtype=np.int32)
-    frontier, level = np.zeros(1, dtype=np.int32), 0
-    while frontier.size:  # one level per pass, each node touched once
-        frontier = frontier[split[frontier]]
-        level += 1
-        frontier = np.concatenate([left[frontier], right[frontier]])
-        depth[frontier] = level
+    split = t.children_left >= 0
     value = t.value[:, 0, :]
     if value.shape[1] > 1:  # class fractions (older scikit-learn stored weighted counts)
         value = value / value.sum(axis=1, keepdims=True)
-    w, imp = t.weighted_n_node_samples, t.impurity
-    decrease = np.zeros(n)
-    decrease[split] = (w[split] * imp[split] - w[left[split]] * imp[left[split]] - w[right[split]] * imp[right[split]]) / w[0]
-    return (
-        np.where(split, t.feature, -1).astype(np.int32),
-        np.where(split, t.threshold, 0.0),
-        left,
-        right,
-        parent,
-        depth,
-        t.n_node_samples.astype(np.int32),
-        w.astype(np.float64),
-        imp.astype(np.float64),
-        decrease,
-        np.ascontiguousarray(value, dtype=np.float64).ravel(),
-    )
+    arrays = {
+        "feature": np.where(split, t.feature, -1).astype(np.int32),
+        "threshold": np.where(split, t.threshold, 0.0),
+        "left": t.children_left.astype(np.int32),
+        "right": t.children_right.astype(np.int32),
+        "n_node_samples": t.n_node_samples.astype(np.int32),
+        "weighted_n_node_samples": t.weighted_n_node_samples.astype(np.float64),
+        "impurity": t.impurity.astype(np.float64),
+        "value": np.ascontiguousarray(value, dtype=np.float64),
+    }
+    arrays.update(derived_fields(arrays["left"], arrays["right"], arrays["weighted_n_node_samples"], arrays["impurity"]))
+    return arrays
 
 
 def _sklearn_draws(forest, est, n_samples):
@@ -128,7 +113,7 @@ def _sklearn_draws(forest, est, n_samples):
 
 
 def _sklearn_state(forest, n_samples):
-    trees = [_sklearn_tree_state(est) for est in forest.estimators_]
+    trees = [sklearn_tree_arrays(est) for est in forest.estimators_]
     n_trees = len(trees)
     if n_samples is None:  # only the tree structure is needed
         n_samples, inbag = 1, np.zeros(n_trees, dtype=np.uint32)
@@ -138,4 +123,5 @@ def _sklearn_state(forest, n_samples):
     else:
         inbag = np.ones((n_trees, n_samples), dtype=np.uint32)
     n_classes = len(forest.classes_) if hasattr(forest, "classes_") else 0
-    return (1, int(forest.n_features_in_), n_classes, int(n_samples), trees, np.ascontiguousarray(inbag).ravel())
+    return {"version": _core.Forest.state_version, "criterion": _sklearn_criterion(forest), "n_features": int(forest.n_features_in_),
+            "n_classes": n_classes, "n_samples": int(n_samples), "trees": trees, "inbag": inbag.ravel()}

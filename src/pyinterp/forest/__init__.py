@@ -1,0 +1,7 @@
+"""Random forests on the C++ engine (estimators.py), the fitted trees' node arrays (tree.py), and one
+view of a fitted forest, pyinterp's or scikit-learn's, for the measures that read it (view.py)."""
+
+from .estimators import RandomForestClassifier, RandomForestRegressor
+from .tree import Tree
+
+__all__ = ["RandomForestClassifier", "RandomForestRegressor", "Tree"]

@@ -1,0 +1,74 @@
+"""A fitted tree's node arrays: the read-only view of one tree, and the one derivation of the fields
+that follow from the others (parent, depth, impurity decrease) for trees built outside the engine.
+
+The node fields are declared once, in the core (``_core.Forest.tree_fields``, from
+src/_core/forest/tree.hpp); this module reads their names from there."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _core
+
+TREE_FIELDS = _core.Forest.tree_fields
+
+
+class Tree:
+    """One fitted tree as read-only arrays, one entry per node in depth-first preorder.
+
+    A leaf has ``left == right == feature == -1``. Rows with ``x[feature] <= threshold`` go left.
+    ``impurity_decrease`` is ``(N_t I_t - N_l I_l - N_r I_r) / N_root`` with weighted node sizes N.
+    ``value`` has shape (node_count, 1) for regression (the mean) and (node_count, n_classes) for
+    classification (weighted class fractions).
+    """
+
+    __slots__ = TREE_FIELDS
+
+    def __init__(self, arrays):
+        for name in TREE_FIELDS:
+            object.__setattr__(self, name, arrays[name])
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Tree is read-only")
+
+    @property
+    def node_count(self) -> int:
+        return int(self.feature.shape[0])
+
+    @property
+    def n_leaves(self) -> int:
+        return int(np.count_nonzero(self.left < 0))
+
+    @property
+    def max_depth(self) -> int:
+        return int(self.depth.max())
+
+    def __repr__(self):
+        return f"Tree(node_count={self.node_count}, n_leaves={self.n_leaves}, max_depth={self.max_depth})"
+
+
+def derived_fields(left, right, weighted_n_node_samples, impurity):
+    """parent, depth and impurity_decrease of a tree given by its child links (preorder, -1 at
+    leaves), weighted node sizes and impurities: what the engine records as it grows a tree, for
+    trees built elsewhere (scikit-learn's, hand-written ones). Returns a dict of the three arrays."""
+    left = np.asarray(left, dtype=np.int32)
+    right = np.asarray(right, dtype=np.int32)
+    w = np.asarray(weighted_n_node_samples, dtype=np.float64)
+    imp = np.asarray(impurity, dtype=np.float64)
+    n = left.shape[0]
+    split = left >= 0
+    nodes = np.flatnonzero(split).astype(np.int32)
+    parent = np.full(n, -1, dtype=np.int32)
+    parent[left[split]] = nodes
+    parent[right[split]] = nodes
+    depth = np.zeros(n, dtype=np.int32)
+    frontier, level = np.zeros(1, dtype=np.int32), 0
+    while frontier.size:  # one level per pass, each node touched once
+        frontier = frontier[split[frontier]]
+        level += 1
+        frontier = np.concatenate([left[frontier], right[frontier]])
+        depth[frontier] = level
+    decrease = np.zeros(n)
+    l, r = left[split], right[split]
+    decrease[split] = (w[split] * imp[split] - w[l] * imp[l] - w[r] * imp[r]) / w[0]
+    return {"parent": parent, "depth": depth, "impurity_decrease": decrease}
