@@ -80,12 +80,7 @@ def run_ranger(Xtr, ytr, Xte, yte, task, n_trees, mtry, tmp):
     return dict(fit_s=fit_s, predict_s=predict_s, peak_mb=peak_kb / 1024, score=score)
 
 
-# ---- frequent itemsets: pyfim (C FP-growth) and mlxtend -----------------------------------------------
-
-
-def pyfim_itemsets(fim, transactions, min_count):
-    """{sorted itemset: count} by pyfim's fpgrowth."""
-    return {tuple(sorted(s)): v for s, v in fim.fpgrowth(transactions, target="s", supp=-min_count, report="a")}
+# ---- frequent itemsets: mlxtend (pyfim is one call: optional("fim").fpgrowth) -----------------------------------------------
 
 
 def mlxtend_itemsets(transactions, min_count):
