@@ -13,8 +13,8 @@ def pyplot():
     return plt
 
 
-def save(fig, path, dpi=120, **savefig_kw):
-    """Lay out, write and close fig."""
-    fig.tight_layout()
+def save(fig, path, dpi=120, rect=None, **savefig_kw):
+    """Lay out (within rect, the figure fraction left to the axes), write and close fig."""
+    fig.tight_layout(rect=rect)
     fig.savefig(path, dpi=dpi, **savefig_kw)
     pyplot().close(fig)
