@@ -1,124 +1,41 @@
 """DL-BCD: pyinterp's C++ fit against a straightforward Python port of Algorithm 2.
 
-The port follows the thesis (and the MATLAB reference) line by line: every row update recomputes
-the coefficients B = X Q^T, solves the row subproblem with scipy.optimize.minimize(method="BFGS")
-and its (sub)gradient, and re-inverts Q. Both run the thesis' two-stage procedure from the same
+The port (tests/reference_dlbcd.py) follows the thesis (and the MATLAB reference) line by line: every
+row update recomputes the coefficients B = X Q^T, solves the row subproblem with
+scipy.optimize.minimize(method="BFGS") and its (sub)gradient, and re-inverts Q. Both run the thesis' two-stage procedure from the same
 random orthogonal dictionary (tau = inf, then tau = 0.5) with the same stopping rule (a sweep that
 lowers the objective by at most tol times its value ends a stage) and report the final truncated
 objective. A second part times Algorithm 1's subproblems (5.3) by pyinterp's BFGS against a linear
 program (HiGHS, tangent cuts for the square roots) and checks that both give the same r.
-Run:  python bench/compare_dlbcd.py [--p 20] [--n 2000] [--seeds 0 1 2]
+Run:  python bench/compare_dlbcd.py [--p 20] [--n 2000] [--seeds 0 1 2] [--sharpness-p 20]
+Quick look:  python bench/compare_dlbcd.py --p 6 --n 300 --seeds 0 --sharpness-p 6
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import time
-import warnings
 
 import numpy as np
-from scipy.optimize import minimize
+from benchkit.data import gaussian_dictionary_problem
+from benchkit.peers import reference
+from benchkit.timing import load
 
 from pyinterp import DLBCD
-from pyinterp.datasets import (make_collinear_dictionary, make_dictionary_signals, make_gaussian_dictionary,
-                               make_sparse_coefficients)
+from pyinterp.datasets import make_collinear_dictionary, make_dictionary_signals, make_sparse_coefficients
 from pyinterp.metrics import dictionary_nmse
 
-
-def truncated_objective(D, X, tau):
-    return float(np.minimum(np.abs(np.linalg.solve(D, X.T)), tau).sum() / X.shape[0])
-
-
-def port_stage(X, D, tau, max_iter=500, tol=1e-9):
-    """One stage of Algorithm 2 in numpy/scipy; returns the dictionary and the sweeps made."""
-    n, p = X.shape
-    Q = np.linalg.inv(D)
-    f = truncated_objective(D, X, tau)
-    for sweep in range(1, max_iter + 1):
-        for j in range(p):
-            B = X @ Q.T
-            absB = np.abs(B)
-            rows = B[absB[:, j] <= tau]
-            weight = np.where(absB <= tau, absB, 0.0).sum(axis=0) / n
-            cos = D.T @ D[:, j]
-            others = np.arange(p) != j
-            m, c = cos[others], weight[others]
-
-            def fun(x):
-                z = rows @ np.insert(x, j, 1.0)
-                q = np.sqrt((x - m) ** 2 + 1 - m ** 2)
-                grad = (rows.T @ np.sign(z))[others] / n + c * (x - m) / q
-                return np.abs(z).sum() / n + c @ q, grad
-
-            x0 = np.zeros(p - 1)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                res = minimize(fun, x0, jac=True, method="BFGS")
-            if not res.fun < fun(x0)[0]:
-                continue
-            w = np.insert(res.x, j, 1.0)
-            scale = np.ones(p)
-            scale[others] = np.sqrt((res.x - m) ** 2 + 1 - m ** 2)
-            row = w @ Q
-            Q = scale[:, None] * Q
-            Q[j] = row
-            D = np.linalg.inv(Q)
-        f_new = truncated_objective(D, X, tau)
-        done = not f - f_new > tol * f
-        f = f_new
-        if done:
-            break
-    return D, sweep
-
-
-def lp_row_problem(beta, k, m, weight, tol=1e-8, max_lps=60):
-    """Problem (5.3) for row k by linear programming (HiGHS): |.| by epigraph variables, each
-    sqrt((x - m)^2 + 1 - m^2) by tangent cuts added at the current solution until every cut is
-    tight to tol (Kelley's method, exact in the limit). Returns w and the number of LPs solved."""
-    from scipy.optimize import linprog
-    from scipy.sparse import csr_matrix, hstack, identity, vstack
-
-    n, p = beta.shape
-    free = np.arange(p) != k
-    B, b0, mm, c = beta[:, free], beta[:, k], m[free], weight[free]
-    q = p - 1
-    # variables: x (q), t (n), u (q); minimise sum t + c . u
-    cost = np.concatenate([np.zeros(q), np.ones(n), c])
-    abs_rows = vstack([hstack([csr_matrix(B), -identity(n), csr_matrix((n, q))]),
-                       hstack([csr_matrix(-B), -identity(n), csr_matrix((n, q))])])
-    abs_rhs = np.concatenate([-b0, b0])
-    cuts_A, cuts_b = [], []
-
-    def add_cuts(x):
-        value = np.sqrt((x - mm) ** 2 + 1 - mm ** 2)
-        slope = (x - mm) / value
-        rows = np.zeros((q, 2 * q + n))
-        rows[np.arange(q), np.arange(q)] = slope
-        rows[np.arange(q), q + n + np.arange(q)] = -1.0
-        cuts_A.append(rows)
-        cuts_b.append(slope * x - value)
-
-    for start in (np.zeros(q), mm, mm - 1, mm + 1):
-        add_cuts(start)
-    bounds = [(None, None)] * q + [(0, None)] * n + [(None, None)] * q
-    for n_lp in range(1, max_lps + 1):
-        res = linprog(cost, A_ub=vstack([abs_rows, csr_matrix(np.vstack(cuts_A))]),
-                      b_ub=np.concatenate([abs_rhs, *cuts_b]), bounds=bounds, method="highs")
-        x, u = res.x[:q], res.x[q + n:]
-        gap = np.sqrt((x - mm) ** 2 + 1 - mm ** 2) - u
-        if gap.max() <= tol:
-            break
-        add_cuts(x)
-    return np.insert(x, k, 1.0), n_lp
+ref = reference("reference_dlbcd")
 
 
 def compare_sharpness_solvers(p=20, n=400, seed=0, lp_rows=3):
-    """Algorithm 1's subproblems (5.3): pyinterp's BFGS (all p rows, C++) against the LP above on
+    """Algorithm 1's subproblems (5.3): pyinterp's BFGS (all p rows, C++) against the reference LP on
     the first lp_rows rows (Kelley's cuts converge slowly where the minimiser leaves I_k)."""
+    # Private: no public API returns the per-row solutions W that the objective gap needs
+    # (sharpness_test returns r only).
     from pyinterp import _core
 
-    print(f"\n# Algorithm 1 subproblems (5.3), p = {p}, n = {n}, SG(p/2), constant collinearity; load {os.getloadavg()}")
+    print(f"\n# Algorithm 1 subproblems (5.3), p = {p}, n = {n}, SG(p/2), constant collinearity; load {load():.2f}")
     s = p // 2
     for label, mu in (("sharp D* (Corollary 4.1.1 holds)", ((p - s) / (p - 1) - 0.2) / np.sqrt(s)),
                       ("non-sharp D* (mu = 0.5)", 0.5)):
@@ -136,7 +53,7 @@ def compare_sharpness_solvers(p=20, n=400, seed=0, lp_rows=3):
                                               1e-12)
         t_bfgs = time.perf_counter() - t
         t = time.perf_counter()
-        lp = [lp_row_problem(beta, k, M[k], weight) for k in range(lp_rows)]
+        lp = [ref.lp_row_problem(beta, k, M[k], weight) for k in range(lp_rows)]
         t_lp = (time.perf_counter() - t) / lp_rows * p  # per row, scaled to all p rows
         r_lp = max(np.sum((w - np.eye(p)[k]) ** 2) for k, (w, _) in enumerate(lp))
         r_bfgs_rows = max(np.sum((W[k] - np.eye(p)[k]) ** 2) for k in range(lp_rows))
@@ -153,9 +70,7 @@ def compare_sharpness_solvers(p=20, n=400, seed=0, lp_rows=3):
 
 
 def compare(p, n, s, tau, seed):
-    D_true = make_gaussian_dictionary(p, random_state=seed)
-    A = make_sparse_coefficients(n, p, "sg", sparsity=s, random_state=seed + 1)
-    X = make_dictionary_signals(D_true, A, snr=100, random_state=seed + 2)
+    D_true, X = gaussian_dictionary_problem(p, n, s, seed)
     q, r = np.linalg.qr(np.random.RandomState(seed + 3).standard_normal((p, p)))
     D0 = q * np.sign(np.diag(r))
 
@@ -164,11 +79,11 @@ def compare(p, n, s, tau, seed):
     ours = DLBCD(tau=tau, init=stage1.components_).fit(X)
     t_ours = time.perf_counter() - t
     t = time.perf_counter()
-    D1, sweeps1 = port_stage(X, D0, np.inf)
-    D_port, sweeps2 = port_stage(X, D1, tau)
+    D1, sweeps1 = ref.port_stage(X, D0, np.inf)
+    D_port, sweeps2 = ref.port_stage(X, D1, tau)
     t_port = time.perf_counter() - t
 
-    f_ours, f_port = truncated_objective(ours.components_, X, tau), truncated_objective(D_port, X, tau)
+    f_ours, f_port = ref.truncated_objective(ours.components_, X, tau), ref.truncated_objective(D_port, X, tau)
     print(f"seed {seed}")
     print(f"  {'pyinterp DLBCD (C++)':28s}{t_ours:10.2f}{stage1.n_iter_:>5d}+{ours.n_iter_:<4d}{f_ours:16.10f}"
           f"{dictionary_nmse(ours.components_, D_true):12.2e}")
@@ -192,17 +107,18 @@ def main():
     parser.add_argument("--s", type=int, default=5)
     parser.add_argument("--tau", type=float, default=0.5)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--sharpness-p", type=int, default=20, help="p of the subproblem comparison")
     args = parser.parse_args()
     print(f"# DL-BCD two-stage fit (tau = inf, then {args.tau}), p = {args.p}, n = {args.n}, SG({args.s}), "
           f"SNR 100, random Gaussian dictionary")
-    print(f"# load: {os.getloadavg()}")
+    print(f"# load average: {load():.2f}")
     print(f"  {'':28s}{'seconds':>10s}{'sweeps':>10s}{'objective':>16s}{'NMSE':>12s}")
     results = [compare(args.p, args.n, args.s, args.tau, seed) for seed in args.seeds]
     ratios = [r for r, _ in results]
     print(f"speed-up: min {min(ratios):.1f}x, median {np.median(ratios):.1f}x; "
           f"objective never worse by more than 1e-6: {all(rel <= EQUAL for _, rel in results)}")
-    print(f"# load after: {os.getloadavg()}")
-    compare_sharpness_solvers()
+    print(f"# load average after: {load():.2f}")
+    compare_sharpness_solvers(p=args.sharpness_p)
 
 
 if __name__ == "__main__":

@@ -13,16 +13,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
+from benchkit.data import shared_npz, two_rules
+from benchkit.paths import SHARED_DATA
+from benchkit.peers import ranger_available, run_ranger
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 CASES = {
     "a": "regression n=2000 p=10000 max_features=100, 100 trees",
     "b": "regression n=20000 p=500 max_features=166, 100 trees",
@@ -31,23 +31,15 @@ CASES = {
 }
 
 
-def two_rules(n, p, seed):
-    rng = np.random.RandomState(seed)
-    X = rng.uniform(size=(n, p))
-    y = ((X[:, 0] < 0.5) & (X[:, 1] < 0.5)) + ((X[:, 2] < 0.5) & (X[:, 3] < 0.5)) + 0.2 * rng.randn(n)
-    return X, y.astype(np.float64)
-
-
 def load_case(case):
     """Train/test split and forest settings of one case."""
     if case in ("a", "b"):
         n, p, mtry = (2000, 10000, 100) if case == "a" else (20000, 500, 166)
         X, y = two_rules(n + 2000, p, seed=0)
         return X[:n], y[:n], X[n:], y[n:], dict(task="regression", n_estimators=100, max_features=mtry)
-    path = DATA / "all_bioc.npz"
-    if not path.exists():
+    d = shared_npz("all_bioc")
+    if d is None:
         return None
-    d = np.load(path)
     X, y = d["X"], d["y_bcrabl"]
     rng = np.random.RandomState(0)
     test = np.zeros(len(y), bool)
@@ -88,44 +80,9 @@ def run_worker(lib, case, trees):
     return dict(fit_s=fit_s, predict_s=predict_s, peak_mb=peak_mb, score=score)
 
 
-RANGER_SCRIPT = r"""
-suppressMessages(library(ranger)); a <- commandArgs(TRUE)
-d <- read.csv(a[1]); test <- read.csv(a[2]); cls <- a[3] == "classification"
-if (cls) { d$y <- factor(d$y); test$y <- factor(test$y, levels = levels(d$y)) }
-t0 <- Sys.time()
-fit <- ranger(dependent.variable.name = "y", data = d, num.trees = as.integer(a[4]), mtry = as.integer(a[5]),
-              min.node.size = 1, num.threads = 2, seed = 0)
-fit_s <- as.numeric(difftime(Sys.time(), t0, units = "secs"))
-t0 <- Sys.time()
-pred <- predict(fit, test, num.threads = 2)$predictions
-predict_s <- as.numeric(difftime(Sys.time(), t0, units = "secs"))
-score <- if (cls) mean(pred == test$y) else 1 - sum((test$y - pred)^2) / sum((test$y - mean(test$y))^2)
-cat(fit_s, predict_s, score, "\n")
-"""
-
-
-def ranger_available():
-    if shutil.which("Rscript") is None:
-        return False
-    probe = subprocess.run(["Rscript", "-e", "library(ranger)"], capture_output=True)
-    return probe.returncode == 0
-
-
-def run_ranger(case, trees, tmp):
+def ranger_case(case, trees, tmp):
     Xtr, ytr, Xte, yte, cfg = load_case(case)
-    header = ",".join([f"x{j}" for j in range(Xtr.shape[1])] + ["y"])
-    paths = []
-    for name, X, y in (("train", Xtr, ytr), ("test", Xte, yte)):
-        paths.append(Path(tmp) / f"{case}_{name}.csv")
-        np.savetxt(paths[-1], np.column_stack([X, y]), delimiter=",", comments="", header=header)
-    script = Path(tmp) / "ranger.R"
-    script.write_text(RANGER_SCRIPT)
-    out = subprocess.run(
-        ["/usr/bin/time", "-v", "Rscript", str(script), *map(str, paths), cfg["task"], str(trees or cfg["n_estimators"]),
-         str(cfg["max_features"])], capture_output=True, text=True, check=True)
-    peak_kb = next(int(line.split()[-1]) for line in out.stderr.splitlines() if "Maximum resident" in line)
-    fit_s, predict_s, score = map(float, out.stdout.split()[-3:])
-    return dict(fit_s=fit_s, predict_s=predict_s, peak_mb=peak_kb / 1024, score=score)
+    return run_ranger(Xtr, ytr, Xte, yte, cfg["task"], trees or cfg["n_estimators"], cfg["max_features"], tmp)
 
 
 def main():
@@ -142,8 +99,8 @@ def main():
     print(f"2 threads each; Rscript with ranger: {'yes' if with_ranger else 'not installed, skipped'}")
     header = f"{'case':<6} {'library':<9} {'fit s':>8} {'predict s':>10} {'peak MB':>8} {'score':>7}"
     for case in args.cases:
-        if case.startswith("c") and not (DATA / "all_bioc.npz").exists():
-            print(f"\n{case}: {CASES[case]} -- skipped, {DATA} is absent")
+        if case.startswith("c") and not (SHARED_DATA / "all_bioc.npz").exists():
+            print(f"\n{case}: {CASES[case]} -- skipped, {SHARED_DATA} is absent")
             continue
         print(f"\n{case}: {CASES[case]}\n{header}")
         results = {}
@@ -155,7 +112,7 @@ def main():
             results[lib] = json.loads(out.stdout.strip().splitlines()[-1])
         if with_ranger:
             with tempfile.TemporaryDirectory() as tmp:
-                results["ranger"] = run_ranger(case, args.trees, tmp)
+                results["ranger"] = ranger_case(case, args.trees, tmp)
         for lib, r in results.items():
             print(f"{case:<6} {lib:<9} {r['fit_s']:>8.2f} {r['predict_s']:>10.3f} {r['peak_mb']:>8.0f} {r['score']:>7.3f}")
         base = results["pyinterp"]

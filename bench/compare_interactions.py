@@ -4,7 +4,7 @@ side by side in one process, reported as ratios (peer time / pyinterp time).
 1. DWP extraction + mining (LSSFind) on one 300-tree forest, n=2000, p=50 (pyinterp's engine by
    default, scikit-learn's with --engine sklearn, which adds pyinterp's import of the trees):
    pyinterp.interactions.prevalent_sets against lssfind_python, the pure-Python reference in
-   bench/interactions_reference.py written the way the lssfind package computes it.
+   tests/reference_interactions.py written the way the lssfind package computes it.
    Target: >= 100x.
 2. Frequent itemsets on unweighted transactions (the forest's signed leaf paths with epsilon=0,
    and a synthetic Zipf market basket): pyinterp.frequent_itemsets against pyfim (Borgelt's C
@@ -28,11 +28,14 @@ import sys
 import time
 
 import numpy as np
+from benchkit.peers import mlxtend_itemsets, not_installed, optional, reference
+from benchkit.timing import best_of
 from sklearn.ensemble import RandomForestRegressor
 
-import interactions_reference as ref
 import pyinterp
 from pyinterp.datasets import make_lss
+
+ref = reference("reference_interactions")
 
 TOL = 1e-12
 R_IRF_SECONDS = 107.0  # R iRF 3.0 reference figure for the section-3 problem (published, not measured here)
@@ -40,16 +43,6 @@ R_IRF_SECONDS = 107.0  # R iRF 3.0 reference figure for the section-3 problem (p
 
 # ---------------------------------------------------------------------------------------------
 # helpers
-
-
-def best_of(fn, repeats):
-    times = []
-    out = None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - start)
-    return min(times), out
 
 
 def pyinterp_api(dotted, args):
@@ -201,16 +194,7 @@ class Run:
             ("2 itemsets: forest paths", self.path_transactions, a.path_support),
             ("2 itemsets: Zipf basket", self.basket_transactions, a.basket_support),
         ]
-        try:
-            import fim
-        except ImportError:
-            fim = None
-        try:
-            import pandas as pd
-            from mlxtend.frequent_patterns import fpgrowth as mlx_fpgrowth
-            from mlxtend.preprocessing import TransactionEncoder
-        except ImportError:
-            mlx_fpgrowth = None
+        fim = optional("fim")
         fn, why = pyinterp_api("frequent_itemsets", a)
 
         for task, build, fraction in datasets:
@@ -235,7 +219,7 @@ class Run:
 
             rows = []
             if fim is None:
-                rows.append(("pyfim fpgrowth (C)", None, None, "not installed (pip install pyfim)"))
+                rows.append(("pyfim fpgrowth (C)", None, None, not_installed("pyfim", "pyfim")))
             else:
                 t, out = best_of(lambda: fim.fpgrowth(tx, target="s", supp=-min_count, report="a"), a.repeats)
                 results["pyfim"] = {tuple(sorted(s)): v for s, v in out}
@@ -243,19 +227,10 @@ class Run:
                              f"best of {a.repeats}; target: pyinterp no slower (ratio >= 1)"))
             if a.skip_mlxtend:
                 rows.append(("mlxtend fpgrowth", None, None, "skipped (--skip-mlxtend)"))
-            elif mlx_fpgrowth is None:
-                rows.append(("mlxtend fpgrowth", None, None, "not installed (pip install mlxtend)"))
+            elif (mined := mlxtend_itemsets(tx, min_count)) is None:
+                rows.append(("mlxtend fpgrowth", None, None, not_installed("mlxtend", "mlxtend")))
             else:
-                start = time.perf_counter()
-                encoder = TransactionEncoder()
-                onehot = pd.DataFrame(encoder.fit_transform(tx), columns=encoder.columns_)
-                t_enc = time.perf_counter() - start
-                start = time.perf_counter()
-                # (count - 0.5) / n: mlxtend compares fractions and takes ceil(min_support * n)
-                frame = mlx_fpgrowth(onehot, min_support=(min_count - 0.5) / n, use_colnames=True)
-                t = time.perf_counter() - start
-                out = {tuple(sorted(int(i) for i in s)): int(round(v * n))
-                       for s, v in zip(frame["itemsets"], frame["support"])}
+                t, out, t_enc = mined
                 results["mlxtend"] = out
                 rows.append(("mlxtend fpgrowth", t, out,
                              f"1 run, one-hot encoding ({t_enc:.2f} s) not timed; target >= 50x"))

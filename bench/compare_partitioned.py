@@ -4,7 +4,7 @@ form of the loss against the direct O(n^2 m^2) evaluation written below, in one 
 Parts:
 1. The path as PartitionedRatio fits it (validation_fraction=None, refit=False: one path on all
    rows), n_jobs = 1 and 2; then the default fit (held-out path + full path + refit), n_jobs = 2.
-2. One loss-and-gradient evaluation by the matrix form (pyinterp._ratio.RatioProblem) and by the
+2. One loss-and-gradient evaluation by the matrix form (pyinterp.partitioned.RatioProblem) and by the
    direct definition (every mismatched sample pair's full feature vector of C(m,2) pair features and
    2m unary features, dotted with theta), at a mid-path theta; both must agree. The direct path time
    is estimated as (direct seconds per evaluation) x (evaluations the path took) -- running it would
@@ -15,29 +15,30 @@ Parts:
 Results go to docs/partitioned_results.md (this script's section).
 
     python bench/compare_partitioned.py
+    python bench/compare_partitioned.py --quick   # n = 300, no file written
 """
 
 from __future__ import annotations
 
+import argparse
 import math
 import os
 import platform
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
+from benchkit.data import random_precision, sample
+from benchkit.paths import DOCS
+from benchkit.sections import write_section
+from benchkit.timing import best_of
 from threadpoolctl import threadpool_limits
 
 import pyinterp
 from pyinterp import PartitionedRatio
-from pyinterp._group_path import solve_path
-from pyinterp._ratio import PAIR_FEATURES, UNARY_FEATURES, RatioProblem
+from pyinterp.partitioned import PAIR_FEATURES, UNARY_FEATURES, RatioProblem, solve_path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reproduce_partitioned import DOCS, _write_section, random_precision, sample  # noqa: E402
-
-N, M, M1 = 1500, 50, 25
+M, M1 = 50, 25
 
 
 def direct_value_and_grad(Z, theta_pairs, theta_unary, rows=4):
@@ -84,32 +85,28 @@ def to_direct(problem, theta):
     return full[np.triu_indices(M, 1)], unary
 
 
-def timed(f, repeat=1):
-    best = math.inf
-    for _ in range(repeat):
-        t = time.perf_counter()
-        result = f()
-        best = min(best, time.perf_counter() - t)
-    return best, result
-
-
 def kernel_breakdown(problem, theta, repeat=5):
     """Seconds per evaluation: whole value_and_grad, the two products per row block, exp over n^2."""
+    # Private: the per-block kernel inputs, to time the products the kernel is made of.
     a, bb, A, _ = problem._kernel_inputs(theta)
     B, BT, n, chunk = problem.B, np.ascontiguousarray(problem.B.T), problem.n, problem.chunk
-    whole, _ = timed(lambda: problem.value_and_grad(theta), repeat)
+    whole, _ = best_of(lambda: problem.value_and_grad(theta), repeat)
 
     def products():
         for s in range(0, n, chunk):
             L = A[s:s + chunk] @ BT
             L @ B
-    gemm, _ = timed(products, repeat)
+    gemm, _ = best_of(products, repeat)
     block = np.random.default_rng(0).normal(size=(chunk, n))
-    exps, _ = timed(lambda: [np.exp(block) for _ in range(0, n, chunk)], repeat)
+    exps, _ = best_of(lambda: [np.exp(block) for _ in range(0, n, chunk)], repeat)
     return whole, gemm, exps
 
 
 def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="n = 300 and no file written: a smoke run")
+    args = parser.parse_args()
+    N = 300 if args.quick else 1500
     rng = np.random.default_rng(7)
     theta_true = random_precision(M, 0.06, 0.4, rng)
     X = sample(theta_true, N, rng)
@@ -124,12 +121,12 @@ def main():
     out.append("|---|---|---|---|")
     path_seconds = {}
     for jobs in (1, 2):
-        sec, est = timed(lambda: PartitionedRatio(M1, validation_fraction=None, refit=False, n_jobs=jobs).fit(X))
+        sec, est = best_of(lambda: PartitionedRatio(M1, validation_fraction=None, refit=False, n_jobs=jobs).fit(X))
         path_seconds[jobs] = sec
         out.append(f"| 30-value path on all rows | {jobs} | {sec:.2f} | {est.n_iter_.sum()} |")
         print(out[-1], flush=True)
-    sec, est = timed(lambda: PartitionedRatio(M1, n_jobs=2, random_state=0).fit(X))
-    out.append(f"| default fit: held-out path (1200 rows) + full path + refit | 2 | {sec:.2f} | {est.n_iter_.sum()} (full path) |")
+    sec, est = best_of(lambda: PartitionedRatio(M1, n_jobs=2, random_state=0).fit(X))
+    out.append(f"| default fit: held-out path ({round(0.8 * N)} rows) + full path + refit | 2 | {sec:.2f} | {est.n_iter_.sum()} (full path) |")
     print(out[-1], flush=True)
     best = min(path_seconds.values())
     out.append(f"\nAcceptance (issue 7): full 30-value path <= 30 s on 2 cores -> {best:.2f} s: "
@@ -144,9 +141,9 @@ def main():
         path_time = time.perf_counter() - t
         evaluations = problem.n_evaluations
         theta = path[:, 15]
-        matrix_sec, (v_matrix, g_matrix) = timed(lambda: problem.value_and_grad(theta), 5)
+        matrix_sec, (v_matrix, g_matrix) = best_of(lambda: problem.value_and_grad(theta), 5)
         pairs, unary = to_direct(problem, theta)
-        direct_sec, (v_direct, g_pairs, g_unary) = timed(lambda: direct_value_and_grad(Z, pairs, unary))
+        direct_sec, (v_direct, g_pairs, g_unary) = best_of(lambda: direct_value_and_grad(Z, pairs, unary))
         g_direct_pairs, g_direct_unary = to_direct(problem, g_matrix)
         agree = max(abs(v_matrix - v_direct), np.abs(g_direct_pairs - g_pairs).max(),
                     np.abs(g_direct_unary - g_unary).max())
@@ -179,7 +176,8 @@ def main():
                f"ratios in part 2 come from one process, absolute seconds move with the load).\n")
     text = "\n".join(out)
     print(text)
-    _write_section(DOCS / "partitioned_results.md", "compare", text)
+    if not args.quick:
+        write_section(DOCS / "partitioned_results.md", "compare", text)
 
 
 if __name__ == "__main__":

@@ -1,21 +1,25 @@
 """Skinny Trees speed: time per training epoch with the C++ tree recursion vs the plain numpy
-reference kernels (same step: GEMMs in BLAS, update, prox), and inference of the compressed model
-(selected columns only) vs the dense model (every column).
+reference kernels (tests/reference_skinny.py; same SGD step: GEMMs in BLAS, update; the numpy side
+skips the prox, a no-op at lambda0 = 0), and inference of the compressed model (selected columns
+only) vs the dense model (every column).
 
 Both sides run in this process, interleaved, single-threaded BLAS; ratios > 1 favour pyinterp's
-default path. Usage: python bench/compare_skinny.py [--repeats 5]
+default path. Usage: python bench/compare_skinny.py [--repeats 5]   (quick look: --repeats 1 --epochs 1)
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import time
 
 import numpy as np
+from benchkit.peers import reference
+from benchkit.timing import load
 from threadpoolctl import threadpool_limits
 
 from pyinterp.skinny import kernels, training
+
+ref = reference("reference_skinny")
 
 # (name, rows, p, trees, depth, classes (0: regression), batch, epochs timed)
 TRAIN_CASES = [
@@ -35,14 +39,35 @@ def make_data(rng, n, p, n_classes):
     return X, rng.integers(0, n_classes, n), kernels.cross_entropy_loss, n_classes
 
 
-def epoch_time(cfg, X, y, loss, n_outputs, engine, epochs):
-    cfg.engine, cfg.max_epochs = engine, epochs
+def core_epoch_time(cfg, X, y, loss, n_outputs, epochs):
+    """pyinterp's training loop."""
+    cfg.max_epochs = epochs
     start = time.perf_counter()
     training.train(cfg, X, y, loss, n_outputs, np.random.default_rng(0))
     return (time.perf_counter() - start) / epochs
 
 
-def bench_training(repeats):
+def numpy_epoch_time(cfg, X, y, loss, n_outputs, epochs):
+    """The same SGD epochs with the numpy reference forward/backward."""
+    start = time.perf_counter()
+    rng = np.random.default_rng(0)
+    W, b, O = kernels.glorot_init(rng, X.shape[1], cfg.n_trees, cfg.depth, n_outputs, cfg.dtype)
+    ridge, lr = kernels.ridge_scale(cfg.lambda2, W.shape[1]), cfg.learning_rate
+    for _ in range(epochs):
+        order = rng.permutation(len(X))
+        for first in range(0, len(X), cfg.batch_size):
+            rows = order[first:first + cfg.batch_size]
+            F, cache = ref.forward(X[rows], W, b, O, cfg.depth, cfg.activation, cfg.gamma_s)
+            _, G = loss(F, y[rows])
+            dW, db, dO = ref.backward(X[rows], G, cache, O, cfg.depth)
+            O -= lr * dO
+            b -= lr * db
+            W *= 1.0 - lr * ridge
+            W -= lr * dW
+    return (time.perf_counter() - start) / epochs
+
+
+def bench_training(repeats, epochs_cap):
     print("## Time per epoch: C++ recursion vs numpy reference kernels (float32, lambda0 = 0: all groups stay)\n")
     print("| case | n_train | p | m | d | batch | numpy ms/epoch | pyinterp ms/epoch | ratio |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -54,10 +79,11 @@ def bench_training(repeats):
             lambda2=0.01, learning_rate=0.01, solver="sgd", batch_size=batch, max_epochs=1, early_stopping=False,
             n_iter_no_change=1, feature_budget=None, dtype=np.float32,
         )
+        epochs = min(epochs, epochs_cap or epochs)
         times = {"numpy": [], "core": []}
         for _ in range(repeats):
-            for engine in times:
-                times[engine].append(epoch_time(cfg, X, y, loss, c, engine, epochs))
+            times["numpy"].append(numpy_epoch_time(cfg, X, y, loss, c, epochs))
+            times["core"].append(core_epoch_time(cfg, X, y, loss, c, epochs))
         ref, core = np.median(times["numpy"]) * 1e3, np.median(times["core"]) * 1e3
         print(f"| {name} | {n} | {p} | {m} | {d} | {batch} | {ref:.2f} | {core:.2f} | {ref / core:.2f} |")
 
@@ -89,12 +115,13 @@ def bench_inference(repeats):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--epochs", type=int, default=None, help="cap on the epochs timed per case")
     args = parser.parse_args()
-    print(f"load average at start: {os.getloadavg()}\n")
+    print(f"load average at start: {load():.2f}\n")
     with threadpool_limits(limits=1, user_api="blas"):
-        bench_training(args.repeats)
+        bench_training(args.repeats, args.epochs)
         bench_inference(args.repeats)
-    print(f"\nload average at end: {os.getloadavg()}")
+    print(f"\nload average at end: {load():.2f}")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Why a true LSS interaction does or does not reach stability 0.5 under given iRF settings.
 
 For one replicate of the paper 001 grid (make_lss, p = 20, n = 1000, seed) it fits
-pyinterp.IterativeRandomForest with the settings of bench/reproduce_lssfind.py (``paper`` by
+pyinterp.IterativeRandomForest with the settings of bench/reproduce_lssfind.py (benchkit.peers.IRF_SETTINGS) (``paper`` by
 default, overridable as key=value), refits each bootstrap forest exactly as ``fit`` does, and
 computes by enumeration over leaf pairs the exact probability that two drawn paths meet in exactly
 the true set S. From that it derives the chance that one RIT tree and one bootstrap report S, and
@@ -22,11 +22,11 @@ import argparse
 import ast
 
 import numpy as np
-from reproduce_lssfind import IRF_SETTINGS, P1_N, P1_P
+from benchkit.data import lss_fig2
+from benchkit.peers import IRF_SETTINGS
 
 import pyinterp
-from pyinterp.datasets import make_lss
-from pyinterp.interactions.paths import encode
+from pyinterp.interactions import encode
 
 
 def leaf_pair_odds(leaves, est, target):
@@ -63,7 +63,7 @@ def main():
             overrides[key] = ast.literal_eval(value)
         except (ValueError, SyntaxError):
             overrides[key] = value
-    X, y, true = make_lss(P1_N, P1_P, args.K, args.L, args.snr, region=0.5, random_state=args.seed)
+    X, y, true = lss_fig2(args.K, args.L, args.snr, args.seed)
     est = pyinterp.IterativeRandomForest(**{**IRF_SETTINGS[args.settings], **overrides}, random_state=args.seed,
                                          n_jobs=1).fit(X, y)
     if est.rit_depth != 2:
@@ -71,6 +71,8 @@ def main():
     stability = dict(zip(est.interactions_.features, est.interactions_["stability"]))
     print(f"K={args.K} L={args.L} SNR={args.snr:g} seed={args.seed} {args.settings} {overrides or ''}")
     print(f"  highest stability of any set: {est.interactions_['stability'].max():.1f}")
+    # Private on purpose: the diagnosis refits each bootstrap exactly as fit() does (_bootstrap,
+    # _resample, _forest) and reads the leaves RIT draws from; no public API exposes them.
     # The bootstrap seeds fit() drew.
     seeds = np.random.RandomState(args.seed).randint(np.iinfo(np.int32).max,
                                                       size=est.n_iterations + 2 * est.n_bootstraps)

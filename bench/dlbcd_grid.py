@@ -32,19 +32,22 @@ import multiprocessing
 import os
 import signal
 import time
-import warnings
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+from benchkit.data import gaussian_dictionary_problem
+from benchkit.paths import DOCS, RESULTS_DATA, ROOT
+from benchkit.peers import optional, sklearn_dictionary, spams_dictionary
+from benchkit.plotting import pyplot, save
+from benchkit.sections import write_section
+from benchkit.timing import Timer, load_line
 
 from pyinterp import DLBCD
-from pyinterp.datasets import make_dictionary_signals, make_gaussian_dictionary, make_sparse_coefficients
+from pyinterp.datasets import make_gaussian_dictionary
 from pyinterp.metrics import dictionary_nmse
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULTS_FILE = ROOT / "docs" / "dlbcd_fig5_10.jsonl"  # committed: the grid accumulates across sessions
-DOCS = ROOT / "docs"
+RESULTS_FILE = RESULTS_DATA / "dlbcd_fig5_10.jsonl"  # committed: the grid accumulates across sessions
 SUCCESS_NMSE = 0.01
 TAU = 0.5
 # E||D a|| / E||eps|| as the thesis text defines it (section 5.3; "40 dB"). The reference code behind its
@@ -73,26 +76,15 @@ def reference_dictionary(p, s, rep):
 
 
 def make_data(p, s, rep, snr=SNR):
-    seed = seed_of(p, s, rep)
-    D = reference_dictionary(p, s, rep)
-    A = make_sparse_coefficients(100 * p, p, "sg", sparsity=s, random_state=seed + 1)
-    return D, make_dictionary_signals(D, A, snr=snr, random_state=seed + 2)
+    return gaussian_dictionary_problem(p, 100 * p, s, seed_of(p, s, rep), snr=snr)
 
 
 def nmse(E, D):
     return float(dictionary_nmse(E / np.linalg.norm(E, axis=0), D))
 
 
-def spams_available():
-    try:
-        import spams  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def methods_available():
-    return [DLBCD_TAU, DLBCD_INF, SKLEARN] + ([SPAMS] if spams_available() else [])
+    return [DLBCD_TAU, DLBCD_INF, SKLEARN] + ([SPAMS] if optional("spams") else [])
 
 
 # ---- the fits ---------------------------------------------------------------------------------------
@@ -104,36 +96,7 @@ def fit_dlbcd_two_stage(X, rep, threads):
     return est.components_, est.l1_components_
 
 
-def fit_sklearn(X, p, rep, lam):
-    from sklearn.decomposition import DictionaryLearning
-
-    model = DictionaryLearning(n_components=p, alpha=lam, max_iter=200, fit_algorithm="cd",
-                               transform_algorithm="lasso_cd", random_state=rep)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # lasso ConvergenceWarnings
-        return model.fit(X).components_.T
-
-
-def fit_spams(X, p, rep, lam):
-    import spams
-
-    np.random.seed(rep)
-    return spams.trainDL(np.asfortranarray(X.T), K=p, lambda1=lam, iter=1000, numThreads=1, verbose=False)
-
-
-PEERS = {SKLEARN: fit_sklearn, SPAMS: fit_spams}
-
-
-class Timer:
-    """Wall and CPU (this process) seconds of a block."""
-
-    def __enter__(self):
-        self.wall, self.cpu = -time.perf_counter(), -time.process_time()
-        return self
-
-    def __exit__(self, *exc):
-        self.wall += time.perf_counter()
-        self.cpu += time.process_time()
+PEERS = {SKLEARN: sklearn_dictionary, SPAMS: spams_dictionary}
 
 
 def fit_peer(name, X, D, rep, *, skip_after_success=True):
@@ -285,8 +248,6 @@ def shown_path(path):
 
 
 def report(records, path=RESULTS_FILE):
-    from reproduce_dlbcd import pyplot, write_section
-
     methods, complete, rates = summarise(records)
     cells = sorted(complete)
     if not cells:
@@ -368,7 +329,7 @@ def report(records, path=RESULTS_FILE):
     print("\n".join(lines))
 
     plt = pyplot()
-    from matplotlib.ticker import MaxNLocator
+    from matplotlib.ticker import MaxNLocator  # after pyplot(), which picks the backend
 
     fig, axes = plt.subplots(1, len(methods), figsize=(3.2 * len(methods), 3.4), sharey=True)
     top = max(grid_p)
@@ -383,10 +344,9 @@ def report(records, path=RESULTS_FILE):
     np.atleast_1d(axes)[0].set_ylabel("p")
     reps_shown = f"{n_reps.min()}" if n_reps.min() == n_reps.max() else f"{n_reps.min()} to {n_reps.max()}"
     fig.suptitle(f"Recovery rate (dark = 1); repetitions per cell: {reps_shown}", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(DOCS / "dlbcd_fig5_10.png", dpi=110, bbox_inches="tight")
+    save(fig, DOCS / "dlbcd_fig5_10.png", dpi=110, bbox_inches="tight")
     lines += ["", "![Fig. 5.10](dlbcd_fig5_10.png)"]
-    write_section("fig5_10", lines)
+    write_section(DOCS / "dlbcd_results.md", "fig5_10", lines)
 
 
 # ---- one cell, old protocol against the new ------------------------------------------------------------
@@ -395,8 +355,6 @@ def report(records, path=RESULTS_FILE):
 def check_cell(p, s, rep, threads):
     """Fits every method as before (tau = inf on its own, both peer weights always) and as run() does;
     asserts identical outcomes and prints the seconds of each."""
-    from reproduce_dlbcd import load_line
-
     D, X = make_data(p, s, rep)
     print(f"cell p = {p}, s = {s}, rep {rep}; {load_line()}; {threads} thread(s)")
     old, new = {}, {}

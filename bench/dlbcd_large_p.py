@@ -16,20 +16,16 @@ import resource
 import time
 
 import numpy as np
+from benchkit.data import gaussian_dictionary_problem
+from benchkit.paths import DOCS
+from benchkit.sections import write_section
 
 from pyinterp import DLBCD
-from pyinterp.datasets import make_dictionary_signals, make_gaussian_dictionary, make_sparse_coefficients
 from pyinterp.metrics import dictionary_nmse
 
 
-def data(p, n, s):
-    D = make_gaussian_dictionary(p, random_state=p)
-    A = make_sparse_coefficients(n, p, "sg", sparsity=s, random_state=p + 1)
-    return D, make_dictionary_signals(D, A, snr=100, random_state=p + 2)
-
-
 def fit_once(p, n, s, lbfgs_memory, queue):
-    D, X = data(p, n, s)
+    D, X = gaussian_dictionary_problem(p, n, s, seed=p)
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
     wall, cpu = time.perf_counter(), time.process_time()
     est = DLBCD(tau=0.5, init="l1", n_restarts=1, lbfgs_memory=lbfgs_memory, random_state=0, n_jobs=1).fit(X)
@@ -81,9 +77,7 @@ def main():
                   f"{(lbfgs['objective'] - dense['objective']) / dense['objective']:.2e}."]
     print("\n".join(lines))
     if args.write:
-        from reproduce_dlbcd import write_section
-
-        write_section("large_p", lines)
+        write_section(DOCS / "dlbcd_results.md", "large_p", lines)
 
 
 if __name__ == "__main__":

@@ -8,13 +8,12 @@ import argparse
 import resource
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
+from benchkit.data import shared_npz
+from benchkit.paths import SHARED_DATA
 
 import pyinterp
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def main():
@@ -24,10 +23,9 @@ def main():
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--top", type=int, default=15)
     args = parser.parse_args()
-    path = DATA / f"{args.name}.npz"
-    if not path.exists():
-        sys.exit(f"{path} is absent")
-    data = np.load(path, allow_pickle=True)
+    data = shared_npz(args.name)
+    if data is None:
+        sys.exit(f"{SHARED_DATA / args.name}.npz is absent")
     X, y = data["X"], data[args.target]
     names = data["feature_names"] if "feature_names" in data.files else None
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -10,34 +10,25 @@ whether pyinterp's mean lies within one standard error of scikit-learn's.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import numpy as np
+from benchkit.data import shared_npz, two_rules
 from sklearn import datasets, ensemble
 from sklearn.model_selection import train_test_split
 
 import pyinterp
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-
 
 def sets():
     yield "diabetes (reg)", *datasets.load_diabetes(return_X_y=True), "regression"
     yield "friedman1 (reg)", *datasets.make_friedman1(n_samples=1000, noise=1.0, random_state=0), "regression"
-    yield "two rules (reg)", *two_rules(), "regression"
+    yield "two rules (reg)", *two_rules(2000, 50), "regression"
     yield "breast_cancer", *datasets.load_breast_cancer(return_X_y=True), "classification"
     yield "digits", *datasets.load_digits(return_X_y=True), "classification"
-    for name in ("allaml.npz", "colon.npz", "prostate_ge.npz", "all_bioc.npz"):
-        if (DATA / name).exists():
-            d = np.load(DATA / name)
-            yield name, d["X"], d["y"], "classification"
-
-
-def two_rules():
-    rng = np.random.RandomState(0)
-    X = rng.uniform(size=(2000, 50))
-    y = ((X[:, 0] < 0.5) & (X[:, 1] < 0.5)) + ((X[:, 2] < 0.5) & (X[:, 3] < 0.5)) + 0.2 * rng.randn(2000)
-    return X, y
+    for name in ("allaml", "colon", "prostate_ge", "all_bioc"):
+        d = shared_npz(name)
+        if d is not None:
+            yield f"{name}.npz", d["X"], d["y"], "classification"
 
 
 def main(n_seeds=5, n_trees=100):

@@ -16,7 +16,7 @@ docs/dlbcd_results.md):
               0.01) with the two-stage init ("l1") vs a random init (thesis: 70/100 vs 5/100).
   fig5_10     Recovery rate over (p, s), n = 100 p, SNR 100, random Gaussian D*: DL-BCD tau = 0.5
               and tau = inf against scikit-learn's DictionaryLearning and SPAMS trainDL. Runs the
-              resumable grid of bench/dlbcd_grid.py (results kept in docs/dlbcd_fig5_10.jsonl,
+              resumable grid of bench/dlbcd_grid.py (results kept in bench/results_data/dlbcd_fig5_10.jsonl,
               reruns fit only what is missing; see there for the settings and for two processes).
 
     python bench/reproduce_dlbcd.py --parts fig5_1 fig5_3 single_run
@@ -26,40 +26,21 @@ docs/dlbcd_results.md):
 from __future__ import annotations
 
 import argparse
-import os
+import subprocess
+import sys
 import time
-from pathlib import Path
 
 import numpy as np
+from benchkit.paths import BENCH, DOCS
+from benchkit.plotting import pyplot, save
+from benchkit.sections import write_section
+from benchkit.timing import load_line
 
 from pyinterp import DLBCD, sharpness_test
-from pyinterp.datasets import (make_collinear_dictionary, make_dictionary_signals, make_sparse_coefficients)
+from pyinterp.datasets import make_collinear_dictionary, make_dictionary_signals, make_sparse_coefficients
 from pyinterp.metrics import dictionary_recovered
 
-import doc_sections  # bench/, beside this script
-
-DOCS = Path(__file__).resolve().parents[1] / "docs"
 RESULTS = DOCS / "dlbcd_results.md"
-RESULTS_HEADER = ("# DL-BCD and the sharpness test: reproduced experiments\n\n"
-                  "Written by `bench/reproduce_dlbcd.py` (one section per part, rewritten when that part runs).\n")
-
-
-def pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def write_section(name, lines):
-    """Replace (or append) this part's section of docs/dlbcd_results.md."""
-    doc_sections.write_section(RESULTS, name, lines, RESULTS_HEADER)
-
-
-def load_line():
-    return f"load average {os.getloadavg()[0]:.2f} at the start ({os.cpu_count()} CPUs)"
 
 
 def signals(D, n, model, seed, *, sparsity=None, probability=None, snr=None):
@@ -104,10 +85,9 @@ def fig5_1(reps):
     a.set(xlabel="n", ylabel="seconds", title="Algorithm 1, p = 20")
     b.plot(ps, t_p, "o-")
     b.set(xlabel="p", ylabel="seconds", title="Algorithm 1, n = 400")
-    fig.tight_layout()
-    fig.savefig(DOCS / "dlbcd_fig5_1.png", dpi=110)
+    save(fig, DOCS / "dlbcd_fig5_1.png", dpi=110)
     lines += ["![Fig. 5.1](dlbcd_fig5_1.png)"]
-    write_section("fig5_1", lines)
+    write_section(RESULTS, "fig5_1", lines)
 
 
 # ---- Fig. 5.3 ------------------------------------------------------------------------------------
@@ -171,10 +151,9 @@ def fig5_3(reps):
             ax.plot(grid, 1 / (1 + np.exp(-(fit[0] * grid + fit[1]))), color=line.get_color())
     ax.set(xlabel="n", ylabel="share declared sharp", title="Algorithm 1 on D* (Fig. 5.3)")
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(DOCS / "dlbcd_fig5_3.png", dpi=110)
+    save(fig, DOCS / "dlbcd_fig5_3.png", dpi=110)
     lines += ["", "![Fig. 5.3](dlbcd_fig5_3.png)"]
-    write_section("fig5_3", lines)
+    write_section(RESULTS, "fig5_3", lines)
 
 
 # ---- single-run recovery ---------------------------------------------------------------------------
@@ -209,21 +188,19 @@ def single_run(reps):
         ax.hist(sweeps, bins=np.arange(0.5, top + 1.5), alpha=0.6, label=f"{init}: {ok}/{reps} recovered")
     ax.set(xlabel="sweeps of the tau = 0.5 stage", ylabel="data sets", title="DL-BCD single runs (Figs 5.5-5.6)")
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(DOCS / "dlbcd_single_run.png", dpi=110)
+    save(fig, DOCS / "dlbcd_single_run.png", dpi=110)
     lines += ["", "![single runs](dlbcd_single_run.png)"]
-    write_section("single_run", lines)
+    write_section(RESULTS, "single_run", lines)
 
 
 # ---- Fig. 5.10 -----------------------------------------------------------------------------------
 
 
 def fig5_10(grid_p, reps, s_step):
-    """The resumable grid of bench/dlbcd_grid.py: fits what its results file lacks, then reports."""
-    import dlbcd_grid
-
-    dlbcd_grid.run(grid_p, reps, s_step, workers=1, threads=1)
-    dlbcd_grid.report(dlbcd_grid.load_records())
+    """The resumable grid, run by its own driver (1 process, 1 thread): fits what its results file
+    lacks, then reports."""
+    subprocess.run([sys.executable, str(BENCH / "dlbcd_grid.py"), "run", "--grid-p", *map(str, grid_p),
+                    "--reps", str(reps), "--s-step", str(s_step)], check=True)
 
 
 def main():

@@ -26,7 +26,7 @@ Part 3 -- signed iRF (pyinterp.IterativeRandomForest) on the Part 1 grid scored 
   the signed interactions with stability >= 0.5 (spec 3.4, Q16). --irf-settings r (default): the
   estimator's defaults, R iRF 3.0's (5 iterations x 500 trees, 10 full-size bootstrap forests, 500
   RIT trees of depth 5). --irf-settings paper: the Python irf package's run_iRF defaults, which the
-  paper's siRF used (IRF_SETTINGS["paper"] below: K = 7 forests of 100 trees, 10 bootstraps of 20%
+  paper's siRF used (IRF_SETTINGS["paper"] in benchkit/peers.py: K = 7 forests of 100 trees, 10 bootstraps of 20%
   of the rows refitted with 5 trees, 4 RIT trees of depth 2 with one-path roots, every RIT node
   counted, all regression leaves weighted by size, no first-split rule).
 
@@ -54,6 +54,11 @@ from itertools import product
 from pathlib import Path
 
 import numpy as np
+from benchkit.data import FIG2_N, FIG2_P, lss_fig2
+from benchkit.paths import DOCS
+from benchkit.peers import IRF_SETTINGS
+from benchkit.plotting import pyplot, save
+from benchkit.sections import write_section
 
 import pyinterp
 from pyinterp import importance
@@ -61,17 +66,10 @@ from pyinterp.datasets import make_lss
 from pyinterp.interactions import prevalent_sets
 from pyinterp.metrics import lenient_score, proximity_curve, strict_score
 
-from doc_sections import write_section  # bench/, beside this script
-
-DOCS = Path(__file__).resolve().parents[1] / "docs"
 RESULTS_NAME = "lssfind_results.md"
-RESULTS_HEADER = ("# LSSFind / LSSrank reproduction (bench/reproduce_lssfind.py)\n\n"
-                  "Written by `bench/reproduce_lssfind.py`, one section per part (part 3: one per `--irf-settings`), "
-                  "each rewritten when that part runs. Spec: seed001-lssfind.md.\n")
 SEED0 = 100  # replicate i uses seed i + 100 (spec 1.2, the [C] convention)
 
 # ---- Part 1 grid and the spec's section 8 [R] strict-score table (prototype, 10 reps) ----------
-P1_P, P1_N = 20, 1000
 P1_K, P1_L, P1_SNR = (1, 2), (2, 3, 4), (0.5, 1.0, 2.0, 5.0)
 SPEC_R_STRICT = {
     (1, 2): (0.93, 0.86, 0.78, 0.78),
@@ -145,7 +143,7 @@ def run_lssfind_cell(K, L, snr, reps, n_jobs):
                            "singleton_fp")}
     for i in range(reps):
         seed = SEED0 + i
-        X, y, true = make_lss(P1_N, P1_P, K, L, snr, region=0.5, random_state=seed)
+        X, y, true = lss_fig2(K, L, snr, seed)
         est = pyinterp.LSSFind(max_order=L + 1, random_state=seed, n_jobs=n_jobs).fit(X, y)
         selected = est.selected_.features
         out["strict_min"].append(strict_score(true, est.minimal_))
@@ -159,7 +157,7 @@ def run_lssfind_cell(K, L, snr, reps, n_jobs):
 
 
 def part1(reps, n_jobs, grid):
-    print(f"\n=== Part 1: paper 001 Fig. 2 (p={P1_P}, n={P1_N}, {reps} reps, LSSFind defaults, "
+    print(f"\n=== Part 1: paper 001 Fig. 2 (p={FIG2_P}, n={FIG2_N}, {reps} reps, LSSFind defaults, "
           f"max_order=L+1, n_jobs={n_jobs}) ===")
     results = {}
     t0 = time.perf_counter()
@@ -218,10 +216,7 @@ def part1(reps, n_jobs, grid):
 
 
 def plot_part1(results, reps, path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     Ks = sorted({c[0] for c in results})
     Ls = sorted({c[1] for c in results})
@@ -250,11 +245,9 @@ def plot_part1(results, reps, path):
                 ax.set_ylabel("score")
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
-    fig.suptitle(f"LSSFind on the LSS model (paper 001 Fig. 2): p={P1_P}, n={P1_N}, {reps} reps, mean ± sd "
+    fig.suptitle(f"LSSFind on the LSS model (paper 001 Fig. 2): p={FIG2_P}, n={FIG2_N}, {reps} reps, mean ± sd "
                  "(clipped to [0, 1])", fontsize=10)
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save(fig, path, rect=(0, 0.05, 1, 1))
 
 
 # =============================================================================================
@@ -336,10 +329,7 @@ def part2(reps, n_jobs, grid, n_iter):
 
 
 def plot_part2(curves, reps, n_iter, path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     Ks = sorted({c[0] for c in curves})
     Ls = sorted({c[1] for c in curves})
@@ -372,26 +362,13 @@ def plot_part2(curves, reps, n_iter, path):
     axes[0, 0].legend(fontsize=7, loc="lower right", title="lines: pyinterp; x: spec §4.5", title_fontsize=7)
     fig.suptitle(f"LSSrank after iRF soft thresholding ({n_iter} x {P2_TREES} trees)\n"
                  f"p={P2_P}, n={P2_N}, {reps} reps, unsigned (10.1)", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save(fig, path)
 
 
 # =============================================================================================
 # Part 3 -- signed iRF on the Part 1 grid
 # =============================================================================================
 
-# Python irf run_iRF(K=7, B=10, M=4, max_depth=2, num_splits=2, propn_n_samples=0.2,
-# n_estimators_bootstrap=5, signed=True, bin_class_type=None) with scikit-learn's
-# RandomForestRegressor defaults (100 trees, all features), in IterativeRandomForest's terms. Its
-# bootstraps use the importance of the 7th forest: the weights the 8th one is fitted with here.
-IRF_SETTINGS = {
-    "r": dict(signed=True),
-    "paper": dict(signed=True, n_iterations=8, iteration="last", n_estimators=100, max_features=None,
-                  weight_floor=0.0, n_bootstraps=10, bootstrap_n_estimators=5, bootstrap_max_samples=0.2,
-                  rit_n_trees=4, rit_depth=2, rit_n_children=2.0, rit_root_sets=1, rit_report="nodes",
-                  rit_min_size=1, rit_leaves="all", rit_leaf_weight="size", first_split=False),
-}
 _SCORED = "The interactions with stability >= 0.5 are scored by strict (13) and lenient (14), mean±sd over replicates."
 IRF_TITLE = {"r": "Part 3: signed iRF on the Part 1 grid",
              "paper": "Part 3b: signed iRF with the Python irf defaults the paper used"}
@@ -425,7 +402,7 @@ def run_irf_grid(reps=20, n_jobs=2, grid=None, min_stability=0.5, settings="r"):
         strict, lenient, seconds = [], [], []
         for i in range(reps):
             seed = SEED0 + i
-            X, y, true = make_lss(P1_N, P1_P, K, L, snr, region=0.5, random_state=seed)
+            X, y, true = lss_fig2(K, L, snr, seed)
             t = time.perf_counter()
             est = pyinterp.IterativeRandomForest(**IRF_SETTINGS[settings], random_state=seed, n_jobs=n_jobs)
             table = est.fit(X, y).interactions_
@@ -489,14 +466,14 @@ def main(argv=None):
                   f"the start and {os.getloadavg()[0]:.1f} at the end on {os.cpu_count()} CPUs (other processes share "
                   "the machine, so the times are noisy)."]
         if results is not None:
-            write_section(results, name, lines, RESULTS_HEADER)
+            write_section(results, name, lines)
             print(f"wrote section {name} of {results}")
 
     if 1 in parts:
         load0 = os.getloadavg()[0]
         res1, checks1, info1, header1, rows1, seconds = part1(reps1, args.n_jobs, grid1)
         md = [f"## Part 1: paper 001 Fig. 2 (LSSFind), {reps1} replicates per cell", "",
-              f"p={P1_P}, n={P1_N}, seeds i+100 (data and forest), LSSFind defaults (100 trees, max_features=1.0, "
+              f"p={FIG2_P}, n={FIG2_N}, seeds i+100 (data and forest), LSSFind defaults (100 trees, max_features=1.0, "
               "bootstrap, epsilon=eta=0.01) with max_order=L+1, n_jobs=" + str(args.n_jobs) + ". "
               "Scores are mean±sd over replicates. *minimal_* = the minimal sets of the selected S (spec erratum "
               "§3.1), *S* = every selected set. [R] = the spec's §8 prototype check (10 reps, other seeds), not "

@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 import numpy as np
+from benchkit.paths import DOCS
+from benchkit.peers import shap_importance
+from benchkit.plotting import pyplot, save
 from sklearn.metrics import roc_auc_score
 
 import pyinterp
@@ -39,7 +41,6 @@ PAPER = {
     "MDI": (0.12, 0.09, 0.63, 0.40),
 }
 COLUMNS = [("classification", 1), ("regression", 1), ("classification", 100), ("regression", 100)]
-DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
 def simulate(task, rng, n=1000, p=50):
@@ -54,25 +55,6 @@ def simulate(task, rng, n=1000, p=50):
     truth = np.zeros(p, dtype=int)
     truth[relevant] = 1
     return X, y, truth
-
-
-def shap_importance(task, X, y, leaf, seed, rows):
-    """Mean |SHAP| of a scikit-learn forest with the same settings (TreeExplainer) over `rows`
-    random training rows (exact SHAP on deep trees costs seconds per 1000 rows), or None."""
-    try:
-        import shap
-    except ImportError:
-        return None
-    from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
-
-    Forest = RandomForestClassifier if task == "classification" else RandomForestRegressor
-    f = Forest(n_estimators=100, max_features=10, min_samples_leaf=leaf, random_state=seed, n_jobs=2).fit(X, y)
-    subset = np.random.RandomState(seed).choice(len(X), min(rows, len(X)), replace=False)
-    values = shap.TreeExplainer(f).shap_values(X[subset], check_additivity=False)
-    values = np.asarray(values)
-    if task == "classification":  # (n, p, 2) or [class0, class1]: take class 1
-        values = values[..., 1] if values.shape[-1] == 2 and values.ndim == 3 else values[1]
-    return np.abs(values).mean(axis=0)
 
 
 def one_run(task, leaf, seed, shap_rows):
@@ -132,11 +114,7 @@ def strobl_data(rng, n=200):
 
 
 def figures(reps):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     leaves, depths = np.arange(1, 51, 3), np.arange(1, 21)
     curves = {"mdi_leaf": [], "mdi_depth": [], "oob_leaf": []}
     for seed in range(reps):
@@ -167,9 +145,7 @@ def figures(reps):
         ax.set_ylabel(ylabel)
         ax.axhline(0, color="grey", lw=0.5)
         ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(DOCS / name, dpi=120)
-        plt.close(fig)
+        save(fig, DOCS / name)
         print(f"saved docs/{name}")
 
 

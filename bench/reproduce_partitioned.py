@@ -39,9 +39,12 @@ import platform
 import sys
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
+from benchkit.data import random_precision, sample
+from benchkit.paths import DOCS
+from benchkit.plotting import pyplot, save
+from benchkit.sections import write_section
 from sklearn.covariance import GraphicalLasso
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import roc_auc_score
@@ -49,15 +52,7 @@ from sklearn.metrics import roc_auc_score
 import pyinterp
 from pyinterp import PartitionedRatio
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
 C_GRID = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0)
-
-
-def random_precision(m, edge_prob, weight, rng):
-    upper = np.triu(rng.random((m, m)) < edge_prob, 1)
-    theta = np.where(upper, rng.choice([-weight, weight], size=(m, m)), 0.0)
-    theta = theta + theta.T
-    return theta + np.eye(m) * (max(0.0, -np.linalg.eigvalsh(theta).min()) + 0.5)
 
 
 def bridge_precision(m, d=3, cross_weight=0.45, chain_weight=0.3):
@@ -70,18 +65,6 @@ def bridge_precision(m, d=3, cross_weight=0.45, chain_weight=0.3):
     for k in range(d):
         theta[k, h + k] = theta[h + k, k] = cross_weight
     return theta + np.eye(m) * (max(0.0, -np.linalg.eigvalsh(theta).min()) + 0.5)
-
-
-def sample(theta, n, rng, truncate=None):
-    cov = np.linalg.inv(theta)
-    if truncate is None:
-        return rng.multivariate_normal(np.zeros(len(theta)), cov, size=n)
-    box = truncate * np.sqrt(np.diag(cov))
-    rows = []
-    while sum(len(r) for r in rows) < n:
-        draw = rng.multivariate_normal(np.zeros(len(theta)), cov, size=2 * n)
-        rows.append(draw[np.all(np.abs(draw) <= box, axis=1)])
-    return np.concatenate(rows)[:n]
 
 
 def glasso_path(X, m1, n_alphas=30, alphas=None):
@@ -166,9 +149,7 @@ def _cross_index(est):
 
 
 def plot_path(est, truth):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     norms = np.sqrt((est.coef_path_ ** 2).sum(axis=1))
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for g in range(est.n_cross_, len(norms)):
@@ -185,9 +166,7 @@ def plot_path(est, truth):
     ax.set_title("PartitionedRatio path, m = 50 (25/25), n = 300: true cross edges black,\n"
                  "other cross pairs red, within-block pairs grey")
     ax.legend(loc="upper left")
-    fig.tight_layout()
-    fig.savefig(DOCS / "partitioned_path.png", dpi=120)
-    plt.close(fig)
+    save(fig, DOCS / "partitioned_path.png")
 
 
 def run_e3(ms, ns, trials, out, plot, d=3):
@@ -241,10 +220,7 @@ def run_e3(ms, ns, trials, out, plot, d=3):
 
 
 def plot_recovery(success, ms, ns, d, best_c, best_cg):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    fig, axes = pyplot().subplots(1, 2, figsize=(10, 4), sharey=True)
     for m, color in zip(ms, ["tab:blue", "tab:orange", "tab:green", "tab:purple"]):
         beta = [n / (d * d * math.log(math.comb(m, 2))) for n in ns]
         pr = [success[m, n][0][:, best_c].mean() for n in ns]
@@ -259,9 +235,7 @@ def plot_recovery(success, ms, ns, d, best_c, best_cg):
     axes[1].legend(fontsize=7)
     fig.suptitle(f"Exact recovery of the cross edges at lambda_n = c sqrt(log C(m,2)/n) "
                  f"(c = {C_GRID[best_c]}; GraphicalLasso c' = {C_GRID[best_cg]})")
-    fig.tight_layout()
-    fig.savefig(DOCS / "partitioned_recovery.png", dpi=120)
-    plt.close(fig)
+    save(fig, DOCS / "partitioned_recovery.png")
 
 
 def main():
@@ -288,16 +262,7 @@ def main():
     text = "\n".join(out)
     print(text)
     if write:
-        _write_section(DOCS / "partitioned_results.md", "reproduce", text)
-
-
-def _write_section(path, name, text):
-    """Replace this script's section of the shared results file, keeping the other script's."""
-    begin, end = f"<!-- {name}: begin -->", f"<!-- {name}: end -->"
-    old = path.read_text() if path.exists() else "# Partitioned ratio (issue 7): measured results\n"
-    if begin in old:
-        old = old[: old.index(begin)] + old[old.index(end) + len(end):]
-    path.write_text(old.rstrip("\n") + f"\n\n{begin}\n{text}\n{end}\n")
+        write_section(DOCS / "partitioned_results.md", "reproduce", text)
 
 
 if __name__ == "__main__":

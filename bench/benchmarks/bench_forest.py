@@ -1,15 +1,9 @@
 """asv benchmarks of the forest engine: fit (time and peak memory) and predict."""
 
 import numpy as np
+from benchkit.data import two_rules
 
 from pyinterp import RandomForestClassifier, RandomForestRegressor
-
-
-def two_rules(n, p, seed=0):
-    rng = np.random.RandomState(seed)
-    X = rng.uniform(size=(n, p))
-    y = ((X[:, 0] < 0.5) & (X[:, 1] < 0.5)) + ((X[:, 2] < 0.5) & (X[:, 3] < 0.5)) + 0.2 * rng.randn(n)
-    return X, y
 
 
 class RegressionFit:

@@ -2,6 +2,7 @@
 DSTUMP on a wide matrix."""
 
 import numpy as np
+from benchkit.data import oob_regression
 
 from pyinterp import RandomForestRegressor
 from pyinterp import importance as imp
@@ -13,9 +14,7 @@ class OobImportance:
     timeout = 300
 
     def setup(self):
-        rng = np.random.RandomState(0)
-        self.X = rng.rand(5000, 100)
-        self.y = self.X[:, 0] + 2 * (self.X[:, 1] > 0.5) * (self.X[:, 2] > 0.5) + 0.5 * rng.randn(5000)
+        self.X, self.y = oob_regression(5000, 100)
         self.forest = RandomForestRegressor(n_estimators=500, n_jobs=2, random_state=0).fit(self.X, self.y)
 
     def time_mdi_oob(self):
@@ -24,8 +23,12 @@ class OobImportance:
     def time_ufi(self):
         imp.ufi(self.forest, self.X, self.y, n_jobs=2)
 
-    def time_oob_predict(self):
-        self.forest._forest.predict_oob(self.X, 2)
+    def time_oob_score_fit(self):
+        """The fit plus one OOB prediction pass: subtract time_fit for the pass alone."""
+        self.forest.set_params(oob_score=True).fit(self.X, self.y)
+
+    def time_fit(self):
+        self.forest.set_params(oob_score=False).fit(self.X, self.y)
 
     def time_permutation_oob(self):
         imp.permutation_oob(self.forest, self.X, self.y, n_repeats=1, random_state=0, n_jobs=2)

@@ -1,5 +1,6 @@
 """Plain-Python reference for DWP / LSSFind and weighted FP-growth, the peer side of
-bench/compare_interactions.py.
+bench/compare_interactions.py (loaded through bench/benchkit/peers.py) and checked by
+tests/test_reference_interactions.py.
 
 Written the way the pure-Python ``lssfind`` package (behr-group, BSD-3) and its weighted FP-growth
 dependency (a pyfpgrowth fork) compute things, from their published description (see
@@ -18,15 +19,11 @@ shared/specs/prior-implementations.md section 2 and section 8), not from their c
   the adjusted DWP 2^|S|*DWP(S) >= min_adjusted.
 
 Nothing here is meant to be fast: it is what pyinterp's compiled code is measured against.
-
-    python bench/interactions_reference.py       # self-test (FP-growth against brute force,
-                                                 # the lssfind reference forest)
 """
 
 from __future__ import annotations
 
 import itertools
-import sys
 
 __all__ = [
     "impurity_decreases",
@@ -296,94 +293,3 @@ def lssfind_python(estimator, epsilon=0.01, min_adjusted=0.01, max_order=6, coun
         if score >= min_adjusted:
             out[tuple(sorted(itemset))] = score if adjusted else dwp
     return out
-
-
-# ---------------------------------------------------------------------------------------------
-# Self-test
-
-
-def _same(a, b, tol=1e-12):
-    return a.keys() == b.keys() and all(abs(a[k] - b[k]) <= tol for k in a)
-
-
-def _self_test():
-    import random
-
-    failures = 0
-
-    def check(name, got, want):
-        nonlocal failures
-        ok = _same(got, want)
-        failures += not ok
-        print(f"{'ok  ' if ok else 'FAIL'} {name}: {len(got)} itemsets")
-        if not ok:
-            print("   got ", dict(sorted(got.items())))
-            print("   want", dict(sorted(want.items())))
-
-    # fixed examples
-    tx = [(1, 2), (1, 3), (1,), (2, 3), (1, 2, 3)]
-    w = [0.2, 0.15, 0.1, 0.5, 0.05]
-    want = {(1,): 0.5, (2,): 0.75, (3,): 0.7, (2, 3): 0.55}
-    check("weighted example", weighted_fpgrowth(tx, w, 0.3), want)
-    check("weighted example, brute force", brute_force_itemsets(tx, w, 0.3), want)
-    tx = [(1, 2)] * 3 + [(1, 3)] * 2 + [(1,)] + [(2, 3)] * 5
-    want = {(2, 3): 5, (1, 2): 3, (2,): 8, (3,): 7, (1, 3): 2, (1,): 6}
-    check("unweighted example", weighted_fpgrowth(tx, None, 2), want)
-    check("unweighted example, brute force", brute_force_itemsets(tx, None, 2), want)
-
-    # random weighted and unweighted transactions, with and without a size cap
-    rng = random.Random(0)
-    for trial in range(40):
-        n_items = rng.randint(3, 12)
-        n_tx = rng.randint(1, 60)
-        tx = [rng.sample(range(n_items), rng.randint(0, min(n_items, 8))) for _ in range(n_tx)]
-        if trial % 2:
-            w = [rng.random() for _ in tx]
-            min_support = rng.uniform(0.02, 0.4) * sum(w)
-        else:
-            w = None
-            min_support = rng.randint(1, max(1, n_tx // 3))
-        max_size = None if trial % 4 < 2 else rng.randint(1, 4)
-        check(f"random trial {trial} (max_size={max_size})",
-              weighted_fpgrowth(tx, w, min_support, max_size),
-              brute_force_itemsets(tx, w, min_support, max_size))
-    # signed-feature items (tuples) sort too
-    tx = [frozenset({(0, -1), (1, +1)}), frozenset({(1, +1)}), frozenset({(0, -1), (2, -1), (1, +1)})]
-    check("tuple items", weighted_fpgrowth(tx, [0.5, 0.25, 0.25], 0.25),
-          brute_force_itemsets(tx, [0.5, 0.25, 0.25], 0.25))
-
-    # the published lssfind reference forest
-    try:
-        from sklearn.datasets import make_regression
-        from sklearn.ensemble import RandomForestRegressor
-    except ImportError:
-        print("skip lssfind reference forest: scikit-learn not installed")
-    else:
-        X, y = make_regression(n_features=4, n_informative=2, random_state=0, shuffle=False)
-        rf = RandomForestRegressor(random_state=0).fit(X, y)
-        # the adjusted DWPs that lssfind 0.1.1's tests/test_lssfind.py expects (7 decimals)
-        published = {
-            ((1, -1),): 1.0, ((1, +1),): 1.0,
-            ((0, +1), (1, -1)): 0.9975, ((0, -1), (1, -1)): 0.9975,
-            ((0, -1),): 0.99, ((0, +1),): 0.99,
-            ((0, -1), (1, +1)): 0.9825, ((0, +1), (1, +1)): 0.9825,
-        }
-        for counts in ("distinct", "weighted"):
-            got = lssfind_python(rf, epsilon=1, min_adjusted=0.5, max_order=6, counts=counts)
-            shown = ", ".join(f"{s}: {v:.6g}" for s, v in sorted(got.items(), key=lambda kv: (-kv[1], kv[0])))
-            off = sorted(s for s in published.keys() | got.keys()
-                         if abs(got.get(s, 0.0) - published.get(s, 0.0)) >= 5e-8)
-            print(f"     lssfind reference forest, counts={counts!r}: {shown}")
-            if off:
-                print(f"     ... differs from lssfind's published values on {len(off)} of "
-                      f"{len(published)} sets: " + ", ".join(f"{s} (published {published.get(s, 0.0)})" for s in off))
-            else:
-                print(f"     ... equals lssfind's published values (all {len(published)} sets)")
-            if counts == "distinct" and off:
-                failures += 1  # lssfind's own weighting must reproduce its own test
-    print("self-test", "passed" if failures == 0 else f"FAILED ({failures})")
-    return failures
-
-
-if __name__ == "__main__":
-    sys.exit(1 if _self_test() else 0)

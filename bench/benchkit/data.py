@@ -1,0 +1,68 @@
+"""The data sets bench measures on: pyinterp.datasets generators at bench's settings, the few
+synthetic problems the package has no generator for, and the real sets of ../shared/data."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pyinterp.datasets import make_dictionary_signals, make_gaussian_dictionary, make_lss, make_sparse_coefficients
+
+from .paths import SHARED_DATA
+
+# Paper 001's Fig. 2 grid shape (LSSFind / siRF reproductions and their diagnosis).
+FIG2_P, FIG2_N = 20, 1000
+
+
+def two_rules(n, p, seed=0):
+    """Regression on X ~ U[0,1]^p: y = 1(x0 < .5) 1(x1 < .5) + 1(x2 < .5) 1(x3 < .5) + N(0, 0.2^2)."""
+    rng = np.random.RandomState(seed)
+    X = rng.uniform(size=(n, p))
+    y = ((X[:, 0] < 0.5) & (X[:, 1] < 0.5)) + ((X[:, 2] < 0.5) & (X[:, 3] < 0.5)) + 0.2 * rng.randn(n)
+    return X, y.astype(np.float64)
+
+
+def oob_regression(n, p, seed=0):
+    """The MDI-oob timing problem: y = x0 + 2 1(x1 > .5) 1(x2 > .5) + N(0, 0.5^2), X ~ U[0,1]^p."""
+    rng = np.random.RandomState(seed)
+    X = rng.rand(n, p)
+    return X, X[:, 0] + 2 * (X[:, 1] > 0.5) * (X[:, 2] > 0.5) + 0.5 * rng.randn(n)
+
+
+def lss_fig2(K, L, snr, seed):
+    """One replicate of paper 001's Fig. 2 grid: (X, y, true interactions)."""
+    return make_lss(FIG2_N, FIG2_P, K, L, snr, region=0.5, random_state=seed)
+
+
+def gaussian_dictionary_problem(p, n, s, seed, snr=100):
+    """(D*, X): a random Gaussian dictionary (seed), SG(s) coefficients (seed + 1) and n signals at
+    the given SNR (seed + 2) -- the DL-BCD comparison, grid and large-p settings."""
+    D = make_gaussian_dictionary(p, random_state=seed)
+    A = make_sparse_coefficients(n, p, "sg", sparsity=s, random_state=seed + 1)
+    return D, make_dictionary_signals(D, A, snr=snr, random_state=seed + 2)
+
+
+def random_precision(m, edge_prob, weight, rng):
+    """Erdos-Renyi Gaussian MRF precision: edges +-weight, diagonal shifted to a minimum eigenvalue 0.5."""
+    upper = np.triu(rng.random((m, m)) < edge_prob, 1)
+    theta = np.where(upper, rng.choice([-weight, weight], size=(m, m)), 0.0)
+    theta = theta + theta.T
+    return theta + np.eye(m) * (max(0.0, -np.linalg.eigvalsh(theta).min()) + 0.5)
+
+
+def sample(theta, n, rng, truncate=None):
+    """n rows of N(0, theta^-1), optionally by rejection to |x_u| <= truncate sd_u."""
+    cov = np.linalg.inv(theta)
+    if truncate is None:
+        return rng.multivariate_normal(np.zeros(len(theta)), cov, size=n)
+    box = truncate * np.sqrt(np.diag(cov))
+    rows = []
+    while sum(len(r) for r in rows) < n:
+        draw = rng.multivariate_normal(np.zeros(len(theta)), cov, size=2 * n)
+        rows.append(draw[np.all(np.abs(draw) <= box, axis=1)])
+    return np.concatenate(rows)[:n]
+
+
+def shared_npz(name):
+    """The arrays of ../shared/data/<name>.npz, or None where that directory is absent."""
+    path = SHARED_DATA / f"{name}.npz"
+    return np.load(path, allow_pickle=True) if path.exists() else None
