@@ -10,7 +10,7 @@ import numpy as np
 from .. import _core
 from .._csr import to_csr, to_tuples
 from .._validation import check_int, check_real, resolve_n_threads
-from ..itemsets import mine_csr
+from .itemsets import mine_csr
 from .paths import SignedPaths, decode, distinct_paths, encode
 from .table import InteractionTable
 

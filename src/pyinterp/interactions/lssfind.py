@@ -8,7 +8,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_int, check_real
 from ..forest import RandomForestRegressor
-from ..itemsets import frequent_itemsets
+from .itemsets import frequent_itemsets
 from .dwp import FLOAT_SLACK, dwp, prevalent_sets, rank_key
 from .local import prevalence_at, sample_rows
 from .paths import decode, signed_paths

@@ -1,4 +1,4 @@
-"""Weighted frequent itemset mining (general purpose; DWP mining in pyinterp.interactions uses it)."""
+"""Weighted frequent itemset mining: general purpose, and the miner behind DWP mining (``dwp.py``)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numbers
 
 import numpy as np
 
-from . import _core
-from ._csr import to_tuples
-from ._validation import check_int, check_real, resolve_n_threads
+from .. import _core
+from .._csr import to_tuples
+from .._validation import check_int, check_real, resolve_n_threads
 
 __all__ = ["TooManyItemsets", "frequent_itemsets"]
 

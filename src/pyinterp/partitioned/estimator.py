@@ -41,9 +41,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._group_path import group_norms, minimize_smooth, solve_path
-from ._ratio import PAIR_FEATURES, UNARY_FEATURES, RatioProblem
-from ._validation import check_int, check_real, resolve_n_threads
+from .._validation import check_int, check_real, resolve_n_threads
+from .group_path import group_norms, minimize_smooth, solve_path
+from .ratio import PAIR_FEATURES, UNARY_FEATURES, RatioProblem
 
 __all__ = ["PartitionedRatio"]
 
