@@ -8,10 +8,10 @@ import pickle
 import numpy as np
 import pytest
 from scipy.optimize import minimize
-from sklearn.utils import check_random_state
 from sklearn.utils.estimator_checks import check_estimator
 
 from pyinterp import SkinnyTreesClassifier, SkinnyTreesRegressor
+from pyinterp._seeds import python_rng
 from pyinterp.datasets import make_correlated_linear
 from pyinterp.skinny import fit_budget, kernels
 import reference_skinny
@@ -96,7 +96,7 @@ def test_training_engines_agree_in_float64():
     from pyinterp.skinny import training
     cfg = a._config(10)
     cfg.engine = reference_skinny.ENGINE
-    rng = np.random.default_rng(check_random_state(0).randint(np.iinfo(np.int32).max))
+    rng = python_rng(0)
     ref = training.train(cfg, X, y, kernels.mse_loss, 1, rng)
     np.testing.assert_allclose(a.split_weights_.reshape(10, -1), ref.W, rtol=1e-9, atol=1e-12)
 
@@ -183,7 +183,7 @@ def test_one_training_step_is_sgd_then_prox():
     params = dict(n_trees=3, depth=2, learning_rate=0.2, lambda0=70.0, temperature=0.5, lambda2=0.4, batch_size=30,
                   max_epochs=1, dtype="float64", random_state=7)
     model = SkinnyTreesRegressor(**params).fit(X, y)
-    rng = np.random.default_rng(check_random_state(7).randint(np.iinfo(np.int32).max))
+    rng = python_rng(7)
     W, b, O = kernels.glorot_init(rng, 12, 3, 2, 1, np.float64)
     rows = rng.permutation(30)
     _, dW, db, dO = reference_skinny.objective_terms(X[rows], y[rows], W, b, O, 2, kernels.mse_loss, 0.4)

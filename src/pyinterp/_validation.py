@@ -7,12 +7,6 @@ import numbers
 import os
 
 import numpy as np
-from sklearn.utils import check_random_state
-
-
-def seed_of(random_state) -> int:
-    """A core seed from None, an int or a RandomState (scikit-learn's conventions)."""
-    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
 def resolve_n_threads(n_jobs) -> int:

@@ -36,7 +36,8 @@ from sklearn.utils.validation import check_array, check_consistent_length
 from . import _core
 from ._adapters import check_rows as _check_X
 from ._adapters import forest_view as _view
-from ._validation import check_int, check_weights_vector, resolve_n_threads, seed_of
+from ._seeds import root_seed
+from ._validation import check_int, check_weights_vector, resolve_n_threads
 from .forest import mdi_from_trees
 
 __all__ = ["contributions", "dstump", "mdi", "mdi_oob", "naive_oob", "permutation_oob", "ufi"]
@@ -117,7 +118,7 @@ def permutation_oob(forest, X, y, *, n_repeats=5, random_state=None, sample_weig
     n_repeats = check_int("n_repeats", n_repeats, 1)
     view, X, targets, sample_weight = _oob_inputs(forest, X, y, sample_weight)
     mean, std, _ = _core.permutation_importance(
-        view.core, X, targets, sample_weight, n_repeats, seed_of(random_state), resolve_n_threads(n_jobs)
+        view.core, X, targets, sample_weight, n_repeats, root_seed(random_state), resolve_n_threads(n_jobs)
     )
     return _result(mean, std, return_std)
 

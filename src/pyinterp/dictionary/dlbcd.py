@@ -6,10 +6,10 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _core
+from .._seeds import draw_seeds, python_rng
 from .._validation import check_int, check_real, resolve_n_threads
 from .sharpness import (_SHARPNESS_START_NOISE, _check_dictionary, _check_line_search, _check_signals, _memory,
                         _sharpness)
@@ -145,7 +145,7 @@ class DLBCD(TransformerMixin, BaseEstimator):
             if self.init not in _INITS:
                 raise ValueError(f"init must be 'l1', 'orth', 'random' or an array, got {self.init!r}")
             make = _random_gaussian if self.init == "random" else _random_orthogonal
-            seeds = rng.randint(np.iinfo(np.int32).max, size=n_restarts)
+            seeds = draw_seeds(rng, n_restarts)
             return [make(p, np.random.RandomState(s)) for s in seeds], self.init == "l1"
         if n_restarts != 1:
             raise ValueError("an array init gives identical restarts: use n_restarts=1")
@@ -174,11 +174,11 @@ class DLBCD(TransformerMixin, BaseEstimator):
         rho = check_real("rho", self.rho, 0.0, low_open=True)
         threshold = check_real("sharpness_threshold", self.sharpness_threshold, 0.0, low_open=True)
         n_threads = resolve_n_threads(self.n_jobs)
-        rng = check_random_state(self.random_state)
+        rng = python_rng(self.random_state)
         inits, warm = self._initial_dictionaries(p, rng)
         warm = warm and np.isfinite(tau)
-        sharp_seeds = rng.randint(np.iinfo(np.int32).max, size=len(inits))
-        seed = int(rng.randint(np.iinfo(np.int32).max))
+        sharp_seeds = draw_seeds(rng, len(inits))
+        seed = int(draw_seeds(rng))
 
         D0s = np.ascontiguousarray(np.stack(inits))
         Q0s = np.ascontiguousarray(np.linalg.inv(D0s))

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array
 
 from .. import _core
+from .._seeds import python_rng
 from .._validation import check_int, check_real, resolve_n_threads
 
 __all__ = ["sharpness_test"]
@@ -120,7 +120,7 @@ def sharpness_test(D, X, rho=0.01, threshold=1e-6, random_state=None, *, start_n
     X = _check_signals(check_array(X, dtype=np.float64, ensure_all_finite=True, input_name="X"), D.shape[0])
     rho = check_real("rho", rho, 0.0, low_open=True)
     threshold = check_real("threshold", threshold, 0.0, low_open=True)
-    r = _sharpness(D, X, rho, check_random_state(random_state), start_noise=check_real("start_noise", start_noise, 0.0),
+    r = _sharpness(D, X, rho, python_rng(random_state), start_noise=check_real("start_noise", start_noise, 0.0),
                    line_search=_check_line_search(line_search),
                    max_inner_iter=check_int("max_inner_iter", max_inner_iter, 1),
                    memory=_memory(D.shape[0], lbfgs_memory), n_threads=resolve_n_threads(n_jobs))

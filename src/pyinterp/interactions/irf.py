@@ -10,12 +10,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import importance
 from .._csr import to_csr, to_tuples
+from .._seeds import draw_seeds, python_rng
 from .._validation import check_int, check_real, resolve_n_threads
 from ..forest import RandomForestClassifier, RandomForestRegressor
 from .dwp import sum_codes
@@ -177,8 +177,7 @@ class IterativeRandomForest(BaseEstimator):
         self._check_params(len(y))
         self.classification_ = type_of_target(y) in ("binary", "multiclass")
         z = self._positive(y)
-        rng = check_random_state(self.random_state)
-        seeds = rng.randint(np.iinfo(np.int32).max, size=(self.n_iterations + 2 * self.n_bootstraps))
+        seeds = draw_seeds(python_rng(self.random_state), self.n_iterations + 2 * self.n_bootstraps)
         n_jobs = resolve_n_threads(self.n_jobs)
 
         weights = np.ones(X.shape[1])

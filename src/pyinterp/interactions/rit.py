@@ -6,7 +6,8 @@ import numpy as np
 
 from .. import _core
 from .._csr import to_csr, to_tuples
-from .._validation import check_int, check_real, resolve_n_threads, seed_of
+from .._seeds import root_seed
+from .._validation import check_int, check_real, resolve_n_threads
 
 
 def rit_csr(indptr, codes, weights, *, depth=5, n_children=2.0, min_size=2, n_trees=500, root_sets=2,
@@ -49,5 +50,5 @@ def random_intersection_trees(sets, weights=None, *, depth=5, n_children=2.0, mi
     indptr, codes = to_csr([np.unique(items[a:b]) for a, b in zip(indptr[:-1], indptr[1:])])
     out_indptr, out_codes, found = rit_csr(indptr, codes, w, depth=depth, n_children=n_children, min_size=min_size,
                                            n_trees=n_trees, root_sets=root_sets, report=report,
-                                           seed=seed_of(random_state), n_jobs=n_jobs)
+                                           seed=root_seed(random_state), n_jobs=n_jobs)
     return dict(zip(to_tuples(out_indptr, out_codes), found.tolist()))

@@ -38,9 +38,9 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._seeds import python_rng
 from .._validation import check_int, check_real, resolve_n_threads
 from .group_path import group_norms, minimize_smooth, solve_path
 from .ratio import PAIR_FEATURES, UNARY_FEATURES, RatioProblem
@@ -309,7 +309,7 @@ class PartitionedRatio(BaseEstimator):
             raise ValueError(f"selecting lambda on held-out rows needs at least 6 samples (3 to fit, 3 to score), "
                              f"got {n}; set validation_fraction=None")
         n_val = min(max(3, int(math.ceil(self.validation_fraction * n))), n - 3)
-        order = check_random_state(self.random_state).permutation(n)
+        order = python_rng(self.random_state).permutation(n)
         val, train = X[order[:n_val]], X[order[n_val:]]
         mean, scale = train.mean(axis=0), train.std(axis=0)
         scale = np.where(scale > 0, scale, 1.0)

@@ -10,9 +10,10 @@ import numpy as np
 from scipy.stats import loguniform
 from sklearn.base import clone, is_classifier
 from sklearn.model_selection import ParameterSampler, train_test_split
-from sklearn.utils import Bunch, check_random_state
+from sklearn.utils import Bunch
 from sklearn.utils.parallel import Parallel, delayed
 
+from .._seeds import draw_seeds, python_rng
 from .._validation import check_int, check_real
 from .estimators import _SkinnyTrees
 
@@ -81,7 +82,7 @@ def fit_budget(
     if not isinstance(estimator, _SkinnyTrees):
         raise TypeError("estimator must be a SkinnyTreesRegressor or SkinnyTreesClassifier")
     n_trials = check_int("n_trials", n_trials, 1)
-    rng = check_random_state(random_state)
+    rng = python_rng(random_state)
     if (X_val is None) != (y_val is None):
         raise ValueError("X_val and y_val must be given together")
     if X_val is None:
@@ -89,12 +90,12 @@ def fit_budget(
         y_arr = np.asarray(y)
         stratify = y_arr if is_classifier(estimator) else None
         X, X_val, y, y_val = train_test_split(
-            X, y, test_size=validation_fraction, random_state=rng.randint(2**31 - 1), stratify=stratify
+            X, y, test_size=validation_fraction, random_state=int(draw_seeds(rng)), stratify=stratify
         )
     budget = _budget(max_features, np.shape(X)[1])
     space = PAPER_SPACE if param_distributions is None else param_distributions
-    draws = list(ParameterSampler(space, n_trials, random_state=rng.randint(2**31 - 1)))
-    seeds = [int(s.generate_state(1)[0] >> 1) for s in np.random.SeedSequence(rng.randint(2**31 - 1)).spawn(n_trials)]
+    draws = list(ParameterSampler(space, n_trials, random_state=int(draw_seeds(rng))))
+    seeds = draw_seeds(rng, n_trials).tolist()
     data = (X, y, X_val, y_val)
     results = Parallel(n_jobs=n_jobs, return_as="generator")(
         delayed(_trial)(estimator, params, seed, budget, data) for params, seed in zip(draws, seeds)

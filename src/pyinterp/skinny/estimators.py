@@ -11,7 +11,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 from threadpoolctl import threadpool_limits
 
-from .._validation import check_int, check_real, seed_of
+from .._seeds import draw_seeds, python_rng
+from .._validation import check_int, check_real
 from . import kernels
 from .training import TrainConfig, predict_raw, train
 
@@ -107,7 +108,7 @@ class _SkinnyTrees(BaseEstimator):
         X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], y_numeric=self._is_regressor)
         cfg = self._config(X.shape[1])
         target, n_outputs, loss = self._encode_targets(y)
-        rng = np.random.default_rng(seed_of(self.random_state))
+        rng = python_rng(self.random_state)
         if (X_val is None) != (y_val is None):
             raise ValueError("X_val and y_val must be given together")
         if X_val is not None:
@@ -131,7 +132,7 @@ class _SkinnyTrees(BaseEstimator):
         n_val = int(np.ceil(self.validation_fraction * len(X)))
         if n_val < 1 or n_val >= len(X):
             raise ValueError(f"validation_fraction={self.validation_fraction} leaves no training or no validation rows")
-        seed = int(rng.integers(np.iinfo(np.int32).max))
+        seed = int(draw_seeds(rng))
         stratify = target if not self._is_regressor and np.bincount(target).min() >= 2 else None
         try:
             return train_test_split(X, target, test_size=n_val, random_state=seed, stratify=stratify)
