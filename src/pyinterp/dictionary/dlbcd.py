@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _core
 from .._seeds import draw_seeds, python_rng
-from .._validation import check_int, check_real, resolve_n_threads
-from .sharpness import (_SHARPNESS_START_NOISE, _check_dictionary, _check_line_search, _check_signals, _memory,
-                        _sharpness)
+from .._validation import resolve_n_threads
+from .sharpness import (_LINE_SEARCHES, _SHARPNESS_START_NOISE, PARAMETER_CONSTRAINTS, _check_dictionary,
+                        _check_signals, _memory, _sharpness)
 
 __all__ = ["DLBCD"]
 
@@ -120,6 +121,18 @@ class DLBCD(TransformerMixin, BaseEstimator):
     below 40 in all, while at 100 dB all of the failed cases checked were recovered.
     """
 
+    _parameter_constraints = {
+        **PARAMETER_CONSTRAINTS,
+        "tau": [Interval(Real, 0, None, closed="right")],  # np.inf: the plain l1 objective
+        "init": [str, "array-like"],  # the names are checked in _initial_dictionaries, naming the options
+        "n_restarts": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "smoothing": [Interval(Real, 0, None, closed="left")],
+        "inner_tol": [Interval(Real, 0, None, closed="left")],
+        "sharpness_threshold": [Interval(Real, 0, None, closed="neither")],
+    }
+
     def __init__(self, tau=0.5, init="l1", n_restarts=1, max_iter=500, tol=1e-9, line_search="wolfe", smoothing=1e-5,
                  max_inner_iter=1000, lbfgs_memory=None, inner_tol=1e-10, start_noise=1e-3, rho=0.01,
                  sharpness_threshold=1e-6, random_state=None, n_jobs=None):
@@ -140,7 +153,7 @@ class DLBCD(TransformerMixin, BaseEstimator):
         self.n_jobs = n_jobs
 
     def _initial_dictionaries(self, p, rng):
-        n_restarts = check_int("n_restarts", self.n_restarts, 1)
+        n_restarts = self.n_restarts
         if isinstance(self.init, str):
             if self.init not in _INITS:
                 raise ValueError(f"init must be 'l1', 'orth', 'random' or an array, got {self.init!r}")
@@ -154,25 +167,17 @@ class DLBCD(TransformerMixin, BaseEstimator):
             raise ValueError(f"init has shape {D0.shape}, X has {p} features")
         return [D0], False
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Learn the dictionary from the signals in the rows of X."""
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True, order="C")
         X = _check_signals(X)
         p = X.shape[1]
-        tau = self.tau
-        if not (isinstance(tau, numbers.Real) and not isinstance(tau, bool) and tau > 0):
-            raise ValueError(f"tau must be a positive number or np.inf, got {tau!r}")
-        tau = float(tau)
-        max_iter = check_int("max_iter", self.max_iter, 1)
-        tol = check_real("tol", self.tol, 0.0)
-        line_search = _check_line_search(self.line_search)
-        smoothing = check_real("smoothing", self.smoothing, 0.0)
-        max_inner_iter = check_int("max_inner_iter", self.max_inner_iter, 1)
+        tau, max_iter, tol, smoothing = float(self.tau), self.max_iter, float(self.tol), float(self.smoothing)
+        line_search = _LINE_SEARCHES[self.line_search]
+        max_inner_iter, inner_tol, start_noise = self.max_inner_iter, float(self.inner_tol), float(self.start_noise)
         memory = _memory(p, self.lbfgs_memory)
-        inner_tol = check_real("inner_tol", self.inner_tol, 0.0)
-        start_noise = check_real("start_noise", self.start_noise, 0.0)
-        rho = check_real("rho", self.rho, 0.0, low_open=True)
-        threshold = check_real("sharpness_threshold", self.sharpness_threshold, 0.0, low_open=True)
+        rho, threshold = self.rho, self.sharpness_threshold
         n_threads = resolve_n_threads(self.n_jobs)
         rng = python_rng(self.random_state)
         inits, warm = self._initial_dictionaries(p, rng)

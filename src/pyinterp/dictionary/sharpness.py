@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.validation import check_array
 
 from .. import _core
 from .._seeds import python_rng
-from .._validation import check_int, check_real, resolve_n_threads
+from .._validation import resolve_n_threads
 
 __all__ = ["sharpness_test"]
 
@@ -23,7 +26,7 @@ def _memory(p, lbfgs_memory=None):
     """Pairs kept by the subproblems' quasi-Newton solver (0: dense BFGS)."""
     if lbfgs_memory is None:
         return 0 if p <= _DENSE_MAX_P else _LBFGS_MEMORY
-    return check_int("lbfgs_memory", lbfgs_memory, 0)
+    return int(lbfgs_memory)
 
 
 def _check_signals(X, p=None):
@@ -48,12 +51,6 @@ def _check_dictionary(D, name="D"):
     return np.ascontiguousarray(D / norms)
 
 
-def _check_line_search(line_search):
-    if not isinstance(line_search, str) or line_search not in _LINE_SEARCHES:
-        raise ValueError(f"line_search must be 'armijo' or 'wolfe', got {line_search!r}")
-    return _LINE_SEARCHES[line_search]
-
-
 def _perturbed_collinearity(D, rho, rng):
     """M~ of Algorithm 1: the Gram matrix of D with N(0, rho^2) noise added to every entry, zero diagonal."""
     Dp = D + rho * rng.standard_normal(D.shape)
@@ -72,6 +69,23 @@ def _sharpness(D, X, rho, rng, *, start_noise, line_search, max_inner_iter, memo
     return float(r)
 
 
+# Constraints sharpness_test and DLBCD share.
+PARAMETER_CONSTRAINTS = {
+    "rho": [Interval(Real, 0, None, closed="neither")],
+    "start_noise": [Interval(Real, 0, None, closed="left")],
+    "line_search": [StrOptions(set(_LINE_SEARCHES))],
+    "max_inner_iter": [Interval(Integral, 1, None, closed="left")],
+    "lbfgs_memory": [Interval(Integral, 0, None, closed="left"), None],
+    "random_state": ["random_state"],
+    "n_jobs": [Integral, None],
+}
+
+
+@validate_params(
+    {**PARAMETER_CONSTRAINTS, "D": ["array-like"], "X": ["array-like"],
+     "threshold": [Interval(Real, 0, None, closed="neither")]},
+    prefer_skip_nested_validation=True,
+)
 def sharpness_test(D, X, rho=0.01, threshold=1e-6, random_state=None, *, start_noise=1e-3, line_search="wolfe",
                    max_inner_iter=1000, lbfgs_memory=None, n_jobs=None):
     """Algorithm 1: is D a sharp local minimum of the l1 objective on the signals X?
@@ -118,10 +132,7 @@ def sharpness_test(D, X, rho=0.01, threshold=1e-6, random_state=None, *, start_n
     """
     D = _check_dictionary(D)
     X = _check_signals(check_array(X, dtype=np.float64, ensure_all_finite=True, input_name="X"), D.shape[0])
-    rho = check_real("rho", rho, 0.0, low_open=True)
-    threshold = check_real("threshold", threshold, 0.0, low_open=True)
-    r = _sharpness(D, X, rho, python_rng(random_state), start_noise=check_real("start_noise", start_noise, 0.0),
-                   line_search=_check_line_search(line_search),
-                   max_inner_iter=check_int("max_inner_iter", max_inner_iter, 1),
+    r = _sharpness(D, X, rho, python_rng(random_state), start_noise=start_noise,
+                   line_search=_LINE_SEARCHES[line_search], max_inner_iter=max_inner_iter,
                    memory=_memory(D.shape[0], lbfgs_memory), n_threads=resolve_n_threads(n_jobs))
     return bool(r < threshold), r
