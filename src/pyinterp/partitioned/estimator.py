@@ -32,16 +32,18 @@ import contextlib
 import math
 import numbers
 import warnings
+from numbers import Integral, Real
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from threadpoolctl import threadpool_limits
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, _fit_context
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._seeds import python_rng
-from .._validation import check_int, check_real, resolve_n_threads
+from .._validation import resolve_n_threads
 from .group_path import group_norms, minimize_smooth, solve_path
 from .ratio import PAIR_FEATURES, UNARY_FEATURES, RatioProblem
 
@@ -198,6 +200,23 @@ class PartitionedRatio(BaseEstimator):
     n_iter_ : ndarray (n_lambdas,)
     """
 
+    _parameter_constraints = {
+        # partition, features and unary: _resolve_partition / _resolve_functions name what is wrong
+        "partition": "no_validation",
+        "features": "no_validation",
+        "unary": "no_validation",
+        "lambdas": ["array-like", None],
+        "n_lambdas": [Interval(Integral, 1, None, closed="left")],
+        "lambda_min_ratio": [Interval(Real, 0, 1, closed="right")],
+        "penalize_within": ["boolean"],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
+        "refit": ["boolean"],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, partition, features="xy", unary="quadratic", lambdas=None, n_lambdas=30, lambda_min_ratio=1e-2,
                  penalize_within=True, validation_fraction=0.2, refit=True, tol=1e-4, max_iter=2000,
                  n_jobs=None, random_state=None):
@@ -223,19 +242,8 @@ class PartitionedRatio(BaseEstimator):
     def _standardise(self, X, mean, scale):
         return (X - mean) / scale
 
-    def _check_params(self):
-        check_int("n_lambdas", self.n_lambdas, 1)
-        check_real("lambda_min_ratio", self.lambda_min_ratio, 0.0, 1.0, low_open=True)
-        check_real("tol", self.tol, 0.0, low_open=True)
-        check_int("max_iter", self.max_iter, 1)
-        if not isinstance(self.penalize_within, (bool, np.bool_)):
-            raise TypeError(f"penalize_within must be a bool, got {self.penalize_within!r}")
-        if not isinstance(self.refit, (bool, np.bool_)):
-            raise TypeError(f"refit must be a bool, got {self.refit!r}")
-        if self.validation_fraction is not None:
-            check_real("validation_fraction", self.validation_fraction, 0.0, 1.0, low_open=True)
-            if self.validation_fraction == 1.0:
-                raise ValueError("validation_fraction must be < 1")
+    def _lambdas(self):
+        """The given grid sorted decreasing (None: the default grid, made in _fit)."""
         if self.lambdas is None:
             return None
         lambdas = np.asarray(self.lambdas, dtype=np.float64).ravel()
@@ -244,10 +252,11 @@ class PartitionedRatio(BaseEstimator):
         return np.sort(lambdas)[::-1]
 
     # -- fit ------------------------------------------------------------------------------------
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Fit the regularisation path on X (n_samples, n_features), select lambda, refit."""
         X = validate_data(self, X, dtype=np.float64, order="C", ensure_min_samples=3, ensure_min_features=2)
-        lambdas = self._check_params()
+        lambdas = self._lambdas()
         m = X.shape[1]
         self.block1_, self.block2_ = _resolve_partition(self.partition, m, getattr(self, "feature_names_in_", None))
         self._pair_funcs = _resolve_functions(self.features, PAIR_FEATURES, "features")
