@@ -6,12 +6,12 @@ from __future__ import annotations
 import itertools
 import math
 from numbers import Integral, Real
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import importance
@@ -222,10 +222,12 @@ class IterativeRandomForest(BaseEstimator):
         self.forest_ = forests[k]
 
         boot_seeds = seeds[self.n_iterations:].reshape(self.n_bootstraps, 2)
-        with ThreadPoolExecutor(max_workers=n_jobs) as pool:
-            runs = list(pool.map(lambda b: self._bootstrap(X, y, z, self.feature_weights_[k], *boot_seeds[b]),
-                                 range(self.n_bootstraps)))
-            self.interactions_ = self._score(runs, pool)
+        # One unit of work per bootstrap (threads: the forest, paths and RIT release the GIL); each
+        # draws from its own seeds, so the result does not depend on n_jobs.
+        with Parallel(n_jobs=n_jobs, prefer="threads") as parallel:
+            runs = parallel(delayed(self._bootstrap)(X, y, z, self.feature_weights_[k], *boot_seeds[b])
+                            for b in range(self.n_bootstraps))
+            self.interactions_ = self._score(runs, parallel)
         return self
 
     def _positive(self, y):
@@ -267,7 +269,7 @@ class IterativeRandomForest(BaseEstimator):
 
     # -- scoring -------------------------------------------------------------------------------
 
-    def _score(self, runs, pool) -> InteractionTable:
+    def _score(self, runs, parallel) -> InteractionTable:
         found = [set(f) for _, f in runs]
         candidates = sorted(set().union(*found), key=lambda s: (len(s), s))
         needed = {(): 0}
@@ -277,7 +279,7 @@ class IterativeRandomForest(BaseEstimator):
                     needed.setdefault(sub, len(needed))
         queries = list(needed)
         per_run = {name: [] for name in _SCORES}
-        for prev1, prev0, prec in pool.map(lambda run: run[0].prevalences(queries), runs):
+        for prev1, prev0, prec in parallel(delayed(leaves.prevalences)(queries) for leaves, _ in runs):
             idx = np.array([needed[s] for s in candidates], dtype=np.intp)
             per_run["prevalence"].append(prev1[idx])
             per_run["precision"].append(prec[idx])
