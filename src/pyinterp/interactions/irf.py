@@ -26,6 +26,51 @@ from .rit import rit_csr
 from .table import InteractionTable
 
 _SCORES = ("prevalence", "precision", "cpe", "fsd", "mip")
+_LOG_SCORES = ("cpe", "fsd", "mip")  # their sta_* columns: share of bootstraps with a positive score
+
+
+def _query_index(candidates) -> dict:
+    """Row of every set a score looks up, in a fixed order: the empty set, then per candidate its
+    (|S|-1)-subsets, singletons and itself."""
+    index = {(): 0}
+    for s in candidates:
+        for r in {len(s) - 1, len(s)} | {1}:
+            for sub in itertools.combinations(s, r):
+                index.setdefault(sub, len(index))
+    return index
+
+
+def _fsd(prev1, index, candidates):
+    """fsd(S) = log prev(S) - sum_j log prev({j})."""
+    return np.array([np.log(prev1[index[s]]) - sum(np.log(prev1[index[(j,)]]) for j in s) for s in candidates])
+
+
+def _mip(log_prec, index, candidates):
+    """mip(S) = min over the (|S|-1)-subsets S' of log prec(S) - log prec(S')."""
+    return np.array([min(log_prec[index[s]] - log_prec[index[sub]] for sub in itertools.combinations(s, len(s) - 1))
+                     for s in candidates])
+
+
+def _bootstrap_scores(prev1, prev0, prec, index, candidates) -> dict:
+    """The five scores of the candidates on one bootstrap forest, from the prevalences and
+    precisions of the sets in ``index``."""
+    rows = np.array([index[s] for s in candidates], dtype=np.intp)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return {
+            "prevalence": prev1[rows],
+            "precision": prec[rows],
+            "cpe": np.log(prev1[rows]) - np.log(prev0[rows]),
+            "fsd": _fsd(prev1, index, candidates),
+            "mip": _mip(np.log(prec), index, candidates),
+        }
+
+
+def _mean_where_finite(values):
+    """Per column, the mean over the bootstraps (rows) where the score is finite; NaN if none is."""
+    finite = np.isfinite(values)
+    with np.errstate(invalid="ignore"):
+        return np.where(finite.any(axis=0), np.nansum(np.where(finite, values, np.nan), axis=0)
+                        / np.maximum(finite.sum(axis=0), 1), np.nan)
 
 
 class IterativeRandomForest(BaseEstimator):
@@ -270,36 +315,22 @@ class IterativeRandomForest(BaseEstimator):
     # -- scoring -------------------------------------------------------------------------------
 
     def _score(self, runs, parallel) -> InteractionTable:
+        """Every interaction found in any bootstrap, scored on every bootstrap forest."""
         found = [set(f) for _, f in runs]
         candidates = sorted(set().union(*found), key=lambda s: (len(s), s))
-        needed = {(): 0}
-        for s in candidates:
-            for r in {len(s) - 1, len(s)} | {1}:
-                for sub in itertools.combinations(s, r):
-                    needed.setdefault(sub, len(needed))
-        queries = list(needed)
-        per_run = {name: [] for name in _SCORES}
-        for prev1, prev0, prec in parallel(delayed(leaves.prevalences)(queries) for leaves, _ in runs):
-            idx = np.array([needed[s] for s in candidates], dtype=np.intp)
-            per_run["prevalence"].append(prev1[idx])
-            per_run["precision"].append(prec[idx])
-            with np.errstate(divide="ignore", invalid="ignore"):
-                log_prec = np.log(prec)
-                per_run["cpe"].append(np.log(prev1[idx]) - np.log(prev0[idx]))
-                per_run["fsd"].append(np.array([np.log(prev1[needed[s]]) - sum(np.log(prev1[needed[(j,)]]) for j in s)
-                                                for s in candidates]))
-                per_run["mip"].append(np.array([min(log_prec[needed[s]] - log_prec[needed[sub]]
-                                                    for sub in itertools.combinations(s, len(s) - 1))
-                                                for s in candidates]))
+        index = _query_index(candidates)
+        per_run = [_bootstrap_scores(*prevalences, index, candidates)
+                   for prevalences in parallel(delayed(leaves.prevalences)(list(index)) for leaves, _ in runs)]
         columns = {"stability": np.array([np.mean([s in f for f in found]) for s in candidates])}
         for name in _SCORES:
-            values = np.array(per_run[name]).reshape(len(runs), len(candidates))
-            finite = np.isfinite(values)
-            with np.errstate(invalid="ignore"):
-                columns[name] = np.where(finite.any(axis=0), np.nansum(np.where(finite, values, np.nan), axis=0)
-                                         / np.maximum(finite.sum(axis=0), 1), np.nan)
-            if name in ("cpe", "fsd", "mip"):
+            values = np.array([scores[name] for scores in per_run]).reshape(len(runs), len(candidates))
+            columns[name] = _mean_where_finite(values)
+            if name in _LOG_SCORES:
                 columns[f"sta_{name}"] = (values > 0).mean(axis=0)
+        return self._table(candidates, columns)
+
+    def _table(self, candidates, columns) -> InteractionTable:
+        """The records ordered by stability, then prevalence, then the features."""
         features = [decode(s) if self.signed else tuple((k, 0) for k in s) for s in candidates]
         order = sorted(range(len(candidates)),
                        key=lambda i: (-columns["stability"][i], -np.nan_to_num(columns["prevalence"][i]), features[i]))
