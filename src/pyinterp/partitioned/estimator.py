@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import numbers
 import warnings
 from numbers import Integral, Real
 
@@ -52,7 +51,7 @@ __all__ = ["PartitionedRatio"]
 
 def _resolve_partition(partition, n_features, feature_names):
     """(T1, T2) as sorted column-index arrays from an int, a boolean mask or a pair of column lists."""
-    if isinstance(partition, numbers.Integral) and not isinstance(partition, bool):
+    if isinstance(partition, Integral) and not isinstance(partition, bool):
         if not 1 <= partition < n_features:
             raise ValueError(f"partition={partition} must put between 1 and {n_features - 1} of the "
                              f"{n_features} columns in the first block")
@@ -85,7 +84,7 @@ def _column_indices(block, n_features, feature_names, which):
         raise ValueError(f"block {which} must be a 1-d list of columns")
     out = []
     for item in items:
-        if isinstance(item, numbers.Integral) and not isinstance(item, bool):
+        if isinstance(item, Integral) and not isinstance(item, bool):
             if not 0 <= item < n_features:
                 raise ValueError(f"block {which} names column {item}, but X has {n_features} columns")
             out.append(int(item))
