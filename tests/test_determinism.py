@@ -1,4 +1,4 @@
-"""One random_state gives bit-identical forests for any number of threads."""
+"""One random_state gives bit-identical results for any number of workers, and the seed convention."""
 
 import numpy as np
 import pytest
@@ -42,3 +42,32 @@ def test_trees_are_independent_streams(regression_data):
     large = RandomForestRegressor(n_estimators=10, random_state=4).fit(X, y)
     for a, b in zip(small.trees_, large.trees_):
         np.testing.assert_array_equal(a.threshold, b.threshold)
+
+
+def test_seed_convention():
+    """docs/architecture.md, "Seeds": an int is the root seed; a RandomState gives one draw and
+    advances by it; Python-side draws come from RandomState(root)."""
+    from pyinterp._seeds import python_rng, root_seed
+
+    assert root_seed(7) == 7
+    rs = np.random.RandomState(3)
+    expected = np.random.RandomState(3).randint(2**31 - 1)
+    assert root_seed(rs) == expected
+    assert root_seed(rs) != expected  # the RandomState advanced
+    np.testing.assert_array_equal(python_rng(5).permutation(20), np.random.RandomState(5).permutation(20))
+    with pytest.raises(ValueError, match="random_state|seed"):
+        root_seed("zero")
+
+
+def test_joblib_units_give_the_same_result_on_processes():
+    """The partitioned ratio's row blocks are joblib units: a process backend gives the same fit."""
+    from joblib import parallel_config
+
+    from pyinterp import PartitionedRatio
+
+    X = np.random.default_rng(0).normal(size=(600, 4))  # n > 512: more than one block of rows
+    threads = PartitionedRatio(2, n_lambdas=3, random_state=0, n_jobs=2).fit(X)
+    with parallel_config(backend="loky"):
+        processes = PartitionedRatio(2, n_lambdas=3, random_state=0, n_jobs=2).fit(X)
+    np.testing.assert_array_equal(threads.coef_, processes.coef_)
+    np.testing.assert_array_equal(threads.validation_scores_, processes.validation_scores_)

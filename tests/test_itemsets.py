@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pyinterp import frequent_itemsets
-from pyinterp.itemsets import TooManyItemsets
+from pyinterp.interactions.itemsets import TooManyItemsets
 
 
 def brute_force(transactions, weights, min_support, max_size):

@@ -10,8 +10,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import check_estimator
 
 from pyinterp import PartitionedRatio
-from pyinterp._group_path import group_norms, solve_path
-from pyinterp._ratio import PAIR_FEATURES, UNARY_FEATURES, RatioProblem
+from pyinterp.partitioned import PAIR_FEATURES, UNARY_FEATURES, RatioProblem, solve_path
+from pyinterp.partitioned.group_path import group_norms
 
 
 def gaussian_mrf(m, edge_prob, weight, seed):

@@ -8,18 +8,19 @@ import pickle
 import numpy as np
 import pytest
 from scipy.optimize import minimize
-from sklearn.utils import check_random_state
 from sklearn.utils.estimator_checks import check_estimator
 
 from pyinterp import SkinnyTreesClassifier, SkinnyTreesRegressor
+from pyinterp._seeds import python_rng
 from pyinterp.datasets import make_correlated_linear
 from pyinterp.skinny import fit_budget, kernels
+import reference_skinny
 
 FAST = dict(n_trees=4, depth=2, max_epochs=40, random_state=0)
 
 
 def objective(X, y, W, b, O, depth, loss, lambda2, kind):
-    return kernels.objective_terms(X, y, W, b, O, depth, loss, lambda2, kind, gamma_s=2.0)
+    return reference_skinny.objective_terms(X, y, W, b, O, depth, loss, lambda2, kind, gamma_s=2.0)
 
 
 @pytest.mark.parametrize("kind", ["sigmoid", "smooth_step"])
@@ -58,11 +59,11 @@ def test_core_kernels_match_the_numpy_reference(kind, dtype, rtol):
     W *= 4
     b = rng.normal(size=b.shape).astype(dtype)
     y = rng.integers(0, 3, 9)
-    F, cache = kernels.forward(X, W, b, O, 3, kind, 1.5)
+    F, cache = reference_skinny.forward(X, W, b, O, 3, kind, 1.5)
     Fc, cache_c = kernels.forward_core(X, W, b, O, 3, kind, 1.5)
     np.testing.assert_allclose(Fc, F, rtol=rtol)
     _, G = kernels.cross_entropy_loss(F, y)
-    for got, want in zip(kernels.backward_core(X, G, cache_c, O, 3), kernels.backward(X, G, cache, O, 3)):
+    for got, want in zip(kernels.backward_core(X, G, cache_c, O, 3), reference_skinny.backward(X, G, cache, O, 3)):
         assert got.dtype == dtype
         np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * np.abs(want).max())
 
@@ -94,8 +95,8 @@ def test_training_engines_agree_in_float64():
     a = SkinnyTreesRegressor(**FAST, dtype="float64").fit(X, y)
     from pyinterp.skinny import training
     cfg = a._config(10)
-    cfg.engine = "numpy"
-    rng = np.random.default_rng(check_random_state(0).randint(np.iinfo(np.int32).max))
+    cfg.engine = reference_skinny.ENGINE
+    rng = python_rng(0)
     ref = training.train(cfg, X, y, kernels.mse_loss, 1, rng)
     np.testing.assert_allclose(a.split_weights_.reshape(10, -1), ref.W, rtol=1e-9, atol=1e-12)
 
@@ -103,7 +104,7 @@ def test_training_engines_agree_in_float64():
 def test_leaf_probabilities_are_products_along_paths():
     rng = np.random.default_rng(0)
     S = rng.uniform(size=(4, 2, 7))  # depth 3
-    P, _ = kernels.route(S, 3)
+    P, _ = reference_skinny.route(S, 3)
     for leaf in range(8):
         node, expected = 0, np.ones((4, 2))
         for level in range(3):
@@ -116,7 +117,7 @@ def test_leaf_probabilities_are_products_along_paths():
 
 def test_smooth_step_shape():
     z = np.array([-2.0, -0.5, -0.25, 0.0, 0.25, 0.5, 2.0])
-    S, dS = kernels.activation(z, "smooth_step", 1.0)
+    S, dS = reference_skinny.activation(z, "smooth_step", 1.0)
     np.testing.assert_allclose(S, [0, 0, 0.15625, 0.5, 0.84375, 1, 1], atol=1e-15)
     np.testing.assert_allclose(dS, [0, 0, 1.125, 1.5, 1.125, 0, 0], atol=1e-15)
 
@@ -182,10 +183,10 @@ def test_one_training_step_is_sgd_then_prox():
     params = dict(n_trees=3, depth=2, learning_rate=0.2, lambda0=70.0, temperature=0.5, lambda2=0.4, batch_size=30,
                   max_epochs=1, dtype="float64", random_state=7)
     model = SkinnyTreesRegressor(**params).fit(X, y)
-    rng = np.random.default_rng(check_random_state(7).randint(np.iinfo(np.int32).max))
+    rng = python_rng(7)
     W, b, O = kernels.glorot_init(rng, 12, 3, 2, 1, np.float64)
     rows = rng.permutation(30)
-    _, dW, db, dO = kernels.objective_terms(X[rows], y[rows], W, b, O, 2, kernels.mse_loss, 0.4)
+    _, dW, db, dO = reference_skinny.objective_terms(X[rows], y[rows], W, b, O, 2, kernels.mse_loss, 0.4)
     W, b, O = W - 0.2 * dW, b - 0.2 * db, O - 0.2 * dO
     threshold = math.sqrt(2 * 0.2 * 70.0 / 12 * (1 - math.exp(-0.5)))
     W[np.linalg.norm(W, axis=1) <= threshold] = 0.0

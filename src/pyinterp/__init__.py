@@ -3,8 +3,7 @@
 from . import importance, skinny
 from .dictionary import DLBCD, sharpness_test
 from .forest import RandomForestClassifier, RandomForestRegressor, Tree
-from .interactions import IterativeRandomForest, LocalLSSFind, LSSFind
-from .itemsets import frequent_itemsets
+from .interactions import IterativeRandomForest, LocalLSSFind, LSSFind, frequent_itemsets
 from .partitioned import PartitionedRatio
 from .skinny import SkinnyTreesClassifier, SkinnyTreesRegressor
 

@@ -1,4 +1,18 @@
-"""Parameter and array checks shared by the estimators; every failure names the problem."""
+"""Checks that scikit-learn's parameter validation does not cover.
+
+Estimators and public functions declare scikit-learn constraints (``_parameter_constraints``,
+``validate_params``) and check sample weights with ``_check_sample_weight``. What remains here:
+
+- ``resolve_n_threads``: n_jobs as a thread count for the C++ core.
+- ``check_int`` / ``check_real``: short messages ("top must be >= 1, got 0") for code without a
+  constraint table: metrics.py and datasets.py (whose tests assert these messages),
+  ``dstump(...).select`` and the resolvers below.
+- ``count_or_fraction``, ``resolve_max_features``, ``resolve_n_draws``: the forests' parameters
+  resolved against the data (fractions to counts, max_features against the drawable features),
+  after their constraints are checked.
+- ``check_weights_vector``: the forests' sample and feature weights, with the zero-sum check and
+  the messages tests/test_validation.py asserts (``_check_sample_weight`` has neither).
+"""
 
 from __future__ import annotations
 
@@ -7,12 +21,6 @@ import numbers
 import os
 
 import numpy as np
-from sklearn.utils import check_random_state
-
-
-def seed_of(random_state) -> int:
-    """A core seed from None, an int or a RandomState (scikit-learn's conventions)."""
-    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
 def resolve_n_threads(n_jobs) -> int:

@@ -29,12 +29,16 @@ is returned too.
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 from sklearn.utils import Bunch
-from sklearn.utils.validation import check_array, check_consistent_length
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils.validation import _check_sample_weight, check_array, check_consistent_length
 
 from . import _core
-from ._validation import check_int, check_weights_vector, resolve_n_threads, seed_of
+from ._seeds import root_seed
+from ._validation import check_int, resolve_n_threads
 from .forest.view import check_rows as _check_X
 from .forest.view import forest_view as _view
 
@@ -74,8 +78,18 @@ def _oob_inputs(forest, X, y, sample_weight):
         raise ValueError("the forest has no out-of-bag rows (fitted with bootstrap=False and all rows)")
     targets = _check_targets(view, y, X.shape[0])
     if sample_weight is not None:
-        sample_weight = check_weights_vector("sample_weight", sample_weight, X.shape[0], what="row")
+        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
     return view, X, targets, sample_weight
+
+
+# The forest is checked by forest_view (TypeError naming it), X and y against the forest.
+_OOB_CONSTRAINTS = {
+    "X": ["array-like"],
+    "y": ["array-like"],
+    "sample_weight": ["array-like", None],
+    "return_std": ["boolean"],
+    "n_jobs": [Integral, None],
+}
 
 
 def _result(mean, std, return_std):
@@ -90,6 +104,7 @@ def _oob_measure(measure, forest, X, y, sample_weight, return_std, n_jobs):
     return _result(mean, std, return_std)
 
 
+@validate_params(_OOB_CONSTRAINTS, prefer_skip_nested_validation=True)
 def mdi_oob(forest, X, y, *, sample_weight=None, return_std=False, n_jobs=None):
     """MDI-oob (thesis eq. 8.20): per tree, the mean over out-of-bag rows of f_{T,k}(x_i) . y_i,
     averaged over trees. X, y: the training data. Returns (p,) or, with return_std, also the
@@ -97,30 +112,36 @@ def mdi_oob(forest, X, y, *, sample_weight=None, return_std=False, n_jobs=None):
     return _oob_measure(_core.OobMeasure.mdi_oob, forest, X, y, sample_weight, return_std, n_jobs)
 
 
+@validate_params(_OOB_CONSTRAINTS, prefer_skip_nested_validation=True)
 def naive_oob(forest, X, y, *, sample_weight=None, return_std=False, n_jobs=None):
     """Impurity decreases recomputed on each tree's out-of-bag rows (the thesis' "naive-oob")."""
     return _oob_measure(_core.OobMeasure.naive_oob, forest, X, y, sample_weight, return_std, n_jobs)
 
 
+@validate_params(_OOB_CONSTRAINTS, prefer_skip_nested_validation=True)
 def ufi(forest, X, y, *, sample_weight=None, return_std=False, n_jobs=None):
     """Zhou & Hooker's unbiased feature importance: decreases of the in-bag/out-of-bag mixed impurity."""
     return _oob_measure(_core.OobMeasure.ufi, forest, X, y, sample_weight, return_std, n_jobs)
 
 
+@validate_params(
+    {**_OOB_CONSTRAINTS, "n_repeats": [Interval(Integral, 1, None, closed="left")], "random_state": ["random_state"]},
+    prefer_skip_nested_validation=True,
+)
 def permutation_oob(forest, X, y, *, n_repeats=5, random_state=None, sample_weight=None, return_std=False,
                     n_jobs=None):
     """Mean decrease in accuracy on out-of-bag rows: per tree and feature the increase of the
     out-of-bag loss (squared error, or misclassification rate) when the feature is permuted among
     that tree's out-of-bag rows, averaged over n_repeats permutations and over trees. Results depend
     only on random_state, not on n_jobs."""
-    n_repeats = check_int("n_repeats", n_repeats, 1)
     view, X, targets, sample_weight = _oob_inputs(forest, X, y, sample_weight)
     mean, std, _ = _core.permutation_importance(
-        view.core, X, targets, sample_weight, n_repeats, seed_of(random_state), resolve_n_threads(n_jobs)
+        view.core, X, targets, sample_weight, n_repeats, root_seed(random_state), resolve_n_threads(n_jobs)
     )
     return _result(mean, std, return_std)
 
 
+@validate_params({"normalize": ["boolean"]}, prefer_skip_nested_validation=True)
 def mdi(forest, normalize=True):
     """Mean decrease in impurity. normalize=True: scikit-learn's convention (each tree's
     importances sum to one, single-node trees skipped, mean renormalised) -- equal to
@@ -129,6 +150,7 @@ def mdi(forest, normalize=True):
     return _core.mdi(_view(forest).core, bool(normalize))
 
 
+@validate_params({"X": ["array-like"], "n_jobs": [Integral, None]}, prefer_skip_nested_validation=True)
 def contributions(forest, X, *, n_jobs=None):
     """Saabas decomposition. Returns (contributions, bias): contributions[i, k] (regression) or
     contributions[i, k, c] (classification, classes in the order of ``classes_``) is the mean over
@@ -147,6 +169,17 @@ _SPLITS = {"best": _core.StumpSplit.best, "median": _core.StumpSplit.median}
 _SIDES = {"sum": _core.StumpSide.sum, "left": _core.StumpSide.left, "max": _core.StumpSide.max}
 
 
+@validate_params(
+    {
+        "X": ["array-like"],
+        "y": ["array-like"],
+        "split": [StrOptions(set(_SPLITS))],
+        "side": [StrOptions(set(_SIDES))],
+        "sample_weight": ["array-like", None],
+        "n_jobs": [Integral, None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def dstump(X, y, *, split="best", side="sum", sample_weight=None, n_jobs=None):
     """DSTUMP feature scores (Kazemitabar et al. 2017): one regression stump per feature, fitted
     on that feature alone over all rows.
@@ -162,17 +195,13 @@ def dstump(X, y, *, split="best", side="sum", sample_weight=None, n_jobs=None):
     ``impurity_decrease``, ``sign`` (of mean(right) - mean(left)), ``n_left``, and ``select(s)``,
     the top s features. y is a real response; a 0/1 class indicator gives the Gini stump.
     """
-    if split not in _SPLITS:
-        raise ValueError(f"split must be 'best' or 'median', got {split!r}")
-    if side not in _SIDES:
-        raise ValueError(f"side must be 'sum', 'left' or 'max', got {side!r}")
     X = check_array(X, dtype=[np.float64, np.float32], ensure_all_finite=True, ensure_min_samples=2)
     y = check_array(y, ensure_2d=False, dtype=np.float64, ensure_all_finite=True)
     if y.ndim != 1:
         raise ValueError(f"y must be 1-d, got shape {y.shape}")
     check_consistent_length(X, y)
     if sample_weight is not None:
-        sample_weight = check_weights_vector("sample_weight", sample_weight, X.shape[0], what="row")
+        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
     X = X if X.flags.aligned else np.array(X)
     table = _core.dstump(X, np.ascontiguousarray(y), sample_weight, _SPLITS[split], _SIDES[side],
                          resolve_n_threads(n_jobs))

@@ -9,13 +9,13 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.metrics import accuracy_score, r2_score
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _core
+from .._seeds import root_seed
 from .._validation import check_weights_vector, count_or_fraction, resolve_max_features, resolve_n_draws, resolve_n_threads
 from .tree import Tree
 
@@ -94,8 +94,7 @@ class _BaseForest(BaseEstimator):
         p.min_weight_fraction_leaf = float(self.min_weight_fraction_leaf)
         p.max_depth = -1 if self.max_depth is None else self.max_depth
         p.min_impurity_decrease = float(self.min_impurity_decrease)
-        rng = check_random_state(self.random_state)
-        p.seed = int(self.random_state) if isinstance(self.random_state, Integral) else int(rng.randint(np.iinfo(np.int32).max))
+        p.seed = root_seed(self.random_state)
         p.n_threads = resolve_n_threads(self.n_jobs)
         if self.oob_score and not p.bootstrap and p.n_draws == n_samples:
             raise ValueError("out-of-bag estimation needs bootstrap=True or max_samples below the number of rows")

@@ -5,13 +5,16 @@ eq. (7): every leaf of every tree is enumerated, nothing is resampled."""
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
+from sklearn.utils._param_validation import Interval, validate_params
 
 from .. import _core
 from .._csr import to_csr, to_tuples
-from .._validation import check_int, check_real, resolve_n_threads
-from ..itemsets import mine_csr
-from .paths import SignedPaths, decode, distinct_paths, encode
+from .._validation import resolve_n_threads
+from .itemsets import mine_csr
+from .paths import PATH_CONSTRAINTS, SignedPaths, decode, distinct_paths, encode
 from .table import InteractionTable
 
 # Sets at the bound 2^-|S| are summed from many leaf weights: compare thresholds with this slack.
@@ -79,6 +82,11 @@ def score_table(features, values, feature_names=None) -> InteractionTable:
                              "rho": rho[order]}, feature_names)
 
 
+@validate_params(
+    {"min_dwp": [Interval(Real, 0, 1, closed="right")], "max_order": [Interval(Integral, 1, None, closed="left")],
+     "epsilon": PATH_CONSTRAINTS["epsilon"], "max_itemsets": [Interval(Integral, 1, None, closed="left")]},
+    prefer_skip_nested_validation=False,  # path_options are checked by distinct_paths
+)
 def prevalent_sets(forest, min_dwp, max_order=3, epsilon=0.01, *, max_itemsets=2_000_000,
                    **path_options) -> InteractionTable:
     """Every signed set S with 1 <= |S| <= max_order and DWP(S) >= min_dwp, exactly.
@@ -89,8 +97,6 @@ def prevalent_sets(forest, min_dwp, max_order=3, epsilon=0.01, *, max_itemsets=2
     ``adjusted_dwp`` = 2^|S| DWP (at most 1, Theorem 1) and ``rho`` = log2(DWP)/|S|, ranked by
     rho. ``min_dwp`` is compared with a slack of 1e-12 for float summation.
     """
-    min_dwp = check_real("min_dwp", min_dwp, 0.0, 1.0, low_open=True)
-    max_order = check_int("max_order", max_order, 1)
     indptr, codes, weight = _weighted_paths(forest, epsilon, path_options)
     indptr, items, support = mine_csr(indptr, codes.astype(np.int64), weight,
                                       max(min_dwp - FLOAT_SLACK, min_dwp / 2), max_order, int(max_itemsets),

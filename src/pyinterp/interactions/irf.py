@@ -5,18 +5,19 @@ from __future__ import annotations
 
 import itertools
 import math
-import numbers
-from concurrent.futures import ThreadPoolExecutor
+from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.utils import check_random_state
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import importance
 from .._csr import to_csr, to_tuples
-from .._validation import check_int, check_real, resolve_n_threads
+from .._seeds import draw_seeds, python_rng
+from .._validation import resolve_n_threads
 from ..forest import RandomForestClassifier, RandomForestRegressor
 from .dwp import sum_codes
 from .local import leaf_rows
@@ -25,6 +26,51 @@ from .rit import rit_csr
 from .table import InteractionTable
 
 _SCORES = ("prevalence", "precision", "cpe", "fsd", "mip")
+_LOG_SCORES = ("cpe", "fsd", "mip")  # their sta_* columns: share of bootstraps with a positive score
+
+
+def _query_index(candidates) -> dict:
+    """Row of every set a score looks up, in a fixed order: the empty set, then per candidate its
+    (|S|-1)-subsets, singletons and itself."""
+    index = {(): 0}
+    for s in candidates:
+        for r in {len(s) - 1, len(s)} | {1}:
+            for sub in itertools.combinations(s, r):
+                index.setdefault(sub, len(index))
+    return index
+
+
+def _fsd(prev1, index, candidates):
+    """fsd(S) = log prev(S) - sum_j log prev({j})."""
+    return np.array([np.log(prev1[index[s]]) - sum(np.log(prev1[index[(j,)]]) for j in s) for s in candidates])
+
+
+def _mip(log_prec, index, candidates):
+    """mip(S) = min over the (|S|-1)-subsets S' of log prec(S) - log prec(S')."""
+    return np.array([min(log_prec[index[s]] - log_prec[index[sub]] for sub in itertools.combinations(s, len(s) - 1))
+                     for s in candidates])
+
+
+def _bootstrap_scores(prev1, prev0, prec, index, candidates) -> dict:
+    """The five scores of the candidates on one bootstrap forest, from the prevalences and
+    precisions of the sets in ``index``."""
+    rows = np.array([index[s] for s in candidates], dtype=np.intp)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return {
+            "prevalence": prev1[rows],
+            "precision": prec[rows],
+            "cpe": np.log(prev1[rows]) - np.log(prev0[rows]),
+            "fsd": _fsd(prev1, index, candidates),
+            "mip": _mip(np.log(prec), index, candidates),
+        }
+
+
+def _mean_where_finite(values):
+    """Per column, the mean over the bootstraps (rows) where the score is finite; NaN if none is."""
+    finite = np.isfinite(values)
+    with np.errstate(invalid="ignore"):
+        return np.where(finite.any(axis=0), np.nansum(np.where(finite, values, np.nan), axis=0)
+                        / np.maximum(finite.sum(axis=0), 1), np.nan)
 
 
 class IterativeRandomForest(BaseEstimator):
@@ -104,6 +150,37 @@ class IterativeRandomForest(BaseEstimator):
         importances computed; the weights the iteration was fitted with).
     """
 
+    _parameter_constraints = {
+        "n_iterations": [Interval(Integral, 1, None, closed="left")],
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        # max_features, min_samples_leaf, max_depth: passed to the forests, which check them
+        "max_features": "no_validation",
+        "min_samples_leaf": "no_validation",
+        "max_depth": "no_validation",
+        "importance": [StrOptions({"mdi", "mdi_oob"})],
+        "weight_floor": [Interval(Real, 0, 1, closed="both")],
+        "iteration": [StrOptions({"oob", "last"}), Interval(Integral, 0, None, closed="left")],
+        "n_bootstraps": [Interval(Integral, 1, None, closed="left")],
+        "signed": ["boolean"],
+        "cut": [Interval(Real, None, None, closed="neither"), None],
+        "class_id": "no_validation",  # any label; checked against the classes in fit
+        "min_node_size": [Interval(Integral, 1, None, closed="left")],
+        "rit_depth": [Interval(Integral, 1, None, closed="left")],
+        "rit_n_trees": [Interval(Integral, 0, None, closed="left")],
+        "rit_n_children": [Interval(Real, 1, None, closed="left")],
+        "rit_min_size": [Interval(Integral, 1, None, closed="left")],
+        "bootstrap_n_estimators": [Interval(Integral, 1, None, closed="left"), None],
+        "bootstrap_max_samples": [Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0, 1, closed="right"),
+                                  None],
+        "first_split": ["boolean"],
+        "rit_leaves": [StrOptions({"class", "all"})],
+        "rit_leaf_weight": [StrOptions({"size_precision", "size"})],
+        "rit_root_sets": [Interval(Integral, 1, 2, closed="both")],
+        "rit_report": [StrOptions({"leaves", "nodes"})],
+        "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
+    }
+
     def __init__(self, n_iterations=5, n_estimators=500, *, max_features="sqrt", min_samples_leaf=1, max_depth=None,
                  importance="mdi", weight_floor=1e-5, iteration="oob", n_bootstraps=10, signed=True, cut=None,
                  class_id=None, min_node_size=1, rit_depth=5, rit_n_trees=500, rit_n_children=2.0, rit_min_size=2,
@@ -144,41 +221,27 @@ class IterativeRandomForest(BaseEstimator):
         return Forest(n_estimators, max_features=self.max_features, min_samples_leaf=self.min_samples_leaf,
                       max_depth=self.max_depth, oob_score=oob_score, random_state=seed, n_jobs=n_jobs)
 
-    def _check_params(self, n_samples):
-        n_iterations = check_int("n_iterations", self.n_iterations, 1)
-        check_int("n_estimators", self.n_estimators, 1)
-        check_int("n_bootstraps", self.n_bootstraps, 1)
-        check_int("min_node_size", self.min_node_size, 1)
-        check_real("weight_floor", self.weight_floor, 0.0, 1.0)
-        if self.importance not in ("mdi", "mdi_oob"):
-            raise ValueError(f"importance must be 'mdi' or 'mdi_oob', got {self.importance!r}")
-        if self.iteration not in ("oob", "last"):
-            check_int("iteration", self.iteration, 0, n_iterations - 1)
-        self._bootstrap_trees = (self.n_estimators if self.bootstrap_n_estimators is None
-                                 else check_int("bootstrap_n_estimators", self.bootstrap_n_estimators, 1))
+    def _resolve_params(self, n_samples):
+        """What the constraints cannot say: ``iteration`` below ``n_iterations``, and the trees and
+        rows of a bootstrap forest."""
+        if isinstance(self.iteration, Integral) and self.iteration >= self.n_iterations:
+            raise ValueError(f"iteration must be below n_iterations ({self.n_iterations}), got {self.iteration}")
+        self._bootstrap_trees = self.n_estimators if self.bootstrap_n_estimators is None else self.bootstrap_n_estimators
         m = self.bootstrap_max_samples
         if m is None:
             self._bootstrap_rows = n_samples
-        elif isinstance(m, numbers.Integral) and not isinstance(m, bool):
-            self._bootstrap_rows = check_int("bootstrap_max_samples", m, 1)
+        elif isinstance(m, Integral):
+            self._bootstrap_rows = int(m)
         else:
-            f = check_real("bootstrap_max_samples", m, 0.0, 1.0, low_open=True)
-            self._bootstrap_rows = max(1, math.ceil(f * n_samples))
-        if not isinstance(self.first_split, (bool, np.bool_)):
-            raise TypeError(f"first_split must be True or False, got {self.first_split!r}")
-        for name, allowed in (("rit_leaves", ("class", "all")), ("rit_leaf_weight", ("size_precision", "size")),
-                              ("rit_report", ("leaves", "nodes"))):
-            if getattr(self, name) not in allowed:
-                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
-        check_int("rit_root_sets", self.rit_root_sets, 1, 2)
+            self._bootstrap_rows = max(1, math.ceil(m * n_samples))
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], ensure_all_finite=True)
-        self._check_params(len(y))
+        self._resolve_params(len(y))
         self.classification_ = type_of_target(y) in ("binary", "multiclass")
         z = self._positive(y)
-        rng = check_random_state(self.random_state)
-        seeds = rng.randint(np.iinfo(np.int32).max, size=(self.n_iterations + 2 * self.n_bootstraps))
+        seeds = draw_seeds(python_rng(self.random_state), self.n_iterations + 2 * self.n_bootstraps)
         n_jobs = resolve_n_threads(self.n_jobs)
 
         weights = np.ones(X.shape[1])
@@ -204,10 +267,12 @@ class IterativeRandomForest(BaseEstimator):
         self.forest_ = forests[k]
 
         boot_seeds = seeds[self.n_iterations:].reshape(self.n_bootstraps, 2)
-        with ThreadPoolExecutor(max_workers=n_jobs) as pool:
-            runs = list(pool.map(lambda b: self._bootstrap(X, y, z, self.feature_weights_[k], *boot_seeds[b]),
-                                 range(self.n_bootstraps)))
-            self.interactions_ = self._score(runs, pool)
+        # One unit of work per bootstrap (threads: the forest, paths and RIT release the GIL); each
+        # draws from its own seeds, so the result does not depend on n_jobs.
+        with Parallel(n_jobs=n_jobs, prefer="threads") as parallel:
+            runs = parallel(delayed(self._bootstrap)(X, y, z, self.feature_weights_[k], *boot_seeds[b])
+                            for b in range(self.n_bootstraps))
+            self.interactions_ = self._score(runs, parallel)
         return self
 
     def _positive(self, y):
@@ -220,7 +285,7 @@ class IterativeRandomForest(BaseEstimator):
             self.class_id_ = target
             return (y == target).astype(np.float64)
         y = y.astype(np.float64)
-        self.cut_ = float(np.median(y)) if self.cut is None else check_real("cut", self.cut, -np.inf)
+        self.cut_ = float(np.median(y)) if self.cut is None else float(self.cut)
         z = (y > self.cut_).astype(np.float64)
         if not 0 < z.sum() < len(z):
             raise ValueError(f"the cut {self.cut_} leaves no rows on one side of y")
@@ -249,37 +314,23 @@ class IterativeRandomForest(BaseEstimator):
 
     # -- scoring -------------------------------------------------------------------------------
 
-    def _score(self, runs, pool) -> InteractionTable:
+    def _score(self, runs, parallel) -> InteractionTable:
+        """Every interaction found in any bootstrap, scored on every bootstrap forest."""
         found = [set(f) for _, f in runs]
         candidates = sorted(set().union(*found), key=lambda s: (len(s), s))
-        needed = {(): 0}
-        for s in candidates:
-            for r in {len(s) - 1, len(s)} | {1}:
-                for sub in itertools.combinations(s, r):
-                    needed.setdefault(sub, len(needed))
-        queries = list(needed)
-        per_run = {name: [] for name in _SCORES}
-        for prev1, prev0, prec in pool.map(lambda run: run[0].prevalences(queries), runs):
-            idx = np.array([needed[s] for s in candidates], dtype=np.intp)
-            per_run["prevalence"].append(prev1[idx])
-            per_run["precision"].append(prec[idx])
-            with np.errstate(divide="ignore", invalid="ignore"):
-                log_prec = np.log(prec)
-                per_run["cpe"].append(np.log(prev1[idx]) - np.log(prev0[idx]))
-                per_run["fsd"].append(np.array([np.log(prev1[needed[s]]) - sum(np.log(prev1[needed[(j,)]]) for j in s)
-                                                for s in candidates]))
-                per_run["mip"].append(np.array([min(log_prec[needed[s]] - log_prec[needed[sub]]
-                                                    for sub in itertools.combinations(s, len(s) - 1))
-                                                for s in candidates]))
+        index = _query_index(candidates)
+        per_run = [_bootstrap_scores(*prevalences, index, candidates)
+                   for prevalences in parallel(delayed(leaves.prevalences)(list(index)) for leaves, _ in runs)]
         columns = {"stability": np.array([np.mean([s in f for f in found]) for s in candidates])}
         for name in _SCORES:
-            values = np.array(per_run[name]).reshape(len(runs), len(candidates))
-            finite = np.isfinite(values)
-            with np.errstate(invalid="ignore"):
-                columns[name] = np.where(finite.any(axis=0), np.nansum(np.where(finite, values, np.nan), axis=0)
-                                         / np.maximum(finite.sum(axis=0), 1), np.nan)
-            if name in ("cpe", "fsd", "mip"):
+            values = np.array([scores[name] for scores in per_run]).reshape(len(runs), len(candidates))
+            columns[name] = _mean_where_finite(values)
+            if name in _LOG_SCORES:
                 columns[f"sta_{name}"] = (values > 0).mean(axis=0)
+        return self._table(candidates, columns)
+
+    def _table(self, candidates, columns) -> InteractionTable:
+        """The records ordered by stability, then prevalence, then the features."""
         features = [decode(s) if self.signed else tuple((k, 0) for k in s) for s in candidates]
         order = sorted(range(len(candidates)),
                        key=lambda i: (-columns["stability"][i], -np.nan_to_num(columns["prevalence"][i]), features[i]))

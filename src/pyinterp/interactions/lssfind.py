@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_int, check_real
 from ..forest import RandomForestRegressor
-from ..itemsets import frequent_itemsets
 from .dwp import FLOAT_SLACK, dwp, prevalent_sets, rank_key
+from .itemsets import frequent_itemsets
 from .local import prevalence_at, sample_rows
-from .paths import decode, signed_paths
+from .paths import PATH_CONSTRAINTS, decode, signed_paths
 from .table import InteractionTable
 
 
@@ -69,6 +71,17 @@ class LSSFind(RegressorMixin, BaseEstimator):
         The minimal sets of selected_: the basic signed interactions under the LSS model.
     """
 
+    _parameter_constraints = {
+        # the forest's parameters: RandomForestRegressor checks them
+        **dict.fromkeys(("n_estimators", "max_features", "bootstrap", "max_samples", "min_samples_leaf", "max_depth",
+                         "random_state"), "no_validation"),
+        **{name: PATH_CONSTRAINTS[name] for name in ("epsilon", "first_occurrence", "impurity_scale", "n_jobs")},
+        "eta": [Interval(Real, 0, 1, closed="left")],
+        "max_order": [Interval(Integral, 1, None, closed="left")],
+        "mode": [StrOptions({"find", "rank"})],
+        "min_dwp": [Interval(Real, 0, 1, closed="right"), None],
+    }
+
     def __init__(self, n_estimators=100, *, max_features=1.0, bootstrap=True, max_samples=None, min_samples_leaf=1,
                  max_depth=None, epsilon=0.01, eta=0.01, max_order=3, mode="find", min_dwp=None,
                  first_occurrence="after_filter", impurity_scale="weighted", random_state=None, n_jobs=None):
@@ -89,10 +102,8 @@ class LSSFind(RegressorMixin, BaseEstimator):
         self.n_jobs = n_jobs
 
     def _mining_threshold(self):
-        if self.mode not in ("find", "rank"):
-            raise ValueError(f"mode must be 'find' or 'rank', got {self.mode!r}")
         if self.min_dwp is not None:
-            return check_real("min_dwp", self.min_dwp, 0.0, 1.0, low_open=True)
+            return float(self.min_dwp)
         if self.mode == "find":
             return (1.0 - self.eta) * 2.0 ** -self.max_order
         return 2.0 ** -(self.max_order + 1)
@@ -100,13 +111,9 @@ class LSSFind(RegressorMixin, BaseEstimator):
     def _path_options(self):
         return dict(first_occurrence=self.first_occurrence, impurity_scale=self.impurity_scale, n_jobs=self.n_jobs)
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], y_numeric=True, ensure_all_finite=True)
-        check_real("epsilon", self.epsilon, 0.0)
-        check_real("eta", self.eta, 0.0, 1.0)
-        if self.eta >= 1.0:
-            raise ValueError("eta must be below 1")
-        check_int("max_order", self.max_order, 1)
         threshold = self._mining_threshold()
         self.forest_ = RandomForestRegressor(
             self.n_estimators, max_features=self.max_features, bootstrap=self.bootstrap, max_samples=self.max_samples,
@@ -149,6 +156,12 @@ class LocalLSSFind(LSSFind):
     ``score``, by which they are ranked.
     """
 
+    _parameter_constraints = {
+        **LSSFind._parameter_constraints,
+        "min_path_prevalence": [Interval(Real, 0, 1, closed="right")],
+        "combine": [StrOptions({"intersection", "union"})],
+    }
+
     def __init__(self, n_estimators=100, *, max_features=1.0, bootstrap=True, max_samples=None, min_samples_leaf=1,
                  max_depth=None, epsilon=0.01, eta=0.01, max_order=3, mode="find", min_dwp=None,
                  first_occurrence="after_filter", impurity_scale="weighted", min_path_prevalence=0.5,
@@ -160,19 +173,11 @@ class LocalLSSFind(LSSFind):
         self.min_path_prevalence = min_path_prevalence
         self.combine = combine
 
-    def _check_local_params(self):
-        if self.combine not in ("intersection", "union"):
-            raise ValueError(f"combine must be 'intersection' or 'union', got {self.combine!r}")
-        return check_real("min_path_prevalence", self.min_path_prevalence, 0.0, 1.0, low_open=True)
-
-    def fit(self, X, y, sample_weight=None):
-        self._check_local_params()
-        return super().fit(X, y, sample_weight)
-
     def local_interactions(self, X) -> list:
         """One InteractionTable per row of X."""
         X = self._check_X(X)
-        min_pp = self._check_local_params()
+        self._validate_params()  # the parameters may have changed since fit
+        min_pp = self.min_path_prevalence
         global_sets = self.selected_.features
         known = set(global_sets)
         rows = sample_rows(self.forest_, self.paths_, X, self.n_jobs)

@@ -3,18 +3,30 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from .. import _core
+from .._validation import resolve_n_threads
 from ..forest.view import forest_view
-from .._validation import check_real, resolve_n_threads
 
 _FIRST = {"after_filter": _core.FirstOccurrence.after_filter, "literal": _core.FirstOccurrence.literal,
           "every": _core.FirstOccurrence.every}
 _WEIGHT = {"depth": _core.LeafWeight.depth, "samplesize": _core.LeafWeight.samplesize}
 _SCALE = {"weighted": _core.DecreaseScale.weighted, "within_node": _core.DecreaseScale.within_node}
 _COUNTS = {"weighted": _core.NodeCounts.weighted, "distinct": _core.NodeCounts.distinct}
+
+# The options of signed_paths / distinct_paths; LSSFind declares the ones it passes on.
+PATH_CONSTRAINTS = {
+    "epsilon": [Interval(Real, 0, None, closed="left")],
+    "weight": [StrOptions(set(_WEIGHT))],
+    "first_occurrence": [StrOptions(set(_FIRST))],
+    "impurity_scale": [StrOptions(set(_SCALE))],
+    "node_counts": [StrOptions(set(_COUNTS))],
+    "n_jobs": [Integral, None],
+}
 
 
 def encode(features) -> np.ndarray:
@@ -52,6 +64,7 @@ class SignedPaths:
         return decode(self.codes[self.indptr[row] : self.indptr[row + 1]])
 
 
+@validate_params(PATH_CONSTRAINTS, prefer_skip_nested_validation=True)
 def signed_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="after_filter",
                  impurity_scale="weighted", node_counts="weighted", n_jobs=None) -> SignedPaths:
     """F_eps for every leaf of a fitted pyinterp or scikit-learn forest.
@@ -74,6 +87,7 @@ def signed_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="afte
                                                          node_counts, n_jobs)))
 
 
+@validate_params(PATH_CONSTRAINTS, prefer_skip_nested_validation=True)
 def distinct_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="after_filter",
                    impurity_scale="weighted", node_counts="weighted", n_jobs=None):
     """The distinct F_eps of the forest's leaves with their weights summed, as CSR arrays
@@ -84,10 +98,5 @@ def distinct_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="af
 
 
 def _core_args(forest, epsilon, weight, first_occurrence, impurity_scale, node_counts, n_jobs):
-    epsilon = check_real("epsilon", epsilon, 0.0)
-    for name, value, allowed in (("weight", weight, _WEIGHT), ("first_occurrence", first_occurrence, _FIRST),
-                                 ("impurity_scale", impurity_scale, _SCALE), ("node_counts", node_counts, _COUNTS)):
-        if value not in allowed:
-            raise ValueError(f"{name} must be one of {sorted(allowed)}, got {value!r}")
-    return (forest_view(forest).core, epsilon, _FIRST[first_occurrence], _WEIGHT[weight], _SCALE[impurity_scale],
+    return (forest_view(forest).core, float(epsilon), _FIRST[first_occurrence], _WEIGHT[weight], _SCALE[impurity_scale],
             _COUNTS[node_counts], resolve_n_threads(n_jobs))

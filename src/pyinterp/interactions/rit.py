@@ -2,27 +2,40 @@
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from .. import _core
 from .._csr import to_csr, to_tuples
-from .._validation import check_int, check_real, resolve_n_threads, seed_of
+from .._seeds import root_seed
+from .._validation import resolve_n_threads
 
 
 def rit_csr(indptr, codes, weights, *, depth=5, n_children=2.0, min_size=2, n_trees=500, root_sets=2,
             report="leaves", seed=0, n_jobs=None):
-    """The core RIT on CSR int32 sets -> (indptr, codes, found) of the distinct reported sets."""
-    depth = check_int("depth", depth, 1)
-    n_children = check_real("n_children", n_children, 1.0)
-    min_size = check_int("min_size", min_size, 1)
-    n_trees = check_int("n_trees", n_trees, 0)
-    root_sets = check_int("root_sets", root_sets, 1, 2)
-    if report not in ("leaves", "nodes"):
-        raise ValueError(f"report must be 'leaves' or 'nodes', got {report!r}")
-    return _core.random_intersection_trees(indptr, codes, weights, depth, n_children, min_size, n_trees, seed,
+    """The core RIT on CSR int32 sets -> (indptr, codes, found) of the distinct reported sets; the
+    parameters are validated by the callers (random_intersection_trees, IterativeRandomForest)."""
+    return _core.random_intersection_trees(indptr, codes, weights, depth, float(n_children), min_size, n_trees, seed,
                                            resolve_n_threads(n_jobs), root_sets, report == "nodes")
 
 
+@validate_params(
+    {
+        "sets": "no_validation",  # the core names what is wrong with them
+        "weights": ["array-like", None],
+        "depth": [Interval(Integral, 1, None, closed="left")],
+        "n_children": [Interval(Real, 1, None, closed="left")],
+        "min_size": [Interval(Integral, 1, None, closed="left")],
+        "n_trees": [Interval(Integral, 0, None, closed="left")],
+        "root_sets": [Interval(Integral, 1, 2, closed="both")],
+        "report": [StrOptions({"leaves", "nodes"})],
+        "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def random_intersection_trees(sets, weights=None, *, depth=5, n_children=2.0, min_size=2, n_trees=500, root_sets=2,
                               report="leaves", random_state=None, n_jobs=None) -> dict:
     """Candidate interactions as intersections of randomly drawn sets.
@@ -49,5 +62,5 @@ def random_intersection_trees(sets, weights=None, *, depth=5, n_children=2.0, mi
     indptr, codes = to_csr([np.unique(items[a:b]) for a, b in zip(indptr[:-1], indptr[1:])])
     out_indptr, out_codes, found = rit_csr(indptr, codes, w, depth=depth, n_children=n_children, min_size=min_size,
                                            n_trees=n_trees, root_sets=root_sets, report=report,
-                                           seed=seed_of(random_state), n_jobs=n_jobs)
+                                           seed=root_seed(random_state), n_jobs=n_jobs)
     return dict(zip(to_tuples(out_indptr, out_codes), found.tolist()))

@@ -4,16 +4,17 @@ keeping the model with the best validation score among those with at most K feat
 from __future__ import annotations
 
 import math
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.stats import loguniform
 from sklearn.base import clone, is_classifier
 from sklearn.model_selection import ParameterSampler, train_test_split
-from sklearn.utils import Bunch, check_random_state
+from sklearn.utils import Bunch
+from sklearn.utils._param_validation import Interval, RealNotInt, validate_params
 from sklearn.utils.parallel import Parallel, delayed
 
-from .._validation import check_int, check_real
+from .._seeds import draw_seeds, python_rng
 from .estimators import _SkinnyTrees
 
 __all__ = ["PAPER_SPACE", "fit_budget"]
@@ -27,9 +28,8 @@ PAPER_SPACE = {
 
 
 def _budget(max_features, n_features):
-    if isinstance(max_features, numbers.Integral) and not isinstance(max_features, bool):
-        return check_int("max_features", max_features, 1)
-    check_real("max_features", max_features, 0.0, 1.0, low_open=True)
+    if isinstance(max_features, Integral):
+        return int(max_features)
     return max(1, math.floor(max_features * n_features))
 
 
@@ -45,6 +45,17 @@ def _trial(estimator, params, seed, budget, data):
     return model
 
 
+@validate_params(
+    {
+        "max_features": [Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0, 1, closed="right")],
+        "n_trials": [Interval(Integral, 1, None, closed="left")],
+        "param_distributions": [dict, list, None],
+        "validation_fraction": [Interval(Real, 0, 1, closed="right")],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=False,  # the trials' estimators carry user parameters
+)
 def fit_budget(
     estimator,
     X,
@@ -80,21 +91,19 @@ def fit_budget(
     """
     if not isinstance(estimator, _SkinnyTrees):
         raise TypeError("estimator must be a SkinnyTreesRegressor or SkinnyTreesClassifier")
-    n_trials = check_int("n_trials", n_trials, 1)
-    rng = check_random_state(random_state)
+    rng = python_rng(random_state)
     if (X_val is None) != (y_val is None):
         raise ValueError("X_val and y_val must be given together")
     if X_val is None:
-        check_real("validation_fraction", validation_fraction, 0.0, 1.0, low_open=True)
         y_arr = np.asarray(y)
         stratify = y_arr if is_classifier(estimator) else None
         X, X_val, y, y_val = train_test_split(
-            X, y, test_size=validation_fraction, random_state=rng.randint(2**31 - 1), stratify=stratify
+            X, y, test_size=validation_fraction, random_state=int(draw_seeds(rng)), stratify=stratify
         )
     budget = _budget(max_features, np.shape(X)[1])
     space = PAPER_SPACE if param_distributions is None else param_distributions
-    draws = list(ParameterSampler(space, n_trials, random_state=rng.randint(2**31 - 1)))
-    seeds = [int(s.generate_state(1)[0] >> 1) for s in np.random.SeedSequence(rng.randint(2**31 - 1)).spawn(n_trials)]
+    draws = list(ParameterSampler(space, n_trials, random_state=int(draw_seeds(rng))))
+    seeds = draw_seeds(rng, n_trials).tolist()
     data = (X, y, X_val, y_val)
     results = Parallel(n_jobs=n_jobs, return_as="generator")(
         delayed(_trial)(estimator, params, seed, budget, data) for params, seed in zip(draws, seeds)

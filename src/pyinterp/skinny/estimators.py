@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 from scipy.special import softmax
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.metrics import r2_score, roc_auc_score
 from sklearn.model_selection import train_test_split
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 from threadpoolctl import threadpool_limits
 
-from .._validation import check_int, check_real, seed_of
+from .._seeds import draw_seeds, python_rng
 from . import kernels
 from .training import TrainConfig, predict_raw, train
 
@@ -22,6 +25,27 @@ _DTYPES = {"float32": np.float32, "float64": np.float64}
 
 class _SkinnyTrees(BaseEstimator):
     """Shared parameters, fitting and inference; see SkinnyTreesRegressor for the documentation."""
+
+    _parameter_constraints = {
+        "n_trees": [Interval(Integral, 1, None, closed="left")],
+        "depth": [Interval(Integral, 1, 12, closed="both")],
+        "activation": [StrOptions(set(kernels.ACTIVATIONS))],
+        "gamma_s": [Interval(Real, 0, None, closed="neither")],
+        "penalty": [StrOptions({"l0", "group_lasso", "none"})],
+        "lambda0": [Interval(Real, 0, None, closed="left")],
+        "temperature": [Interval(Real, 0, None, closed="left"), None],
+        "lambda2": [Interval(Real, 0, None, closed="left")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "solver": [StrOptions({"sgd", "adam"})],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "max_epochs": [Interval(Integral, 1, None, closed="left")],
+        "early_stopping": ["boolean"],
+        "validation_fraction": [Interval(Real, 0, 1, closed="right")],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "feature_budget": [Interval(Integral, 0, None, closed="left"), None],
+        "dtype": [StrOptions(set(_DTYPES))],
+        "random_state": ["random_state"],
+    }
 
     def __init__(
         self,
@@ -67,39 +91,28 @@ class _SkinnyTrees(BaseEstimator):
     # -- parameters ---------------------------------------------------------------------------
 
     def _config(self, n_features):
-        if self.activation not in kernels.ACTIVATIONS:
-            raise ValueError(f"activation must be one of {kernels.ACTIVATIONS}, got {self.activation!r}")
-        if self.penalty not in ("l0", "group_lasso", "none"):
-            raise ValueError(f"penalty must be 'l0', 'group_lasso' or 'none', got {self.penalty!r}")
-        if self.solver not in ("sgd", "adam"):
-            raise ValueError(f"solver must be 'sgd' or 'adam', got {self.solver!r}")
-        if self.dtype not in _DTYPES:
-            raise ValueError(f"dtype must be 'float32' or 'float64', got {self.dtype!r}")
-        if not isinstance(self.early_stopping, (bool, np.bool_)):
-            raise TypeError(f"early_stopping must be a bool, got {self.early_stopping!r}")
-        temperature = None if self.temperature is None else check_real("temperature", self.temperature, 0.0)
-        budget = None if self.feature_budget is None else check_int("feature_budget", self.feature_budget, 0)
         return TrainConfig(
-            n_trees=check_int("n_trees", self.n_trees, 1),
-            depth=check_int("depth", self.depth, 1, 12),
+            n_trees=self.n_trees,
+            depth=self.depth,
             activation=self.activation,
-            gamma_s=check_real("gamma_s", self.gamma_s, 0.0, low_open=True),
+            gamma_s=float(self.gamma_s),
             penalty=self.penalty,
-            lambda0=check_real("lambda0", self.lambda0, 0.0) / n_features,
-            temperature=temperature,
-            lambda2=check_real("lambda2", self.lambda2, 0.0),
-            learning_rate=check_real("learning_rate", self.learning_rate, 0.0, low_open=True),
+            lambda0=float(self.lambda0) / n_features,
+            temperature=None if self.temperature is None else float(self.temperature),
+            lambda2=float(self.lambda2),
+            learning_rate=float(self.learning_rate),
             solver=self.solver,
-            batch_size=check_int("batch_size", self.batch_size, 1),
-            max_epochs=check_int("max_epochs", self.max_epochs, 1),
+            batch_size=self.batch_size,
+            max_epochs=self.max_epochs,
             early_stopping=bool(self.early_stopping),
-            n_iter_no_change=check_int("n_iter_no_change", self.n_iter_no_change, 1),
-            feature_budget=budget,
+            n_iter_no_change=self.n_iter_no_change,
+            feature_budget=self.feature_budget,
             dtype=_DTYPES[self.dtype],
         )
 
     # -- fitting ------------------------------------------------------------------------------
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, X_val=None, y_val=None):
         """Fit on (X, y). Validation rows come from ``X_val, y_val`` or, with ``early_stopping``,
         from a ``validation_fraction`` split of X; with validation rows the fitted model is the
@@ -107,14 +120,13 @@ class _SkinnyTrees(BaseEstimator):
         X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], y_numeric=self._is_regressor)
         cfg = self._config(X.shape[1])
         target, n_outputs, loss = self._encode_targets(y)
-        rng = np.random.default_rng(seed_of(self.random_state))
+        rng = python_rng(self.random_state)
         if (X_val is None) != (y_val is None):
             raise ValueError("X_val and y_val must be given together")
         if X_val is not None:
             X_val = validate_data(self, X_val, reset=False, dtype=[np.float64, np.float32])
             y_val = self._encode_validation_targets(column_or_1d(y_val), len(X_val))
         elif cfg.early_stopping:
-            check_real("validation_fraction", self.validation_fraction, 0.0, 1.0, low_open=True)
             X, X_val, target, y_val = self._split(X, target, rng)
         X = np.ascontiguousarray(X, dtype=cfg.dtype)
         validation = None
@@ -131,7 +143,7 @@ class _SkinnyTrees(BaseEstimator):
         n_val = int(np.ceil(self.validation_fraction * len(X)))
         if n_val < 1 or n_val >= len(X):
             raise ValueError(f"validation_fraction={self.validation_fraction} leaves no training or no validation rows")
-        seed = int(rng.integers(np.iinfo(np.int32).max))
+        seed = int(draw_seeds(rng))
         stratify = target if not self._is_regressor and np.bincount(target).min() >= 2 else None
         try:
             return train_test_split(X, target, test_size=n_val, random_state=seed, stratify=stratify)

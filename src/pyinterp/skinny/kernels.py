@@ -1,4 +1,5 @@
-"""Soft-tree ensemble kernels in numpy: forward/backward for a mini-batch, losses, proxes, schedule.
+"""Soft-tree ensemble kernels: forward/backward for a mini-batch (tree recursion in C++), losses,
+proxes, schedule, initialisation. tests/reference_skinny.py holds the plain numpy forward/backward.
 
 Shapes (paper 003, tensor formulation): ``p`` features, ``m`` perfect trees of depth ``d`` with
 ``I = 2^d - 1`` internal nodes and ``L = 2^d`` leaves, ``c`` outputs.
@@ -16,88 +17,24 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import expit, log_softmax, softmax
+from scipy.special import log_softmax, softmax
 
 from .. import _core
 
 ACTIVATIONS = ("sigmoid", "smooth_step")
 
 
-def activation(Z, kind="sigmoid", gamma_s=1.0):
-    """S(Z) and S'(Z). Smooth-step: 0 below -gamma_s/2, 1 above, a cubic in between."""
-    if kind == "sigmoid":
-        S = expit(Z)
-        return S, S * (1.0 - S)
-    if kind == "smooth_step":
-        half = 0.5 * gamma_s
-        Zc = np.clip(Z, -half, half)
-        S = Zc * (1.5 / gamma_s - (2.0 / gamma_s**3) * Zc * Zc) + 0.5
-        dS = 1.5 / gamma_s - (6.0 / gamma_s**3) * Zc * Zc
-        dS[np.abs(Z) >= half] = 0.0
-        return S, dS
-    raise ValueError(f"activation must be one of {ACTIVATIONS}, got {kind!r}")
-
-
-def level_slice(k):
-    """Breadth-first node indices of depth level k."""
-    return slice(2**k - 1, 2 ** (k + 1) - 1)
-
-
-def route(S3, depth):
-    """Leaf probabilities (B, m, L) from split probabilities (B, m, I), plus the per-level reach."""
-    A = np.ones(S3.shape[:2] + (1,), dtype=S3.dtype)
-    reach = []
-    for k in range(depth):
-        reach.append(A)
-        left = A * S3[:, :, level_slice(k)]
-        nxt = np.empty(A.shape[:2] + (2 * A.shape[2],), dtype=S3.dtype)
-        nxt[:, :, 0::2] = left
-        np.subtract(A, left, out=nxt[:, :, 1::2])
-        A = nxt
-    return A, reach
-
-
-def forward(X, W, b, O, depth, kind="sigmoid", gamma_s=1.0):
-    """Ensemble outputs F (B, c) and the cache the backward pass needs."""
-    m, L, c = O.shape
-    Z = X @ W
-    if b is not None:
-        Z += b
-    S, dS = activation(Z, kind, gamma_s)
-    S3 = S.reshape(X.shape[0], m, L - 1)
-    P, reach = route(S3, depth)
-    P2 = P.reshape(X.shape[0], m * L)
-    F = P2 @ O.reshape(m * L, c)
-    return F, (S3, dS, reach, P2)
-
-
-def backward(X, G, cache, O, depth):
-    """Gradients (dW, db, dO) of sum(G * F) for the ensemble outputs F of ``forward``."""
-    S3, dS, reach, P2 = cache
-    m, L, c = O.shape
-    B = X.shape[0]
-    dO = (P2.T @ G).reshape(m, L, c)
-    dA = (G @ O.reshape(m * L, c).T).reshape(B, m, L)
-    dS3 = np.empty_like(S3)
-    for k in range(depth - 1, -1, -1):
-        dl, dr = dA[:, :, 0::2], dA[:, :, 1::2]
-        diff = dl - dr
-        dS3[:, :, level_slice(k)] = reach[k] * diff
-        dA = dr + S3[:, :, level_slice(k)] * diff
-    dZ = dS3.reshape(B, m * (L - 1))
-    dZ *= dS
-    return X.T @ dZ, dZ.sum(axis=0), dO
-
-
 def forward_core(X, W, b, O, depth, kind="sigmoid", gamma_s=1.0):
-    """``forward`` with the tree recursion in C++ (``_core.softtree_forward``); same outputs."""
+    """Ensemble outputs F (B, c) of X (B, p) and the cache ``backward_core`` needs; the tree
+    recursion runs in C++ (``_core.softtree_forward``)."""
     m, L, c = O.shape
     S, dS, P2 = _core.softtree_forward(X @ W, b, depth, kind, gamma_s)
     return P2 @ O.reshape(m * L, c), (S, dS, P2)
 
 
 def backward_core(X, G, cache, O, depth):
-    """``backward`` with the tree recursion in C++ (``_core.softtree_backward``); same outputs."""
+    """Gradients (dW, db, dO) of sum(G * F) for the outputs F of ``forward_core``; the tree recursion
+    runs in C++ (``_core.softtree_backward``)."""
     S, dS, P2 = cache
     m, L, c = O.shape
     G = G.astype(S.dtype, copy=False)
@@ -105,7 +42,8 @@ def backward_core(X, G, cache, O, depth):
     return X.T @ dZ, db, (P2.T @ G).reshape(m, L, c)
 
 
-ENGINES = {"numpy": (forward, backward), "core": (forward_core, backward_core)}
+# The (forward, backward) pair training runs; tests/reference_skinny.py holds the numpy reference pair.
+CORE = (forward_core, backward_core)
 
 
 def mse_loss(F, y):
@@ -127,16 +65,6 @@ def cross_entropy_loss(F, y):
 def ridge_scale(lambda2, W_shape_cols):
     """The ridge term is (lambda2 / (m*I)) * ||W||^2; this is its per-weight gradient factor."""
     return 2.0 * lambda2 / W_shape_cols
-
-
-def objective_terms(X, y, W, b, O, depth, loss, lambda2, kind="sigmoid", gamma_s=1.0):
-    """Smooth part of the objective (data loss + group ridge) and its gradients; used by tests."""
-    F, cache = forward(X, W, b, O, depth, kind, gamma_s)
-    value, G = loss(F, y)
-    dW, db, dO = backward(X, G, cache, O, depth)
-    value += lambda2 / W.shape[1] * float(np.sum(W * W))
-    dW += ridge_scale(lambda2, W.shape[1]) * W
-    return value, dW, db, dO
 
 
 def group_sq_norms(W):

@@ -37,7 +37,7 @@ class TrainConfig:
     n_iter_no_change: int
     feature_budget: int | None
     dtype: type
-    engine: str = "core"  # "core": tree recursion in C++; "numpy": the reference kernels
+    engine: tuple = kernels.CORE  # (forward, backward); tests/reference_skinny.py has the numpy pair
 
 
 @dataclass
@@ -82,11 +82,11 @@ class _Adam:
             a -= (lr / c1) * m / (np.sqrt(v / c2) + ADAM_EPS)
 
 
-def predict_raw(X, W, b, O, depth, activation, gamma_s, active=None, chunk=4096, engine="core"):
+def predict_raw(X, W, b, O, depth, activation, gamma_s, active=None, chunk=4096, engine=kernels.CORE):
     """Ensemble outputs (n, c), reading only the columns in ``active`` (all if None)."""
     if active is not None:
         X, W = X[:, active], W[active]
-    forward = kernels.ENGINES[engine][0]
+    forward = engine[0]
     out = np.empty((X.shape[0], O.shape[2]), dtype=O.dtype)
     for start in range(0, X.shape[0], chunk):
         out[start : start + chunk] = forward(X[start : start + chunk], W, b, O, depth, activation, gamma_s)[0]
@@ -106,7 +106,7 @@ def train(cfg, X, target, loss, n_outputs, rng, validation=None):
     ridge = kernels.ridge_scale(cfg.lambda2, W.shape[1])
     adam = _Adam((W, b, O)) if cfg.solver == "adam" else None
     lr = cfg.learning_rate
-    forward, backward = kernels.ENGINES[cfg.engine]
+    forward, backward = cfg.engine
     active = np.ones(p, dtype=bool)
     hist = {key: [] for key in ("loss", "val_loss", "val_score", "n_selected", "lambda0")}
     best = None  # (score, epoch, active indices, W rows, b, O)

@@ -30,27 +30,28 @@ from __future__ import annotations
 
 import contextlib
 import math
-import numbers
 import warnings
-from concurrent.futures import ThreadPoolExecutor
+from numbers import Integral, Real
 
 import numpy as np
 from threadpoolctl import threadpool_limits
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, _fit_context
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.parallel import Parallel
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._group_path import group_norms, minimize_smooth, solve_path
-from ._ratio import PAIR_FEATURES, UNARY_FEATURES, RatioProblem
-from ._validation import check_int, check_real, resolve_n_threads
+from .._seeds import python_rng
+from .._validation import resolve_n_threads
+from .group_path import group_norms, minimize_smooth, solve_path
+from .ratio import PAIR_FEATURES, UNARY_FEATURES, RatioProblem
 
 __all__ = ["PartitionedRatio"]
 
 
 def _resolve_partition(partition, n_features, feature_names):
     """(T1, T2) as sorted column-index arrays from an int, a boolean mask or a pair of column lists."""
-    if isinstance(partition, numbers.Integral) and not isinstance(partition, bool):
+    if isinstance(partition, Integral) and not isinstance(partition, bool):
         if not 1 <= partition < n_features:
             raise ValueError(f"partition={partition} must put between 1 and {n_features - 1} of the "
                              f"{n_features} columns in the first block")
@@ -83,7 +84,7 @@ def _column_indices(block, n_features, feature_names, which):
         raise ValueError(f"block {which} must be a 1-d list of columns")
     out = []
     for item in items:
-        if isinstance(item, numbers.Integral) and not isinstance(item, bool):
+        if isinstance(item, Integral) and not isinstance(item, bool):
             if not 0 <= item < n_features:
                 raise ValueError(f"block {which} names column {item}, but X has {n_features} columns")
             out.append(int(item))
@@ -122,14 +123,15 @@ def _resolve_functions(spec, table, name):
 
 @contextlib.contextmanager
 def _workers(n_threads):
-    """Threads over blocks of rows of the n x n ratio matrix, each with single-threaded BLAS (small
-    products run faster that way, and results do not depend on the thread count)."""
+    """An open joblib Parallel (threads: the products release the GIL) over blocks of rows of the
+    n x n ratio matrix, reused by every evaluation of the fit, with single-threaded BLAS (small
+    products run faster that way, and results do not depend on the worker count)."""
     with threadpool_limits(limits=1, user_api="blas"):
         if n_threads == 1:
             yield None
         else:
-            with ThreadPoolExecutor(n_threads) as executor:
-                yield executor
+            with Parallel(n_jobs=n_threads, prefer="threads") as parallel:
+                yield parallel
 
 
 class PartitionedRatio(BaseEstimator):
@@ -198,6 +200,23 @@ class PartitionedRatio(BaseEstimator):
     n_iter_ : ndarray (n_lambdas,)
     """
 
+    _parameter_constraints = {
+        # partition, features and unary: _resolve_partition / _resolve_functions name what is wrong
+        "partition": "no_validation",
+        "features": "no_validation",
+        "unary": "no_validation",
+        "lambdas": ["array-like", None],
+        "n_lambdas": [Interval(Integral, 1, None, closed="left")],
+        "lambda_min_ratio": [Interval(Real, 0, 1, closed="right")],
+        "penalize_within": ["boolean"],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
+        "refit": ["boolean"],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, partition, features="xy", unary="quadratic", lambdas=None, n_lambdas=30, lambda_min_ratio=1e-2,
                  penalize_within=True, validation_fraction=0.2, refit=True, tol=1e-4, max_iter=2000,
                  n_jobs=None, random_state=None):
@@ -216,26 +235,15 @@ class PartitionedRatio(BaseEstimator):
         self.random_state = random_state
 
     # -- helpers --------------------------------------------------------------------------------
-    def _problem(self, Z, executor, normalizer="pairs"):
+    def _problem(self, Z, parallel, normalizer="pairs"):
         return RatioProblem(Z, self.block1_, self.block2_, self._pair_funcs, self._unary_funcs, normalizer,
-                            executor=executor, n_workers=self._n_threads)
+                            parallel=parallel)
 
     def _standardise(self, X, mean, scale):
         return (X - mean) / scale
 
-    def _check_params(self):
-        check_int("n_lambdas", self.n_lambdas, 1)
-        check_real("lambda_min_ratio", self.lambda_min_ratio, 0.0, 1.0, low_open=True)
-        check_real("tol", self.tol, 0.0, low_open=True)
-        check_int("max_iter", self.max_iter, 1)
-        if not isinstance(self.penalize_within, (bool, np.bool_)):
-            raise TypeError(f"penalize_within must be a bool, got {self.penalize_within!r}")
-        if not isinstance(self.refit, (bool, np.bool_)):
-            raise TypeError(f"refit must be a bool, got {self.refit!r}")
-        if self.validation_fraction is not None:
-            check_real("validation_fraction", self.validation_fraction, 0.0, 1.0, low_open=True)
-            if self.validation_fraction == 1.0:
-                raise ValueError("validation_fraction must be < 1")
+    def _lambdas(self):
+        """The given grid sorted decreasing (None: the default grid, made in _fit)."""
         if self.lambdas is None:
             return None
         lambdas = np.asarray(self.lambdas, dtype=np.float64).ravel()
@@ -244,26 +252,27 @@ class PartitionedRatio(BaseEstimator):
         return np.sort(lambdas)[::-1]
 
     # -- fit ------------------------------------------------------------------------------------
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Fit the regularisation path on X (n_samples, n_features), select lambda, refit."""
         X = validate_data(self, X, dtype=np.float64, order="C", ensure_min_samples=3, ensure_min_features=2)
-        lambdas = self._check_params()
+        lambdas = self._lambdas()
         m = X.shape[1]
         self.block1_, self.block2_ = _resolve_partition(self.partition, m, getattr(self, "feature_names_in_", None))
         self._pair_funcs = _resolve_functions(self.features, PAIR_FEATURES, "features")
         self._unary_funcs = _resolve_functions(self.unary, UNARY_FEATURES, "unary")
         b, c = len(self._pair_funcs), len(self._unary_funcs)
         self._n_threads = resolve_n_threads(self.n_jobs)
-        with _workers(self._n_threads) as executor:
-            return self._fit(X, lambdas, b, c, executor)
+        with _workers(self._n_threads) as parallel:
+            return self._fit(X, lambdas, b, c, parallel)
 
-    def _fit(self, X, lambdas, b, c, executor):
+    def _fit(self, X, lambdas, b, c, parallel):
         m = X.shape[1]
         self.mean_, self.scale_ = X.mean(axis=0), X.std(axis=0)
         constant = np.flatnonzero(self.scale_ <= 1e-12 * np.maximum(1.0, np.abs(self.mean_)))
         if constant.size:
             raise ValueError(f"column(s) {constant.tolist()} of X are constant; the ratio needs varying columns")
-        problem = self._problem(self._standardise(X, self.mean_, self.scale_), executor)
+        problem = self._problem(self._standardise(X, self.mean_, self.scale_), parallel)
         G, n_cross = problem.n_groups, problem.n_cross
         self.lambda_max_ = float(np.sqrt(np.sum(problem.cross_gradient_at_zero() ** 2, axis=0)).max())
         if lambdas is None:
@@ -273,7 +282,7 @@ class PartitionedRatio(BaseEstimator):
 
         self.validation_scores_ = None
         if self.validation_fraction is not None:
-            self.validation_scores_ = self._validation_scores(X, lambdas, weights, executor)
+            self.validation_scores_ = self._validation_scores(X, lambdas, weights, parallel)
             self.best_index_ = int(np.argmax(self.validation_scores_))
         else:
             self.best_index_ = len(lambdas) - 1
@@ -303,19 +312,19 @@ class PartitionedRatio(BaseEstimator):
         self.unary_coef_ = self._unary_columns(selected[n_pair_params:, None], c, m)[:, :, 0]
         return self
 
-    def _validation_scores(self, X, lambdas, weights, executor):
+    def _validation_scores(self, X, lambdas, weights, parallel):
         n = X.shape[0]
         if n < 6:
             raise ValueError(f"selecting lambda on held-out rows needs at least 6 samples (3 to fit, 3 to score), "
                              f"got {n}; set validation_fraction=None")
         n_val = min(max(3, int(math.ceil(self.validation_fraction * n))), n - 3)
-        order = check_random_state(self.random_state).permutation(n)
+        order = python_rng(self.random_state).permutation(n)
         val, train = X[order[:n_val]], X[order[n_val:]]
         mean, scale = train.mean(axis=0), train.std(axis=0)
         scale = np.where(scale > 0, scale, 1.0)
-        path, _, _ = solve_path(self._problem(self._standardise(train, mean, scale), executor), lambdas, weights,
+        path, _, _ = solve_path(self._problem(self._standardise(train, mean, scale), parallel), lambdas, weights,
                                 self.tol, self.max_iter)
-        held_out = self._problem(self._standardise(val, mean, scale), executor)
+        held_out = self._problem(self._standardise(val, mean, scale), parallel)
         return np.array([-held_out.value(path[:, k]) for k in range(len(lambdas))])
 
     def _unary_columns(self, unary, c, m):
@@ -354,5 +363,5 @@ class PartitionedRatio(BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, order="C", reset=False, ensure_min_samples=3)
         theta = np.concatenate([self.coef_.T.ravel(), self.unary_coef_[self.block1_].T.ravel(),
                                 self.unary_coef_[self.block2_].T.ravel()])
-        with _workers(self._n_threads) as executor:
-            return -self._problem(self._standardise(X, self.mean_, self.scale_), executor).value(theta)
+        with _workers(self._n_threads) as parallel:
+            return -self._problem(self._standardise(X, self.mean_, self.scale_), parallel).value(theta)

@@ -1,14 +1,15 @@
-"""Weighted frequent itemset mining (general purpose; DWP mining in pyinterp.interactions uses it)."""
+"""Weighted frequent itemset mining: general purpose, and the miner behind DWP mining (``dwp.py``)."""
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, validate_params
 
-from . import _core
-from ._csr import to_tuples
-from ._validation import check_int, check_real, resolve_n_threads
+from .. import _core
+from .._csr import to_tuples
+from .._validation import resolve_n_threads
 
 __all__ = ["TooManyItemsets", "frequent_itemsets"]
 
@@ -21,6 +22,17 @@ def mine_csr(indptr, items, weights, min_support, max_size, max_itemsets, n_jobs
                                    resolve_n_threads(n_jobs))
 
 
+@validate_params(
+    {
+        "transactions": "no_validation",  # the core names what is wrong with them
+        "weights": ["array-like", None],
+        "min_support": [Interval(Real, 0, None, closed="neither")],
+        "max_size": [Interval(Integral, 1, None, closed="left"), None],
+        "max_itemsets": [Interval(Integral, 1, None, closed="left")],
+        "n_jobs": [Integral, None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def frequent_itemsets(transactions, weights=None, min_support=1.0, max_size=None, *, max_itemsets=2_000_000,
                       n_jobs=None):
     """Every itemset whose transactions weigh at least ``min_support`` in total.
@@ -57,11 +69,7 @@ def frequent_itemsets(transactions, weights=None, min_support=1.0, max_size=None
             raise ValueError(f"weights must be 1-d with one entry per transaction ({n}), got shape {weights.shape}")
         if not np.all(np.isfinite(weights)) or np.any(weights < 0):
             raise ValueError("weights must be finite and non-negative")
-    min_support = check_real("min_support", min_support, 0.0, low_open=True)
-    max_size = np.iinfo(np.int32).max if max_size is None else check_int("max_size", max_size, 1)
-    max_size = min(max_size, np.iinfo(np.int32).max)
-    if not isinstance(max_itemsets, numbers.Integral) or max_itemsets < 1:
-        raise ValueError(f"max_itemsets must be a positive integer, got {max_itemsets!r}")
-    out_indptr, out_items, support = mine_csr(indptr, items, weights, min_support, max_size, int(max_itemsets),
+    max_size = np.iinfo(np.int32).max if max_size is None else min(int(max_size), np.iinfo(np.int32).max)
+    out_indptr, out_items, support = mine_csr(indptr, items, weights, float(min_support), max_size, int(max_itemsets),
                                               n_jobs)
     return dict(zip(to_tuples(out_indptr, out_items), support.tolist()))

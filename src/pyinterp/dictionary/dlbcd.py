@@ -1,71 +1,23 @@
-"""Complete dictionary learning by l1 minimisation (thesis 000, chapters 3-5).
-
-Signals are the rows x_i of X (n_samples x p); a dictionary D is p x p with unit-norm columns (the
-atoms) and codes a signal by its coefficients beta = D^{-1} x. DL-BCD (Algorithm 2) minimises
-
-    f(D) = (1/n) sum_i sum_h min(|beta_ih|, tau)
-
-by block coordinate descent on the rows of D^{-1}, each a strongly convex problem solved by BFGS;
-f never increases (Proposition 5.2.2). The sharpness test (Algorithm 1) decides whether D is a sharp
-local minimum of the l1 objective, which singles out the reference dictionary (Theorem 4.2.1).
-"""
+"""DL-BCD (thesis 000 Algorithm 2): the complete dictionary minimising the truncated l1 objective."""
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _core
-from ._validation import check_int, check_real, resolve_n_threads
+from .. import _core
+from .._seeds import draw_seeds, python_rng
+from .._validation import resolve_n_threads
+from .sharpness import (_LINE_SEARCHES, _SHARPNESS_START_NOISE, PARAMETER_CONSTRAINTS, _check_dictionary,
+                        _check_signals, _memory, _sharpness)
 
-__all__ = ["DLBCD", "sharpness_test"]
+__all__ = ["DLBCD"]
 
-_LINE_SEARCHES = {"armijo": _core.LineSearch.armijo, "wolfe": _core.LineSearch.wolfe}
 _INITS = ("l1", "orth", "random")
-_SHARPNESS_INNER_TOL = 1e-12  # relative decrease at which the sharpness test's BFGS stops
-_DENSE_MAX_P = 200  # by default, above this the subproblems use L-BFGS with _LBFGS_MEMORY pairs
-_LBFGS_MEMORY = 10
-_SINGULAR_COND = 1e12
-_SHARPNESS_START_NOISE = 1e-3
-
-
-def _memory(p, lbfgs_memory=None):
-    """Pairs kept by the subproblems' quasi-Newton solver (0: dense BFGS)."""
-    if lbfgs_memory is None:
-        return 0 if p <= _DENSE_MAX_P else _LBFGS_MEMORY
-    return check_int("lbfgs_memory", lbfgs_memory, 0)
-
-
-def _check_signals(X, p=None):
-    n, n_features = X.shape
-    if n < n_features:
-        raise ValueError(
-            f"a complete dictionary needs at least as many signals as features: n_samples = {n} < n_features = "
-            f"{n_features}")
-    if p is not None and n_features != p:
-        raise ValueError(f"X has {n_features} features, the dictionary has {p}")
-    return X
-
-
-def _check_dictionary(D, name="D"):
-    """A float64 copy of a square, finite, nonsingular D with its columns scaled to unit norm."""
-    D = check_array(D, dtype=np.float64, ensure_all_finite=True, input_name=name, copy=True)
-    if D.shape[0] != D.shape[1]:
-        raise ValueError(f"{name} must be square (a complete dictionary), got shape {D.shape}")
-    norms = np.linalg.norm(D, axis=0)
-    if np.any(norms == 0) or np.linalg.cond(D) > _SINGULAR_COND:
-        raise ValueError(f"{name} is singular (condition number above {_SINGULAR_COND:g})")
-    return np.ascontiguousarray(D / norms)
-
-
-def _check_line_search(line_search):
-    if not isinstance(line_search, str) or line_search not in _LINE_SEARCHES:
-        raise ValueError(f"line_search must be 'armijo' or 'wolfe', got {line_search!r}")
-    return _LINE_SEARCHES[line_search]
 
 
 def _random_orthogonal(p, rng):
@@ -77,78 +29,6 @@ def _random_gaussian(p, rng):
     D = rng.standard_normal((p, p))
     return D / np.linalg.norm(D, axis=0)
 
-
-def _perturbed_collinearity(D, rho, rng):
-    """M~ of Algorithm 1: the Gram matrix of D with N(0, rho^2) noise added to every entry, zero diagonal."""
-    Dp = D + rho * rng.standard_normal(D.shape)
-    M = Dp.T @ Dp
-    np.fill_diagonal(M, 0.0)
-    return np.ascontiguousarray(M)
-
-
-def _sharpness(D, X, rho, rng, *, start_noise, line_search, max_inner_iter, memory, n_threads):
-    p = D.shape[0]
-    beta = np.ascontiguousarray(np.linalg.solve(D, X.T).T)
-    M = _perturbed_collinearity(D, rho, rng)
-    W0 = np.ascontiguousarray(np.eye(p) + start_noise * rng.standard_normal((p, p)))
-    r, _ = _core.sharpness_statistic(beta, M, W0, 0.0, line_search, memory, max_inner_iter, _SHARPNESS_INNER_TOL,
-                                     n_threads)
-    return float(r)
-
-
-def sharpness_test(D, X, rho=0.01, threshold=1e-6, random_state=None, *, start_noise=1e-3, line_search="wolfe",
-                   max_inner_iter=1000, lbfgs_memory=None, n_jobs=None):
-    """Algorithm 1: is D a sharp local minimum of the l1 objective on the signals X?
-
-    The collinearity matrix M = D^T D is perturbed (``rho`` times standard Gaussian noise added to
-    every entry of D, then the Gram matrix), and for every atom k the strongly convex problem (5.3)
-
-        min_w  sum_i |<beta_i, w>| + sum_{h != k} sqrt((w_h - M~_kh)^2 + 1 - M~_kh^2) sum_i |beta_ih|,  w_k = 1,
-
-    is solved by BFGS. D is declared sharp when r = max_k ||w^(k) - I_k||^2 < threshold (Proposition
-    5.1.1: a sharp minimum stays the minimiser under small perturbations). BFGS starts near I_k, not
-    on it: I_k is a kink of (5.3) whenever some beta_ik = 0, and a quasi-Newton method started on a
-    kink can stop there although I_k is not the minimiser, which would report non-sharp dictionaries
-    as sharp.
-
-    Parameters
-    ----------
-    D : array-like of shape (p, p)
-        Dictionary with the atoms as columns; columns are scaled to unit norm.
-    X : array-like of shape (n_samples, p)
-        Signals as rows, n_samples >= p.
-    rho : float > 0
-        Perturbation level.
-    threshold : float > 0
-        Decision threshold T on r.
-    random_state : int, RandomState instance or None
-        Draws the perturbation and the start points.
-    start_noise : float >= 0
-        Standard deviation of the Gaussian offset of the start points from I_k (the reference
-        implementation's 1e-3; it must stay below sqrt(threshold) to let sharp minima pass).
-    line_search : {"wolfe", "armijo"}
-    max_inner_iter : int
-        BFGS iterations per problem.
-    lbfgs_memory : int >= 0 or None
-        The quasi-Newton solver of the problems: None uses dense BFGS for p <= 200 and L-BFGS keeping
-        10 pairs above; 0 forces dense BFGS, m > 0 L-BFGS keeping m pairs.
-    n_jobs : int or None
-        Threads over the p problems (the result does not depend on it).
-
-    Returns
-    -------
-    is_sharp : bool
-    r : float
-    """
-    D = _check_dictionary(D)
-    X = _check_signals(check_array(X, dtype=np.float64, ensure_all_finite=True, input_name="X"), D.shape[0])
-    rho = check_real("rho", rho, 0.0, low_open=True)
-    threshold = check_real("threshold", threshold, 0.0, low_open=True)
-    r = _sharpness(D, X, rho, check_random_state(random_state), start_noise=check_real("start_noise", start_noise, 0.0),
-                   line_search=_check_line_search(line_search),
-                   max_inner_iter=check_int("max_inner_iter", max_inner_iter, 1),
-                   memory=_memory(D.shape[0], lbfgs_memory), n_threads=resolve_n_threads(n_jobs))
-    return bool(r < threshold), r
 
 
 class DLBCD(TransformerMixin, BaseEstimator):
@@ -241,6 +121,18 @@ class DLBCD(TransformerMixin, BaseEstimator):
     below 40 in all, while at 100 dB all of the failed cases checked were recovered.
     """
 
+    _parameter_constraints = {
+        **PARAMETER_CONSTRAINTS,
+        "tau": [Interval(Real, 0, None, closed="right")],  # np.inf: the plain l1 objective
+        "init": [str, "array-like"],  # the names are checked in _initial_dictionaries, naming the options
+        "n_restarts": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "smoothing": [Interval(Real, 0, None, closed="left")],
+        "inner_tol": [Interval(Real, 0, None, closed="left")],
+        "sharpness_threshold": [Interval(Real, 0, None, closed="neither")],
+    }
+
     def __init__(self, tau=0.5, init="l1", n_restarts=1, max_iter=500, tol=1e-9, line_search="wolfe", smoothing=1e-5,
                  max_inner_iter=1000, lbfgs_memory=None, inner_tol=1e-10, start_noise=1e-3, rho=0.01,
                  sharpness_threshold=1e-6, random_state=None, n_jobs=None):
@@ -261,12 +153,12 @@ class DLBCD(TransformerMixin, BaseEstimator):
         self.n_jobs = n_jobs
 
     def _initial_dictionaries(self, p, rng):
-        n_restarts = check_int("n_restarts", self.n_restarts, 1)
+        n_restarts = self.n_restarts
         if isinstance(self.init, str):
             if self.init not in _INITS:
                 raise ValueError(f"init must be 'l1', 'orth', 'random' or an array, got {self.init!r}")
             make = _random_gaussian if self.init == "random" else _random_orthogonal
-            seeds = rng.randint(np.iinfo(np.int32).max, size=n_restarts)
+            seeds = draw_seeds(rng, n_restarts)
             return [make(p, np.random.RandomState(s)) for s in seeds], self.init == "l1"
         if n_restarts != 1:
             raise ValueError("an array init gives identical restarts: use n_restarts=1")
@@ -275,31 +167,23 @@ class DLBCD(TransformerMixin, BaseEstimator):
             raise ValueError(f"init has shape {D0.shape}, X has {p} features")
         return [D0], False
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Learn the dictionary from the signals in the rows of X."""
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True, order="C")
         X = _check_signals(X)
         p = X.shape[1]
-        tau = self.tau
-        if not (isinstance(tau, numbers.Real) and not isinstance(tau, bool) and tau > 0):
-            raise ValueError(f"tau must be a positive number or np.inf, got {tau!r}")
-        tau = float(tau)
-        max_iter = check_int("max_iter", self.max_iter, 1)
-        tol = check_real("tol", self.tol, 0.0)
-        line_search = _check_line_search(self.line_search)
-        smoothing = check_real("smoothing", self.smoothing, 0.0)
-        max_inner_iter = check_int("max_inner_iter", self.max_inner_iter, 1)
+        tau, max_iter, tol, smoothing = float(self.tau), self.max_iter, float(self.tol), float(self.smoothing)
+        line_search = _LINE_SEARCHES[self.line_search]
+        max_inner_iter, inner_tol, start_noise = self.max_inner_iter, float(self.inner_tol), float(self.start_noise)
         memory = _memory(p, self.lbfgs_memory)
-        inner_tol = check_real("inner_tol", self.inner_tol, 0.0)
-        start_noise = check_real("start_noise", self.start_noise, 0.0)
-        rho = check_real("rho", self.rho, 0.0, low_open=True)
-        threshold = check_real("sharpness_threshold", self.sharpness_threshold, 0.0, low_open=True)
+        rho, threshold = self.rho, self.sharpness_threshold
         n_threads = resolve_n_threads(self.n_jobs)
-        rng = check_random_state(self.random_state)
+        rng = python_rng(self.random_state)
         inits, warm = self._initial_dictionaries(p, rng)
         warm = warm and np.isfinite(tau)
-        sharp_seeds = rng.randint(np.iinfo(np.int32).max, size=len(inits))
-        seed = int(rng.randint(np.iinfo(np.int32).max))
+        sharp_seeds = draw_seeds(rng, len(inits))
+        seed = int(draw_seeds(rng))
 
         D0s = np.ascontiguousarray(np.stack(inits))
         Q0s = np.ascontiguousarray(np.linalg.inv(D0s))

@@ -1,0 +1,138 @@
+"""The sharpness test (thesis 000 Algorithm 1) and the checks it shares with DL-BCD."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils.validation import check_array
+
+from .. import _core
+from .._seeds import python_rng
+from .._validation import resolve_n_threads
+
+__all__ = ["sharpness_test"]
+
+_LINE_SEARCHES = {"armijo": _core.LineSearch.armijo, "wolfe": _core.LineSearch.wolfe}
+_SHARPNESS_INNER_TOL = 1e-12  # relative decrease at which the sharpness test's BFGS stops
+_DENSE_MAX_P = 200  # by default, above this the subproblems use L-BFGS with _LBFGS_MEMORY pairs
+_LBFGS_MEMORY = 10
+_SINGULAR_COND = 1e12
+_SHARPNESS_START_NOISE = 1e-3
+
+
+def _memory(p, lbfgs_memory=None):
+    """Pairs kept by the subproblems' quasi-Newton solver (0: dense BFGS)."""
+    if lbfgs_memory is None:
+        return 0 if p <= _DENSE_MAX_P else _LBFGS_MEMORY
+    return int(lbfgs_memory)
+
+
+def _check_signals(X, p=None):
+    n, n_features = X.shape
+    if n < n_features:
+        raise ValueError(
+            f"a complete dictionary needs at least as many signals as features: n_samples = {n} < n_features = "
+            f"{n_features}")
+    if p is not None and n_features != p:
+        raise ValueError(f"X has {n_features} features, the dictionary has {p}")
+    return X
+
+
+def _check_dictionary(D, name="D"):
+    """A float64 copy of a square, finite, nonsingular D with its columns scaled to unit norm."""
+    D = check_array(D, dtype=np.float64, ensure_all_finite=True, input_name=name, copy=True)
+    if D.shape[0] != D.shape[1]:
+        raise ValueError(f"{name} must be square (a complete dictionary), got shape {D.shape}")
+    norms = np.linalg.norm(D, axis=0)
+    if np.any(norms == 0) or np.linalg.cond(D) > _SINGULAR_COND:
+        raise ValueError(f"{name} is singular (condition number above {_SINGULAR_COND:g})")
+    return np.ascontiguousarray(D / norms)
+
+
+def _perturbed_collinearity(D, rho, rng):
+    """M~ of Algorithm 1: the Gram matrix of D with N(0, rho^2) noise added to every entry, zero diagonal."""
+    Dp = D + rho * rng.standard_normal(D.shape)
+    M = Dp.T @ Dp
+    np.fill_diagonal(M, 0.0)
+    return np.ascontiguousarray(M)
+
+
+def _sharpness(D, X, rho, rng, *, start_noise, line_search, max_inner_iter, memory, n_threads):
+    p = D.shape[0]
+    beta = np.ascontiguousarray(np.linalg.solve(D, X.T).T)
+    M = _perturbed_collinearity(D, rho, rng)
+    W0 = np.ascontiguousarray(np.eye(p) + start_noise * rng.standard_normal((p, p)))
+    r, _ = _core.sharpness_statistic(beta, M, W0, 0.0, line_search, memory, max_inner_iter, _SHARPNESS_INNER_TOL,
+                                     n_threads)
+    return float(r)
+
+
+# Constraints sharpness_test and DLBCD share.
+PARAMETER_CONSTRAINTS = {
+    "rho": [Interval(Real, 0, None, closed="neither")],
+    "start_noise": [Interval(Real, 0, None, closed="left")],
+    "line_search": [StrOptions(set(_LINE_SEARCHES))],
+    "max_inner_iter": [Interval(Integral, 1, None, closed="left")],
+    "lbfgs_memory": [Interval(Integral, 0, None, closed="left"), None],
+    "random_state": ["random_state"],
+    "n_jobs": [Integral, None],
+}
+
+
+@validate_params(
+    {**PARAMETER_CONSTRAINTS, "D": ["array-like"], "X": ["array-like"],
+     "threshold": [Interval(Real, 0, None, closed="neither")]},
+    prefer_skip_nested_validation=True,
+)
+def sharpness_test(D, X, rho=0.01, threshold=1e-6, random_state=None, *, start_noise=1e-3, line_search="wolfe",
+                   max_inner_iter=1000, lbfgs_memory=None, n_jobs=None):
+    """Algorithm 1: is D a sharp local minimum of the l1 objective on the signals X?
+
+    The collinearity matrix M = D^T D is perturbed (``rho`` times standard Gaussian noise added to
+    every entry of D, then the Gram matrix), and for every atom k the strongly convex problem (5.3)
+
+        min_w  sum_i |<beta_i, w>| + sum_{h != k} sqrt((w_h - M~_kh)^2 + 1 - M~_kh^2) sum_i |beta_ih|,  w_k = 1,
+
+    is solved by BFGS. D is declared sharp when r = max_k ||w^(k) - I_k||^2 < threshold (Proposition
+    5.1.1: a sharp minimum stays the minimiser under small perturbations). BFGS starts near I_k, not
+    on it: I_k is a kink of (5.3) whenever some beta_ik = 0, and a quasi-Newton method started on a
+    kink can stop there although I_k is not the minimiser, which would report non-sharp dictionaries
+    as sharp.
+
+    Parameters
+    ----------
+    D : array-like of shape (p, p)
+        Dictionary with the atoms as columns; columns are scaled to unit norm.
+    X : array-like of shape (n_samples, p)
+        Signals as rows, n_samples >= p.
+    rho : float > 0
+        Perturbation level.
+    threshold : float > 0
+        Decision threshold T on r.
+    random_state : int, RandomState instance or None
+        Draws the perturbation and the start points.
+    start_noise : float >= 0
+        Standard deviation of the Gaussian offset of the start points from I_k (the reference
+        implementation's 1e-3; it must stay below sqrt(threshold) to let sharp minima pass).
+    line_search : {"wolfe", "armijo"}
+    max_inner_iter : int
+        BFGS iterations per problem.
+    lbfgs_memory : int >= 0 or None
+        The quasi-Newton solver of the problems: None uses dense BFGS for p <= 200 and L-BFGS keeping
+        10 pairs above; 0 forces dense BFGS, m > 0 L-BFGS keeping m pairs.
+    n_jobs : int or None
+        Threads over the p problems (the result does not depend on it).
+
+    Returns
+    -------
+    is_sharp : bool
+    r : float
+    """
+    D = _check_dictionary(D)
+    X = _check_signals(check_array(X, dtype=np.float64, ensure_all_finite=True, input_name="X"), D.shape[0])
+    r = _sharpness(D, X, rho, python_rng(random_state), start_noise=start_noise,
+                   line_search=_LINE_SEARCHES[line_search], max_inner_iter=max_inner_iter,
+                   memory=_memory(D.shape[0], lbfgs_memory), n_threads=resolve_n_threads(n_jobs))
+    return bool(r < threshold), r
