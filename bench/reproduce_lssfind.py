@@ -215,6 +215,16 @@ def part1(reps, n_jobs, grid):
     return results, checks, info, header, rows, elapsed
 
 
+def _label_panel(ax, K, L, bottom, left, xlabel, ylabel, ymax):
+    """One (K, L) panel of a grid figure: title, y range, axis labels on the outer panels only."""
+    ax.set_ylim(0, ymax)
+    ax.set_title(f"K={K}, L={L}", fontsize=10)
+    if bottom:
+        ax.set_xlabel(xlabel)
+    if left:
+        ax.set_ylabel(ylabel)
+
+
 def plot_part1(results, reps, path):
     plt = pyplot()
 
@@ -237,12 +247,7 @@ def plot_part1(results, reps, path):
             ax.plot(x, [SPEC_R_STRICT[(K, L)][P1_SNR.index(s)] for s in snrs], "k_", ms=16, mew=2,
                     label="spec §8 [R] (prototype)")
             ax.set_xticks(x, [f"{s:g}" for s in snrs])
-            ax.set_ylim(0, 1.15)
-            ax.set_title(f"K={K}, L={L}", fontsize=10)
-            if a == len(Ks) - 1:
-                ax.set_xlabel("SNR")
-            if b == 0:
-                ax.set_ylabel("score")
+            _label_panel(ax, K, L, a == len(Ks) - 1, b == 0, "SNR", "score", 1.15)
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
     fig.suptitle(f"LSSFind on the LSS model (paper 001 Fig. 2): p={FIG2_P}, n={FIG2_N}, {reps} reps, mean ± sd "
@@ -353,12 +358,7 @@ def plot_part2(curves, reps, n_iter, path):
                     ax.errorbar(m_at, (lo + hi) / 2, yerr=[[(hi - lo) / 2 + 0.03]], fmt="x", color=colors[snr],
                                 ms=7, capsize=3, alpha=0.7)
             ax.axvline(K, color="grey", lw=0.5, ls=":")
-            ax.set_ylim(0, 1.05)
-            ax.set_title(f"K={K}, L={L}", fontsize=10)
-            if a == len(Ks) - 1:
-                ax.set_xlabel("top M")
-            if b == 0:
-                ax.set_ylabel("proximity score (10.1)")
+            _label_panel(ax, K, L, a == len(Ks) - 1, b == 0, "top M", "proximity score (10.1)", 1.05)
     axes[0, 0].legend(fontsize=7, loc="lower right", title="lines: pyinterp; x: spec §4.5", title_fontsize=7)
     fig.suptitle(f"LSSrank after iRF soft thresholding ({n_iter} x {P2_TREES} trees)\n"
                  f"p={P2_P}, n={P2_N}, {reps} reps, unsigned (10.1)", fontsize=10)

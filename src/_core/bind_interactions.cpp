@@ -83,6 +83,22 @@ py::tuple transactions_csr(const py::object& transactions) {
   return py::make_tuple(move_array(std::move(indptr)), move_array(std::move(items)));
 }
 
+// A binding of a signed-path reading: the options as arguments, `read` without the GIL, then
+// `convert` its result to Python objects.
+template <class Read, class Convert>
+auto path_binding(Read read, Convert convert) {
+  return [read, convert](const Forest& f, double epsilon, FirstOccurrence first, LeafWeight weight, DecreaseScale scale,
+                         NodeCounts counts, int n_threads) {
+    const SignedPathOptions o{epsilon, first, weight, scale, counts};
+    decltype(read(f, o, n_threads)) out;
+    {
+      py::gil_scoped_release release;
+      out = read(f, o, n_threads);
+    }
+    return convert(std::move(out));
+  };
+}
+
 }  // namespace
 
 void bind_interactions(py::module_& m) {
@@ -96,42 +112,24 @@ void bind_interactions(py::module_& m) {
       .value("within_node", DecreaseScale::within_node);
   py::enum_<NodeCounts>(m, "NodeCounts").value("weighted", NodeCounts::weighted).value("distinct", NodeCounts::distinct);
 
-  m.def(
-      "signed_paths",
-      [](const Forest& f, double epsilon, FirstOccurrence first, LeafWeight weight, DecreaseScale scale,
-         NodeCounts counts, int n_threads) {
-        const SignedPathOptions o{epsilon, first, weight, scale, counts};
-        SignedPaths paths;
-        {
-          py::gil_scoped_release release;
-          paths = signed_paths(f, o, n_threads);
-        }
-        py::dict d;
-        d["indptr"] = move_array(std::move(paths.indptr));
-        d["codes"] = move_array(std::move(paths.codes));
-        d["weight"] = move_array(std::move(paths.weight));
-        d["depth"] = move_array(std::move(paths.depth));
-        d["tree"] = move_array(std::move(paths.tree));
-        d["leaf"] = move_array(std::move(paths.leaf));
-        return d;
-      },
-      py::arg("forest"), py::arg("epsilon"), py::arg("first_occurrence"), py::arg("weight"), py::arg("scale"),
-      py::arg("counts"), py::arg("n_threads") = 1);
-  m.def(
-      "distinct_signed_paths",
-      [](const Forest& f, double epsilon, FirstOccurrence first, LeafWeight weight, DecreaseScale scale,
-         NodeCounts counts, int n_threads) {
-        const SignedPathOptions o{epsilon, first, weight, scale, counts};
-        WeightedCsr rows;
-        {
-          py::gil_scoped_release release;
-          rows = distinct_signed_paths(f, o, n_threads);
-        }
-        return py::make_tuple(move_array(std::move(rows.indptr)), move_array(std::move(rows.items)),
-                              move_array(std::move(rows.weight)));
-      },
-      py::arg("forest"), py::arg("epsilon"), py::arg("first_occurrence"), py::arg("weight"), py::arg("scale"),
-      py::arg("counts"), py::arg("n_threads") = 1);
+  m.def("signed_paths", path_binding(signed_paths, [](SignedPaths&& paths) {
+          py::dict d;
+          d["indptr"] = move_array(std::move(paths.indptr));
+          d["codes"] = move_array(std::move(paths.codes));
+          d["weight"] = move_array(std::move(paths.weight));
+          d["depth"] = move_array(std::move(paths.depth));
+          d["tree"] = move_array(std::move(paths.tree));
+          d["leaf"] = move_array(std::move(paths.leaf));
+          return d;
+        }),
+        py::arg("forest"), py::arg("epsilon"), py::arg("first_occurrence"), py::arg("weight"), py::arg("scale"),
+        py::arg("counts"), py::arg("n_threads") = 1);
+  m.def("distinct_signed_paths", path_binding(distinct_signed_paths, [](WeightedCsr&& rows) {
+          return py::make_tuple(move_array(std::move(rows.indptr)), move_array(std::move(rows.items)),
+                                move_array(std::move(rows.weight)));
+        }),
+        py::arg("forest"), py::arg("epsilon"), py::arg("first_occurrence"), py::arg("weight"), py::arg("scale"),
+        py::arg("counts"), py::arg("n_threads") = 1);
 
   m.def(
       "match_sets",
