@@ -59,15 +59,17 @@ def test_seed_convention():
         root_seed("zero")
 
 
-def test_joblib_units_give_the_same_result_on_processes():
-    """The partitioned ratio's row blocks are joblib units: a process backend gives the same fit."""
+def test_irf_bootstraps_are_joblib_units_with_the_same_result_on_processes():
+    """iRF's bootstraps run as joblib units: a process backend gives the same interactions."""
     from joblib import parallel_config
 
-    from pyinterp import PartitionedRatio
+    from pyinterp import IterativeRandomForest
+    from pyinterp.datasets import make_lss
 
-    X = np.random.default_rng(0).normal(size=(600, 4))  # n > 512: more than one block of rows
-    threads = PartitionedRatio(2, n_lambdas=3, random_state=0, n_jobs=2).fit(X)
+    X, y, _ = make_lss(n_samples=200, n_features=8, n_interactions=1, order=2, snr=5, random_state=0)
+    kw = dict(n_iterations=2, n_estimators=20, n_bootstraps=3, bootstrap_n_estimators=10, rit_n_trees=20,
+              random_state=0, n_jobs=2)
+    threads = IterativeRandomForest(**kw).fit(X, y)
     with parallel_config(backend="loky"):
-        processes = PartitionedRatio(2, n_lambdas=3, random_state=0, n_jobs=2).fit(X)
-    np.testing.assert_array_equal(threads.coef_, processes.coef_)
-    np.testing.assert_array_equal(threads.validation_scores_, processes.validation_scores_)
+        processes = IterativeRandomForest(**kw).fit(X, y)
+    assert repr(list(threads.interactions_)) == repr(list(processes.interactions_))

@@ -32,13 +32,13 @@ import contextlib
 import math
 import warnings
 from numbers import Integral, Real
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.parallel import Parallel
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._seeds import python_rng
@@ -123,15 +123,14 @@ def _resolve_functions(spec, table, name):
 
 @contextlib.contextmanager
 def _workers(n_threads):
-    """An open joblib Parallel (threads: the products release the GIL) over blocks of rows of the
-    n x n ratio matrix, reused by every evaluation of the fit, with single-threaded BLAS (small
-    products run faster that way, and results do not depend on the worker count)."""
+    """Threads over blocks of rows of the n x n ratio matrix, each with single-threaded BLAS (small
+    products run faster that way, and results do not depend on the thread count)."""
     with threadpool_limits(limits=1, user_api="blas"):
         if n_threads == 1:
             yield None
         else:
-            with Parallel(n_jobs=n_threads, prefer="threads") as parallel:
-                yield parallel
+            with ThreadPoolExecutor(n_threads) as executor:
+                yield executor
 
 
 class PartitionedRatio(BaseEstimator):
@@ -235,9 +234,9 @@ class PartitionedRatio(BaseEstimator):
         self.random_state = random_state
 
     # -- helpers --------------------------------------------------------------------------------
-    def _problem(self, Z, parallel, normalizer="pairs"):
+    def _problem(self, Z, executor, normalizer="pairs"):
         return RatioProblem(Z, self.block1_, self.block2_, self._pair_funcs, self._unary_funcs, normalizer,
-                            parallel=parallel)
+                            executor=executor, n_workers=self._n_threads)
 
     def _standardise(self, X, mean, scale):
         return (X - mean) / scale
@@ -263,16 +262,16 @@ class PartitionedRatio(BaseEstimator):
         self._unary_funcs = _resolve_functions(self.unary, UNARY_FEATURES, "unary")
         b, c = len(self._pair_funcs), len(self._unary_funcs)
         self._n_threads = resolve_n_threads(self.n_jobs)
-        with _workers(self._n_threads) as parallel:
-            return self._fit(X, lambdas, b, c, parallel)
+        with _workers(self._n_threads) as executor:
+            return self._fit(X, lambdas, b, c, executor)
 
-    def _fit(self, X, lambdas, b, c, parallel):
+    def _fit(self, X, lambdas, b, c, executor):
         m = X.shape[1]
         self.mean_, self.scale_ = X.mean(axis=0), X.std(axis=0)
         constant = np.flatnonzero(self.scale_ <= 1e-12 * np.maximum(1.0, np.abs(self.mean_)))
         if constant.size:
             raise ValueError(f"column(s) {constant.tolist()} of X are constant; the ratio needs varying columns")
-        problem = self._problem(self._standardise(X, self.mean_, self.scale_), parallel)
+        problem = self._problem(self._standardise(X, self.mean_, self.scale_), executor)
         G, n_cross = problem.n_groups, problem.n_cross
         self.lambda_max_ = float(np.sqrt(np.sum(problem.cross_gradient_at_zero() ** 2, axis=0)).max())
         if lambdas is None:
@@ -282,7 +281,7 @@ class PartitionedRatio(BaseEstimator):
 
         self.validation_scores_ = None
         if self.validation_fraction is not None:
-            self.validation_scores_ = self._validation_scores(X, lambdas, weights, parallel)
+            self.validation_scores_ = self._validation_scores(X, lambdas, weights, executor)
             self.best_index_ = int(np.argmax(self.validation_scores_))
         else:
             self.best_index_ = len(lambdas) - 1
@@ -312,7 +311,7 @@ class PartitionedRatio(BaseEstimator):
         self.unary_coef_ = self._unary_columns(selected[n_pair_params:, None], c, m)[:, :, 0]
         return self
 
-    def _validation_scores(self, X, lambdas, weights, parallel):
+    def _validation_scores(self, X, lambdas, weights, executor):
         n = X.shape[0]
         if n < 6:
             raise ValueError(f"selecting lambda on held-out rows needs at least 6 samples (3 to fit, 3 to score), "
@@ -322,9 +321,9 @@ class PartitionedRatio(BaseEstimator):
         val, train = X[order[:n_val]], X[order[n_val:]]
         mean, scale = train.mean(axis=0), train.std(axis=0)
         scale = np.where(scale > 0, scale, 1.0)
-        path, _, _ = solve_path(self._problem(self._standardise(train, mean, scale), parallel), lambdas, weights,
+        path, _, _ = solve_path(self._problem(self._standardise(train, mean, scale), executor), lambdas, weights,
                                 self.tol, self.max_iter)
-        held_out = self._problem(self._standardise(val, mean, scale), parallel)
+        held_out = self._problem(self._standardise(val, mean, scale), executor)
         return np.array([-held_out.value(path[:, k]) for k in range(len(lambdas))])
 
     def _unary_columns(self, unary, c, m):
@@ -363,5 +362,5 @@ class PartitionedRatio(BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, order="C", reset=False, ensure_min_samples=3)
         theta = np.concatenate([self.coef_.T.ravel(), self.unary_coef_[self.block1_].T.ravel(),
                                 self.unary_coef_[self.block2_].T.ravel()])
-        with _workers(self._n_threads) as parallel:
-            return -self._problem(self._standardise(X, self.mean_, self.scale_), parallel).value(theta)
+        with _workers(self._n_threads) as executor:
+            return -self._problem(self._standardise(X, self.mean_, self.scale_), executor).value(theta)

@@ -26,7 +26,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from sklearn.utils.parallel import delayed
 
 # Target number of entries of L formed at once (2 MiB of float64): large enough for BLAS, small
 # enough for the cache.
@@ -63,27 +62,27 @@ def _stack(funcs, Z, what):
     return out
 
 
-def _chunk_terms(A, B, BT, s, e, with_grad):
+def _chunk_terms(A, B, BT, s, e, out):
     """One block of rows of L = A @ B.T (a_i and b_j ride along as columns of A and B), masked on
-    the diagonal and exponentiated relative to the block's maximum M. Returns M, the block total
-    and, with_grad, the block's column sums and its rows of exp(L - M) @ B[:, :-1] (W @ B, then the
-    row sums); a pure function of its arguments, so a block can run on any joblib worker."""
+    the diagonal and exponentiated relative to the block's maximum M. With ``out`` the block's rows
+    of exp(L - M) @ B[:, :-1] (W @ B, then the row sums) are written there; returns M, the block
+    total and its column sums (or None)."""
     L = A[s:e] @ BT
     L[np.arange(e - s), np.arange(s, e)] = -np.inf
     M = float(L.max())
     L -= M
     np.exp(L, out=L)
-    if not with_grad:
-        return M, float(L.sum()), None, None
-    rows = L @ B[:, :-1]
-    return M, float(rows[:, -1].sum()), L.sum(axis=0), rows
+    if out is None:
+        return M, float(L.sum()), None
+    out[s:e] = L @ B[:, :-1]
+    return M, float(out[s:e, -1].sum()), L.sum(axis=0)
 
 
-def masked_logsumexp(a, b, A, B, chunk, with_grad, parallel=None):
+def masked_logsumexp(a, b, A, B, chunk, with_grad, executor=None, n_workers=1):
     """log sum_{i != j} exp(a_i + b_j + A_i . B_j), stable; with_grad also returns the softmax W's
     row sums, column sums and W @ B. Rows of L are formed ``chunk`` at a time (memory O(n chunk) per
-    worker); blocks run on ``parallel`` (an open joblib ``Parallel``) if given and are always
-    combined in block order, so the result does not depend on the number of workers."""
+    worker); blocks run on ``executor`` if given and are always combined in block order, so the
+    result does not depend on the number of threads."""
     n, K = A.shape
     ones = np.ones((n, 1))
     A = np.concatenate([A, a[:, None], ones], axis=1)     # L_ij = [A_i, a_i, 1] . [B_j, 1, b_j]
@@ -94,15 +93,14 @@ def masked_logsumexp(a, b, A, B, chunk, with_grad, parallel=None):
     col = np.zeros(n) if with_grad else None
     col_ref = -np.inf
     maxima, totals = np.empty(len(starts)), np.empty(len(starts))
-    width = 4 * parallel.n_jobs if parallel else 1   # blocks in flight: bounds the per-block buffers
+    width = 4 * n_workers   # blocks in flight: bounds the column-sum buffers
     for w in range(0, len(starts), width):
-        units = [(A, B, BT, s, min(n, s + chunk), with_grad) for s in starts[w:w + width]]
-        results = parallel(delayed(_chunk_terms)(*u) for u in units) if parallel else (_chunk_terms(*u) for u in units)
-        for c, (M, total, cs, rows) in enumerate(results, start=w):
+        args = [(A, B, BT, s, min(n, s + chunk), out) for s in starts[w:w + width]]
+        results = executor.map(lambda x: _chunk_terms(*x), args) if executor else (_chunk_terms(*x) for x in args)
+        for c, (M, total, cs) in enumerate(results, start=w):
             maxima[c], totals[c] = M, total
             if cs is None:
                 continue
-            out[starts[c]:starts[c] + chunk] = rows
             if M > col_ref:
                 col *= math.exp(col_ref - M)
                 col_ref = M
@@ -122,7 +120,7 @@ def masked_logsumexp(a, b, A, B, chunk, with_grad, parallel=None):
 class RatioProblem:
     """The smooth loss l(theta) for standardised data Z split into columns t1 / t2."""
 
-    def __init__(self, Z, t1, t2, pair_funcs, unary_funcs, normalizer="pairs", chunk=None, parallel=None):
+    def __init__(self, Z, t1, t2, pair_funcs, unary_funcs, normalizer="pairs", chunk=None, executor=None, n_workers=1):
         n = Z.shape[0]
         self.n, self.m1, self.m2 = n, len(t1), len(t2)
         X1, X2 = Z[:, t1], Z[:, t2]
@@ -142,7 +140,7 @@ class RatioProblem:
         pairs = n * (n - 1) if normalizer == "pairs" else n * (n - 1) / 2
         self.offset = -math.log(pairs)
         self.chunk = max(1, min(n, chunk or _CHUNK_ENTRIES // n))
-        self.parallel = parallel
+        self.executor, self.n_workers = executor, n_workers
         self.n_evaluations = 0
 
     # -- layout ---------------------------------------------------------------------------------
@@ -189,13 +187,13 @@ class RatioProblem:
     def value(self, theta):
         self.n_evaluations += 1
         a, bb, A, cross = self._kernel_inputs(theta)
-        log_z = masked_logsumexp(a, bb, A, self.B, self.chunk, False, self.parallel)
+        log_z = masked_logsumexp(a, bb, A, self.B, self.chunk, False, self.executor, self.n_workers)
         return self._data_term(a, bb, cross) + log_z + self.offset
 
     def value_and_grad(self, theta):
         self.n_evaluations += 1
         a, bb, A, cross = self._kernel_inputs(theta)
-        log_z, row, col, WB = masked_logsumexp(a, bb, A, self.B, self.chunk, True, self.parallel)
+        log_z, row, col, WB = masked_logsumexp(a, bb, A, self.B, self.chunk, True, self.executor, self.n_workers)
         value = self._data_term(a, bb, cross) + log_z + self.offset
         m1, m2 = self.m1, self.m2
         if self.swap:   # the kernel saw L^T: its rows are T2 samples, W B = W^T Phi1
