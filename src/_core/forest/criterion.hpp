@@ -25,10 +25,14 @@ inline bool is_classification(Criterion c) { return c != Criterion::squared_erro
 
 inline double plogp(double p) { return p > 0.0 ? p * std::log2(p) : 0.0; }
 
-// Impurity of class fractions p (n_classes of them).
-inline double class_impurity(Criterion c, const double* p, int32_t n_classes) {
+// Gini or entropy of the class fractions fraction(0), ..., fraction(n_classes - 1).
+template <class Fraction>
+double class_impurity(Criterion c, int32_t n_classes, Fraction fraction) {
   double h = c == Criterion::entropy ? 0.0 : 1.0;
-  for (int32_t k = 0; k < n_classes; ++k) h -= c == Criterion::entropy ? plogp(p[k]) : p[k] * p[k];
+  for (int32_t k = 0; k < n_classes; ++k) {
+    const double p = fraction(k);
+    h -= c == Criterion::entropy ? plogp(p) : p * p;
+  }
   return std::max(h, 0.0);
 }
 
@@ -63,7 +67,7 @@ inline NodeStats node_stats(Criterion c, const uint32_t* rows, int64_t m, const 
     s.weight += w[rows[k]];
   }
   for (int32_t v = 0; v < n_values; ++v) value[v] /= s.weight;
-  s.impurity = class_impurity(c, value, n_values);
+  s.impurity = class_impurity(c, n_values, [value](int32_t k) { return value[k]; });
   return s;
 }
 
@@ -76,9 +80,7 @@ inline double impurity_of_sums(Criterion c, double w, const double* wy, double w
     for (int32_t v = 0; v < n_values; ++v) sq += (wy[v] / w) * (wy[v] / w);
     return std::max(wyy / w - sq, 0.0);
   }
-  double h = c == Criterion::entropy ? 0.0 : 1.0;
-  for (int32_t v = 0; v < n_values; ++v) h -= c == Criterion::entropy ? plogp(wy[v] / w) : (wy[v] / w) * (wy[v] / w);
-  return std::max(h, 0.0);
+  return class_impurity(c, n_values, [wy, w](int32_t k) { return wy[k] / w; });
 }
 
 // Zhou & Hooker's impurity mixing the in-bag node value mu with the mean of the sums (UFI): for
