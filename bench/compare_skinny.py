@@ -1,7 +1,7 @@
 """Skinny Trees speed: time per training epoch with the C++ tree recursion vs the plain numpy
-reference kernels (tests/reference_skinny.py; same SGD step: GEMMs in BLAS, update; the numpy side
-skips the prox, a no-op at lambda0 = 0), and inference of the compressed model (selected columns
-only) vs the dense model (every column).
+reference kernels (tests/reference_skinny.py), both through pyinterp's own training loop (GEMMs in
+BLAS, in-place update, prox), which takes the (forward, backward) pair as ``TrainConfig.engine``;
+and inference of the compressed model (selected columns only) vs the dense model (every column).
 
 Both sides run in this process, interleaved, single-threaded BLAS; ratios > 1 favour pyinterp's
 default path. Usage: python bench/compare_skinny.py [--repeats 5]   (quick look: --repeats 1 --epochs 1)
@@ -39,31 +39,11 @@ def make_data(rng, n, p, n_classes):
     return X, rng.integers(0, n_classes, n), kernels.cross_entropy_loss, n_classes
 
 
-def core_epoch_time(cfg, X, y, loss, n_outputs, epochs):
-    """pyinterp's training loop."""
-    cfg.max_epochs = epochs
+def epoch_time(cfg, engine, X, y, loss, n_outputs, epochs):
+    """Seconds per epoch of pyinterp's training loop with the given (forward, backward) pair."""
+    cfg.max_epochs, cfg.engine = epochs, engine
     start = time.perf_counter()
     training.train(cfg, X, y, loss, n_outputs, np.random.default_rng(0))
-    return (time.perf_counter() - start) / epochs
-
-
-def numpy_epoch_time(cfg, X, y, loss, n_outputs, epochs):
-    """The same SGD epochs with the numpy reference forward/backward."""
-    start = time.perf_counter()
-    rng = np.random.default_rng(0)
-    W, b, O = kernels.glorot_init(rng, X.shape[1], cfg.n_trees, cfg.depth, n_outputs, cfg.dtype)
-    ridge, lr = kernels.ridge_scale(cfg.lambda2, W.shape[1]), cfg.learning_rate
-    for _ in range(epochs):
-        order = rng.permutation(len(X))
-        for first in range(0, len(X), cfg.batch_size):
-            rows = order[first:first + cfg.batch_size]
-            F, cache = ref.forward(X[rows], W, b, O, cfg.depth, cfg.activation, cfg.gamma_s)
-            _, G = loss(F, y[rows])
-            dW, db, dO = ref.backward(X[rows], G, cache, O, cfg.depth)
-            O -= lr * dO
-            b -= lr * db
-            W *= 1.0 - lr * ridge
-            W -= lr * dW
     return (time.perf_counter() - start) / epochs
 
 
@@ -82,10 +62,10 @@ def bench_training(repeats, epochs_cap):
         epochs = min(epochs, epochs_cap or epochs)
         times = {"numpy": [], "core": []}
         for _ in range(repeats):
-            times["numpy"].append(numpy_epoch_time(cfg, X, y, loss, c, epochs))
-            times["core"].append(core_epoch_time(cfg, X, y, loss, c, epochs))
-        ref, core = np.median(times["numpy"]) * 1e3, np.median(times["core"]) * 1e3
-        print(f"| {name} | {n} | {p} | {m} | {d} | {batch} | {ref:.2f} | {core:.2f} | {ref / core:.2f} |")
+            times["numpy"].append(epoch_time(cfg, ref.ENGINE, X, y, loss, c, epochs))
+            times["core"].append(epoch_time(cfg, kernels.CORE, X, y, loss, c, epochs))
+        numpy_ms, core_ms = np.median(times["numpy"]) * 1e3, np.median(times["core"]) * 1e3
+        print(f"| {name} | {n} | {p} | {m} | {d} | {batch} | {numpy_ms:.2f} | {core_ms:.2f} | {numpy_ms / core_ms:.2f} |")
 
 
 def bench_inference(repeats):
