@@ -4,16 +4,15 @@ import numpy as np
 
 import pyinterp
 from pyinterp import _core
-from pyinterp.forest.tree import derived_fields
+from pyinterp.forest.tree import derived_fields, forest_state
 
 
 class Hand:
     """A pyinterp regressor whose core forest is built from node arrays."""
 
     def __init__(self, trees, n_features=2):
-        state = {"version": _core.Forest.state_version, "criterion": "squared_error", "n_features": n_features,
-                 "n_classes": 0, "n_samples": 1, "trees": [self._tree(*t) for t in trees],
-                 "inbag": np.zeros(len(trees), dtype=np.uint32)}
+        state = forest_state("squared_error", n_features, 0, 1, [self._tree(*t) for t in trees],
+                             np.zeros(len(trees), dtype=np.uint32))
         self.forest = pyinterp.RandomForestRegressor()
         self.forest._forest = _core.Forest.from_state(state)
         self.forest.n_features_in_ = n_features

@@ -20,7 +20,7 @@ def legacy():
         return pickle.loads(PICKLES.read_bytes())
 
 
-def outputs(name, est, X, expected):
+def outputs(est, X, expected):
     """What the estimator computes now, for the keys that were recorded."""
     y = expected.get("y")
     compute = {
@@ -44,7 +44,7 @@ def outputs(name, est, X, expected):
                                   "irf", "dlbcd", "skinny_regressor", "skinny_classifier", "partitioned"])
 def test_legacy_pickle_loads_and_reproduces(legacy, name):
     record = legacy[name]
-    got = outputs(name, record["estimator"], record["X"], record["expected"])
+    got = outputs(record["estimator"], record["X"], record["expected"])
     for key, want in record["expected"].items():
         if isinstance(want, list):
             assert repr(got[key]) == repr(want), key

@@ -43,11 +43,12 @@ Tree tree_from_state(const py::handle& state, int64_t n_features, int32_t n_valu
     if (!arrays.contains(name)) throw std::invalid_argument(std::string("corrupt forest state: tree has no ") + name);
     using T = typename std::decay_t<decltype(field)>::value_type;
     // One entry per node, or for a matrix field (n, columns) or its n * columns entries flat.
+    const int64_t size = n * std::max<int64_t>(columns, 1);
     const auto a = py::array::ensure(arrays[name]);
-    const bool ok = a && (a.ndim() == 1 ? a.shape(0) == n * std::max<int64_t>(columns, 1)
+    const bool ok = a && (a.ndim() == 1 ? a.shape(0) == size
                                         : columns > 0 && a.ndim() == 2 && a.shape(0) == n && a.shape(1) == columns);
     if (!ok) throw std::invalid_argument(std::string("corrupt forest state: ") + name + " has the wrong shape");
-    const auto flat = checked_array<T>(a.attr("reshape")(-1), {n * std::max<int64_t>(columns, 1)}, name, true);
+    const auto flat = checked_array<T>(a.attr("reshape")(-1), {size}, name, /*convert=*/true);
     field.assign(flat.data(), flat.data() + flat.size());
   });
   for (int64_t k = 0; k < n; ++k) {

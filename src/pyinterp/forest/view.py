@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _core
 from .estimators import _BaseForest
-from .tree import derived_fields
+from .tree import derived_fields, forest_state
 
 
 @dataclass
@@ -123,5 +123,4 @@ def _sklearn_state(forest, n_samples):
     else:
         inbag = np.ones((n_trees, n_samples), dtype=np.uint32)
     n_classes = len(forest.classes_) if hasattr(forest, "classes_") else 0
-    return {"version": _core.Forest.state_version, "criterion": _sklearn_criterion(forest), "n_features": int(forest.n_features_in_),
-            "n_classes": n_classes, "n_samples": int(n_samples), "trees": trees, "inbag": inbag.ravel()}
+    return forest_state(_sklearn_criterion(forest), forest.n_features_in_, n_classes, n_samples, trees, inbag.ravel())
