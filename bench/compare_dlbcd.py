@@ -21,7 +21,7 @@ from benchkit.data import gaussian_dictionary_problem
 from benchkit.peers import reference
 from benchkit.timing import load
 
-from pyinterp import DLBCD
+from pyinterp import DLBCD, sharpness_test
 from pyinterp.datasets import make_collinear_dictionary, make_dictionary_signals, make_sparse_coefficients
 from pyinterp.metrics import dictionary_nmse
 
@@ -31,26 +31,17 @@ ref = reference("reference_dlbcd")
 def compare_sharpness_solvers(p=20, n=400, seed=0, lp_rows=3):
     """Algorithm 1's subproblems (5.3): pyinterp's BFGS (all p rows, C++) against the reference LP on
     the first lp_rows rows (Kelley's cuts converge slowly where the minimiser leaves I_k)."""
-    # Private: no public API returns the per-row solutions W that the objective gap needs
-    # (sharpness_test returns r only).
-    from pyinterp import _core
-
     print(f"\n# Algorithm 1 subproblems (5.3), p = {p}, n = {n}, SG(p/2), constant collinearity; load {load():.2f}")
     s = p // 2
     for label, mu in (("sharp D* (Corollary 4.1.1 holds)", ((p - s) / (p - 1) - 0.2) / np.sqrt(s)),
                       ("non-sharp D* (mu = 0.5)", 0.5)):
         D = make_collinear_dictionary(p, mu)
         X = make_dictionary_signals(D, make_sparse_coefficients(n, p, "sg", sparsity=s, random_state=seed))
-        beta = np.ascontiguousarray(np.linalg.solve(D, X.T).T)
-        rng = np.random.RandomState(seed)
-        Dp = D + 0.01 * rng.standard_normal(D.shape)
-        M = Dp.T @ Dp
-        np.fill_diagonal(M, 0.0)
-        W0 = np.ascontiguousarray(np.eye(p) + 1e-3 * rng.standard_normal((p, p)))
+        beta = np.linalg.solve(D, X.T).T
         weight = np.abs(beta).sum(axis=0)
         t = time.perf_counter()
-        r_bfgs, W = _core.sharpness_statistic(beta, np.ascontiguousarray(M), W0, 0.0, _core.LineSearch.wolfe, 0, 1000,
-                                              1e-12)
+        _, r_bfgs, W, M = sharpness_test(D, X, rho=0.01, random_state=seed, lbfgs_memory=0, n_jobs=1,
+                                         return_solutions=True)
         t_bfgs = time.perf_counter() - t
         t = time.perf_counter()
         lp = [ref.lp_row_problem(beta, k, M[k], weight) for k in range(lp_rows)]

@@ -70,7 +70,7 @@ def main():
     X, y = oob_regression(args.n, args.p)
 
     forest = pyinterp.RandomForestRegressor(n_estimators=args.trees, random_state=0, n_jobs=args.n_jobs).fit(X, y)
-    t_pred, _ = best_of(lambda: forest._forest.predict_oob(X, args.n_jobs), args.repeats)  # private: see above
+    t_pred, _ = best_of(lambda: forest.oob_predict(X), args.repeats)
     print(f"n={args.n} p={args.p} trees={args.trees} n_jobs={args.n_jobs}; "
           f"mean nodes per tree {np.mean([t.node_count for t in forest.trees_]):.0f}; load average {load():.2f}")
 

@@ -87,8 +87,7 @@ def to_direct(problem, theta):
 
 def kernel_breakdown(problem, theta, repeat=5):
     """Seconds per evaluation: whole value_and_grad, the two products per row block, exp over n^2."""
-    # Private: the per-block kernel inputs, to time the products the kernel is made of.
-    a, bb, A, _ = problem._kernel_inputs(theta)
+    a, bb, A, _ = problem.kernel_inputs(theta)
     B, BT, n, chunk = problem.B, np.ascontiguousarray(problem.B.T), problem.n, problem.chunk
     whole, _ = best_of(lambda: problem.value_and_grad(theta), repeat)
 

@@ -2,7 +2,7 @@
 
 For one replicate of the paper 001 grid (make_lss, p = 20, n = 1000, seed) it fits
 pyinterp.IterativeRandomForest with the settings of bench/reproduce_lssfind.py (benchkit.peers.IRF_SETTINGS) (``paper`` by
-default, overridable as key=value), refits each bootstrap forest exactly as ``fit`` does, and
+default, overridable as key=value), redoes each bootstrap exactly as ``fit`` did (``bootstrap``), and
 computes by enumeration over leaf pairs the exact probability that two drawn paths meet in exactly
 the true set S. From that it derives the chance that one RIT tree and one bootstrap report S, and
 the expected stability (the mean over bootstraps), printed beside the fitted stability. Exact for
@@ -71,19 +71,11 @@ def main():
     stability = dict(zip(est.interactions_.features, est.interactions_["stability"]))
     print(f"K={args.K} L={args.L} SNR={args.snr:g} seed={args.seed} {args.settings} {overrides or ''}")
     print(f"  highest stability of any set: {est.interactions_['stability'].max():.1f}")
-    # Private on purpose: the diagnosis refits each bootstrap exactly as fit() does (_bootstrap,
-    # _resample, _forest) and reads the leaves RIT draws from; no public API exposes them.
-    # The bootstrap seeds fit() drew.
-    seeds = np.random.RandomState(args.seed).randint(np.iinfo(np.int32).max,
-                                                      size=est.n_iterations + 2 * est.n_bootstraps)
-    boot = seeds[est.n_iterations:].reshape(est.n_bootstraps, 2)
-    z = (y > est.cut_).astype(float)
-    weights = est.feature_weights_[est.selected_iteration_]
-    runs = [est._bootstrap(X, y, z, weights, *boot[b]) for b in range(est.n_bootstraps)]
+    runs = [est.bootstrap(X, y, b) for b in range(est.n_bootstraps)]  # each bootstrap redone as fit() did it
     for S in true:
         target = frozenset(encode(S).tolist())
         expected = []
-        for b, (leaves, found) in enumerate(runs):
+        for b, (_, _, leaves, found) in enumerate(runs):
             rows, w, paths, meet = leaf_pair_odds(leaves, est, target)
             exact = np.array([q == target for q in paths])
             holds = np.array([target <= q for q in paths])
@@ -105,8 +97,7 @@ def main():
         print(f"  S = {S}: expected stability {np.mean(expected):.2f} (P(report) per bootstrap "
               f"{min(expected):.2f}-{max(expected):.2f}), fitted stability {stability.get(S, 0.0):.1f}")
     if args.int_weights:
-        rows = est._resample(y, boot[0, 0])  # bootstrap 0's forest, refitted as fit() does
-        forest = est._forest(int(boot[0, 1]), 1, est._bootstrap_trees).fit(X[rows], y[rows], feature_weights=weights)
+        forest = runs[0].forest
         means = np.concatenate([t.value[t.left < 0, 0] for t in forest.trees_])
         values, counts = np.unique(np.trunc(means).astype(int), return_counts=True)
         print(f"  int(leaf mean) on bootstrap 0's {len(means)} leaves: "

@@ -257,15 +257,13 @@ def test_sharpness_test_does_not_stop_on_the_kink():
     sharp, r = sharpness_test(D, X, random_state=0)
     assert not sharp
     assert sharpness_test(D, X, random_state=0, start_noise=0.0)[0]
-    beta = np.ascontiguousarray(np.linalg.solve(D, X.T).T)
-    rng = np.random.RandomState(0)
-    Dp = D + 0.01 * rng.standard_normal(D.shape)
-    M = Dp.T @ Dp
-    np.fill_diagonal(M, 0.0)
-    W0 = np.ascontiguousarray(np.eye(p) + 1e-3 * rng.standard_normal((p, p)))
-    r_core, W = _core.sharpness_statistic(beta, np.ascontiguousarray(M), W0, 0.0, _core.LineSearch.wolfe, 0, 1000,
-                                          1e-12)
-    assert r_core == pytest.approx(r, rel=1e-6)  # (sharpness_test rescales D to unit columns)
+    again, r_again, W, M = sharpness_test(D, X, random_state=0, return_solutions=True)
+    assert (again, r_again) == (sharp, r)
+    assert r == np.max(((W - np.eye(p)) ** 2).sum(axis=1))  # r = max_k ||w^(k) - I_k||^2
+    np.testing.assert_array_equal(np.diag(M), 0.0)
+    np.testing.assert_array_equal(M, M.T)
+    assert 0 < np.abs(M - (D.T @ D - np.eye(p))).max() < 0.1  # perturbed with rho = 0.01
+    beta = np.linalg.solve(D, X.T).T
     k = int(np.argmax(((W - np.eye(p)) ** 2).sum(axis=1)))
     weight = np.abs(beta).sum(axis=0)
     assert row_objective(W[k], beta, k, M[k], weight) < row_objective(np.eye(p)[k], beta, k, M[k], weight) - 1e-3

@@ -5,8 +5,8 @@ import pytest
 
 import pyinterp
 from pyinterp.datasets import make_boolean_response, make_lss
-from pyinterp.interactions import IterativeRandomForest, random_intersection_trees
-from pyinterp.interactions.irf import _Leaves
+from pyinterp.interactions import IterativeRandomForest, encode, random_intersection_trees
+from pyinterp.interactions.irf import BootstrapLeaves
 
 
 def random_sets(seed, n=60, items=12):
@@ -176,14 +176,33 @@ def test_irf_bootstrap_size_and_trees(max_samples, rows):
     exact = rows * np.bincount(y) / 200  # classes keep their shares, up to rounding
     assert counts.sum() == rows and np.all(np.abs(counts - exact) < 1)
     np.testing.assert_array_equal(drawn, model._resample(y, 11))
-    z = (y == 1).astype(float)
-    leaves, _ = model._bootstrap(X, y, z, np.ones(4), 11, 12)
+    run = model.bootstrap(X, y, 0)
+    leaves = run.leaves
+    assert len(run.rows) == rows and run.forest.n_estimators == 3
     assert leaves.paths.tree.max() + 1 == 3  # bootstrap_n_estimators trees
     assert leaves.size.sum() == rows * 3  # each resampled row in one leaf per tree
     # Regression draws plain rows.
     reg = IterativeRandomForest(n_iterations=1, n_estimators=20, n_bootstraps=1, bootstrap_max_samples=max_samples,
                                 random_state=0).fit(X, X[:, 0])
     assert len(reg._resample(X[:, 0], 3)) == rows and reg._bootstrap_trees == 20
+
+
+def test_irf_bootstrap_redoes_the_fit():
+    """Stability recomputed from the redone bootstraps equals the fitted one, for every set."""
+    X, y, _ = make_lss(n_samples=300, n_features=6, n_interactions=1, order=2, snr=5, random_state=1)
+    model = IterativeRandomForest(n_iterations=2, n_estimators=20, n_bootstraps=4, rit_n_trees=30,
+                                  random_state=3, n_jobs=2).fit(X, y)
+    runs = [model.bootstrap(X, y, b) for b in range(4)]
+    assert [len(set(r.rows.tolist())) < 300 for r in runs] == [True] * 4
+    found = [set(r.interactions) for r in runs]
+    table = model.interactions_
+    assert len(table) == len(set().union(*found)) > 0
+    for features, stability in zip(table.features, table["stability"]):
+        codes = tuple(int(c) for c in encode(features))
+        assert stability == np.mean([codes in f for f in found])
+    for index in (-1, 4, 1.0):
+        with pytest.raises(ValueError, match="index"):
+            model.bootstrap(X, y, index)
 
 
 def test_irf_small_resample_without_the_class_of_interest():
@@ -203,7 +222,7 @@ def test_irf_rit_leaves_and_weights():
                                   random_state=0).fit(X, y)
     forest = pyinterp.RandomForestRegressor(10, random_state=0).fit(X, y)
     z = (y > model.cut_).astype(float)
-    leaves = _Leaves(forest, X, z, model)
+    leaves = BootstrapLeaves(forest, X, z, model)
     paths = [set(leaves.paths.codes[a:b].tolist()) for a, b in zip(leaves.paths.indptr[:-1], leaves.paths.indptr[1:])]
 
     def found(**kw):
@@ -229,7 +248,7 @@ def test_leaf_scores_match_direct_counts():
     model.cut_ = float(np.median(y))
     z = (y > model.cut_).astype(float)
     forest = pyinterp.RandomForestRegressor(5, random_state=0).fit(X, y)
-    leaves = _Leaves(forest, X, z, model)
+    leaves = BootstrapLeaves(forest, X, z, model)
     paths = leaves.paths
     applied = forest.apply(X)
     query = tuple(paths.codes[paths.indptr[0]:paths.indptr[1]][:2].tolist())

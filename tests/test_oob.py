@@ -75,3 +75,22 @@ def test_oob_needs_out_of_bag_rows(regression_data):
     X, y = regression_data
     with pytest.raises(ValueError, match="out-of-bag"):
         RandomForestRegressor(bootstrap=False, oob_score=True).fit(X, y)
+
+
+def test_oob_predict_after_fit_equals_the_oob_score_pass(regression_data, classification_data):
+    X, y = regression_data
+    forest = RandomForestRegressor(n_estimators=30, oob_score=True, random_state=0, n_jobs=2).fit(X, y)
+    plain = RandomForestRegressor(n_estimators=30, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(plain.oob_predict(X), forest.oob_prediction_)
+    X, y = classification_data
+    forest = RandomForestClassifier(n_estimators=30, oob_score=True, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(forest.oob_predict_proba(X), forest.oob_decision_function_)
+
+
+def test_oob_predict_needs_the_training_rows(regression_data):
+    X, y = regression_data
+    forest = RandomForestRegressor(n_estimators=5, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=f"X has {len(y) - 1} rows; out-of-bag predictions are for the {len(y)}"):
+        forest.oob_predict(X[1:])
+    with pytest.raises(ValueError, match="features"):
+        forest.oob_predict(X[:, 1:])

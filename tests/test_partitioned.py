@@ -32,10 +32,10 @@ def standardise(X):
     return (X - X.mean(axis=0)) / X.std(axis=0)
 
 
-def direct_loss(Z, t1, t2, pair_funcs, unary_funcs, theta_pairs, theta_unary):
-    """l(theta) by its definition: every sample pair (i, j), every column pair (u, v), one at a time.
-    theta_pairs maps (u, v) (u in T1 for cross pairs, u < v within a block) to a length-b vector,
-    theta_unary maps u to a length-c vector."""
+def direct_log_ratios(Z, t1, t2, pair_funcs, unary_funcs, theta_pairs, theta_unary):
+    """R[i, j]: the log-ratio of block 1 from sample i joined with block 2 from sample j, by its
+    definition, one column pair (u, v) at a time. theta_pairs maps (u, v) (u in T1 for cross pairs,
+    u < v within a block) to a length-b vector, theta_unary maps u to a length-c vector."""
     n = Z.shape[0]
     block = {u: 1 for u in t1} | {v: 2 for v in t2}
 
@@ -48,9 +48,13 @@ def direct_loss(Z, t1, t2, pair_funcs, unary_funcs, theta_pairs, theta_unary):
             s += sum(t * f(x[u]) for t, f in zip(th, unary_funcs))
         return s
 
-    joint = np.mean([log_ratio(Z[i], Z[i]) for i in range(n)])
-    mismatched = [log_ratio(Z[i], Z[j]) for i in range(n) for j in range(n) if i != j]
-    return -joint + math.log(np.mean(np.exp(mismatched)))
+    return np.array([[log_ratio(Z[i], Z[j]) for j in range(n)] for i in range(n)])
+
+
+def direct_loss(*args):
+    """l(theta) by its definition: the joint samples against every mismatched pair i != j."""
+    R = direct_log_ratios(*args)
+    return -np.mean(np.diag(R)) + math.log(np.mean(np.exp(R[~np.eye(len(R), dtype=bool)])))
 
 
 def random_theta(problem, seed, scale=0.2):
@@ -79,6 +83,19 @@ def test_loss_matches_direct_evaluation(features, t1, t2):
     expected = direct_loss(Z, t1, t2, pair, unary, *as_dicts(problem, theta, t1, t2))
     assert problem.value(theta) == pytest.approx(expected, rel=0, abs=1e-12)
     assert problem.value_and_grad(theta)[0] == pytest.approx(expected, rel=0, abs=1e-12)
+
+
+@pytest.mark.parametrize("features,t1,t2", CASES)
+def test_kernel_inputs_give_every_pair_log_ratio(features, t1, t2):
+    Z = standardise(sample(gaussian_mrf(5, 0.5, 0.3, 0), 9, 1))
+    pair, unary = PAIR_FEATURES[features], UNARY_FEATURES["quadratic"]
+    problem = RatioProblem(Z, np.array(t1), np.array(t2), pair, unary)
+    theta = random_theta(problem, 2)
+    a, b, A, cross = problem.kernel_inputs(theta)
+    R = direct_log_ratios(Z, t1, t2, pair, unary, *as_dicts(problem, theta, t1, t2))
+    kernel = a[:, None] + b[None, :] + A @ problem.B.T
+    np.testing.assert_allclose(kernel, R.T if len(t1) < len(t2) else R, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(cross, problem.split(theta)[0])
 
 
 @pytest.mark.parametrize("features,t1,t2", CASES)

@@ -24,8 +24,8 @@ class OobImportance:
         imp.ufi(self.forest, self.X, self.y, n_jobs=2)
 
     def time_oob_predict(self):
-        """The pass oob_score=True runs inside fit (private: no public API runs it alone)."""
-        self.forest._forest.predict_oob(self.X, 2)
+        """The pass oob_score=True runs inside fit."""
+        self.forest.oob_predict(self.X)
 
     def time_permutation_oob(self):
         imp.permutation_oob(self.forest, self.X, self.y, n_repeats=1, random_state=0, n_jobs=2)

@@ -195,7 +195,7 @@ class DLBCD(TransformerMixin, BaseEstimator):
             objectives = np.array([history[-1] for history in histories])
             stats = np.array([
                 _sharpness(D, X, rho, np.random.RandomState(s), start_noise=_SHARPNESS_START_NOISE,
-                           line_search=line_search, max_inner_iter=max_inner_iter, memory=memory, n_threads=n_threads)
+                           line_search=line_search, max_inner_iter=max_inner_iter, memory=memory, n_threads=n_threads)[0]
                 for D, s in zip(dictionaries, sharp_seeds)
             ])
             sharp = stats < threshold

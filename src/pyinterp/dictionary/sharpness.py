@@ -60,13 +60,14 @@ def _perturbed_collinearity(D, rho, rng):
 
 
 def _sharpness(D, X, rho, rng, *, start_noise, line_search, max_inner_iter, memory, n_threads):
+    """(r, W, M~): the statistic, the solutions w^(k) as rows of W, and the perturbed collinearity."""
     p = D.shape[0]
     beta = np.ascontiguousarray(np.linalg.solve(D, X.T).T)
     M = _perturbed_collinearity(D, rho, rng)
     W0 = np.ascontiguousarray(np.eye(p) + start_noise * rng.standard_normal((p, p)))
-    r, _ = _core.sharpness_statistic(beta, M, W0, 0.0, line_search, memory, max_inner_iter, _SHARPNESS_INNER_TOL,
+    r, W = _core.sharpness_statistic(beta, M, W0, 0.0, line_search, memory, max_inner_iter, _SHARPNESS_INNER_TOL,
                                      n_threads)
-    return float(r)
+    return float(r), W, M
 
 
 # Constraints sharpness_test and DLBCD share.
@@ -83,11 +84,11 @@ PARAMETER_CONSTRAINTS = {
 
 @validate_params(
     {**PARAMETER_CONSTRAINTS, "D": ["array-like"], "X": ["array-like"],
-     "threshold": [Interval(Real, 0, None, closed="neither")]},
+     "threshold": [Interval(Real, 0, None, closed="neither")], "return_solutions": ["boolean"]},
     prefer_skip_nested_validation=True,
 )
 def sharpness_test(D, X, rho=0.01, threshold=1e-6, random_state=None, *, start_noise=1e-3, line_search="wolfe",
-                   max_inner_iter=1000, lbfgs_memory=None, n_jobs=None):
+                   max_inner_iter=1000, lbfgs_memory=None, n_jobs=None, return_solutions=False):
     """Algorithm 1: is D a sharp local minimum of the l1 objective on the signals X?
 
     The collinearity matrix M = D^T D is perturbed (``rho`` times standard Gaussian noise added to
@@ -124,15 +125,21 @@ def sharpness_test(D, X, rho=0.01, threshold=1e-6, random_state=None, *, start_n
         10 pairs above; 0 forces dense BFGS, m > 0 L-BFGS keeping m pairs.
     n_jobs : int or None
         Threads over the p problems (the result does not depend on it).
+    return_solutions : bool
+        Also return the problems' solutions and the perturbed collinearity they were solved with.
 
     Returns
     -------
     is_sharp : bool
     r : float
+    W : ndarray of shape (p, p)
+        Row k is the solution w^(k) of problem k (only with ``return_solutions=True``).
+    M : ndarray of shape (p, p)
+        The perturbed collinearity M~, zero diagonal (only with ``return_solutions=True``).
     """
     D = _check_dictionary(D)
     X = _check_signals(check_array(X, dtype=np.float64, ensure_all_finite=True, input_name="X"), D.shape[0])
-    r = _sharpness(D, X, rho, python_rng(random_state), start_noise=start_noise,
-                   line_search=_LINE_SEARCHES[line_search], max_inner_iter=max_inner_iter,
-                   memory=_memory(D.shape[0], lbfgs_memory), n_threads=resolve_n_threads(n_jobs))
-    return bool(r < threshold), r
+    r, W, M = _sharpness(D, X, rho, python_rng(random_state), start_noise=start_noise,
+                         line_search=_LINE_SEARCHES[line_search], max_inner_iter=max_inner_iter,
+                         memory=_memory(D.shape[0], lbfgs_memory), n_threads=resolve_n_threads(n_jobs))
+    return (bool(r < threshold), r, W, M) if return_solutions else (bool(r < threshold), r)

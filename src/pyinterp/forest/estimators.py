@@ -134,12 +134,19 @@ class _BaseForest(BaseEstimator):
         return self
 
     def _oob_values(self, X):
+        """(values, has_oob): each training row's mean over the trees that did not draw it."""
+        check_is_fitted(self, "_forest")
+        X = _check_X(self, X, reset=False)
+        n_samples = self._forest.n_samples
+        if X.shape[0] != n_samples:
+            raise ValueError(f"X has {X.shape[0]} rows; out-of-bag predictions are for the {n_samples} training "
+                             "rows, in the order fit saw them")
         values, n_trees = self._forest.predict_oob(X, self._n_threads)
         missing = n_trees == 0
         if missing.any():
             warnings.warn(
                 f"{int(missing.sum())} rows were in the bag of every tree and have no out-of-bag "
-                "prediction; they are NaN and left out of oob_score_. Use more trees.",
+                "prediction; they are NaN (and left out of oob_score_). Use more trees.",
                 UserWarning,
                 stacklevel=3,
             )
@@ -258,6 +265,12 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
         scorer = self.oob_score if callable(self.oob_score) else r2_score
         self.oob_score_ = float(scorer(y[has_oob], self.oob_prediction_[has_oob]))
 
+    def oob_predict(self, X):
+        """Out-of-bag prediction of every training row: the mean over the trees that did not draw
+        it, NaN (with a warning) where every tree did. X is the training matrix, rows in the order
+        fit saw them; ``oob_score=True`` stores the same values as ``oob_prediction_``."""
+        return self._oob_values(X)[0][:, 0]
+
     def predict(self, X):
         """Mean of the trees' leaf values."""
         return self._predict_values(X)[:, 0]
@@ -333,6 +346,12 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         scorer = self.oob_score if callable(self.oob_score) else accuracy_score
         predicted = self.classes_.take(np.argmax(values[has_oob], axis=1))
         self.oob_score_ = float(scorer(y[has_oob], predicted))
+
+    def oob_predict_proba(self, X):
+        """Out-of-bag class probabilities of every training row (see
+        :meth:`RandomForestRegressor.oob_predict`); ``oob_score=True`` stores them as
+        ``oob_decision_function_``."""
+        return self._oob_values(X)[0]
 
     def predict_proba(self, X):
         """Mean over trees of the leaf class fractions, columns in the order of ``classes_``."""

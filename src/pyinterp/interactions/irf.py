@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import math
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
@@ -148,6 +149,8 @@ class IterativeRandomForest(BaseEstimator):
     selected_iteration_ : int (0-based)
     oob_errors_, importances_, feature_weights_ : per iteration (1 - OOB R^2 or accuracy; the
         importances computed; the weights the iteration was fitted with).
+    bootstrap_seeds_ : ndarray of shape (n_bootstraps, 2)
+        Each bootstrap's resample seed and forest (and RIT) seed; :meth:`bootstrap` redoes one.
     """
 
     _parameter_constraints = {
@@ -266,14 +269,28 @@ class IterativeRandomForest(BaseEstimator):
         self.selected_iteration_ = k
         self.forest_ = forests[k]
 
-        boot_seeds = seeds[self.n_iterations:].reshape(self.n_bootstraps, 2)
+        self.bootstrap_seeds_ = seeds[self.n_iterations:].reshape(self.n_bootstraps, 2)
         # One unit of work per bootstrap (threads: the forest, paths and RIT release the GIL); each
-        # draws from its own seeds, so the result does not depend on n_jobs.
+        # draws from its own seeds, so the result does not depend on n_jobs. Only the leaves and the
+        # sets found outlive a unit, not its forest.
         with Parallel(n_jobs=n_jobs, prefer="threads") as parallel:
-            runs = parallel(delayed(self._bootstrap)(X, y, z, self.feature_weights_[k], *boot_seeds[b])
-                            for b in range(self.n_bootstraps))
+            runs = parallel(delayed(self._bootstrap_sets)(X, y, z, b) for b in range(self.n_bootstraps))
             self.interactions_ = self._score(runs, parallel)
         return self
+
+    def bootstrap(self, X, y, index):
+        """Bootstrap ``index`` of the fit, redone exactly as ``fit`` did it, for diagnosing why a
+        set is or is not stable (bench/diagnose_irf_stability.py does).
+
+        X, y must be the training data. Returns a :class:`BootstrapRun`: the resampled rows, the
+        bootstrap forest (fitted on them with the selected iteration's feature weights), the leaves
+        RIT drew from and the sets it reported (tuples of ``encode``'s signed codes).
+        """
+        check_is_fitted(self, "bootstrap_seeds_")
+        X, y = validate_data(self, X, y, reset=False, dtype=[np.float64, np.float32], ensure_all_finite=True)
+        if not isinstance(index, Integral) or not 0 <= index < self.n_bootstraps:
+            raise ValueError(f"index must be in [0, {self.n_bootstraps}), got {index}")
+        return self._bootstrap(X, y, self._positive(y), index)
 
     def _positive(self, y):
         """z = 1 for rows of the class of interest (classification) or above the cut (regression)."""
@@ -304,13 +321,17 @@ class IterativeRandomForest(BaseEstimator):
         sizes[np.argsort(sizes - exact, kind="stable")[:m - sizes.sum()]] += 1
         return np.concatenate([rng.choice(g, size=k) for g, k in zip(groups, sizes)])
 
-    def _bootstrap(self, X, y, z, weights, sample_seed, forest_seed):
+    def _bootstrap(self, X, y, z, index) -> BootstrapRun:
+        sample_seed, forest_seed = (int(s) for s in self.bootstrap_seeds_[index])
         rows = self._resample(y, sample_seed)
-        forest = self._forest(int(forest_seed), 1, self._bootstrap_trees)
-        forest.fit(X[rows], y[rows], feature_weights=weights)
-        leaves = _Leaves(forest, X[rows], z[rows], self)
-        found = leaves.rit(self, seed=int(forest_seed))
-        return leaves, found
+        forest = self._forest(forest_seed, 1, self._bootstrap_trees)
+        forest.fit(X[rows], y[rows], feature_weights=self.feature_weights_[self.selected_iteration_])
+        leaves = BootstrapLeaves(forest, X[rows], z[rows], self)
+        return BootstrapRun(rows, forest, leaves, leaves.rit(self, seed=forest_seed))
+
+    def _bootstrap_sets(self, X, y, z, index):
+        run = self._bootstrap(X, y, z, index)
+        return run.leaves, run.interactions
 
     # -- scoring -------------------------------------------------------------------------------
 
@@ -345,8 +366,29 @@ class IterativeRandomForest(BaseEstimator):
         return self.forest_.predict(X)
 
 
-class _Leaves:
-    """The leaves of one bootstrap forest: path items, sample counts, class-1 counts, class flag."""
+class BootstrapRun(NamedTuple):
+    """One bootstrap of :class:`IterativeRandomForest` (see its ``bootstrap`` method)."""
+
+    rows: np.ndarray
+    forest: RandomForestClassifier | RandomForestRegressor
+    leaves: BootstrapLeaves
+    interactions: list
+
+
+class BootstrapLeaves:
+    """The leaves of one bootstrap forest, one row per leaf in the order of ``paths``.
+
+    Attributes
+    ----------
+    paths : SignedPaths
+        Each leaf's path items (signed codes, or feature indices when ``signed=False``).
+    size : ndarray of float
+        Resampled rows falling in the leaf.
+    positive : ndarray of float
+        Of those, rows of the class of interest (size x precision).
+    is1 : ndarray of bool
+        Whether the leaf predicts the class of interest (above ``cut_`` in regression).
+    """
 
     def __init__(self, forest, X, z, params):
         # Unsigned paths hold the same features under either first-occurrence rule.

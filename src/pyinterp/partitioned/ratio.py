@@ -170,7 +170,11 @@ class RatioProblem:
             np.zeros((self.b, 0))
         return gw, np.einsum("kip,i->kp", U, d)
 
-    def _kernel_inputs(self, theta):
+    def kernel_inputs(self, theta):
+        """(a, b, A, cross): the log-sum-exp kernel's inputs at theta. Entry (i, j) of the kernel is
+        a_i + b_j + (A @ self.B.T)_ij over sample pairs (transposed when the first block is the smaller):
+        a and b hold the within-block and unary terms, A @ B.T the cross terms through the smaller
+        block; cross is the (b, m1, m2) view of theta's cross coefficients."""
         cross, w1, w2, u1, u2 = self.split(theta)
         a = self._one_sided(self.P1, self.Q1, self.U1, w1, u1, self.iu1)
         bb = self._one_sided(self.P2, self.Q2, self.U2, w2, u2, self.iu2)
@@ -186,13 +190,13 @@ class RatioProblem:
     # -- evaluation -----------------------------------------------------------------------------
     def value(self, theta):
         self.n_evaluations += 1
-        a, bb, A, cross = self._kernel_inputs(theta)
+        a, bb, A, cross = self.kernel_inputs(theta)
         log_z = masked_logsumexp(a, bb, A, self.B, self.chunk, False, self.executor, self.n_workers)
         return self._data_term(a, bb, cross) + log_z + self.offset
 
     def value_and_grad(self, theta):
         self.n_evaluations += 1
-        a, bb, A, cross = self._kernel_inputs(theta)
+        a, bb, A, cross = self.kernel_inputs(theta)
         log_z, row, col, WB = masked_logsumexp(a, bb, A, self.B, self.chunk, True, self.executor, self.n_workers)
         value = self._data_term(a, bb, cross) + log_z + self.offset
         m1, m2 = self.m1, self.m2
