@@ -24,6 +24,7 @@ class Hand:
                   "impurity": np.array(impurity, float), "value": np.array(value, float)}
         n = len(feature)
         arrays["threshold"] = np.where(arrays["left"] >= 0, 0.5, 0.0)
+        arrays["missing_go_to_left"] = np.zeros(n, np.uint8)
         arrays["n_node_samples"] = np.ones(n, np.int32)
         arrays.update(derived_fields(arrays["left"], arrays["right"], arrays["weighted_n_node_samples"], arrays["impurity"]))
         return arrays

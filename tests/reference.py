@@ -19,34 +19,64 @@ def impurity(y, w, criterion, n_classes=None):
     return -np.sum(p * np.log2(p))
 
 
-def best_split(X, y, w, criterion, min_samples_leaf=1, n_classes=None):
-    """Exhaustive search over every feature and every midpoint between distinct values.
+def candidate_splits(x):
+    """Every split of one feature's values x in scikit-learn's (1.9) search order:
+    (threshold, missing_go_to_left, left mask). Midpoints between distinct observed values; with
+    missing values (NaN) every boundary sends them right, then every observed row goes left and the
+    missing ones right (threshold inf), then every boundary sends them left. Without missing values
+    a NaN follows the larger child (ties right)."""
+    missing = np.isnan(x)
+    values = np.unique(x[~missing])
+    cuts = []
+    for lo, hi in zip(values[:-1], values[1:]):
+        t = lo / 2.0 + hi / 2.0
+        if t == hi or not np.isfinite(t):
+            t = lo
+        cuts.append((t, ~missing & (x <= t)))
+    if not missing.any():
+        for t, left in cuts:
+            yield t, int(left.sum() > (~left).sum()), left
+        return
+    for t, left in cuts:
+        yield t, 0, left
+    if len(values):
+        yield np.inf, 0, ~missing
+    for t, left in cuts:
+        yield t, 1, left | missing
 
-    Returns (best weighted impurity decrease, set of (feature, threshold) achieving it).
+
+def best_split(X, y, w, criterion, min_samples_leaf=1, n_classes=None):
+    """Exhaustive search over every feature and every split of candidate_splits.
+
+    Returns (best weighted impurity decrease, set of (feature, threshold, missing_go_to_left)
+    achieving it).
     """
     total = w.sum()
     parent = total * impurity(y, w, criterion, n_classes)
     best, argbest = -np.inf, set()
     for j in range(X.shape[1]):
-        values = np.unique(X[:, j])
-        for lo, hi in zip(values[:-1], values[1:]):
-            t = lo / 2.0 + hi / 2.0
-            left = X[:, j] <= t
+        for t, missing_left, left in candidate_splits(X[:, j]):
             if left.sum() < min_samples_leaf or (~left).sum() < min_samples_leaf:
                 continue
             gain = parent - w[left].sum() * impurity(y[left], w[left], criterion, n_classes)
             gain -= w[~left].sum() * impurity(y[~left], w[~left], criterion, n_classes)
             if gain > best + 1e-9 * abs(parent):
-                best, argbest = gain, {(j, t)}
+                best, argbest = gain, {(j, t, missing_left)}
             elif abs(gain - best) <= 1e-9 * abs(parent):
-                argbest.add((j, t))
+                argbest.add((j, t, missing_left))
     return best / total, argbest
+
+
+def child_of(tree, node, value):
+    """The child a row with this value of the node's feature goes to (NaN: the recorded side)."""
+    goes_left = bool(tree.missing_go_to_left[node]) if np.isnan(value) else value <= tree.threshold[node]
+    return tree.left[node] if goes_left else tree.right[node]
 
 
 def leaf_of(tree, x):
     node = 0
     while tree.left[node] >= 0:
-        node = tree.left[node] if x[tree.feature[node]] <= tree.threshold[node] else tree.right[node]
+        node = child_of(tree, node, x[tree.feature[node]])
     return node
 
 
@@ -56,7 +86,7 @@ def saabas(tree, x, n_features):
     node = 0
     while tree.left[node] >= 0:
         k = tree.feature[node]
-        child = tree.left[node] if x[k] <= tree.threshold[node] else tree.right[node]
+        child = child_of(tree, node, x[k])
         out[k] += tree.value[child] - tree.value[node]
         node = child
     return out
@@ -84,7 +114,7 @@ def node_rows(tree, X, rows):
         node = 0
         masks[0, i] = True
         while tree.left[node] >= 0:
-            node = tree.left[node] if X[i, tree.feature[node]] <= tree.threshold[node] else tree.right[node]
+            node = child_of(tree, node, X[i, tree.feature[node]])
             masks[node, i] = True
     return masks
 

@@ -376,12 +376,12 @@ def test_bad_local_parameters(params, error, match, small_data):
 def test_bad_X(small_data):
     X, y = small_data
     bad = X.copy()
-    bad[3, 2] = np.nan
-    with pytest.raises(ValueError, match="X contains NaN"):
+    bad[3, 2] = np.inf
+    with pytest.raises(ValueError, match="X contains infinity"):
         LSSFind(n_estimators=3).fit(bad, y)
     model = LocalLSSFind(n_estimators=3, random_state=0).fit(X, y)
     for method in (model.predict, model.local_interactions):
-        with pytest.raises(ValueError, match="X contains NaN"):
+        with pytest.raises(ValueError, match="X contains infinity"):
             method(bad)
         with pytest.raises(ValueError, match="X has 5 features, but LocalLSSFind is expecting 6"):
             method(X[:, :5])

@@ -18,6 +18,7 @@ def assert_same_tree(sk_tree, tree):
     np.testing.assert_array_equal(tree.right, sk_tree.children_right)
     np.testing.assert_array_equal(tree.feature, np.where(internal, sk_tree.feature, -1))
     np.testing.assert_array_equal(tree.threshold, np.where(internal, sk_tree.threshold, 0.0))
+    np.testing.assert_array_equal(tree.missing_go_to_left, np.where(internal, sk_tree.missing_go_to_left, 0))
     np.testing.assert_array_equal(tree.n_node_samples, sk_tree.n_node_samples)
     np.testing.assert_allclose(tree.weighted_n_node_samples, sk_tree.weighted_n_node_samples, rtol=1e-12)
     np.testing.assert_allclose(tree.impurity, sk_tree.impurity, rtol=1e-9, atol=1e-12)
@@ -43,36 +44,60 @@ def assert_same_tree_up_to_ties(sk_tree, tree, X, y, criterion, min_samples_leaf
         assert sk_leaf == leaf
         if leaf:
             continue
-        ours, theirs = (tree.feature[b], tree.threshold[b]), (sk_tree.feature[a], sk_tree.threshold[a])
+        ours = (tree.feature[b], tree.threshold[b], tree.missing_go_to_left[b])
+        theirs = (sk_tree.feature[a], sk_tree.threshold[a], sk_tree.missing_go_to_left[a])
         if ours != theirs:
             _, argbest = best_split(X[rows].astype(float), y[rows], np.ones(rows.sum()), criterion,
                                     min_samples_leaf=min_samples_leaf, n_classes=n_classes)
             assert ours in argbest and theirs in argbest
             continue
-        left = rows & (X[:, ours[0]] <= ours[1])
+        x = X[:, ours[0]]
+        left = rows & np.where(np.isnan(x), bool(ours[2]), x <= ours[1])
         stack += [(sk_tree.children_left[a], tree.left[b], left), (sk_tree.children_right[a], tree.right[b], rows & ~left)]
     return compared
 
 
+def with_missing(X, fraction, seed):
+    """X with a fraction of its entries missing, one column missing 30% and constant otherwise
+    (scikit-learn then never splits on it), and one column without missing values."""
+    if fraction == 0:
+        return X
+    rng = np.random.RandomState(seed + 100)
+    out = np.where(rng.rand(*X.shape) < fraction, np.nan, X).astype(X.dtype)
+    out[:, -1] = np.where(rng.rand(len(X)) < 0.3, np.nan, 1.0)
+    out[:, 0] = X[:, 0]
+    return out
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.15])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_regression_trees_match_node_for_node(seed):
+def test_regression_trees_match_node_for_node(seed, missing):
     rng = np.random.RandomState(seed)
     X = rng.rand(500, 8).astype(np.float32)  # float32: scikit-learn's own precision, so thresholds are equal
     y = X[:, 0] * 2 + np.sin(6 * X[:, 1]) + X[:, 2] * X[:, 3] + 0.1 * rng.randn(500)
+    X = with_missing(X, missing, seed)
     kw = dict(n_estimators=3, bootstrap=False, max_features=None, min_samples_leaf=10, random_state=seed)
     sk = ensemble.RandomForestRegressor(**kw).fit(X, y)
     ours = RandomForestRegressor(**kw).fit(X, y)
     for sk_est, tree in zip(sk.estimators_, ours.trees_):
         assert_same_tree(sk_est.tree_, tree)
     np.testing.assert_allclose(ours.feature_importances_, sk.feature_importances_, rtol=1e-8)
-    np.testing.assert_allclose(ours.predict(X), sk.predict(X), rtol=1e-12)
+    # Test rows miss values in every column, the ones fitted without missing values included.
+    test_rng = np.random.RandomState(seed + 7)
+    X_test = np.where(test_rng.rand(300, 8) < missing, np.nan, test_rng.rand(300, 8)).astype(np.float32)
+    for rows in (X, X_test):
+        np.testing.assert_allclose(ours.predict(rows), sk.predict(rows), rtol=1e-12)
+        np.testing.assert_array_equal(ours.apply(rows), sk.apply(rows))
+        np.testing.assert_array_equal(ours.decision_path(rows)[0].toarray(), sk.decision_path(rows)[0].toarray())
 
 
+@pytest.mark.parametrize("missing", [0.0, 0.15])
 @pytest.mark.parametrize("criterion", ["gini", "entropy"])
-def test_classification_trees_match_node_for_node(criterion):
+def test_classification_trees_match_node_for_node(criterion, missing):
     rng = np.random.RandomState(0)
     X = rng.rand(600, 6).astype(np.float32)
     y = ((X[:, 0] + 0.3 * rng.randn(600) > 0.5).astype(int) + (X[:, 1] + 0.3 * rng.randn(600) > 0.6))
+    X = with_missing(X, missing, 0)
     kw = dict(n_estimators=2, criterion=criterion, bootstrap=False, max_features=None, min_samples_leaf=15,
               random_state=0)
     sk = ensemble.RandomForestClassifier(**kw).fit(X, y)

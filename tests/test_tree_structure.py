@@ -9,7 +9,8 @@ from pyinterp import RandomForestClassifier, RandomForestRegressor
 
 @pytest.mark.parametrize("criterion", ["squared_error", "gini", "entropy"])
 @pytest.mark.parametrize("weighted", [False, True])
-def test_root_split_is_the_brute_force_best(criterion, weighted):
+@pytest.mark.parametrize("missing", [0.0, 0.2])
+def test_root_split_is_the_brute_force_best(criterion, weighted, missing):
     rng = np.random.RandomState(3)
     X = np.round(rng.rand(60, 4) * 10) / 10  # ties within columns on purpose
     if criterion == "squared_error":
@@ -19,19 +20,24 @@ def test_root_split_is_the_brute_force_best(criterion, weighted):
         y = ((X[:, 2] > 0.5) + (X[:, 0] > 0.3)).astype(int)
         Forest, n_classes = RandomForestClassifier, 3
     w = rng.uniform(0.5, 2.0, 60) if weighted else np.ones(60)
+    X[np.random.RandomState(5).rand(60, 4) < missing] = np.nan
     forest = Forest(n_estimators=1, criterion=criterion, max_depth=1, bootstrap=False, max_features=None,
                     random_state=0).fit(X, y, sample_weight=w if weighted else None)
     tree = forest.trees_[0]
     gain, argbest = best_split(X, y, w, criterion, n_classes=n_classes)
-    assert (tree.feature[0], tree.threshold[0]) in argbest
+    assert (tree.feature[0], tree.threshold[0], tree.missing_go_to_left[0]) in argbest
     assert tree.impurity_decrease[0] == pytest.approx(gain, rel=1e-10)
 
 
+@pytest.mark.parametrize("missing", [0.0, 0.15])
 @pytest.mark.parametrize("min_samples_leaf", [1, 7])
 @pytest.mark.parametrize("criterion", ["squared_error", "gini", "entropy"])
-def test_every_split_is_the_best_for_its_node(regression_data, criterion, min_samples_leaf):
+def test_every_split_is_the_best_for_its_node(regression_data, criterion, min_samples_leaf, missing):
+    """With missing values too: each split is a best one among scikit-learn's candidates (both
+    sides for the missing rows at every boundary, and observed | missing), its direction included."""
     X, y = regression_data
     X = np.round(X, 2)
+    X[np.random.RandomState(4).rand(*X.shape) < missing] = np.nan
     if criterion == "squared_error":
         Forest, n_classes = RandomForestRegressor, None
     else:  # noisy 3-class labels: long same-class runs, which the classification scan skips
@@ -51,7 +57,7 @@ def test_every_split_is_the_best_for_its_node(regression_data, criterion, min_sa
         rows = paths[:, node]
         gain, argbest = best_split(X[rows], y[rows], np.ones(rows.sum()), criterion,
                                    min_samples_leaf=min_samples_leaf, n_classes=n_classes)
-        assert (tree.feature[node], tree.threshold[node]) in argbest
+        assert (tree.feature[node], tree.threshold[node], tree.missing_go_to_left[node]) in argbest
         assert tree.impurity_decrease[node] * len(y) / rows.sum() == pytest.approx(gain, rel=1e-9)
     assert np.all(tree.n_node_samples[tree.left < 0] >= min_samples_leaf)
 

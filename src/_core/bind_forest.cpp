@@ -14,7 +14,9 @@ namespace {
 
 // Pickled state: a name-keyed mapping with a format version. Version 1 (pyinterp 0.1.0) was a
 // tuple read by position; it still loads (classification as Gini: the estimator restores entropy).
-constexpr int kStateVersion = 2;
+// Version 2 had no missing_go_to_left; its trees never saw NaN, so the field is derived as for a
+// node without missing training values (the child with more rows).
+constexpr int kStateVersion = 3;
 const char* const kV1Fields[] = {"feature", "threshold", "left", "right", "parent", "depth", "n_node_samples",
                                  "weighted_n_node_samples", "impurity", "impurity_decrease", "value"};
 
@@ -31,7 +33,7 @@ py::dict tree_arrays(const Tree& t, py::handle owner) {
 // Rebuilds a tree from its arrays, refusing anything that could make traversal go out of bounds
 // or loop: children must be later nodes (preorder), features within range, parents and depths
 // consistent with the children.
-Tree tree_from_state(const py::handle& state, int64_t n_features, int32_t n_values) {
+Tree tree_from_state(const py::handle& state, int64_t n_features, int32_t n_values, int version) {
   if (!py::isinstance<py::dict>(state)) throw std::invalid_argument("corrupt forest state: a tree is not a mapping");
   const auto arrays = py::reinterpret_borrow<py::dict>(state);
   Tree t;
@@ -39,7 +41,9 @@ Tree tree_from_state(const py::handle& state, int64_t n_features, int32_t n_valu
   if (!arrays.contains("feature")) throw std::invalid_argument("corrupt forest state: tree has no feature");
   const int64_t n = py::len(arrays["feature"]);
   if (n == 0) throw std::invalid_argument("corrupt forest state: empty tree");
+  const bool derive_missing = version < 3;
   Tree::for_each_field(t, [&](const char* name, auto& field, int64_t columns) {
+    if (derive_missing && std::string(name) == "missing_go_to_left") return;
     if (!arrays.contains(name)) throw std::invalid_argument(std::string("corrupt forest state: tree has no ") + name);
     using T = typename std::decay_t<decltype(field)>::value_type;
     // One entry per node, or for a matrix field (n, columns) or its n * columns entries flat.
@@ -65,6 +69,11 @@ Tree tree_from_state(const py::handle& state, int64_t n_features, int32_t n_valu
     for (const int32_t c : {t.left[k], t.right[k]})
       if (t.parent[c] != k || t.depth[c] != t.depth[k] + 1)
         throw std::invalid_argument("corrupt forest state: parent or depth");
+  }
+  if (derive_missing) {
+    t.missing_go_to_left.assign(n, 0);
+    for (int64_t k = 0; k < n; ++k)
+      if (t.left[k] >= 0) t.missing_go_to_left[k] = t.n_node_samples[t.left[k]] > t.n_node_samples[t.right[k]];
   }
   return t;
 }
@@ -101,7 +110,7 @@ py::dict upgrade_v1(const py::tuple& s) {
     trees.append(arrays);
   }
   py::dict d;
-  d["version"] = kStateVersion;
+  d["version"] = 2;
   d["criterion"] = s[2].cast<int32_t>() > 0 ? "gini" : "squared_error";
   d["n_features"] = s[1];
   d["n_classes"] = s[2];
@@ -128,9 +137,9 @@ Forest forest_from_state(const py::object& state) {
   for (const char* key : {"version", "criterion", "n_features", "n_classes", "n_samples", "trees", "inbag"})
     if (!s.contains(key)) throw std::invalid_argument(std::string("corrupt forest state: no ") + key);
   const int version = s["version"].cast<int>();
-  if (version != kStateVersion)
-    throw std::invalid_argument("forest state version " + std::to_string(version) + " is not supported by this pyinterp (it reads " +
-                                std::to_string(kStateVersion) + " and 1)");
+  if (version < 2 || version > kStateVersion)
+    throw std::invalid_argument("forest state version " + std::to_string(version) + " is not supported by this pyinterp (it reads 1 to " +
+                                std::to_string(kStateVersion) + ")");
   Forest f;
   f.criterion = criterion_named(s["criterion"]);
   f.n_features = s["n_features"].cast<int64_t>();
@@ -139,7 +148,7 @@ Forest forest_from_state(const py::object& state) {
   if (f.n_features < 1 || f.n_classes < 0 || f.n_samples < 1) throw std::invalid_argument("corrupt forest state");
   if ((f.n_classes > 0) != is_classification(f.criterion))
     throw std::invalid_argument("corrupt forest state: criterion does not match the number of classes");
-  for (const auto& t : s["trees"].cast<py::list>()) f.trees.push_back(tree_from_state(t, f.n_features, f.n_values()));
+  for (const auto& t : s["trees"].cast<py::list>()) f.trees.push_back(tree_from_state(t, f.n_features, f.n_values(), version));
   const int64_t n_inbag = static_cast<int64_t>(f.trees.size()) * f.n_samples;
   const auto inbag = checked_array<uint32_t>(s["inbag"], {-1}, "inbag", /*convert=*/true);
   if (inbag.size() != n_inbag) throw std::invalid_argument("corrupt forest state: inbag has the wrong size");

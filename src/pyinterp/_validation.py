@@ -12,6 +12,9 @@ Estimators and public functions declare scikit-learn constraints (``_parameter_c
   after their constraints are checked.
 - ``check_weights_vector``: the forests' sample and feature weights, with the zero-sum check and
   the messages tests/test_validation.py asserts (``_check_sample_weight`` has neither).
+- ``MissingValuesMixin``: the ``allow_nan`` tag of every estimator whose X goes to a forest
+  (which validate X with ``ensure_all_finite="allow-nan"``: NaN is a missing value, infinity an
+  error).
 """
 
 from __future__ import annotations
@@ -21,6 +24,15 @@ import numbers
 import os
 
 import numpy as np
+
+
+class MissingValuesMixin:
+    """Declares that X may hold missing values (NaN); place before BaseEstimator."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
 
 
 def resolve_n_threads(n_jobs) -> int:

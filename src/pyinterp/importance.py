@@ -182,7 +182,8 @@ _SIDES = {"sum": _core.StumpSide.sum, "left": _core.StumpSide.left, "max": _core
 )
 def dstump(X, y, *, split="best", side="sum", sample_weight=None, n_jobs=None):
     """DSTUMP feature scores (Kazemitabar et al. 2017): one regression stump per feature, fitted
-    on that feature alone over all rows.
+    on that feature alone over the rows where it is observed (missing values, NaN, are left out
+    of that feature's stump).
 
     split: "best" (the CART split) or "median" (the boundary between tie runs nearest to half the
     total weight; n // 2 rows on the left for distinct values and unit weights).
@@ -195,8 +196,9 @@ def dstump(X, y, *, split="best", side="sum", sample_weight=None, n_jobs=None):
     ``impurity_decrease``, ``sign`` (of mean(right) - mean(left)), ``n_left``, and ``select(s)``,
     the top s features. y is a real response; a 0/1 class indicator gives the Gini stump.
     """
-    X = check_array(X, dtype=[np.float64, np.float32], ensure_all_finite=True, ensure_min_samples=2)
-    y = check_array(y, ensure_2d=False, dtype=np.float64, ensure_all_finite=True)
+    X = check_array(X, dtype=[np.float64, np.float32], ensure_all_finite="allow-nan", ensure_min_samples=2,
+                    input_name="X")
+    y = check_array(y, ensure_2d=False, dtype=np.float64, ensure_all_finite=True, input_name="y")
     if y.ndim != 1:
         raise ValueError(f"y must be 1-d, got shape {y.shape}")
     check_consistent_length(X, y)

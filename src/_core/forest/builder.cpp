@@ -90,49 +90,87 @@ void TreeBuilder::prepare_node(int64_t start, int64_t end, double mean_y) {
   }
 }
 
-template <class Code, class Stats>
+template <bool Missing, class Code, class Stats>
 bool TreeBuilder::evaluate(const Code* col, int64_t start, int64_t end, Stats& stats, int64_t feature,
                            Split& best) {
   const int64_t m = end - start;
   const uint32_t* idx = samples_.data() + start;
-  const uint32_t n_codes = data_.codes->n_codes(feature);
-  uint32_t cmin = std::numeric_limits<uint32_t>::max(), cmax = 0;
+  const uint32_t n_codes = data_.codes->n_codes(feature) + Missing;
+  MissingRows missing{0, data_.codes->n_codes(feature), false};
+  uint32_t cmin = std::numeric_limits<uint32_t>::max(), cmax = 0;  // over the rows with a value
 
   if (static_cast<int64_t>(n_codes) <= kCountingRatio * m) {
-    // Histograms by code, filled as the codes are gathered.
+    // Histograms by code, filled as the codes are gathered; the missing rows' bin is not in the bitmap.
     uint64_t* occupied = occupied_.data();
     for (int64_t pos = 0; pos < m; ++pos) {
       if (pos + kPrefetch < m) __builtin_prefetch(col + idx[pos + kPrefetch]);
       const uint32_t c = col[idx[pos]];
+      stats.hist_add(c, pos);
+      if (Missing && c == missing.code) {
+        ++missing.rows;
+        continue;
+      }
       if (leaf_limits_) ++hist_n_[c];
       occupied[c >> 6] |= uint64_t{1} << (c & 63);
-      stats.hist_add(c, pos);
       cmin = std::min(cmin, c);
       cmax = std::max(cmax, c);
     }
-    if (cmin == cmax) {
-      hist_n_[cmin] = 0;
-      occupied[cmin >> 6] = 0;
-      stats.hist_clear(cmin);
+    if (missing.rows == m || (cmin == cmax && missing.rows == 0)) {
+      if (missing.rows < m) {
+        hist_n_[cmin] = 0;
+        occupied[cmin >> 6] = 0;
+        stats.hist_clear(cmin);
+      }
+      if (Missing) stats.hist_clear(missing.code);
       return false;
     }
-    scan_counts(cmin, cmax, m, stats, feature, best);
+    if (!Missing || missing.rows == 0) {
+      scan_counts<false>(cmin, cmax, m, stats, feature, best, missing);
+      return true;
+    }
+    scan_counts<true>(cmin, cmax, m, stats, feature, best, missing);
+    Stats alone = stats;
+    alone.reset();
+    alone.hist_peek(missing.code);
+    offer_missing_split(alone, m, missing, feature, cmax, best);
+    missing.left = true;
+    scan_counts<false>(cmin, cmax, m, stats, feature, best, missing);
+    stats.hist_clear(missing.code);
     return true;
   }
 
-  // Order the node's rows by code: keys are (code << pos_bits) | position.
+  // Order the node's rows by code (the missing code is the largest): keys are (code << pos_bits) | position.
   const int pos_bits = bit_width(static_cast<uint64_t>(m - 1));
   const int code_bits = bit_width(n_codes - 1);
+  auto note = [&](uint32_t c) {
+    if (Missing && c == missing.code) {
+      ++missing.rows;
+    } else {
+      cmin = std::min(cmin, c);
+      cmax = std::max(cmax, c);
+    }
+  };
+  auto constant = [&] { return missing.rows == m || (cmin == cmax && missing.rows == 0); };
+  auto scan = [&](const auto* keys, int bits) {
+    scan_sorted(keys, m, bits, stats, feature, best, missing);
+    if (!Missing || missing.rows == 0) return;
+    Stats alone = stats;
+    alone.reset();
+    const auto mask = (decltype(keys[0] + 0){1} << bits) - 1;
+    for (int64_t k = m - missing.rows; k < m; ++k) alone.add(static_cast<int64_t>(keys[k] & mask));
+    offer_missing_split(alone, m, missing, feature, cmax, best);
+    missing.left = true;
+    scan_sorted(keys, m, bits, stats, feature, best, missing);
+  };
   if (pos_bits + code_bits > 32) {
     for (int64_t pos = 0; pos < m; ++pos) {
       const uint32_t c = col[idx[pos]];
       keys64_[pos] = (static_cast<uint64_t>(c) << 32) | static_cast<uint64_t>(pos);
-      cmin = std::min(cmin, c);
-      cmax = std::max(cmax, c);
+      note(c);
     }
-    if (cmin == cmax) return false;
+    if (constant()) return false;
     std::sort(keys64_.begin(), keys64_.begin() + m);
-    scan_sorted(keys64_.data(), m, 32, stats, feature, best);
+    scan(keys64_.data(), 32);
     return true;
   }
   uint32_t* keys = keys_.data();
@@ -141,10 +179,9 @@ bool TreeBuilder::evaluate(const Code* col, int64_t start, int64_t end, Stats& s
     for (int64_t pos = 0; pos < m; ++pos) {
       const uint32_t c = col[idx[pos]];
       unsorted[pos] = (c << pos_bits) | static_cast<uint32_t>(pos);
-      cmin = std::min(cmin, c);
-      cmax = std::max(cmax, c);
+      note(c);
     }
-    if (cmin == cmax) return false;
+    if (constant()) return false;
     rank_sort(unsorted, m, keys);
   } else {
     constexpr int kDigits = sizeof(Code);
@@ -155,17 +192,24 @@ bool TreeBuilder::evaluate(const Code* col, int64_t start, int64_t end, Stats& s
       if (pos + kPrefetch < m) __builtin_prefetch(col + idx[pos + kPrefetch]);
       const uint32_t c = col[idx[pos]];
       keys[pos] = (c << pos_bits) | static_cast<uint32_t>(pos);
-      cmin = std::min(cmin, c);
-      cmax = std::max(cmax, c);
+      note(c);
       for (int d = 0; d < kDigits; ++d) ++hist[d][(c >> (d * kRadixBits)) & (kRadixBuckets - 1)];
     }
-    if (cmin == cmax) return false;
+    if (constant()) return false;
     keys = radix_sort(keys, radix_tmp_.data(), m, n_digits, hist, [pos_bits](uint32_t key, int d) {
       return (key >> (pos_bits + d * kRadixBits)) & (kRadixBuckets - 1);
     });
   }
-  scan_sorted(keys, m, pos_bits, stats, feature, best);
+  scan(keys, pos_bits);
   return true;
+}
+
+template <class Stats>
+void TreeBuilder::offer_missing_split(const Stats& stats, int64_t m, const MissingRows& missing, int64_t feature,
+                                      uint32_t cmax, Split& best) const {
+  if (!admissible(missing.rows, m, stats)) return;
+  const double q = stats.proxy();
+  if (q > best.proxy) best = {q, feature, cmax, missing.code, false};
 }
 
 template <class Stats>
@@ -205,18 +249,23 @@ double TreeBuilder::best_threshold_split(RegressionStats& stats, int64_t start, 
   return best;
 }
 
-template <class Stats>
-void TreeBuilder::scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats stats, int64_t feature, Split& best) {
+template <bool Keep, class Stats>
+void TreeBuilder::scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats stats, int64_t feature, Split& best,
+                              const MissingRows& missing) {
   uint64_t* occupied = occupied_.data();
   stats.reset();
   int64_t n_left = 0;
+  if (missing.left) {
+    stats.hist_peek(missing.code);
+    n_left = missing.rows;
+  }
   uint32_t prev = cmin;
   int32_t prev_class = kMixed;
   // Visit the occupied codes through the bitmap: most codes in the range are absent from a small
   // node, and testing each one costs a hard-to-predict branch.
   for (uint32_t word = cmin >> 6; word <= cmax >> 6; ++word) {
     uint64_t bits = occupied[word];
-    occupied[word] = 0;
+    if (!Keep) occupied[word] = 0;
     while (bits != 0) {
       const uint32_t c = (word << 6) + static_cast<uint32_t>(__builtin_ctzll(bits));
       bits &= bits - 1;
@@ -224,13 +273,17 @@ void TreeBuilder::scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats sta
       if (c != cmin && (leaf_limits_ || cls == kMixed || cls != prev_class) &&
           (!leaf_limits_ || admissible(n_left, m, stats))) {
         const double q = stats.proxy();
-        if (q > best.proxy) best = {q, feature, prev, c};
+        if (q > best.proxy) best = {q, feature, prev, c, missing.left};
       }
       if (leaf_limits_) {
         n_left += hist_n_[c];
-        hist_n_[c] = 0;
+        if (!Keep) hist_n_[c] = 0;
       }
-      stats.hist_take(c);
+      if (Keep) {
+        stats.hist_peek(c);
+      } else {
+        stats.hist_take(c);
+      }
       prev = c;
       prev_class = cls;
     }
@@ -238,27 +291,33 @@ void TreeBuilder::scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats sta
 }
 
 template <class Key, class Stats>
-void TreeBuilder::scan_sorted(const Key* keys, int64_t m, int pos_bits, Stats stats, int64_t feature, Split& best) {
+void TreeBuilder::scan_sorted(const Key* keys, int64_t m, int pos_bits, Stats stats, int64_t feature, Split& best,
+                              const MissingRows& missing) {
   const int64_t msl = params_.min_samples_leaf;
   const Key pos_mask = (Key{1} << pos_bits) - 1;
+  const int64_t n_valued = m - missing.rows;  // rows with a value come first
   stats.reset();
+  if (missing.left)
+    for (int64_t k = n_valued; k < m; ++k) stats.add(static_cast<int64_t>(keys[k] & pos_mask));
+  const int64_t left_missing = missing.left ? missing.rows : 0, right_missing = missing.rows - left_missing;
   int64_t k = 0;
   int32_t prev_class = kMixed;
-  while (k < m) {
+  while (k < n_valued) {
     const Key c = keys[k] >> pos_bits;
     int64_t group_end = k;
     int32_t cls = kEmpty;
     do {
       if (Stats::kClasses) cls = merge_class(cls, stats.row_class(static_cast<int64_t>(keys[group_end] & pos_mask)));
       ++group_end;
-    } while (group_end < m && (keys[group_end] >> pos_bits) == c);
+    } while (group_end < n_valued && (keys[group_end] >> pos_bits) == c);
     if (!Stats::kClasses) cls = kMixed;
     // Boundary between the previous group and this one (rows [0, k) on the left).
-    if (k > 0 && (leaf_limits_ || cls == kMixed || cls != prev_class) && admissible(k, m, stats)) {
+    if (k > 0 && (leaf_limits_ || cls == kMixed || cls != prev_class) && admissible(k + left_missing, m, stats)) {
       const double q = stats.proxy();
-      if (q > best.proxy) best = {q, feature, static_cast<uint32_t>(keys[k - 1] >> pos_bits), static_cast<uint32_t>(c)};
+      if (q > best.proxy)
+        best = {q, feature, static_cast<uint32_t>(keys[k - 1] >> pos_bits), static_cast<uint32_t>(c), missing.left};
     }
-    if (m - k < msl) break;
+    if (n_valued - k + right_missing < msl) break;
     for (; k < group_end; ++k) stats.add(static_cast<int64_t>(keys[k] & pos_mask));
     prev_class = cls;
   }
@@ -314,10 +373,17 @@ bool TreeBuilder::draw_candidates(int64_t need, Rng& rng) {
 template <class Stats>
 bool TreeBuilder::evaluate_feature(int64_t f, int64_t start, int64_t end, Stats& stats, Split& best) {
   const ColumnCodes& codes = *data_.codes;
+  const bool missing = codes.has_missing(f);
   switch (codes.width(f)) {
-    case 1: return evaluate(codes.column<uint8_t>(f), start, end, stats, f, best);
-    case 2: return evaluate(codes.column<uint16_t>(f), start, end, stats, f, best);
-    default: return evaluate(codes.column<uint32_t>(f), start, end, stats, f, best);
+    case 1:
+      return missing ? evaluate<true>(codes.column<uint8_t>(f), start, end, stats, f, best)
+                     : evaluate<false>(codes.column<uint8_t>(f), start, end, stats, f, best);
+    case 2:
+      return missing ? evaluate<true>(codes.column<uint16_t>(f), start, end, stats, f, best)
+                     : evaluate<false>(codes.column<uint16_t>(f), start, end, stats, f, best);
+    default:
+      return missing ? evaluate<true>(codes.column<uint32_t>(f), start, end, stats, f, best)
+                     : evaluate<false>(codes.column<uint32_t>(f), start, end, stats, f, best);
   }
 }
 
@@ -367,6 +433,8 @@ TreeBuilder::Split TreeBuilder::find_split(int64_t start, int64_t end, Rng& rng)
 
 double TreeBuilder::threshold_between(int64_t feature, uint32_t lo, uint32_t hi, int64_t start, int64_t mid) {
   const ColumnCodes& codes = *data_.codes;
+  // Every row with a value goes left, the missing ones right.
+  if (codes.has_missing(feature) && hi == codes.n_codes(feature)) return std::numeric_limits<double>::infinity();
   int64_t a = start, b = mid;
   while (codes.code(feature, samples_[a]) != lo) ++a;
   while (codes.code(feature, samples_[b]) != hi) ++b;
@@ -378,14 +446,19 @@ double TreeBuilder::threshold_between(int64_t feature, uint32_t lo, uint32_t hi,
   return (t < high && std::isfinite(t)) ? t : low;
 }
 
-int64_t TreeBuilder::partition_rows(int64_t start, int64_t end, int64_t feature, uint32_t lo) {
+int64_t TreeBuilder::partition_rows(int64_t start, int64_t end, int64_t feature, uint32_t lo, bool missing_left,
+                                    int64_t& n_missing) {
   // Stable, so every node keeps its rows in increasing order: gathers from a column then move
   // forward through memory, sharing cache lines.
   const ColumnCodes& codes = *data_.codes;
+  const uint32_t missing = codes.has_missing(feature) ? codes.n_codes(feature) : std::numeric_limits<uint32_t>::max();
   int64_t n_left = start, n_right = 0;
+  n_missing = 0;
   for (int64_t k = start; k < end; ++k) {
     const uint32_t row = samples_[k];
-    if (codes.code(feature, row) <= lo) {
+    const uint32_t c = codes.code(feature, row);
+    n_missing += c == missing;
+    if (c <= lo || (c == missing && missing_left)) {
       samples_[n_left++] = row;
     } else {
       right_rows_[n_right++] = row;
@@ -443,7 +516,8 @@ Tree TreeBuilder::build(const std::vector<double>& w, Rng& rng) {
     const Split split = find_split(e.start, e.end, rng);
     if (split.feature < 0) continue;
 
-    const int64_t mid = partition_rows(e.start, e.end, split.feature, split.lo);
+    int64_t n_missing = 0;
+    const int64_t mid = partition_rows(e.start, e.end, split.feature, split.lo, split.missing_left, n_missing);
     const NodeStats l = node_stats(e.start, mid, scratch.data());
     const NodeStats r = node_stats(mid, e.end, scratch.data());
     const double decrease =
@@ -452,6 +526,8 @@ Tree TreeBuilder::build(const std::vector<double>& w, Rng& rng) {
 
     tree.feature[node] = static_cast<int32_t>(split.feature);
     tree.threshold[node] = threshold_between(split.feature, split.lo, split.hi, e.start, mid);
+    // Without missing training rows, a missing value follows the larger child (ties go right).
+    tree.missing_go_to_left[node] = n_missing > 0 ? split.missing_left : mid - e.start > e.end - mid;
     tree.impurity_decrease[node] = decrease;
     stack.push_back({mid, e.end, e.depth + 1, node, false});
     stack.push_back({e.start, mid, e.depth + 1, node, true});

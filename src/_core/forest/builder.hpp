@@ -37,7 +37,16 @@ class TreeBuilder {
   struct Split {
     double proxy;
     int64_t feature = -1;
-    uint32_t lo = 0, hi = 0;  // rows with code <= lo go left; hi is the next code present
+    uint32_t lo = 0, hi = 0;    // rows with code <= lo go left; hi is the next code present (or the missing code)
+    bool missing_left = false;  // where the node's rows with a missing value go
+  };
+  // A node's rows missing the searched feature: how many, their code, and whether a scan puts
+  // them on the left. scikit-learn's order (1.9): every boundary with them right, the split of
+  // the rows with a value from them, every boundary with them left.
+  struct MissingRows {
+    int64_t rows = 0;
+    uint32_t code = 0;
+    bool left = false;
   };
 
   NodeStats node_stats(int64_t start, int64_t end, double* value) const {
@@ -72,23 +81,35 @@ class TreeBuilder {
     return n_left >= msl && m - n_left >= msl && stats.wl >= min_weight_leaf_ &&
            stats.total_w - stats.wl >= min_weight_leaf_;
   }
-  // Offers feature's best split in the node to `best`; false if the feature is constant there.
-  template <class Code, class Stats>
+  // Offers feature's best split in the node to `best`; false if the feature is constant there
+  // (one value and no missing rows, or none but missing rows). Missing: the column has missing
+  // values.
+  template <bool Missing, class Code, class Stats>
   bool evaluate(const Code* col, int64_t start, int64_t end, Stats& stats, int64_t feature, Split& best);
+  // Offers the split of the rows with a value (left; the largest code cmax) from the missing ones;
+  // stats holds the missing rows as its left side (the proxies are symmetric).
+  template <class Stats>
+  void offer_missing_split(const Stats& stats, int64_t m, const MissingRows& missing, int64_t feature, uint32_t cmax,
+                           Split& best) const;
   // The largest proxy of any split of the node's m rows (m small: all 2^m subsets are scored).
   template <class Stats>
   double best_bipartition(Stats& stats, int64_t m);
   // The same for regression in O(m log m): the best cut of the node's rows ordered by y.
   double best_threshold_split(RegressionStats& stats, int64_t start, int64_t m);
-  // Scans the per-code histograms that evaluate filled for codes [cmin, cmax], and clears them.
-  // The scans take stats by value so its running sums stay in registers (through a reference,
-  // every histogram store could alias them).
-  template <class Stats>
-  void scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats stats, int64_t feature, Split& best);
+  // Scans the per-code histograms that evaluate filled for codes [cmin, cmax], and clears them
+  // unless Keep. The scans take stats by value so its running sums stay in registers (through a
+  // reference, every histogram store could alias them).
+  template <bool Keep, class Stats>
+  void scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats stats, int64_t feature, Split& best,
+                   const MissingRows& missing);
+  // Scans keys ordered by code, the missing rows last.
   template <class Key, class Stats>
-  void scan_sorted(const Key* keys, int64_t m, int pos_bits, Stats stats, int64_t feature, Split& best);
-  // Moves the rows with code <= lo in `feature` before the others; returns the first right row.
-  int64_t partition_rows(int64_t start, int64_t end, int64_t feature, uint32_t lo);
+  void scan_sorted(const Key* keys, int64_t m, int pos_bits, Stats stats, int64_t feature, Split& best,
+                   const MissingRows& missing);
+  // Moves the rows going left (code <= lo, or missing when missing_left) before the others;
+  // returns the first right row and counts the rows missing the feature.
+  int64_t partition_rows(int64_t start, int64_t end, int64_t feature, uint32_t lo, bool missing_left,
+                         int64_t& n_missing);
   double threshold_between(int64_t feature, uint32_t lo, uint32_t hi, int64_t start, int64_t mid);
 
   const TrainingSet& data_;

@@ -135,9 +135,12 @@ struct RegressionStats {
     hist_w[c] += lw[pos];
     hist_s[c] += lwy[pos];
   }
-  void hist_take(uint32_t c) {
+  void hist_peek(uint32_t c) {
     wl += hist_w[c];
     sl += hist_s[c];
+  }
+  void hist_take(uint32_t c) {
+    hist_peek(c);
     hist_w[c] = hist_s[c] = 0.0;
   }
   void hist_clear(uint32_t c) { hist_w[c] = hist_s[c] = 0.0; }
@@ -178,8 +181,10 @@ struct ClassStats {
   }
   int32_t bucket_class(uint32_t c) const { return hist_class[c]; }
   int32_t row_class(int64_t pos) const { return lc[pos]; }
-  void hist_take(uint32_t c) {
-    hist_class[c] = kEmpty;
+  // Adds bin c to the left side; Clear also empties the bin.
+  template <bool Clear = false>
+  void hist_peek(uint32_t c) {
+    if (Clear) hist_class[c] = kEmpty;
     // Restrict-qualified locals let the compiler keep the running sum in a register.
     double* __restrict h = hist + static_cast<int64_t>(c) * n_classes;
     double* __restrict l = left;
@@ -187,10 +192,11 @@ struct ClassStats {
     for (int32_t k = 0; k < n_classes; ++k) {
       l[k] += h[k];
       taken += h[k];
-      h[k] = 0.0;
+      if (Clear) h[k] = 0.0;
     }
     wl += taken;
   }
+  void hist_take(uint32_t c) { hist_peek<true>(c); }
   void hist_clear(uint32_t c) {
     hist_class[c] = kEmpty;
     double* h = hist + static_cast<int64_t>(c) * n_classes;

@@ -81,26 +81,40 @@ void order_run(uint64_t* run, uint64_t* spare, int64_t len, const uint64_t* keys
   if (out != run) std::copy(out, out + len, run);
 }
 
-// Ranks of column values (0 = smallest distinct value); returns the number of distinct values,
-// or 0 if a value is NaN or infinite.
+// Ranks of column values (0 = smallest distinct value), NaN ranked after every value.
 // Rows are sorted as single 64-bit words, the top 32 bits of the value's order key above the row
 // index, by LSD radix sort over those 4 key digits (half the data of sorting (key, row) pairs, and
 // few passes). Float32 keys fit whole; float64 values equal in their top 32 key bits are then
 // ordered by full keys. Such values differ by less than 2^-20 relatively, so these runs are
 // short unless a column crowds many distinct values into a narrow range.
-uint32_t rank_column(const double* values, int64_t n, bool is_float32, EncodeScratch& s) {
+struct Ranked {
+  uint32_t n_distinct = 0;  // distinct ranks, the NaN rank included
+  bool missing = false;     // some value is NaN
+  bool infinite = false;    // some value is infinite
+};
+// Above every finite or infinite value's order key (whose top bits are at most 0xFFF0...).
+constexpr uint64_t kMissingKey = ~uint64_t{0};
+
+Ranked rank_column(const double* values, int64_t n, bool is_float32, EncodeScratch& s) {
   uint32_t hist[kKeyDigits][kRadixBuckets] = {};
   uint64_t* words = s.a.data();
   uint64_t* keys = s.keys.data();
-  bool finite = true;
+  Ranked r;
   for (int64_t i = 0; i < n; ++i) {
-    finite &= std::isfinite(values[i]);
-    const uint64_t key = is_float32 ? uint64_t{order_key(static_cast<float>(values[i]))} << 32 : order_key(values[i]);
+    const double v = values[i];
+    uint64_t key;
+    if (std::isnan(v)) {
+      r.missing = true;
+      key = kMissingKey;
+    } else {
+      r.infinite |= std::isinf(v);
+      key = is_float32 ? uint64_t{order_key(static_cast<float>(v))} << 32 : order_key(v);
+    }
     keys[i] = key;
     words[i] = (key & ~kRowMask) | static_cast<uint64_t>(i);
     for (int d = 0; d < kKeyDigits; ++d) ++hist[d][key_digit(words[i], d)];
   }
-  if (!finite) return 0;
+  if (r.infinite) return r;
   uint64_t* sorted = radix_sort(words, s.b.data(), n, kKeyDigits, hist, key_digit);
 
   uint64_t* spare = sorted == s.a.data() ? s.b.data() : s.a.data();
@@ -122,13 +136,14 @@ uint32_t rank_column(const double* values, int64_t n, bool is_float32, EncodeScr
     }
     k = end;
   }
-  return rank + 1;
+  r.n_distinct = rank + 1;
+  return r;
 }
 
 }  // namespace
 
 ColumnCodes::ColumnCodes(const MatrixView& X, int n_threads)
-    : n_rows_(X.n_rows), columns_(X.n_cols), width_(X.n_cols), n_codes_(X.n_cols) {
+    : n_rows_(X.n_rows), columns_(X.n_cols), width_(X.n_cols), n_codes_(X.n_cols), has_missing_(X.n_cols) {
   if (X.n_rows <= 0 || X.n_cols <= 0) throw std::invalid_argument("X must have at least one row and one column");
   if (X.n_rows > static_cast<int64_t>(std::numeric_limits<uint32_t>::max()))
     throw std::invalid_argument("X has more than 2^32 - 1 rows, the engine's limit");
@@ -155,10 +170,12 @@ ColumnCodes::ColumnCodes(const MatrixView& X, int n_threads)
         }
         for (int64_t j = j0; j < j1; ++j) {
           const double* values = s.block.data() + (j - j0) * n;
-          const uint32_t n_distinct = rank_column(values, n, X.is_float32, s);
-          if (n_distinct == 0)
-            throw std::invalid_argument("X contains NaN or infinity (column " + std::to_string(j) + ")");
-          n_codes_[j] = n_distinct;
+          const Ranked ranked = rank_column(values, n, X.is_float32, s);
+          if (ranked.infinite)
+            throw std::invalid_argument("X contains infinity (column " + std::to_string(j) + ")");
+          const uint32_t n_distinct = ranked.n_distinct;
+          n_codes_[j] = n_distinct - ranked.missing;
+          has_missing_[j] = ranked.missing;
           if (n_distinct <= 256) {
             width_[j] = 1;
             write_codes<uint8_t>(columns_[j], s.ranks);
@@ -171,7 +188,7 @@ ColumnCodes::ColumnCodes(const MatrixView& X, int n_threads)
           }
         }
       });
-  max_n_codes_ = *std::max_element(n_codes_.begin(), n_codes_.end());
+  for (int64_t j = 0; j < X.n_cols; ++j) max_n_codes_ = std::max(max_n_codes_, n_codes_[j] + has_missing_[j]);
 }
 
 }  // namespace pyinterp

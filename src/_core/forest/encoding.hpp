@@ -1,5 +1,6 @@
 // Column encoding: every column becomes the ranks of its distinct values (0 = smallest), stored
-// column-major in the narrowest unsigned type that holds them. Split search then counts or sorts
+// column-major in the narrowest unsigned type that holds them. A missing value (NaN) gets the
+// code after the largest value's, n_codes(j), so orderings by code put the missing rows last. Split search then counts or sorts
 // small integers and never touches X again; thresholds are read back from X only for chosen splits.
 #pragma once
 #include <cstddef>
@@ -18,8 +19,11 @@ class ColumnCodes {
   int64_t n_cols() const { return static_cast<int64_t>(n_codes_.size()); }
   // Bytes per code of column j: 1, 2 or 4.
   int width(int64_t j) const { return width_[j]; }
-  // Number of distinct values in column j.
+  // Number of distinct values (NaN excluded) in column j.
   uint32_t n_codes(int64_t j) const { return n_codes_[j]; }
+  // Whether column j has missing values; their code is n_codes(j).
+  bool has_missing(int64_t j) const { return has_missing_[j] != 0; }
+  // The number of codes of the widest column, missing code included (histogram size).
   uint32_t max_n_codes() const { return max_n_codes_; }
   // Code of row i in column j (for occasional lookups; hot loops use column<Code>(j)).
   uint32_t code(int64_t j, int64_t i) const {
@@ -45,6 +49,7 @@ class ColumnCodes {
   std::vector<std::vector<uint8_t>> columns_;
   std::vector<uint8_t> width_;
   std::vector<uint32_t> n_codes_;
+  std::vector<uint8_t> has_missing_;
   uint32_t max_n_codes_ = 0;
 };
 

@@ -1,5 +1,8 @@
 // A fitted tree as a struct of arrays, one entry per node, nodes numbered in depth-first preorder
-// (left child first). A leaf has left == right == feature == -1 and threshold 0.
+// (left child first). A leaf has left == right == feature == -1 and threshold 0. Rows go left when
+// x <= threshold; a missing value (NaN) goes left when missing_go_to_left: the side that scored
+// better where the node's training rows had missing values, else the side with more of its rows
+// (scikit-learn's rule).
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -15,6 +18,7 @@ namespace pyinterp {
 #define PYINTERP_TREE_FIELDS(FIELD)                  \
   FIELD(int32_t, feature, -1, 0)                     \
   FIELD(double, threshold, 0.0, 0)                   \
+  FIELD(uint8_t, missing_go_to_left, 0, 0)           \
   FIELD(int32_t, left, -1, 0)                        \
   FIELD(int32_t, right, -1, 0)                       \
   FIELD(int32_t, parent, -1, 0)                      \
@@ -52,11 +56,18 @@ struct Tree {
 #undef PYINTERP_VISIT
   }
 
-  // Leaf reached by row i of a matrix accessor `x(i, feature)`: x <= threshold goes left.
+  // Child of internal node `node` taken by a row whose value of its feature is v.
+  int32_t child_of(int64_t node, double v) const {
+    if (v <= threshold[node]) return left[node];
+    if (v > threshold[node]) return right[node];
+    return missing_go_to_left[node] ? left[node] : right[node];  // NaN
+  }
+
+  // Leaf reached by a row given as an accessor `x(feature)`.
   template <class Getter>
   int32_t leaf_of(const Getter& x) const {
     int32_t node = 0;
-    while (left[node] >= 0) node = x(feature[node]) <= threshold[node] ? left[node] : right[node];
+    while (left[node] >= 0) node = child_of(node, x(feature[node]));
     return node;
   }
 };

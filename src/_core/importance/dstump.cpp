@@ -34,8 +34,9 @@ void stump(const Code* col, uint32_t n_codes, int64_t j, const MatrixView& X, co
            const double* sw, StumpSplit split, StumpSide side, Worker& wk, StumpTable& out) {
   const int64_t n = X.n_rows;
   auto& bins = wk.bins;
-  bins.assign(n_codes, Sums{});
-  wk.rep.resize(n_codes);
+  // Rows missing the feature (code n_codes) fill a last bin that the stump leaves out.
+  bins.assign(n_codes + 1, Sums{});
+  wk.rep.resize(n_codes + 1);
   Sums total;
   for (int64_t i = 0; i < n; ++i) {
     const double w = sw ? sw[i] : 1.0;
@@ -46,7 +47,8 @@ void stump(const Code* col, uint32_t n_codes, int64_t j, const MatrixView& X, co
     ++b.n;
     wk.rep[col[i]] = i;
   }
-  for (const Sums& b : bins) {
+  for (uint32_t c = 0; c < n_codes; ++c) {
+    const Sums& b = bins[c];
     total.w += b.w;
     total.s += b.s;
     total.q += b.q;

@@ -261,7 +261,7 @@ void contributions(const Forest& forest, const MatrixView& X, double* out, doubl
         int32_t node = 0;
         while (!tree.is_leaf(node)) {
           const int32_t k = tree.feature[node];
-          const int32_t child = X.at(i, k) <= tree.threshold[node] ? tree.left[node] : tree.right[node];
+          const int32_t child = tree.child_of(node, X.at(i, k));
           const double* vc = tree.value.data() + static_cast<int64_t>(child) * nv;
           const double* vn = tree.value.data() + static_cast<int64_t>(node) * nv;
           double* o = out + (i * p + k) * nv;

@@ -16,17 +16,24 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _core
 from .._seeds import root_seed
-from .._validation import check_weights_vector, count_or_fraction, resolve_max_features, resolve_n_draws, resolve_n_threads
+from .._validation import (
+    MissingValuesMixin,
+    check_weights_vector,
+    count_or_fraction,
+    resolve_max_features,
+    resolve_n_draws,
+    resolve_n_threads,
+)
 from .tree import Tree
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
 
 
 def _check_X(estimator, X, *, reset):
-    return validate_data(estimator, X, reset=reset, dtype=[np.float64, np.float32], ensure_all_finite=True)
+    return validate_data(estimator, X, reset=reset, dtype=[np.float64, np.float32], ensure_all_finite="allow-nan")
 
 
-class _BaseForest(BaseEstimator):
+class _BaseForest(MissingValuesMixin, BaseEstimator):
     """Shared fit/predict machinery; subclasses define the task and their criteria."""
 
     # Criterion names accepted by the estimator -> the core's Criterion they select.
@@ -255,7 +262,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, feature_weights=None):
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], y_numeric=True, ensure_all_finite=True)
+        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], y_numeric=True, ensure_all_finite="allow-nan")
         y = np.ascontiguousarray(y, dtype=np.float64)
         return self._fit(X, y, y, 0, sample_weight, feature_weights)
 
@@ -328,7 +335,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, feature_weights=None):
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], ensure_all_finite=True)
+        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], ensure_all_finite="allow-nan")
         check_classification_targets(y)
         self.classes_, encoded = np.unique(y, return_inverse=True)
         self.n_classes_ = len(self.classes_)

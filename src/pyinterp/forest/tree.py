@@ -16,7 +16,11 @@ TREE_FIELDS = _core.Forest.tree_fields
 class Tree:
     """One fitted tree as read-only arrays, one entry per node in depth-first preorder.
 
-    A leaf has ``left == right == feature == -1``. Rows with ``x[feature] <= threshold`` go left.
+    A leaf has ``left == right == feature == -1``. Rows with ``x[feature] <= threshold`` go left;
+    a missing value (NaN) goes left where ``missing_go_to_left`` is 1. As in scikit-learn, a split
+    searched over rows with missing values sends them to the side that scores better (threshold
+    +inf: the rows with a value left, the missing ones right), and a split whose training rows had
+    none sends them to the child with more rows (ties right).
     ``impurity_decrease`` is ``(N_t I_t - N_l I_l - N_r I_r) / N_root`` with weighted node sizes N.
     ``value`` has shape (node_count, 1) for regression (the mean) and (node_count, n_classes) for
     classification (weighted class fractions).

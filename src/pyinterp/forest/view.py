@@ -63,7 +63,7 @@ def forest_view(forest, n_samples=None) -> _ForestView:
 
 def check_rows(view, X):
     """X validated against the forest's training columns, in the dtype its thresholds compare."""
-    X = validate_data(view.estimator, X, reset=False, dtype=[np.float64, np.float32], ensure_all_finite=True)
+    X = validate_data(view.estimator, X, reset=False, dtype=[np.float64, np.float32], ensure_all_finite="allow-nan")
     if view.float32:
         X = X.astype(np.float32)
     return X if X.flags.aligned else np.array(X)
@@ -79,6 +79,7 @@ def sklearn_tree_arrays(tree):
     arrays = {
         "feature": np.where(split, t.feature, -1).astype(np.int32),
         "threshold": np.where(split, t.threshold, 0.0),
+        "missing_go_to_left": (split & (t.missing_go_to_left != 0)).astype(np.uint8),
         "left": t.children_left.astype(np.int32),
         "right": t.children_right.astype(np.int32),
         "n_node_samples": t.n_node_samples.astype(np.int32),
