@@ -1,5 +1,7 @@
 """In-bag counts, out-of-bag sets and out-of-bag predictions."""
 
+import warnings
+
 import numpy as np
 import pytest
 from reference import leaf_of
@@ -94,3 +96,13 @@ def test_oob_predict_needs_the_training_rows(regression_data):
         forest.oob_predict(X[1:])
     with pytest.raises(ValueError, match="features"):
         forest.oob_predict(X[:, 1:])
+
+
+def test_oob_score_on_named_columns_warns_nothing():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    frame = pd.DataFrame(rng.rand(80, 3), columns=["a", "b", "c"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        forest = RandomForestRegressor(n_estimators=30, oob_score=True, random_state=0).fit(frame, rng.rand(80))
+        np.testing.assert_array_equal(forest.oob_predict(frame), forest.oob_prediction_)

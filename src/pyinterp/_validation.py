@@ -12,9 +12,9 @@ Estimators and public functions declare scikit-learn constraints (``_parameter_c
   after their constraints are checked.
 - ``check_weights_vector``: the forests' sample and feature weights, with the zero-sum check and
   the messages tests/test_validation.py asserts (``_check_sample_weight`` has neither).
-- ``MissingValuesMixin``: the ``allow_nan`` tag of every estimator whose X goes to a forest
-  (which validate X with ``ensure_all_finite="allow-nan"``: NaN is a missing value, infinity an
-  error).
+- ``FOREST_X`` and ``MissingValuesMixin``: what X a forest reads, as ``check_array`` /
+  ``validate_data`` keywords (float64 or float32; NaN is a missing value, infinity an error), and
+  the ``allow_nan`` tag of every estimator whose X goes to a forest.
 """
 
 from __future__ import annotations
@@ -24,6 +24,9 @@ import numbers
 import os
 
 import numpy as np
+
+
+FOREST_X = {"dtype": [np.float64, np.float32], "ensure_all_finite": "allow-nan"}
 
 
 class MissingValuesMixin:

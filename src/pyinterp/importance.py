@@ -38,7 +38,7 @@ from sklearn.utils.validation import _check_sample_weight, check_array, check_co
 
 from . import _core
 from ._seeds import root_seed
-from ._validation import check_int, resolve_n_threads
+from ._validation import FOREST_X, check_int, resolve_n_threads
 from .forest.view import check_rows as _check_X
 from .forest.view import forest_view as _view
 
@@ -196,8 +196,7 @@ def dstump(X, y, *, split="best", side="sum", sample_weight=None, n_jobs=None):
     ``impurity_decrease``, ``sign`` (of mean(right) - mean(left)), ``n_left``, and ``select(s)``,
     the top s features. y is a real response; a 0/1 class indicator gives the Gini stump.
     """
-    X = check_array(X, dtype=[np.float64, np.float32], ensure_all_finite="allow-nan", ensure_min_samples=2,
-                    input_name="X")
+    X = check_array(X, **FOREST_X, ensure_min_samples=2, input_name="X")
     y = check_array(y, ensure_2d=False, dtype=np.float64, ensure_all_finite=True, input_name="y")
     if y.ndim != 1:
         raise ValueError(f"y must be 1-d, got shape {y.shape}")

@@ -128,13 +128,17 @@ bool TreeBuilder::evaluate(const Code* col, int64_t start, int64_t end, Stats& s
       scan_counts<false>(cmin, cmax, m, stats, feature, best, missing);
       return true;
     }
-    scan_counts<true>(cmin, cmax, m, stats, feature, best, missing);
-    Stats alone = stats;
-    alone.reset();
-    alone.hist_peek(missing.code);
-    offer_missing_split(alone, m, missing, feature, cmax, best);
-    missing.left = true;
-    scan_counts<false>(cmin, cmax, m, stats, feature, best, missing);
+    // The first scan keeps the histograms for the second, which clears them.
+    search_missing_sides(
+        stats, m, feature, cmax, missing, best,
+        [&](const MissingRows& side) {
+          if (side.left) {
+            scan_counts<false>(cmin, cmax, m, stats, feature, best, side);
+          } else {
+            scan_counts<true>(cmin, cmax, m, stats, feature, best, side);
+          }
+        },
+        [&](Stats& alone) { alone.hist_peek(missing.code); });
     stats.hist_clear(missing.code);
     return true;
   }
@@ -152,15 +156,14 @@ bool TreeBuilder::evaluate(const Code* col, int64_t start, int64_t end, Stats& s
   };
   auto constant = [&] { return missing.rows == m || (cmin == cmax && missing.rows == 0); };
   auto scan = [&](const auto* keys, int bits) {
-    scan_sorted(keys, m, bits, stats, feature, best, missing);
-    if (!Missing || missing.rows == 0) return;
-    Stats alone = stats;
-    alone.reset();
+    if (!Missing || missing.rows == 0) return scan_sorted(keys, m, bits, stats, feature, best, missing);
     const auto mask = (decltype(keys[0] + 0){1} << bits) - 1;
-    for (int64_t k = m - missing.rows; k < m; ++k) alone.add(static_cast<int64_t>(keys[k] & mask));
-    offer_missing_split(alone, m, missing, feature, cmax, best);
-    missing.left = true;
-    scan_sorted(keys, m, bits, stats, feature, best, missing);
+    search_missing_sides(
+        stats, m, feature, cmax, missing, best,
+        [&](const MissingRows& side) { scan_sorted(keys, m, bits, stats, feature, best, side); },
+        [&](Stats& alone) {
+          for (int64_t k = m - missing.rows; k < m; ++k) alone.add(static_cast<int64_t>(keys[k] & mask));
+        });
   };
   if (pos_bits + code_bits > 32) {
     for (int64_t pos = 0; pos < m; ++pos) {
@@ -204,12 +207,21 @@ bool TreeBuilder::evaluate(const Code* col, int64_t start, int64_t end, Stats& s
   return true;
 }
 
-template <class Stats>
-void TreeBuilder::offer_missing_split(const Stats& stats, int64_t m, const MissingRows& missing, int64_t feature,
-                                      uint32_t cmax, Split& best) const {
-  if (!admissible(missing.rows, m, stats)) return;
-  const double q = stats.proxy();
-  if (q > best.proxy) best = {q, feature, cmax, missing.code, false};
+template <class Stats, class Scan, class TakeMissing>
+void TreeBuilder::search_missing_sides(const Stats& stats, int64_t m, int64_t feature, uint32_t cmax,
+                                       MissingRows missing, Split& best, Scan&& scan, TakeMissing&& take_missing) {
+  missing.left = false;
+  scan(missing);
+  // Observed | missing, scored with the missing rows as the left side (the proxies are symmetric).
+  Stats alone = stats;
+  alone.reset();
+  take_missing(alone);
+  if (admissible(missing.rows, m, alone)) {
+    const double q = alone.proxy();
+    if (q > best.proxy) best = {q, feature, cmax, missing.code, false};
+  }
+  missing.left = true;
+  scan(missing);
 }
 
 template <class Stats>
@@ -373,17 +385,14 @@ bool TreeBuilder::draw_candidates(int64_t need, Rng& rng) {
 template <class Stats>
 bool TreeBuilder::evaluate_feature(int64_t f, int64_t start, int64_t end, Stats& stats, Split& best) {
   const ColumnCodes& codes = *data_.codes;
-  const bool missing = codes.has_missing(f);
+  auto run = [&](const auto* col) {
+    return codes.has_missing(f) ? evaluate<true>(col, start, end, stats, f, best)
+                                : evaluate<false>(col, start, end, stats, f, best);
+  };
   switch (codes.width(f)) {
-    case 1:
-      return missing ? evaluate<true>(codes.column<uint8_t>(f), start, end, stats, f, best)
-                     : evaluate<false>(codes.column<uint8_t>(f), start, end, stats, f, best);
-    case 2:
-      return missing ? evaluate<true>(codes.column<uint16_t>(f), start, end, stats, f, best)
-                     : evaluate<false>(codes.column<uint16_t>(f), start, end, stats, f, best);
-    default:
-      return missing ? evaluate<true>(codes.column<uint32_t>(f), start, end, stats, f, best)
-                     : evaluate<false>(codes.column<uint32_t>(f), start, end, stats, f, best);
+    case 1: return run(codes.column<uint8_t>(f));
+    case 2: return run(codes.column<uint16_t>(f));
+    default: return run(codes.column<uint32_t>(f));
   }
 }
 

@@ -41,8 +41,7 @@ class TreeBuilder {
     bool missing_left = false;  // where the node's rows with a missing value go
   };
   // A node's rows missing the searched feature: how many, their code, and whether a scan puts
-  // them on the left. scikit-learn's order (1.9): every boundary with them right, the split of
-  // the rows with a value from them, every boundary with them left.
+  // them on the left.
   struct MissingRows {
     int64_t rows = 0;
     uint32_t code = 0;
@@ -86,11 +85,12 @@ class TreeBuilder {
   // values.
   template <bool Missing, class Code, class Stats>
   bool evaluate(const Code* col, int64_t start, int64_t end, Stats& stats, int64_t feature, Split& best);
-  // Offers the split of the rows with a value (left; the largest code cmax) from the missing ones;
-  // stats holds the missing rows as its left side (the proxies are symmetric).
-  template <class Stats>
-  void offer_missing_split(const Stats& stats, int64_t m, const MissingRows& missing, int64_t feature, uint32_t cmax,
-                           Split& best) const;
+  // A column's search with missing rows in the node, in scikit-learn's order: scan(side) over the
+  // boundaries with them right, the split of the rows with a value (largest code cmax) from them,
+  // scan(side) with them left. take_missing(stats) adds the missing rows to a left side.
+  template <class Stats, class Scan, class TakeMissing>
+  void search_missing_sides(const Stats& stats, int64_t m, int64_t feature, uint32_t cmax, MissingRows missing,
+                            Split& best, Scan&& scan, TakeMissing&& take_missing);
   // The largest proxy of any split of the node's m rows (m small: all 2^m subsets are scored).
   template <class Stats>
   double best_bipartition(Stats& stats, int64_t m);

@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .. import _core
 from .._seeds import root_seed
 from .._validation import (
+    FOREST_X,
     MissingValuesMixin,
     check_weights_vector,
     count_or_fraction,
@@ -27,10 +28,6 @@ from .._validation import (
 from .tree import Tree
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
-
-
-def _check_X(estimator, X, *, reset):
-    return validate_data(estimator, X, reset=reset, dtype=[np.float64, np.float32], ensure_all_finite="allow-nan")
 
 
 class _BaseForest(MissingValuesMixin, BaseEstimator):
@@ -141,9 +138,8 @@ class _BaseForest(MissingValuesMixin, BaseEstimator):
         return self
 
     def _oob_values(self, X):
-        """(values, has_oob): each training row's mean over the trees that did not draw it."""
-        check_is_fitted(self, "_forest")
-        X = _check_X(self, X, reset=False)
+        """(values, has_oob): each training row's mean over the trees that did not draw it; X
+        validated already (by fit, or by the public methods through _checked_rows)."""
         n_samples = self._forest.n_samples
         if X.shape[0] != n_samples:
             raise ValueError(f"X has {X.shape[0]} rows; out-of-bag predictions are for the {n_samples} training "
@@ -159,6 +155,11 @@ class _BaseForest(MissingValuesMixin, BaseEstimator):
             )
             values[missing] = np.nan
         return values, ~missing
+
+    def _checked_rows(self, X):
+        """X validated for a fitted forest (prediction, leaves, paths, out-of-bag values)."""
+        check_is_fitted(self, "_forest")
+        return validate_data(self, X, reset=False, **FOREST_X)
 
     # -- fitted structure ----------------------------------------------------------------------
 
@@ -193,21 +194,18 @@ class _BaseForest(MissingValuesMixin, BaseEstimator):
     # -- prediction ----------------------------------------------------------------------------
 
     def _predict_values(self, X):
-        check_is_fitted(self, "_forest")
-        X = _check_X(self, X, reset=False)
+        X = self._checked_rows(X)
         return self._forest.predict(X, self._n_threads)
 
     def apply(self, X):
         """Leaf index reached by every row in every tree, shape (n_samples, n_estimators)."""
-        check_is_fitted(self, "_forest")
-        X = _check_X(self, X, reset=False)
+        X = self._checked_rows(X)
         return self._forest.apply(X, self._n_threads)
 
     def decision_path(self, X):
         """Nodes visited by every row, as scikit-learn returns them: a CSR indicator matrix of
         shape (n_samples, total nodes) and the column offset of each tree (n_estimators + 1)."""
-        check_is_fitted(self, "_forest")
-        X = _check_X(self, X, reset=False)
+        X = self._checked_rows(X)
         indptr, indices, offsets = self._forest.decision_path(X, self._n_threads)
         data = np.ones(indices.shape[0], dtype=np.int8)
         indicator = sp.csr_matrix((data, indices, indptr), shape=(X.shape[0], int(offsets[-1])))
@@ -262,7 +260,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, feature_weights=None):
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], y_numeric=True, ensure_all_finite="allow-nan")
+        X, y = validate_data(self, X, y, y_numeric=True, **FOREST_X)
         y = np.ascontiguousarray(y, dtype=np.float64)
         return self._fit(X, y, y, 0, sample_weight, feature_weights)
 
@@ -276,7 +274,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
         """Out-of-bag prediction of every training row: the mean over the trees that did not draw
         it, NaN (with a warning) where every tree did. X is the training matrix, rows in the order
         fit saw them; ``oob_score=True`` stores the same values as ``oob_prediction_``."""
-        return self._oob_values(X)[0][:, 0]
+        return self._oob_values(self._checked_rows(X))[0][:, 0]
 
     def predict(self, X):
         """Mean of the trees' leaf values."""
@@ -335,7 +333,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, feature_weights=None):
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], ensure_all_finite="allow-nan")
+        X, y = validate_data(self, X, y, **FOREST_X)
         check_classification_targets(y)
         self.classes_, encoded = np.unique(y, return_inverse=True)
         self.n_classes_ = len(self.classes_)
@@ -358,7 +356,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         """Out-of-bag class probabilities of every training row (see
         :meth:`RandomForestRegressor.oob_predict`); ``oob_score=True`` stores them as
         ``oob_decision_function_``."""
-        return self._oob_values(X)[0]
+        return self._oob_values(self._checked_rows(X))[0]
 
     def predict_proba(self, X):
         """Mean over trees of the leaf class fractions, columns in the order of ``classes_``."""

@@ -13,6 +13,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _core
+from .._validation import FOREST_X
 from .estimators import _BaseForest
 from .tree import derived_fields, forest_state
 
@@ -63,7 +64,7 @@ def forest_view(forest, n_samples=None) -> _ForestView:
 
 def check_rows(view, X):
     """X validated against the forest's training columns, in the dtype its thresholds compare."""
-    X = validate_data(view.estimator, X, reset=False, dtype=[np.float64, np.float32], ensure_all_finite="allow-nan")
+    X = validate_data(view.estimator, X, reset=False, **FOREST_X)
     if view.float32:
         X = X.astype(np.float32)
     return X if X.flags.aligned else np.array(X)

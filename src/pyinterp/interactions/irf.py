@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .. import importance
 from .._csr import to_csr, to_tuples
 from .._seeds import draw_seeds, python_rng
-from .._validation import MissingValuesMixin, resolve_n_threads
+from .._validation import FOREST_X, MissingValuesMixin, resolve_n_threads
 from ..forest import RandomForestClassifier, RandomForestRegressor
 from .dwp import sum_codes
 from .local import leaf_rows
@@ -240,7 +240,7 @@ class IterativeRandomForest(MissingValuesMixin, BaseEstimator):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], ensure_all_finite="allow-nan")
+        X, y = validate_data(self, X, y, **FOREST_X)
         self._resolve_params(len(y))
         self.classification_ = type_of_target(y) in ("binary", "multiclass")
         z = self._positive(y)
@@ -287,7 +287,7 @@ class IterativeRandomForest(MissingValuesMixin, BaseEstimator):
         RIT drew from and the sets it reported (tuples of ``encode``'s signed codes).
         """
         check_is_fitted(self, "bootstrap_seeds_")
-        X, y = validate_data(self, X, y, reset=False, dtype=[np.float64, np.float32], ensure_all_finite="allow-nan")
+        X, y = validate_data(self, X, y, reset=False, **FOREST_X)
         if not isinstance(index, Integral) or not 0 <= index < self.n_bootstraps:
             raise ValueError(f"index must be in [0, {self.n_bootstraps}), got {index}")
         return self._bootstrap(X, y, self._positive(y), index)

@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import MissingValuesMixin
+from .._validation import FOREST_X, MissingValuesMixin
 from ..forest import RandomForestRegressor
 from .dwp import FLOAT_SLACK, dwp, prevalent_sets, rank_key
 from .itemsets import frequent_itemsets
@@ -114,7 +114,7 @@ class LSSFind(MissingValuesMixin, RegressorMixin, BaseEstimator):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], y_numeric=True, ensure_all_finite="allow-nan")
+        X, y = validate_data(self, X, y, y_numeric=True, **FOREST_X)
         threshold = self._mining_threshold()
         self.forest_ = RandomForestRegressor(
             self.n_estimators, max_features=self.max_features, bootstrap=self.bootstrap, max_samples=self.max_samples,
@@ -133,7 +133,7 @@ class LSSFind(MissingValuesMixin, RegressorMixin, BaseEstimator):
         """X against the training columns (count and names): the forest was fitted on the bare
         array, so it can check neither names nor report which estimator expected the columns."""
         check_is_fitted(self, "forest_")
-        return validate_data(self, X, reset=False, dtype=[np.float64, np.float32], ensure_all_finite="allow-nan")
+        return validate_data(self, X, reset=False, **FOREST_X)
 
     def predict(self, X):
         """The fitted forest's prediction."""
