@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 import tempfile
 import time
 
@@ -22,6 +19,7 @@ import numpy as np
 from benchkit.data import shared_npz, two_rules
 from benchkit.paths import SHARED_DATA
 from benchkit.peers import ranger_available, run_ranger
+from benchkit.timing import peak_rss_mb, run_isolated
 
 CASES = {
     "a": "regression n=2000 p=10000 max_features=100, 100 trees",
@@ -48,12 +46,6 @@ def load_case(case):
         test[rng.choice(rows, len(rows) // 4, replace=False)] = True
     mtry = int(case[1:])
     return X[~test], y[~test], X[test], y[test], dict(task="classification", n_estimators=500, max_features=mtry)
-
-
-def peak_rss_mb():
-    """This process's own peak resident memory (ru_maxrss would include the parent's at fork)."""
-    with open("/proc/self/status") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
 
 
 def run_worker(lib, case, trees):
@@ -105,11 +97,7 @@ def main():
         print(f"\n{case}: {CASES[case]}\n{header}")
         results = {}
         for lib in libs:
-            cmd = [sys.executable, __file__, "--worker", lib, case] + (["--trees", str(args.trees)] if args.trees else [])
-            out = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "OMP_NUM_THREADS": "2"})
-            if out.returncode != 0:
-                sys.exit(f"{lib} failed on case {case}:\n{out.stderr}")
-            results[lib] = json.loads(out.stdout.strip().splitlines()[-1])
+            results[lib] = run_isolated([__file__, "--worker", lib, case] + (["--trees", args.trees] if args.trees else []))
         if with_ranger:
             with tempfile.TemporaryDirectory() as tmp:
                 results["ranger"] = ranger_case(case, args.trees, tmp)

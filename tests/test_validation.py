@@ -17,10 +17,10 @@ def test_infinite_X(Xy, value):
     clean, y = Xy
     X = clean.copy()
     X[3, 1] = value
-    with pytest.raises(ValueError, match="Input X contains infinity"):
+    with pytest.raises(ValueError, match="X contains infinity"):
         RandomForestRegressor(n_estimators=2).fit(X, y)
     forest = RandomForestRegressor(n_estimators=2).fit(clean, y)
-    with pytest.raises(ValueError, match="Input X contains infinity"):
+    with pytest.raises(ValueError, match="X contains infinity"):
         forest.predict(X)
 
 

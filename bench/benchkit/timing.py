@@ -3,8 +3,11 @@ machine is shared, so every printed time comes with the 1-minute load average)."
 
 from __future__ import annotations
 
+import json
 import math
 import os
+import subprocess
+import sys
 import time
 
 
@@ -37,3 +40,19 @@ def load() -> float:
 
 def load_line() -> str:
     return f"load average {load():.2f} at the start ({os.cpu_count()} CPUs)"
+
+
+def peak_rss_mb() -> float:
+    """This process's own peak resident memory (ru_maxrss would include the parent's at fork)."""
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
+
+
+def run_isolated(args, threads=2) -> dict:
+    """Runs `python *args` in a process of its own (so its peak memory is its own) and returns the
+    JSON object its last output line holds."""
+    out = subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True,
+                         env={**os.environ, "OMP_NUM_THREADS": str(threads)})
+    if out.returncode != 0:
+        sys.exit(f"{' '.join(map(str, args))} failed:\n{out.stderr}")
+    return json.loads(out.stdout.strip().splitlines()[-1])

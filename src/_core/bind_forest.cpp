@@ -2,10 +2,12 @@
 #include <pybind11/stl.h>
 
 #include <iterator>
+#include <memory>
 #include <string>
 #include <type_traits>
 
 #include "bindings.hpp"
+#include "forest/encoding.hpp"
 #include "forest/forest.hpp"
 #include "py_util.hpp"
 
@@ -199,7 +201,7 @@ void bind_forest(py::module_& m) {
                              })
       .def(
           "predict",
-          [](const Forest& f, const py::array& X, int n_threads) {
+          [](const Forest& f, const py::object& X, int n_threads) {
             const MatrixView v = matrix_view(X);
             py::array_t<double> out({v.n_rows, static_cast<int64_t>(f.n_values())});
             double* p = out.mutable_data();
@@ -210,7 +212,7 @@ void bind_forest(py::module_& m) {
           py::arg("X"), py::arg("n_threads") = 1)
       .def(
           "predict_oob",
-          [](const Forest& f, const py::array& X, int n_threads) {
+          [](const Forest& f, const py::object& X, int n_threads) {
             const MatrixView v = matrix_view(X);
             py::array_t<double> out({v.n_rows, static_cast<int64_t>(f.n_values())});
             py::array_t<int64_t> counts(v.n_rows);
@@ -225,7 +227,7 @@ void bind_forest(py::module_& m) {
           py::arg("X"), py::arg("n_threads") = 1)
       .def(
           "apply",
-          [](const Forest& f, const py::array& X, int n_threads) {
+          [](const Forest& f, const py::object& X, int n_threads) {
             const MatrixView v = matrix_view(X);
             py::array_t<int64_t> out({v.n_rows, static_cast<int64_t>(f.trees.size())});
             int64_t* p = out.mutable_data();
@@ -236,7 +238,7 @@ void bind_forest(py::module_& m) {
           py::arg("X"), py::arg("n_threads") = 1)
       .def(
           "decision_path",
-          [](const Forest& f, const py::array& X, int n_threads) {
+          [](const Forest& f, const py::object& X, int n_threads) {
             const MatrixView v = matrix_view(X);
             DecisionPaths paths;
             {
@@ -261,8 +263,9 @@ void bind_forest(py::module_& m) {
 
   m.def(
       "fit_forest",
-      [](const py::array& X, const py::object& y, const py::object& classes, int32_t n_classes,
-         const py::object& sample_weight, const py::object& feature_weights, const ForestParams& params) {
+      [](const py::object& X, const py::object& y, const py::object& classes, int32_t n_classes,
+         const py::object& sample_weight, const py::object& feature_weights, const ForestParams& params,
+         const py::object& mapped_file) {
         const MatrixView v = matrix_view(X);
         const double* yp = optional_data<double>(y, {v.n_rows}, "y");
         const int32_t* cp = optional_data<int32_t>(classes, {v.n_rows}, "classes");
@@ -273,11 +276,16 @@ void bind_forest(py::module_& m) {
         if (cp)
           for (int64_t i = 0; i < v.n_rows; ++i)
             if (cp[i] < 0 || cp[i] >= n_classes) throw std::invalid_argument("class index out of range");
+        std::unique_ptr<MappedFile> file;
+        if (!mapped_file.is_none()) {
+          const auto where = mapped_file.cast<std::pair<std::string, int64_t>>();
+          file = std::make_unique<MappedFile>(MappedFile{where.first, where.second});
+        }
         py::gil_scoped_release release;
-        return fit_forest(v, yp, cp, cp ? n_classes : 0, wp, fw, params);
+        return fit_forest(v, yp, cp, cp ? n_classes : 0, wp, fw, params, file.get());
       },
       py::arg("X"), py::arg("y"), py::arg("classes"), py::arg("n_classes"), py::arg("sample_weight"),
-      py::arg("feature_weights"), py::arg("params"));
+      py::arg("feature_weights"), py::arg("params"), py::arg("mapped_file") = py::none());
 }
 
 }  // namespace pyinterp

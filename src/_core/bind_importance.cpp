@@ -43,7 +43,7 @@ void bind_importance(py::module_& m) {
 
   m.def(
       "oob_importance",
-      [](const Forest& f, const py::array& X, const py::object& y, const py::object& sample_weight,
+      [](const Forest& f, const py::object& X, const py::object& y, const py::object& sample_weight,
          OobMeasure measure, int n_threads) {
         const MatrixView v = matrix_view(X);
         const Targets t = targets_of(f, y, sample_weight, v.n_rows);
@@ -63,7 +63,7 @@ void bind_importance(py::module_& m) {
 
   m.def(
       "permutation_importance",
-      [](const Forest& f, const py::array& X, const py::object& y, const py::object& sample_weight, int n_repeats,
+      [](const Forest& f, const py::object& X, const py::object& y, const py::object& sample_weight, int n_repeats,
          uint64_t seed, int n_threads) {
         const MatrixView v = matrix_view(X);
         const Targets t = targets_of(f, y, sample_weight, v.n_rows);
@@ -79,7 +79,7 @@ void bind_importance(py::module_& m) {
 
   m.def(
       "contributions",
-      [](const Forest& f, const py::array& X, int n_threads) {
+      [](const Forest& f, const py::object& X, int n_threads) {
         const MatrixView v = matrix_view(X);
         const int64_t nv = f.n_values();
         py::array_t<double> out({v.n_rows, f.n_features, nv});
@@ -97,7 +97,7 @@ void bind_importance(py::module_& m) {
 
   m.def(
       "dstump",
-      [](const py::array& X, const py::object& y, const py::object& sample_weight, StumpSplit split, StumpSide side,
+      [](const py::object& X, const py::object& y, const py::object& sample_weight, StumpSplit split, StumpSide side,
          int n_threads) {
         const MatrixView v = matrix_view(X);
         const double* yp = checked_array<double>(y, {v.n_rows}, "y").data();

@@ -21,22 +21,93 @@ inline bool has_dtype(const py::array& a) {
   return py::isinstance<py::array_t<T>>(a);
 }
 
-inline MatrixView matrix_view(const py::array& X) {
-  if (X.ndim() != 2) throw std::invalid_argument("X must be a 2-d array");
-  MatrixView v;
-  if (has_dtype<float>(X)) {
-    v.is_float32 = true;
-  } else if (!has_dtype<double>(X)) {
-    throw std::invalid_argument("X must be float32 or float64");
+namespace detail {
+
+// X's element type, or false if it has none the core reads.
+inline bool value_type(const py::array& a, ValueType& type) {
+  if (has_dtype<double>(a)) type = ValueType::float64;
+  else if (has_dtype<float>(a)) type = ValueType::float32;
+  else if (has_dtype<int8_t>(a)) type = ValueType::int8;
+  else if (has_dtype<uint8_t>(a)) type = ValueType::uint8;
+  else if (has_dtype<int16_t>(a)) type = ValueType::int16;
+  else if (has_dtype<bool>(a)) type = ValueType::boolean;
+  else return false;
+  return true;
+}
+
+constexpr const char* kTypes = "float64, float32, int8, uint8, int16 or bool";
+
+// A scipy.sparse CSR or CSC matrix (or array) in canonical form; every index is checked, so the
+// core's reads stay in bounds whatever the caller built.
+template <class Index>
+void check_sparse_indices(const py::array& indptr, const py::array& indices, int64_t n_major, int64_t n_minor,
+                          int64_t n_data) {
+  const Index* p = static_cast<const Index*>(indptr.data());
+  const Index* idx = static_cast<const Index*>(indices.data());
+  if (indptr.shape(0) != n_major + 1 || p[0] != 0 || p[n_major] > indices.shape(0) || p[n_major] > n_data)
+    throw std::invalid_argument("X (sparse) has inconsistent indptr, indices and data lengths");
+  for (int64_t k = 0; k < n_major; ++k) {
+    if (p[k + 1] < p[k]) throw std::invalid_argument("X (sparse) has a decreasing indptr");
+    for (Index e = p[k]; e < p[k + 1]; ++e)
+      if (idx[e] < 0 || idx[e] >= n_minor || (e > p[k] && idx[e] <= idx[e - 1]))
+        throw std::invalid_argument("X (sparse) must have sorted indices in range without duplicates");
   }
-  const auto item = static_cast<int64_t>(X.itemsize());
-  if (X.strides(0) % item != 0 || X.strides(1) % item != 0)
+}
+
+inline MatrixView sparse_view(const py::handle& X) {
+  const std::string format = py::str(X.attr("format"));
+  if (format != "csr" && format != "csc") throw std::invalid_argument("X must be a CSR or CSC sparse matrix, got " + format);
+  MatrixView v;
+  v.layout = format == "csc" ? MatrixView::Layout::csc : MatrixView::Layout::csr;
+  const auto shape = X.attr("shape").cast<std::pair<int64_t, int64_t>>();
+  v.n_rows = shape.first;
+  v.n_cols = shape.second;
+  const py::object data_obj = X.attr("data"), indices_obj = X.attr("indices"), indptr_obj = X.attr("indptr");
+  const auto data = py::reinterpret_borrow<py::array>(data_obj);
+  const auto indices = py::reinterpret_borrow<py::array>(indices_obj);
+  const auto indptr = py::reinterpret_borrow<py::array>(indptr_obj);
+  for (const py::array* a : {&data, &indices, &indptr})
+    if (!py::isinstance<py::array>(*a) || a->ndim() != 1 || !(a->flags() & py::array::c_style))
+      throw std::invalid_argument("X (sparse) must hold 1-d contiguous data, indices and indptr arrays");
+  if (!value_type(data, v.type)) throw std::invalid_argument(std::string("X's values must be ") + kTypes);
+  const int64_t n_major = v.layout == MatrixView::Layout::csc ? v.n_cols : v.n_rows;
+  const int64_t n_minor = v.layout == MatrixView::Layout::csc ? v.n_rows : v.n_cols;
+  if (has_dtype<int64_t>(indptr) && has_dtype<int64_t>(indices)) {
+    v.index64 = true;
+    check_sparse_indices<int64_t>(indptr, indices, n_major, n_minor, data.shape(0));
+  } else if (has_dtype<int32_t>(indptr) && has_dtype<int32_t>(indices)) {
+    check_sparse_indices<int32_t>(indptr, indices, n_major, n_minor, data.shape(0));
+  } else {
+    throw std::invalid_argument("X (sparse) must have int32 or int64 indices and indptr of one dtype");
+  }
+  // The arrays are X's attributes, so they live as long as X, which outlives the call.
+  v.data = data.data();
+  v.indices = indices.data();
+  v.indptr = indptr.data();
+  return v;
+}
+
+}  // namespace detail
+
+// The core's view of X: a numpy array of one of the value types, or a scipy.sparse CSR / CSC
+// matrix or array. X must outlive the view.
+inline MatrixView matrix_view(const py::handle& X) {
+  if (!py::isinstance<py::array>(X)) {
+    if (py::hasattr(X, "indptr") && py::hasattr(X, "format")) return detail::sparse_view(X);
+    throw std::invalid_argument("X must be a numpy array or a scipy.sparse CSR / CSC matrix");
+  }
+  const auto a = py::reinterpret_borrow<py::array>(X);
+  if (a.ndim() != 2) throw std::invalid_argument("X must be a 2-d array");
+  MatrixView v;
+  if (!detail::value_type(a, v.type)) throw std::invalid_argument(std::string("X must be ") + detail::kTypes);
+  const auto item = static_cast<int64_t>(a.itemsize());
+  if (a.strides(0) % item != 0 || a.strides(1) % item != 0)
     throw std::invalid_argument("X strides must be multiples of its item size");
-  v.data = X.data();
-  v.n_rows = X.shape(0);
-  v.n_cols = X.shape(1);
-  v.row_stride = X.strides(0) / item;
-  v.col_stride = X.strides(1) / item;
+  v.data = a.data();
+  v.n_rows = a.shape(0);
+  v.n_cols = a.shape(1);
+  v.row_stride = a.strides(0) / item;
+  v.col_stride = a.strides(1) / item;
   return v;
 }
 

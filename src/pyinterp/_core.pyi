@@ -6,6 +6,13 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import scipy.sparse as sp
+
+# What the forest engine reads as X: a 2-d array of float64, float32, int8, uint8, int16 or bool,
+# or a CSR / CSC matrix in canonical form (CSC to fit).
+ForestX = (
+    npt.NDArray[np.floating] | npt.NDArray[np.integer] | npt.NDArray[np.bool_] | sp.csr_matrix | sp.csc_matrix | sp.sparray
+)
 
 class Criterion(enum.Enum):
     squared_error = 0
@@ -44,13 +51,13 @@ class Forest:
     @property
     def inbag(self) -> npt.NDArray[np.uint32]: ...
     def tree(self, index: int) -> dict[str, npt.NDArray[Any]]: ...
-    def predict(self, X: npt.NDArray[np.floating], n_threads: int = 1) -> npt.NDArray[np.float64]: ...
+    def predict(self, X: ForestX, n_threads: int = 1) -> npt.NDArray[np.float64]: ...
     def predict_oob(
-        self, X: npt.NDArray[np.floating], n_threads: int = 1
+        self, X: ForestX, n_threads: int = 1
     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]: ...
-    def apply(self, X: npt.NDArray[np.floating], n_threads: int = 1) -> npt.NDArray[np.int64]: ...
+    def apply(self, X: ForestX, n_threads: int = 1) -> npt.NDArray[np.int64]: ...
     def decision_path(
-        self, X: npt.NDArray[np.floating], n_threads: int = 1
+        self, X: ForestX, n_threads: int = 1
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
     @staticmethod
     def from_state(state: dict[str, Any]) -> Forest: ...
@@ -58,13 +65,14 @@ class Forest:
     def __setstate__(self, state: dict[str, Any] | tuple[Any, ...]) -> None: ...
 
 def fit_forest(
-    X: npt.NDArray[np.floating],
+    X: ForestX,
     y: npt.NDArray[np.float64] | None,
     classes: npt.NDArray[np.int32] | None,
     n_classes: int,
     sample_weight: npt.NDArray[np.float64] | None,
     feature_weights: npt.NDArray[np.float64] | None,
     params: ForestParams,
+    mapped_file: tuple[str, int] | None = None,
 ) -> Forest: ...
 
 class OobMeasure(enum.Enum):
@@ -83,7 +91,7 @@ class StumpSide(enum.Enum):
 
 def oob_importance(
     forest: Forest,
-    X: npt.NDArray[np.floating],
+    X: ForestX,
     y: npt.NDArray[np.float64] | npt.NDArray[np.int32],
     sample_weight: npt.NDArray[np.float64] | None,
     measure: OobMeasure,
@@ -92,7 +100,7 @@ def oob_importance(
 def mdi(forest: Forest, normalize: bool) -> npt.NDArray[np.float64]: ...
 def permutation_importance(
     forest: Forest,
-    X: npt.NDArray[np.floating],
+    X: ForestX,
     y: npt.NDArray[np.float64] | npt.NDArray[np.int32],
     sample_weight: npt.NDArray[np.float64] | None,
     n_repeats: int,
@@ -100,10 +108,10 @@ def permutation_importance(
     n_threads: int = 1,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int]: ...
 def contributions(
-    forest: Forest, X: npt.NDArray[np.floating], n_threads: int = 1
+    forest: Forest, X: ForestX, n_threads: int = 1
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def dstump(
-    X: npt.NDArray[np.floating],
+    X: ForestX,
     y: npt.NDArray[np.float64],
     sample_weight: npt.NDArray[np.float64] | None,
     split: StumpSplit,

@@ -12,29 +12,72 @@ Estimators and public functions declare scikit-learn constraints (``_parameter_c
   after their constraints are checked.
 - ``check_weights_vector``: the forests' sample and feature weights, with the zero-sum check and
   the messages tests/test_validation.py asserts (``_check_sample_weight`` has neither).
-- ``FOREST_X`` and ``MissingValuesMixin``: what X a forest reads, as ``check_array`` /
-  ``validate_data`` keywords (float64 or float32; NaN is a missing value, infinity an error), and
-  the ``allow_nan`` tag of every estimator whose X goes to a forest.
+- ``FOREST_X`` / ``FOREST_FIT_X``, ``core_X``, ``mapped_file`` and ``ForestInputMixin``: what X
+  a forest reads, as ``check_array`` / ``validate_data`` keywords (dense float64, float32, int8,
+  uint8, int16 or bool, read as they are; scipy.sparse CSR / CSC; NaN is a missing value in dense
+  X, infinity an error), the form the core reads it in, where a memory-mapped X lies in its file,
+  and the ``allow_nan`` and ``sparse`` tags of every estimator whose X goes to a forest.
 """
 
 from __future__ import annotations
 
 import math
+import mmap
 import numbers
 import os
 
 import numpy as np
+import scipy.sparse as sp
+
+# Other dtypes (int32, int64, ...) are converted to the first.
+FOREST_DTYPES = (np.float64, np.float32, np.int8, np.uint8, np.int16, np.bool_)
+FOREST_X = {"dtype": list(FOREST_DTYPES), "ensure_all_finite": "allow-nan", "accept_sparse": ["csc", "csr"]}
+# X to fit on: the column encoding rejects infinity itself while it reads each value, so no
+# separate pass reads the whole of X first (a memory-mapped X would become resident).
+FOREST_FIT_X = {**FOREST_X, "ensure_all_finite": False}
 
 
-FOREST_X = {"dtype": [np.float64, np.float32], "ensure_all_finite": "allow-nan"}
+def core_X(X, *, by_columns=False):
+    """X validated with FOREST_X, in the form the core reads: a sparse X canonical (sorted indices,
+    no duplicates), CSC when it is read by columns (fit's column encoding) and CSR when rows are
+    followed down the trees; a dense X aligned. Copies only what has to change."""
+    if not sp.issparse(X):
+        return X if X.flags.aligned else np.array(X)
+    fmt = "csc" if by_columns else "csr"
+    if X.format != fmt:
+        X = X.asformat(fmt)
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    if X.dtype.kind == "f" and np.isnan(X.data).any():
+        raise ValueError("X is sparse and holds NaN: missing values are supported in dense X only")
+    return X
 
 
-class MissingValuesMixin:
-    """Declares that X may hold missing values (NaN); place before BaseEstimator."""
+def mapped_file(X):
+    """(path, byte offset of X[0, 0]) when X's memory is a read-only np.memmap of a file
+    (np.load(..., mmap_mode="r")), else None. The core then reads X's columns from the file in
+    panels rather than through the map, whose pages would otherwise all become resident."""
+    view = X
+    while isinstance(view, np.ndarray) and not isinstance(view, np.memmap):
+        view = view.base
+    if not isinstance(view, np.memmap) or view.mode != "r" or view.filename is None:
+        return None
+    root = view  # the memmap that owns the map: its offset is the file position of its first byte
+    while isinstance(root.base, np.memmap):
+        root = root.base
+    if not isinstance(root.base, mmap.mmap):
+        return None
+    return str(root.filename), int(root.offset) + (X.ctypes.data - root.ctypes.data)
+
+
+class ForestInputMixin:
+    """Declares that X may hold missing values (NaN) and be sparse; place before BaseEstimator."""
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True
         return tags
 
 

@@ -38,7 +38,7 @@ from sklearn.utils.validation import _check_sample_weight, check_array, check_co
 
 from . import _core
 from ._seeds import root_seed
-from ._validation import FOREST_X, check_int, resolve_n_threads
+from ._validation import FOREST_FIT_X, FOREST_X, check_int, core_X, resolve_n_threads
 from .forest.view import check_rows as _check_X
 from .forest.view import forest_view as _view
 
@@ -84,7 +84,7 @@ def _oob_inputs(forest, X, y, sample_weight):
 
 # The forest is checked by forest_view (TypeError naming it), X and y against the forest.
 _OOB_CONSTRAINTS = {
-    "X": ["array-like"],
+    "X": ["array-like", "sparse matrix"],
     "y": ["array-like"],
     "sample_weight": ["array-like", None],
     "return_std": ["boolean"],
@@ -150,7 +150,7 @@ def mdi(forest, normalize=True):
     return _core.mdi(_view(forest).core, bool(normalize))
 
 
-@validate_params({"X": ["array-like"], "n_jobs": [Integral, None]}, prefer_skip_nested_validation=True)
+@validate_params({"X": ["array-like", "sparse matrix"], "n_jobs": [Integral, None]}, prefer_skip_nested_validation=True)
 def contributions(forest, X, *, n_jobs=None):
     """Saabas decomposition. Returns (contributions, bias): contributions[i, k] (regression) or
     contributions[i, k, c] (classification, classes in the order of ``classes_``) is the mean over
@@ -171,7 +171,7 @@ _SIDES = {"sum": _core.StumpSide.sum, "left": _core.StumpSide.left, "max": _core
 
 @validate_params(
     {
-        "X": ["array-like"],
+        "X": ["array-like", "sparse matrix"],
         "y": ["array-like"],
         "split": [StrOptions(set(_SPLITS))],
         "side": [StrOptions(set(_SIDES))],
@@ -196,14 +196,14 @@ def dstump(X, y, *, split="best", side="sum", sample_weight=None, n_jobs=None):
     ``impurity_decrease``, ``sign`` (of mean(right) - mean(left)), ``n_left``, and ``select(s)``,
     the top s features. y is a real response; a 0/1 class indicator gives the Gini stump.
     """
-    X = check_array(X, **FOREST_X, ensure_min_samples=2, input_name="X")
+    X = check_array(X, **FOREST_FIT_X, ensure_min_samples=2, input_name="X")
     y = check_array(y, ensure_2d=False, dtype=np.float64, ensure_all_finite=True, input_name="y")
     if y.ndim != 1:
         raise ValueError(f"y must be 1-d, got shape {y.shape}")
     check_consistent_length(X, y)
     if sample_weight is not None:
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-    X = X if X.flags.aligned else np.array(X)
+    X = core_X(X, by_columns=True)
     table = _core.dstump(X, np.ascontiguousarray(y), sample_weight, _SPLITS[split], _SIDES[side],
                          resolve_n_threads(n_jobs))
     scores = table["score"]

@@ -1,22 +1,66 @@
 // Read-only views of caller-owned arrays: the core never copies or writes them.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 
 namespace pyinterp {
 
-// A 2-d float32 or float64 matrix with arbitrary (element) strides: C, Fortran or sliced.
+// The element types X may have; every value is read as a double (exactly: none has more digits).
+enum class ValueType : uint8_t { float64, float32, int8, uint8, int16, boolean };
+
+// A 2-d matrix, dense with arbitrary (element) strides (C, Fortran or sliced), or compressed sparse
+// (CSC: the major axis is columns; CSR: rows) with sorted indices and no duplicates, whose absent
+// entries are zeros. at(i, j) is the one way the core reads a value.
 struct MatrixView {
-  const void* data = nullptr;
-  bool is_float32 = false;
+  enum class Layout : uint8_t { dense, csc, csr };
+
+  const void* data = nullptr;  // dense values, or the stored values of a sparse matrix
+  ValueType type = ValueType::float64;
+  Layout layout = Layout::dense;
   int64_t n_rows = 0;
   int64_t n_cols = 0;
-  int64_t row_stride = 0;  // in elements
-  int64_t col_stride = 0;  // in elements
+  int64_t row_stride = 0;  // dense only, in elements
+  int64_t col_stride = 0;  // dense only, in elements
+  const void* indptr = nullptr;  // sparse only: major slice k is entries [indptr[k], indptr[k + 1])
+  const void* indices = nullptr;  // sparse only: the minor index of each entry
+  bool index64 = false;           // sparse indptr and indices are int64 (else int32)
+
+  bool sparse() const { return layout != Layout::dense; }
+
+  // The k-th element of data.
+  double value(int64_t k) const {
+    switch (type) {
+      case ValueType::float64: return static_cast<const double*>(data)[k];
+      case ValueType::float32: return static_cast<double>(static_cast<const float*>(data)[k]);
+      case ValueType::int8: return static_cast<const int8_t*>(data)[k];
+      case ValueType::int16: return static_cast<const int16_t*>(data)[k];
+      default: return static_cast<const uint8_t*>(data)[k];  // uint8, boolean
+    }
+  }
+
+  // Sparse only: entries [begin, end) of major slice k, and the minor index of entry e.
+  int64_t slice_begin(int64_t k) const {
+    return index64 ? static_cast<const int64_t*>(indptr)[k] : static_cast<const int32_t*>(indptr)[k];
+  }
+  int64_t minor_index(int64_t e) const {
+    return index64 ? static_cast<const int64_t*>(indices)[e] : static_cast<const int32_t*>(indices)[e];
+  }
 
   double at(int64_t i, int64_t j) const {
-    const int64_t k = i * row_stride + j * col_stride;
-    return is_float32 ? static_cast<double>(static_cast<const float*>(data)[k])
-                      : static_cast<const double*>(data)[k];
+    if (layout == Layout::dense) return value(i * row_stride + j * col_stride);
+    const int64_t major = layout == Layout::csc ? j : i, minor = layout == Layout::csc ? i : j;
+    const int64_t e = index64 ? find(static_cast<const int64_t*>(indices), major, minor)
+                              : find(static_cast<const int32_t*>(indices), major, minor);
+    return e < 0 ? 0.0 : value(e);
+  }
+
+ private:
+  template <class Index>
+  int64_t find(const Index* idx, int64_t major, int64_t minor) const {
+    const Index* first = idx + slice_begin(major);
+    const Index* last = idx + slice_begin(major + 1);
+    const Index* it = std::lower_bound(first, last, static_cast<Index>(minor));
+    return (it != last && *it == minor) ? it - idx : -1;
   }
 };
 

@@ -447,8 +447,8 @@ double TreeBuilder::threshold_between(int64_t feature, uint32_t lo, uint32_t hi,
   int64_t a = start, b = mid;
   while (codes.code(feature, samples_[a]) != lo) ++a;
   while (codes.code(feature, samples_[b]) != hi) ++b;
-  const double low = data_.X.at(samples_[a], feature);
-  const double high = data_.X.at(samples_[b], feature);
+  const double low = data_.x(samples_[a], feature);
+  const double high = data_.x(samples_[b], feature);
   // Midway between the neighbouring values, as halves so the sum cannot overflow; if rounding
   // lands on the upper value, the lower one keeps the training partition intact.
   const double t = low / 2.0 + high / 2.0;

@@ -18,12 +18,15 @@ namespace pyinterp {
 // Everything a tree is grown from; all pointers are read-only and outlive the fit.
 struct TrainingSet {
   const ColumnCodes* codes = nullptr;
-  MatrixView X;                      // thresholds are read from here for the chosen splits
+  MatrixView X;                      // thresholds are read from here for the chosen splits,
+  const XFile* file = nullptr;       // or from X's file when X is memory-mapped
   const double* y = nullptr;         // regression target, n values
   const int32_t* classes = nullptr;  // classification: class index in [0, n_classes), n values
   int32_t n_classes = 0;             // 0 for regression
   const double* sample_weight = nullptr;  // n values or nullptr
   std::vector<double> feature_weights;    // empty: uniform
+
+  double x(int64_t i, int64_t j) const { return file ? file->at(i, j) : X.at(i, j); }
 };
 
 class TreeBuilder {

@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cerrno>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "../common/parallel.hpp"
 #include "radix.hpp"
@@ -17,10 +21,10 @@ namespace {
 constexpr int64_t kBlock = 32;
 
 template <class Code>
-void write_codes(std::vector<uint8_t>& out, const std::vector<uint32_t>& ranks) {
-  out.resize(ranks.size() * sizeof(Code));
+void write_codes(std::vector<uint8_t>& out, const uint32_t* ranks, int64_t n) {
+  out.resize(static_cast<size_t>(n) * sizeof(Code));
   Code* codes = reinterpret_cast<Code*>(out.data());
-  for (size_t i = 0; i < ranks.size(); ++i) codes[i] = static_cast<Code>(ranks[i]);
+  for (int64_t i = 0; i < n; ++i) codes[i] = static_cast<Code>(ranks[i]);
 }
 
 // Unsigned integers that sort like the floats they come from (-0.0 and 0.0 map to the same key).
@@ -42,9 +46,10 @@ struct EncodeScratch {
   std::vector<uint64_t> a, b;  // radix sort buffers
   std::vector<uint64_t> keys;  // order keys by row
   std::vector<uint32_t> ranks;
+  std::vector<uint32_t> by_row;  // sparse columns: ranks by row
 };
 
-// Columns j0..j1 of X, as doubles, into block (column after column).
+// Columns j0..j1 of dense X, as doubles, into block (column after column).
 template <class T>
 void copy_block(const MatrixView& X, int64_t j0, int64_t j1, double* block) {
   const T* data = static_cast<const T*>(X.data);
@@ -52,6 +57,16 @@ void copy_block(const MatrixView& X, int64_t j0, int64_t j1, double* block) {
   for (int64_t i = 0; i < n; ++i) {
     const T* row = data + i * X.row_stride + j0 * X.col_stride;
     for (int64_t k = 0; k < width; ++k) block[k * n + i] = static_cast<double>(row[k * X.col_stride]);
+  }
+}
+
+void copy_block(const MatrixView& X, int64_t j0, int64_t j1, double* block) {
+  switch (X.type) {
+    case ValueType::float64: return copy_block<double>(X, j0, j1, block);
+    case ValueType::float32: return copy_block<float>(X, j0, j1, block);
+    case ValueType::int8: return copy_block<int8_t>(X, j0, j1, block);
+    case ValueType::int16: return copy_block<int16_t>(X, j0, j1, block);
+    default: return copy_block<uint8_t>(X, j0, j1, block);
   }
 }
 
@@ -140,54 +155,197 @@ Ranked rank_column(const double* values, int64_t n, bool is_float32, EncodeScrat
   return r;
 }
 
+// Ranks of a column of 1-byte integers (values in [-128, 255]) by counting, without a sort.
+constexpr int kSmallOffset = 128, kSmallValues = 384;
+Ranked rank_small_ints(const double* values, int64_t n, EncodeScratch& s) {
+  uint32_t rank_of[kSmallValues] = {};
+  bool seen[kSmallValues] = {};
+  for (int64_t i = 0; i < n; ++i) seen[static_cast<int>(values[i]) + kSmallOffset] = true;
+  uint32_t rank = 0;
+  for (int v = 0; v < kSmallValues; ++v)
+    if (seen[v]) rank_of[v] = rank++;
+  for (int64_t i = 0; i < n; ++i) s.ranks[i] = rank_of[static_cast<int>(values[i]) + kSmallOffset];
+  Ranked r;
+  r.n_distinct = rank;
+  return r;
+}
+
+// Encodes dense columns j0..j1, handing each to store(j, ranked, ranks by row).
+template <class Store>
+void encode_dense(const MatrixView& X, int64_t j0, int64_t j1, EncodeScratch& s, Store store) {
+  const int64_t n = X.n_rows;
+  copy_block(X, j0, j1, s.block.data());
+  const bool small_ints = item_size(X.type) == 1;
+  for (int64_t j = j0; j < j1; ++j) {
+    const double* values = s.block.data() + (j - j0) * n;
+    const Ranked ranked = small_ints ? rank_small_ints(values, n, s) : rank_column(values, n, X.type != ValueType::float64, s);
+    store(j, ranked, s.ranks.data());
+  }
+}
+
+// CSC columns: the stored values are ranked with one zero standing for the absent entries, so
+// the codes equal those of the same column dense.
+template <class Store>
+void encode_sparse(const MatrixView& X, int64_t j0, int64_t j1, EncodeScratch& s, Store store) {
+  for (int64_t j = j0; j < j1; ++j) {
+    const int64_t begin = X.slice_begin(j), stored = X.slice_begin(j + 1) - begin;
+    double* values = s.block.data();
+    for (int64_t e = 0; e < stored; ++e) values[e] = X.value(begin + e);
+    const bool absent = stored < X.n_rows;
+    if (absent) values[stored] = 0.0;
+    const Ranked ranked = rank_column(values, stored + absent, X.type != ValueType::float64, s);
+    if (!ranked.infinite) {
+      std::fill(s.by_row.begin(), s.by_row.end(), absent ? s.ranks[stored] : 0);
+      for (int64_t e = 0; e < stored; ++e) s.by_row[X.minor_index(begin + e)] = s.ranks[e];
+    }
+    store(j, ranked, s.by_row.data());
+  }
+}
+
+// Panels of columns of a memory-mapped X, read from its file into a buffer.
+class PanelReader {
+ public:
+  // Rows (C order, maybe sliced) or columns (Fortran order) of X must be contiguous.
+  static bool can_read(const MatrixView& X) {
+    return (X.col_stride == 1 && X.row_stride >= X.n_cols) || (X.row_stride == 1 && X.col_stride >= X.n_rows);
+  }
+
+  PanelReader(const XFile& file, int n_threads) : file_(file), item_(static_cast<int64_t>(item_size(file.X().type))) {
+    const MatrixView& X = file.X();
+    by_rows_ = X.col_stride == 1 && X.row_stride >= X.n_cols;
+    // C order: one page of each row per panel; Fortran order: a block of columns per thread.
+    width_ = by_rows_ ? std::max<int64_t>(kBlock, 4096 / item_) : kBlock * std::max(1, n_threads);
+    width_ = std::min(width_, X.n_cols);
+    buffer_.resize(static_cast<size_t>(X.n_rows * width_ * item_));
+  }
+
+  int64_t width() const { return width_; }
+
+  // Columns c0..c1 of X as a dense view of the buffer (column c0 first).
+  MatrixView read(int64_t c0, int64_t c1) {
+    const MatrixView& X = file_.X();
+    MatrixView panel = X;
+    panel.data = buffer_.data();
+    panel.n_cols = c1 - c0;
+    if (by_rows_) {
+      panel.row_stride = c1 - c0;
+      panel.col_stride = 1;
+      for (int64_t i = 0; i < X.n_rows; ++i)
+        file_.read(buffer_.data() + i * (c1 - c0) * item_, (c1 - c0) * item_, (i * X.row_stride + c0) * item_);
+    } else {
+      panel.row_stride = 1;
+      panel.col_stride = X.n_rows;
+      for (int64_t j = c0; j < c1; ++j)
+        file_.read(buffer_.data() + (j - c0) * X.n_rows * item_, X.n_rows * item_, j * X.col_stride * item_);
+    }
+    return panel;
+  }
+
+ private:
+  const XFile& file_;
+  int64_t item_;
+  bool by_rows_ = false;
+  int64_t width_ = 0;
+  std::vector<uint8_t> buffer_;
+};
+
 }  // namespace
 
-ColumnCodes::ColumnCodes(const MatrixView& X, int n_threads)
+size_t item_size(ValueType type) {
+  switch (type) {
+    case ValueType::float64: return 8;
+    case ValueType::float32: return 4;
+    case ValueType::int16: return 2;
+    default: return 1;
+  }
+}
+
+XFile::XFile(const MappedFile& where, const MatrixView& X) : X_(X), where_(where) {
+  if (X.sparse()) throw std::invalid_argument("a sparse X has no mapped file");
+  fd_ = ::open(where.path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) throw std::runtime_error("cannot open X's file " + where.path + ": " + std::strerror(errno));
+}
+
+XFile::~XFile() { ::close(fd_); }
+
+void XFile::read(void* out, int64_t size, int64_t from) const {
+  auto* bytes = static_cast<uint8_t*>(out);
+  while (size > 0) {
+    const ssize_t got = ::pread(fd_, bytes, static_cast<size_t>(size), static_cast<off_t>(where_.offset + from));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0)
+      throw std::runtime_error("reading X from " + where_.path + ": " + (got < 0 ? std::strerror(errno) : "file too short"));
+    bytes += got;
+    size -= got;
+    from += got;
+  }
+}
+
+double XFile::at(int64_t i, int64_t j) const {
+  alignas(8) uint8_t value[8];
+  const auto item = static_cast<int64_t>(item_size(X_.type));
+  read(value, item, (i * X_.row_stride + j * X_.col_stride) * item);
+  MatrixView one = X_;
+  one.data = value;
+  return one.value(0);
+}
+
+ColumnCodes::ColumnCodes(const MatrixView& X, int n_threads, const XFile* file)
     : n_rows_(X.n_rows), columns_(X.n_cols), width_(X.n_cols), n_codes_(X.n_cols), has_missing_(X.n_cols) {
   if (X.n_rows <= 0 || X.n_cols <= 0) throw std::invalid_argument("X must have at least one row and one column");
   if (X.n_rows > static_cast<int64_t>(std::numeric_limits<uint32_t>::max()))
     throw std::invalid_argument("X has more than 2^32 - 1 rows, the engine's limit");
+  if (X.layout == MatrixView::Layout::csr) throw std::invalid_argument("the column encoding reads a sparse X as CSC");
 
   const int64_t n = X.n_rows;
-  const int64_t n_blocks = (X.n_cols + kBlock - 1) / kBlock;
-  parallel_for(
-      n_blocks, n_threads,
-      [&](int) {
-        EncodeScratch s;
-        s.block.resize(kBlock * n);
-        s.a.resize(n);
-        s.b.resize(n);
-        s.keys.resize(n);
-        s.ranks.resize(n);
-        return s;
-      },
-      [&](int64_t b, int, EncodeScratch& s) {
-        const int64_t j0 = b * kBlock, j1 = std::min(X.n_cols, j0 + kBlock);
-        if (X.is_float32) {
-          copy_block<float>(X, j0, j1, s.block.data());
-        } else {
-          copy_block<double>(X, j0, j1, s.block.data());
-        }
-        for (int64_t j = j0; j < j1; ++j) {
-          const double* values = s.block.data() + (j - j0) * n;
-          const Ranked ranked = rank_column(values, n, X.is_float32, s);
-          if (ranked.infinite)
-            throw std::invalid_argument("X contains infinity (column " + std::to_string(j) + ")");
-          const uint32_t n_distinct = ranked.n_distinct;
-          n_codes_[j] = n_distinct - ranked.missing;
-          has_missing_[j] = ranked.missing;
-          if (n_distinct <= 256) {
-            width_[j] = 1;
-            write_codes<uint8_t>(columns_[j], s.ranks);
-          } else if (n_distinct <= 65536) {
-            width_[j] = 2;
-            write_codes<uint16_t>(columns_[j], s.ranks);
+  auto store = [&](int64_t j, const Ranked& ranked, const uint32_t* ranks) {
+    if (ranked.infinite) throw std::invalid_argument("X contains infinity (column " + std::to_string(j) + ")");
+    n_codes_[j] = ranked.n_distinct - ranked.missing;
+    has_missing_[j] = ranked.missing;
+    if (ranked.n_distinct <= 256) {
+      width_[j] = 1;
+      write_codes<uint8_t>(columns_[j], ranks, n);
+    } else if (ranked.n_distinct <= 65536) {
+      width_[j] = 2;
+      write_codes<uint16_t>(columns_[j], ranks, n);
+    } else {
+      width_[j] = 4;
+      write_codes<uint32_t>(columns_[j], ranks, n);
+    }
+  };
+  // Columns c0..c1 of X, which panel holds (its column 0 is X's column c0).
+  auto encode = [&](const MatrixView& panel, int64_t c0, int64_t c1) {
+    parallel_for(
+        (c1 - c0 + kBlock - 1) / kBlock, n_threads,
+        [&](int) {
+          EncodeScratch s;
+          s.block.resize(panel.sparse() ? n : kBlock * n);
+          s.a.resize(n);
+          s.b.resize(n);
+          s.keys.resize(n);
+          s.ranks.resize(n);
+          if (panel.sparse()) s.by_row.resize(n);
+          return s;
+        },
+        [&](int64_t b, int, EncodeScratch& s) {
+          const int64_t j0 = b * kBlock, j1 = std::min(c1 - c0, j0 + kBlock);
+          auto store_in_X = [&](int64_t j, const Ranked& ranked, const uint32_t* ranks) { store(c0 + j, ranked, ranks); };
+          if (panel.sparse()) {
+            encode_sparse(panel, j0, j1, s, store_in_X);
           } else {
-            width_[j] = 4;
-            write_codes<uint32_t>(columns_[j], s.ranks);
+            encode_dense(panel, j0, j1, s, store_in_X);
           }
-        }
-      });
+        });
+  };
+  if (file && PanelReader::can_read(X)) {
+    PanelReader reader(*file, n_threads);
+    for (int64_t c0 = 0; c0 < X.n_cols; c0 += reader.width()) {
+      const int64_t c1 = std::min(X.n_cols, c0 + reader.width());
+      encode(reader.read(c0, c1), c0, c1);
+    }
+  } else {
+    encode(X, 0, X.n_cols);
+  }
   for (int64_t j = 0; j < X.n_cols; ++j) max_n_codes_ = std::max(max_n_codes_, n_codes_[j] + has_missing_[j]);
 }
 

@@ -1,6 +1,7 @@
 #include "forest.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 
@@ -59,18 +60,22 @@ void check_width(const Forest& forest, const MatrixView& X) {
 }  // namespace
 
 Forest fit_forest(const MatrixView& X, const double* y, const int32_t* classes, int32_t n_classes,
-                  const double* sample_weight, const std::vector<double>& feature_weights, const ForestParams& params) {
+                  const double* sample_weight, const std::vector<double>& feature_weights, const ForestParams& params,
+                  const MappedFile* file) {
   if (params.n_estimators < 1) throw std::invalid_argument("n_estimators must be at least 1");
   if (params.max_features < 1) throw std::invalid_argument("max_features must be at least 1");
   if (params.n_draws < 1) throw std::invalid_argument("max_samples must select at least one row");
   if ((n_classes > 0) != (params.criterion != Criterion::squared_error))
     throw std::invalid_argument("the criterion does not match the task");
-  const ColumnCodes codes(X, params.n_threads);
+  std::unique_ptr<const XFile> x_file;
+  if (file) x_file = std::make_unique<const XFile>(*file, X);
+  const ColumnCodes codes(X, params.n_threads, x_file.get());
   const int64_t n = X.n_rows;
 
   TrainingSet data;
   data.codes = &codes;
   data.X = X;
+  data.file = x_file.get();
   data.y = y;
   data.classes = classes;
   data.n_classes = n_classes;

@@ -9,6 +9,10 @@
 #include "tree.hpp"
 
 namespace pyinterp {
+struct MappedFile;
+}
+
+namespace pyinterp {
 
 struct Forest {
   Criterion criterion = Criterion::squared_error;  // what the trees' impurities measure
@@ -21,9 +25,11 @@ struct Forest {
   int32_t n_values() const { return n_classes > 0 ? n_classes : 1; }
 };
 
-// Fits a forest. X is only read; codes are built once and shared by every tree.
+// Fits a forest. X is only read; codes are built once and shared by every tree. file: where a
+// memory-mapped X lies (see ColumnCodes), or null.
 Forest fit_forest(const MatrixView& X, const double* y, const int32_t* classes, int32_t n_classes,
-                  const double* sample_weight, const std::vector<double>& feature_weights, const ForestParams& params);
+                  const double* sample_weight, const std::vector<double>& feature_weights, const ForestParams& params,
+                  const MappedFile* file = nullptr);
 
 // Mean over trees of the leaf values: out is n_rows x n_values, row-major.
 void predict(const Forest& forest, const MatrixView& X, double* out, int n_threads);

@@ -17,8 +17,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .. import _core
 from .._seeds import root_seed
 from .._validation import (
+    FOREST_FIT_X,
     FOREST_X,
-    MissingValuesMixin,
+    ForestInputMixin,
+    core_X,
+    mapped_file,
     check_weights_vector,
     count_or_fraction,
     resolve_max_features,
@@ -30,7 +33,7 @@ from .tree import Tree
 __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
 
 
-class _BaseForest(MissingValuesMixin, BaseEstimator):
+class _BaseForest(ForestInputMixin, BaseEstimator):
     """Shared fit/predict machinery; subclasses define the task and their criteria."""
 
     # Criterion names accepted by the estimator -> the core's Criterion they select.
@@ -120,8 +123,7 @@ class _BaseForest(MissingValuesMixin, BaseEstimator):
             n_drawable = n_features
         params = self._params(n_samples, n_features, n_drawable)
         params.balanced_subsample = balanced_subsample
-        if not X.flags.aligned:
-            X = np.array(X)
+        X = core_X(X, by_columns=True)
         regression = n_classes == 0
         self._forest = _core.fit_forest(
             X,
@@ -131,6 +133,7 @@ class _BaseForest(MissingValuesMixin, BaseEstimator):
             sample_weight,
             feature_weights,
             params,
+            mapped_file=mapped_file(X),
         )
         self._n_threads = params.n_threads
         if self.oob_score:
@@ -159,7 +162,7 @@ class _BaseForest(MissingValuesMixin, BaseEstimator):
     def _checked_rows(self, X):
         """X validated for a fitted forest (prediction, leaves, paths, out-of-bag values)."""
         check_is_fitted(self, "_forest")
-        return validate_data(self, X, reset=False, **FOREST_X)
+        return core_X(validate_data(self, X, reset=False, **FOREST_X))
 
     # -- fitted structure ----------------------------------------------------------------------
 
@@ -260,7 +263,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, feature_weights=None):
-        X, y = validate_data(self, X, y, y_numeric=True, **FOREST_X)
+        X, y = validate_data(self, X, y, y_numeric=True, **FOREST_FIT_X)
         y = np.ascontiguousarray(y, dtype=np.float64)
         return self._fit(X, y, y, 0, sample_weight, feature_weights)
 
@@ -333,7 +336,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, feature_weights=None):
-        X, y = validate_data(self, X, y, **FOREST_X)
+        X, y = validate_data(self, X, y, **FOREST_FIT_X)
         check_classification_targets(y)
         self.classes_, encoded = np.unique(y, return_inverse=True)
         self.n_classes_ = len(self.classes_)

@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _core
-from .._validation import FOREST_X
+from .._validation import FOREST_X, core_X
 from .estimators import _BaseForest
 from .tree import derived_fields, forest_state
 
@@ -67,7 +67,7 @@ def check_rows(view, X):
     X = validate_data(view.estimator, X, reset=False, **FOREST_X)
     if view.float32:
         X = X.astype(np.float32)
-    return X if X.flags.aligned else np.array(X)
+    return core_X(X)
 
 
 def sklearn_tree_arrays(tree):

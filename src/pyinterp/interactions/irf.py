@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .. import importance
 from .._csr import to_csr, to_tuples
 from .._seeds import draw_seeds, python_rng
-from .._validation import FOREST_X, MissingValuesMixin, resolve_n_threads
+from .._validation import FOREST_FIT_X, ForestInputMixin, core_X, resolve_n_threads
 from ..forest import RandomForestClassifier, RandomForestRegressor
 from .dwp import sum_codes
 from .local import leaf_rows
@@ -74,7 +74,7 @@ def _mean_where_finite(values):
                         / np.maximum(finite.sum(axis=0), 1), np.nan)
 
 
-class IterativeRandomForest(MissingValuesMixin, BaseEstimator):
+class IterativeRandomForest(ForestInputMixin, BaseEstimator):
     """iRF: interactions that are prevalent on the decision paths of a reweighted forest and
     stable across bootstrap samples.
 
@@ -240,7 +240,8 @@ class IterativeRandomForest(MissingValuesMixin, BaseEstimator):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        X, y = validate_data(self, X, y, **FOREST_X)
+        X, y = validate_data(self, X, y, **FOREST_FIT_X)
+        X = core_X(X, by_columns=True)
         self._resolve_params(len(y))
         self.classification_ = type_of_target(y) in ("binary", "multiclass")
         z = self._positive(y)
@@ -287,7 +288,8 @@ class IterativeRandomForest(MissingValuesMixin, BaseEstimator):
         RIT drew from and the sets it reported (tuples of ``encode``'s signed codes).
         """
         check_is_fitted(self, "bootstrap_seeds_")
-        X, y = validate_data(self, X, y, reset=False, **FOREST_X)
+        X, y = validate_data(self, X, y, reset=False, **FOREST_FIT_X)
+        X = core_X(X, by_columns=True)
         if not isinstance(index, Integral) or not 0 <= index < self.n_bootstraps:
             raise ValueError(f"index must be in [0, {self.n_bootstraps}), got {index}")
         return self._bootstrap(X, y, self._positive(y), index)

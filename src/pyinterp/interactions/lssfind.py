@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import FOREST_X, MissingValuesMixin
+from .._validation import FOREST_FIT_X, FOREST_X, ForestInputMixin, core_X
 from ..forest import RandomForestRegressor
 from .dwp import FLOAT_SLACK, dwp, prevalent_sets, rank_key
 from .itemsets import frequent_itemsets
@@ -25,7 +25,7 @@ def minimal(sets) -> list:
     return [s for s, f in zip(sets, frozen) if not any(g < f for g in frozen)]
 
 
-class LSSFind(MissingValuesMixin, RegressorMixin, BaseEstimator):
+class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
     """Boolean interactions of a random forest by depth-weighted prevalence (paper 001).
 
     Fits a regression forest, computes every leaf's signed path F_eps (nodes whose node-mass
@@ -114,7 +114,8 @@ class LSSFind(MissingValuesMixin, RegressorMixin, BaseEstimator):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
-        X, y = validate_data(self, X, y, y_numeric=True, **FOREST_X)
+        X, y = validate_data(self, X, y, y_numeric=True, **FOREST_FIT_X)
+        X = core_X(X, by_columns=True)
         threshold = self._mining_threshold()
         self.forest_ = RandomForestRegressor(
             self.n_estimators, max_features=self.max_features, bootstrap=self.bootstrap, max_samples=self.max_samples,

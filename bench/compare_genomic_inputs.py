@@ -1,0 +1,128 @@
+"""Forests on genomic inputs as users hold them, pyinterp beside scikit-learn: fit time, peak memory
+and held-out R^2, each (input, library) in a process of its own, 2 threads each.
+
+    snp      n=5000 p=100,000 genotypes {0,1,2} as int8, 30 trees, max_features=sqrt
+             pyinterp: the int8 array, and the same .npy memory-mapped read-only;
+             scikit-learn: the int8 array (it converts X to a float32 copy itself)
+    snp2     the same with 2 trees (the fixed cost of reading X)
+    snp-nan  the genotypes as float32 with 5% missing calls (NaN), 30 trees, both libraries
+    sparse   n=50,000 p=20,000 counts at 2% density as CSR float32 (a small single-cell matrix;
+             dense float32 it would take 4 GB), 100 trees, max_features=sqrt, both libraries
+
+    python bench/compare_genomic_inputs.py                   # every case
+    python bench/compare_genomic_inputs.py --cases snp2 --trees 5
+
+The data are written once to a temporary directory; "data MB" is the worker's resident memory
+after loading them (the memory map: nothing), "peak MB" its high-water mark after the fit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from benchkit.timing import load_line, peak_rss_mb, run_isolated
+
+N_TEST = 1000
+CASES = {
+    "snp": dict(data="snp", trees=30, runs=[("pyinterp", "int8"), ("pyinterp", "int8 memmap"), ("sklearn", "int8")]),
+    "snp2": dict(data="snp", trees=2, runs=[("pyinterp", "int8"), ("pyinterp", "int8 memmap"), ("sklearn", "int8")]),
+    "snp-nan": dict(data="snp", trees=30, runs=[("pyinterp", "float32 NaN"), ("sklearn", "float32 NaN")]),
+    "sparse": dict(data="sparse", trees=100, runs=[("pyinterp", "CSR"), ("sklearn", "CSR")]),
+}
+
+
+def write_snp(folder, n=5000, p=100_000, seed=0):
+    """Genotypes at Hardy-Weinberg frequencies (minor allele frequency 0.05-0.5); y from three
+    SNPs, one pair interacting, plus noise. Also the float32 version with 5% of calls missing."""
+    rng = np.random.default_rng(seed)
+    X = np.lib.format.open_memmap(folder / "snp.npy", mode="w+", dtype=np.int8, shape=(n + N_TEST, p))
+    missing = np.lib.format.open_memmap(folder / "snp_nan.npy", mode="w+", dtype=np.float32, shape=(n + N_TEST, p))
+    for j in range(0, p, 2000):
+        block = rng.binomial(2, rng.uniform(0.05, 0.5, size=min(2000, p - j)), size=(n + N_TEST, min(2000, p - j)))
+        X[:, j:j + block.shape[1]] = block
+        missing[:, j:j + block.shape[1]] = np.where(rng.random(block.shape) < 0.05, np.nan, block)
+    y = 0.8 * X[:, 0] + 1.5 * (X[:, 1] > 0) * (X[:, 2] > 0) + rng.normal(0, 1, n + N_TEST)
+    np.save(folder / "snp_y.npy", y)
+
+
+def write_sparse(folder, n=50_000, p=20_000, density=0.02, seed=0):
+    """Per column, density * n rows drawn without replacement holding Poisson counts (>= 1); y
+    from three columns, one pair interacting."""
+    rng = np.random.default_rng(seed)
+    rows_total = n + N_TEST
+    per_column = rng.binomial(rows_total, density, size=p)
+    indptr = np.concatenate([[0], np.cumsum(per_column)]).astype(np.int64)
+    indices = np.concatenate([np.sort(rng.choice(rows_total, k, replace=False)) for k in per_column]).astype(np.int32)
+    data = (rng.poisson(2.0, size=indptr[-1]) + 1).astype(np.float32)
+    X = sp.csc_matrix((data, indices, indptr), shape=(rows_total, p))
+    cols = X[:, :3].toarray()
+    y = cols[:, 0] + 2.0 * (cols[:, 1] > 0) * (cols[:, 2] > 0) + rng.normal(0, 0.5, rows_total)
+    sp.save_npz(folder / "sparse.npz", X.tocsr(), compressed=False)
+    np.save(folder / "sparse_y.npy", y)
+
+
+def load(folder, form):
+    if form == "CSR":
+        X, y = sp.load_npz(folder / "sparse.npz"), np.load(folder / "sparse_y.npy")
+    else:
+        name = "snp_nan.npy" if form == "float32 NaN" else "snp.npy"
+        X, y = np.load(folder / name, mmap_mode="r" if form == "int8 memmap" else None), np.load(folder / "snp_y.npy")
+    n = X.shape[0] - N_TEST
+    return X[:n], y[:n], X[n:], y[n:]
+
+
+def run_worker(folder, lib, form, trees):
+    Xtr, ytr, Xte, yte = load(Path(folder), form)
+    data_mb = peak_rss_mb()
+    if lib == "pyinterp":
+        from pyinterp import RandomForestRegressor
+    else:
+        from sklearn.ensemble import RandomForestRegressor
+    model = RandomForestRegressor(n_estimators=trees, max_features="sqrt", n_jobs=2, random_state=0)
+    start = time.perf_counter()
+    model.fit(Xtr, ytr)
+    fit_s = time.perf_counter() - start
+    return dict(fit_s=fit_s, data_mb=data_mb, peak_mb=peak_rss_mb(), score=model.score(Xte, yte))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
+    parser.add_argument("--trees", type=int, default=None, help="override the number of trees")
+    parser.add_argument("--worker", nargs=4, metavar=("FOLDER", "LIB", "FORM", "TREES"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        folder, lib, form, trees = args.worker
+        print(json.dumps(run_worker(folder, lib, form, int(trees))))
+        return
+    print(f"2 threads each; {load_line()}")
+    header = f"{'library':<9} {'input':<12} {'fit s':>8} {'data MB':>8} {'peak MB':>8} {'R^2':>6}"
+    with tempfile.TemporaryDirectory() as tmp:
+        folder, written = Path(tmp), set()
+        for case in args.cases:
+            spec = CASES[case]
+            if spec["data"] not in written:
+                (write_snp if spec["data"] == "snp" else write_sparse)(folder)
+                written.add(spec["data"])
+            trees = args.trees or spec["trees"]
+            print(f"\n{case}: {trees} trees\n{header}")
+            results = {}
+            for lib, form in spec["runs"]:
+                r = results[lib, form] = run_isolated([__file__, "--worker", folder, lib, form, trees])
+                print(f"{lib:<9} {form:<12} {r['fit_s']:>8.2f} {r['data_mb']:>8.0f} {r['peak_mb']:>8.0f} {r['score']:>6.3f}")
+            peer = next(r for (lib, _), r in results.items() if lib == "sklearn")
+            for (lib, form), r in results.items():
+                if lib == "pyinterp":
+                    print(f"  sklearn / pyinterp ({form}): fit time x{peer['fit_s'] / r['fit_s']:.1f}, "
+                          f"peak memory x{peer['peak_mb'] / r['peak_mb']:.2f}")
+            print(f"  ({load_line()})")
+
+
+if __name__ == "__main__":
+    main()
