@@ -146,13 +146,13 @@ def run_lssfind_cell(K, L, snr, reps, n_jobs):
         X, y, true = lss_fig2(K, L, snr, seed)
         est = pyinterp.LSSFind(max_order=L + 1, random_state=seed, n_jobs=n_jobs).fit(X, y)
         selected = est.selected_.features
-        out["strict_min"].append(strict_score(true, est.minimal_))
+        out["strict_min"].append(strict_score(true, est.minimal_.features))
         out["strict_all"].append(strict_score(true, selected))
         out["lenient"].append(lenient_score(true, selected))
         out["n_selected"].append(len(selected))
         out["n_minimal"].append(len(est.minimal_))
         out["true_adj"].append(float(np.min(est.dwp(true) * 2.0**L)))  # 2^|S| DWP of the true sets
-        out["singleton_fp"].append(any(len(s) == 1 for s in est.minimal_))
+        out["singleton_fp"].append(any(len(s) == 1 for s in est.minimal_.features))
     return {k: np.asarray(v, dtype=float) for k, v in out.items()}
 
 

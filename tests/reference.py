@@ -150,15 +150,16 @@ def ufi_per_tree(tree, X, Y, oob, n_features):
     return total
 
 
-def signed_path(tree, leaf, epsilon, literal=False):
-    """F_eps of one leaf as sorted codes (2k left, 2k + 1 right), from the root down."""
+def signed_path(tree, leaf, epsilon, literal=False, groups=None):
+    """F_eps of one leaf as sorted codes (2k left, 2k + 1 right), from the root down; with groups
+    (the group index of each feature), k is the split feature's group."""
     nodes = [leaf]
     while tree.parent[nodes[-1]] >= 0:
         nodes.append(tree.parent[nodes[-1]])
     nodes.reverse()
     seen, codes = set(), []
     for node, child in zip(nodes[:-1], nodes[1:]):
-        k = tree.feature[node]
+        k = tree.feature[node] if groups is None else groups[tree.feature[node]]
         passes = tree.impurity_decrease[node] > epsilon
         if k in seen or (not passes and not literal):
             continue
@@ -168,13 +169,15 @@ def signed_path(tree, leaf, epsilon, literal=False):
     return sorted(codes)
 
 
-def signed_path_every(tree, leaf, epsilon):
-    """Every (feature, side) of the leaf's nodes with decrease > epsilon, once each, as sorted codes."""
+def signed_path_every(tree, leaf, epsilon, groups=None):
+    """Every (feature, side) of the leaf's nodes with decrease > epsilon, once each, as sorted codes
+    (features replaced by their group index with groups)."""
     codes, node = set(), leaf
     while tree.parent[node] >= 0:
         parent = tree.parent[node]
         if tree.impurity_decrease[parent] > epsilon:
-            codes.add(2 * tree.feature[parent] + (node == tree.right[parent]))
+            k = tree.feature[parent] if groups is None else groups[tree.feature[parent]]
+            codes.add(2 * k + (node == tree.right[parent]))
         node = parent
     return sorted(codes)
 

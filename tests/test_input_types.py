@@ -160,7 +160,7 @@ def test_sparse_interaction_methods_equal_dense():
     X, dense, y = counts(300, 15, 0.3, seed=4)
     kw = dict(n_estimators=30, random_state=0, max_features=5)
     a, b = LSSFind(**kw).fit(X, y), LSSFind(**kw).fit(dense, y)
-    assert a.minimal_ == b.minimal_
+    assert a.minimal_.features == b.minimal_.features
     np.testing.assert_array_equal(a.interactions_["dwp"], b.interactions_["dwp"])
     kw = dict(n_estimators=20, n_iterations=2, n_bootstraps=3, random_state=0)
     a, b = IterativeRandomForest(**kw).fit(X, y), IterativeRandomForest(**kw).fit(dense, y)

@@ -10,6 +10,8 @@ from collections import Counter
 
 import numpy as np
 import pytest
+
+from pyinterp import importance
 from sklearn.datasets import make_regression
 from sklearn.ensemble import RandomForestRegressor as SkRegressor
 from sklearn.exceptions import NotFittedError
@@ -86,7 +88,7 @@ def test_pickle_round_trip(Estimator, lss_frame):
     assert len(model.interactions_) > 1
     assert_tables_equal(model.interactions_, clone.interactions_)
     assert_tables_equal(model.selected_, clone.selected_)
-    assert clone.minimal_ == model.minimal_
+    assert clone.minimal_.features == model.minimal_.features
     assert clone.interactions_[0] == model.interactions_[0]  # records still work after unpickling
     assert clone.interactions_[0].names[0][0].startswith("gene_")
     np.testing.assert_array_equal(clone.predict(df), model.predict(df))
@@ -99,7 +101,7 @@ def test_pandas_names_carry_through(lss_frame):
     df, y, truth = lss_frame
     model = LocalLSSFind(n_estimators=30, max_order=3, random_state=0).fit(df, y)
     assert list(model.feature_names_in_) == list(df.columns)
-    assert [tuple(f) for f in model.minimal_] == truth
+    assert model.minimal_.features == truth
     for record in model.interactions_:
         assert record.names == tuple((df.columns[k], s) for k, s in record.features)
     frame = model.interactions_.to_frame()
@@ -111,11 +113,14 @@ def test_pandas_names_carry_through(lss_frame):
     inside[["gene_a", "gene_b"]] = 0.05
     table = model.local_interactions(inside)[0]
     assert table[0].names == (("gene_a", M), ("gene_b", M))
-    # Data frames with the training columns are checked by the estimator itself: no warning that the
-    # (internal) forest was fitted without names, and renamed columns are refused.
+    # The inner forest knows the names: the estimator's and the forest's own predictions,
+    # importances and local interactions read the data frame without a warning; renamed columns are
+    # refused by the estimator.
+    assert list(model.forest_.feature_names_in_) == list(df.columns)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        np.testing.assert_array_equal(model.predict(df), model.forest_.predict(df.to_numpy()))
+        np.testing.assert_array_equal(model.predict(df), model.forest_.predict(df))
+        importance.mdi_oob(model.forest_, df, y)
         model.local_interactions(df.iloc[:5])
     renamed = df.rename(columns={"gene_a": "other"})
     for method in (model.predict, model.local_interactions):
@@ -138,8 +143,8 @@ def lss_fits(request):
 
 def test_minimal_is_the_true_interactions(lss_fits):
     _, _, truth, find, rank = lss_fits
-    assert sorted(find.minimal_) == sorted(truth)
-    assert rank.minimal_ == find.minimal_  # the same forest and the same find test
+    assert sorted(find.minimal_.features) == sorted(truth)
+    assert rank.minimal_.features == find.minimal_.features  # the same forest and the same find test
 
 
 def test_find_table(lss_fits):
@@ -208,7 +213,7 @@ def test_same_seed_same_tables_for_any_n_jobs():
     a, b = fits
     assert_tables_equal(a.interactions_, b.interactions_)
     assert_tables_equal(a.selected_, b.selected_)
-    assert a.minimal_ == b.minimal_
+    assert a.minimal_.features == b.minimal_.features
     np.testing.assert_array_equal(a.paths_.codes, b.paths_.codes)
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
     for ta, tb in zip(a.local_interactions(X[:30]), b.local_interactions(X[:30])):

@@ -110,7 +110,7 @@ def test_interaction_methods_fit_on_data_with_gaps():
     X, y, truth = make_lss(n_samples=1500, n_features=10, n_interactions=1, order=2, snr=5, random_state=0)
     X = gappy(X, 0.03, 9)
     find = LSSFind(max_order=3, random_state=0).fit(X, y)
-    assert find.minimal_ == truth
+    assert find.minimal_.features == truth
     irf = IterativeRandomForest(n_iterations=2, n_estimators=60, n_bootstraps=4, rit_n_trees=100,
                                 max_features=None, random_state=0).fit(X, y)
     assert irf.interactions_[0].features == truth[0]

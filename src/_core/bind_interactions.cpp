@@ -88,8 +88,10 @@ py::tuple transactions_csr(const py::object& transactions) {
 template <class Read, class Convert>
 auto path_binding(Read read, Convert convert) {
   return [read, convert](const Forest& f, double epsilon, FirstOccurrence first, LeafWeight weight, DecreaseScale scale,
-                         NodeCounts counts, int n_threads) {
-    const SignedPathOptions o{epsilon, first, weight, scale, counts};
+                         NodeCounts counts, int n_threads, const py::object& groups, int32_t n_groups) {
+    SignedPathOptions o{epsilon, first, weight, scale, counts};
+    o.groups = optional_data<int32_t>(groups, {f.n_features}, "feature_groups");
+    o.n_groups = n_groups;
     decltype(read(f, o, n_threads)) out;
     {
       py::gil_scoped_release release;
@@ -123,13 +125,13 @@ void bind_interactions(py::module_& m) {
           return d;
         }),
         py::arg("forest"), py::arg("epsilon"), py::arg("first_occurrence"), py::arg("weight"), py::arg("scale"),
-        py::arg("counts"), py::arg("n_threads") = 1);
+        py::arg("counts"), py::arg("n_threads") = 1, py::arg("groups") = py::none(), py::arg("n_groups") = 0);
   m.def("distinct_signed_paths", path_binding(distinct_signed_paths, [](WeightedCsr&& rows) {
           return py::make_tuple(move_array(std::move(rows.indptr)), move_array(std::move(rows.items)),
                                 move_array(std::move(rows.weight)));
         }),
         py::arg("forest"), py::arg("epsilon"), py::arg("first_occurrence"), py::arg("weight"), py::arg("scale"),
-        py::arg("counts"), py::arg("n_threads") = 1);
+        py::arg("counts"), py::arg("n_threads") = 1, py::arg("groups") = py::none(), py::arg("n_groups") = 0);
 
   m.def(
       "match_sets",

@@ -144,6 +144,8 @@ def signed_paths(
     scale: DecreaseScale,
     counts: NodeCounts,
     n_threads: int = 1,
+    groups: npt.NDArray[np.int32] | None = None,
+    n_groups: int = 0,
 ) -> dict[str, npt.NDArray[Any]]: ...
 
 def distinct_signed_paths(
@@ -154,6 +156,8 @@ def distinct_signed_paths(
     scale: DecreaseScale,
     counts: NodeCounts,
     n_threads: int = 1,
+    groups: npt.NDArray[np.int32] | None = None,
+    n_groups: int = 0,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.float64]]: ...
 
 def match_sets(

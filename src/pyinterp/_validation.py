@@ -17,6 +17,7 @@ Estimators and public functions declare scikit-learn constraints (``_parameter_c
   uint8, int16 or bool, read as they are; scipy.sparse CSR / CSC; NaN is a missing value in dense
   X, infinity an error), the form the core reads it in, where a memory-mapped X lies in its file,
   and the ``allow_nan`` and ``sparse`` tags of every estimator whose X goes to a forest.
+- ``share_feature_names``: an inner forest (LSSFind's, iRF's) gets its estimator's column names.
 """
 
 from __future__ import annotations
@@ -69,6 +70,14 @@ def mapped_file(X):
     if not isinstance(root.base, mmap.mmap):
         return None
     return str(root.filename), int(root.offset) + (X.ctypes.data - root.ctypes.data)
+
+
+def share_feature_names(estimator, forest):
+    """Gives an inner forest, fitted on the validated array, the estimator's column names (if
+    any), so its predictions and importances check names as the estimator does."""
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is not None:
+        forest.feature_names_in_ = names
 
 
 class ForestInputMixin:

@@ -124,9 +124,8 @@ def _interactions(X, y, task, names, truth, args):
         print(f"\nLSSFind (100 trees, all features per split, eps 0.01, eta 0.01, order <= 3) in "
               f"{time.perf_counter() - start:.2f} s: {len(lss.selected_)} sets with 2^|S| DWP >= 0.99, "
               f"minimal ones:")
-        adjusted = dict(zip(lss.selected_.features, lss.selected_["adjusted_dwp"]))
-        for f in lss.minimal_:
-            print(f"  {_label(f, names):<40} 2^|S| DWP = {adjusted[f]:.4f}{mark(f)}")
+        for record in lss.minimal_:
+            print(f"  {_label(record.features, names):<40} 2^|S| DWP = {record.adjusted_dwp:.4f}{mark(record.features)}")
     start = time.perf_counter()
     irf = IterativeRandomForest(n_estimators=args.n_estimators, random_state=args.random_state,
                                 n_jobs=args.n_jobs).fit(X, y)

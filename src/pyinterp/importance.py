@@ -30,6 +30,7 @@ is returned too.
 from __future__ import annotations
 
 from numbers import Integral
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.utils import Bunch
@@ -37,12 +38,20 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from sklearn.utils.validation import _check_sample_weight, check_array, check_consistent_length
 
 from . import _core
+from ._groups import check_feature_groups
 from ._seeds import root_seed
 from ._validation import FOREST_FIT_X, FOREST_X, check_int, core_X, resolve_n_threads
 from .forest.view import check_rows as _check_X
 from .forest.view import forest_view as _view
 
-__all__ = ["contributions", "dstump", "mdi", "mdi_oob", "naive_oob", "permutation_oob", "ufi"]
+__all__ = ["contributions", "dstump", "group", "mdi", "mdi_oob", "naive_oob", "permutation_oob", "ufi"]
+
+
+class GroupedValues(NamedTuple):
+    """Values summed per feature group: the group names and the sums (see :func:`group`)."""
+
+    names: tuple
+    values: np.ndarray
 
 
 def _check_targets(view, y, n_samples):
@@ -217,3 +226,20 @@ def dstump(X, y, *, split="best", side="sum", sample_weight=None, n_jobs=None):
         n_left=table["n_left"],
         select=lambda s: ranking[: check_int("s", s, 0, len(scores))],
     )
+
+
+@validate_params({"values": ["array-like"], "feature_groups": ["array-like"]}, prefer_skip_nested_validation=True)
+def group(values, feature_groups):
+    """Importances summed per feature group (e.g. the probes or SNPs of each gene).
+
+    values: any measure of this module per feature, (p,), or contributions, (n, p) or (n, p, C)
+    (features on axis 1). feature_groups: one group name per feature, as LSSFind, iRF and the
+    signed-path functions take it. Returns a Bunch: ``names`` (the groups in order of first
+    appearance) and ``values`` with the feature axis replaced by the groups (sums in column order).
+    """
+    values = np.asarray(values, dtype=np.float64)
+    axis = 0 if values.ndim == 1 else 1
+    groups = check_feature_groups(feature_groups, values.shape[axis])
+    out = np.zeros(values.shape[:axis] + (len(groups.names),) + values.shape[axis + 1:])
+    np.add.at(out, (slice(None),) * axis + (groups.index,), values)
+    return GroupedValues(groups.names, out)

@@ -63,7 +63,7 @@ void tree_paths(const Tree& tree, int32_t t, int64_t n_trees, const SignedPathOp
         s.marked.resize(depth + 1);
         s.pushed.resize(depth + 1);
       }
-      const int32_t parent = tree.parent[node], k = tree.feature[parent];
+      const int32_t parent = tree.parent[node], k = o.groups ? o.groups[tree.feature[parent]] : tree.feature[parent];
       const int32_t code = 2 * k + (node == tree.right[parent] ? 1 : 0);
       const int32_t key = o.first_occurrence == FirstOccurrence::every ? code : k;  // what may occur once
       const bool passes = decrease(tree, parent, o) > o.epsilon;
@@ -112,22 +112,29 @@ void sort_by_leaf(SignedPaths& p) {
   p = std::move(q);
 }
 
-void check(const Forest& forest, const SignedPathOptions& options) {
+// The number of features (or groups) the codes index.
+int64_t check(const Forest& forest, const SignedPathOptions& options) {
   if (!(options.epsilon >= 0.0)) throw std::invalid_argument("epsilon must be >= 0");
   if (forest.n_features > (int64_t{1} << 30)) throw std::invalid_argument("too many features for signed codes");
+  if (!options.groups) return forest.n_features;
+  if (options.n_groups > (int64_t{1} << 30)) throw std::invalid_argument("too many feature groups for signed codes");
+  for (int64_t k = 0; k < forest.n_features; ++k)
+    if (options.groups[k] < 0 || options.groups[k] >= options.n_groups)
+      throw std::invalid_argument("feature_groups must map every feature to a group in [0, n_groups)");
+  return options.n_groups;
 }
 
 }  // namespace
 
 SignedPaths signed_paths(const Forest& forest, const SignedPathOptions& options, int n_threads) {
-  check(forest, options);
+  const int64_t n_keys = check(forest, options);
   const int64_t n_trees = static_cast<int64_t>(forest.trees.size());
   std::vector<SignedPaths> per_tree(n_trees);
   parallel_for(
       n_trees, n_threads,
       [&](int) {
         Scratch s;
-        s.seen.assign(2 * static_cast<size_t>(forest.n_features), 0);  // by feature or by code
+        s.seen.assign(2 * static_cast<size_t>(n_keys), 0);  // by feature (group) or by code
         return s;
       },
       [&](int64_t t, int, Scratch& s) {
@@ -156,7 +163,7 @@ SignedPaths signed_paths(const Forest& forest, const SignedPathOptions& options,
 }
 
 WeightedCsr distinct_signed_paths(const Forest& forest, const SignedPathOptions& options, int n_threads) {
-  check(forest, options);
+  const int64_t n_keys = check(forest, options);
   const int64_t n_trees = static_cast<int64_t>(forest.trees.size());
   std::vector<WeightedCsr> per_tree(n_trees);
   struct Worker {
@@ -168,7 +175,7 @@ WeightedCsr distinct_signed_paths(const Forest& forest, const SignedPathOptions&
       n_trees, n_threads,
       [&](int) {
         Worker w;
-        w.scratch.seen.assign(2 * static_cast<size_t>(forest.n_features), 0);  // by feature or by code
+        w.scratch.seen.assign(2 * static_cast<size_t>(n_keys), 0);  // by feature (group) or by code
         return w;
       },
       [&](int64_t t, int, Worker& w) {

@@ -2,6 +2,7 @@
 // (feature k, -1 for the left branch x <= t / +1 for the right) of the path's inner nodes whose
 // impurity decrease exceeds eps, each feature counted at its first occurrence, with the leaf's
 // depth, tree and weight. Codes: 2k for (k, -1), 2k + 1 for (k, +1); sorted within a path.
+// With feature groups, k is the split feature's group: a group counts as one feature.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -32,6 +33,9 @@ struct SignedPathOptions {
   LeafWeight weight = LeafWeight::depth;
   DecreaseScale scale = DecreaseScale::weighted;
   NodeCounts counts = NodeCounts::weighted;
+  // Per feature, its group in [0, n_groups) (n_features values), or null: each feature alone.
+  const int32_t* groups = nullptr;
+  int32_t n_groups = 0;
 };
 
 // One row per leaf, trees in order and leaves in node order within a tree (CSR).

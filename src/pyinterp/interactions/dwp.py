@@ -14,7 +14,7 @@ from .. import _core
 from .._csr import to_csr, to_tuples
 from .._validation import resolve_n_threads
 from .itemsets import mine_csr
-from .paths import PATH_CONSTRAINTS, SignedPaths, decode, distinct_paths, encode
+from .paths import PATH_CONSTRAINTS, SignedPaths, decode, distinct_paths, encode, path_names
 from .table import InteractionTable
 
 # Sets at the bound 2^-|S| are summed from many leaf weights: compare thresholds with this slack.
@@ -22,15 +22,12 @@ FLOAT_SLACK = 1e-12
 
 
 def _weighted_paths(forest, epsilon, path_options):
-    """(indptr, codes, weight): given SignedPaths as they are, else the forest's distinct paths."""
+    """(indptr, codes, weight, names): given SignedPaths as they are, else the forest's distinct
+    paths; names: what the codes index, if known."""
     if isinstance(forest, SignedPaths):
-        return forest.indptr, forest.codes, forest.weight
-    return distinct_paths(forest, epsilon, **path_options)
-
-
-def _feature_names(forest):
-    names = getattr(forest, "feature_names_in_", None)
-    return None if names is None else list(names)
+        return forest.indptr, forest.codes, forest.weight, forest.names
+    return (*distinct_paths(forest, epsilon, **path_options),
+            path_names(forest, path_options.get("feature_groups")))
 
 
 def match_codes(paths: SignedPaths, code_sets):
@@ -46,20 +43,23 @@ def sum_codes(indptr, codes, code_sets, values, n_jobs=None) -> np.ndarray:
 
 
 def matches(paths: SignedPaths, sets):
-    """(indptr, rows): the path rows whose F_eps contains each signed set, as CSR over the sets."""
-    return match_codes(paths, [encode(s) for s in sets])
+    """(indptr, rows): the path rows whose F_eps contains each signed set (features by index or
+    by the paths' names), as CSR over the sets."""
+    return match_codes(paths, [encode(s, paths.names) for s in sets])
 
 
 def dwp(forest, sets, epsilon=0.01, **path_options) -> np.ndarray:
-    """DWP of each given signed set [((k, sign), ...), ...] in a fitted forest.
+    """DWP of each given signed set [((k, sign), ...), ...] in a fitted forest; k is a feature
+    index or name (a group index or name with ``feature_groups``).
 
     ``forest`` is a pyinterp or scikit-learn forest, or precomputed :class:`SignedPaths` (then
     epsilon and the path options are those the paths were made with). ``path_options`` are
-    passed to :func:`signed_paths` (weight, first_occurrence, impurity_scale, node_counts, n_jobs).
-    A set holding both signs of a feature has DWP 0; the empty set has DWP 1.
+    passed to :func:`signed_paths` (weight, first_occurrence, impurity_scale, node_counts,
+    feature_groups, n_jobs). A set holding both signs of a feature has DWP 0; the empty set has
+    DWP 1.
     """
-    indptr, codes, weight = _weighted_paths(forest, epsilon, path_options)
-    return sum_codes(indptr, codes, [encode(s) for s in sets], weight, path_options.get("n_jobs"))[:, 0]
+    indptr, codes, weight, names = _weighted_paths(forest, epsilon, path_options)
+    return sum_codes(indptr, codes, [encode(s, names) for s in sets], weight, path_options.get("n_jobs"))[:, 0]
 
 
 def rank_key(x):
@@ -97,10 +97,9 @@ def prevalent_sets(forest, min_dwp, max_order=3, epsilon=0.01, *, max_itemsets=2
     ``adjusted_dwp`` = 2^|S| DWP (at most 1, Theorem 1) and ``rho`` = log2(DWP)/|S|, ranked by
     rho. ``min_dwp`` is compared with a slack of 1e-12 for float summation.
     """
-    indptr, codes, weight = _weighted_paths(forest, epsilon, path_options)
+    indptr, codes, weight, names = _weighted_paths(forest, epsilon, path_options)
     indptr, items, support = mine_csr(indptr, codes.astype(np.int64), weight,
                                       max(min_dwp - FLOAT_SLACK, min_dwp / 2), max_order, int(max_itemsets),
                                       path_options.get("n_jobs"))
     features = [decode(codes) for codes in to_tuples(indptr, items)]
-    names = None if isinstance(forest, SignedPaths) else _feature_names(forest)
     return score_table(features, support, names)

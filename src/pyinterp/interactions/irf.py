@@ -18,7 +18,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .. import importance
 from .._csr import to_csr, to_tuples
 from .._seeds import draw_seeds, python_rng
-from .._validation import FOREST_FIT_X, ForestInputMixin, core_X, resolve_n_threads
+from .._groups import check_feature_groups
+from .._validation import FOREST_FIT_X, FOREST_X, ForestInputMixin, core_X, resolve_n_threads, share_feature_names
 from ..forest import RandomForestClassifier, RandomForestRegressor
 from .dwp import sum_codes
 from .local import leaf_rows
@@ -151,6 +152,9 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         importances computed; the weights the iteration was fitted with).
     bootstrap_seeds_ : ndarray of shape (n_bootstraps, 2)
         Each bootstrap's resample seed and forest (and RIT) seed; :meth:`bootstrap` redoes one.
+    feature_groups_ : FeatureGroups or None
+        With ``feature_groups``: the group names (``names``, in order of first appearance; the
+        interactions' indices point into it) and each column's group (``index``).
     """
 
     _parameter_constraints = {
@@ -239,9 +243,13 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
             self._bootstrap_rows = max(1, math.ceil(m * n_samples))
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, feature_groups=None):
+        """feature_groups: one group name per column (e.g. each SNP's gene, R iRF's
+        ``varnames.grp``); the paths RIT intersects and every score are then over groups, a group
+        counting as one feature. The forests and their importances stay per column."""
         X, y = validate_data(self, X, y, **FOREST_FIT_X)
         X = core_X(X, by_columns=True)
+        self.feature_groups_ = check_feature_groups(feature_groups, X.shape[1])
         self._resolve_params(len(y))
         self.classification_ = type_of_target(y) in ("binary", "multiclass")
         z = self._positive(y)
@@ -269,6 +277,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
             k = len(forests) - 1 if self.iteration == "last" else int(self.iteration)
         self.selected_iteration_ = k
         self.forest_ = forests[k]
+        share_feature_names(self, self.forest_)
 
         self.bootstrap_seeds_ = seeds[self.n_iterations:].reshape(self.n_bootstraps, 2)
         # One unit of work per bootstrap (threads: the forest, paths and RIT release the GIL); each
@@ -329,6 +338,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         forest = self._forest(forest_seed, 1, self._bootstrap_trees)
         forest.fit(X[rows], y[rows], feature_weights=self.feature_weights_[self.selected_iteration_])
         leaves = BootstrapLeaves(forest, X[rows], z[rows], self)
+        share_feature_names(self, forest)  # after the leaves, which read the validated array
         return BootstrapRun(rows, forest, leaves, leaves.rit(self, seed=forest_seed))
 
     def _bootstrap_sets(self, X, y, z, index):
@@ -357,14 +367,17 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         features = [decode(s) if self.signed else tuple((k, 0) for k in s) for s in candidates]
         order = sorted(range(len(candidates)),
                        key=lambda i: (-columns["stability"][i], -np.nan_to_num(columns["prevalence"][i]), features[i]))
-        names = getattr(self, "feature_names_in_", None)
+        groups = getattr(self, "feature_groups_", None)  # absent in pickles of 0.1.0
+        names = groups.names if groups is not None else getattr(self, "feature_names_in_", None)
         return InteractionTable([features[i] for i in order], {c: v[order] for c, v in columns.items()}, names)
 
     # -- prediction ----------------------------------------------------------------------------
 
     def predict(self, X):
-        """Prediction of the selected iteration's forest."""
+        """Prediction of the selected iteration's forest; X's columns are checked against the
+        training columns (count and names)."""
         check_is_fitted(self, "forest_")
+        validate_data(self, X, reset=False, **FOREST_X)  # errors name this estimator
         return self.forest_.predict(X)
 
 
@@ -395,10 +408,11 @@ class BootstrapLeaves:
     def __init__(self, forest, X, z, params):
         # Unsigned paths hold the same features under either first-occurrence rule.
         every = params.signed and not params.first_split
-        paths = signed_paths(forest, 0.0, weight="samplesize", first_occurrence="every" if every else "after_filter")
+        paths = signed_paths(forest, 0.0, weight="samplesize", first_occurrence="every" if every else "after_filter",
+                             feature_groups=getattr(params, "feature_groups_", None))
         codes = paths.codes if params.signed else paths.codes >> 1
         self.paths = SignedPaths(paths.indptr, codes.astype(np.int32), paths.weight, paths.depth, paths.tree,
-                                 paths.leaf)
+                                 paths.leaf, paths.names)
         rows = leaf_rows(paths, forest.apply(X)).ravel()
         n_trees = forest.n_estimators
         self.size = np.bincount(rows, minlength=len(paths)).astype(np.float64)

@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import FOREST_FIT_X, FOREST_X, ForestInputMixin, core_X
+from .._validation import FOREST_FIT_X, FOREST_X, ForestInputMixin, core_X, share_feature_names
 from ..forest import RandomForestRegressor
 from .dwp import FLOAT_SLACK, dwp, prevalent_sets, rank_key
 from .itemsets import frequent_itemsets
@@ -68,8 +68,14 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
         Columns dwp, adjusted_dwp (2^|S| DWP), rho; ordered by rho, largest first.
     selected_ : InteractionTable
         The sets passing the find test (equal to interactions_ in find mode).
-    minimal_ : list of tuples
-        The minimal sets of selected_: the basic signed interactions under the LSS model.
+    minimal_ : InteractionTable
+        The rows of selected_ whose set is minimal: the basic signed interactions under the LSS
+        model (``minimal_.features`` lists them as tuples of (feature, sign)).
+    paths_ : SignedPaths
+        The forest's leaf paths; with ``feature_groups`` their codes index the groups.
+
+    With pandas X, records and frames name the columns (``record.names``, ``to_frame()``), the
+    inner forest has ``feature_names_in_`` and :meth:`dwp` takes sets by column (or group) name.
     """
 
     _parameter_constraints = {
@@ -113,7 +119,9 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
         return dict(first_occurrence=self.first_occurrence, impurity_scale=self.impurity_scale, n_jobs=self.n_jobs)
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, feature_groups=None):
+        """feature_groups: one group name per column (e.g. each probe's gene); interactions are then
+        found between groups, a group counting as one feature (see :func:`signed_paths`)."""
         X, y = validate_data(self, X, y, y_numeric=True, **FOREST_FIT_X)
         X = core_X(X, by_columns=True)
         threshold = self._mining_threshold()
@@ -121,28 +129,28 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
             self.n_estimators, max_features=self.max_features, bootstrap=self.bootstrap, max_samples=self.max_samples,
             min_samples_leaf=self.min_samples_leaf, max_depth=self.max_depth, random_state=self.random_state,
             n_jobs=self.n_jobs).fit(X, y, sample_weight)
-        self.paths_ = signed_paths(self.forest_, self.epsilon, **self._path_options())
+        share_feature_names(self, self.forest_)  # before the paths, which take their names from it
+        self.paths_ = signed_paths(self.forest_, self.epsilon, feature_groups=feature_groups, **self._path_options())
         mined = prevalent_sets(self.paths_, threshold, self.max_order)
-        names = getattr(self, "feature_names_in_", None)
-        mined = InteractionTable(mined.features, {c: mined[c] for c in mined.columns}, names)
         self.selected_ = mined.select(mined["adjusted_dwp"] >= 1.0 - self.eta - FLOAT_SLACK)
         self.interactions_ = self.selected_ if self.mode == "find" else mined
-        self.minimal_ = minimal(self.selected_.features)
+        features = self.selected_.features
+        self.minimal_ = self.selected_.select([f in set(minimal(features)) for f in features])
         return self
 
     def _check_X(self, X):
-        """X against the training columns (count and names): the forest was fitted on the bare
-        array, so it can check neither names nor report which estimator expected the columns."""
+        """X checked against the training columns (count and names) so errors name this
+        estimator; the forest then reads X as the caller gave it (it has the same names)."""
         check_is_fitted(self, "forest_")
-        return validate_data(self, X, reset=False, **FOREST_X)
+        validate_data(self, X, reset=False, **FOREST_X)
 
     def predict(self, X):
         """The fitted forest's prediction."""
-        X = self._check_X(X)
+        self._check_X(X)
         return self.forest_.predict(X)
 
     def dwp(self, sets) -> np.ndarray:
-        """DWP of arbitrary signed sets in the fitted forest."""
+        """DWP of arbitrary signed sets in the fitted forest, features (or groups) by index or name."""
         check_is_fitted(self, "paths_")
         return dwp(self.paths_, sets)
 
@@ -177,7 +185,7 @@ class LocalLSSFind(LSSFind):
 
     def local_interactions(self, X) -> list:
         """One InteractionTable per row of X."""
-        X = self._check_X(X)
+        self._check_X(X)
         self._validate_params()  # the parameters may have changed since fit
         min_pp = self.min_path_prevalence
         global_sets = self.selected_.features
@@ -185,7 +193,7 @@ class LocalLSSFind(LSSFind):
         rows = sample_rows(self.forest_, self.paths_, X, self.n_jobs)
         pp_global = prevalence_at(self.paths_, rows, global_sets)
         adjusted_global = self.selected_["adjusted_dwp"]
-        names = getattr(self, "feature_names_in_", None)
+        names = self.paths_.names
         tables = []
         for i in range(pp_global.shape[0]):
             keep = pp_global[i] >= min_pp - FLOAT_SLACK

@@ -9,6 +9,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from .. import _core
+from .._groups import check_feature_groups
 from .._validation import resolve_n_threads
 from ..forest.view import forest_view
 
@@ -25,16 +26,24 @@ PATH_CONSTRAINTS = {
     "first_occurrence": [StrOptions(set(_FIRST))],
     "impurity_scale": [StrOptions(set(_SCALE))],
     "node_counts": [StrOptions(set(_COUNTS))],
+    "feature_groups": ["array-like", None],
     "n_jobs": [Integral, None],
 }
 
 
-def encode(features) -> np.ndarray:
-    """Signed features [(k, sign), ...] -> sorted integer codes (2k for sign -1, 2k + 1 for +1)."""
+def encode(features, names=None) -> np.ndarray:
+    """Signed features [(k, sign), ...] -> sorted integer codes (2k for sign -1, 2k + 1 for +1).
+    k is an index, or a name among ``names`` (the features' or groups' names)."""
     codes = []
     for k, sign in features:
-        if sign not in (-1, 1) or int(k) != k or k < 0:
-            raise ValueError(f"a signed feature is (k >= 0, sign in {{-1, +1}}), got {(k, sign)!r}")
+        if not isinstance(k, (Integral, np.integer)) and names is not None:
+            position = {name: i for i, name in enumerate(names)}
+            if k not in position:
+                raise ValueError(f"the signed set names {k!r}, which is not among the features (or groups): "
+                                 f"{list(names)[:10]}{' ...' if len(names) > 10 else ''}")
+            k = position[k]
+        if sign not in (-1, 1) or not isinstance(k, (Integral, np.integer)) or k < 0:
+            raise ValueError(f"a signed feature is (k >= 0 or a name, sign in {{-1, +1}}), got {(k, sign)!r}")
         codes.append(2 * int(k) + (sign > 0))
     return np.array(sorted(codes), dtype=np.int32)
 
@@ -47,7 +56,8 @@ def decode(codes) -> tuple:
 @dataclass(frozen=True)
 class SignedPaths:
     """One row per leaf, trees in order: the codes of row r are codes[indptr[r]:indptr[r + 1]]
-    (sorted), with the leaf's weight, depth, tree index and node id."""
+    (sorted), with the leaf's weight, depth, tree index and node id. ``names``: what the codes'
+    indices name - the feature groups, or the forest's feature names - when known."""
 
     indptr: np.ndarray
     codes: np.ndarray
@@ -55,6 +65,7 @@ class SignedPaths:
     depth: np.ndarray
     tree: np.ndarray
     leaf: np.ndarray
+    names: tuple | None = None
 
     def __len__(self) -> int:
         return len(self.weight)
@@ -66,7 +77,7 @@ class SignedPaths:
 
 @validate_params(PATH_CONSTRAINTS, prefer_skip_nested_validation=True)
 def signed_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="after_filter",
-                 impurity_scale="weighted", node_counts="weighted", n_jobs=None) -> SignedPaths:
+                 impurity_scale="weighted", node_counts="weighted", feature_groups=None, n_jobs=None) -> SignedPaths:
     """F_eps for every leaf of a fitted pyinterp or scikit-learn forest.
 
     A node enters its leaves' paths when its impurity decrease exceeds ``epsilon``: by default the
@@ -82,21 +93,42 @@ def signed_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="afte
     The node sizes N in the decrease are in-bag weights (``node_counts="weighted"``, what the
     impurities were computed with) or distinct in-bag row counts (``"distinct"``, as the lssfind
     and irf packages compute it; their published values need it).
+    ``feature_groups``: one group name per feature (e.g. the gene of each probe); the codes then
+    index the groups (in order of first appearance), a group counts as one feature - its first
+    split on a path decides, by that split's direction - and ``names`` are the group names.
     """
-    return SignedPaths(**_core.signed_paths(*_core_args(forest, epsilon, weight, first_occurrence, impurity_scale,
-                                                         node_counts, n_jobs)))
+    args, names = _core_args(forest, epsilon, weight, first_occurrence, impurity_scale, node_counts, feature_groups,
+                             n_jobs)
+    return SignedPaths(**_core.signed_paths(*args), names=names)
 
 
 @validate_params(PATH_CONSTRAINTS, prefer_skip_nested_validation=True)
 def distinct_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="after_filter",
-                   impurity_scale="weighted", node_counts="weighted", n_jobs=None):
+                   impurity_scale="weighted", node_counts="weighted", feature_groups=None, n_jobs=None):
     """The distinct F_eps of the forest's leaves with their weights summed, as CSR arrays
     (indptr, codes, weight): what any sum of leaf weights over paths needs (DWP, mining), without
     one row per leaf. Options as for :func:`signed_paths`."""
-    return _core.distinct_signed_paths(*_core_args(forest, epsilon, weight, first_occurrence, impurity_scale,
-                                                   node_counts, n_jobs))
+    args, _ = _core_args(forest, epsilon, weight, first_occurrence, impurity_scale, node_counts, feature_groups, n_jobs)
+    return _core.distinct_signed_paths(*args)
 
 
-def _core_args(forest, epsilon, weight, first_occurrence, impurity_scale, node_counts, n_jobs):
-    return (forest_view(forest).core, float(epsilon), _FIRST[first_occurrence], _WEIGHT[weight], _SCALE[impurity_scale],
-            _COUNTS[node_counts], resolve_n_threads(n_jobs))
+def path_names(forest, feature_groups=None) -> tuple | None:
+    """What the codes of the forest's paths index: the group names with ``feature_groups``, else
+    the forest's feature names, else None."""
+    view = forest_view(forest)
+    groups = check_feature_groups(feature_groups, view.core.n_features)
+    if groups is not None:
+        return groups.names
+    names = getattr(view.estimator, "feature_names_in_", None)
+    return None if names is None else tuple(names)
+
+
+def _core_args(forest, epsilon, weight, first_occurrence, impurity_scale, node_counts, feature_groups, n_jobs):
+    """The core's arguments, and the names the codes will index (the groups', else the forest's
+    feature names, else None)."""
+    view = forest_view(forest)
+    groups = check_feature_groups(feature_groups, view.core.n_features)
+    names = path_names(forest, feature_groups)
+    return (view.core, float(epsilon), _FIRST[first_occurrence], _WEIGHT[weight], _SCALE[impurity_scale],
+            _COUNTS[node_counts], resolve_n_threads(n_jobs), None if groups is None else groups.index,
+            0 if groups is None else len(groups.names)), names

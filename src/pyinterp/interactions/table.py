@@ -77,12 +77,14 @@ class InteractionTable(Sequence):
                                 self._names)
 
     def to_frame(self):
-        """A pandas DataFrame: 'interaction' label, 'order', 'features', then the score columns."""
+        """A pandas DataFrame: 'interaction' label, 'order', 'features' (indices), 'names' (the
+        same with the column or group names, 'x<k>' without), then the score columns."""
         import pandas as pd
 
         return pd.DataFrame({"interaction": [self.label(f) for f in self._features],
                              "order": [len(f) for f in self._features],
-                             "features": self._features, **self._columns})
+                             "features": self._features, "names": [self.named(f) for f in self._features],
+                             **self._columns})
 
     def __repr__(self) -> str:
         head = [f"{self.label(f)}  " + ", ".join(f"{n}={v[i]:.4g}" for n, v in self._columns.items())
