@@ -178,6 +178,7 @@ void bind_forest(py::module_& m) {
       .def_readwrite("min_impurity_decrease", &ForestParams::min_impurity_decrease)
       .def_readwrite("balanced_subsample", &ForestParams::balanced_subsample)
       .def_readwrite("seed", &ForestParams::seed)
+      .def_readwrite("first_tree", &ForestParams::first_tree)
       .def_readwrite("n_threads", &ForestParams::n_threads);
 
   py::class_<Forest>(m, "Forest")
@@ -260,6 +261,15 @@ void bind_forest(py::module_& m) {
                   "Builds a forest from the mapping its pickle holds (also used to import other libraries' trees).")
       .def(py::pickle([](const Forest& f) { return forest_state(f); },
                       [](const py::object& s) { return forest_from_state(s); }));
+
+  m.def(
+      "join_forests",
+      [](const std::vector<const Forest*>& parts) {
+        for (const Forest* part : parts)
+          if (part == nullptr) throw std::invalid_argument("join_forests takes fitted core forests");
+        return join_forests(parts);
+      },
+      py::arg("forests"), "The trees of forests fitted on the same rows, in order, as one forest.");
 
   m.def(
       "fit_forest",

@@ -32,6 +32,7 @@ class ForestParams:
     min_impurity_decrease: float
     balanced_subsample: bool
     seed: int
+    first_tree: int
     n_threads: int
     def __init__(self) -> None: ...
 
@@ -64,6 +65,7 @@ class Forest:
     def __getstate__(self) -> dict[str, Any]: ...
     def __setstate__(self, state: dict[str, Any] | tuple[Any, ...]) -> None: ...
 
+def join_forests(forests: list[Forest]) -> Forest: ...
 def fit_forest(
     X: ForestX,
     y: npt.NDArray[np.float64] | None,

@@ -65,6 +65,7 @@ Forest fit_forest(const MatrixView& X, const double* y, const int32_t* classes, 
   if (params.n_estimators < 1) throw std::invalid_argument("n_estimators must be at least 1");
   if (params.max_features < 1) throw std::invalid_argument("max_features must be at least 1");
   if (params.n_draws < 1) throw std::invalid_argument("max_samples must select at least one row");
+  if (params.first_tree < 0) throw std::invalid_argument("first_tree must be >= 0");
   if ((n_classes > 0) != (params.criterion != Criterion::squared_error))
     throw std::invalid_argument("the criterion does not match the task");
   std::unique_ptr<const XFile> x_file;
@@ -94,13 +95,31 @@ Forest fit_forest(const MatrixView& X, const double* y, const int32_t* classes, 
       params.n_estimators, params.n_threads,
       [&](int) { return FitWorker{TreeBuilder(data, params), std::vector<double>(n), {}}; },
       [&](int64_t t, int, FitWorker& worker) {
-        Rng rng(params.seed, static_cast<uint64_t>(t));
+        Rng rng(params.seed, static_cast<uint64_t>(params.first_tree + t));
         uint32_t* counts = forest.inbag.data() + t * n;
         draw_rows(rng, params, n, counts, worker.perm);
         tree_weights(data, params, counts, n, worker.w);
         forest.trees[t] = worker.builder.build(worker.w, rng);
       });
   return forest;
+}
+
+Forest join_forests(const std::vector<const Forest*>& parts) {
+  if (parts.empty()) throw std::invalid_argument("join_forests needs at least one forest");
+  const Forest& first = *parts.front();
+  Forest joined;
+  joined.criterion = first.criterion;
+  joined.n_features = first.n_features;
+  joined.n_classes = first.n_classes;
+  joined.n_samples = first.n_samples;
+  for (const Forest* part : parts) {
+    if (part->criterion != first.criterion || part->n_features != first.n_features ||
+        part->n_classes != first.n_classes || part->n_samples != first.n_samples)
+      throw std::invalid_argument("forests to join must share the criterion, classes and training rows' shape");
+    joined.trees.insert(joined.trees.end(), part->trees.begin(), part->trees.end());
+    joined.inbag.insert(joined.inbag.end(), part->inbag.begin(), part->inbag.end());
+  }
+  return joined;
 }
 
 void predict(const Forest& forest, const MatrixView& X, double* out, int n_threads) {

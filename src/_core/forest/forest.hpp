@@ -31,6 +31,10 @@ Forest fit_forest(const MatrixView& X, const double* y, const int32_t* classes, 
                   const double* sample_weight, const std::vector<double>& feature_weights, const ForestParams& params,
                   const MappedFile* file = nullptr);
 
+// The trees of forests fitted on the same rows, in order, as one forest (with their in-bag
+// counts): a warm start's new trees after the old ones, or chunks grown apart.
+Forest join_forests(const std::vector<const Forest*>& parts);
+
 // Mean over trees of the leaf values: out is n_rows x n_values, row-major.
 void predict(const Forest& forest, const MatrixView& X, double* out, int n_threads);
 

@@ -20,6 +20,9 @@ struct ForestParams {
   double min_impurity_decrease = 0.0;
   bool balanced_subsample = false;  // reweight classes per tree by their in-bag frequency
   uint64_t seed = 0;
+  // Index of the first tree: tree t draws from stream (seed, first_tree + t), so a forest grown in
+  // parts (warm start, chunks on several machines) equals the forest grown at once.
+  int64_t first_tree = 0;
   int n_threads = 1;
 };
 

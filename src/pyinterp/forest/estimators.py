@@ -54,6 +54,7 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "max_samples": [None, Interval(RealNotInt, 0.0, 1.0, closed="right"), Interval(Integral, 1, None, closed="left")],
+        "warm_start": ["boolean"],
     }
 
     def __init__(
@@ -71,6 +72,7 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         oob_score,
         n_jobs,
         random_state,
+        warm_start,
         max_samples,
     ):
         self.n_estimators = n_estimators
@@ -85,6 +87,7 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         self.oob_score = oob_score
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.warm_start = warm_start
         self.max_samples = max_samples
 
     # -- fitting -------------------------------------------------------------------------------
@@ -123,22 +126,48 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
             n_drawable = n_features
         params = self._params(n_samples, n_features, n_drawable)
         params.balanced_subsample = balanced_subsample
-        X = core_X(X, by_columns=True)
-        regression = n_classes == 0
-        self._forest = _core.fit_forest(
-            X,
-            targets if regression else None,
-            None if regression else targets,
-            n_classes,
-            sample_weight,
-            feature_weights,
-            params,
-            mapped_file=mapped_file(X),
-        )
+        grown = self._grown_trees(n_samples, n_features)
+        if grown:
+            # The new trees continue the streams of the old ones: the result is the forest that
+            # fitting n_estimators trees at once gives.
+            params.seed = getattr(self, "_seed", params.seed)  # pickles of 0.1.0 lack it: random_state's
+            params.first_tree = grown
+            params.n_estimators = self.n_estimators - grown
+        self._seed = params.seed
         self._n_threads = params.n_threads
+        X = core_X(X, by_columns=True)
+        if params.n_estimators > 0:
+            regression = n_classes == 0
+            forest = _core.fit_forest(
+                X,
+                targets if regression else None,
+                None if regression else targets,
+                n_classes,
+                sample_weight,
+                feature_weights,
+                params,
+                mapped_file=mapped_file(X),
+            )
+            self._forest = _core.join_forests([self._forest, forest]) if grown else forest
         if self.oob_score:
             self._set_oob_score(X, y)
         return self
+
+    def _grown_trees(self, n_samples, n_features):
+        """With warm_start, the trees fitted already (0 without), after scikit-learn's checks."""
+        if not (self.warm_start and hasattr(self, "_forest")):
+            return 0
+        grown = self._forest.n_trees
+        if self.n_estimators < grown:
+            raise ValueError(f"n_estimators={self.n_estimators} must be larger or equal to "
+                             f"len(estimators_)={grown} when warm_start==True")
+        if (n_samples, n_features) != (self._forest.n_samples, self._forest.n_features):
+            raise ValueError(f"warm_start adds trees fitted on the same rows: X has shape {(n_samples, n_features)}, "
+                             f"the forest was fitted on {(self._forest.n_samples, self._forest.n_features)}")
+        if self.n_estimators == grown:
+            warnings.warn("Warm-start fitting without increasing n_estimators does not fit new trees.", UserWarning,
+                          stacklevel=4)
+        return grown
 
     def _oob_values(self, X):
         """(values, has_oob): each training row's mean over the trees that did not draw it; X
@@ -243,6 +272,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
         oob_score=False,
         n_jobs=None,
         random_state=None,
+        warm_start=False,
         max_samples=None,
     ):
         super().__init__(
@@ -258,6 +288,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
             oob_score=oob_score,
             n_jobs=n_jobs,
             random_state=random_state,
+            warm_start=warm_start,
             max_samples=max_samples,
         )
 
@@ -314,6 +345,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         oob_score=False,
         n_jobs=None,
         random_state=None,
+        warm_start=False,
         max_samples=None,
         class_weight=None,
     ):
@@ -330,6 +362,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
             oob_score=oob_score,
             n_jobs=n_jobs,
             random_state=random_state,
+            warm_start=warm_start,
             max_samples=max_samples,
         )
         self.class_weight = class_weight
@@ -338,7 +371,11 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
     def fit(self, X, y, sample_weight=None, feature_weights=None):
         X, y = validate_data(self, X, y, **FOREST_FIT_X)
         check_classification_targets(y)
-        self.classes_, encoded = np.unique(y, return_inverse=True)
+        classes, encoded = np.unique(y, return_inverse=True)
+        if self.warm_start and hasattr(self, "_forest") and not np.array_equal(classes, self.classes_):
+            raise ValueError(f"warm_start adds trees for the same classes: y has {classes.tolist()}, the forest "
+                             f"was fitted on {self.classes_.tolist()}")
+        self.classes_ = classes
         self.n_classes_ = len(self.classes_)
         encoded = np.ascontiguousarray(encoded, dtype=np.int32)
         balanced_subsample = self.class_weight == "balanced_subsample"
