@@ -169,10 +169,10 @@ void bind_interactions(py::module_& m) {
       "random_intersection_trees",
       [](const py::array& indptr, const py::array& codes, const py::object& weights, int32_t depth,
          double n_children, int32_t min_size, int64_t n_trees, uint64_t seed, int n_threads, int32_t root_sets,
-         bool all_nodes) {
+         bool all_nodes, int64_t max_nodes) {
         if (weights.is_none()) throw std::invalid_argument("weights are required");
         const auto sets = csr_view<int32_t>(indptr, codes, weights, "sets");
-        const RitOptions o{depth, n_children, min_size, n_trees, seed, root_sets, all_nodes};
+        const RitOptions o{depth, n_children, min_size, n_trees, seed, root_sets, all_nodes, max_nodes};
         RitResult r;
         {
           py::gil_scoped_release release;
@@ -182,7 +182,8 @@ void bind_interactions(py::module_& m) {
       },
       py::arg("indptr"), py::arg("codes"), py::arg("weights"), py::arg("depth"), py::arg("n_children"),
       py::arg("min_size"), py::arg("n_trees"), py::arg("seed"), py::arg("n_threads") = 1, py::arg("root_sets") = 2,
-      py::arg("all_nodes") = false);
+      py::arg("all_nodes") = false, py::arg("max_nodes") = 10'000'000);
+  py::register_exception<TooManyIntersections>(m, "TooManyIntersections", PyExc_MemoryError);
 
   py::register_exception<TooManyItemsets>(m, "TooManyItemsets", PyExc_MemoryError);
   m.def(

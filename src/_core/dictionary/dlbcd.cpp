@@ -89,7 +89,7 @@ class Learner {
       A_.resize(m * p);
       for (int h = 0; h < p; ++h) {
         const double* bh = &Bt_[h * n_];
-        double* ah = &A_[h * m];
+        double* ah = A_.data() + h * m;  // A_ is empty when every coefficient j exceeds tau
         for (int64_t r = 0; r < m; ++r) ah[r] = bh[idx_[r]];
       }
       A = A_.data();

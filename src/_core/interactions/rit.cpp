@@ -1,7 +1,9 @@
 #include "rit.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <string>
 #include <map>
 #include <stdexcept>
 
@@ -39,18 +41,47 @@ void intersect(const Set& node, std::pair<const int32_t*, const int32_t*> drawn,
   std::set_intersection(node.begin(), node.end(), drawn.first, drawn.second, std::back_inserter(out));
 }
 
-// Depth-first over one RIT tree; reported sets are appended to `found`.
-void grow(const Sampler& sampler, const RitOptions& o, Rng& rng, const Set& node, int32_t level,
-          std::vector<Set>& found) {
-  const bool leaf = level == o.depth || static_cast<int32_t>(node.size()) == o.min_size;
-  if (leaf || o.all_nodes) found.push_back(node);
-  if (leaf) return;
-  const double whole = std::floor(o.n_children);
-  const int32_t n = static_cast<int32_t>(whole) + (rng.uniform() < o.n_children - whole ? 1 : 0);
+// Depth-first over one RIT tree, with an explicit stack (any depth), drawing in the order of the
+// recursive definition: a node is reported, its child count drawn, then each child is drawn and
+// grown before the next. Reported sets are appended to `found`; every node drawn takes one unit of
+// the shared budget.
+void grow(const Sampler& sampler, const RitOptions& o, Rng& rng, Set root, std::vector<Set>& found,
+          std::atomic<int64_t>& nodes) {
+  struct Frame {
+    Set set;
+    int32_t level;
+    int64_t children_left;
+  };
+  std::vector<Frame> stack;
+  // Far above any budget, so the count stays an exact integer.
+  const double whole = std::min(std::floor(o.n_children), 4.0e18);
+  // Every node drawn counts, kept or dropped for its size: the budget bounds work as well as output.
+  auto take = [&] {
+    if (++nodes > o.max_nodes)
+      throw TooManyIntersections("RIT drew more than max_nodes = " + std::to_string(o.max_nodes) +
+                                 " nodes; lower depth, n_children or n_trees, or raise max_nodes");
+  };
+  auto enter = [&](Set&& node, int32_t level) {
+    const bool leaf = level == o.depth || static_cast<int32_t>(node.size()) == o.min_size;
+    if (leaf || o.all_nodes) found.push_back(node);
+    if (leaf) return;
+    const int64_t n = static_cast<int64_t>(whole) + (rng.uniform() < o.n_children - whole ? 1 : 0);
+    stack.push_back({std::move(node), level, n});
+  };
+  take();
+  enter(std::move(root), 1);
   Set child;
-  for (int32_t c = 0; c < n; ++c) {
-    intersect(node, sampler.draw(rng), child);
-    if (static_cast<int32_t>(child.size()) >= o.min_size) grow(sampler, o, rng, child, level + 1, found);
+  while (!stack.empty()) {
+    Frame& top = stack.back();
+    if (top.children_left == 0) {
+      stack.pop_back();
+      continue;
+    }
+    --top.children_left;
+    take();
+    intersect(top.set, sampler.draw(rng), child);
+    const int32_t level = top.level + 1;  // before enter, whose push may move the frames
+    if (static_cast<int32_t>(child.size()) >= o.min_size) enter(std::move(child), level);
   }
 }
 
@@ -63,8 +94,13 @@ RitResult random_intersection_trees(const CsrView<int32_t>& sets, const RitOptio
     throw std::invalid_argument("RIT needs depth >= 1, min_size >= 1, n_children >= 1, n_trees >= 0, root_sets 1 or 2");
   RitResult out;
   if (o.n_trees == 0 || sets.n == 0) return out;
+  if (o.max_nodes < 1) throw std::invalid_argument("RIT needs max_nodes >= 1");
+  if (o.n_trees > o.max_nodes)  // each tree's root is a node
+    throw TooManyIntersections("RIT with n_trees = " + std::to_string(o.n_trees) + " above max_nodes = " +
+                               std::to_string(o.max_nodes) + "; lower n_trees or raise max_nodes");
   const Sampler sampler(sets);
   std::vector<std::vector<Set>> per_tree(o.n_trees);
+  std::atomic<int64_t> nodes{0};
   parallel_for(o.n_trees, n_threads, no_state, [&](int64_t t, int, NoState&) {
     Rng rng(o.seed, static_cast<uint64_t>(t));
     const auto a = sampler.draw(rng);
@@ -73,7 +109,7 @@ RitResult random_intersection_trees(const CsrView<int32_t>& sets, const RitOptio
       const Set first = std::move(root);
       intersect(first, sampler.draw(rng), root);
     }
-    if (static_cast<int32_t>(root.size()) >= o.min_size) grow(sampler, o, rng, root, 1, per_tree[t]);
+    if (static_cast<int32_t>(root.size()) >= o.min_size) grow(sampler, o, rng, std::move(root), per_tree[t], nodes);
     // A tree reports a set once however many of its leaves reach it.
     std::sort(per_tree[t].begin(), per_tree[t].end());
     per_tree[t].erase(std::unique(per_tree[t].begin(), per_tree[t].end()), per_tree[t].end());

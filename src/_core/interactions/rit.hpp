@@ -6,6 +6,7 @@
 // Sets are sampled with probability proportional to their weight.
 #pragma once
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "set_matches.hpp"
@@ -20,6 +21,12 @@ struct RitOptions {
   uint64_t seed = 0;
   int32_t root_sets = 2;   // 1 or 2
   bool all_nodes = false;  // report every node, not only the leaves
+  int64_t max_nodes = 10'000'000;  // nodes drawn (kept or dropped) over all trees before TooManyIntersections
+};
+
+// RIT's output and work grow as n_children^depth: past max_nodes the call stops with this error.
+struct TooManyIntersections : std::length_error {
+  using std::length_error::length_error;
 };
 
 // Distinct reported intersections, sorted lexicographically, each sorted ascending; found[i] is

@@ -378,6 +378,11 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         self.classes_ = classes
         self.n_classes_ = len(self.classes_)
         encoded = np.ascontiguousarray(encoded, dtype=np.int32)
+        if isinstance(self.class_weight, dict):
+            bad = {c: w for c, w in self.class_weight.items()
+                   if not (isinstance(w, Real) and not isinstance(w, bool) and np.isfinite(w) and w >= 0)}
+            if bad:
+                raise ValueError(f"class_weight must give every class a finite weight >= 0, got {bad}")
         balanced_subsample = self.class_weight == "balanced_subsample"
         class_weight_rows = None
         if self.class_weight is not None and not balanced_subsample:

@@ -5,13 +5,14 @@ right. Internally a signed feature is the integer code 2k (left) or 2k + 1 (righ
 
 from .dwp import dwp, prevalent_sets
 from .irf import IterativeRandomForest
-from .itemsets import frequent_itemsets
+from .itemsets import TooManyItemsets, frequent_itemsets
 from .local import path_prevalence
 from .lssfind import LocalLSSFind, LSSFind, minimal
 from .paths import SignedPaths, decode, distinct_paths, encode, signed_paths
-from .rit import random_intersection_trees
+from .rit import TooManyIntersections, random_intersection_trees
 from .table import InteractionTable
 
-__all__ = ["InteractionTable", "IterativeRandomForest", "LSSFind", "LocalLSSFind", "SignedPaths", "decode",
+__all__ = ["InteractionTable", "IterativeRandomForest", "LSSFind", "LocalLSSFind", "SignedPaths", "TooManyIntersections",
+           "TooManyItemsets", "decode",
            "distinct_paths", "dwp", "encode", "frequent_itemsets", "minimal", "path_prevalence", "prevalent_sets",
            "random_intersection_trees", "signed_paths"]

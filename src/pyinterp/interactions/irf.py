@@ -24,7 +24,7 @@ from ..forest import RandomForestClassifier, RandomForestRegressor
 from .dwp import sum_codes
 from .local import leaf_rows
 from .paths import SignedPaths, decode, signed_paths
-from .rit import rit_csr
+from .rit import INT32_MAX, rit_csr
 from .table import InteractionTable
 
 _SCORES = ("prevalence", "precision", "cpe", "fsd", "mip")
@@ -172,10 +172,10 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         "cut": [Interval(Real, None, None, closed="neither"), None],
         "class_id": "no_validation",  # any label; checked against the classes in fit
         "min_node_size": [Interval(Integral, 1, None, closed="left")],
-        "rit_depth": [Interval(Integral, 1, None, closed="left")],
-        "rit_n_trees": [Interval(Integral, 0, None, closed="left")],
+        "rit_depth": [Interval(Integral, 1, INT32_MAX, closed="both")],
+        "rit_n_trees": [Interval(Integral, 0, 2**62, closed="both")],
         "rit_n_children": [Interval(Real, 1, None, closed="left")],
-        "rit_min_size": [Interval(Integral, 1, None, closed="left")],
+        "rit_min_size": [Interval(Integral, 1, INT32_MAX, closed="both")],
         "bootstrap_n_estimators": [Interval(Integral, 1, None, closed="left"), None],
         "bootstrap_max_samples": [Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0, 1, closed="right"),
                                   None],

@@ -13,22 +13,31 @@ from .._seeds import root_seed
 from .._validation import resolve_n_threads
 
 
+TooManyIntersections = _core.TooManyIntersections
+
+# Integer parameters the core holds in 32 bits.
+INT32_MAX = 2**31 - 1
+# Nodes RIT may grow over all its trees (iRF's defaults grow at most 500 x 31).
+MAX_NODES = 10_000_000
+
+
 def rit_csr(indptr, codes, weights, *, depth=5, n_children=2.0, min_size=2, n_trees=500, root_sets=2,
-            report="leaves", seed=0, n_jobs=None):
+            report="leaves", seed=0, max_nodes=MAX_NODES, n_jobs=None):
     """The core RIT on CSR int32 sets -> (indptr, codes, found) of the distinct reported sets; the
     parameters are validated by the callers (random_intersection_trees, IterativeRandomForest)."""
     return _core.random_intersection_trees(indptr, codes, weights, depth, float(n_children), min_size, n_trees, seed,
-                                           resolve_n_threads(n_jobs), root_sets, report == "nodes")
+                                           resolve_n_threads(n_jobs), root_sets, report == "nodes", max_nodes)
 
 
 @validate_params(
     {
         "sets": "no_validation",  # the core names what is wrong with them
         "weights": ["array-like", None],
-        "depth": [Interval(Integral, 1, None, closed="left")],
+        "depth": [Interval(Integral, 1, INT32_MAX, closed="both")],
         "n_children": [Interval(Real, 1, None, closed="left")],
-        "min_size": [Interval(Integral, 1, None, closed="left")],
-        "n_trees": [Interval(Integral, 0, None, closed="left")],
+        "min_size": [Interval(Integral, 1, INT32_MAX, closed="both")],
+        "n_trees": [Interval(Integral, 0, 2**62, closed="both")],
+        "max_nodes": [Interval(Integral, 1, 2**62, closed="both")],
         "root_sets": [Interval(Integral, 1, 2, closed="both")],
         "report": [StrOptions({"leaves", "nodes"})],
         "random_state": ["random_state"],
@@ -37,7 +46,7 @@ def rit_csr(indptr, codes, weights, *, depth=5, n_children=2.0, min_size=2, n_tr
     prefer_skip_nested_validation=True,
 )
 def random_intersection_trees(sets, weights=None, *, depth=5, n_children=2.0, min_size=2, n_trees=500, root_sets=2,
-                              report="leaves", random_state=None, n_jobs=None) -> dict:
+                              report="leaves", max_nodes=MAX_NODES, random_state=None, n_jobs=None) -> dict:
     """Candidate interactions as intersections of randomly drawn sets.
 
     Each of ``n_trees`` trees starts from the intersection of ``root_sets`` sets (2 as in R iRF;
@@ -50,7 +59,8 @@ def random_intersection_trees(sets, weights=None, *, depth=5, n_children=2.0, mi
     the same result.
 
     Returns a dict {sorted tuple of items: number of trees that reported it}. Items are
-    non-negative integers below 2^31.
+    non-negative integers below 2^31. Work and output grow as n_children^depth: past ``max_nodes``
+    nodes over all trees the call raises :class:`TooManyIntersections` (a MemoryError).
     """
     indptr, items = _core.transactions_csr(sets)
     if items.size and (items.min() < 0 or items.max() >= 2**31):
@@ -62,5 +72,5 @@ def random_intersection_trees(sets, weights=None, *, depth=5, n_children=2.0, mi
     indptr, codes = to_csr([np.unique(items[a:b]) for a, b in zip(indptr[:-1], indptr[1:])])
     out_indptr, out_codes, found = rit_csr(indptr, codes, w, depth=depth, n_children=n_children, min_size=min_size,
                                            n_trees=n_trees, root_sets=root_sets, report=report,
-                                           seed=root_seed(random_state), n_jobs=n_jobs)
+                                           seed=root_seed(random_state), max_nodes=max_nodes, n_jobs=n_jobs)
     return dict(zip(to_tuples(out_indptr, out_codes), found.tolist()))

@@ -1,0 +1,75 @@
+"""Reproducers of the bad-input campaign (issue 22), one test each: every one now gives a clear
+error naming the problem or a correct result, never a crash, a hang or silent garbage."""
+
+import numpy as np
+import pytest
+from sklearn.utils._param_validation import InvalidParameterError
+
+from pyinterp import DLBCD, IterativeRandomForest, RandomForestClassifier, RandomForestRegressor
+from pyinterp.interactions import TooManyIntersections, random_intersection_trees
+
+
+def test_rit_of_any_depth_does_not_overflow_the_stack():
+    """depth=10**5 with one child per node recursed 10**5 frames deep (a crash)."""
+    assert random_intersection_trees([[1, 2, 3]] * 2, depth=10**5, n_children=1.0, n_trees=1) == {(1, 2, 3): 1}
+
+
+@pytest.mark.parametrize("kw", [dict(depth=40), dict(depth=30), dict(n_children=2e9, depth=2),
+                                dict(n_children=2.0**31 + 0.5, depth=2)])
+def test_rit_output_is_under_a_budget(kw):
+    """depth 40 hung, depth 30 took 9 GB, n_children 2e9 ran 90 s to bad_alloc, and n_children
+    >= 2^31 was cast to int32 (undefined) and returned nothing."""
+    with pytest.raises(TooManyIntersections, match="drew more than max_nodes = 1000 nodes"):
+        random_intersection_trees([[1, 2, 3, 4, 5, 6]] * 5, min_size=1, n_trees=1, max_nodes=1000, **kw)
+
+
+def test_rit_budget_is_deterministic_and_reachable_from_irf(regression_data):
+    sets = [[1, 2, 3, 4], [2, 3, 4, 5], [1, 3, 5, 7]] * 3
+    small = random_intersection_trees(sets, depth=3, n_trees=20, random_state=0, max_nodes=10_000)
+    assert small == random_intersection_trees(sets, depth=3, n_trees=20, random_state=0, n_jobs=2)
+    X, y = regression_data
+    irf = IterativeRandomForest(n_iterations=1, n_estimators=5, n_bootstraps=1, rit_depth=2, rit_n_children=2e9, rit_root_sets=1,
+                                rit_n_trees=1, random_state=0)
+    with pytest.raises(TooManyIntersections, match="max_nodes"):
+        irf.fit(X, y)
+
+
+@pytest.mark.parametrize("name, value", [("depth", 2**31), ("min_size", 2**31), ("n_trees", 2**63)])
+def test_rit_integers_beyond_the_core_types_are_named(name, value):
+    """They surfaced as pybind11's 'incompatible function arguments'."""
+    with pytest.raises(InvalidParameterError, match=f"'{name}' parameter"):
+        random_intersection_trees([[1, 2]] * 2, **{name: value})
+
+
+@pytest.mark.parametrize("X", [np.arange(1.0, 6.0)[:, None], np.random.RandomState(0).randn(40, 4) * 1e300])
+def test_dlbcd_rows_whose_coefficients_all_exceed_tau(X):
+    """update_row indexed an empty buffer (out of bounds under _GLIBCXX_ASSERTIONS) when every
+    coefficient of an atom exceeded tau."""
+    model = DLBCD(max_iter=20, random_state=0).fit(X)
+    assert np.all(np.isfinite(model.components_))
+
+
+@pytest.mark.parametrize("weights", [{0: -1.0, 1: 1.0}, {0: np.nan, 1: 1.0}, {0: np.inf, 1: 1.0}, {0: True, 1: 1.0}])
+def test_bad_class_weights_are_named(classification_data, weights):
+    """They were multiplied in after the sample weights were checked: one-leaf trees or NaN
+    probabilities."""
+    X, y = classification_data
+    y = (y == y[0]).astype(int)
+    with pytest.raises(ValueError, match="class_weight must give every class a finite weight >= 0"):
+        RandomForestClassifier(n_estimators=2, class_weight=weights).fit(X, y)
+
+
+@pytest.mark.parametrize("Forest", [RandomForestRegressor, RandomForestClassifier])
+def test_unaligned_X_reads_as_aligned(regression_data, Forest):
+    """predict / apply / decision_path loaded misaligned doubles (undefined behaviour) on an
+    unaligned view; they read an aligned copy now, as fit does."""
+    X, y = regression_data
+    y = y if Forest is RandomForestRegressor else (y > np.median(y)).astype(int)
+    forest = Forest(n_estimators=3, random_state=0).fit(X, y)
+    raw = np.empty(X.nbytes + 1, dtype=np.uint8)
+    unaligned = np.frombuffer(raw.data, dtype=np.float64, count=X.size, offset=1).reshape(X.shape)
+    unaligned[...] = X
+    assert not unaligned.flags.aligned
+    np.testing.assert_array_equal(forest.apply(unaligned), forest.apply(X))
+    np.testing.assert_array_equal(forest.predict(unaligned), forest.predict(X))
+    assert (forest.decision_path(unaligned)[0] != forest.decision_path(X)[0]).nnz == 0
