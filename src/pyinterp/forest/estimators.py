@@ -28,6 +28,7 @@ from .._validation import (
     resolve_n_draws,
     resolve_n_threads,
 )
+from .export import TreeEstimators, to_sklearn
 from .tree import Tree
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
@@ -213,6 +214,30 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         sum to one, trees with a single node are skipped, and the mean is renormalised."""
         check_is_fitted(self, "_forest")
         return _core.mdi(self._forest, True)
+
+    @property
+    def estimators_(self):
+        """The trees as fitted scikit-learn decision trees (a list-like; each tree is built from
+        the node arrays when first read from it), for tools that walk ``estimators_``."""
+        check_is_fitted(self, "_forest")
+        return TreeEstimators(self)
+
+    def __len__(self):
+        return len(self.estimators_)
+
+    def __getitem__(self, index):
+        return self.estimators_[index]
+
+    def __iter__(self):
+        return iter(self.estimators_)
+
+    def to_sklearn(self):
+        """A fitted scikit-learn RandomForestRegressor / RandomForestClassifier of the same trees,
+        node for node (same parameters), for shap's TreeExplainer, sklearn.tree.export_text /
+        plot_tree, treeinterpreter. Its predict, apply and decision_path equal this forest's on
+        float32-representable X (scikit-learn's trees compare X as float32)."""
+        check_is_fitted(self, "_forest")
+        return to_sklearn(self)
 
     def __setstate__(self, state):
         super().__setstate__(state)

@@ -1,0 +1,106 @@
+"""pyinterp forests as fitted scikit-learn forests, for the tools that read those (shap's
+TreeExplainer, sklearn.tree.export_text / plot_tree, treeinterpreter): the same trees, node for
+node, built from the core's node arrays. scikit-learn is imported only when a forest is exported."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .._validation import resolve_max_features
+
+_CRITERIA = {"squared_error": "squared_error", "gini": "gini", "entropy": "entropy", "log_loss": "log_loss"}
+
+
+def sklearn_tree(arrays, n_features, n_classes):
+    """A fitted scikit-learn ``Tree`` of one tree's node arrays (``n_classes`` 0 for regression)."""
+    from sklearn.tree._tree import NODE_DTYPE, TREE_LEAF, TREE_UNDEFINED, Tree
+
+    left = arrays["left"]
+    split = left >= 0
+    nodes = np.zeros(left.shape[0], dtype=NODE_DTYPE)
+    nodes["left_child"] = np.where(split, left, TREE_LEAF)
+    nodes["right_child"] = np.where(split, arrays["right"], TREE_LEAF)
+    nodes["feature"] = np.where(split, arrays["feature"], TREE_UNDEFINED)
+    nodes["threshold"] = np.where(split, arrays["threshold"], float(TREE_UNDEFINED))
+    nodes["impurity"] = arrays["impurity"]
+    nodes["n_node_samples"] = arrays["n_node_samples"]
+    nodes["weighted_n_node_samples"] = arrays["weighted_n_node_samples"]
+    nodes["missing_go_to_left"] = arrays["missing_go_to_left"]
+    tree = Tree(n_features, np.array([max(n_classes, 1)], dtype=np.intp), 1)
+    # Regression leaves hold the mean, classification leaves the class fractions (scikit-learn >= 1.4).
+    values = np.ascontiguousarray(arrays["value"], dtype=np.float64)[:, None, :]
+    tree.__setstate__({"max_depth": int(arrays["depth"].max()), "node_count": int(left.shape[0]),
+                       "nodes": nodes, "values": values})
+    return tree
+
+
+def _fitted_attributes(est, forest):
+    """The fitted attributes scikit-learn's trees and forests share, copied from the pyinterp forest."""
+    est.n_features_in_ = forest.n_features_in_
+    est.n_outputs_ = 1
+    if hasattr(forest, "classes_"):
+        est.classes_ = forest.classes_
+        est.n_classes_ = len(forest.classes_)
+    if hasattr(forest, "feature_names_in_"):
+        est.feature_names_in_ = forest.feature_names_in_
+    return est
+
+
+def _tree_estimator(forest, arrays):
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    classifier = hasattr(forest, "classes_")
+    Estimator = DecisionTreeClassifier if classifier else DecisionTreeRegressor
+    est = Estimator(criterion=_CRITERIA[forest.criterion], max_depth=forest.max_depth,
+                    min_samples_split=forest.min_samples_split, min_samples_leaf=forest.min_samples_leaf,
+                    min_weight_fraction_leaf=forest.min_weight_fraction_leaf, max_features=forest.max_features,
+                    min_impurity_decrease=forest.min_impurity_decrease)
+    est.tree_ = sklearn_tree(arrays, forest.n_features_in_, len(forest.classes_) if classifier else 0)
+    est.max_features_ = resolve_max_features(forest.max_features, forest.n_features_in_, forest.n_features_in_)
+    return _fitted_attributes(est, forest)
+
+
+def sklearn_estimator(forest, index):
+    """Tree ``index`` of a fitted pyinterp forest as a fitted scikit-learn decision tree."""
+    return _tree_estimator(forest, forest._forest.tree(index))
+
+
+class TreeEstimators(Sequence):
+    """A fitted pyinterp forest's ``estimators_``: tree i as a fitted scikit-learn decision tree,
+    built when first read."""
+
+    def __init__(self, forest):
+        self._forest = forest
+        self._built = {}
+
+    def __len__(self):
+        return self._forest._forest.n_trees
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        i = range(len(self))[index]  # negative indices, and IndexError out of range
+        if i not in self._built:
+            self._built[i] = sklearn_estimator(self._forest, i)
+        return self._built[i]
+
+
+def to_sklearn(forest):
+    """A fitted scikit-learn RandomForestRegressor / RandomForestClassifier with the same trees."""
+    from sklearn import ensemble
+
+    classifier = hasattr(forest, "classes_")
+    Forest = ensemble.RandomForestClassifier if classifier else ensemble.RandomForestRegressor
+    params = {name: getattr(forest, name) for name in ("n_estimators", "max_depth", "min_samples_split",
+                                                       "min_samples_leaf", "min_weight_fraction_leaf", "max_features",
+                                                       "min_impurity_decrease", "bootstrap", "n_jobs", "random_state",
+                                                       "max_samples")}
+    if classifier:
+        params["class_weight"] = forest.class_weight
+    out = Forest(criterion=_CRITERIA[forest.criterion], **params)
+    out.estimators_ = list(forest.estimators_)
+    out.estimator_ = out.estimators_[0].__class__(**out.estimators_[0].get_params())
+    out._n_samples = forest._forest.n_samples
+    return _fitted_attributes(out, forest)
