@@ -314,8 +314,44 @@ def test_irf_estimator_contract_and_pickle():
                                               random_state=0))
         check_estimator(IterativeRandomForest(**{**PYTHON_IRF, "n_iterations": 2, "n_estimators": 10},
                                               random_state=0))
+        for task in ("classification", "regression"):  # declared: scikit-learn's classifier / regressor checks
+            check_estimator(IterativeRandomForest(task=task, n_iterations=2, n_estimators=10, n_bootstraps=2,
+                                                  rit_n_trees=20, random_state=0))
     X, y, _ = make_lss(n_samples=300, n_features=6, n_interactions=1, order=2, snr=5, random_state=0)
     model = IterativeRandomForest(**SMALL, random_state=0).fit(X, y)
     clone = pickle.loads(pickle.dumps(model))
     assert clone.interactions_.features == model.interactions_.features
     np.testing.assert_array_equal(clone.predict(X), model.predict(X))
+
+
+def test_task_declares_the_estimator_type_for_model_selection():
+    """With task="classification", cross_val_score stratifies and roc_auc reads predict_proba, as
+    for any scikit-learn classifier; the same folds by hand give the same scores."""
+    from sklearn.base import is_classifier, is_regressor
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
+
+    X, y, _ = make_lss(n_samples=240, n_features=8, n_interactions=1, order=2, snr=5, random_state=0)
+    labels = (y > np.median(y)).astype(int)
+    kw = dict(n_iterations=1, n_estimators=15, n_bootstraps=1, rit_n_trees=5, random_state=0)
+    clf = IterativeRandomForest(task="classification", **kw)
+    assert is_classifier(clf) and not is_classifier(IterativeRandomForest(**kw))
+    assert is_regressor(IterativeRandomForest(task="regression", **kw))
+    scores = cross_val_score(clf, X, labels, cv=3, scoring="roc_auc")
+    by_hand = [roc_auc_score(labels[te], IterativeRandomForest(task="classification", **kw)
+                             .fit(X[tr], labels[tr]).predict_proba(X[te])[:, 1])
+               for tr, te in StratifiedKFold(3).split(X, labels)]
+    np.testing.assert_allclose(scores, by_hand)
+    fitted = clf.fit(X, labels)
+    np.testing.assert_array_equal(fitted.classes_, [0, 1])
+    assert fitted.score(X, labels) == np.mean(fitted.predict(X) == labels)
+    search = GridSearchCV(clf, {"n_estimators": [5, 15]}, cv=2).fit(X, labels)
+    assert search.best_params_["n_estimators"] in (5, 15)
+    # Integer y read as a regression target when told so; "auto" would make 14 classes of it.
+    counts = np.round(y * 3).astype(int)
+    reg = IterativeRandomForest(task="regression", **kw).fit(X, counts)
+    assert not reg.classification_ and not hasattr(reg, "predict_proba")
+    assert reg.score(X, counts) == pytest.approx(1 - ((counts - reg.predict(X)) ** 2).sum()
+                                                 / ((counts - counts.mean()) ** 2).sum())
+    with pytest.raises(ValueError, match="could not convert"):
+        IterativeRandomForest(task="regression", **kw).fit(X, np.where(labels, "a", "b"))

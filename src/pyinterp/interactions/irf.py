@@ -11,7 +11,10 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
-from sklearn.utils.multiclass import type_of_target
+from sklearn.metrics import accuracy_score, r2_score
+from sklearn.utils import ClassifierTags, RegressorTags
+from sklearn.utils._available_if import available_if
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -124,6 +127,10 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
 
     Parameters beyond the ones above
     --------------------------------
+    task : {"auto", "classification", "regression"}
+        What y is. "auto" decides from y's values at fit (integer labels and two-valued y are
+        classes). "classification" / "regression" say it, and declare it to scikit-learn, so
+        cross_val_score stratifies folds and scorers such as "roc_auc" find ``predict_proba``.
     bootstrap_n_estimators : int or None
         Trees in each bootstrap forest; None = ``n_estimators``.
     bootstrap_max_samples : float, int or None
@@ -152,6 +159,8 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         importances computed; the weights the iteration was fitted with).
     bootstrap_seeds_ : ndarray of shape (n_bootstraps, 2)
         Each bootstrap's resample seed and forest (and RIT) seed; :meth:`bootstrap` redoes one.
+    classification_ : bool
+        Whether y was read as classes (``task``). ``classes_`` holds them when it was.
     feature_groups_ : FeatureGroups or None
         With ``feature_groups``: the group names (``names``, in order of first appearance; the
         interactions' indices point into it) and each column's group (``index``).
@@ -184,11 +193,12 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         "rit_leaf_weight": [StrOptions({"size_precision", "size"})],
         "rit_root_sets": [Interval(Integral, 1, 2, closed="both")],
         "rit_report": [StrOptions({"leaves", "nodes"})],
+        "task": [StrOptions({"auto", "classification", "regression"})],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
     }
 
-    def __init__(self, n_iterations=5, n_estimators=500, *, max_features="sqrt", min_samples_leaf=1, max_depth=None,
+    def __init__(self, n_iterations=5, n_estimators=500, *, task="auto", max_features="sqrt", min_samples_leaf=1, max_depth=None,
                  importance="mdi", weight_floor=1e-5, iteration="oob", n_bootstraps=10, signed=True, cut=None,
                  class_id=None, min_node_size=1, rit_depth=5, rit_n_trees=500, rit_n_children=2.0, rit_min_size=2,
                  bootstrap_n_estimators=None, bootstrap_max_samples=None, first_split=True, rit_leaves="class",
@@ -196,6 +206,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
                  n_jobs=None):
         self.n_iterations = n_iterations
         self.n_estimators = n_estimators
+        self.task = task
         self.max_features = max_features
         self.min_samples_leaf = min_samples_leaf
         self.max_depth = max_depth
@@ -247,11 +258,16 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         """feature_groups: one group name per column (e.g. each SNP's gene, R iRF's
         ``varnames.grp``); the paths RIT intersects and every score are then over groups, a group
         counting as one feature. The forests and their importances stay per column."""
-        X, y = validate_data(self, X, y, **FOREST_FIT_X)
+        X, y = validate_data(self, X, y, y_numeric=self.task == "regression", ensure_min_samples=2, **FOREST_FIT_X)
         X = core_X(X, by_columns=True)
         self.feature_groups_ = check_feature_groups(feature_groups, X.shape[1])
         self._resolve_params(len(y))
-        self.classification_ = type_of_target(y) in ("binary", "multiclass")
+        if self.task == "auto":
+            self.classification_ = type_of_target(y) in ("binary", "multiclass")
+        else:
+            self.classification_ = self.task == "classification"
+            if self.classification_:
+                check_classification_targets(y)
         z = self._positive(y)
         seeds = draw_seeds(python_rng(self.random_state), self.n_iterations + 2 * self.n_bootstraps)
         n_jobs = resolve_n_threads(self.n_jobs)
@@ -277,6 +293,8 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
             k = len(forests) - 1 if self.iteration == "last" else int(self.iteration)
         self.selected_iteration_ = k
         self.forest_ = forests[k]
+        if self.classification_:
+            self.classes_ = self.forest_.classes_
         share_feature_names(self, self.forest_)
 
         self.bootstrap_seeds_ = seeds[self.n_iterations:].reshape(self.n_bootstraps, 2)
@@ -372,6 +390,40 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         return InteractionTable([features[i] for i in order], {c: v[order] for c, v in columns.items()}, names)
 
     # -- prediction ----------------------------------------------------------------------------
+
+    def __setstate__(self, state):
+        state.setdefault("task", "auto")  # pickles of 0.1.0 predate the parameter
+        super().__setstate__(state)
+
+    def __sklearn_tags__(self):
+        # The task parameter says what cross-validation and scorers may assume (stratified folds,
+        # predict_proba); "auto" decides only at fit, so it declares neither.
+        tags = super().__sklearn_tags__()
+        if self.task == "classification":
+            tags.estimator_type = "classifier"
+            tags.classifier_tags = ClassifierTags()
+        elif self.task == "regression":
+            tags.estimator_type = "regressor"
+            tags.regressor_tags = RegressorTags()
+        return tags
+
+    def _declared_classifier(self):
+        return self.task == "classification"
+
+    @available_if(_declared_classifier)
+    def predict_proba(self, X):
+        """Class probabilities of the selected iteration's forest, columns in the order of
+        ``classes_``; with ``task="classification"`` (what the tags declare), not "auto"."""
+        check_is_fitted(self, "forest_")
+        validate_data(self, X, reset=False, **FOREST_X)
+        return self.forest_.predict_proba(X)
+
+    def score(self, X, y, sample_weight=None):
+        """Accuracy (classification) or R^2 (regression) of :meth:`predict`, as scikit-learn's
+        classifiers and regressors score."""
+        check_is_fitted(self, "forest_")
+        metric = accuracy_score if self.classification_ else r2_score
+        return metric(y, self.predict(X), sample_weight=sample_weight)
 
     def predict(self, X):
         """Prediction of the selected iteration's forest; X's columns are checked against the
