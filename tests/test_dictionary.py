@@ -335,3 +335,22 @@ def test_nmse_is_invariant_to_sign_permutation():
     )
     assert dictionary_nmse(E, D) == pytest.approx(brute, rel=1e-12)
     assert dictionary_recovered(D @ J, D) and not dictionary_recovered(E, D, threshold=1e-3)
+
+
+def test_score_and_feature_names_for_model_selection():
+    """score is minus the objective (higher is better) and the coefficients are named dlbcd0..,
+    so set_output(transform="pandas") and GridSearchCV work as on scikit-learn's decompositions."""
+    pd = pytest.importorskip("pandas")
+    from sklearn.model_selection import GridSearchCV
+
+    D = make_gaussian_dictionary(4, random_state=0)
+    A = make_sparse_coefficients(300, 4, "sg", sparsity=2, random_state=1)
+    X = make_dictionary_signals(D, A, snr=100, random_state=2)
+    model = DLBCD(max_iter=30, random_state=0).fit(X)
+    assert model.score(X) == -model.objective(X)
+    assert list(model.get_feature_names_out()) == ["dlbcd0", "dlbcd1", "dlbcd2", "dlbcd3"]
+    frame = DLBCD(max_iter=30, random_state=0).set_output(transform="pandas").fit_transform(X)
+    assert isinstance(frame, pd.DataFrame) and list(frame.columns) == ["dlbcd0", "dlbcd1", "dlbcd2", "dlbcd3"]
+    np.testing.assert_array_equal(frame.to_numpy(), model.transform(X))
+    search = GridSearchCV(DLBCD(max_iter=30, random_state=0), {"init": ["l1", "orth"]}, cv=2).fit(X)
+    assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))

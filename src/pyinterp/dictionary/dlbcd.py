@@ -5,7 +5,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -31,7 +31,7 @@ def _random_gaussian(p, rng):
 
 
 
-class DLBCD(TransformerMixin, BaseEstimator):
+class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Dictionary learning by block coordinate descent (DL-BCD, thesis 000 Algorithm 2).
 
     Learns a complete dictionary D (p x p, unit-norm atoms as columns) for the signals in the rows
@@ -221,6 +221,17 @@ class DLBCD(TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True, reset=False)
         return np.linalg.solve(self.components_, X.T).T
+
+    @property
+    def _n_features_out(self):
+        """Coefficients per signal, one per atom: get_feature_names_out gives dlbcd0, dlbcd1, ..."""
+        return self.components_.shape[1]
+
+    def score(self, X, y=None):
+        """Minus the truncated l1 objective of the fitted dictionary on X (higher is better), as
+        scikit-learn's decompositions score, so model selection can compare dictionaries (fits with
+        the same tau: the objective's scale depends on it)."""
+        return -self.objective(X)
 
     def objective(self, X, tau=None):
         """The truncated l1 objective (1/n) sum_i sum_h min(|beta_ih|, tau) of the fitted dictionary on X."""
