@@ -136,3 +136,20 @@ def test_class_weights(classification_data):
     sub = RandomForestClassifier(n_estimators=5, class_weight="balanced_subsample", random_state=0).fit(X, y)
     for tree in sub.trees_:
         np.testing.assert_allclose(tree.value[0], np.full(3, 1 / 3))
+
+
+@pytest.mark.parametrize("bootstrap, max_samples", [(True, None), (True, 0.5), (False, 0.6)])
+def test_estimators_samples_as_scikit_learn_defines_them(regression_data, bootstrap, max_samples):
+    """Per tree, the drawn row indices with repeats: as long as scikit-learn's for the same
+    settings, and counting what inbag_counts_ records."""
+    from sklearn import ensemble
+
+    X, y = regression_data
+    kw = dict(n_estimators=4, bootstrap=bootstrap, max_samples=max_samples, random_state=0)
+    forest = RandomForestRegressor(**kw).fit(X, y)
+    peer = ensemble.RandomForestRegressor(**kw).fit(X, y) if bootstrap else None
+    assert forest.n_outputs_ == 1 and len(forest.estimators_samples_) == 4
+    for t, rows in enumerate(forest.estimators_samples_):
+        np.testing.assert_array_equal(np.bincount(rows, minlength=len(y)), forest.inbag_counts_[t])
+        if peer is not None:
+            assert len(rows) == len(peer.estimators_samples_[t])

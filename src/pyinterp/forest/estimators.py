@@ -209,6 +209,20 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         return self._forest.inbag
 
     @property
+    def estimators_samples_(self) -> list:
+        """The rows each tree drew (scikit-learn's attribute): per tree, the training row indices,
+        each repeated as often as it was drawn, in increasing order."""
+        check_is_fitted(self, "_forest")
+        rows = np.arange(self._forest.n_samples)
+        return [np.repeat(rows, counts) for counts in self._forest.inbag]
+
+    @property
+    def n_outputs_(self) -> int:
+        """Outputs of y: 1 (multi-output y is not supported yet)."""
+        check_is_fitted(self, "_forest")
+        return 1
+
+    @property
     def feature_importances_(self) -> np.ndarray:
         """Mean decrease in impurity, normalised as scikit-learn does: each tree's importances
         sum to one, trees with a single node are skipped, and the mean is renormalised."""
