@@ -181,8 +181,8 @@ void bind_interactions(py::module_& m) {
         return py::make_tuple(move_array(std::move(r.indptr)), move_array(std::move(r.codes)), move_array(std::move(r.found)));
       },
       py::arg("indptr"), py::arg("codes"), py::arg("weights"), py::arg("depth"), py::arg("n_children"),
-      py::arg("min_size"), py::arg("n_trees"), py::arg("seed"), py::arg("n_threads") = 1, py::arg("root_sets") = 2,
-      py::arg("all_nodes") = false, py::arg("max_nodes") = 10'000'000);
+      py::arg("min_size"), py::arg("n_trees"), py::arg("seed"), py::arg("n_threads"), py::arg("root_sets"),
+      py::arg("all_nodes"), py::arg("max_nodes"));
   py::register_exception<TooManyIntersections>(m, "TooManyIntersections", PyExc_MemoryError);
 
   py::register_exception<TooManyItemsets>(m, "TooManyItemsets", PyExc_MemoryError);

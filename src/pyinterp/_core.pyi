@@ -187,10 +187,10 @@ def random_intersection_trees(
     min_size: int,
     n_trees: int,
     seed: int,
-    n_threads: int = 1,
-    root_sets: int = 2,
-    all_nodes: bool = False,
-    max_nodes: int = 10_000_000,
+    n_threads: int,
+    root_sets: int,
+    all_nodes: bool,
+    max_nodes: int,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.int64]]: ...
 
 class TooManyIntersections(MemoryError): ...

@@ -17,7 +17,8 @@ Estimators and public functions declare scikit-learn constraints (``_parameter_c
   uint8, int16 or bool, read as they are; scipy.sparse CSR / CSC; NaN is a missing value in dense
   X, infinity an error), the form the core reads it in, where a memory-mapped X lies in its file,
   and the ``allow_nan`` and ``sparse`` tags of every estimator whose X goes to a forest.
-- ``share_feature_names``: an inner forest (LSSFind's, iRF's) gets its estimator's column names.
+- ``share_feature_names``, ``check_columns``: an inner forest (LSSFind's, iRF's) gets its
+  estimator's column names; X is checked against them by the estimator before the forest reads it.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import os
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 # Other dtypes (int32, int64, ...) are converted to the first.
 FOREST_DTYPES = (np.float64, np.float32, np.int8, np.uint8, np.int16, np.bool_)
@@ -70,6 +72,13 @@ def mapped_file(X):
     if not isinstance(root.base, mmap.mmap):
         return None
     return str(root.filename), int(root.offset) + (X.ctypes.data - root.ctypes.data)
+
+
+def check_columns(estimator, X):
+    """X checked against a fitted estimator's training columns (count and names) so errors name
+    that estimator, for estimators that then hand the caller's X to their inner forest."""
+    check_is_fitted(estimator, "forest_")
+    validate_data(estimator, X, reset=False, **FOREST_X)
 
 
 def share_feature_names(estimator, forest):

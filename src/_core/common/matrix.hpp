@@ -8,6 +8,27 @@ namespace pyinterp {
 // The element types X may have; every value is read as a double (exactly: none has more digits).
 enum class ValueType : uint8_t { float64, float32, int8, uint8, int16, boolean };
 
+// Bytes of one value of the type.
+inline int64_t item_size(ValueType type) {
+  switch (type) {
+    case ValueType::float64: return 8;
+    case ValueType::float32: return 4;
+    case ValueType::int16: return 2;
+    default: return 1;
+  }
+}
+
+// Element k of an array of the type, as a double.
+inline double value_at(ValueType type, const void* data, int64_t k) {
+  switch (type) {
+    case ValueType::float64: return static_cast<const double*>(data)[k];
+    case ValueType::float32: return static_cast<double>(static_cast<const float*>(data)[k]);
+    case ValueType::int8: return static_cast<const int8_t*>(data)[k];
+    case ValueType::int16: return static_cast<const int16_t*>(data)[k];
+    default: return static_cast<const uint8_t*>(data)[k];  // uint8, boolean
+  }
+}
+
 // A 2-d matrix, dense with arbitrary (element) strides (C, Fortran or sliced), or compressed sparse
 // (CSC: the major axis is columns; CSR: rows) with sorted indices and no duplicates, whose absent
 // entries are zeros. at(i, j) is the one way the core reads a value.
@@ -28,15 +49,7 @@ struct MatrixView {
   bool sparse() const { return layout != Layout::dense; }
 
   // The k-th element of data.
-  double value(int64_t k) const {
-    switch (type) {
-      case ValueType::float64: return static_cast<const double*>(data)[k];
-      case ValueType::float32: return static_cast<double>(static_cast<const float*>(data)[k]);
-      case ValueType::int8: return static_cast<const int8_t*>(data)[k];
-      case ValueType::int16: return static_cast<const int16_t*>(data)[k];
-      default: return static_cast<const uint8_t*>(data)[k];  // uint8, boolean
-    }
-  }
+  double value(int64_t k) const { return value_at(type, data, k); }
 
   // Sparse only: entries [begin, end) of major slice k, and the minor index of entry e.
   int64_t slice_begin(int64_t k) const {

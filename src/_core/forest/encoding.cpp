@@ -210,9 +210,9 @@ class PanelReader {
     return (X.col_stride == 1 && X.row_stride >= X.n_cols) || (X.row_stride == 1 && X.col_stride >= X.n_rows);
   }
 
-  PanelReader(const XFile& file, int n_threads) : file_(file), item_(static_cast<int64_t>(item_size(file.X().type))) {
+  PanelReader(const XFile& file, int n_threads) : file_(file), item_(item_size(file.X().type)) {
     const MatrixView& X = file.X();
-    by_rows_ = X.col_stride == 1 && X.row_stride >= X.n_cols;
+    by_rows_ = X.col_stride == 1 && X.row_stride >= X.n_cols;  // else Fortran order (can_read)
     // C order: one page of each row per panel; Fortran order: a block of columns per thread.
     width_ = by_rows_ ? std::max<int64_t>(kBlock, 4096 / item_) : kBlock * std::max(1, n_threads);
     width_ = std::min(width_, X.n_cols);
@@ -251,15 +251,6 @@ class PanelReader {
 
 }  // namespace
 
-size_t item_size(ValueType type) {
-  switch (type) {
-    case ValueType::float64: return 8;
-    case ValueType::float32: return 4;
-    case ValueType::int16: return 2;
-    default: return 1;
-  }
-}
-
 XFile::XFile(const MappedFile& where, const MatrixView& X) : X_(X), where_(where) {
   if (X.sparse()) throw std::invalid_argument("a sparse X has no mapped file");
   fd_ = ::open(where.path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -283,11 +274,9 @@ void XFile::read(void* out, int64_t size, int64_t from) const {
 
 double XFile::at(int64_t i, int64_t j) const {
   alignas(8) uint8_t value[8];
-  const auto item = static_cast<int64_t>(item_size(X_.type));
+  const int64_t item = item_size(X_.type);
   read(value, item, (i * X_.row_stride + j * X_.col_stride) * item);
-  MatrixView one = X_;
-  one.data = value;
-  return one.value(0);
+  return value_at(X_.type, value, 0);
 }
 
 ColumnCodes::ColumnCodes(const MatrixView& X, int n_threads, const XFile* file)

@@ -39,9 +39,6 @@ class XFile {
   MappedFile where_;
 };
 
-// Size in bytes of one value of the given type.
-size_t item_size(ValueType type);
-
 class ColumnCodes {
  public:
   // With file (X memory-mapped) and X's rows or columns contiguous, X is read from the file in

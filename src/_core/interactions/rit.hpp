@@ -21,7 +21,7 @@ struct RitOptions {
   uint64_t seed = 0;
   int32_t root_sets = 2;   // 1 or 2
   bool all_nodes = false;  // report every node, not only the leaves
-  int64_t max_nodes = 10'000'000;  // nodes drawn (kept or dropped) over all trees before TooManyIntersections
+  int64_t max_nodes = 0;  // nodes drawn (kept or dropped) over all trees before TooManyIntersections (>= 1)
 };
 
 // RIT's output and work grow as n_children^depth: past max_nodes the call stops with this error.

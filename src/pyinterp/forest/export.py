@@ -10,9 +10,6 @@ import numpy as np
 
 from .._validation import resolve_max_features
 
-_CRITERIA = {"squared_error": "squared_error", "gini": "gini", "entropy": "entropy", "log_loss": "log_loss"}
-
-
 def sklearn_tree(arrays, n_features, n_classes):
     """A fitted scikit-learn ``Tree`` of one tree's node arrays (``n_classes`` 0 for regression)."""
     from sklearn.tree._tree import NODE_DTYPE, TREE_LEAF, TREE_UNDEFINED, Tree
@@ -48,23 +45,20 @@ def _fitted_attributes(est, forest):
     return est
 
 
-def _tree_estimator(forest, arrays):
+def sklearn_estimator(forest, index):
+    """Tree ``index`` of a fitted pyinterp forest as a fitted scikit-learn decision tree."""
     from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
     classifier = hasattr(forest, "classes_")
     Estimator = DecisionTreeClassifier if classifier else DecisionTreeRegressor
-    est = Estimator(criterion=_CRITERIA[forest.criterion], max_depth=forest.max_depth,
+    est = Estimator(criterion=forest.criterion, max_depth=forest.max_depth,
                     min_samples_split=forest.min_samples_split, min_samples_leaf=forest.min_samples_leaf,
                     min_weight_fraction_leaf=forest.min_weight_fraction_leaf, max_features=forest.max_features,
                     min_impurity_decrease=forest.min_impurity_decrease)
-    est.tree_ = sklearn_tree(arrays, forest.n_features_in_, len(forest.classes_) if classifier else 0)
+    est.tree_ = sklearn_tree(forest._forest.tree(index), forest.n_features_in_,
+                             len(forest.classes_) if classifier else 0)
     est.max_features_ = resolve_max_features(forest.max_features, forest.n_features_in_, forest.n_features_in_)
     return _fitted_attributes(est, forest)
-
-
-def sklearn_estimator(forest, index):
-    """Tree ``index`` of a fitted pyinterp forest as a fitted scikit-learn decision tree."""
-    return _tree_estimator(forest, forest._forest.tree(index))
 
 
 class TreeEstimators(Sequence):
@@ -99,7 +93,7 @@ def to_sklearn(forest):
                                                        "max_samples")}
     if classifier:
         params["class_weight"] = forest.class_weight
-    out = Forest(criterion=_CRITERIA[forest.criterion], **params)
+    out = Forest(criterion=forest.criterion, **params)
     out.estimators_ = list(forest.estimators_)
     out.estimator_ = out.estimators_[0].__class__(**out.estimators_[0].get_params())
     out._n_samples = forest._forest.n_samples

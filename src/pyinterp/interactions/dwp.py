@@ -14,7 +14,7 @@ from .. import _core
 from .._csr import to_csr, to_tuples
 from .._validation import resolve_n_threads
 from .itemsets import mine_csr
-from .paths import PATH_CONSTRAINTS, SignedPaths, decode, distinct_paths, encode, path_names
+from .paths import PATH_CONSTRAINTS, SignedPaths, decode, encode, named_distinct_paths
 from .table import InteractionTable
 
 # Sets at the bound 2^-|S| are summed from many leaf weights: compare thresholds with this slack.
@@ -26,8 +26,8 @@ def _weighted_paths(forest, epsilon, path_options):
     paths; names: what the codes index, if known."""
     if isinstance(forest, SignedPaths):
         return forest.indptr, forest.codes, forest.weight, forest.names
-    return (*distinct_paths(forest, epsilon, **path_options),
-            path_names(forest, path_options.get("feature_groups")))
+    (indptr, codes, weight), names = named_distinct_paths(forest, epsilon, **path_options)
+    return indptr, codes, weight, names
 
 
 def match_codes(paths: SignedPaths, code_sets):
@@ -85,7 +85,7 @@ def score_table(features, values, feature_names=None) -> InteractionTable:
 @validate_params(
     {"min_dwp": [Interval(Real, 0, 1, closed="right")], "max_order": [Interval(Integral, 1, None, closed="left")],
      "epsilon": PATH_CONSTRAINTS["epsilon"], "max_itemsets": [Interval(Integral, 1, None, closed="left")]},
-    prefer_skip_nested_validation=False,  # path_options are checked by distinct_paths
+    prefer_skip_nested_validation=False,  # path_options are checked by named_distinct_paths
 )
 def prevalent_sets(forest, min_dwp, max_order=3, epsilon=0.01, *, max_itemsets=2_000_000,
                    **path_options) -> InteractionTable:

@@ -22,7 +22,7 @@ from .. import importance
 from .._csr import to_csr, to_tuples
 from .._seeds import draw_seeds, python_rng
 from .._groups import check_feature_groups
-from .._validation import FOREST_FIT_X, FOREST_X, ForestInputMixin, core_X, resolve_n_threads, share_feature_names
+from .._validation import FOREST_FIT_X, ForestInputMixin, check_columns, core_X, resolve_n_threads, share_feature_names
 from ..forest import RandomForestClassifier, RandomForestRegressor
 from .dwp import sum_codes
 from .local import leaf_rows
@@ -414,8 +414,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
     def predict_proba(self, X):
         """Class probabilities of the selected iteration's forest, columns in the order of
         ``classes_``; with ``task="classification"`` (what the tags declare), not "auto"."""
-        check_is_fitted(self, "forest_")
-        validate_data(self, X, reset=False, **FOREST_X)
+        check_columns(self, X)
         return self.forest_.predict_proba(X)
 
     def score(self, X, y, sample_weight=None):
@@ -428,8 +427,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
     def predict(self, X):
         """Prediction of the selected iteration's forest; X's columns are checked against the
         training columns (count and names)."""
-        check_is_fitted(self, "forest_")
-        validate_data(self, X, reset=False, **FOREST_X)  # errors name this estimator
+        check_columns(self, X)
         return self.forest_.predict(X)
 
 

@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import FOREST_FIT_X, FOREST_X, ForestInputMixin, core_X, share_feature_names
+from .._validation import FOREST_FIT_X, ForestInputMixin, check_columns, core_X, share_feature_names
 from ..forest import RandomForestRegressor
 from .dwp import FLOAT_SLACK, dwp, prevalent_sets, rank_key
 from .itemsets import frequent_itemsets
@@ -135,18 +135,13 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
         self.selected_ = mined.select(mined["adjusted_dwp"] >= 1.0 - self.eta - FLOAT_SLACK)
         self.interactions_ = self.selected_ if self.mode == "find" else mined
         features = self.selected_.features
-        self.minimal_ = self.selected_.select([f in set(minimal(features)) for f in features])
+        basic = set(minimal(features))
+        self.minimal_ = self.selected_.select([f in basic for f in features])
         return self
-
-    def _check_X(self, X):
-        """X checked against the training columns (count and names) so errors name this
-        estimator; the forest then reads X as the caller gave it (it has the same names)."""
-        check_is_fitted(self, "forest_")
-        validate_data(self, X, reset=False, **FOREST_X)
 
     def predict(self, X):
         """The fitted forest's prediction."""
-        self._check_X(X)
+        check_columns(self, X)
         return self.forest_.predict(X)
 
     def dwp(self, sets) -> np.ndarray:
@@ -185,7 +180,7 @@ class LocalLSSFind(LSSFind):
 
     def local_interactions(self, X) -> list:
         """One InteractionTable per row of X."""
-        self._check_X(X)
+        check_columns(self, X)
         self._validate_params()  # the parameters may have changed since fit
         min_pp = self.min_path_prevalence
         global_sets = self.selected_.features

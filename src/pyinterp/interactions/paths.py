@@ -108,27 +108,30 @@ def distinct_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="af
     """The distinct F_eps of the forest's leaves with their weights summed, as CSR arrays
     (indptr, codes, weight): what any sum of leaf weights over paths needs (DWP, mining), without
     one row per leaf. Options as for :func:`signed_paths`."""
-    args, _ = _core_args(forest, epsilon, weight, first_occurrence, impurity_scale, node_counts, feature_groups, n_jobs)
-    return _core.distinct_signed_paths(*args)
+    return named_distinct_paths(forest, epsilon, weight=weight, first_occurrence=first_occurrence,
+                                impurity_scale=impurity_scale, node_counts=node_counts,
+                                feature_groups=feature_groups, n_jobs=n_jobs)[0]
 
 
-def path_names(forest, feature_groups=None) -> tuple | None:
-    """What the codes of the forest's paths index: the group names with ``feature_groups``, else
-    the forest's feature names, else None."""
-    view = forest_view(forest)
-    groups = check_feature_groups(feature_groups, view.core.n_features)
-    if groups is not None:
-        return groups.names
-    names = getattr(view.estimator, "feature_names_in_", None)
-    return None if names is None else tuple(names)
+@validate_params(PATH_CONSTRAINTS, prefer_skip_nested_validation=True)
+def named_distinct_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="after_filter",
+                         impurity_scale="weighted", node_counts="weighted", feature_groups=None, n_jobs=None):
+    """(:func:`distinct_paths`, the names its codes index or None), from one reading of the forest."""
+    args, names = _core_args(forest, epsilon, weight, first_occurrence, impurity_scale, node_counts, feature_groups,
+                             n_jobs)
+    return _core.distinct_signed_paths(*args), names
 
 
 def _core_args(forest, epsilon, weight, first_occurrence, impurity_scale, node_counts, feature_groups, n_jobs):
-    """The core's arguments, and the names the codes will index (the groups', else the forest's
-    feature names, else None)."""
+    """The core's arguments, and what the codes will index: the group names with
+    ``feature_groups``, else the forest's feature names, else None."""
     view = forest_view(forest)
     groups = check_feature_groups(feature_groups, view.core.n_features)
-    names = path_names(forest, feature_groups)
+    if groups is not None:
+        names = groups.names
+    else:
+        names = getattr(view.estimator, "feature_names_in_", None)
+        names = None if names is None else tuple(names)
     return (view.core, float(epsilon), _FIRST[first_occurrence], _WEIGHT[weight], _SCALE[impurity_scale],
             _COUNTS[node_counts], resolve_n_threads(n_jobs), None if groups is None else groups.index,
             0 if groups is None else len(groups.names)), names
