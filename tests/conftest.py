@@ -2,6 +2,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import sklearn
+from sklearn.utils.fixes import parse_version
+
+# scikit-learn 1.8 changed how its trees split nodes with missing values (scikit-learn#32274) and made
+# decision_path follow the missing-value routing apply() uses; on data with NaN, pyinterp's trees
+# equal scikit-learn's from 1.8 on.
+SKLEARN_NAN_TREES = parse_version(sklearn.__version__) >= parse_version("1.8")
+# Pickles written under numpy 2 name numpy._core, which numpy 1.x has from 1.26 on.
+NUMPY_READS_NUMPY2_PICKLES = parse_version(np.__version__) >= parse_version("1.26")
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

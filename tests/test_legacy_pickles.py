@@ -7,10 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import NUMPY_READS_NUMPY2_PICKLES
 
 from pyinterp import importance
 
 PICKLES = Path(__file__).parent / "data" / "pickles_0.1.0.pkl"
+pytestmark = pytest.mark.skipif(not NUMPY_READS_NUMPY2_PICKLES, reason="the pickles were written under numpy 2")
 
 
 @pytest.fixture(scope="module")

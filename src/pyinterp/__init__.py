@@ -1,6 +1,7 @@
 """pyinterp: interpretable tree ensembles and structure discovery for large-p data."""
 
 from . import importance, skinny
+from ._version import __version__
 from .dictionary import DLBCD, sharpness_test
 from .forest import RandomForestClassifier, RandomForestRegressor, Tree
 from .interactions import IterativeRandomForest, LocalLSSFind, LSSFind, frequent_itemsets
@@ -9,5 +10,4 @@ from .skinny import SkinnyTreesClassifier, SkinnyTreesRegressor
 
 __all__ = ["DLBCD", "IterativeRandomForest", "LSSFind", "LocalLSSFind", "PartitionedRatio",
            "RandomForestClassifier", "RandomForestRegressor", "SkinnyTreesClassifier", "SkinnyTreesRegressor",
-           "Tree", "frequent_itemsets", "importance", "sharpness_test", "skinny"]
-__version__ = "0.1.0"
+           "Tree", "__version__", "frequent_itemsets", "importance", "sharpness_test", "skinny"]
