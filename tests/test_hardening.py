@@ -5,8 +5,12 @@ import numpy as np
 import pytest
 from sklearn.utils._param_validation import InvalidParameterError
 
-from pyinterp import DLBCD, IterativeRandomForest, RandomForestClassifier, RandomForestRegressor
-from pyinterp.interactions import TooManyIntersections, random_intersection_trees
+from sklearn.exceptions import ConvergenceWarning
+
+from pyinterp import (DLBCD, IterativeRandomForest, LSSFind, RandomForestClassifier, RandomForestRegressor,
+                      SkinnyTreesRegressor, frequent_itemsets)
+from pyinterp.importance import dstump, permutation_oob
+from pyinterp.interactions import TooManyIntersections, dwp, prevalent_sets, random_intersection_trees
 
 
 def test_rit_of_any_depth_does_not_overflow_the_stack():
@@ -73,3 +77,87 @@ def test_unaligned_X_reads_as_aligned(regression_data, Forest):
     np.testing.assert_array_equal(forest.apply(unaligned), forest.apply(X))
     np.testing.assert_array_equal(forest.predict(unaligned), forest.predict(X))
     assert (forest.decision_path(unaligned)[0] != forest.decision_path(X)[0]).nnz == 0
+
+
+@pytest.mark.parametrize("make", [lambda y: np.array([str(v) for v in y]),       # numeric strings
+                                  lambda y: np.array([None] * len(y)),         # None: NaN before
+                                  lambda y: np.where(np.arange(len(y)) == 3, np.nan, y)])
+@pytest.mark.parametrize("Estimator", [RandomForestRegressor, LSSFind, SkinnyTreesRegressor])
+def test_regression_y_must_hold_finite_numbers(regression_data, make, Estimator):
+    """A y of numeric strings was accepted, and a y of None values predicted NaN."""
+    X, y = regression_data
+    with pytest.raises(ValueError, match="y (must hold numbers|contains NaN)"):
+        Estimator().fit(X, make(y))
+
+
+def test_regression_y_of_python_numbers_in_an_object_array_is_read(regression_data):
+    X, y = regression_data
+    kw = dict(n_estimators=3, random_state=0)
+    expected = RandomForestRegressor(**kw).fit(X, y).predict(X)
+    np.testing.assert_array_equal(RandomForestRegressor(**kw).fit(X, y.astype(object)).predict(X), expected)
+
+
+def test_irf_regression_y_must_hold_numbers(regression_data):
+    X, y = regression_data
+    with pytest.raises(ValueError, match="^y must hold numbers"):
+        IterativeRandomForest(task="regression").fit(X, np.array([None] * len(y)))
+
+
+@pytest.mark.parametrize("fit", [lambda X, y: RandomForestRegressor(n_estimators=2).fit(X, y),
+                                 lambda X, y: LSSFind(n_estimators=2).fit(X, y),
+                                 lambda X, y: dstump(X, y)])
+def test_int64_X_beyond_float64_precision_is_an_error(fit):
+    """2^60 + i and 2^60 + i + 1 are one float64: the columns collapsed silently."""
+    X = (2**60 + np.arange(100, dtype=np.int64))[:, None]
+    with pytest.raises(ValueError, match=r"X holds integers beyond \+-2\*\*53"):
+        fit(X, np.arange(100.0))
+    fit(X - 2**60, np.arange(100.0))  # the same values recoded fit
+
+
+def test_int64_X_within_float64_precision_fits_as_float(regression_data):
+    X, y = regression_data
+    Xi = (X * 1000).astype(np.int64) + 2**52
+    kw = dict(n_estimators=3, random_state=0)
+    np.testing.assert_array_equal(RandomForestRegressor(**kw).fit(Xi, y).predict(Xi),
+                                  RandomForestRegressor(**kw).fit(Xi.astype(float), y).predict(Xi.astype(float)))
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda f, X, y: RandomForestRegressor(n_estimators=2**62).fit(X, y), "'n_estimators' parameter .* range"),
+    (lambda f, X, y: permutation_oob(f, X, y, n_repeats=2**40), "'n_repeats' parameter .* range"),
+    (lambda f, X, y: frequent_itemsets([[1, 2]], max_itemsets=True), "max_itemsets must be a positive integer"),
+    (lambda f, X, y: dwp(f, [(0, 1)]), r"sets must hold signed sets \[\(k, sign\), ...\]"),
+    (lambda f, X, y: dwp(f, [[(2**30, 1)]]), "feature indices are below 2\\*\\*30"),
+    (lambda f, X, y: dwp(f, [[(np.nan, 1)]]), "a signed feature is"),
+    (lambda f, X, y: LSSFind(max_order=2000).fit(X, y), "max_order=2000 makes the default mining threshold"),
+])
+def test_integers_beyond_the_core_types_are_named(regression_data, call, message):
+    """These surfaced as pybind11's 'incompatible function arguments', 'vector::_M_default_append',
+    an unpacking TypeError, an int32 OverflowError, or a complaint about min_dwp."""
+    X, y = regression_data
+    forest = RandomForestRegressor(n_estimators=3, random_state=0).fit(X, y)
+    with pytest.raises((ValueError, TypeError), match=message):
+        call(forest, X, y)
+
+
+def test_budgets_beyond_the_core_types_mean_no_limit(regression_data):
+    X, y = regression_data
+    forest = RandomForestRegressor(n_estimators=3, max_depth=3, random_state=0).fit(X, y)
+    assert frequent_itemsets([[1, 2], [1]], max_itemsets=2**70) == {(1,): 2.0, (2,): 1.0, (1, 2): 1.0}
+    unlimited = prevalent_sets(forest, min_dwp=0.05, max_order=2**40)
+    bounded = prevalent_sets(forest, min_dwp=0.05, max_order=X.shape[1])
+    assert unlimited.features == bounded.features
+
+
+def test_n_jobs_beyond_the_thread_type_runs_and_gives_the_same_forest(regression_data):
+    X, y = regression_data
+    kw = dict(n_estimators=4, random_state=0)
+    np.testing.assert_array_equal(RandomForestRegressor(n_jobs=2**31, **kw).fit(X, y).predict(X),
+                                  RandomForestRegressor(n_jobs=1, **kw).fit(X, y).predict(X))
+
+
+def test_skinny_trees_warn_when_the_model_exceeds_the_feature_budget(regression_data):
+    X, y = regression_data
+    with pytest.warns(ConvergenceWarning, match="no epoch kept within feature_budget=1"):
+        model = SkinnyTreesRegressor(feature_budget=1, lambda0=0.0, max_epochs=3, random_state=0).fit(X, y)
+    assert model.n_selected_features_ > 1

@@ -353,5 +353,5 @@ def test_task_declares_the_estimator_type_for_model_selection():
     assert not reg.classification_ and not hasattr(reg, "predict_proba")
     assert reg.score(X, counts) == pytest.approx(1 - ((counts - reg.predict(X)) ** 2).sum()
                                                  / ((counts - counts.mean()) ** 2).sum())
-    with pytest.raises(ValueError, match="could not convert"):
+    with pytest.raises(ValueError, match="y must hold numbers for regression"):
         IterativeRandomForest(task="regression", **kw).fit(X, np.where(labels, "a", "b"))

@@ -32,12 +32,39 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+# The core's integer types: parameters are range-checked (or, for budgets, clamped) against these.
+INT32_MAX = 2**31 - 1
+INT64_MAX = 2**63 - 1
+
 # Other dtypes (int32, int64, ...) are converted to the first.
 FOREST_DTYPES = (np.float64, np.float32, np.int8, np.uint8, np.int16, np.bool_)
 FOREST_X = {"dtype": list(FOREST_DTYPES), "ensure_all_finite": "allow-nan", "accept_sparse": ["csc", "csr"]}
 # X to fit on: the column encoding rejects infinity itself while it reads each value, so no
 # separate pass reads the whole of X first (a memory-mapped X would become resident).
 FOREST_FIT_X = {**FOREST_X, "ensure_all_finite": False}
+
+
+def check_exact_integers(X):
+    """8-byte integer X is read as float64, which holds integers exactly only up to 2^53: beyond,
+    distinct values would merge silently, so that is an error."""
+    if hasattr(X, "dtypes") and not hasattr(X, "dtype"):  # a DataFrame: its 8-byte integer columns
+        arrays = [X.iloc[:, j].to_numpy() for j, d in enumerate(X.dtypes)
+                  if getattr(d, "kind", "") in "iu" and getattr(d, "itemsize", 0) == 8]
+    else:
+        dtype = getattr(X, "dtype", None)
+        if dtype is None or dtype.kind not in "iu" or dtype.itemsize != 8:
+            return
+        arrays = [X.data if sp.issparse(X) else np.asarray(X)]
+    for a in arrays:
+        if a.size and (a.max() > 2**53 or a.min() < -(2**53)):
+            raise ValueError("X holds integers beyond +-2**53, which float64 cannot tell apart; recode them "
+                             "(ranks, or an offset) before fitting")
+
+
+def validate_fit_data(estimator, X, y, **kwargs):
+    """validate_data for a fit on X that the forest reads (FOREST_FIT_X), after check_exact_integers."""
+    check_exact_integers(X)
+    return validate_data(estimator, X, y, **FOREST_FIT_X, **kwargs)
 
 
 def core_X(X, *, by_columns=False):
@@ -106,7 +133,32 @@ def resolve_n_threads(n_jobs) -> int:
     if not isinstance(n_jobs, numbers.Integral) or isinstance(n_jobs, bool) or n_jobs == 0:
         raise ValueError(f"n_jobs must be None or a non-zero integer, got {n_jobs!r}")
     n_cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return int(n_jobs) if n_jobs > 0 else max(1, n_cpus + 1 + int(n_jobs))
+    # Results never depend on the thread count, and threads beyond a few per core only cost.
+    return min(int(n_jobs), 4 * n_cpus) if n_jobs > 0 else max(1, n_cpus + 1 + int(n_jobs))
+
+
+def regression_target(y) -> np.ndarray:
+    """A regression y (validated by validate_data without y_numeric) as contiguous float64.
+    scikit-learn converts numeric strings and turns None into NaN; both are refused here, as is
+    any value that is not finite."""
+    y = np.asarray(y)
+    numbers_only = y.dtype.kind in "biuf" or (
+        y.dtype.kind == "O" and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in y.flat))
+    if not numbers_only:
+        example = next((v for v in y.flat if not isinstance(v, numbers.Real)), y.flat[0] if y.size else None)
+        raise ValueError(f"y must hold numbers for regression, got {y.dtype} values such as {example!r}")
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    if not np.all(np.isfinite(y)):
+        raise ValueError("y contains NaN or infinity")
+    return y
+
+
+def check_budget(name, value) -> int:
+    """An output budget (a positive integer; bool is refused, not read as 1); budgets above what
+    the core counts in mean no limit and are clamped."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be a positive integer, got {value!r}")
+    return min(int(value), INT64_MAX)
 
 
 def check_int(name, value, low, high=None):

@@ -40,7 +40,7 @@ from sklearn.utils.validation import _check_sample_weight, check_array, check_co
 from . import _core
 from ._groups import check_feature_groups
 from ._seeds import root_seed
-from ._validation import FOREST_FIT_X, FOREST_X, check_int, core_X, resolve_n_threads
+from ._validation import INT32_MAX, FOREST_FIT_X, check_exact_integers, check_int, core_X, resolve_n_threads
 from .forest.view import check_rows as _check_X
 from .forest.view import forest_view as _view
 
@@ -134,7 +134,7 @@ def ufi(forest, X, y, *, sample_weight=None, return_std=False, n_jobs=None):
 
 
 @validate_params(
-    {**_OOB_CONSTRAINTS, "n_repeats": [Interval(Integral, 1, None, closed="left")], "random_state": ["random_state"]},
+    {**_OOB_CONSTRAINTS, "n_repeats": [Interval(Integral, 1, INT32_MAX, closed="both")], "random_state": ["random_state"]},
     prefer_skip_nested_validation=True,
 )
 def permutation_oob(forest, X, y, *, n_repeats=5, random_state=None, sample_weight=None, return_std=False,
@@ -205,6 +205,7 @@ def dstump(X, y, *, split="best", side="sum", sample_weight=None, n_jobs=None):
     ``impurity_decrease``, ``sign`` (of mean(right) - mean(left)), ``n_left``, and ``select(s)``,
     the top s features. y is a real response; a 0/1 class indicator gives the Gini stump.
     """
+    check_exact_integers(X)
     X = check_array(X, **FOREST_FIT_X, ensure_min_samples=2, input_name="X")
     y = check_array(y, ensure_2d=False, dtype=np.float64, ensure_all_finite=True, input_name="y")
     if y.ndim != 1:

@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .. import _core
 from .._seeds import root_seed
 from .._validation import (
-    FOREST_FIT_X,
+    INT32_MAX,
     FOREST_X,
     ForestInputMixin,
     core_X,
@@ -26,7 +26,9 @@ from .._validation import (
     count_or_fraction,
     resolve_max_features,
     resolve_n_draws,
+    regression_target,
     resolve_n_threads,
+    validate_fit_data,
 )
 from .export import TreeEstimators, to_sklearn
 from .tree import Tree
@@ -42,7 +44,7 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
     # scikit-learn's declarations; the data-dependent checks (max_features against the number of
     # features, max_samples against the rows, fractions resolved to counts) are in _params.
     _parameter_constraints: dict = {
-        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "n_estimators": [Interval(Integral, 1, INT32_MAX, closed="both")],
         "max_depth": [Interval(Integral, 1, None, closed="left"), None],
         "min_samples_split": [Interval(Integral, 2, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right")],
         "min_samples_leaf": [Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 0.5, closed="right")],
@@ -333,8 +335,8 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, feature_weights=None):
-        X, y = validate_data(self, X, y, y_numeric=True, **FOREST_FIT_X)
-        y = np.ascontiguousarray(y, dtype=np.float64)
+        X, y = validate_fit_data(self, X, y)
+        y = regression_target(y)
         return self._fit(X, y, y, 0, sample_weight, feature_weights)
 
     def _set_oob_score(self, X, y):
@@ -408,7 +410,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, feature_weights=None):
-        X, y = validate_data(self, X, y, **FOREST_FIT_X)
+        X, y = validate_fit_data(self, X, y)
         check_classification_targets(y)
         classes, encoded = np.unique(y, return_inverse=True)
         if self.warm_start and hasattr(self, "_forest") and not np.array_equal(classes, self.classes_):

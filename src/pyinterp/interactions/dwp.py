@@ -99,7 +99,7 @@ def prevalent_sets(forest, min_dwp, max_order=3, epsilon=0.01, *, max_itemsets=2
     """
     indptr, codes, weight, names = _weighted_paths(forest, epsilon, path_options)
     indptr, items, support = mine_csr(indptr, codes.astype(np.int64), weight,
-                                      max(min_dwp - FLOAT_SLACK, min_dwp / 2), max_order, int(max_itemsets),
+                                      max(min_dwp - FLOAT_SLACK, min_dwp / 2), max_order, max_itemsets,
                                       path_options.get("n_jobs"))
     features = [decode(codes) for codes in to_tuples(indptr, items)]
     return score_table(features, support, names)

@@ -22,12 +22,13 @@ from .. import importance
 from .._csr import to_csr, to_tuples
 from .._seeds import draw_seeds, python_rng
 from .._groups import check_feature_groups
-from .._validation import FOREST_FIT_X, ForestInputMixin, check_columns, core_X, resolve_n_threads, share_feature_names
+from .._validation import (INT32_MAX, FOREST_FIT_X, ForestInputMixin, check_columns, core_X, regression_target,
+                           resolve_n_threads, share_feature_names, validate_fit_data)
 from ..forest import RandomForestClassifier, RandomForestRegressor
 from .dwp import sum_codes
 from .local import leaf_rows
 from .paths import SignedPaths, decode, signed_paths
-from .rit import INT32_MAX, rit_csr
+from .rit import rit_csr
 from .table import InteractionTable
 
 _SCORES = ("prevalence", "precision", "cpe", "fsd", "mip")
@@ -258,7 +259,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         """feature_groups: one group name per column (e.g. each SNP's gene, R iRF's
         ``varnames.grp``); the paths RIT intersects and every score are then over groups, a group
         counting as one feature. The forests and their importances stay per column."""
-        X, y = validate_data(self, X, y, y_numeric=self.task == "regression", ensure_min_samples=2, **FOREST_FIT_X)
+        X, y = validate_fit_data(self, X, y, ensure_min_samples=2)
         X = core_X(X, by_columns=True)
         self.feature_groups_ = check_feature_groups(feature_groups, X.shape[1])
         self._resolve_params(len(y))
@@ -268,6 +269,8 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
             self.classification_ = self.task == "classification"
             if self.classification_:
                 check_classification_targets(y)
+        if not self.classification_:
+            y = regression_target(y)
         z = self._positive(y)
         seeds = draw_seeds(python_rng(self.random_state), self.n_iterations + 2 * self.n_bootstraps)
         n_jobs = resolve_n_threads(self.n_jobs)

@@ -9,7 +9,7 @@ from sklearn.utils._param_validation import Interval, validate_params
 
 from .. import _core
 from .._csr import to_tuples
-from .._validation import resolve_n_threads
+from .._validation import INT32_MAX, check_budget, resolve_n_threads
 
 __all__ = ["TooManyItemsets", "frequent_itemsets"]
 
@@ -17,9 +17,10 @@ TooManyItemsets = _core.TooManyItemsets
 
 
 def mine_csr(indptr, items, weights, min_support, max_size, max_itemsets, n_jobs=None):
-    """The core miner on validated CSR input -> (indptr, items, support) arrays."""
-    return _core.frequent_itemsets(indptr, items, weights, min_support, max_size, max_itemsets,
-                                   resolve_n_threads(n_jobs))
+    """The core miner on validated CSR input -> (indptr, items, support) arrays. Sizes and budgets
+    beyond the core's integers mean no limit and are clamped."""
+    return _core.frequent_itemsets(indptr, items, weights, min_support, min(int(max_size), INT32_MAX),
+                                   check_budget("max_itemsets", max_itemsets), resolve_n_threads(n_jobs))
 
 
 @validate_params(
@@ -69,7 +70,6 @@ def frequent_itemsets(transactions, weights=None, min_support=1.0, max_size=None
             raise ValueError(f"weights must be 1-d with one entry per transaction ({n}), got shape {weights.shape}")
         if not np.all(np.isfinite(weights)) or np.any(weights < 0):
             raise ValueError("weights must be finite and non-negative")
-    max_size = np.iinfo(np.int32).max if max_size is None else min(int(max_size), np.iinfo(np.int32).max)
-    out_indptr, out_items, support = mine_csr(indptr, items, weights, float(min_support), max_size, int(max_itemsets),
-                                              n_jobs)
+    out_indptr, out_items, support = mine_csr(indptr, items, weights, float(min_support),
+                                              INT32_MAX if max_size is None else max_size, max_itemsets, n_jobs)
     return dict(zip(to_tuples(out_indptr, out_items), support.tolist()))

@@ -7,9 +7,10 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from .._validation import FOREST_FIT_X, ForestInputMixin, check_columns, core_X, share_feature_names
+from .._validation import (ForestInputMixin, check_columns, core_X, regression_target, share_feature_names,
+                           validate_fit_data)
 from ..forest import RandomForestRegressor
 from .dwp import FLOAT_SLACK, dwp, prevalent_sets, rank_key
 from .itemsets import frequent_itemsets
@@ -111,9 +112,12 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
     def _mining_threshold(self):
         if self.min_dwp is not None:
             return float(self.min_dwp)
-        if self.mode == "find":
-            return (1.0 - self.eta) * 2.0 ** -self.max_order
-        return 2.0 ** -(self.max_order + 1)
+        order = self.max_order
+        threshold = (1.0 - self.eta) * 2.0 ** -order if self.mode == "find" else 2.0 ** -(order + 1)
+        if threshold == 0.0:
+            raise ValueError(f"max_order={self.max_order} makes the default mining threshold 2^-max_order underflow "
+                             "to 0; give min_dwp, or a max_order of at most 1000")
+        return threshold
 
     def _path_options(self):
         return dict(first_occurrence=self.first_occurrence, impurity_scale=self.impurity_scale, n_jobs=self.n_jobs)
@@ -122,7 +126,8 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None, feature_groups=None):
         """feature_groups: one group name per column (e.g. each probe's gene); interactions are then
         found between groups, a group counting as one feature (see :func:`signed_paths`)."""
-        X, y = validate_data(self, X, y, y_numeric=True, **FOREST_FIT_X)
+        X, y = validate_fit_data(self, X, y)
+        y = regression_target(y)
         X = core_X(X, by_columns=True)
         threshold = self._mining_threshold()
         self.forest_ = RandomForestRegressor(

@@ -31,19 +31,31 @@ PATH_CONSTRAINTS = {
 }
 
 
+# Codes 2k + 1 are int32 in the core.
+MAX_FEATURE = 2**30
+
+
 def encode(features, names=None) -> np.ndarray:
     """Signed features [(k, sign), ...] -> sorted integer codes (2k for sign -1, 2k + 1 for +1).
     k is an index, or a name among ``names`` (the features' or groups' names)."""
     codes = []
-    for k, sign in features:
+    for item in features:
+        if not isinstance(item, (tuple, list)) or len(item) != 2:
+            raise ValueError(f"sets must hold signed sets [(k, sign), ...]; got {item!r} in the set {features!r} "
+                             "(one set alone still needs the outer list: [[(k, sign), ...]])")
+        k, sign = item
         if not isinstance(k, (Integral, np.integer)) and names is not None:
             position = {name: i for i, name in enumerate(names)}
             if k not in position:
                 raise ValueError(f"the signed set names {k!r}, which is not among the features (or groups): "
                                  f"{list(names)[:10]}{' ...' if len(names) > 10 else ''}")
             k = position[k]
-        if sign not in (-1, 1) or not isinstance(k, (Integral, np.integer)) or k < 0:
+        if sign not in (-1, 1) or not isinstance(k, (Integral, np.integer)) or isinstance(k, bool) or k < 0:
             raise ValueError(f"a signed feature is (k >= 0 or a name, sign in {{-1, +1}}), got {(k, sign)!r}")
+        if names is not None and k >= len(names):
+            raise ValueError(f"the signed set names feature {k}, but there are {len(names)} features (or groups)")
+        if k >= MAX_FEATURE:
+            raise ValueError(f"the signed set names feature {k}; feature indices are below 2**30")
         codes.append(2 * int(k) + (sign > 0))
     return np.array(sorted(codes), dtype=np.int32)
 

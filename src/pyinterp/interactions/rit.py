@@ -10,13 +10,12 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from .. import _core
 from .._csr import to_csr, to_tuples
 from .._seeds import root_seed
-from .._validation import resolve_n_threads
+from .._validation import INT32_MAX, check_budget, resolve_n_threads
 
 
 TooManyIntersections = _core.TooManyIntersections
 
 # Integer parameters the core holds in 32 bits.
-INT32_MAX = 2**31 - 1
 # Nodes RIT may grow over all its trees (iRF's defaults grow at most 500 x 31).
 MAX_NODES = 10_000_000
 
@@ -26,7 +25,8 @@ def rit_csr(indptr, codes, weights, *, depth=5, n_children=2.0, min_size=2, n_tr
     """The core RIT on CSR int32 sets -> (indptr, codes, found) of the distinct reported sets; the
     parameters are validated by the callers (random_intersection_trees, IterativeRandomForest)."""
     return _core.random_intersection_trees(indptr, codes, weights, depth, float(n_children), min_size, n_trees, seed,
-                                           resolve_n_threads(n_jobs), root_sets, report == "nodes", max_nodes)
+                                           resolve_n_threads(n_jobs), root_sets, report == "nodes",
+                                           check_budget("max_nodes", max_nodes))
 
 
 @validate_params(

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import r2_score, roc_auc_score
 from sklearn.model_selection import train_test_split
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -15,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from threadpoolctl import threadpool_limits
 
 from .._seeds import draw_seeds, python_rng
+from .._validation import regression_target
 from . import kernels
 from .training import TrainConfig, predict_raw, train
 
@@ -117,7 +120,9 @@ class _SkinnyTrees(BaseEstimator):
         """Fit on (X, y). Validation rows come from ``X_val, y_val`` or, with ``early_stopping``,
         from a ``validation_fraction`` split of X; with validation rows the fitted model is the
         epoch with the best validation score among epochs within ``feature_budget``."""
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], y_numeric=self._is_regressor)
+        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
+        if self._is_regressor:
+            y = regression_target(y)
         cfg = self._config(X.shape[1])
         target, n_outputs, loss = self._encode_targets(y)
         rng = python_rng(self.random_state)
@@ -160,6 +165,10 @@ class _SkinnyTrees(BaseEstimator):
         self.feature_importances_ = norms
         self.selected_features_ = np.flatnonzero(norms > 0)
         self.n_selected_features_ = int(self.selected_features_.size)
+        if cfg.feature_budget is not None and self.n_selected_features_ > cfg.feature_budget:
+            warnings.warn(f"no epoch kept within feature_budget={cfg.feature_budget}: the model returned selects "
+                          f"{self.n_selected_features_} features; give validation rows, raise lambda0 "
+                          "or max_epochs", ConvergenceWarning, stacklevel=3)
         self.history_ = result.history
         self.best_epoch_ = result.best_epoch
         self.n_iter_ = result.n_epochs
