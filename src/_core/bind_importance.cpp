@@ -6,6 +6,7 @@
 #include "bindings.hpp"
 #include "importance/dstump.hpp"
 #include "importance/importance.hpp"
+#include "importance/shap.hpp"
 #include "py_util.hpp"
 
 namespace pyinterp {
@@ -92,6 +93,53 @@ void bind_importance(py::module_& m) {
           contributions(f, v, o, b, n_threads);
         }
         return py::make_tuple(out, bias);
+      },
+      py::arg("forest"), py::arg("X"), py::arg("n_threads") = 1);
+
+  m.def(
+      "shap_values",
+      [](const Forest& f, const py::object& X, int n_threads) {
+        const MatrixView v = matrix_view(X);
+        py::array_t<double> out({v.n_rows, f.n_features, static_cast<int64_t>(f.n_values())});
+        double* o = out.mutable_data();
+        std::vector<double> expected;
+        {
+          py::gil_scoped_release release;
+          std::fill(o, o + out.size(), 0.0);
+          shap_values(f, v, o, n_threads);
+          expected = shap_expected_value(f);
+        }
+        return py::make_tuple(out, copy_array(expected));
+      },
+      py::arg("forest"), py::arg("X"), py::arg("n_threads") = 1);
+
+  m.def(
+      "shap_interaction_values",
+      [](const Forest& f, const py::object& X, int n_threads) {
+        const MatrixView v = matrix_view(X);
+        py::array_t<double> out({v.n_rows, f.n_features, f.n_features, static_cast<int64_t>(f.n_values())});
+        double* o = out.mutable_data();
+        {
+          py::gil_scoped_release release;
+          std::fill(o, o + out.size(), 0.0);
+          shap_interaction_values(f, v, o, n_threads);
+        }
+        return out;
+      },
+      py::arg("forest"), py::arg("X"), py::arg("n_threads") = 1);
+
+  m.def(
+      "shap_interaction_mean_abs",
+      [](const Forest& f, const py::object& X, int n_threads) {
+        const MatrixView v = matrix_view(X);
+        PairMeans means;
+        {
+          py::gil_scoped_release release;
+          means = shap_interaction_mean_abs(f, v, n_threads);
+        }
+        py::array mean_abs = copy_array(means.mean_abs);
+        return py::make_tuple(copy_array(means.a), copy_array(means.b),
+                              mean_abs.reshape({static_cast<int64_t>(means.a.size()), int64_t{f.n_values()}}));
       },
       py::arg("forest"), py::arg("X"), py::arg("n_threads") = 1);
 

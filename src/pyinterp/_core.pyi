@@ -112,6 +112,13 @@ def permutation_importance(
 def contributions(
     forest: Forest, X: ForestX, n_threads: int = 1
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+def shap_values(
+    forest: Forest, X: ForestX, n_threads: int = 1
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+def shap_interaction_values(forest: Forest, X: ForestX, n_threads: int = 1) -> npt.NDArray[np.float64]: ...
+def shap_interaction_mean_abs(
+    forest: Forest, X: ForestX, n_threads: int = 1
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.float64]]: ...
 def dstump(
     X: ForestX,
     y: npt.NDArray[np.float64],

@@ -1,5 +1,5 @@
 """Feature importance from one forest engine: MDI, MDI-oob, naive-oob, UFI, OOB permutation,
-Saabas contributions, and DSTUMP.
+Saabas contributions, TreeSHAP values and interaction values, and DSTUMP.
 
 Every forest-based function takes a fitted pyinterp forest or a fitted scikit-learn
 ``RandomForestRegressor`` / ``RandomForestClassifier`` (single output). For scikit-learn forests,
@@ -44,7 +44,19 @@ from ._validation import INT32_MAX, FOREST_FIT_X, check_exact_integers, check_in
 from .forest.view import check_rows as _check_X
 from .forest.view import forest_view as _view
 
-__all__ = ["contributions", "dstump", "group", "mdi", "mdi_oob", "naive_oob", "permutation_oob", "ufi"]
+__all__ = [
+    "contributions",
+    "dstump",
+    "group",
+    "mdi",
+    "mdi_oob",
+    "naive_oob",
+    "permutation_oob",
+    "shap_interaction_importance",
+    "shap_interaction_values",
+    "shap_values",
+    "ufi",
+]
 
 
 class GroupedValues(NamedTuple):
@@ -172,6 +184,61 @@ def contributions(forest, X, *, n_jobs=None):
     if view.classes is None:
         return out[:, :, 0], float(bias[0])
     return out, bias
+
+
+_ROWS_CONSTRAINTS = {"X": ["array-like", "sparse matrix"], "n_jobs": [Integral, None]}
+
+
+def _per_output(view, values):
+    """A core array with the outputs last, as the forest predicts them: the output axis dropped for
+    regression."""
+    return values[..., 0] if view.classes is None else values
+
+
+@validate_params(_ROWS_CONSTRAINTS, prefer_skip_nested_validation=True)
+def shap_values(forest, X, *, n_jobs=None):
+    """Exact path-dependent TreeSHAP (Lundberg et al. 2020, Algorithm 2) of the forest's mean
+    prediction, with node covers (weighted training rows) as the distribution of unknown features.
+    Rows are routed as predict routes them (missing values by each split's missing_go_to_left).
+
+    Returns (values, expected_value): values[i, k] (regression) or values[i, k, c] (classification,
+    classes in the order of ``classes_``); expected_value is a float (regression) or (n_classes,).
+    expected_value + values summed over features equals predict / predict_proba. Results do not
+    depend on n_jobs."""
+    view = _view(forest)
+    X = _check_X(view, X)
+    values, expected = _core.shap_values(view.core, X, resolve_n_threads(n_jobs))
+    if view.classes is None:
+        return values[:, :, 0], float(expected[0])
+    return values, expected
+
+
+@validate_params(_ROWS_CONSTRAINTS, prefer_skip_nested_validation=True)
+def shap_interaction_values(forest, X, *, n_jobs=None):
+    """SHAP interaction values (Lundberg et al. 2020, Section 4.2) of the path-dependent TreeSHAP
+    of :func:`shap_values`: (n, p, p) for regression, (n, p, p, n_classes) for classification.
+    Off the diagonal [i, a, b] = [i, b, a] is half the Shapley interaction index of features a and
+    b; the diagonal holds the main effects, so [i, a, :] sums to shap_values[i, a]. Memory is
+    n * p * p values: for large p see :func:`shap_interaction_importance`."""
+    view = _view(forest)
+    X = _check_X(view, X)
+    return _per_output(view, _core.shap_interaction_values(view.core, X, resolve_n_threads(n_jobs)))
+
+
+@validate_params(_ROWS_CONSTRAINTS, prefer_skip_nested_validation=True)
+def shap_interaction_importance(forest, X, *, n_jobs=None):
+    """The mean over the rows of X of |SHAP interaction value| per pair of features (main effects
+    on the diagonal), as a scipy.sparse CSR array (p, p) -- one per class, in a list, for
+    classification -- holding only the pairs that share a tree. Computed row by row: memory grows
+    with the pairs, never with n * p * p."""
+    from scipy import sparse
+
+    view = _view(forest)
+    X = _check_X(view, X)
+    a, b, mean_abs = _core.shap_interaction_mean_abs(view.core, X, resolve_n_threads(n_jobs))
+    p = view.core.n_features
+    arrays = [sparse.csr_array((mean_abs[:, c], (a, b)), shape=(p, p)) for c in range(mean_abs.shape[1])]
+    return arrays[0] if view.classes is None else arrays
 
 
 _SPLITS = {"best": _core.StumpSplit.best, "median": _core.StumpSplit.median}

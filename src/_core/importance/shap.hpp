@@ -1,0 +1,35 @@
+// Exact path-dependent TreeSHAP (Lundberg et al. 2020, Algorithm 2) and SHAP interaction values
+// (their Section 4.2) of a forest's mean prediction. Node covers are weighted_n_node_samples. Rows
+// are routed as Tree::child_of routes them (missing values included). Each row is handled by one
+// thread, trees in order, so results are bit-identical for any number of threads.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "../common/matrix.hpp"
+#include "../forest/forest.hpp"
+
+namespace pyinterp {
+
+// expected: n_values, the mean over trees of the cover-weighted mean leaf value (the value with no
+// feature known). Every row's values sum to its prediction minus expected.
+std::vector<double> shap_expected_value(const Forest& forest);
+
+// out: n_rows x n_features x n_values, zero-filled by the caller.
+void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_threads);
+
+// out: n_rows x n_features x n_features x n_values, zero-filled by the caller; out[i, a, b] (a != b)
+// is half the Shapley interaction index of (a, b), out[i, a, a] the main effect, so out[i, a, :]
+// sums to the SHAP value of a.
+void shap_interaction_values(const Forest& forest, const MatrixView& X, double* out, int n_threads);
+
+// The mean over rows of |interaction value| per (a, b) pair (diagonal included), without the
+// per-row tensor: only pairs of features that share a tree, sorted by (a, b); mean_abs is
+// (pairs x n_values).
+struct PairMeans {
+  std::vector<int32_t> a, b;
+  std::vector<double> mean_abs;
+};
+PairMeans shap_interaction_mean_abs(const Forest& forest, const MatrixView& X, int n_threads);
+
+}  // namespace pyinterp

@@ -1,0 +1,70 @@
+"""Brute-force Shapley values and Shapley interaction indices of a forest, over every subset of
+features, for the path-dependent value function of TreeSHAP (Lundberg et al. 2020): v(S) is the
+tree's prediction when the features in S are known and the others are averaged over the children
+by their covers (weighted_n_node_samples). Only for small p: 2**p subsets."""
+
+from itertools import combinations
+from math import factorial
+
+import numpy as np
+
+from reference import child_of
+
+
+def tree_value(tree, x, known):
+    """E[f(x) | x_S] of one tree (known: the set S): (n_values,)."""
+
+    def at(node):
+        if tree.left[node] < 0:
+            return tree.value[node]
+        if tree.feature[node] in known:
+            return at(child_of(tree, node, x[tree.feature[node]]))
+        left, right = tree.left[node], tree.right[node]
+        cover = tree.weighted_n_node_samples
+        return (cover[left] * at(left) + cover[right] * at(right)) / cover[node]
+
+    return at(0)
+
+
+def subset_values(trees, x, p):
+    """v(S) of the mean over trees for every subset S of range(p), keyed by frozenset."""
+    return {
+        frozenset(s): np.mean([tree_value(t, x, set(s)) for t in trees], axis=0)
+        for size in range(p + 1)
+        for s in combinations(range(p), size)
+    }
+
+
+def shapley_values(trees, x, p):
+    """(phi (p, n_values), v(empty set)) by the Shapley formula over all subsets."""
+    v = subset_values(trees, x, p)
+    phi = np.zeros((p,) + v[frozenset()].shape)
+    for i in range(p):
+        others = [k for k in range(p) if k != i]
+        for size in range(p):
+            weight = factorial(size) * factorial(p - size - 1) / factorial(p)
+            for s in combinations(others, size):
+                s = frozenset(s)
+                phi[i] += weight * (v[s | {i}] - v[s])
+    return phi, v[frozenset()]
+
+
+def shapley_interactions(trees, x, p):
+    """(p, p, n_values): off the diagonal half the Shapley interaction index
+    sum_S |S|! (p - |S| - 2)! / (p - 1)! * (v(S+ij) - v(S+i) - v(S+j) + v(S)), on it the Shapley
+    value minus the row's off-diagonal entries (Lundberg et al. 2020, eqs. of Section 4.2)."""
+    v = subset_values(trees, x, p)
+    phi, _ = shapley_values(trees, x, p)
+    out = np.zeros((p, p) + phi.shape[1:])
+    for i in range(p):
+        for j in range(p):
+            if i == j:
+                continue
+            others = [k for k in range(p) if k not in (i, j)]
+            for size in range(p - 1):
+                weight = factorial(size) * factorial(p - size - 2) / (2 * factorial(p - 1))
+                for s in combinations(others, size):
+                    s = frozenset(s)
+                    out[i, j] += weight * (v[s | {i, j}] - v[s | {i}] - v[s | {j}] + v[s])
+        out[i, i] = phi[i] - out[i].sum(axis=0)
+    return out

@@ -1,0 +1,169 @@
+"""TreeSHAP values and interaction values: against shap's TreeExplainer on scikit-learn forests,
+against the brute-force Shapley formulas (reference_shap.py) on small trees, additivity, missing
+values, sparse X, determinism across n_jobs, and input errors."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from reference import sk_trees
+from reference_shap import shapley_interactions, shapley_values
+from sklearn.ensemble import RandomForestClassifier as SkClassifier
+from sklearn.ensemble import RandomForestRegressor as SkRegressor
+
+import pyinterp
+from pyinterp import importance as imp
+
+
+def _data(n=200, p=6, seed=0):
+    rng = np.random.RandomState(seed)
+    X = rng.rand(n, p)
+    y = X[:, 0] * X[:, 1] + np.sin(4 * X[:, 2]) + 0.1 * rng.randn(n)
+    return X, y
+
+
+def _fit(kind, estimator, max_depth, n_estimators=20, X=None, y=None):
+    if X is None:
+        X, y = _data()
+    if kind == "classification":
+        y = np.digitize(y, np.quantile(y, [0.4, 0.7]))
+    return estimator(n_estimators=n_estimators, max_depth=max_depth, random_state=0).fit(X, y), X
+
+
+def _predict(forest, X):
+    return forest.predict_proba(X) if hasattr(forest, "classes_") else forest.predict(X)
+
+
+def _shap_layout(values):
+    """shap's output as (rows, ..., outputs): older versions return a list per class."""
+    return np.stack(values, axis=-1) if isinstance(values, list) else np.asarray(values)
+
+
+@pytest.mark.parametrize("kind", ["regression", "classification"])
+@pytest.mark.parametrize("max_depth", [3, None])
+def test_values_equal_shap(kind, max_depth):
+    shap = pytest.importorskip("shap")
+    estimator = SkRegressor if kind == "regression" else SkClassifier
+    forest, X = _fit(kind, estimator, max_depth)
+    rows = X[:60]
+    values, expected = imp.shap_values(forest, rows)
+    explainer = shap.TreeExplainer(forest)
+    reference = _shap_layout(explainer.shap_values(rows, check_additivity=False))
+    assert values.shape == reference.shape
+    np.testing.assert_allclose(values, reference, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(expected, explainer.expected_value, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(values.sum(axis=1) + expected, _predict(forest, rows), rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("kind", ["regression", "classification"])
+@pytest.mark.parametrize("max_depth", [3, None])
+def test_interaction_values_equal_shap(kind, max_depth):
+    shap = pytest.importorskip("shap")
+    estimator = SkRegressor if kind == "regression" else SkClassifier
+    forest, X = _fit(kind, estimator, max_depth, n_estimators=5)
+    rows = X[:8]
+    values = imp.shap_interaction_values(forest, rows)
+    reference = _shap_layout(shap.TreeExplainer(forest).shap_interaction_values(rows))
+    assert values.shape == reference.shape
+    np.testing.assert_allclose(values, reference, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(values.sum(axis=2), imp.shap_values(forest, rows)[0], rtol=0, atol=1e-10)
+
+
+def _brute_force_cases():
+    X, y = _data(n=120, p=5, seed=3)
+    Xn = X.copy()
+    Xn[np.random.RandomState(4).rand(*X.shape) < 0.15] = np.nan  # routed by missing_go_to_left
+    return [
+        ("regression", pyinterp.RandomForestRegressor, X, y, X),
+        ("classification", pyinterp.RandomForestClassifier, X, y, X),
+        ("regression", pyinterp.RandomForestRegressor, Xn, y, Xn),
+        ("regression", SkRegressor, X, y, X),
+    ]
+
+
+@pytest.mark.parametrize("case", range(4))
+def test_equal_brute_force_shapley(case):
+    kind, estimator, X, y, rows = _brute_force_cases()[case]
+    forest, _ = _fit(kind, estimator, max_depth=4, n_estimators=3, X=X, y=y)
+    p = X.shape[1]
+    n_values = len(forest.classes_) if kind == "classification" else 1
+    trees = sk_trees(forest, n_values) if estimator is SkRegressor else forest.trees_
+    rows = rows[:6]
+    values, expected = imp.shap_values(forest, rows)
+    interactions = imp.shap_interaction_values(forest, rows)
+    for i, x in enumerate(rows):
+        phi, empty = shapley_values(trees, x, p)
+        index = shapley_interactions(trees, x, p)
+        if n_values == 1:
+            phi, empty, index = phi[:, 0], empty[0], index[..., 0]
+        np.testing.assert_allclose(values[i], phi, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(expected, empty, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(interactions[i], index, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(values.sum(axis=1) + expected, _predict(forest, rows), rtol=0, atol=1e-10)
+
+
+def test_sparse_and_narrow_dtypes_equal_dense():
+    rng = np.random.RandomState(5)
+    X = (rng.rand(150, 6) < 0.4) * rng.randint(1, 5, size=(150, 6))
+    y = X[:, 0] * X[:, 1] + X[:, 2] + rng.rand(150)
+    forest = pyinterp.RandomForestRegressor(n_estimators=10, random_state=0).fit(X.astype(float), y)
+    dense, expected = imp.shap_values(forest, X.astype(float))
+    for other in (sp.csr_matrix(X.astype(float)), sp.csc_matrix(X.astype(float)), X.astype(np.int8)):
+        values, e = imp.shap_values(forest, other)
+        np.testing.assert_array_equal(values, dense)
+        assert e == expected
+    np.testing.assert_array_equal(
+        imp.shap_interaction_values(forest, sp.csr_matrix(X[:5].astype(float))),
+        imp.shap_interaction_values(forest, X[:5].astype(float)),
+    )
+
+
+@pytest.mark.parametrize("kind", ["regression", "classification"])
+def test_identical_for_any_n_jobs(kind):
+    estimator = pyinterp.RandomForestRegressor if kind == "regression" else pyinterp.RandomForestClassifier
+    forest, X = _fit(kind, estimator, max_depth=None, n_estimators=8)
+    rows = X[:70]
+    one, e1 = imp.shap_values(forest, rows, n_jobs=1)
+    for n_jobs in (2, 3, -1):
+        many, e2 = imp.shap_values(forest, rows, n_jobs=n_jobs)
+        np.testing.assert_array_equal(many, one)
+        np.testing.assert_array_equal(e2, e1)
+    np.testing.assert_array_equal(
+        imp.shap_interaction_values(forest, rows[:5], n_jobs=3), imp.shap_interaction_values(forest, rows[:5], n_jobs=1)
+    )
+    light = imp.shap_interaction_importance(forest, rows, n_jobs=1)
+    light3 = imp.shap_interaction_importance(forest, rows, n_jobs=3)
+    for a, b in zip(np.atleast_1d(light), np.atleast_1d(light3)):
+        np.testing.assert_array_equal(a.toarray(), b.toarray())
+
+
+@pytest.mark.parametrize("kind", ["regression", "classification"])
+def test_interaction_importance_is_mean_abs(kind):
+    estimator = pyinterp.RandomForestRegressor if kind == "regression" else pyinterp.RandomForestClassifier
+    forest, X = _fit(kind, estimator, max_depth=5, n_estimators=4)
+    rows = X[:70]  # more than one block of rows
+    full = np.abs(imp.shap_interaction_values(forest, rows)).mean(axis=0)
+    light = imp.shap_interaction_importance(forest, rows)
+    if kind == "regression":
+        assert sp.issparse(light) and light.shape == (6, 6)
+        np.testing.assert_allclose(light.toarray(), full, rtol=1e-12, atol=1e-15)
+    else:
+        assert len(light) == 3
+        for c, matrix in enumerate(light):
+            np.testing.assert_allclose(matrix.toarray(), full[..., c], rtol=1e-12, atol=1e-15)
+
+
+def test_bad_inputs():
+    forest, X = _fit("regression", pyinterp.RandomForestRegressor, max_depth=3, n_estimators=3)
+    for fn in (imp.shap_values, imp.shap_interaction_values, imp.shap_interaction_importance):
+        with pytest.raises(ValueError, match="features"):
+            fn(forest, X[:, :3])
+        with pytest.raises(ValueError, match="X contains infinity"):
+            fn(forest, np.where(X > 0.99, np.inf, X))
+        with pytest.raises(TypeError, match="forest must be"):
+            fn(object(), X)
+        with pytest.raises(ValueError, match="n_jobs"):
+            fn(forest, X, n_jobs="two")
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        imp.shap_values(pyinterp.RandomForestRegressor(), X)
