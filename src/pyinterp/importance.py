@@ -33,6 +33,7 @@ from numbers import Integral
 from typing import NamedTuple
 
 import numpy as np
+from scipy import sparse
 from sklearn.utils import Bunch
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.validation import _check_sample_weight, check_array, check_consistent_length
@@ -208,9 +209,7 @@ def shap_values(forest, X, *, n_jobs=None):
     view = _view(forest)
     X = _check_X(view, X)
     values, expected = _core.shap_values(view.core, X, resolve_n_threads(n_jobs))
-    if view.classes is None:
-        return values[:, :, 0], float(expected[0])
-    return values, expected
+    return _per_output(view, values), (float(expected[0]) if view.classes is None else expected)
 
 
 @validate_params(_ROWS_CONSTRAINTS, prefer_skip_nested_validation=True)
@@ -231,8 +230,6 @@ def shap_interaction_importance(forest, X, *, n_jobs=None):
     on the diagonal), as a scipy.sparse CSR array (p, p) -- one per class, in a list, for
     classification -- holding only the pairs that share a tree. Computed row by row: memory grows
     with the pairs, never with n * p * p."""
-    from scipy import sparse
-
     view = _view(forest)
     X = _check_X(view, X)
     a, b, mean_abs = _core.shap_interaction_mean_abs(view.core, X, resolve_n_threads(n_jobs))
