@@ -161,3 +161,39 @@ def test_skinny_trees_warn_when_the_model_exceeds_the_feature_budget(regression_
     with pytest.warns(ConvergenceWarning, match="no epoch kept within feature_budget=1"):
         model = SkinnyTreesRegressor(feature_budget=1, lambda0=0.0, max_epochs=3, random_state=0).fit(X, y)
     assert model.n_selected_features_ > 1
+
+
+@pytest.mark.parametrize("k, min_decrease", [(-700, 0.0), (700, 0.0), (-300, 1e-4), (300, 1e-4)])
+def test_extreme_targets_grow_the_trees_of_the_unscaled_targets(regression_data, k, min_decrease):
+    """|y| above ~1e154 overflowed the sums of squares (predict gave inf) and tiny y underflowed.
+    y scaled by 2^k (min_impurity_decrease by 2^2k) must give the splits of y, predictions scaled
+    exactly by 2^k, and impurities scaled by 2^2k where float64 holds them (inf or 0 beyond)."""
+    X, y = regression_data
+    y = np.ldexp(y, -int(np.frexp(np.abs(y).max())[1]))  # the scale extreme targets are fitted at
+    kw = dict(n_estimators=4, max_features=3, random_state=0)
+    base = RandomForestRegressor(min_impurity_decrease=min_decrease, **kw).fit(X, y)
+    scaled = RandomForestRegressor(min_impurity_decrease=np.ldexp(min_decrease, 2 * k), **kw).fit(X, np.ldexp(y, k))
+    np.testing.assert_array_equal(scaled.predict(X), np.ldexp(base.predict(X), k))
+    for t, u in zip(scaled.trees_, base.trees_):
+        np.testing.assert_array_equal(t.feature, u.feature)
+        np.testing.assert_array_equal(t.threshold, u.threshold)
+        np.testing.assert_array_equal(t.impurity, np.ldexp(u.impurity, 2 * k))
+
+
+@pytest.mark.parametrize("k", [-1070, -400, 400, 1020])
+@pytest.mark.parametrize("Forest", [RandomForestRegressor, RandomForestClassifier])
+def test_extreme_weights_grow_the_trees_of_moderate_weights(regression_data, Forest, k):
+    """Weights of 1e308 gave NaN predictions and 5e-324 (subnormal) a different forest: weights
+    scaled by 2^k must give the forest of the unscaled weights, its weighted sizes scaled by 2^k."""
+    X, y = regression_data
+    target = y if Forest is RandomForestRegressor else y > np.median(y)
+    w = np.random.RandomState(1).choice([0.75, 1.0, 1.5], size=len(y))
+    kw = dict(n_estimators=4, random_state=0)
+    base = Forest(**kw).fit(X, target, sample_weight=w)
+    extreme = Forest(**kw).fit(X, target, sample_weight=np.ldexp(w, k))
+    predict = "predict" if Forest is RandomForestRegressor else "predict_proba"
+    np.testing.assert_array_equal(getattr(extreme, predict)(X), getattr(base, predict)(X))
+    for t, u in zip(extreme.trees_, base.trees_):
+        np.testing.assert_array_equal(t.feature, u.feature)
+        np.testing.assert_array_equal(t.weighted_n_node_samples, np.ldexp(u.weighted_n_node_samples, k))
+        np.testing.assert_array_equal(t.impurity_decrease, u.impurity_decrease)

@@ -1,6 +1,7 @@
 #include "forest.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <numeric>
 #include <stdexcept>
@@ -53,6 +54,33 @@ struct FitWorker {
   std::vector<uint32_t> perm;
 };
 
+// Targets and weights whose largest magnitude lies outside [2^-256, 2^256] are fitted scaled by
+// 2^-e, e that magnitude's exponent, which brings it into [1/2, 1): then no sum of w y^2 overflows
+// or underflows for finite input. Scaling by a power of two is exact (ldexp), so the trees are
+// those of the unscaled data, and what they record is scaled back exactly (unscale). 0: no scaling.
+int extreme_exponent(const double* v, int64_t n) {
+  double largest = 0.0;
+  for (int64_t i = 0; i < n; ++i) largest = std::max(largest, std::abs(v[i]));
+  int exponent = 0;
+  std::frexp(largest, &exponent);
+  return std::abs(exponent) <= 256 ? 0 : exponent;
+}
+
+std::vector<double> scaled(const double* v, int64_t n, int exponent) {
+  std::vector<double> out(n);
+  for (int64_t i = 0; i < n; ++i) out[i] = std::ldexp(v[i], -exponent);
+  return out;
+}
+
+// Undoes the fitting scales: values by 2^y_exp, impurities and their decreases by 2^(2 y_exp)
+// (inf where the true value is beyond double range), weighted sizes by 2^w_exp.
+void unscale(Tree& tree, int y_exp, int w_exp) {
+  for (double& w : tree.weighted_n_node_samples) w = std::ldexp(w, w_exp);
+  for (double& v : tree.value) v = std::ldexp(v, y_exp);
+  for (double& v : tree.impurity) v = std::ldexp(v, 2 * y_exp);
+  for (double& v : tree.impurity_decrease) v = std::ldexp(v, 2 * y_exp);
+}
+
 void check_width(const Forest& forest, const MatrixView& X) {
   if (X.n_cols != forest.n_features) throw std::invalid_argument("X has a different number of features than the forest");
 }
@@ -73,14 +101,21 @@ Forest fit_forest(const MatrixView& X, const double* y, const int32_t* classes, 
   const ColumnCodes codes(X, params.n_threads, x_file.get());
   const int64_t n = X.n_rows;
 
+  const int y_exp = y ? extreme_exponent(y, n) : 0;
+  const int w_exp = sample_weight ? extreme_exponent(sample_weight, n) : 0;
+  const std::vector<double> y_scaled = y_exp ? scaled(y, n, y_exp) : std::vector<double>();
+  const std::vector<double> w_scaled = w_exp ? scaled(sample_weight, n, w_exp) : std::vector<double>();
+  ForestParams fit_params = params;
+  fit_params.min_impurity_decrease = std::ldexp(params.min_impurity_decrease, -2 * y_exp);
+
   TrainingSet data;
   data.codes = &codes;
   data.X = X;
   data.file = x_file.get();
-  data.y = y;
+  data.y = y_exp ? y_scaled.data() : y;
   data.classes = classes;
   data.n_classes = n_classes;
-  data.sample_weight = sample_weight;
+  data.sample_weight = w_exp ? w_scaled.data() : sample_weight;
   data.feature_weights = feature_weights;
 
   Forest forest;
@@ -93,13 +128,14 @@ Forest fit_forest(const MatrixView& X, const double* y, const int32_t* classes, 
 
   parallel_for(
       params.n_estimators, params.n_threads,
-      [&](int) { return FitWorker{TreeBuilder(data, params), std::vector<double>(n), {}}; },
+      [&](int) { return FitWorker{TreeBuilder(data, fit_params), std::vector<double>(n), {}}; },
       [&](int64_t t, int, FitWorker& worker) {
         Rng rng(params.seed, static_cast<uint64_t>(params.first_tree + t));
         uint32_t* counts = forest.inbag.data() + t * n;
         draw_rows(rng, params, n, counts, worker.perm);
         tree_weights(data, params, counts, n, worker.w);
         forest.trees[t] = worker.builder.build(worker.w, rng);
+        if (y_exp || w_exp) unscale(forest.trees[t], y_exp, w_exp);
       });
   return forest;
 }
