@@ -345,3 +345,17 @@ def test_validation_needs_six_rows_and_score_needs_three():
 
 def test_check_estimator():
     check_estimator(PartitionedRatio(1, n_lambdas=4, random_state=0))
+
+
+@pytest.mark.parametrize("k", [-600, 530])
+def test_columns_at_extreme_scales_give_the_fit_of_the_unscaled_columns(k):
+    """X * 1e160 standardised to zeros (the squares overflowed) and found no edge. Columns scaled by
+    powers of two must give the same path and edges, with mean_ and scale_ scaled exactly."""
+    X = sample(gaussian_mrf(8, 0.4, 0.4, 5), 150, 6)
+    kw = dict(n_lambdas=5, random_state=0)
+    base = PartitionedRatio(4, **kw).fit(X)
+    scaled = PartitionedRatio(4, **kw).fit(np.ldexp(X, k))
+    np.testing.assert_array_equal(scaled.scale_, np.ldexp(base.scale_, k))
+    np.testing.assert_array_equal(scaled.mean_, np.ldexp(base.mean_, k))
+    np.testing.assert_array_equal(scaled.coef_path_, base.coef_path_)
+    assert base.cross_edges_.size and np.array_equal(scaled.cross_edges_, base.cross_edges_)
