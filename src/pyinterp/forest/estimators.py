@@ -337,6 +337,12 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
     def fit(self, X, y, sample_weight=None, feature_weights=None):
         X, y = validate_fit_data(self, X, y)
         y = regression_target(y)
+        largest = np.abs(y).max()
+        if largest > 0 and abs(int(np.frexp(largest)[1])) > 511:
+            warnings.warn(f"max |y| = {largest:g}: its squares are beyond float64, so node impurities and "
+                          "what is computed from them (feature_importances_, MDI, signed paths, oob_score_) are "
+                          "inf, NaN or 0; predictions are exact. Rescale y: none of those depend on its scale.",
+                          RuntimeWarning, stacklevel=2)
         return self._fit(X, y, y, 0, sample_weight, feature_weights)
 
     def _set_oob_score(self, X, y):
