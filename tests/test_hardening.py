@@ -1,6 +1,10 @@
 """Reproducers of the bad-input campaign (issue 22), one test each: every one now gives a clear
 error naming the problem or a correct result, never a crash, a hang or silent garbage."""
 
+import _thread
+import threading
+import time
+
 import numpy as np
 import pytest
 from sklearn.utils._param_validation import InvalidParameterError
@@ -209,3 +213,50 @@ def test_targets_whose_squares_leave_float64_are_named(regression_data, scale):
         forest = RandomForestRegressor(n_estimators=2, random_state=0).fit(X, y * scale)
     np.testing.assert_allclose(forest.predict(X) / scale,
                                RandomForestRegressor(n_estimators=2, random_state=0).fit(X, y).predict(X), rtol=1e-12)
+
+
+def _interrupted(call, uninterrupted_seconds):
+    """Runs call with a Ctrl-C sent to the main thread 0.3 s in (a timer thread's signal) and
+    returns the seconds until KeyboardInterrupt. A pending signal also raises once the core has
+    returned, so the test compares with the time the whole call would take (estimated from a
+    small run): an interrupt that waited for the core would take at least that long."""
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    start = time.perf_counter()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        call()
+    elapsed = time.perf_counter() - start
+    timer.join()
+    assert elapsed < uninterrupted_seconds / 10
+    return elapsed
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_ctrl_c_stops_a_fit_and_leaves_the_forest_as_it_was(n_jobs):
+    """The core never looked at signals: Ctrl-C waited for the whole fit. A warm-started forest
+    grown to 200,000 trees must stop at the interrupt with its 3 trees, leave no thread behind,
+    and fit again afterwards."""
+    rng = np.random.RandomState(0)
+    X, y = rng.rand(2000, 30), rng.rand(2000)
+    kw = dict(n_jobs=n_jobs, random_state=0)
+    start = time.perf_counter()
+    RandomForestRegressor(n_estimators=20, **kw).fit(X, y)
+    per_tree = (time.perf_counter() - start) / 20
+    forest = RandomForestRegressor(n_estimators=3, warm_start=True, **kw).fit(X, y)
+    before = forest.predict(X)
+    threads = threading.active_count()
+    _interrupted(lambda: forest.set_params(n_estimators=200_000).fit(X, y), 200_000 * per_tree)
+    assert threading.active_count() == threads
+    assert len(forest) == 3
+    np.testing.assert_array_equal(forest.predict(X), before)
+    assert len(forest.set_params(n_estimators=5).fit(X, y)) == 5
+
+
+def test_ctrl_c_stops_an_importance_computation(regression_data):
+    X, y = regression_data
+    forest = RandomForestRegressor(n_estimators=2000, max_depth=4, random_state=0).fit(X, y)
+    start = time.perf_counter()
+    permutation_oob(forest, X, y, n_repeats=20)
+    per_repeat = (time.perf_counter() - start) / 20
+    _interrupted(lambda: permutation_oob(forest, X, y, n_repeats=20_000), 20_000 * per_repeat)
+    assert permutation_oob(forest, X, y, n_repeats=2, random_state=0).shape == (X.shape[1],)

@@ -1,9 +1,53 @@
 // The extension module: the only translation units that know about Python are bindings.cpp and
 // bind_*.cpp; they convert numpy arrays to core views and release the GIL around every core call.
+#include <memory>
+#include <thread>
+
 #include "bindings.hpp"
+#include "common/interrupt.hpp"
+
+namespace {
+
+namespace py = pybind11;
+
+std::thread::id main_thread;
+// The Python error a signal handler raised while the core ran (KeyboardInterrupt for Ctrl-C).
+std::unique_ptr<py::error_already_set> pending;
+
+// Python runs signal handlers only in its main thread, so other threads never take the GIL to look.
+bool signal_pending() {
+  if (std::this_thread::get_id() != main_thread) return false;
+  py::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() == 0) return false;
+  pending = std::make_unique<py::error_already_set>();
+  return true;
+}
+
+void raise_pending() {
+  if (!pending) {
+    PyErr_SetNone(PyExc_KeyboardInterrupt);
+    return;
+  }
+  std::unique_ptr<py::error_already_set> error = std::move(pending);
+  error->restore();
+}
+
+}  // namespace
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "pyinterp's C++ core: random-forest engine and the measures computed from it.";
+  const py::module_ threading = py::module_::import("threading");
+  if (threading.attr("current_thread")().is(threading.attr("main_thread")())) {
+    main_thread = std::this_thread::get_id();
+    pyinterp::interrupt_check = signal_pending;
+  }
+  py::register_exception_translator([](std::exception_ptr e) {
+    try {
+      if (e) std::rethrow_exception(e);
+    } catch (const pyinterp::Interrupted&) {
+      raise_pending();
+    }
+  });
   pyinterp::bind_forest(m);
   pyinterp::bind_importance(m);
   pyinterp::bind_interactions(m);

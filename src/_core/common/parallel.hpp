@@ -1,5 +1,7 @@
 // Dynamic parallel-for over independent tasks with std::thread. Tasks must not depend on which
-// thread runs them; the first exception thrown by any task is rethrown in the caller.
+// thread runs them; the first exception thrown by any task is rethrown in the caller. Between tasks
+// the calling thread polls for a user's interrupt (interrupt.hpp): then no worker starts another
+// task, and Interrupted is thrown once all have joined.
 #pragma once
 #include <algorithm>
 #include <atomic>
@@ -9,6 +11,8 @@
 #include <system_error>
 #include <thread>
 #include <vector>
+
+#include "interrupt.hpp"
 
 namespace pyinterp {
 
@@ -22,11 +26,15 @@ void parallel_for(int64_t n_tasks, int n_threads, MakeState make_state, Fn fn) {
   std::atomic<bool> failed{false};
   std::exception_ptr error;
   std::mutex error_mutex;
+  InterruptPoll poll;
 
   auto work = [&](int worker) {
     try {
       auto state = make_state(worker);
-      for (int64_t task = next++; task < n_tasks && !failed; task = next++) fn(task, worker, state);
+      for (int64_t task = next++; task < n_tasks && !failed; task = next++) {
+        fn(task, worker, state);
+        if (worker == 0 && poll.requested()) throw Interrupted();
+      }
     } catch (...) {
       std::lock_guard<std::mutex> lock(error_mutex);
       if (!error) error = std::current_exception();
