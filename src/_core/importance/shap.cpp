@@ -18,6 +18,7 @@ struct TreeInfo {
   std::vector<int32_t> local;     // per node: local index of its split feature; -1 at leaves
   std::vector<double> fraction;   // per node: cover(node) / cover(parent); 1 at the root
   int32_t max_depth = 0;
+  int32_t rule_size = 1;  // Gauss-Legendre nodes for the longest possible path: ceil(min(depth, features) / 2)
 };
 
 TreeInfo tree_info(const Tree& tree) {
@@ -43,6 +44,7 @@ TreeInfo tree_info(const Tree& tree) {
     depth[l] = depth[r] = depth[node] + 1;
     info.max_depth = std::max(info.max_depth, depth[node] + 1);
   }
+  info.rule_size = std::max(1, (std::min(info.max_depth, static_cast<int32_t>(info.features.size())) + 1) / 2);
   return info;
 }
 
@@ -55,170 +57,202 @@ std::vector<TreeInfo> tree_infos(const Forest& forest, const MatrixView& X, int 
   return infos;
 }
 
-// One element of the path of distinct features from the root: the fraction of the orderings'
-// weight that flows through when the feature is unknown (zero: cover share) or known (one: 0 or 1),
-// and `weight`, the path's weight of subsets of size equal to the element's position.
-struct PathElem {
-  int32_t feature;
-  double zero, one, weight;
+// Gauss-Legendre rule with m nodes on [0, 1]: t, 1 - t and weights. Exact for polynomials of
+// degree <= 2m - 1. Nodes come in pairs x, -x on [-1, 1], so 1 - t[q] is t[m - 1 - q] exactly.
+struct Quadrature {
+  std::vector<double> t, s, w, ws;  // ws = w / s
 };
 
-// 1 / k for the path lengths of the walk: the inner loops multiply instead of divide.
-struct Inverses {
-  explicit Inverses(int32_t n) : inv(n + 2) {
-    for (int32_t k = 1; k < n + 2; ++k) inv[k] = 1.0 / k;
-  }
-  std::vector<double> inv;
-};
-
-// Algorithm 2's EXTEND: appends (feature, zero, one) to the path of length len.
-void extend(PathElem* m, int32_t len, int32_t feature, double zero, double one, const double* inv) {
-  m[len] = {feature, zero, one, len == 0 ? 1.0 : 0.0};
-  const double scale = inv[len + 1];
-  for (int32_t i = len - 1; i >= 0; --i) {
-    const double w = m[i].weight * scale;
-    m[i + 1].weight += one * w * (i + 1);
-    m[i].weight = zero * w * (len - i);
-  }
-}
-
-// Algorithm 2's UNWIND: removes element k from the path of length len (undoing its EXTEND). In the
-// path-dependent algorithm `one` is 0 or 1.
-void unwind(PathElem* m, int32_t len, int32_t k, const double* inv) {
-  const int32_t l = len - 1;
-  const double one = m[k].one, zero = m[k].zero;
-  double next = m[l].weight;
-  for (int32_t j = l - 1; j >= 0; --j) {
-    if (one != 0.0) {
-      const double w = m[j].weight;
-      m[j].weight = next * (l + 1) * inv[j + 1];
-      next = w - m[j].weight * zero * (l - j) * inv[l + 1];
-    } else {
-      m[j].weight = m[j].weight * (l + 1) * inv[l - j] / zero;
+Quadrature gauss_legendre(int32_t m) {
+  constexpr double kPi = 3.14159265358979323846;
+  std::vector<double> x(m), w(m);
+  for (int32_t i = 0; i < (m + 1) / 2; ++i) {
+    double r = std::cos(kPi * (i + 0.75) / (m + 0.5)), dp = 1.0;
+    for (int iter = 0; iter < 100; ++iter) {  // Newton on P_m; converges in a few steps
+      double p0 = 1.0, p1 = r;
+      for (int32_t k = 2; k <= m; ++k) {
+        const double p2 = ((2 * k - 1) * r * p1 - (k - 1) * p0) / k;
+        p0 = p1;
+        p1 = p2;
+      }
+      dp = m * (r * p1 - p0) / (r * r - 1.0);
+      const double step = p1 / dp;
+      r -= step;
+      if (std::abs(step) <= 1e-16) break;
     }
+    if (m % 2 == 1 && i == m / 2) r = 0.0;
+    x[i] = r;
+    x[m - 1 - i] = -r;
+    w[i] = w[m - 1 - i] = 2.0 / ((1.0 - r) * (1.0 + r) * dp * dp);
   }
-  for (int32_t j = k; j < l; ++j) {
-    m[j].feature = m[j + 1].feature;
-    m[j].zero = m[j + 1].zero;
-    m[j].one = m[j + 1].one;
+  Quadrature rule;
+  for (int32_t q = 0; q < m; ++q) {
+    rule.t.push_back((1.0 + x[q]) / 2.0);
+    rule.s.push_back((1.0 - x[q]) / 2.0);
+    rule.w.push_back(w[q] / 2.0);
+    rule.ws.push_back(rule.w.back() / rule.s.back());
   }
+  return rule;
 }
 
-// The total weight the path would have with element k unwound, without changing it.
-double unwound_sum(const PathElem* m, int32_t len, int32_t k, const double* inv) {
-  const int32_t l = len - 1;
-  const double zero = m[k].zero;
-  double total = 0.0;
-  if (m[k].one != 0.0) {
-    // next carries (l + 1) times Algorithm 2's next_one_portion.
-    double next = m[l].weight * (l + 1);
-    for (int32_t j = l - 1; j >= 0; --j) {
-      const double w = next * inv[j + 1];
-      total += w;
-      next = m[j].weight * (l + 1) - w * zero * (l - j);
-    }
-  } else {
-    for (int32_t j = l - 1; j >= 0; --j) total += m[j].weight * inv[l - j];
-    total *= (l + 1) / zero;
-  }
-  return total;
-}
-
-// The recursion of Algorithm 2 run depth-first on an explicit stack (any depth): path level d holds
-// the path at the node of depth d being walked, copied from level d - 1 on entry.
+// Path-dependent TreeSHAP as an integral (the identity behind Linear TreeShap, Yu et al. 2022). A
+// leaf with value v whose path has distinct features 1..d, feature j with the product z_j of its
+// splits' cover shares and the product o_j (0 or 1) of the row's agreement with them, adds to
+// feature i
+//   v (o_i - z_i) sum_k k! (d-1-k)! / d! e_k(others) = v (o_i - z_i) int_0^1 prod_{j != i} f_j(t) dt,
+// f_j(t) = o_j t + z_j (1 - t), because k! (d-1-k)! / d! = int t^k (1-t)^(d-1-k) dt. The integrand
+// is a polynomial of degree d - 1, so a Gauss-Legendre rule of ceil(d / 2) nodes gives it exactly;
+// its terms are products of factors in [0, 1] with positive weights: no cancellation. The walk keeps
+// P(t) = prod_j f_j(t) at the rule's nodes, per node on the path, and on the way up G(t), the sum of
+// v P(t) over the leaves below; leaving node n adds (o_i - z_i) sum_q w_q G_n(t_q) / f_i(t_q) for the
+// element of the edge into n. Where that feature already had an element above (it splits again),
+// the leaves below n carry the merged element instead, so the outer element's term for G_n is taken
+// back there. O(nodes x m) per tree and row against Algorithm 2's O(nodes x D + leaves x D^2).
 class Walker {
  public:
-  Walker(int32_t max_depth, int32_t max_path)
-      : cap_(max_path), paths_(static_cast<size_t>(max_depth + 1) * max_path), lengths_(max_depth + 1),
-        inverses_(max_path) {}
+  Walker(int32_t max_depth, int32_t max_m, int32_t n_values, int32_t max_features)
+      : stride_(max_m), levels_(max_depth + 1), p_(static_cast<size_t>(max_depth + 1) * max_m),
+        g_(p_.size() * n_values), where_(max_features, -1) {}
 
   // Adds the tree's SHAP values times `scale` to phi (local features x n_values). held >= 0: that
   // local feature is held known (present) or unknown (absent) rather than taking part, which gives
   // the conditioned values of the interaction index.
   template <class Row>
-  void walk(const Tree& tree, const TreeInfo& info, const Row& x, int32_t held, bool present, double scale,
-            double* phi) {
-    const int32_t nv = tree.n_values;
-    const double* inv = inverses_.inv.data();
-    stack_.clear();
-    stack_.push_back({0, 0, -1, 1.0, 1.0, scale});
-    while (!stack_.empty()) {
-      const Frame f = stack_.back();
-      stack_.pop_back();
-      PathElem* m = paths_.data() + static_cast<size_t>(f.depth) * cap_;
-      int32_t len = 0;
-      if (f.depth > 0) {
-        len = lengths_[f.depth - 1];
-        std::copy_n(m - cap_, len, m);
-      }
-      if (held < 0 || f.feature != held) extend(m, len++, f.feature, f.zero, f.one, inv);
-      const int32_t node = f.node;
-      if (tree.is_leaf(node)) {
-        const double* v = tree.value.data() + static_cast<int64_t>(node) * nv;
-        for (int32_t i = 1; i < len; ++i) {
-          const double s = unwound_sum(m, len, i, inv) * (m[i].one - m[i].zero) * f.scale;
-          double* o = phi + static_cast<int64_t>(m[i].feature) * nv;
-          for (int32_t c = 0; c < nv; ++c) o[c] += s * v[c];
-        }
-        continue;
-      }
-      const int32_t d = info.local[node];
-      const int32_t hot = tree.child_of(node, x(tree.feature[node]));
-      const int32_t cold = hot == tree.left[node] ? tree.right[node] : tree.left[node];
-      double zero = 1.0, one = 1.0, hot_scale = f.scale, cold_scale = f.scale;
-      if (d == held) {
-        if (present) {
-          cold_scale = 0.0;
-        } else {
-          hot_scale *= info.fraction[hot];
-          cold_scale *= info.fraction[cold];
-        }
-      } else {
-        for (int32_t k = 1; k < len; ++k) {
-          if (m[k].feature != d) continue;
-          zero = m[k].zero;
-          one = m[k].one;
-          unwind(m, len--, k, inv);
-          break;
-        }
-      }
-      lengths_[f.depth] = len;
-      const double hot_zero = zero * info.fraction[hot], cold_zero = zero * info.fraction[cold];
-      // A branch that carries no weight adds nothing; skipping it also keeps zero fractions out of
-      // the unwinding's divisions.
-      if (cold_scale != 0.0 && (d == held || cold_zero != 0.0))
-        stack_.push_back({cold, f.depth + 1, d, cold_zero, 0.0, cold_scale});
-      if (hot_scale != 0.0 && (d == held || hot_zero != 0.0 || one != 0.0))
-        stack_.push_back({hot, f.depth + 1, d, hot_zero, one, hot_scale});
+  void walk(const Tree& tree, const TreeInfo& info, const Quadrature& rule, const Row& x, int32_t held,
+            bool present, double scale, double* phi) {
+    if (tree.n_values == 1) {
+      walk<1>(tree, info, rule, x, held, present, scale, phi);
+    } else {
+      walk<0>(tree, info, rule, x, held, present, scale, phi);
     }
   }
 
  private:
-  // A node to walk, with the element its parent's split appends to the path.
-  struct Frame {
-    int32_t node, depth, feature;
-    double zero, one, scale;
+  // NV: the number of values when known at compile time (regression), else 0.
+  template <int NV, class Row>
+  void walk(const Tree& tree, const TreeInfo& info, const Quadrature& rule, const Row& x, int32_t held,
+            bool present, double scale, double* phi) {
+    const int32_t nv = NV > 0 ? NV : tree.n_values;
+    const auto m = static_cast<int32_t>(rule.w.size());
+    const double *t = rule.t.data(), *s = rule.s.data(), *w = rule.w.data(), *ws = rule.ws.data();
+    const auto P = [&](int32_t l) { return p_.data() + static_cast<size_t>(l) * stride_; };
+    const auto G = [&](int32_t l) { return g_.data() + static_cast<size_t>(l) * stride_ * nv; };
+    // (o - z) sum_q w_q g_q / f(t_q) into out: with o = 0 the factor z cancels (no division).
+    const auto add_term = [&](double z, double o, const double* g, double sign, double* out) {
+      for (int32_t c = 0; c < nv; ++c) {
+        double sum = 0.0;
+        if (o == 0.0) {
+          for (int32_t q = 0; q < m; ++q) sum -= ws[q] * g[q * nv + c];
+        } else {
+          for (int32_t q = 0; q < m; ++q) sum += w[q] * g[q * nv + c] / (t[q] + z * s[q]);
+          sum *= 1.0 - z;
+        }
+        out[c] += sign * sum;
+      }
+    };
+    levels_[0] = {0, 0, -1, -1, 0.0, 0.0, {}};
+    std::fill_n(P(0), m, scale);
+    int32_t l = 0;
+    while (true) {
+      Level& L = levels_[l];
+      if (L.state == 0) {
+        const int32_t node = L.node;
+        if (tree.is_leaf(node)) {
+          const double* v = tree.value.data() + static_cast<int64_t>(node) * nv;
+          double *g = G(l), *p = P(l);
+          for (int32_t q = 0; q < m; ++q)
+            for (int32_t c = 0; c < nv; ++c) g[q * nv + c] = p[q] * v[c];
+          L.state = 3;
+        } else {
+          std::fill_n(G(l), m * nv, 0.0);
+          L.child[0] = tree.child_of(node, x(tree.feature[node]));  // the row's child first
+          L.child[1] = L.child[0] == tree.left[node] ? tree.right[node] : tree.left[node];
+          L.state = 1;
+        }
+      }
+      if (L.state < 3) {
+        const int k = L.state - 1;  // 0: the row's child (o = 1), 1: the other (o = 0)
+        ++L.state;
+        const int32_t child = L.child[k], d = info.local[L.node];
+        const double frac = info.fraction[child];
+        const double* p = P(l);
+        double* pc = P(l + 1);
+        Level& C = levels_[l + 1];
+        if (d == held) {
+          // Held known: only the row's child, weight 1; held unknown: both, by cover.
+          const double mul = present ? (k == 0 ? 1.0 : 0.0) : frac;
+          if (mul == 0.0) continue;  // a branch that carries no weight adds nothing
+          C = {child, 0, -1, -1, 0.0, 0.0, {}};
+          for (int32_t q = 0; q < m; ++q) pc[q] = p[q] * mul;
+        } else {
+          const int32_t prev = where_[d];
+          const double zp = prev >= 0 ? levels_[prev].z : 1.0, op = prev >= 0 ? levels_[prev].o : 1.0;
+          const double z = zp * frac, o = k == 0 ? op : 0.0;
+          if (z == 0.0 && o == 0.0) continue;  // no weight; also keeps zero factors out of divisions
+          C = {child, 0, d, prev, z, o, {}};
+          if (prev < 0) {
+            for (int32_t q = 0; q < m; ++q) pc[q] = p[q] * (o * t[q] + z * s[q]);
+          } else if (op == 0.0) {
+            for (int32_t q = 0; q < m; ++q) pc[q] = p[q] * frac;  // z s / (zp s)
+          } else {
+            for (int32_t q = 0; q < m; ++q) pc[q] = p[q] * (o * t[q] + z * s[q]) / (t[q] + zp * s[q]);
+          }
+          where_[d] = l + 1;
+        }
+        ++l;
+        continue;
+      }
+      if (l == 0) break;
+      const double* g = G(l);
+      if (L.feature >= 0) {
+        double* out = phi + static_cast<int64_t>(L.feature) * nv;
+        add_term(L.z, L.o, g, 1.0, out);
+        where_[L.feature] = L.prev;
+        if (L.prev >= 0) add_term(levels_[L.prev].z, levels_[L.prev].o, g, -1.0, out);
+      }
+      double* gp = G(l - 1);
+      for (int32_t i = 0; i < m * nv; ++i) gp[i] += g[i];
+      --l;
+    }
+  }
+
+  // The node being walked at one depth: state 0 on entry, 1 and 2 before its row's child and the
+  // other one, 3 when done; the element its parent's split added (feature -1: none) with its
+  // merged z and o, and the level of the element of the same feature it replaces (or -1).
+  struct Level {
+    int32_t node, state, feature, prev;
+    double z, o;
+    int32_t child[2];
   };
-  int64_t cap_;
-  std::vector<PathElem> paths_;
-  std::vector<int32_t> lengths_;
-  std::vector<Frame> stack_;
-  Inverses inverses_;
+  int64_t stride_;
+  std::vector<Level> levels_;
+  std::vector<double> p_, g_;
+  std::vector<int32_t> where_;  // per local feature: the level of its element on the path, or -1
 };
 
-// A walker sized for every tree (a path holds the root element and at most one element per
-// distinct feature above a leaf) and per-tree value buffers, one per thread.
-Walker make_walker(const std::vector<TreeInfo>& infos) {
-  int32_t max_depth = 0, max_path = 1;
+// Gauss-Legendre rules for the trees' node counts (TreeInfo::rule_size).
+std::vector<Quadrature> quadratures(const std::vector<TreeInfo>& infos) {
+  int32_t max_m = 1;
+  for (const TreeInfo& info : infos) max_m = std::max(max_m, info.rule_size);
+  std::vector<Quadrature> rules(max_m + 1);
+  for (const TreeInfo& info : infos)
+    if (rules[info.rule_size].w.empty()) rules[info.rule_size] = gauss_legendre(info.rule_size);
+  return rules;
+}
+
+// A walker sized for every tree, one per thread.
+Walker make_walker(const std::vector<TreeInfo>& infos, int32_t n_values) {
+  int32_t max_depth = 0, max_m = 1, max_features = 0;
   for (const TreeInfo& info : infos) {
     max_depth = std::max(max_depth, info.max_depth);
-    max_path = std::max(max_path, std::min(info.max_depth, static_cast<int32_t>(info.features.size())) + 1);
+    max_m = std::max(max_m, info.rule_size);
+    max_features = std::max(max_features, static_cast<int32_t>(info.features.size()));
   }
-  return Walker(max_depth, max_path);
+  return Walker(max_depth, max_m, n_values, max_features);
 }
 
 struct Scratch {
-  explicit Scratch(const std::vector<TreeInfo>& infos) : walker(make_walker(infos)) {}
+  Scratch(const std::vector<TreeInfo>& infos, int32_t n_values) : walker(make_walker(infos, n_values)) {}
   Walker walker;
   std::vector<double> base, on, off;
 };
@@ -227,7 +261,8 @@ struct Scratch {
 // Shapley interaction index (phi_b with a known minus phi_b with a unknown, halved), and for a == b
 // the main effect (phi_a minus those halves). Values of a row sum over trees in tree order.
 template <class Emit>
-void row_interactions(const Forest& forest, const std::vector<TreeInfo>& infos, const MatrixView& X, int64_t i,
+void row_interactions(const Forest& forest, const std::vector<TreeInfo>& infos,
+                      const std::vector<Quadrature>& rules, const MatrixView& X, int64_t i,
                       Scratch& s, Emit emit) {
   auto& base = s.base;
   auto& on = s.on;
@@ -241,12 +276,12 @@ void row_interactions(const Forest& forest, const std::vector<TreeInfo>& infos, 
     const TreeInfo& info = infos[t];
     const auto n_local = static_cast<int32_t>(info.features.size());
     base.assign(static_cast<size_t>(n_local) * nv, 0.0);
-    walker.walk(tree, info, x, -1, false, scale, base.data());
+    walker.walk(tree, info, rules[info.rule_size], x, -1, false, scale, base.data());
     for (int32_t a = 0; a < n_local; ++a) {
       on.assign(base.size(), 0.0);
       off.assign(base.size(), 0.0);
-      walker.walk(tree, info, x, a, true, scale, on.data());
-      walker.walk(tree, info, x, a, false, scale, off.data());
+      walker.walk(tree, info, rules[info.rule_size], x, a, true, scale, on.data());
+      walker.walk(tree, info, rules[info.rule_size], x, a, false, scale, off.data());
       for (int32_t c = 0; c < nv; ++c) {
         double main = base[static_cast<size_t>(a) * nv + c];
         for (int32_t b = 0; b < n_local; ++b) {
@@ -284,17 +319,18 @@ std::vector<double> shap_expected_value(const Forest& forest) {
 
 void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_threads) {
   const std::vector<TreeInfo> infos = tree_infos(forest, X, n_threads);
+  const std::vector<Quadrature> rules = quadratures(infos);
   const int32_t nv = forest.n_values();
   const int64_t p = forest.n_features;
   const double scale = 1.0 / static_cast<double>(forest.trees.size());
   // A row costs many tree walks: each is its own task.
-  parallel_for(X.n_rows, n_threads, [&](int) { return Scratch(infos); }, [&](int64_t i, int, Scratch& s) {
+  parallel_for(X.n_rows, n_threads, [&](int) { return Scratch(infos, nv); }, [&](int64_t i, int, Scratch& s) {
     const auto x = [&](int32_t j) { return X.at(i, j); };
     double* row = out + i * p * nv;
     for (size_t t = 0; t < forest.trees.size(); ++t) {
       const TreeInfo& info = infos[t];
       s.base.assign(info.features.size() * nv, 0.0);
-      s.walker.walk(forest.trees[t], info, x, -1, false, scale, s.base.data());
+      s.walker.walk(forest.trees[t], info, rules[info.rule_size], x, -1, false, scale, s.base.data());
       for (size_t a = 0; a < info.features.size(); ++a)
         for (int32_t c = 0; c < nv; ++c) row[int64_t{info.features[a]} * nv + c] += s.base[a * nv + c];
     }
@@ -303,11 +339,12 @@ void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_t
 
 void shap_interaction_values(const Forest& forest, const MatrixView& X, double* out, int n_threads) {
   const std::vector<TreeInfo> infos = tree_infos(forest, X, n_threads);
+  const std::vector<Quadrature> rules = quadratures(infos);
   const int32_t nv = forest.n_values();
   const int64_t p = forest.n_features;
-  parallel_for(X.n_rows, n_threads, [&](int) { return Scratch(infos); }, [&](int64_t i, int, Scratch& s) {
+  parallel_for(X.n_rows, n_threads, [&](int) { return Scratch(infos, nv); }, [&](int64_t i, int, Scratch& s) {
     double* row = out + i * p * p * nv;
-    row_interactions(forest, infos, X, i, s, [&](int32_t a, int32_t b, int32_t c, double v) {
+    row_interactions(forest, infos, rules, X, i, s, [&](int32_t a, int32_t b, int32_t c, double v) {
       row[(a * p + b) * nv + c] += v;
     });
   });
@@ -315,6 +352,7 @@ void shap_interaction_values(const Forest& forest, const MatrixView& X, double* 
 
 PairMeans shap_interaction_mean_abs(const Forest& forest, const MatrixView& X, int n_threads) {
   const std::vector<TreeInfo> infos = tree_infos(forest, X, n_threads);
+  const std::vector<Quadrature> rules = quadratures(infos);
   const int32_t nv = forest.n_values();
   const int64_t p = forest.n_features;
   // Sums of |value| per pair key a * p + b, per block of rows (each key's sum in row order), merged
@@ -323,11 +361,11 @@ PairMeans shap_interaction_mean_abs(const Forest& forest, const MatrixView& X, i
   constexpr int64_t kBlock = 64;
   const int64_t n_blocks = (X.n_rows + kBlock - 1) / kBlock;
   std::vector<Sums> blocks(n_blocks);
-  parallel_for(n_blocks, n_threads, [&](int) { return Scratch(infos); }, [&](int64_t blk, int, Scratch& s) {
+  parallel_for(n_blocks, n_threads, [&](int) { return Scratch(infos, nv); }, [&](int64_t blk, int, Scratch& s) {
     Sums row_sums;
     for (int64_t i = blk * kBlock; i < std::min(X.n_rows, (blk + 1) * kBlock); ++i) {
       row_sums.clear();
-      row_interactions(forest, infos, X, i, s, [&](int32_t a, int32_t b, int32_t c, double v) {
+      row_interactions(forest, infos, rules, X, i, s, [&](int32_t a, int32_t b, int32_t c, double v) {
         auto& s = row_sums[a * p + b];
         s.resize(nv, 0.0);
         s[c] += v;

@@ -1,4 +1,5 @@
-// Exact path-dependent TreeSHAP (Lundberg et al. 2020, Algorithm 2) and SHAP interaction values
+// Exact path-dependent TreeSHAP (the values of Lundberg et al. 2020, Algorithm 2, computed as
+// Gauss-Legendre integrals of each path's product, see shap.cpp) and SHAP interaction values
 // (their Section 4.2) of a forest's mean prediction. Node covers are weighted_n_node_samples. Rows
 // are routed as Tree::child_of routes them (missing values included). Each row is handled by one
 // thread, trees in order, so results are bit-identical for any number of threads.
