@@ -10,12 +10,13 @@ from sklearn.metrics import accuracy_score, r2_score
 from pyinterp import RandomForestClassifier, RandomForestRegressor
 
 
-@pytest.mark.parametrize("max_samples", [None, 0.5, 37])
+@pytest.mark.parametrize("max_samples", [None, 0.5, 37, 2.5, 1000])
 def test_bootstrap_draws_max_samples_rows_with_replacement(regression_data, max_samples):
+    """As in scikit-learn 1.9, with bootstrap an int may exceed n and a fraction 1."""
     X, y = regression_data
     forest = RandomForestRegressor(n_estimators=20, max_samples=max_samples, random_state=0).fit(X, y)
     counts = forest.inbag_counts_
-    expected = {None: len(y), 0.5: len(y) // 2, 37: 37}[max_samples]
+    expected = {None: len(y), 0.5: len(y) // 2, 37: 37, 2.5: 5 * len(y) // 2, 1000: 1000}[max_samples]
     assert counts.shape == (20, len(y)) and counts.dtype == np.uint32
     assert np.all(counts.sum(axis=1) == expected)
     assert counts.max() > 1  # with replacement

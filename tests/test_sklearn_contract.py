@@ -138,16 +138,20 @@ def test_class_weights(classification_data):
         np.testing.assert_allclose(tree.value[0], np.full(3, 1 / 3))
 
 
-@pytest.mark.parametrize("bootstrap, max_samples", [(True, None), (True, 0.5), (False, 0.6)])
+@pytest.mark.parametrize("bootstrap, max_samples", [(True, None), (True, 0.5), (True, 2.5), (True, 700), (False, 0.6)])
 def test_estimators_samples_as_scikit_learn_defines_them(regression_data, bootstrap, max_samples):
     """Per tree, the drawn row indices with repeats: as long as scikit-learn's for the same
-    settings, and counting what inbag_counts_ records."""
+    settings (max_samples above 1 from scikit-learn 1.9), and counting what inbag_counts_ records."""
+    import sklearn
     from sklearn import ensemble
+    from sklearn.utils.fixes import parse_version
 
     X, y = regression_data
     kw = dict(n_estimators=4, bootstrap=bootstrap, max_samples=max_samples, random_state=0)
     forest = RandomForestRegressor(**kw).fit(X, y)
-    peer = ensemble.RandomForestRegressor(**kw).fit(X, y) if bootstrap else None
+    above_n = max_samples is not None and max_samples > (1 if isinstance(max_samples, float) else len(y))
+    peer_has_it = bootstrap and (not above_n or parse_version(sklearn.__version__) >= parse_version("1.9"))
+    peer = ensemble.RandomForestRegressor(**kw).fit(X, y) if peer_has_it else None
     assert forest.n_outputs_ == 1 and len(forest.estimators_samples_) == 4
     for t, rows in enumerate(forest.estimators_samples_):
         np.testing.assert_array_equal(np.bincount(rows, minlength=len(y)), forest.inbag_counts_[t])

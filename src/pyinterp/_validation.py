@@ -205,11 +205,14 @@ def resolve_max_features(max_features, n_features, n_drawable):
 
 
 def resolve_n_draws(max_samples, n_samples, bootstrap):
+    """Rows drawn per tree. With bootstrap (draws with replacement) an int may exceed n and a
+    fraction 1, as in scikit-learn 1.9, up to the core's int32 count; without, at most all rows."""
     if max_samples is None:
         return n_samples
+    most = INT32_MAX if bootstrap else n_samples
     if isinstance(max_samples, numbers.Integral) and not isinstance(max_samples, bool):
-        return check_int("max_samples", max_samples, 1, n_samples)
-    check_real("max_samples", max_samples, 0.0, 1.0, low_open=True)
+        return check_int("max_samples", max_samples, 1, most)
+    check_real("max_samples", max_samples, 0.0, most / n_samples, low_open=True)
     return max(1, int(round(max_samples * n_samples)))
 
 

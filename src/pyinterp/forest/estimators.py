@@ -56,7 +56,7 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         "oob_score": ["boolean", callable],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
-        "max_samples": [None, Interval(RealNotInt, 0.0, 1.0, closed="right"), Interval(Integral, 1, None, closed="left")],
+        "max_samples": [None, Interval(RealNotInt, 0.0, None, closed="neither"), Interval(Integral, 1, None, closed="left")],
         "warm_start": ["boolean"],
     }
 
@@ -289,7 +289,9 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
     """Random forest of CART regression trees (squared error), grown to purity by default.
 
     Parameters follow :class:`sklearn.ensemble.RandomForestRegressor`. Differences:
-    ``max_samples`` also works with ``bootstrap=False`` (subsampling without replacement);
+    ``max_samples`` also works with ``bootstrap=False`` (subsampling without replacement), and a
+    fraction is rounded to the nearest count (scikit-learn truncates) of the rows, not of the sum
+    of sample weights;
     ``max_features`` counts features that are not constant in the node, so a node evaluates
     ``max_features`` real candidates whenever that many exist; ``fit`` takes ``feature_weights``
     (probabilities, up to scale, of drawing each feature as a candidate; zero = never).
