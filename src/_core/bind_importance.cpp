@@ -105,7 +105,6 @@ void bind_importance(py::module_& m) {
         std::vector<double> expected;
         {
           py::gil_scoped_release release;
-          std::fill(o, o + out.size(), 0.0);
           shap_values(f, v, o, n_threads);
           expected = shap_expected_value(f);
         }
@@ -121,7 +120,6 @@ void bind_importance(py::module_& m) {
         double* o = out.mutable_data();
         {
           py::gil_scoped_release release;
-          std::fill(o, o + out.size(), 0.0);
           shap_interaction_values(f, v, o, n_threads);
         }
         return out;

@@ -147,7 +147,8 @@ def ufi(forest, X, y, *, sample_weight=None, return_std=False, n_jobs=None):
 
 
 @validate_params(
-    {**_OOB_CONSTRAINTS, "n_repeats": [Interval(Integral, 1, INT32_MAX, closed="both")], "random_state": ["random_state"]},
+    {**_OOB_CONSTRAINTS, "n_repeats": [Interval(Integral, 1, INT32_MAX, closed="both")],
+     "random_state": ["random_state"]},
     prefer_skip_nested_validation=True,
 )
 def permutation_oob(forest, X, y, *, n_repeats=5, random_state=None, sample_weight=None, return_std=False,
@@ -172,7 +173,21 @@ def mdi(forest, normalize=True):
     return _core.mdi(_view(forest).core, bool(normalize))
 
 
-@validate_params({"X": ["array-like", "sparse matrix"], "n_jobs": [Integral, None]}, prefer_skip_nested_validation=True)
+_ROWS_CONSTRAINTS = {"X": ["array-like", "sparse matrix"], "n_jobs": [Integral, None]}
+
+
+def _per_output(view, values):
+    """A core array with the outputs last, as the forest predicts them: the output axis dropped for
+    regression."""
+    return values[..., 0] if view.classes is None else values
+
+
+def _attribution(view, values, base):
+    """(values, base) of an additive attribution per output: base a float for regression."""
+    return _per_output(view, values), (float(base[0]) if view.classes is None else base)
+
+
+@validate_params(_ROWS_CONSTRAINTS, prefer_skip_nested_validation=True)
 def contributions(forest, X, *, n_jobs=None):
     """Saabas decomposition. Returns (contributions, bias): contributions[i, k] (regression) or
     contributions[i, k, c] (classification, classes in the order of ``classes_``) is the mean over
@@ -181,19 +196,7 @@ def contributions(forest, X, *, n_jobs=None):
     features equals the forest's prediction (predict / predict_proba)."""
     view = _view(forest)
     X = _check_X(view, X)
-    out, bias = _core.contributions(view.core, X, resolve_n_threads(n_jobs))
-    if view.classes is None:
-        return out[:, :, 0], float(bias[0])
-    return out, bias
-
-
-_ROWS_CONSTRAINTS = {"X": ["array-like", "sparse matrix"], "n_jobs": [Integral, None]}
-
-
-def _per_output(view, values):
-    """A core array with the outputs last, as the forest predicts them: the output axis dropped for
-    regression."""
-    return values[..., 0] if view.classes is None else values
+    return _attribution(view, *_core.contributions(view.core, X, resolve_n_threads(n_jobs)))
 
 
 @validate_params(_ROWS_CONSTRAINTS, prefer_skip_nested_validation=True)
@@ -208,8 +211,7 @@ def shap_values(forest, X, *, n_jobs=None):
     depend on n_jobs."""
     view = _view(forest)
     X = _check_X(view, X)
-    values, expected = _core.shap_values(view.core, X, resolve_n_threads(n_jobs))
-    return _per_output(view, values), (float(expected[0]) if view.classes is None else expected)
+    return _attribution(view, *_core.shap_values(view.core, X, resolve_n_threads(n_jobs)))
 
 
 @validate_params(_ROWS_CONSTRAINTS, prefer_skip_nested_validation=True)

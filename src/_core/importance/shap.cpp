@@ -327,6 +327,7 @@ void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_t
   parallel_for(X.n_rows, n_threads, [&](int) { return Scratch(infos, nv); }, [&](int64_t i, int, Scratch& s) {
     const auto x = [&](int32_t j) { return X.at(i, j); };
     double* row = out + i * p * nv;
+    std::fill_n(row, p * nv, 0.0);  // by the row's own thread
     for (size_t t = 0; t < forest.trees.size(); ++t) {
       const TreeInfo& info = infos[t];
       s.base.assign(info.features.size() * nv, 0.0);
@@ -344,6 +345,7 @@ void shap_interaction_values(const Forest& forest, const MatrixView& X, double* 
   const int64_t p = forest.n_features;
   parallel_for(X.n_rows, n_threads, [&](int) { return Scratch(infos, nv); }, [&](int64_t i, int, Scratch& s) {
     double* row = out + i * p * p * nv;
+    std::fill_n(row, p * p * nv, 0.0);
     row_interactions(forest, infos, rules, X, i, s, [&](int32_t a, int32_t b, int32_t c, double v) {
       row[(a * p + b) * nv + c] += v;
     });

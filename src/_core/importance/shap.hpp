@@ -16,10 +16,10 @@ namespace pyinterp {
 // feature known). Every row's values sum to its prediction minus expected.
 std::vector<double> shap_expected_value(const Forest& forest);
 
-// out: n_rows x n_features x n_values, zero-filled by the caller.
+// out: n_rows x n_features x n_values (every entry written).
 void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_threads);
 
-// out: n_rows x n_features x n_features x n_values, zero-filled by the caller; out[i, a, b] (a != b)
+// out: n_rows x n_features x n_features x n_values (every entry written); out[i, a, b] (a != b)
 // is half the Shapley interaction index of (a, b), out[i, a, a] the main effect, so out[i, a, :]
 // sums to the SHAP value of a.
 void shap_interaction_values(const Forest& forest, const MatrixView& X, double* out, int n_threads);

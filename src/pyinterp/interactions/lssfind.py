@@ -112,8 +112,8 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
     def _mining_threshold(self):
         if self.min_dwp is not None:
             return float(self.min_dwp)
-        order = self.max_order
-        threshold = (1.0 - self.eta) * 2.0 ** -order if self.mode == "find" else 2.0 ** -(order + 1)
+        find = self.mode == "find"
+        threshold = (1.0 - self.eta) * 2.0 ** -self.max_order if find else 2.0 ** -(self.max_order + 1)
         if threshold == 0.0:
             raise ValueError(f"max_order={self.max_order} makes the default mining threshold 2^-max_order underflow "
                              "to 0; give min_dwp, or a max_order of at most 1000")

@@ -15,7 +15,6 @@ from .._validation import INT32_MAX, check_budget, resolve_n_threads
 
 TooManyIntersections = _core.TooManyIntersections
 
-# Integer parameters the core holds in 32 bits.
 # Nodes RIT may grow over all its trees (iRF's defaults grow at most 500 x 31).
 MAX_NODES = 10_000_000
 

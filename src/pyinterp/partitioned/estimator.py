@@ -122,11 +122,13 @@ def _resolve_functions(spec, table, name):
 
 
 def _column_moments(X):
-    """Per-column mean and standard deviation, computed on the columns scaled by a power of two
-    (exact: the same bits for ordinary X) so that no square overflows or underflows for finite X."""
-    _, exponent = np.frexp(np.abs(X).max(axis=0))
+    """Per-column (mean, standard deviation, largest |value|); the moments are computed on the
+    columns scaled by a power of two (exact: the same bits for ordinary X) so that no square
+    overflows or underflows for finite X."""
+    largest = np.abs(X).max(axis=0)
+    exponent = np.frexp(largest)[1]
     Z = np.ldexp(X, -exponent)
-    return np.ldexp(Z.mean(axis=0), exponent), np.ldexp(Z.std(axis=0), exponent)
+    return np.ldexp(Z.mean(axis=0), exponent), np.ldexp(Z.std(axis=0), exponent), largest
 
 
 @contextlib.contextmanager
@@ -275,9 +277,9 @@ class PartitionedRatio(BaseEstimator):
 
     def _fit(self, X, lambdas, b, c, executor):
         m = X.shape[1]
-        self.mean_, self.scale_ = _column_moments(X)
+        self.mean_, self.scale_, largest = _column_moments(X)
         # Constant up to rounding, relative to the column's own magnitude (any scale is allowed).
-        constant = np.flatnonzero(self.scale_ <= 1e-12 * np.abs(X).max(axis=0))
+        constant = np.flatnonzero(self.scale_ <= 1e-12 * largest)
         if constant.size:
             raise ValueError(f"column(s) {constant.tolist()} of X are constant; the ratio needs varying columns")
         problem = self._problem(self._standardise(X, self.mean_, self.scale_), executor)
@@ -328,7 +330,7 @@ class PartitionedRatio(BaseEstimator):
         n_val = min(max(3, int(math.ceil(self.validation_fraction * n))), n - 3)
         order = python_rng(self.random_state).permutation(n)
         val, train = X[order[:n_val]], X[order[n_val:]]
-        mean, scale = _column_moments(train)
+        mean, scale, _ = _column_moments(train)
         scale = np.where(scale > 0, scale, 1.0)
         path, _, _ = solve_path(self._problem(self._standardise(train, mean, scale), executor), lambdas, weights,
                                 self.tol, self.max_iter)
