@@ -6,12 +6,28 @@ from pyinterp.forest import Tree
 from pyinterp.forest.view import sklearn_tree_arrays
 
 
+def weighted_median(y, w):
+    """The first y (in order) whose cumulative weight passes half the total; the midpoint of the
+    two y around an exact half (scikit-learn's convention)."""
+    order = np.argsort(y, kind="stable")
+    y, cum = y[order], np.cumsum(w[order])
+    k = int(np.searchsorted(cum, cum[-1] / 2, side="right"))
+    return (y[k - 1] + y[k]) / 2 if k > 0 and cum[k - 1] == cum[-1] / 2 else y[k]
+
+
 def impurity(y, w, criterion, n_classes=None):
-    """Weighted node impurity: variance, Gini or entropy (log2)."""
+    """Weighted node impurity: variance, half Poisson deviance, mean absolute deviation from the
+    weighted median, Gini or entropy (log2)."""
     total = w.sum()
     if criterion == "squared_error":
         mean = np.sum(w * y) / total
         return np.sum(w * (y - mean) ** 2) / total
+    if criterion == "poisson":
+        mean = np.sum(w * y) / total
+        positive = y > 0
+        return np.sum(w[positive] * y[positive] * np.log(y[positive] / mean)) / total
+    if criterion == "absolute_error":
+        return np.sum(w * np.abs(y - weighted_median(y, w))) / total
     p = np.bincount(y, weights=w, minlength=n_classes) / total
     if criterion == "gini":
         return 1.0 - np.sum(p**2)
@@ -58,6 +74,8 @@ def best_split(X, y, w, criterion, min_samples_leaf=1, n_classes=None):
         for t, missing_left, left in candidate_splits(X[:, j]):
             if left.sum() < min_samples_leaf or (~left).sum() < min_samples_leaf:
                 continue
+            if criterion == "poisson" and min(np.sum(w[left] * y[left]), np.sum(w[~left] * y[~left])) <= 0:
+                continue  # a child predicting 0
             gain = parent - w[left].sum() * impurity(y[left], w[left], criterion, n_classes)
             gain -= w[~left].sum() * impurity(y[~left], w[~left], criterion, n_classes)
             if gain > best + 1e-9 * abs(parent):

@@ -73,7 +73,7 @@ def test_pickled_state_is_a_versioned_mapping_with_the_criterion(classification_
     (lambda s: s.update(version=99), "version 99 is not supported"),
     (lambda s: s["trees"][0].pop("impurity"), "tree has no impurity"),
     (lambda s: s.update(criterion="gini"), "criterion does not match"),
-    (lambda s: s.update(criterion="poisson"), "unknown criterion"),
+    (lambda s: s.update(criterion="huber"), "unknown criterion"),
     (lambda s: s["trees"][0].update(value=np.zeros(3)), "value has the wrong shape"),
     (lambda s: s.update(inbag=s["inbag"][:-1]), "inbag has the wrong size"),
 ])

@@ -29,10 +29,12 @@ def assert_same_tree(sk_tree, tree):
     np.testing.assert_array_equal(tree.depth, derived["depth"])
 
 
-def assert_same_tree_up_to_ties(sk_tree, tree, X, y, criterion, min_samples_leaf):
+def assert_same_tree_up_to_ties(sk_tree, tree, X, y, criterion, min_samples_leaf, w=None):
     """Walks both trees together. Where they split differently, both splits must be exact ties
     (brute force); such subtrees are not compared further. Returns the number of nodes compared."""
-    compared, n_classes = 0, int(y.max()) + 1
+    compared = 0
+    n_classes = int(y.max()) + 1 if criterion in ("gini", "entropy") else None
+    w = np.ones(len(y)) if w is None else w
     stack = [(0, 0, np.ones(len(y), bool))]
     while stack:
         a, b, rows = stack.pop()
@@ -47,7 +49,7 @@ def assert_same_tree_up_to_ties(sk_tree, tree, X, y, criterion, min_samples_leaf
         ours = (tree.feature[b], tree.threshold[b], tree.missing_go_to_left[b])
         theirs = (sk_tree.feature[a], sk_tree.threshold[a], sk_tree.missing_go_to_left[a])
         if ours != theirs:
-            _, argbest = best_split(X[rows].astype(float), y[rows], np.ones(rows.sum()), criterion,
+            _, argbest = best_split(X[rows].astype(float), y[rows], w[rows], criterion,
                                     min_samples_leaf=min_samples_leaf, n_classes=n_classes)
             assert ours in argbest and theirs in argbest
             continue
@@ -69,6 +71,10 @@ def with_missing(X, fraction, seed):
     return out
 
 
+def regression_signal(X):
+    return X[:, 0] * 2 + np.sin(6 * X[:, 1]) + X[:, 2] * X[:, 3]
+
+
 @pytest.mark.parametrize("missing", [0.0, 0.15])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_regression_trees_match_node_for_node(seed, missing):
@@ -76,7 +82,7 @@ def test_regression_trees_match_node_for_node(seed, missing):
         pytest.skip("scikit-learn < 1.8 splits nodes with missing values differently (scikit-learn#32274)")
     rng = np.random.RandomState(seed)
     X = rng.rand(500, 8).astype(np.float32)  # float32: scikit-learn's own precision, so thresholds are equal
-    y = X[:, 0] * 2 + np.sin(6 * X[:, 1]) + X[:, 2] * X[:, 3] + 0.1 * rng.randn(500)
+    y = regression_signal(X) + 0.1 * rng.randn(500)
     X = with_missing(X, missing, seed)
     kw = dict(n_estimators=3, bootstrap=False, max_features=None, min_samples_leaf=10, random_state=seed)
     sk = ensemble.RandomForestRegressor(**kw).fit(X, y)
@@ -91,6 +97,79 @@ def test_regression_trees_match_node_for_node(seed, missing):
         np.testing.assert_allclose(ours.predict(rows), sk.predict(rows), rtol=1e-12)
         np.testing.assert_array_equal(ours.apply(rows), sk.apply(rows))
         np.testing.assert_array_equal(ours.decision_path(rows)[0].toarray(), sk.decision_path(rows)[0].toarray())
+
+
+@pytest.mark.parametrize("Forest, SkForest", [(RandomForestRegressor, ensemble.RandomForestRegressor),
+                                              (RandomForestClassifier, ensemble.RandomForestClassifier)])
+@pytest.mark.parametrize("kw", [dict(max_leaf_nodes=20), dict(max_leaf_nodes=7, min_samples_leaf=5),
+                                dict(ccp_alpha=0.002), dict(ccp_alpha=0.01, max_leaf_nodes=30),
+                                dict(ccp_alpha=0.0005, min_samples_leaf=3, max_depth=6)])
+def test_best_first_and_pruned_trees_match_node_for_node(Forest, SkForest, kw):
+    """max_leaf_nodes grows best-first (nodes numbered as made), ccp_alpha prunes to the weakest-
+    link subtree (renumbered in preorder): both as scikit-learn does, node for node."""
+    rng = np.random.RandomState(0)
+    X = rng.rand(500, 6).astype(np.float32)
+    y = regression_signal(X) + 0.1 * rng.randn(500)
+    if Forest is RandomForestClassifier:
+        y = np.digitize(y, np.quantile(y, [0.3, 0.7]))
+    params = dict(n_estimators=3, bootstrap=False, max_features=None, random_state=0, **kw)
+    sk = SkForest(**params).fit(X, y)
+    ours = Forest(**params).fit(X, y)
+    for sk_est, tree in zip(sk.estimators_, ours.trees_):
+        if Forest is RandomForestRegressor:
+            assert_same_tree(sk_est.tree_, tree)
+        else:
+            assert_same_tree_up_to_ties(sk_est.tree_, tree, X, y, "gini", kw.get("min_samples_leaf", 1))
+        if "max_leaf_nodes" in kw:
+            assert np.sum(tree.left < 0) <= kw["max_leaf_nodes"]
+    if Forest is RandomForestRegressor:  # classification trees may part at exact ties
+        np.testing.assert_allclose(ours.feature_importances_, sk.feature_importances_, rtol=1e-8)
+
+
+@pytest.mark.parametrize("kw", [dict(monotonic_cst=[1, -1, 0, 0, 0, 0]), dict(monotonic_cst=[1, 1, 1, -1, 0, 1]),
+                                dict(monotonic_cst=[-1, 0, 1, 0, 0, 0], max_leaf_nodes=15)])
+def test_monotonic_trees_match_node_for_node(kw):
+    """Candidates whose children break the constraint or the node's bounds are refused, bounds
+    pass down through the middle of the children's values, node values are clipped."""
+    rng = np.random.RandomState(0)
+    X = rng.rand(500, 6).astype(np.float32)
+    y = regression_signal(X) + 0.5 * rng.randn(500)
+    params = dict(n_estimators=3, bootstrap=False, max_features=None, min_samples_leaf=5, random_state=0, **kw)
+    sk = ensemble.RandomForestRegressor(**params).fit(X, y)
+    ours = RandomForestRegressor(**params).fit(X, y)
+    for sk_est, tree in zip(sk.estimators_, ours.trees_):
+        assert_same_tree(sk_est.tree_, tree)
+        np.testing.assert_allclose(tree.value, sk_est.tree_.value[:, 0], rtol=1e-12)
+    np.testing.assert_allclose(ours.predict(X), sk.predict(X), rtol=1e-12)
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.15])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("criterion", ["poisson", "absolute_error"])
+def test_count_regression_trees_match_up_to_ties(criterion, weighted, missing):
+    """Counts tie often (several splits with the same deviance), so trees are compared up to exact
+    ties; on one feature there are no ties between features and the trees are equal."""
+    if missing and not SKLEARN_NAN_TREES:
+        pytest.skip("scikit-learn < 1.8 splits nodes with missing values differently (scikit-learn#32274)")
+    rng = np.random.RandomState(0)
+    X = rng.rand(400, 5).astype(np.float32)
+    y = rng.poisson(np.exp(regression_signal(X) + 1)).astype(float)
+    w = rng.randint(1, 4, 400).astype(float) if weighted else None
+    X = with_missing(X, missing, 0)
+    kw = dict(n_estimators=2, criterion=criterion, bootstrap=False, max_features=None, min_samples_leaf=8,
+              random_state=0)
+    sk = ensemble.RandomForestRegressor(**kw).fit(X, y, sample_weight=w)
+    ours = RandomForestRegressor(**kw).fit(X, y, sample_weight=w)
+    for sk_est, tree in zip(sk.estimators_, ours.trees_):
+        compared = assert_same_tree_up_to_ties(sk_est.tree_, tree, X, y, criterion, 8,
+                                               w=np.ones(len(y)) if w is None else w)
+        assert compared >= 0.5 * sk_est.tree_.node_count
+    one = dict(kw, min_samples_leaf=1)
+    sk = ensemble.RandomForestRegressor(**one).fit(X[:, :1], y, sample_weight=w)
+    ours = RandomForestRegressor(**one).fit(X[:, :1], y, sample_weight=w)
+    for sk_est, tree in zip(sk.estimators_, ours.trees_):
+        assert_same_tree(sk_est.tree_, tree)
+    np.testing.assert_allclose(ours.predict(X[:, :1]), sk.predict(X[:, :1]), rtol=1e-12)
 
 
 @pytest.mark.parametrize("missing", [0.0, 0.15])

@@ -18,6 +18,8 @@ class Criterion(enum.Enum):
     squared_error = 0
     gini = 1
     entropy = 2
+    poisson = 3
+    absolute_error = 4
 
 class ForestParams:
     criterion: Criterion
@@ -29,6 +31,9 @@ class ForestParams:
     min_samples_leaf: int
     min_weight_fraction_leaf: float
     max_depth: int
+    max_leaf_nodes: int
+    ccp_alpha: float
+    monotonic_cst: list[int]
     min_impurity_decrease: float
     balanced_subsample: bool
     seed: int

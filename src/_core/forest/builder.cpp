@@ -39,12 +39,6 @@ void rank_sort(const uint32_t* unsorted, int64_t m, uint32_t* sorted) {
   }
 }
 
-struct StackEntry {
-  int64_t start, end;
-  int32_t depth, parent;
-  bool is_left;
-};
-
 }  // namespace
 
 TreeBuilder::TreeBuilder(const TrainingSet& data, const ForestParams& params)
@@ -68,10 +62,47 @@ TreeBuilder::TreeBuilder(const TrainingSet& data, const ForestParams& params)
     hist_w_.assign(data.codes->max_n_codes(), 0.0);
     hist_s_.assign(data.codes->max_n_codes(), 0.0);
   }
+  if (params.criterion == Criterion::absolute_error) {
+    y_rank_.resize(n);
+    sorted_y_.resize(n);
+    for (auto* f : {&fenwick_full_w_, &fenwick_full_wy_, &fenwick_left_w_, &fenwick_left_wy_, &fenwick_right_w_,
+                    &fenwick_right_wy_})
+      f->resize(n + 1);
+  }
+}
+
+void TreeBuilder::rank_node_targets(int64_t start, int64_t m) {
+  order_by_y(start, m);
+  const uint32_t* rows = samples_.data() + start;
+  std::fill(fenwick_full_w_.begin(), fenwick_full_w_.begin() + m + 1, 0.0);
+  std::fill(fenwick_full_wy_.begin(), fenwick_full_wy_.begin() + m + 1, 0.0);
+  for (int64_t r = 0; r < m; ++r) {
+    const uint32_t pos = by_y_[r];
+    y_rank_[pos] = static_cast<uint32_t>(r);
+    sorted_y_[r] = data_.y[rows[pos]];
+    fenwick_full_w_[r + 1] = lw_[pos];
+    fenwick_full_wy_[r + 1] = lw_[pos] * sorted_y_[r];
+  }
+  // Linear-time Fenwick construction: each entry passes its partial sum to its parent.
+  for (int64_t i = 1; i <= m; ++i) {
+    const int64_t parent = i + (i & -i);
+    if (parent <= m) {
+      fenwick_full_w_[parent] += fenwick_full_w_[i];
+      fenwick_full_wy_[parent] += fenwick_full_wy_[i];
+    }
+  }
+}
+
+void TreeBuilder::order_by_y(int64_t start, int64_t m) {
+  by_y_.resize(m);
+  for (int64_t pos = 0; pos < m; ++pos) by_y_[pos] = static_cast<uint32_t>(pos);
+  const uint32_t* rows = samples_.data() + start;
+  std::sort(by_y_.begin(), by_y_.end(), [&](uint32_t a, uint32_t b) { return data_.y[rows[a]] < data_.y[rows[b]]; });
 }
 
 void TreeBuilder::prepare_node(int64_t start, int64_t end, double mean_y) {
   const int64_t m = end - start;
+  mean_y_ = mean_y;
   const uint32_t* idx = samples_.data() + start;
   if (data_.n_classes == 0) {
     for (int64_t pos = 0; pos < m; ++pos) {
@@ -79,6 +110,7 @@ void TreeBuilder::prepare_node(int64_t start, int64_t end, double mean_y) {
       lw_[pos] = w_[i];
       lwy_[pos] = w_[i] * (data_.y[i] - mean_y);
     }
+    if (params_.criterion == Criterion::absolute_error) rank_node_targets(start, m);
   } else {
     std::fill(class_total_.begin(), class_total_.end(), 0.0);
     for (int64_t pos = 0; pos < m; ++pos) {
@@ -99,6 +131,7 @@ bool TreeBuilder::evaluate(const Code* col, int64_t start, int64_t end, Stats& s
   MissingRows missing{0, data_.codes->n_codes(feature), false};
   uint32_t cmin = std::numeric_limits<uint32_t>::max(), cmax = 0;  // over the rows with a value
 
+  if constexpr (Stats::kCounting) {
   if (static_cast<int64_t>(n_codes) <= kCountingRatio * m) {
     // Histograms by code, filled as the codes are gathered; the missing rows' bin is not in the bitmap.
     uint64_t* occupied = occupied_.data();
@@ -141,6 +174,7 @@ bool TreeBuilder::evaluate(const Code* col, int64_t start, int64_t end, Stats& s
         [&](Stats& alone) { alone.hist_peek(missing.code); });
     stats.hist_clear(missing.code);
     return true;
+  }
   }
 
   // Order the node's rows by code (the missing code is the largest): keys are (code << pos_bits) | position.
@@ -243,10 +277,7 @@ double TreeBuilder::best_threshold_split(RegressionStats& stats, int64_t start, 
   // The best two-group split of weighted points on a line under squared error is a threshold
   // (Fisher 1958: each point belongs to the group with the nearer mean), so the best split of
   // any feature is at most the best cut of the rows ordered by y. Both orientations are scored.
-  by_y_.resize(m);
-  for (int64_t pos = 0; pos < m; ++pos) by_y_[pos] = static_cast<uint32_t>(pos);
-  const uint32_t* rows = samples_.data() + start;
-  std::sort(by_y_.begin(), by_y_.end(), [&](uint32_t a, uint32_t b) { return data_.y[rows[a]] < data_.y[rows[b]]; });
+  order_by_y(start, m);
   double best = kNoSplit;
   stats.reset();
   for (int64_t k = 0; k + 1 < m; ++k) {
@@ -282,8 +313,8 @@ void TreeBuilder::scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats sta
       const uint32_t c = (word << 6) + static_cast<uint32_t>(__builtin_ctzll(bits));
       bits &= bits - 1;
       const int32_t cls = stats.bucket_class(c);
-      if (c != cmin && (leaf_limits_ || cls == kMixed || cls != prev_class) &&
-          (!leaf_limits_ || admissible(n_left, m, stats))) {
+      if (c != cmin && (every_boundary() || cls == kMixed || cls != prev_class) &&
+          (!leaf_limits_ || admissible(n_left, m, stats)) && (cst_ == 0 || monotone(stats))) {
         const double q = stats.proxy();
         if (q > best.proxy) best = {q, feature, prev, c, missing.left};
       }
@@ -319,12 +350,14 @@ void TreeBuilder::scan_sorted(const Key* keys, int64_t m, int pos_bits, Stats st
     int64_t group_end = k;
     int32_t cls = kEmpty;
     do {
-      if (Stats::kClasses) cls = merge_class(cls, stats.row_class(static_cast<int64_t>(keys[group_end] & pos_mask)));
+      if constexpr (Stats::kClasses)
+        cls = merge_class(cls, stats.row_class(static_cast<int64_t>(keys[group_end] & pos_mask)));
       ++group_end;
     } while (group_end < n_valued && (keys[group_end] >> pos_bits) == c);
     if (!Stats::kClasses) cls = kMixed;
     // Boundary between the previous group and this one (rows [0, k) on the left).
-    if (k > 0 && (leaf_limits_ || cls == kMixed || cls != prev_class) && admissible(k + left_missing, m, stats)) {
+    if (k > 0 && (every_boundary() || cls == kMixed || cls != prev_class) && admissible(k + left_missing, m, stats) &&
+        (cst_ == 0 || monotone(stats))) {
       const double q = stats.proxy();
       if (q > best.proxy)
         best = {q, feature, static_cast<uint32_t>(keys[k - 1] >> pos_bits), static_cast<uint32_t>(c), missing.left};
@@ -337,9 +370,30 @@ void TreeBuilder::scan_sorted(const Key* keys, int64_t m, int pos_bits, Stats st
 
 RegressionStats TreeBuilder::split_stats(StatsTag<RegressionStats>, int64_t m) {
   RegressionStats stats{lw_.data(), lwy_.data(), hist_w_.data(), hist_s_.data()};
+  stats.mean = mean_y_;
   for (int64_t pos = 0; pos < m; ++pos) {
     stats.total_w += lw_[pos];
     stats.total_s += lwy_[pos];
+  }
+  return stats;
+}
+
+PoissonStats TreeBuilder::split_stats(StatsTag<PoissonStats>, int64_t m) {
+  return {split_stats(StatsTag<RegressionStats>{}, m)};
+}
+
+AbsoluteErrorStats TreeBuilder::split_stats(StatsTag<AbsoluteErrorStats>, int64_t m) {
+  using Fenwick = AbsoluteErrorStats::Fenwick;
+  AbsoluteErrorStats stats{lw_.data(),
+                           y_rank_.data(),
+                           sorted_y_.data(),
+                           Fenwick{fenwick_left_w_.data(), fenwick_left_wy_.data(), m},
+                           Fenwick{fenwick_right_w_.data(), fenwick_right_wy_.data(), m},
+                           fenwick_full_w_.data(),
+                           fenwick_full_wy_.data()};
+  for (int64_t pos = 0; pos < m; ++pos) {
+    stats.total_w += lw_[pos];
+    stats.total_wy += lw_[pos] * sorted_y_[y_rank_[pos]];
   }
   return stats;
 }
@@ -360,15 +414,17 @@ ClassStats<Entropy> TreeBuilder::split_stats(StatsTag<ClassStats<Entropy>>, int6
 // did, so regression accepts it within that rounding (4 m ulps).
 template <class Stats>
 bool TreeBuilder::stops_at_best(int64_t m) const {
-  return m <= (Stats::kClasses ? kEnumerated : kBoundedRegression) && !leaf_limits_;
+  return Stats::kBounded && m <= (Stats::kClasses ? kEnumerated : kBoundedRegression) && !leaf_limits_;
 }
 
 template <class Stats>
 double TreeBuilder::reachable_proxy(Stats& stats, int64_t start, int64_t m) {
   if constexpr (Stats::kClasses) {
     return best_bipartition(stats, m);
-  } else {
+  } else if constexpr (std::is_same_v<Stats, RegressionStats>) {
     return best_threshold_split(stats, start, m) * (1.0 - 4.0 * static_cast<double>(m) * kEpsilon);
+  } else {
+    return std::numeric_limits<double>::infinity();
   }
 }
 
@@ -385,6 +441,7 @@ bool TreeBuilder::draw_candidates(int64_t need, Rng& rng) {
 template <class Stats>
 bool TreeBuilder::evaluate_feature(int64_t f, int64_t start, int64_t end, Stats& stats, Split& best) {
   const ColumnCodes& codes = *data_.codes;
+  cst_ = params_.monotonic_cst.empty() ? 0 : params_.monotonic_cst[f];
   auto run = [&](const auto* col) {
     return codes.has_missing(f) ? evaluate<true>(col, start, end, stats, f, best)
                                 : evaluate<false>(col, start, end, stats, f, best);
@@ -425,8 +482,9 @@ void TreeBuilder::search_candidates(Stats& stats, int64_t start, int64_t end, Rn
     const bool varies = evaluate_feature(candidates_[k++], start, end, stats, best);
     n_evaluated += varies;
     // With two rows every separating candidate makes the same split; the proxies of its two
-    // orientations may differ in the last bit, so this case does not rely on `reachable`.
-    if (varies && (m == 2 || best.proxy >= reachable)) break;
+    // orientations may differ in the last bit, so this case does not rely on `reachable`. (A
+    // monotonic constraint may refuse a candidate's split, so the search stops at a split taken.)
+    if (varies && best.feature >= 0 && (m == 2 || best.proxy >= reachable)) break;
   }
 }
 
@@ -493,55 +551,125 @@ Tree TreeBuilder::build(const std::vector<double>& w, Rng& rng) {
 
   Tree tree;
   tree.n_values = data_.n_classes > 0 ? data_.n_classes : 1;
-  const int32_t nv = tree.n_values;
-  std::vector<double> value(nv);
-  std::vector<double> scratch(nv);
-  double root_weight = 0.0;
-
-  std::vector<StackEntry> stack{{0, static_cast<int64_t>(samples_.size()), 0, -1, false}};
-  while (!stack.empty()) {
-    const StackEntry e = stack.back();
-    stack.pop_back();
-    const int64_t m = e.end - e.start;
-    const NodeStats stats = node_stats(e.start, e.end, value.data());
-    if (e.parent < 0) root_weight = stats.weight;
-
-    if (tree.node_count() == std::numeric_limits<int32_t>::max()) throw std::length_error("tree exceeds 2^31 - 1 nodes");
-    const int32_t node = tree.add_node();
-    tree.parent[node] = e.parent;
-    tree.depth[node] = e.depth;
-    tree.n_node_samples[node] = static_cast<int32_t>(m);
-    tree.weighted_n_node_samples[node] = stats.weight;
-    tree.impurity[node] = stats.impurity;
-    std::copy(value.begin(), value.end(), tree.value.end() - nv);
-    if (e.parent >= 0) (e.is_left ? tree.left : tree.right)[e.parent] = node;
-
-    const bool leaf = (params_.max_depth >= 0 && e.depth >= params_.max_depth) || m < params_.min_samples_split ||
-                      m < 2 * params_.min_samples_leaf || stats.weight < 2 * min_weight_leaf_ ||
-                      stats.impurity <= kEpsilon;
-    if (leaf) continue;
-
-    prepare_node(e.start, e.end, data_.n_classes == 0 ? value[0] : 0.0);
-    const Split split = find_split(e.start, e.end, rng);
-    if (split.feature < 0) continue;
-
-    int64_t n_missing = 0;
-    const int64_t mid = partition_rows(e.start, e.end, split.feature, split.lo, split.missing_left, n_missing);
-    const NodeStats l = node_stats(e.start, mid, scratch.data());
-    const NodeStats r = node_stats(mid, e.end, scratch.data());
-    const double decrease =
-        (stats.weight * stats.impurity - l.weight * l.impurity - r.weight * r.impurity) / root_weight;
-    if (decrease + kEpsilon < params_.min_impurity_decrease) continue;
-
-    tree.feature[node] = static_cast<int32_t>(split.feature);
-    tree.threshold[node] = threshold_between(split.feature, split.lo, split.hi, e.start, mid);
-    // Without missing training rows, a missing value follows the larger child (ties go right).
-    tree.missing_go_to_left[node] = n_missing > 0 ? split.missing_left : mid - e.start > e.end - mid;
-    tree.impurity_decrease[node] = decrease;
-    stack.push_back({mid, e.end, e.depth + 1, node, false});
-    stack.push_back({e.start, mid, e.depth + 1, node, true});
+  value_.resize(tree.n_values);
+  child_value_.resize(tree.n_values);
+  const Grown root = grow_node(tree, {0, static_cast<int64_t>(samples_.size()), 0, -1, false}, rng);
+  if (params_.max_leaf_nodes > 0) {
+    grow_best_first(tree, root, rng);
+  } else {
+    grow_depth_first(tree, root, rng);
   }
   return tree;
+}
+
+TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e, Rng& rng) {
+  const int64_t m = e.end - e.start;
+  const NodeStats stats = node_stats(e.start, e.end, value_.data());
+  if (e.parent < 0) root_weight_ = stats.weight;
+  if (tree.node_count() == std::numeric_limits<int32_t>::max()) throw std::length_error("tree exceeds 2^31 - 1 nodes");
+  const int32_t node = tree.add_node();
+  tree.parent[node] = e.parent;
+  tree.depth[node] = e.depth;
+  tree.n_node_samples[node] = static_cast<int32_t>(m);
+  tree.weighted_n_node_samples[node] = stats.weight;
+  tree.impurity[node] = stats.impurity;
+  double* stored = &*(tree.value.end() - tree.n_values);
+  std::copy(value_.begin(), value_.end(), stored);
+  if (!params_.monotonic_cst.empty()) {
+    // The stored value respects the node's bounds (its rows' own statistics do not change).
+    stored[0] = std::min(std::max(stored[0], e.lower), e.upper);
+    if (tree.n_values == 2) stored[1] = 1.0 - stored[0];
+  }
+  if (e.parent >= 0) (e.is_left ? tree.left : tree.right)[e.parent] = node;
+  Grown out{node, e.start, e.end, e.end, e.depth, 0.0, false, e.lower, e.upper, 0.0};
+  lower_ = e.lower;
+  upper_ = e.upper;
+
+  const bool leaf = (params_.max_depth >= 0 && e.depth >= params_.max_depth) || m < params_.min_samples_split ||
+                    m < 2 * params_.min_samples_leaf || stats.weight < 2 * min_weight_leaf_ ||
+                    stats.impurity <= kEpsilon;
+  if (leaf) return out;
+  prepare_node(e.start, e.end, params_.criterion == Criterion::squared_error ? value_[0] : 0.0);
+  const Split split = find_split(e.start, e.end, rng);
+  if (split.feature < 0) return out;
+
+  int64_t n_missing = 0;
+  const int64_t mid = partition_rows(e.start, e.end, split.feature, split.lo, split.missing_left, n_missing);
+  const NodeStats l = node_stats(e.start, mid, child_value_.data());
+  const double left_value = child_value_[0];
+  const NodeStats r = node_stats(mid, e.end, child_value_.data());
+  out.middle = params_.criterion == Criterion::absolute_error ? (left_value + child_value_[0]) / 2
+                                                               : left_value / 2 + child_value_[0] / 2;
+  const double decrease =
+      (stats.weight * stats.impurity - l.weight * l.impurity - r.weight * r.impurity) / root_weight_;
+  if (decrease + kEpsilon < params_.min_impurity_decrease) return out;
+
+  tree.feature[node] = static_cast<int32_t>(split.feature);
+  tree.threshold[node] = threshold_between(split.feature, split.lo, split.hi, e.start, mid);
+  // Without missing training rows, a missing value follows the larger child (ties go right).
+  tree.missing_go_to_left[node] = n_missing > 0 ? split.missing_left : mid - e.start > e.end - mid;
+  tree.impurity_decrease[node] = decrease;
+  out.mid = mid;
+  out.decrease = decrease;
+  out.split = true;
+  return out;
+}
+
+void TreeBuilder::grow_depth_first(Tree& tree, const Grown& root, Rng& rng) {
+  // Left children come off the stack first: nodes are numbered in preorder.
+  std::vector<NodeRange> stack;
+  auto push_children = [&](const Grown& g) {
+    if (!g.split) return;
+    stack.push_back(child_range(tree, g, false));
+    stack.push_back(child_range(tree, g, true));
+  };
+  push_children(root);
+  while (!stack.empty()) {
+    const NodeRange e = stack.back();
+    stack.pop_back();
+    push_children(grow_node(tree, e, rng));
+  }
+}
+
+void TreeBuilder::grow_best_first(Tree& tree, const Grown& root, Rng& rng) {
+  // scikit-learn's best-first growth: each node's split is found when the node is made; the
+  // frontier node with the largest decrease is split next, as long as max_leaf_nodes allows;
+  // the rest stay leaves. Nodes are numbered in the order they are made.
+  auto smaller = [](const Grown& a, const Grown& b) { return a.decrease < b.decrease; };
+  std::vector<Grown> frontier{root};
+  int64_t splits_left = params_.max_leaf_nodes - 1;
+  while (!frontier.empty()) {
+    std::pop_heap(frontier.begin(), frontier.end(), smaller);
+    const Grown g = frontier.back();
+    frontier.pop_back();
+    if (!g.split) continue;
+    if (splits_left <= 0) {
+      make_leaf(tree, g.node);
+      continue;
+    }
+    --splits_left;
+    const Grown left = grow_node(tree, child_range(tree, g, true), rng);
+    const Grown right = grow_node(tree, child_range(tree, g, false), rng);
+    for (const Grown& child : {left, right}) {
+      frontier.push_back(child);
+      std::push_heap(frontier.begin(), frontier.end(), smaller);
+    }
+  }
+}
+
+TreeBuilder::NodeRange TreeBuilder::child_range(const Tree& tree, const Grown& g, bool left) const {
+  NodeRange r{left ? g.start : g.mid, left ? g.mid : g.end, g.depth + 1, g.node, left, g.lower, g.upper};
+  const int8_t cst = params_.monotonic_cst.empty() ? 0 : params_.monotonic_cst[tree.feature[g.node]];
+  // Increasing: the left child's values stay below the middle, the right child's above it.
+  if (cst != 0) (left == (cst > 0) ? r.upper : r.lower) = g.middle;
+  return r;
+}
+
+void TreeBuilder::make_leaf(Tree& tree, int32_t node) {
+  tree.feature[node] = -1;
+  tree.threshold[node] = 0.0;
+  tree.missing_go_to_left[node] = 0;
+  tree.impurity_decrease[node] = 0.0;
 }
 
 }  // namespace pyinterp

@@ -1,8 +1,9 @@
-// Grows one CART tree depth-first on the rows with positive weight, partitioning row indices in
-// place. Split search is exact: every boundary between distinct values present in the node.
+// Grows one CART tree (depth-first, or best-first under max_leaf_nodes) on the rows with positive
+// weight, partitioning row indices in place. Split search is exact: every boundary between distinct values present in the node.
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "../common/rng.hpp"
@@ -33,10 +34,40 @@ class TreeBuilder {
  public:
   TreeBuilder(const TrainingSet& data, const ForestParams& params);
 
-  // Grows a tree on the rows whose weight w[i] is positive (w already folds in the bootstrap).
+  // Grows a tree on the rows whose weight w[i] is positive (w already folds in the bootstrap):
+  // depth-first, or best-first under max_leaf_nodes.
   Tree build(const std::vector<double>& w, Rng& rng);
 
  private:
+  // A node to grow: its rows samples_[start, end), depth and parent.
+  struct NodeRange {
+    int64_t start, end;
+    int32_t depth, parent;
+    bool is_left;
+    double lower = -std::numeric_limits<double>::infinity();  // monotonic constraints' bounds
+    double upper = std::numeric_limits<double>::infinity();   // on the node's value
+  };
+  // A grown node: its index, rows, and, if it was split, the first right row and its decrease.
+  struct Grown {
+    int32_t node;
+    int64_t start, mid, end;
+    int32_t depth;
+    double decrease;
+    bool split;
+    double lower, upper;  // the node's bounds
+    double middle;        // between the children's values (the bound a monotonic split passes on)
+  };
+  // The left (left = true) or right child's range, with the bounds a monotonic constraint on the
+  // split feature passes to it (scikit-learn's rule: the middle of the children's values).
+  NodeRange child_range(const Tree& tree, const Grown& g, bool left) const;
+  // Adds the node to the tree with its statistics and, unless a stopping rule or
+  // min_impurity_decrease makes it a leaf, its best split (its rows partitioned at mid).
+  Grown grow_node(Tree& tree, const NodeRange& range, Rng& rng);
+  void grow_depth_first(Tree& tree, const Grown& root, Rng& rng);
+  void grow_best_first(Tree& tree, const Grown& root, Rng& rng);
+  // Undoes a split found for a node that max_leaf_nodes leaves unsplit.
+  static void make_leaf(Tree& tree, int32_t node);
+
   struct Split {
     double proxy;
     int64_t feature = -1;
@@ -51,16 +82,23 @@ class TreeBuilder {
     bool left = false;
   };
 
-  NodeStats node_stats(int64_t start, int64_t end, double* value) const {
+  NodeStats node_stats(int64_t start, int64_t end, double* value) {
     return pyinterp::node_stats(params_.criterion, samples_.data() + start, end - start, w_, data_.y, data_.classes,
-                                std::max(data_.n_classes, 1), value);
+                                std::max(data_.n_classes, 1), value, median_scratch_);
   }
-  // Fills the node's local arrays (weights, centred targets or classes) that the split search reads.
+  // Fills the node's local arrays (weights, targets centred on mean_y, or classes) that the split
+  // search reads.
   void prepare_node(int64_t start, int64_t end, double mean_y);
+  // by_y_: the node's positions ordered by y.
+  void order_by_y(int64_t start, int64_t m);
+  // absolute_error: the rank of each position's y, y by rank, and the node's Fenwick arrays.
+  void rank_node_targets(int64_t start, int64_t m);
   // The best split of the node among up to max_features non-constant candidates (feature -1: none).
   Split find_split(int64_t start, int64_t end, Rng& rng);
   // The criterion's running statistics over the node's local arrays.
   RegressionStats split_stats(StatsTag<RegressionStats>, int64_t m);
+  PoissonStats split_stats(StatsTag<PoissonStats>, int64_t m);
+  AbsoluteErrorStats split_stats(StatsTag<AbsoluteErrorStats>, int64_t m);
   template <bool Entropy>
   ClassStats<Entropy> split_stats(StatsTag<ClassStats<Entropy>>, int64_t m);
   template <class Stats>
@@ -77,6 +115,13 @@ class TreeBuilder {
   template <class Stats>
   bool evaluate_feature(int64_t f, int64_t start, int64_t end, Stats& stats, Split& best);
   // Whether a candidate leaves enough rows and weight on both sides.
+  // Whether the children's values respect the searched feature's monotonic constraint and the
+  // node's bounds.
+  template <class Stats>
+  bool monotone(const Stats& stats) const {
+    const double vl = stats.side_value(true), vr = stats.side_value(false);
+    return vl >= lower_ && vr >= lower_ && vl <= upper_ && vr <= upper_ && (vl - vr) * cst_ <= 0;
+  }
   template <class Stats>
   bool admissible(int64_t n_left, int64_t m, const Stats& stats) const {
     const int64_t msl = params_.min_samples_leaf;
@@ -126,6 +171,14 @@ class TreeBuilder {
   // node may stop at the best split its rows allow. With limits the optimum may sit at the edge
   // of the admissible range inside a pure run, so every boundary is scored.
   bool leaf_limits_ = true;
+  // The searched feature's monotonic constraint and the node's bounds; a constrained feature
+  // scores every boundary (constraints, like leaf limits, can exclude the unconstrained optimum).
+  int8_t cst_ = 0;
+  double lower_ = -std::numeric_limits<double>::infinity(), upper_ = std::numeric_limits<double>::infinity();
+  bool every_boundary() const { return leaf_limits_ || cst_ != 0; }
+  double root_weight_ = 0.0;
+  double mean_y_ = 0.0;  // what prepare_node centred the node's targets on
+  std::vector<double> value_, child_value_;  // a node's and its children's values
   std::vector<uint32_t> samples_, right_rows_;
   std::vector<int64_t> candidates_;  // features drawn at the current node, in draw order
   std::vector<uint32_t> by_y_;       // node positions ordered by y (best_threshold_split)
@@ -140,6 +193,11 @@ class TreeBuilder {
   std::vector<double> hist_w_, hist_s_;
   std::vector<int32_t> hist_class_;
   std::vector<double> class_left_, class_total_;
+  // absolute_error: node medians (node_stats), y ranks and Fenwick arrays (AbsoluteErrorStats).
+  std::vector<std::pair<double, double>> median_scratch_;
+  std::vector<uint32_t> y_rank_;
+  std::vector<double> sorted_y_, fenwick_full_w_, fenwick_full_wy_, fenwick_left_w_, fenwick_left_wy_,
+      fenwick_right_w_, fenwick_right_wy_;
 };
 
 }  // namespace pyinterp

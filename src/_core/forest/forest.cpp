@@ -8,6 +8,7 @@
 
 #include "builder.hpp"
 #include "encoding.hpp"
+#include "prune.hpp"
 #include "../common/parallel.hpp"
 #include "../common/rng.hpp"
 
@@ -72,13 +73,14 @@ std::vector<double> scaled(const double* v, int64_t n, int exponent) {
   return out;
 }
 
-// Undoes the fitting scales: values by 2^y_exp, impurities and their decreases by 2^(2 y_exp)
-// (inf where the true value is beyond double range), weighted sizes by 2^w_exp.
-void unscale(Tree& tree, int y_exp, int w_exp) {
+// Undoes the fitting scales: values by 2^y_exp, impurities and their decreases by 2^(k y_exp)
+// for an impurity of power k in y (inf where the true value is beyond double range), weighted
+// sizes by 2^w_exp.
+void unscale(Tree& tree, int y_exp, int w_exp, int impurity_power) {
   for (double& w : tree.weighted_n_node_samples) w = std::ldexp(w, w_exp);
   for (double& v : tree.value) v = std::ldexp(v, y_exp);
-  for (double& v : tree.impurity) v = std::ldexp(v, 2 * y_exp);
-  for (double& v : tree.impurity_decrease) v = std::ldexp(v, 2 * y_exp);
+  for (double& v : tree.impurity) v = std::ldexp(v, impurity_power * y_exp);
+  for (double& v : tree.impurity_decrease) v = std::ldexp(v, impurity_power * y_exp);
 }
 
 void check_width(const Forest& forest, const MatrixView& X) {
@@ -94,8 +96,15 @@ Forest fit_forest(const MatrixView& X, const double* y, const int32_t* classes, 
   if (params.max_features < 1) throw std::invalid_argument("max_features must be at least 1");
   if (params.n_draws < 1) throw std::invalid_argument("max_samples must select at least one row");
   if (params.first_tree < 0) throw std::invalid_argument("first_tree must be >= 0");
-  if ((n_classes > 0) != (params.criterion != Criterion::squared_error))
+  if ((n_classes > 0) != is_classification(params.criterion))
     throw std::invalid_argument("the criterion does not match the task");
+  if (!params.monotonic_cst.empty()) {
+    if (static_cast<int64_t>(params.monotonic_cst.size()) != X.n_cols)
+      throw std::invalid_argument("monotonic_cst must have one entry per feature");
+    for (int8_t c : params.monotonic_cst)
+      if (c < -1 || c > 1) throw std::invalid_argument("monotonic_cst entries must be -1, 0 or 1");
+    if (n_classes > 2) throw std::invalid_argument("monotonic_cst needs regression or two classes");
+  }
   std::unique_ptr<const XFile> x_file;
   if (file) x_file = std::make_unique<const XFile>(*file, X);
   const ColumnCodes codes(X, params.n_threads, x_file.get());
@@ -106,7 +115,9 @@ Forest fit_forest(const MatrixView& X, const double* y, const int32_t* classes, 
   const std::vector<double> y_scaled = y_exp ? scaled(y, n, y_exp) : std::vector<double>();
   const std::vector<double> w_scaled = w_exp ? scaled(sample_weight, n, w_exp) : std::vector<double>();
   ForestParams fit_params = params;
-  fit_params.min_impurity_decrease = std::ldexp(params.min_impurity_decrease, -2 * y_exp);
+  const int power = impurity_power(params.criterion);
+  fit_params.min_impurity_decrease = std::ldexp(params.min_impurity_decrease, -power * y_exp);
+  const double ccp_alpha = std::ldexp(params.ccp_alpha, -power * y_exp);
 
   TrainingSet data;
   data.codes = &codes;
@@ -135,7 +146,8 @@ Forest fit_forest(const MatrixView& X, const double* y, const int32_t* classes, 
         draw_rows(rng, params, n, counts, worker.perm);
         tree_weights(data, params, counts, n, worker.w);
         forest.trees[t] = worker.builder.build(worker.w, rng);
-        if (y_exp || w_exp) unscale(forest.trees[t], y_exp, w_exp);
+        if (ccp_alpha > 0.0) forest.trees[t] = prune_tree(forest.trees[t], ccp_alpha);
+        if (y_exp || w_exp) unscale(forest.trees[t], y_exp, w_exp, power);
       });
   return forest;
 }

@@ -17,6 +17,11 @@ struct ForestParams {
   int64_t min_samples_leaf = 1;
   double min_weight_fraction_leaf = 0.0;  // of the tree's total in-bag weight
   int64_t max_depth = -1;        // -1: unlimited
+  int64_t max_leaf_nodes = -1;   // -1: unlimited (depth-first growth); else best-first growth
+  double ccp_alpha = 0.0;        // minimal cost-complexity pruning of each tree (0: none)
+  // Per feature -1, 0 or +1: the node values (mean, median, class-0 fraction) must decrease /
+  // may do anything / must increase with the feature. Empty: no constraints.
+  std::vector<int8_t> monotonic_cst;
   double min_impurity_decrease = 0.0;
   bool balanced_subsample = false;  // reweight classes per tree by their in-bag frequency
   uint64_t seed = 0;

@@ -1,5 +1,5 @@
-// A fitted tree as a struct of arrays, one entry per node, nodes numbered in depth-first preorder
-// (left child first). A leaf has left == right == feature == -1 and threshold 0. Rows go left when
+// A fitted tree as a struct of arrays, one entry per node, every child after its parent: nodes
+// numbered in depth-first preorder (left child first), or in the order best-first growth made them. A leaf has left == right == feature == -1 and threshold 0. Rows go left when
 // x <= threshold; a missing value (NaN) goes left when missing_go_to_left: the side that scored
 // better where the node's training rows had missing values, else the side with more of its rows
 // (scikit-learn's rule).

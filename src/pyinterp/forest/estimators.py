@@ -51,6 +51,7 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
         "max_features": [Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right"),
                          StrOptions({"sqrt", "log2"}), None],
+        "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
         "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
         "bootstrap": ["boolean"],
         "oob_score": ["boolean", callable],
@@ -58,6 +59,8 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         "random_state": ["random_state"],
         "max_samples": [None, Interval(RealNotInt, 0.0, None, closed="neither"), Interval(Integral, 1, None, closed="left")],
         "warm_start": ["boolean"],
+        "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
+        "monotonic_cst": ["array-like", None],
     }
 
     def __init__(
@@ -70,13 +73,16 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         min_samples_leaf,
         min_weight_fraction_leaf,
         max_features,
+        max_leaf_nodes,
         min_impurity_decrease,
         bootstrap,
         oob_score,
         n_jobs,
         random_state,
         warm_start,
+        ccp_alpha,
         max_samples,
+        monotonic_cst,
     ):
         self.n_estimators = n_estimators
         self.criterion = criterion
@@ -85,13 +91,16 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         self.min_samples_leaf = min_samples_leaf
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
         self.min_impurity_decrease = min_impurity_decrease
         self.bootstrap = bootstrap
         self.oob_score = oob_score
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.warm_start = warm_start
+        self.ccp_alpha = ccp_alpha
         self.max_samples = max_samples
+        self.monotonic_cst = monotonic_cst
 
     # -- fitting -------------------------------------------------------------------------------
 
@@ -106,7 +115,10 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         p.min_samples_leaf = count_or_fraction("min_samples_leaf", self.min_samples_leaf, n_samples, fraction_max=0.5)
         p.min_weight_fraction_leaf = float(self.min_weight_fraction_leaf)
         p.max_depth = -1 if self.max_depth is None else self.max_depth
+        # A tree has fewer than 2^31 nodes: larger budgets are the same as that one (still best-first).
+        p.max_leaf_nodes = -1 if self.max_leaf_nodes is None else min(self.max_leaf_nodes, INT32_MAX)
         p.min_impurity_decrease = float(self.min_impurity_decrease)
+        p.ccp_alpha = float(self.ccp_alpha)
         p.seed = root_seed(self.random_state)
         p.n_threads = resolve_n_threads(self.n_jobs)
         if self.oob_score and not p.bootstrap and p.n_draws == n_samples:
@@ -129,6 +141,7 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
             n_drawable = n_features
         params = self._params(n_samples, n_features, n_drawable)
         params.balanced_subsample = balanced_subsample
+        params.monotonic_cst = self._monotonic_cst(X, n_classes)
         grown = self._grown_trees(n_samples, n_features)
         if grown:
             # The new trees continue the streams of the old ones: the result is the forest that
@@ -155,6 +168,25 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         if self.oob_score:
             self._set_oob_score(X, y)
         return self
+
+    def _monotonic_cst(self, X, n_classes):
+        """The constraints as the core reads them, with scikit-learn's checks and messages; a
+        classifier's are flipped, as the core constrains the fraction of the first class."""
+        if self.monotonic_cst is None:
+            return []
+        cst = np.asarray(self.monotonic_cst)
+        if cst.shape != (X.shape[1],):
+            raise ValueError(f"monotonic_cst has shape {cst.shape[0] if cst.ndim else cst.shape} but the input data X "
+                             f"has {X.shape[1]} features.")
+        if not np.all(np.isin(cst, (-1, 0, 1))):
+            raise ValueError(f"monotonic_cst must be None or an array-like of -1, 0 or 1, but got {np.unique(cst)}")
+        if n_classes > 2:
+            raise ValueError("Monotonicity constraints are not supported with multiclass classification")
+        values = X.data if sp.issparse(X) else X
+        if np.issubdtype(values.dtype, np.floating) and np.isnan(values).any():
+            raise ValueError("X contains NaN: monotonic_cst does not support missing values (as in scikit-learn)")
+        cst = cst.astype(np.int8)
+        return (-cst if n_classes else cst).tolist()
 
     def _grown_trees(self, n_samples, n_features):
         """With warm_start, the trees fitted already (0 without), after scikit-learn's checks."""
@@ -286,7 +318,22 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
 
 
 class RandomForestRegressor(RegressorMixin, _BaseForest):
-    """Random forest of CART regression trees (squared error), grown to purity by default.
+    """Random forest of CART regression trees, grown to purity by default.
+
+    ``criterion``: "squared_error" (leaves predict the mean), "poisson" (half Poisson deviance,
+    for counts: y >= 0 with a positive sum; leaves predict the mean), "absolute_error" (leaves
+    predict the weighted median; O(m log m) per feature and node, so slower), "friedman_mse"
+    (deprecated as in scikit-learn 1.9: the same splits as squared_error, mapped to it). The
+    impurity each tree records (MDI, ``feature_importances_``, DWP's node weights) is the
+    criterion's; the out-of-bag measures (MDI-oob, naive-oob, UFI) read node impurity on the
+    out-of-bag rows as variance for every regression criterion.
+
+    ``max_leaf_nodes`` grows each tree best-first (the frontier node with the largest impurity
+    decrease is split next; nodes are numbered as they are made); ``ccp_alpha`` prunes each tree
+    to its minimal cost-complexity subtree (renumbered in preorder); ``monotonic_cst`` (per
+    feature -1, 0, 1) keeps the prediction monotonic in the constrained features (splits whose
+    children break the order or the node's bounds are not taken; node values are clipped to their
+    bounds). All as scikit-learn does.
 
     Parameters follow :class:`sklearn.ensemble.RandomForestRegressor`. Differences:
     ``max_samples`` also works with ``bootstrap=False`` (subsampling without replacement), and a
@@ -297,7 +344,9 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
     (probabilities, up to scale, of drawing each feature as a candidate; zero = never).
     """
 
-    _criteria = {"squared_error": _core.Criterion.squared_error}
+    # friedman_mse: deprecated in scikit-learn 1.9 as the same splits as squared_error, mapped to it.
+    _criteria = {"squared_error": _core.Criterion.squared_error, "friedman_mse": _core.Criterion.squared_error,
+                 "poisson": _core.Criterion.poisson, "absolute_error": _core.Criterion.absolute_error}
     _parameter_constraints = {**_BaseForest._parameter_constraints, "criterion": [StrOptions(set(_criteria))]}
 
     def __init__(
@@ -310,13 +359,16 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
         min_samples_leaf=1,
         min_weight_fraction_leaf=0.0,
         max_features=1.0,
+        max_leaf_nodes=None,
         min_impurity_decrease=0.0,
         bootstrap=True,
         oob_score=False,
         n_jobs=None,
         random_state=None,
         warm_start=False,
+        ccp_alpha=0.0,
         max_samples=None,
+        monotonic_cst=None,
     ):
         super().__init__(
             n_estimators,
@@ -326,21 +378,34 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
             min_samples_leaf=min_samples_leaf,
             min_weight_fraction_leaf=min_weight_fraction_leaf,
             max_features=max_features,
+            max_leaf_nodes=max_leaf_nodes,
             min_impurity_decrease=min_impurity_decrease,
             bootstrap=bootstrap,
             oob_score=oob_score,
             n_jobs=n_jobs,
             random_state=random_state,
             warm_start=warm_start,
+            ccp_alpha=ccp_alpha,
             max_samples=max_samples,
+            monotonic_cst=monotonic_cst,
         )
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, feature_weights=None):
         X, y = validate_fit_data(self, X, y)
         y = regression_target(y)
+        if self.criterion == "friedman_mse":
+            warnings.warn('Value `"friedman_mse"` for `criterion` is deprecated and will be removed in 1.11. It maps '
+                          'to `"squared_error"` as both were always equivalent. Use `criterion="squared_error"` to '
+                          "remove this warning.", FutureWarning, stacklevel=2)
+        if self.criterion == "poisson":
+            if np.any(y < 0):
+                raise ValueError("Some value(s) of y are negative which is not allowed for Poisson regression.")
+            if np.sum(y) <= 0:
+                raise ValueError("Sum of y is not strictly positive which is necessary for Poisson regression.")
         largest = np.abs(y).max()
-        if largest > 0 and abs(int(np.frexp(largest)[1])) > 511:
+        squares = self._criteria[self.criterion] == _core.Criterion.squared_error
+        if squares and largest > 0 and abs(int(np.frexp(largest)[1])) > 511:
             warnings.warn(f"max |y| = {largest:g}: its squares are beyond float64, so node impurities and "
                           "what is computed from them (feature_importances_, MDI, signed paths, oob_score_) are "
                           "inf, NaN or 0; predictions are exact. Rescale y: none of those depend on its scale.",
@@ -389,14 +454,17 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         min_samples_leaf=1,
         min_weight_fraction_leaf=0.0,
         max_features="sqrt",
+        max_leaf_nodes=None,
         min_impurity_decrease=0.0,
         bootstrap=True,
         oob_score=False,
         n_jobs=None,
         random_state=None,
         warm_start=False,
+        ccp_alpha=0.0,
         max_samples=None,
         class_weight=None,
+        monotonic_cst=None,
     ):
         super().__init__(
             n_estimators,
@@ -406,13 +474,16 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
             min_samples_leaf=min_samples_leaf,
             min_weight_fraction_leaf=min_weight_fraction_leaf,
             max_features=max_features,
+            max_leaf_nodes=max_leaf_nodes,
             min_impurity_decrease=min_impurity_decrease,
             bootstrap=bootstrap,
             oob_score=oob_score,
             n_jobs=n_jobs,
             random_state=random_state,
             warm_start=warm_start,
+            ccp_alpha=ccp_alpha,
             max_samples=max_samples,
+            monotonic_cst=monotonic_cst,
         )
         self.class_weight = class_weight
 

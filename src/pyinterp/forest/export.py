@@ -45,16 +45,22 @@ def _fitted_attributes(est, forest):
     return est
 
 
+def _sklearn_criterion(forest):
+    """scikit-learn 1.9 deprecates friedman_mse as the squared_error it always equalled."""
+    return "squared_error" if forest.criterion == "friedman_mse" else forest.criterion
+
+
 def sklearn_estimator(forest, index):
     """Tree ``index`` of a fitted pyinterp forest as a fitted scikit-learn decision tree."""
     from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
     classifier = hasattr(forest, "classes_")
     Estimator = DecisionTreeClassifier if classifier else DecisionTreeRegressor
-    est = Estimator(criterion=forest.criterion, max_depth=forest.max_depth,
+    est = Estimator(criterion=_sklearn_criterion(forest), max_depth=forest.max_depth,
                     min_samples_split=forest.min_samples_split, min_samples_leaf=forest.min_samples_leaf,
                     min_weight_fraction_leaf=forest.min_weight_fraction_leaf, max_features=forest.max_features,
-                    min_impurity_decrease=forest.min_impurity_decrease)
+                    max_leaf_nodes=forest.max_leaf_nodes, min_impurity_decrease=forest.min_impurity_decrease,
+                    ccp_alpha=forest.ccp_alpha)
     est.tree_ = sklearn_tree(forest._forest.tree(index), forest.n_features_in_,
                              len(forest.classes_) if classifier else 0)
     est.max_features_ = resolve_max_features(forest.max_features, forest.n_features_in_, forest.n_features_in_)
@@ -89,11 +95,11 @@ def to_sklearn(forest):
     Forest = ensemble.RandomForestClassifier if classifier else ensemble.RandomForestRegressor
     params = {name: getattr(forest, name) for name in ("n_estimators", "max_depth", "min_samples_split",
                                                        "min_samples_leaf", "min_weight_fraction_leaf", "max_features",
-                                                       "min_impurity_decrease", "bootstrap", "n_jobs", "random_state",
-                                                       "max_samples")}
+                                                       "max_leaf_nodes", "min_impurity_decrease", "bootstrap", "n_jobs",
+                                                       "random_state", "ccp_alpha", "max_samples")}
     if classifier:
         params["class_weight"] = forest.class_weight
-    out = Forest(criterion=forest.criterion, **params)
+    out = Forest(criterion=_sklearn_criterion(forest), **params)
     out.estimators_ = list(forest.estimators_)
     out.estimator_ = out.estimators_[0].__class__(**out.estimators_[0].get_params())
     out._n_samples = forest._forest.n_samples

@@ -1,0 +1,129 @@
+"""max_leaf_nodes (best-first growth) and ccp_alpha (cost-complexity pruning) on bootstrap
+forests: budgets, nesting, determinism, and what the interpretation methods read. Node-for-node
+equality with scikit-learn is in test_sklearn_parity.py."""
+
+import numpy as np
+import pytest
+from reference import mdi_oob_per_tree
+
+from pyinterp import RandomForestClassifier, RandomForestRegressor
+from pyinterp.forest.tree import derived_fields
+from pyinterp.importance import mdi_oob
+from pyinterp.interactions import signed_paths
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.RandomState(0)
+    X = rng.rand(300, 8)
+    y = 3 * X[:, 0] + np.sin(6 * X[:, 1]) + X[:, 2] * X[:, 3] + 0.3 * rng.randn(300)
+    return X, y
+
+
+def leaves(tree):
+    return int(np.sum(tree.left < 0))
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_max_leaf_nodes_bounds_every_tree(data, n_jobs):
+    X, y = data
+    forest = RandomForestRegressor(n_estimators=8, max_leaf_nodes=11, max_features=0.5, random_state=0,
+                                   n_jobs=n_jobs).fit(X, y)
+    assert [leaves(t) for t in forest.trees_] == [11] * 8
+    reference = RandomForestRegressor(n_estimators=8, max_leaf_nodes=11, max_features=0.5, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(forest.predict(X), reference.predict(X))
+
+
+def test_a_budget_beyond_any_tree_grows_the_full_tree(data):
+    """2^70 leaves (clamped to what a tree can hold) never binds: without bootstrap every leaf
+    holds one row of distinct y, as in depth-first growth."""
+    X, y = data
+    forest = RandomForestRegressor(n_estimators=3, bootstrap=False, max_leaf_nodes=2**70, random_state=0).fit(X, y)
+    assert [leaves(t) for t in forest.trees_] == [len(y)] * 3
+    np.testing.assert_allclose(forest.predict(X), y, rtol=1e-12)
+
+
+@pytest.mark.parametrize("Forest", [RandomForestRegressor, RandomForestClassifier])
+def test_larger_alpha_prunes_to_nested_subtrees(data, Forest):
+    X, y = data
+    y = y if Forest is RandomForestRegressor else (y > np.median(y)).astype(int)
+    counts = []
+    for alpha in (0.0, 1e-4, 1e-3, 1e-2, 1e9):
+        forest = Forest(n_estimators=4, ccp_alpha=alpha, max_features=0.5, random_state=0).fit(X, y)
+        counts.append([t.node_count for t in forest.trees_])
+        for tree in forest.trees_:
+            derived = derived_fields(tree.left, tree.right, tree.weighted_n_node_samples, tree.impurity)
+            np.testing.assert_allclose(tree.impurity_decrease, derived["impurity_decrease"], rtol=1e-9, atol=1e-15)
+            np.testing.assert_array_equal(tree.depth, derived["depth"])
+    counts = np.array(counts)
+    assert np.all(np.diff(counts, axis=0) <= 0) and np.any(np.diff(counts, axis=0) < 0)
+    assert np.all(counts[-1] == 1)  # an alpha beyond every branch's leaves only the root
+
+
+def test_pruning_alpha_scales_with_the_squared_targets(data):
+    """The core fits y beyond 2^256 scaled by a power of two: ccp_alpha is scaled with it."""
+    X, y = data
+    kw = dict(n_estimators=3, max_features=0.5, random_state=0)
+    base = RandomForestRegressor(ccp_alpha=1e-3, **kw).fit(X, y)
+    big = RandomForestRegressor(ccp_alpha=np.ldexp(1e-3, 600), **kw).fit(X, np.ldexp(y, 300))
+    assert [t.node_count for t in big.trees_] == [t.node_count for t in base.trees_]
+    np.testing.assert_array_equal(big.predict(X), np.ldexp(base.predict(X), 300))
+
+
+@pytest.mark.parametrize("kw", [dict(max_leaf_nodes=9), dict(ccp_alpha=2e-3)])
+def test_interpretation_reads_grown_and_pruned_trees(data, kw):
+    """MDI-oob equals its definition (thesis eq. 8.20) walked node by node on best-first numbered
+    and pruned trees; signed paths have one row per leaf."""
+    X, y = data
+    forest = RandomForestRegressor(n_estimators=6, max_features=0.5, random_state=0, **kw).fit(X, y)
+    per_tree = [mdi_oob_per_tree(t, X, y[:, None], counts == 0, X.shape[1])
+                for t, counts in zip(forest.trees_, forest.inbag_counts_)]
+    np.testing.assert_allclose(mdi_oob(forest, X, y), np.mean(per_tree, axis=0), rtol=0, atol=1e-12)
+    assert len(signed_paths(forest)) == sum(leaves(t) for t in forest.trees_)
+
+
+@pytest.mark.parametrize("name, value", [("max_leaf_nodes", 1), ("max_leaf_nodes", 2.5), ("ccp_alpha", -0.1)])
+def test_bad_growth_parameters_are_named(data, name, value):
+    X, y = data
+    with pytest.raises(ValueError, match=f"'{name}' parameter"):
+        RandomForestRegressor(**{name: value}).fit(X, y)
+
+
+@pytest.mark.parametrize("Forest, criterion", [(RandomForestRegressor, "squared_error"),
+                                               (RandomForestRegressor, "poisson"),
+                                               (RandomForestRegressor, "absolute_error"),
+                                               (RandomForestClassifier, "gini")])
+def test_monotonic_constraints_hold_everywhere(data, Forest, criterion):
+    """On bootstrap forests of every criterion, along every constrained feature from random
+    starting points, the prediction (a classifier's probability of its second class) moves only
+    the constrained way."""
+    X, y = data
+    if criterion == "poisson":
+        y = np.exp(y / 2)
+    elif Forest is RandomForestClassifier:
+        y = (y > np.median(y)).astype(int)
+    cst = [1, -1, 0, 1, 0, 0, -1, 0]
+    forest = Forest(n_estimators=20, criterion=criterion, monotonic_cst=cst, max_features=0.5,
+                    random_state=0).fit(X, y)
+    predict = forest.predict if Forest is RandomForestRegressor else (lambda Z: forest.predict_proba(Z)[:, 1])
+    grid = np.linspace(-0.1, 1.1, 60)
+    starts = np.random.RandomState(1).rand(15, X.shape[1])
+    for j, sign in enumerate(cst):
+        if sign == 0:
+            continue
+        for start in starts:
+            Z = np.tile(start, (len(grid), 1))
+            Z[:, j] = grid
+            assert np.all(sign * np.diff(predict(Z)) >= -1e-12), (j, sign)
+
+
+def test_monotonic_constraints_are_checked_as_scikit_learn(data):
+    X, y = data
+    with pytest.raises(ValueError, match="monotonic_cst has shape 3 but the input data X has 8 features"):
+        RandomForestRegressor(monotonic_cst=[1, 0, 0]).fit(X, y)
+    with pytest.raises(ValueError, match="monotonic_cst must be None or an array-like of -1, 0 or 1"):
+        RandomForestRegressor(monotonic_cst=[2] + [0] * 7).fit(X, y)
+    with pytest.raises(ValueError, match="not supported with multiclass classification"):
+        RandomForestClassifier(monotonic_cst=[1] + [0] * 7).fit(X, np.digitize(y, [0.5, 1.5]))
+    with pytest.raises(ValueError, match="monotonic_cst does not support missing values"):
+        RandomForestRegressor(monotonic_cst=[1] + [0] * 7).fit(np.where(X > 0.95, np.nan, X), y)
