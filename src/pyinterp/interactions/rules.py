@@ -67,7 +67,7 @@ class InteractionRule:
     def __repr__(self) -> str:
         return f"InteractionRule({self}; {len(self.leaf_weights)} leaves)"
 
-    def _columns(self, X) -> np.ndarray:
+    def columns(self, X) -> np.ndarray:
         """(n, |S|) float64: X's columns of S, X checked against the forest's training columns."""
         X = validate_data(self._estimator, X, reset=False, **FOREST_X)
         columns = X[:, [k for k, _ in self.features]]
@@ -76,7 +76,7 @@ class InteractionRule:
     def indicator(self, X) -> np.ndarray:
         """Whether each row of X lies in the rule's cell: x_k <= t_k for every (k, -) and
         x_k > t_k for every (k, +), with the median thresholds. A missing value is outside."""
-        return _inside(self._columns(X), self.thresholds, self._signs())
+        return _inside(self.columns(X), self.thresholds, self._signs())
 
     def predict(self, X, batch_size=1024) -> np.ndarray:
         """The R iRF package's interaction prediction (``interactPredict``): the size-weighted mean,
@@ -84,7 +84,7 @@ class InteractionRule:
         box through S (its bounds, not the medians). Every leaf is used (the R package samples up to
         ``nrule`` of them); for a classifier the value is the fraction of ``class_id`` in every such
         leaf (the R package takes the class-1 leaves as 1)."""
-        columns, signs = self._columns(X), self._signs()
+        columns, signs = self.columns(X), self._signs()
         weighted = self.leaf_weights * self.leaf_values
         out = np.empty(columns.shape[0])
         for start in range(0, columns.shape[0], batch_size):  # (batch, n_leaves) booleans at a time
