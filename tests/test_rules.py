@@ -139,7 +139,7 @@ def test_lssfind_rule_equals_brute_force(lss_fit):
     predicted = [sum(w * v for b, v, w in zip(bounds, values, weights)
                      if all((x[k] <= t) if s < 0 else (x[k] > t) for (k, s), t in zip(truth[0], b))) / weights.sum()
                  for x in Xa[:50]]
-    np.testing.assert_allclose(rule.predict(X.iloc[:50], batch_size=7), predicted, rtol=1e-12)
+    np.testing.assert_allclose(rule.predict(X.iloc[:50]), predicted, rtol=1e-12)
     assert str(rule) == f"GENE0 <= {medians[0]:.4g} and GENE1 <= {medians[1]:.4g} -> {rule.value:.4g}"
     # The cell's rows: the forest's value estimates their mean response.
     assert rule.value == pytest.approx(y[rule.indicator(X)].mean(), rel=0.1)

@@ -78,18 +78,21 @@ class InteractionRule:
         x_k > t_k for every (k, +), with the median thresholds. A missing value is outside."""
         return _inside(self.columns(X), self.thresholds, self._signs())
 
-    def predict(self, X, batch_size=1024) -> np.ndarray:
+    def predict(self, X) -> np.ndarray:
         """The R iRF package's interaction prediction (``interactPredict``): the size-weighted mean,
         over the leaves containing S, of the leaf's value times whether x lies in that leaf's own
         box through S (its bounds, not the medians). Every leaf is used (the R package samples up to
         ``nrule`` of them); for a classifier the value is the fraction of ``class_id`` in every such
         leaf (the R package takes the class-1 leaves as 1)."""
         columns, signs = self.columns(X), self._signs()
-        weighted = self.leaf_weights * self.leaf_values
+        # Leaves below one split share their box: each distinct box once, with its leaves' mass.
+        boxes, inverse = np.unique(self.leaf_bounds, axis=0, return_inverse=True)
+        mass = np.bincount(inverse.ravel(), weights=self.leaf_weights * self.leaf_values, minlength=len(boxes))
         out = np.empty(columns.shape[0])
-        for start in range(0, columns.shape[0], batch_size):  # (batch, n_leaves) booleans at a time
+        batch_size = max(1, 2**24 // boxes.size)  # ~16 MB of (rows, boxes, |S|) booleans at a time
+        for start in range(0, columns.shape[0], batch_size):
             block = columns[start:start + batch_size, None, :]
-            out[start:start + batch_size] = _inside(block, self.leaf_bounds[None], signs) @ weighted
+            out[start:start + batch_size] = _inside(block, boxes[None], signs) @ mass
         return out / self.leaf_weights.sum()
 
     def _signs(self) -> np.ndarray:
