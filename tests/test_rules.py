@@ -145,6 +145,16 @@ def test_lssfind_rule_equals_brute_force(lss_fit):
     assert rule.value == pytest.approx(y[rule.indicator(X)].mean(), rel=0.1)
 
 
+def test_interaction_rule_of_the_same_trees_in_scikit_learn(lss_fit):
+    X, y, truth, lss = lss_fit
+    sk = lss.forest_.to_sklearn()
+    rule, peer = lss.rule(truth[0]), interaction_rule(sk, signed_paths(sk, lss.epsilon), truth[0])
+    np.testing.assert_array_equal(peer.leaf_bounds, rule.leaf_bounds)
+    assert str(peer) == str(rule)
+    np.testing.assert_array_equal(peer.predict(X), rule.predict(X))
+    np.testing.assert_array_equal(peer.indicator(X), rule.indicator(X))
+
+
 def test_lssfind_rule_arguments(lss_fit):
     X, y, truth, lss = lss_fit
     by_index = lss.rule(0)

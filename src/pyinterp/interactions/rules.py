@@ -83,7 +83,7 @@ class InteractionRule:
         over the leaves containing S, of the leaf's value times whether x lies in that leaf's own
         box through S (its bounds, not the medians). Every leaf is used (the R package samples up to
         ``nrule`` of them); for a classifier the value is the fraction of ``class_id`` in every such
-        leaf (the R package takes the class-1 leaves as 1)."""
+        leaf (the R package takes the class-1 leaves as 1). A missing value is outside every box."""
         columns, signs = self.columns(X), self._signs()
         # Leaves below one split share their box: each distinct box once, with its leaves' mass.
         boxes, inverse = np.unique(self.leaf_bounds, axis=0, return_inverse=True)
