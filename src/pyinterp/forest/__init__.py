@@ -1,7 +1,9 @@
 """Random forests on the C++ engine (estimators.py), the fitted trees' node arrays (tree.py), and one
-view of a fitted forest, pyinterp's or scikit-learn's, for the measures that read it (view.py)."""
+view of a fitted forest, pyinterp's or scikit-learn's, for the measures that read it (view.py), and
+its trees as readable rules (rules.py)."""
 
 from .estimators import RandomForestClassifier, RandomForestRegressor
+from .rules import Rule, tree_rules
 from .tree import Tree
 
-__all__ = ["RandomForestClassifier", "RandomForestRegressor", "Tree"]
+__all__ = ["RandomForestClassifier", "RandomForestRegressor", "Rule", "Tree", "tree_rules"]

@@ -29,6 +29,7 @@ from .dwp import sum_codes
 from .local import leaf_rows
 from .paths import SignedPaths, decode, signed_paths
 from .rit import rit_csr
+from .rules import interaction_rule, resolve_interaction
 from .table import InteractionTable
 
 _SCORES = ("prevalence", "precision", "cpe", "fsd", "mip")
@@ -391,6 +392,23 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         groups = getattr(self, "feature_groups_", None)  # absent in pickles of 0.1.0
         names = groups.names if groups is not None else getattr(self, "feature_names_in_", None)
         return InteractionTable([features[i] for i in order], {c: v[order] for c, v in columns.items()}, names)
+
+    def rule(self, interaction, *, precision=4):
+        """The :class:`~pyinterp.interactions.InteractionRule` of an interaction - a record of
+        ``interactions_``, an index into it, or a signed set by index or name - with thresholds from
+        the leaves of ``forest_`` (the selected iteration's forest) whose signed path, read as the
+        bootstraps read them (``first_split``), contains it. For a classifier the rule's values are
+        fractions of ``class_id_``. Needs ``signed=True`` and no ``feature_groups``."""
+        check_is_fitted(self, "interactions_")
+        if getattr(self, "feature_groups_", None) is not None:
+            raise ValueError("interactions between feature groups have no thresholds: fit without feature_groups "
+                             "for rules")
+        names = getattr(self, "feature_names_in_", None)
+        features = resolve_interaction(interaction, self.interactions_, None if names is None else tuple(names))
+        every = self.signed and not self.first_split
+        paths = signed_paths(self.forest_, 0.0, first_occurrence="every" if every else "after_filter")
+        return interaction_rule(self.forest_, paths, features, class_id=getattr(self, "class_id_", None),
+                                precision=precision)
 
     # -- prediction ----------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._groups import check_feature_groups
 from .._validation import (ForestInputMixin, check_columns, core_X, regression_target, share_feature_names,
                            validate_fit_data)
 from ..forest import RandomForestRegressor
@@ -16,6 +17,7 @@ from .dwp import FLOAT_SLACK, dwp, prevalent_sets, rank_key
 from .itemsets import frequent_itemsets
 from .local import prevalence_at, sample_rows
 from .paths import PATH_CONSTRAINTS, decode, signed_paths
+from .rules import interaction_rule, resolve_interaction
 from .table import InteractionTable
 
 
@@ -74,6 +76,8 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
         model (``minimal_.features`` lists them as tuples of (feature, sign)).
     paths_ : SignedPaths
         The forest's leaf paths; with ``feature_groups`` their codes index the groups.
+    feature_groups_ : FeatureGroups or None
+        With ``feature_groups``: the group names and each column's group (as for iRF).
 
     With pandas X, records and frames name the columns (``record.names``, ``to_frame()``), the
     inner forest has ``feature_names_in_`` and :meth:`dwp` takes sets by column (or group) name.
@@ -135,7 +139,9 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
             min_samples_leaf=self.min_samples_leaf, max_depth=self.max_depth, random_state=self.random_state,
             n_jobs=self.n_jobs).fit(X, y, sample_weight)
         share_feature_names(self, self.forest_)  # before the paths, which take their names from it
-        self.paths_ = signed_paths(self.forest_, self.epsilon, feature_groups=feature_groups, **self._path_options())
+        self.feature_groups_ = check_feature_groups(feature_groups, X.shape[1])
+        self.paths_ = signed_paths(self.forest_, self.epsilon, feature_groups=self.feature_groups_,
+                                   **self._path_options())
         mined = prevalent_sets(self.paths_, threshold, self.max_order)
         self.selected_ = mined.select(mined["adjusted_dwp"] >= 1.0 - self.eta - FLOAT_SLACK)
         self.interactions_ = self.selected_ if self.mode == "find" else mined
@@ -153,6 +159,18 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
         """DWP of arbitrary signed sets in the fitted forest, features (or groups) by index or name."""
         check_is_fitted(self, "paths_")
         return dwp(self.paths_, sets)
+
+    def rule(self, interaction, *, precision=4):
+        """The :class:`~pyinterp.interactions.InteractionRule` of an interaction - a record of
+        ``interactions_`` (or of ``minimal_``), an index into ``interactions_``, or a signed set by
+        index or name - with thresholds from the forest's leaves whose F_eps contains it:
+        ``print(lss.rule(0))``, ``lss.rule(0).indicator(X)``, ``lss.rule(0).predict(X)``."""
+        check_is_fitted(self, "paths_")
+        if getattr(self, "feature_groups_", None) is not None:
+            raise ValueError("interactions between feature groups have no thresholds: fit without feature_groups "
+                             "for rules")
+        features = resolve_interaction(interaction, self.interactions_, self.paths_.names)
+        return interaction_rule(self.forest_, self.paths_, features, precision=precision)
 
 
 class LocalLSSFind(LSSFind):

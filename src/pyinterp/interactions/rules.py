@@ -1,0 +1,189 @@
+"""A signed interaction as a rule on the forest's thresholds: an indicator feature and the R iRF
+package's interaction prediction (``interactPredict``), from the leaves whose path contains it."""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+import numpy as np
+from scipy import sparse
+from sklearn.utils.validation import validate_data
+
+from .._validation import FOREST_X
+from ..forest.rules import Rule, feature_labels
+from ..forest.view import forest_view
+from .dwp import matches
+from .paths import SignedPaths, decode, encode
+
+
+class InteractionRule:
+    """A signed interaction S with thresholds from the forest's splits.
+
+    Each leaf whose signed path contains S (in the finder's reading of the paths) gives, per
+    signed feature of S, the tightest bound its path sets in that direction: for (k, -) the
+    smallest threshold t of a split on k the path leaves to the left (x_k <= t), for (k, +) the
+    largest of one it leaves to the right (x_k > t). That leaf's region, seen through S, is the box
+    of those half-spaces.
+
+    Attributes
+    ----------
+    features : tuple of (feature, sign)
+    thresholds : ndarray of shape (|S|,)
+        Per signed feature, the weighted median of the leaves' bounds, each leaf weighted by its
+        in-bag size: one threshold where a feature is split at many values across the forest. A
+        median, not a mean, so it is a threshold some tree uses, and bounds of a few leaves far off
+        (deep splits on small nodes) do not move it. :meth:`indicator` uses these.
+    value : float
+        The size-weighted mean of the leaves' values (for a classifier, of the fraction of
+        ``class_id``): the forest's estimate of the mean response in the rule's cell.
+    leaf_bounds : ndarray of shape (n_leaves, |S|)
+    leaf_values, leaf_weights : ndarray of shape (n_leaves,)
+        The leaves containing S: their bounds, values and in-bag sizes (what :meth:`predict` uses).
+
+    ``str(rule)`` reads as ``GENE12 <= 3.4 and GENE40 > 0.7 -> 2.31``.
+    """
+
+    def __init__(self, features, leaf_bounds, leaf_values, leaf_weights, names, estimator, precision=4):
+        self.features = tuple(features)
+        self.leaf_bounds = leaf_bounds
+        self.leaf_values = leaf_values
+        self.leaf_weights = leaf_weights
+        self.thresholds = np.array([_weighted_median(leaf_bounds[:, j], leaf_weights)
+                                    for j in range(len(self.features))])
+        self.value = float(np.average(leaf_values, weights=leaf_weights))
+        self.names = names
+        self._estimator = estimator
+        self.precision = precision
+
+    @property
+    def rule(self) -> Rule:
+        """The rule with the median thresholds, as a :class:`pyinterp.forest.rules.Rule`."""
+        return Rule([(k, "<=" if s < 0 else ">", t) for (k, s), t in zip(self.features, self.thresholds)],
+                    self.value, self.names, self.precision)
+
+    def __str__(self) -> str:
+        return str(self.rule)
+
+    def __repr__(self) -> str:
+        return f"InteractionRule({self}; {len(self.leaf_weights)} leaves)"
+
+    def columns(self, X) -> np.ndarray:
+        """(n, |S|) float64: X's columns of S, X checked against the forest's training columns."""
+        X = validate_data(self._estimator, X, reset=False, **FOREST_X)
+        columns = X[:, [k for k, _ in self.features]]
+        return (columns.toarray() if sparse.issparse(columns) else np.asarray(columns)).astype(np.float64)
+
+    def indicator(self, X) -> np.ndarray:
+        """Whether each row of X lies in the rule's cell: x_k <= t_k for every (k, -) and
+        x_k > t_k for every (k, +), with the median thresholds. A missing value is outside."""
+        return _inside(self.columns(X), self.thresholds, self._signs())
+
+    def predict(self, X) -> np.ndarray:
+        """The R iRF package's interaction prediction (``interactPredict``): the size-weighted mean,
+        over the leaves containing S, of the leaf's value times whether x lies in that leaf's own
+        box through S (its bounds, not the medians). Every leaf is used (the R package samples up to
+        ``nrule`` of them); for a classifier the value is the fraction of ``class_id`` in every such
+        leaf (the R package takes the class-1 leaves as 1). A missing value is outside every box."""
+        columns, signs = self.columns(X), self._signs()
+        # Leaves below one split share their box: each distinct box once, with its leaves' mass.
+        boxes, inverse = np.unique(self.leaf_bounds, axis=0, return_inverse=True)
+        mass = np.bincount(inverse.ravel(), weights=self.leaf_weights * self.leaf_values, minlength=len(boxes))
+        out = np.empty(columns.shape[0])
+        batch_size = max(1, 2**24 // boxes.size)  # ~16 MB of (rows, boxes, |S|) booleans at a time
+        for start in range(0, columns.shape[0], batch_size):
+            block = columns[start:start + batch_size, None, :]
+            out[start:start + batch_size] = _inside(block, boxes[None], signs) @ mass
+        return out / self.leaf_weights.sum()
+
+    def _signs(self) -> np.ndarray:
+        return np.array([s for _, s in self.features])
+
+
+def _inside(columns, thresholds, signs) -> np.ndarray:
+    """All over the last axis: column <= threshold where sign < 0, column > threshold where > 0."""
+    return np.where(signs < 0, columns <= thresholds, columns > thresholds).all(axis=-1)
+
+
+def _weighted_median(values, weights) -> float:
+    """The smallest value whose cumulative weight (values sorted) reaches half the total."""
+    order = np.argsort(values, kind="stable")
+    cumulative = np.cumsum(weights[order])
+    return float(values[order][np.searchsorted(cumulative, 0.5 * cumulative[-1])])
+
+
+def _node_bounds(trees, features):
+    """(bounds, offsets): bounds (total nodes, |S|) holds, per node of the concatenated trees and
+    signed feature (k, s) of S, the tightest bound the node's path sets on x_k in direction s
+    (+inf / -inf where none); offsets[t] is tree t's first node."""
+    feature = np.concatenate([t["feature"] for t in trees])
+    threshold = np.concatenate([t["threshold"] for t in trees])
+    depth = np.concatenate([t["depth"] for t in trees])
+    offsets = np.cumsum([0] + [len(t["feature"]) for t in trees[:-1]])
+    parent = np.concatenate([np.where(t["parent"] >= 0, t["parent"] + o, -1) for t, o in zip(trees, offsets)])
+    is_left = np.zeros(len(feature), dtype=bool)
+    for t, o in zip(trees, offsets):
+        split = t["left"] >= 0
+        is_left[t["left"][split] + o] = True
+    bounds = np.empty((len(feature), len(features)))
+    signs = np.array([s for _, s in features])
+    bounds[:] = np.where(signs < 0, np.inf, -np.inf)
+    order = np.argsort(depth, kind="stable")
+    starts = np.searchsorted(depth[order], np.arange(1, depth.max() + 2))
+    for level in range(len(starts) - 1):  # parents before children: one vectorised step per depth
+        nodes = order[starts[level]:starts[level + 1]]
+        q = parent[nodes]
+        for j, (k, s) in enumerate(features):
+            inherited = bounds[q, j]
+            here = (feature[q] == k) & (is_left[nodes] == (s < 0))
+            tighter = np.minimum(inherited, threshold[q]) if s < 0 else np.maximum(inherited, threshold[q])
+            bounds[nodes, j] = np.where(here, tighter, inherited)
+    return bounds, offsets
+
+
+def resolve_interaction(interaction, table, names) -> tuple:
+    """The signed set of ``interaction``: a record of ``table`` (anything with ``features``), an
+    index into ``table``, or a signed set [(k or name, sign), ...]."""
+    if hasattr(interaction, "features"):
+        return tuple(interaction.features)
+    if isinstance(interaction, Integral) and not isinstance(interaction, bool):
+        if not -len(table) <= interaction < len(table):
+            raise IndexError(f"interaction {interaction} is not a row of the table's {len(table)} interactions")
+        return tuple(table[interaction].features)
+    if isinstance(interaction, (list, tuple)):
+        return decode(encode(interaction, names))
+    raise TypeError("interaction must be a record of the interactions table, an index into it, or a signed set "
+                    f"[(feature, sign), ...]; got {type(interaction).__name__}")
+
+
+def interaction_rule(forest, paths: SignedPaths, features, *, class_id=None, precision=4) -> InteractionRule:
+    """The :class:`InteractionRule` of the signed set ``features`` on ``forest`` (pyinterp or
+    scikit-learn), whose leaves contain S where their row of ``paths`` (from
+    ``signed_paths(forest, ...)``, one row per leaf) does. ``class_id``: for a classifier, the
+    class whose fraction the leaves' values are (default: the last class)."""
+    features = tuple(features)
+    if not features:
+        raise ValueError("the interaction is empty")
+    if any(s == 0 for _, s in features):
+        raise ValueError(f"the interaction {features} is unsigned: a rule needs signs (fit with signed=True)")
+    view = forest_view(forest)
+    trees = [view.core.tree(t) for t in range(view.core.n_trees)]
+    rows = matches(paths, [features])[1]
+    if len(rows) == 0:
+        raise ValueError(f"no leaf's path contains the interaction {features}: it has no thresholds in this forest")
+    bounds, offsets = _node_bounds(trees, features)
+    nodes = offsets[paths.tree[rows]] + paths.leaf[rows]
+    value = np.concatenate([t["value"] for t in trees])[nodes]
+    weight = np.concatenate([t["weighted_n_node_samples"] for t in trees])[nodes]
+    if view.classes is None:
+        column = 0
+    else:
+        target = view.classes[-1] if class_id is None else class_id
+        where = np.flatnonzero(view.classes == target)
+        if len(where) == 0:
+            raise ValueError(f"class_id {target!r} is not one of the classes {view.classes.tolist()}")
+        column = int(where[0])
+    names = feature_labels(view.estimator, view.core.n_features)
+    return InteractionRule(features, bounds[nodes], value[:, column], weight, names, view.estimator, precision)
+
+
+__all__ = ["InteractionRule", "interaction_rule", "resolve_interaction"]

@@ -1,0 +1,48 @@
+"""What every plot shares: matplotlib on demand (the optional extra), the argument checks, names."""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+
+def pyplot():
+    """matplotlib.pyplot, imported only when a plot is drawn: pyinterp itself does not need it."""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        raise ImportError("pyinterp.plotting needs matplotlib, the [plot] extra: pip install 'interptrees[plot]'") \
+            from exc
+    return plt
+
+
+def axes(ax):
+    """The given Axes, or a new figure's."""
+    return pyplot().subplots()[1] if ax is None else ax
+
+
+def figure(fig, **kwargs):
+    """The given Figure, or a new one."""
+    return pyplot().figure(**kwargs) if fig is None else fig
+
+
+def check_fitted(obj, types, name, attribute):
+    """TypeError naming the argument unless obj is one of types; NotFittedError unless fitted."""
+    if not isinstance(obj, types):
+        expected = " or ".join(t.__name__ for t in (types if isinstance(types, tuple) else (types,)))
+        raise TypeError(f"{name} must be a fitted {expected}, got {type(obj).__name__}")
+    check_is_fitted(obj, attribute)
+
+
+def check_top(top, name="top"):
+    if top is not None and (not isinstance(top, Integral) or isinstance(top, bool) or top < 1):
+        raise ValueError(f"{name} must be a positive int or None, got {top!r}")
+    return top
+
+
+def column_names(estimator, n_features) -> np.ndarray:
+    """The estimator's feature_names_in_, else 'x<k>'."""
+    names = getattr(estimator, "feature_names_in_", None)
+    return np.array([f"x{k}" for k in range(n_features)] if names is None else [str(n) for n in names], dtype=object)

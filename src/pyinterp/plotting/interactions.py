@@ -1,0 +1,208 @@
+"""Interactions: LSSFind's DWP picture, iRF's scores, an interaction network, and the response on
+an interaction's cells."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from ..interactions import InteractionRule, InteractionTable, IterativeRandomForest, LSSFind, prevalent_sets
+from ._base import axes, check_fitted, check_top, figure
+
+
+def plot_lssfind(lss, *, top=10, ax=None):
+    """Every set LSSFind mined: its DWP (log2 scale) against its order |S|, beside the bound
+    2^-|S| (Theorem 1: no set exceeds it; a union signed interaction of the LSS model attains it)
+    and the find test's (1 - eta) 2^-|S|. Sets passing the test are filled, the minimal ones
+    (``minimal_``, the basic interactions) are stars, and the ``top`` first of them are labelled.
+    Within an order, sets are spread sideways by rank. Returns the Axes."""
+    check_fitted(lss, LSSFind, "lss", "paths_")
+    check_top(top)
+    mined = prevalent_sets(lss.paths_, lss._mining_threshold(), lss.max_order)
+    order, value = np.array([len(f) for f in mined.features]), mined["dwp"]
+    x = order.astype(float)
+    for k in np.unique(order):  # spread each order's points over [k - 0.3, k + 0.3] by rank
+        at = np.flatnonzero(order == k)
+        x[at] += np.linspace(-0.3, 0.3, len(at)) if len(at) > 1 else 0.0
+    passing = set(lss.selected_.features)
+    minimal = lss.minimal_.features
+    is_minimal = np.array([f in set(minimal) for f in mined.features], dtype=bool)
+    is_passing = np.array([f in passing for f in mined.features], dtype=bool)
+    ax = axes(ax)
+    ax.scatter(x[~is_passing], value[~is_passing], s=12, facecolors="none", edgecolors="C7", label="mined")
+    ax.scatter(x[is_passing & ~is_minimal], value[is_passing & ~is_minimal], s=16, color="C0", label="passes the test")
+    ax.scatter(x[is_minimal], value[is_minimal], s=90, marker="*", color="C3", zorder=3, label="minimal (basic)")
+    orders = np.arange(1, lss.max_order + 1)
+    ax.hlines(2.0 ** -orders, orders - 0.4, orders + 0.4, color="black", label="2^-|S|")
+    ax.hlines((1 - lss.eta) * 2.0 ** -orders, orders - 0.4, orders + 0.4, color="black", linestyle="--",
+              label="(1 - eta) 2^-|S|")
+    for rank, i in enumerate(np.flatnonzero(is_minimal)[:top]):  # minimal sets often share a DWP: stagger
+        ax.annotate(mined.label(mined.features[i]), (x[i], value[i]), xytext=(20, -14 * (rank + 1)),
+                    textcoords="offset points", fontsize=8, arrowprops={"arrowstyle": "-", "color": "C3"})
+    ax.set_yscale("log", base=2)
+    ax.set_xticks(orders)
+    ax.set_xlabel("order |S|")
+    ax.set_ylabel("DWP")
+    ax.set_title(f"LSSFind: {len(mined)} sets mined, {len(minimal)} minimal")
+    ax.legend(fontsize=8)
+    return ax
+
+
+_IRF_SCORES = ("stability", "prevalence", "precision")
+
+
+def plot_irf_scores(irf, *, top=20, fig=None):
+    """iRF's stability, prevalence and precision of the ``top`` first interactions (ordered as
+    ``interactions_``: by stability, then prevalence), one panel each, sharing the interaction
+    labels. Returns the Figure."""
+    check_fitted(irf, IterativeRandomForest, "irf", "interactions_")
+    check_top(top)
+    table = irf.interactions_[:top]
+    fig = figure(fig, figsize=(10, 1.5 + 0.3 * max(len(table), 1)))
+    panels = fig.subplots(1, len(_IRF_SCORES), sharey=True)
+    at = np.arange(len(table))
+    for ax, name in zip(panels, _IRF_SCORES):
+        ax.barh(at, np.nan_to_num(table[name]), color="C0")
+        ax.set_xlim(0, 1)
+        ax.set_title(name)
+    panels[0].set_yticks(at, [table.label(f) for f in table.features])
+    panels[0].invert_yaxis()
+    fig.suptitle(f"iRF: top {len(table)} of {len(irf.interactions_)} interactions")
+    return fig
+
+
+def _network_table(result, score):
+    if isinstance(result, IterativeRandomForest):
+        check_fitted(result, IterativeRandomForest, "result", "interactions_")
+        return result.interactions_, score or "stability"
+    if isinstance(result, LSSFind):
+        check_fitted(result, LSSFind, "result", "paths_")
+        return result.selected_, score or "adjusted_dwp"
+    if isinstance(result, InteractionTable):
+        return result, score or ("stability" if "stability" in result.columns else result.columns[0])
+    raise TypeError(f"result must be a fitted IterativeRandomForest, LSSFind or an InteractionTable, "
+                    f"got {type(result).__name__}")
+
+
+def plot_interaction_network(result, *, score=None, threshold=None, top=50, ax=None):
+    """Features as nodes on a circle (in index order), an edge between two features when a kept
+    interaction holds both (an interaction of order 3 or more gives every pair); the edge's width
+    is the largest score of such an interaction.
+
+    ``result``: a fitted IterativeRandomForest (``interactions_``, score ``"stability"``, kept when
+    >= ``threshold``, default 0.5), a fitted LSSFind (``selected_``, score ``"adjusted_dwp"``, all
+    kept) or an InteractionTable (any score column). At most the ``top`` first kept interactions
+    are drawn. Signs are not drawn: x3+ and x3- are one node. Returns the Axes."""
+    table, score = _network_table(result, score)
+    check_top(top)
+    if score not in table.columns:
+        raise ValueError(f"score must be one of the table's columns {table.columns}, got {score!r}")
+    if threshold is None:
+        threshold = 0.5 if score == "stability" else -np.inf
+    values = table[score]
+    kept = np.flatnonzero(values >= threshold)[:top]
+    edges: dict = {}
+    nodes = set()
+    for i in kept:
+        features = sorted({k for k, _ in table.features[i]})
+        nodes.update(features)
+        for pair in itertools.combinations(features, 2):
+            edges[pair] = max(edges.get(pair, -np.inf), values[i])
+    nodes = sorted(nodes)
+    angle = 2 * np.pi * np.arange(len(nodes)) / max(len(nodes), 1)
+    where = {k: (np.cos(a), np.sin(a)) for k, a in zip(nodes, angle)}
+    ax = axes(ax)
+    from matplotlib.collections import LineCollection
+
+    strengths = np.array(list(edges.values()), dtype=float)
+    if len(edges):
+        span = np.ptp(strengths) or 1.0
+        widths = 1.0 + 4.0 * (strengths - strengths.min()) / span
+        ax.add_collection(LineCollection([[where[a], where[b]] for a, b in edges], linewidths=widths, color="C0",
+                                         alpha=0.7, zorder=1))
+    if nodes:
+        xy = np.array([where[k] for k in nodes])
+        ax.scatter(xy[:, 0], xy[:, 1], s=120, color="C3", zorder=2)
+        for (px, py), name in zip(xy, (table.named(((k, 0),))[0][0] for k in nodes)):
+            ax.annotate(name, (px, py), xytext=(8 * px, 8 * py), textcoords="offset points", fontsize=9,
+                        ha="left" if px >= 0 else "right", va="center")
+    ax.set_xlim(-1.4, 1.4)
+    ax.set_ylim(-1.4, 1.4)
+    ax.set_aspect("equal")
+    ax.set_axis_off()
+    ax.set_title(f"{len(edges)} edges from {len(kept)} interactions ({score} >= {threshold:.3g})"
+                 if np.isfinite(threshold) else f"{len(edges)} edges from {len(kept)} interactions")
+    return ax
+
+
+def plot_interaction_response(rule, X, y, *, kind="auto", bins=10, ax=None):
+    """The mean of y on an interaction's cells, as the LSS papers show the response surface.
+
+    ``rule``: an :class:`~pyinterp.interactions.InteractionRule` (``lss.rule(...)``,
+    ``irf.rule(...)``); X, y: data (rows with a missing value in the rule's columns are left out).
+    ``kind="cells"``: one bar per cell of the rule's thresholds (each feature at or below / above
+    its threshold; 2^|S| cells, |S| <= 6), the rule's own cell highlighted, each bar labelled with
+    its row count. ``kind="surface"`` (|S| = 2): the mean of y over a grid of ``bins`` x ``bins``
+    quantile bins of the two features, with the thresholds as lines. ``"auto"``: the surface for
+    |S| = 2, else the cells. Returns the Axes."""
+    if not isinstance(rule, InteractionRule):
+        raise TypeError(f"rule must be an InteractionRule (LSSFind.rule, IterativeRandomForest.rule), "
+                        f"got {type(rule).__name__}")
+    if kind not in ("auto", "cells", "surface"):
+        raise ValueError(f"kind must be 'auto', 'cells' or 'surface', got {kind!r}")
+    columns = rule.columns(X)
+    y = np.asarray(y, dtype=np.float64).ravel()
+    if y.shape[0] != columns.shape[0]:
+        raise ValueError(f"y has {y.shape[0]} values for {columns.shape[0]} rows of X")
+    observed = ~np.isnan(columns).any(axis=1)
+    columns, y = columns[observed], y[observed]
+    order = len(rule.features)
+    if kind == "auto":
+        kind = "surface" if order == 2 else "cells"
+    names = [rule.names[k] for k, _ in rule.features]
+    ax = axes(ax)
+    if kind == "surface":
+        if order != 2:
+            raise ValueError(f"kind='surface' needs an interaction of order 2, this one has order {order}")
+        check_top(bins, "bins")
+        return _surface(ax, columns, y, rule, names, bins)
+    if order > 6:
+        raise ValueError(f"kind='cells' draws 2^|S| cells, |S| <= 6; this interaction has order {order}")
+    above = columns > rule.thresholds  # (n, |S|): the '+' side of each threshold
+    patterns = list(itertools.product((False, True), repeat=order))
+    means, counts = [], []
+    for pattern in patterns:
+        inside = (above == np.array(pattern)).all(axis=1)
+        counts.append(int(inside.sum()))
+        means.append(y[inside].mean() if inside.any() else np.nan)
+    own = tuple(s > 0 for _, s in rule.features)
+    colors = ["C3" if p == own else "C0" for p in patterns]
+    at = np.arange(len(patterns))
+    bars = ax.bar(at, np.nan_to_num(means), color=colors)
+    ax.bar_label(bars, [f"n={c}" for c in counts], fontsize=8)
+    labels = [" & ".join(f"{n}{'+' if up else '-'}" for n, up in zip(names, p)) for p in patterns]
+    ax.set_xticks(at, labels, rotation=30 if order > 1 else 0, ha="right" if order > 1 else "center")
+    ax.set_ylabel("mean of y")
+    ax.set_title(str(rule.rule.condition_text()))
+    return ax
+
+
+def _surface(ax, columns, y, rule, names, bins):
+    edges = [np.unique(np.quantile(columns[:, j], np.linspace(0, 1, bins + 1))) for j in range(2)]
+    cell = [np.clip(np.searchsorted(e, columns[:, j], side="right") - 1, 0, len(e) - 2)
+            for j, e in enumerate(edges)]
+    shape = (len(edges[1]) - 1, len(edges[0]) - 1)  # rows: the second feature, columns: the first
+    flat = cell[1] * shape[1] + cell[0]
+    sums = np.bincount(flat, weights=y, minlength=shape[0] * shape[1])
+    counts = np.bincount(flat, minlength=shape[0] * shape[1])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(counts > 0, sums / counts, np.nan).reshape(shape)
+    mesh = ax.pcolormesh(edges[0], edges[1], mean, cmap="viridis")
+    ax.figure.colorbar(mesh, ax=ax, label="mean of y")
+    ax.axvline(rule.thresholds[0], color="white", linestyle="--")
+    ax.axhline(rule.thresholds[1], color="white", linestyle="--")
+    ax.set_xlabel(names[0])
+    ax.set_ylabel(names[1])
+    ax.set_title(str(rule.rule.condition_text()))
+    return ax
