@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
 from .._version import __version__
 from .data import DataError, read_table, split_target
@@ -102,6 +103,11 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+def _warn(message, category, *_, **__):
+    """A library warning (such as rows without out-of-bag predictions) as one line, without source."""
+    print(f"pyinterp: warning: {' '.join(str(message).split())}", file=sys.stderr)
+
+
 def _positive(text) -> int:
     value = int(text)
     if value < 1:
@@ -112,7 +118,9 @@ def _positive(text) -> int:
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     try:
-        return run(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _warn
+            return run(args)
     except (DataError, ValueError, OSError) as error:  # the user's data or paths: no traceback
         print(f"pyinterp: error: {' '.join(str(error).split())}", file=sys.stderr)
         return 1

@@ -101,8 +101,8 @@ def _read_npz(pd, path, target, allow_pickle, notes):
         if target in skipped:
             raise DataError(f"{path}: array {target!r} is stored as Python objects (a pickle); read it only from a "
                             "file you trust, with --allow-pickle")
-        notes.append(f"arrays {listing(skipped)} not read: stored as Python objects (pickles); --allow-pickle "
-                     "reads them from a file you trust")
+        notes.append(f"not read: {listing(skipped)}, stored as Python objects (pickles); --allow-pickle reads "
+                     "them from a file you trust")
     X = arrays.pop("X", None)
     if X is None or X.ndim != 2:
         columns = {k: v for k, v in arrays.items() if v.ndim == 1}
@@ -124,7 +124,7 @@ def _read_npz(pd, path, target, allow_pickle, notes):
     if y.shape != (X.shape[0],):
         raise DataError(f"{path}: array {target!r} has shape {y.shape}; X has {X.shape[0]} rows")
     if arrays:
-        notes.append(f"arrays {listing(arrays)} not used: the features are X's columns")
+        notes.append(f"not used as features: {listing(arrays)} (the features are X's columns)")
     frame = pd.DataFrame(X, columns=names)
     frame[target] = y
     return frame
@@ -181,10 +181,10 @@ def _column(frame, name, option):
 
 
 def _row(frame, label) -> str:
-    """How a person finds a row: its label when the file has row names, else its number counting
-    the first row after the header as 1."""
+    """How a person finds a row: its label when the file has row names, else its data row number
+    (the first row after the header is 1)."""
     if _numbered(frame):
-        return f"row {frame.index.get_loc(label) + 1}"
+        return f"data row {frame.index.get_loc(label) + 1}"
     return f"row {label!r}"
 
 
@@ -194,8 +194,9 @@ def _numbered(frame) -> bool:
 
 def _rows(frame, positions) -> str:
     positions = sorted(set(int(i) for i in positions))
-    labels = [i + 1 for i in positions] if _numbered(frame) else [repr(frame.index[i]) for i in positions]
-    return f"row{'s' if len(labels) > 1 else ''} {listing(labels)}"
+    if _numbered(frame):
+        return f"data row{'s' if len(positions) > 1 else ''} {listing(i + 1 for i in positions)}"
+    return f"row{'s' if len(positions) > 1 else ''} {listing(repr(frame.index[i]) for i in positions)}"
 
 
 def _target(column, name, task, frame):

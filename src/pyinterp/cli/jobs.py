@@ -76,16 +76,16 @@ def lssfind(data, args, report, truth=None):
     rows = [(*row[:5], r.features in minimal, *row[5:]) for row, r in zip(rows, selected)]
     report.add_table("lssfind", "LSSFind: signed sets with 2^|S| DWP >= 1 - eta (minimal = basic interactions)",
                      ["interaction", "order", "dwp", "adjusted_dwp", "rho", "minimal", *truth_column], rows)
+    found = f"{len(selected)} sets with 2^|S| DWP >= 0.99, {len(minimal)} minimal:" if len(selected) else "no set."
     report.say(f"\nLSSFind (100 trees, all features per split, eps 0.01, eta 0.01, order <= 3) in "
-               f"{time.perf_counter() - start:.2f} s: {len(selected)} sets with 2^|S| DWP >= 0.99, "
-               f"{len(minimal)} minimal:")
+               f"{time.perf_counter() - start:.2f} s: {found}")
     for r in lss.minimal_:
         mark = ("  true" if r.features in truth.interactions else "") if truth else ""
         report.say(f"  {lss.minimal_.label(r.features):<40} 2^|S| DWP = {r.adjusted_dwp:.4f}{mark}")
     if not len(selected):
-        report.say("  None: no set of up to 3 signed features holds 2^|S| DWP >= 0.99, so the response is not a "
-                   "union of Boolean interactions at the forest's thresholds (the LSS model); iRF below ranks "
-                   "interactions without that assumption.")
+        report.say("  No set of up to 3 signed features holds 2^|S| DWP >= 0.99: the response is not a union of "
+                   "Boolean interactions at the forest's thresholds (the LSS model); iRF ranks interactions "
+                   "without that assumption.")
     elif all(len(f) == 1 for f in minimal):
         report.say("  Every minimal set is one feature: main effects, no interaction of two or more features.")
 
@@ -100,11 +100,11 @@ def irf(data, args, report, truth=None):
                      ["interaction", "order", *scores, *(["truth"] if truth else [])],
                      _interaction_rows(table, scores, truth))
     top = table[: args.top]
+    found = f"top {len(top)} of {len(table)} by stability:" if len(table) else "no interaction."
     report.say(f"\nIterative random forest (5 iterations, {args.n_estimators} trees, 10 bootstraps) in "
-               f"{time.perf_counter() - start:.2f} s, iteration {model.selected_iteration_ + 1} selected; "
-               f"top {len(top)} of {len(table)} by stability:")
+               f"{time.perf_counter() - start:.2f} s, iteration {model.selected_iteration_ + 1} selected; {found}")
     if not len(table):
-        report.say("  None: " + _why_no_interaction(model))
+        report.say("  " + _why_no_interaction(model))
         return
     report.say(f"  {'interaction':<40} {'stability':>9} {'prevalence':>10} {'precision':>9}")
     for r in top:
@@ -116,8 +116,8 @@ def _why_no_interaction(model) -> str:
     paths = signed_paths(model.forest_, 0.0)
     longest = int(np.diff(paths.indptr).max(initial=0))
     if longest < 2:
-        return (f"every decision path of the selected forest splits on {'one feature' if longest else 'no feature'}: "
+        return (f"Every decision path of the selected forest splits on {'one feature' if longest else 'no feature'}: "
                 "single splits separate the target, and an interaction needs two features on one path.")
-    return (f"the selected forest's paths hold up to {longest} features, but in none of the {model.n_bootstraps} "
+    return (f"The selected forest's paths hold up to {longest} features, but in none of the {model.n_bootstraps} "
             f"bootstraps did random intersection trees keep {model.rit_min_size} or more features that recur "
             "together on the paths of the class of interest.")
