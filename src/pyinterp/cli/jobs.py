@@ -59,7 +59,7 @@ def importances(data, args, report, truth=None):
 
 def _interaction_rows(table, columns, truth):
     return [(table.label(r.features), len(r.features), *(float(getattr(r, c)) for c in columns),
-             *(["true" if r.features in truth.interactions else ""] if truth else []))
+             *([r.features in truth.interactions] if truth else []))
             for r in table]
 
 
