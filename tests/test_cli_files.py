@@ -212,3 +212,14 @@ def test_parquet_without_pyarrow_names_the_extra(frame, tmp_path, capsys, monkey
     monkeypatch.setitem(sys.modules, "pyarrow", None)
     code, _, err = run(capsys, "importance", tmp_path / "data.parquet", "--target", "y")
     assert code == 1 and err == "pyinterp: error: reading Parquet needs pyarrow: pip install 'interptrees[parquet]'\n"
+
+
+def test_a_genomic_npz_with_probe_names(tmp_path, capsys):
+    from conftest import DATA, load_shared
+
+    load_shared("all_bioc.npz")  # skips when ../shared/data is absent
+    table, out = importances(capsys, DATA / "all_bioc.npz", "--allow-pickle", out=tmp_path)
+    assert "n=128, p=12625, target 'y' (classification, inferred" in out
+    assert "Note: not used as features: y_bcrabl (the features are X's columns)" in out
+    features = pd.read_csv(tmp_path / "importances.csv")["feature"]
+    assert len(features) == 12625 and features.str.endswith("_at").mean() > 0.9  # Affymetrix probe ids
