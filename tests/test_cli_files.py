@@ -127,6 +127,16 @@ def test_a_compressed_file_without_its_suffix_is_one_line_not_a_traceback(frame,
     assert ".gz" in err
 
 
+def test_a_ragged_or_empty_file_is_one_line(tmp_path, capsys):
+    (tmp_path / "ragged.csv").write_text("a,b,y\n1,2,3\n4,5,6,7\n")
+    code, _, err = run(capsys, "all", tmp_path / "ragged.csv", "--target", "y")
+    assert code == 1 and err == (f"pyinterp: error: {tmp_path / 'ragged.csv'}: cannot be read as csv: Error tokenizing "
+                                 "data. C error: Expected 3 fields in line 3, saw 4\n")
+    (tmp_path / "empty.tsv").write_text("")
+    code, _, err = run(capsys, "all", tmp_path / "empty.tsv", "--target", "y")
+    assert code == 1 and err.startswith(f"pyinterp: error: {tmp_path / 'empty.tsv'}: cannot be read as tsv: ")
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--target", "z"], "--target: no column named 'z'; the columns are GENE1, GENE2, GENE3, GENE4, y"),
     ([], "give --target COLUMN"),

@@ -47,13 +47,15 @@ def run(args) -> int:
     else:
         data, description, truth = file_data(args)
         job = "all" if args.command == "demo" else args.command
-    report = Report(f"pyinterp {job}: {description.split(':')[0]}")
+    report = Report(f"pyinterp {job}: {args.file or 'simulated data'}")
     report.say(description)
     for note in data.notes:
         report.say(f"Note: {note}.")
     for step in JOBS[job]:
         step(data, args, report, truth)
-    if args.out is not None:
+    if args.out is None:
+        report.say("\nNo files written: --out DIR writes the tables as CSV and report.html.")
+    else:
         written = report.write(args.out)
         report.say(f"\nWrote {', '.join(p.name for p in written)} to {args.out}")
     return 0

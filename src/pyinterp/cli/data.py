@@ -52,10 +52,10 @@ def kind_of(path) -> str:
 
 def read_table(path, target, *, sep=None, allow_pickle=False):
     """The file as a DataFrame (for .npz with a 2-D X: X's columns and the target array) and notes."""
-    pd = _pandas(path)
-    kind = kind_of(path)
     if not Path(path).is_file():
         raise DataError(f"{path}: no such file")
+    pd = _pandas(path)
+    kind = kind_of(path)
     notes = []
     try:
         if kind in (".parquet", ".pq"):
@@ -132,7 +132,8 @@ def _read_npz(pd, path, target, allow_pickle, notes):
 
 def split_target(frame, target, *, task="auto", index_col=None, drop=()) -> Data:
     """X (numeric columns) and y from a DataFrame, with the task decided from y unless given."""
-    pd = _pandas("a table")
+    import pandas as pd  # read_table has checked it is there
+
     notes = []
     if index_col is not None:
         frame = frame.set_index(_column(frame, index_col, "--index-col")).rename_axis(None)
@@ -146,7 +147,7 @@ def split_target(frame, target, *, task="auto", index_col=None, drop=()) -> Data
     X = frame.drop(columns=[target, *drop])
     if X.shape[1] == 0:
         raise DataError(f"no feature columns are left beside the target {target!r}")
-    text = [c for c in X.columns if not (pd.api.types.is_numeric_dtype(X[c]) or pd.api.types.is_bool_dtype(X[c]))]
+    text = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]  # bool counts as numeric
     if text:
         c = text[0]
         values = X[c][X[c].notna()]
@@ -156,7 +157,7 @@ def split_target(frame, target, *, task="auto", index_col=None, drop=()) -> Data
                         f"{'are' if len(text) > 1 else 'is'} not numeric ({example}); leave "
                         f"{'them' if len(text) > 1 else 'it'} out with --drop {','.join(map(str, text[:LISTED]))}, "
                         "or name a row-name column with --index-col")
-    X = X.astype({c: np.float64 for c in X.columns if pd.api.types.is_bool_dtype(X[c])})
+    X = X.astype({c: np.float64 for c in X.columns if pd.api.types.is_bool_dtype(X[c])})  # one dtype with floats
     values = X.to_numpy(dtype=np.float64)
     infinite = np.isinf(values)
     if infinite.any():
@@ -189,7 +190,9 @@ def _row(frame, label) -> str:
 
 
 def _numbered(frame) -> bool:
-    return frame.index.equals(_pandas("a table").RangeIndex(len(frame)))
+    import pandas as pd
+
+    return frame.index.equals(pd.RangeIndex(len(frame)))
 
 
 def _rows(frame, positions) -> str:
@@ -200,7 +203,8 @@ def _rows(frame, positions) -> str:
 
 
 def _target(column, name, task, frame):
-    pd = _pandas("a table")
+    import pandas as pd
+
     missing = column.isna().to_numpy()
     if missing.any():
         raise DataError(f"the target {name!r} is empty in {_rows(frame, np.flatnonzero(missing))}: every row needs a "
