@@ -183,6 +183,37 @@ def test_a_figure_is_written_as_png_and_embedded_in_the_page(tmp_path):
     assert page.images == ["data:image/png;base64," + base64.b64encode(png).decode()]
 
 
+def test_the_report_embeds_the_figures_of_pyinterp_plotting(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    out = run(capsys, "demo", "--n-samples", 500, "--n-features", 10, "--n-estimators", 30, "--out", tmp_path)
+    figures = ["importances", "lssfind", "lssfind_response", "irf_scores", "irf_network"]
+    assert f"{', '.join(f + '.png' for f in figures)}, report.html" in out
+    page = Tables((tmp_path / "report.html").read_text())
+    assert page.images == ["data:image/png;base64," + base64.b64encode((tmp_path / f"{f}.png").read_bytes()).decode()
+                           for f in figures]
+
+
+BLOCK_MATPLOTLIB = """
+import sys
+class NoMatplotlib:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "matplotlib":
+            raise ModuleNotFoundError("No module named 'matplotlib'", name="matplotlib")
+sys.meta_path.insert(0, NoMatplotlib())
+from pyinterp.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_without_matplotlib_the_report_says_it_holds_the_tables(tmp_path):
+    done = subprocess.run([sys.executable, "-c", BLOCK_MATPLOTLIB, "demo", "--n-samples", "300", "--n-features", "6",
+                           "--n-estimators", "20", "--out", str(tmp_path)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("Figures skipped: matplotlib is not installed (pip install 'interptrees[plot]'); the "
+                             "report holds the tables.") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["importances.csv", "irf.csv", "lssfind.csv", "report.html"]
+
+
 def test_the_installed_command(lss_file, tmp_path):
     command = Path(sys.executable).parent / "pyinterp"
     done = subprocess.run([command, "--version"], capture_output=True, text=True)

@@ -11,6 +11,9 @@ import numpy as np
 from ..forest import RandomForestClassifier, RandomForestRegressor
 from ..importance import mdi_oob
 from ..interactions import IterativeRandomForest, LSSFind, signed_paths
+from ..plotting import (plot_importances, plot_interaction_network, plot_interaction_response, plot_irf_scores,
+                        plot_lssfind)
+from .figures import draw
 
 
 class Truth:
@@ -50,6 +53,8 @@ def importances(data, args, report, truth=None):
     for rank, name, value, error, plain, *mark in top:
         report.say(f"  {rank:>4}  {name:<20} {value:>9.4f} {error:>8.4f} {plain:>8.4f}"
                    + (f"  {mark[0]}" if mark else ""))
+    draw(report, "importances", "MDI-oob with its standard error, beside MDI", plot_importances, forest, data.X,
+         data.y, top=min(args.top, 20), n_jobs=args.n_jobs)
     if truth:
         k = len(truth.features)
         for label, scores in (("MDI-oob", debiased), ("MDI", mdi)):
@@ -82,6 +87,11 @@ def lssfind(data, args, report, truth=None):
     for r in lss.minimal_:
         mark = ("  true" if r.features in truth.interactions else "") if truth else ""
         report.say(f"  {lss.minimal_.label(r.features):<40} 2^|S| DWP = {r.adjusted_dwp:.4f}{mark}")
+    draw(report, "lssfind", "LSSFind: DWP of the mined sets against 2^-|S|", plot_lssfind, lss, top=args.top)
+    pairs = [r.features for r in lss.minimal_ if len(r.features) == 2]
+    if pairs:
+        draw(report, "lssfind_response", f"The mean response on {lss.minimal_.label(pairs[0])}",
+             plot_interaction_response, lss.rule(pairs[0]), data.X, data.y)
     if not len(selected):
         report.say("  No set of up to 3 signed features holds 2^|S| DWP >= 0.99: the response is not a union of "
                    "Boolean interactions at the forest's thresholds (the LSS model); iRF ranks interactions "
@@ -106,6 +116,10 @@ def irf(data, args, report, truth=None):
     if not len(table):
         report.say("  " + _why_no_interaction(model))
         return
+    draw(report, "irf_scores", "iRF: stability, prevalence and precision", plot_irf_scores, model,
+         top=min(args.top, 20), panels=True, size=(10.0, 1.5 + 0.3 * min(len(table), args.top, 20)))
+    draw(report, "irf_network", "iRF: features joined by stable interactions", plot_interaction_network, model,
+         size=(6.0, 6.0))
     report.say(f"  {'interaction':<40} {'stability':>9} {'prevalence':>10} {'precision':>9}")
     for r in top:
         mark = ("  true" if r.features in truth.interactions else "") if truth else ""
