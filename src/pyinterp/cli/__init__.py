@@ -1,0 +1,135 @@
+"""The ``pyinterp`` command: fit a forest on a table and report its feature importances
+(``importance``), the interactions LSSFind and iRF find (``interactions``), or both (``all``);
+``demo`` does both on simulated data with known signal. Files: CSV, TSV (also compressed: .gz,
+.bz2, .xz, .zst, .zip), Parquet, .npz. With --out DIR each table is written as CSV beside one
+self-contained HTML report. Exit status: 0 done, 1 a problem with the data (one line on stderr),
+2 a usage error."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+
+from .._version import __version__
+from .data import DataError, read_table, split_target
+from .jobs import Truth, importances, irf, lssfind
+from .report import Report
+
+JOBS = {"importance": (importances,), "interactions": (lssfind, irf), "all": (importances, lssfind, irf)}
+
+
+def demo_data(args):
+    from ..datasets import make_lss
+    from .data import Data
+
+    X, y, interactions = make_lss(n_samples=args.n_samples, n_features=args.n_features, n_interactions=2, order=2,
+                                  snr=5.0, random_state=args.random_state)
+    rules = " + ".join("1(" + " & ".join(f"x{k} < tau" for k, _ in s) + ")" for s in interactions)
+    description = f"Simulated LSS data: n={X.shape[0]}, p={X.shape[1]}, y = {rules} + noise (SNR 5)"
+    return Data(X, y, [f"x{j}" for j in range(X.shape[1])], "regression", []), description, Truth(interactions)
+
+
+def file_data(args):
+    if args.target is None:
+        raise DataError(f"give --target COLUMN: the column of {args.file} to explain")
+    frame, notes = read_table(args.file, args.target, sep=args.sep, allow_pickle=args.allow_pickle)
+    data = split_target(frame, args.target, task=args.task, index_col=args.index_col, drop=args.drop)
+    description = (f"{args.file}: n={len(data.y)}, p={len(data.names)}, target {args.target!r} ({data.task}"
+                   f"{', inferred; --task overrides' if args.task == 'auto' else ''})")
+    return data._replace(notes=notes + data.notes), description, None
+
+
+def run(args) -> int:
+    if args.command == "demo" and args.file is None:
+        data, description, truth = demo_data(args)
+        job = "all"
+    else:
+        data, description, truth = file_data(args)
+        job = "all" if args.command == "demo" else args.command
+    report = Report(f"pyinterp {job}: {args.file or 'simulated data'}")
+    report.say(description)
+    for note in data.notes:
+        report.say(f"Note: {note}.")
+    for step in JOBS[job]:
+        step(data, args, report, truth)
+    if args.out is None:
+        report.say("\nNo files written: --out DIR writes the tables as CSV and report.html.")
+    else:
+        written = report.write(args.out)
+        report.say(f"\nWrote {', '.join(p.name for p in written)} to {args.out}")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="pyinterp", description=__doc__,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    top.add_argument("--version", action="version", version=f"pyinterp {__version__} (distribution interptrees)")
+    sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    reading = argparse.ArgumentParser(add_help=False)
+    group = reading.add_argument_group("reading the file")
+    group.add_argument("--target", help="the column to explain (for .npz with a 2-D X: the array)")
+    group.add_argument("--task", choices=["auto", "regression", "classification"], default="auto",
+                       help="what the target is; auto: classes when it is text or at most 20 distinct integers")
+    group.add_argument("--index-col", metavar="COLUMN", help="a column of row names, not a feature (a first "
+                       "column without a header, as pandas' to_csv writes it, is read as row names anyway)")
+    group.add_argument("--drop", metavar="COLUMNS", type=lambda s: [c for c in s.split(",") if c], action="extend",
+                       default=[], help="columns to leave out, comma-separated; may repeat")
+    group.add_argument("--sep", help="field separator (default: from the name: .csv comma, .tsv/.tab tab, "
+                       "otherwise detected)")
+    group.add_argument("--allow-pickle", action="store_true",
+                       help=".npz: read arrays stored as Python objects (e.g. feature_names); only for files you trust")
+
+    running = argparse.ArgumentParser(add_help=False)
+    group = running.add_argument_group("fitting and output")
+    group.add_argument("--out", metavar="DIR", help="write each table as CSV and report.html into DIR")
+    group.add_argument("--n-estimators", type=_positive, default=300,
+                       help="trees of the forest and of each iRF forest (LSSFind keeps its 100)")
+    group.add_argument("--n-jobs", type=int, default=-1, help="threads (-1: all cores); results do not depend on it")
+    group.add_argument("--random-state", type=int, default=0, help="seed: the same seed gives the same tables")
+    group.add_argument("--top", type=_positive, default=10, help="rows of each table to print")
+
+    for name, text in (("importance", "fit a forest and report MDI-oob (with its SE) beside MDI"),
+                       ("interactions", "find interactions with LSSFind (regression) and iRF"),
+                       ("all", "importances and interactions")):
+        command = sub.add_parser(name, parents=[reading, running], help=text, description=text)
+        command.add_argument("file", help="CSV / TSV (optionally compressed), Parquet or .npz file")
+    demo = sub.add_parser("demo", parents=[reading, running], help="'all' on simulated data with known signal, "
+                          "or on FILE", description="Fit a forest on simulated LSS data (two interactions of two "
+                          "features) and report importances and interactions, each marked true or not; with "
+                          "FILE, the same as 'pyinterp all FILE'.")
+    demo.add_argument("file", nargs="?", help="a data file instead of the simulated data")
+    demo.add_argument("--n-samples", type=_positive, default=1000, help="rows of simulated data")
+    demo.add_argument("--n-features", type=_positive, default=50, help="features of simulated data")
+    return top
+
+
+def _warn(message, category, *_, **__):
+    """A library warning (such as rows without out-of-bag predictions) as one line, without source."""
+    print(f"pyinterp: warning: {' '.join(str(message).split())}", file=sys.stderr)
+
+
+def _positive(text) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, not {text}")
+    return value
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _warn
+            return run(args)
+    except (DataError, ValueError, OSError) as error:  # the user's data or paths: no traceback
+        print(f"pyinterp: error: {' '.join(str(error).split())}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("pyinterp: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,137 @@
+"""The command line's jobs: a forest with its importances (MDI-oob beside MDI), and interactions by
+LSSFind and iRF. Each prints what it did, adds its table to the report and says what it skipped and
+why."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..forest import RandomForestClassifier, RandomForestRegressor
+from ..importance import mdi_oob
+from ..interactions import IterativeRandomForest, LSSFind, signed_paths
+from ..plotting import (plot_importances, plot_interaction_network, plot_interaction_response, plot_irf_scores,
+                        plot_lssfind)
+from .figures import draw
+
+
+class Truth:
+    """The features and interactions that carry the signal of simulated data."""
+
+    def __init__(self, interactions):
+        self.interactions = set(interactions)
+        self.features = {k for s in interactions for k, _ in s}
+
+
+def importances(data, args, report, truth=None):
+    Forest = RandomForestRegressor if data.task == "regression" else RandomForestClassifier
+    forest = Forest(n_estimators=args.n_estimators, oob_score=True, n_jobs=args.n_jobs,
+                    random_state=args.random_state)
+    start = time.perf_counter()
+    forest.fit(data.X, data.y)
+    score_name = "R^2" if data.task == "regression" else "accuracy"
+    report.say(f"Fitted {args.n_estimators} trees in {time.perf_counter() - start:.2f} s; out-of-bag {score_name} = "
+               f"{forest.oob_score_:.3f}")
+
+    mdi = forest.feature_importances_
+    start = time.perf_counter()
+    debiased, se = mdi_oob(forest, data.X, data.y, return_std=True, n_jobs=args.n_jobs)
+    elapsed = time.perf_counter() - start
+    order = np.argsort(-debiased, kind="stable")
+    names = data.names
+    truth_column = ["truth"] if truth else []
+    rows = [(rank, names[j], float(debiased[j]), float(se[j]), float(mdi[j]),
+             *(["relevant" if j in truth.features else "noise"] if truth else []))
+            for rank, j in enumerate(order, 1)]
+    report.add_table("importances", "Feature importances: MDI-oob (debiased with out-of-bag rows) beside MDI",
+                     ["rank", "feature", "mdi_oob", "mdi_oob_se", "mdi", *truth_column], rows)
+    top = rows[: args.top]
+    report.say(f"\nTop {len(top)} of {len(rows)} features by MDI-oob (debiased with out-of-bag rows, {elapsed:.3f} s; "
+               f"SE across trees), with MDI:")
+    report.say(f"  {'rank':>4}  {'feature':<20} {'MDI-oob':>9} {'SE':>8} {'MDI':>8}" + ("  truth" if truth else ""))
+    for rank, name, value, error, plain, *mark in top:
+        report.say(f"  {rank:>4}  {name:<20} {value:>9.4f} {error:>8.4f} {plain:>8.4f}"
+                   + (f"  {mark[0]}" if mark else ""))
+    draw(report, "importances", "MDI-oob with its standard error, beside MDI", plot_importances, forest, data.X,
+         data.y, top=min(args.top, 20), n_jobs=args.n_jobs)
+    if truth:
+        k = len(truth.features)
+        for label, scores in (("MDI-oob", debiased), ("MDI", mdi)):
+            found = len(truth.features & set(np.argsort(-scores, kind="stable")[:k].tolist()))
+            report.say(f"{found} of the {k} relevant features are the top {k} by {label}.")
+
+
+def _interaction_rows(table, columns, truth):
+    return [(table.label(r.features), len(r.features), *(float(getattr(r, c)) for c in columns),
+             *([r.features in truth.interactions] if truth else []))
+            for r in table]
+
+
+def lssfind(data, args, report, truth=None):
+    if data.task != "regression":
+        report.say("\nLSSFind skipped: it finds interactions of a continuous response (regression); the target is "
+                   "classes. iRF below takes classes.")
+        return
+    start = time.perf_counter()
+    lss = LSSFind(random_state=args.random_state, n_jobs=args.n_jobs).fit(data.X, data.y)
+    selected, minimal = lss.selected_, set(lss.minimal_.features)
+    truth_column = ["truth"] if truth else []
+    rows = _interaction_rows(selected, ("dwp", "adjusted_dwp", "rho"), truth)
+    rows = [(*row[:5], r.features in minimal, *row[5:]) for row, r in zip(rows, selected)]
+    report.add_table("lssfind", "LSSFind: signed sets with 2^|S| DWP >= 1 - eta (minimal = basic interactions)",
+                     ["interaction", "order", "dwp", "adjusted_dwp", "rho", "minimal", *truth_column], rows)
+    found = f"{len(selected)} sets with 2^|S| DWP >= 0.99, {len(minimal)} minimal:" if len(selected) else "no set."
+    report.say(f"\nLSSFind (100 trees, all features per split, eps 0.01, eta 0.01, order <= 3) in "
+               f"{time.perf_counter() - start:.2f} s: {found}")
+    for r in lss.minimal_:
+        mark = ("  true" if r.features in truth.interactions else "") if truth else ""
+        report.say(f"  {lss.minimal_.label(r.features):<40} 2^|S| DWP = {r.adjusted_dwp:.4f}{mark}")
+    draw(report, "lssfind", "LSSFind: DWP of the mined sets against 2^-|S|", plot_lssfind, lss, top=args.top)
+    pairs = [r.features for r in lss.minimal_ if len(r.features) == 2]
+    if pairs:
+        draw(report, "lssfind_response", f"The mean response on {lss.minimal_.label(pairs[0])}",
+             plot_interaction_response, lss.rule(pairs[0]), data.X, data.y)
+    if not len(selected):
+        report.say("  No set of up to 3 signed features holds 2^|S| DWP >= 0.99: the response is not a union of "
+                   "Boolean interactions at the forest's thresholds (the LSS model); iRF ranks interactions "
+                   "without that assumption.")
+    elif all(len(f) == 1 for f in minimal):
+        report.say("  Every minimal set is one feature: main effects, no interaction of two or more features.")
+
+
+def irf(data, args, report, truth=None):
+    start = time.perf_counter()
+    model = IterativeRandomForest(n_estimators=args.n_estimators, task=data.task, random_state=args.random_state,
+                                  n_jobs=args.n_jobs).fit(data.X, data.y)
+    table = model.interactions_
+    scores = table.columns
+    report.add_table("irf", "Iterative random forest: interactions by stability across bootstraps",
+                     ["interaction", "order", *scores, *(["truth"] if truth else [])],
+                     _interaction_rows(table, scores, truth))
+    top = table[: args.top]
+    found = f"top {len(top)} of {len(table)} by stability:" if len(table) else "no interaction."
+    report.say(f"\nIterative random forest (5 iterations, {args.n_estimators} trees, 10 bootstraps) in "
+               f"{time.perf_counter() - start:.2f} s, iteration {model.selected_iteration_ + 1} selected; {found}")
+    if not len(table):
+        report.say("  " + _why_no_interaction(model))
+        return
+    draw(report, "irf_scores", "iRF: stability, prevalence and precision", plot_irf_scores, model,
+         top=min(args.top, 20), panels=True, size=(10.0, 1.5 + 0.3 * min(len(table), args.top, 20)))
+    draw(report, "irf_network", "iRF: features joined by stable interactions", plot_interaction_network, model,
+         size=(6.0, 6.0))
+    report.say(f"  {'interaction':<40} {'stability':>9} {'prevalence':>10} {'precision':>9}")
+    for r in top:
+        mark = ("  true" if r.features in truth.interactions else "") if truth else ""
+        report.say(f"  {table.label(r.features):<40} {r.stability:>9.2f} {r.prevalence:>10.3f} {r.precision:>9.3f}{mark}")
+
+
+def _why_no_interaction(model) -> str:
+    paths = signed_paths(model.forest_, 0.0)
+    longest = int(np.diff(paths.indptr).max(initial=0))
+    if longest < 2:
+        return (f"Every decision path of the selected forest splits on {'one feature' if longest else 'no feature'}: "
+                "single splits separate the target, and an interaction needs two features on one path.")
+    return (f"The selected forest's paths hold up to {longest} features, but in none of the {model.n_bootstraps} "
+            f"bootstraps did random intersection trees keep {model.rit_min_size} or more features that recur "
+            "together on the paths of the class of interest.")

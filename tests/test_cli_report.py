@@ -1,0 +1,227 @@
+"""What the command line writes: its CSV tables are the Python API's results on the same data and
+seed, report.html holds them (and embeds figures), each skipped step says why, and the installed
+entry point runs."""
+
+import base64
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pyinterp import IterativeRandomForest, LSSFind, RandomForestRegressor, cli
+from pyinterp.cli.report import HTML_ROWS, Report
+from pyinterp.datasets import make_lss
+from pyinterp.importance import mdi_oob
+
+
+@pytest.fixture(scope="module")
+def lss_file(tmp_path_factory):
+    X, y, _ = make_lss(n_samples=400, n_features=8, n_interactions=1, order=2, snr=5, random_state=1)
+    path = tmp_path_factory.mktemp("data") / "lss.csv"
+    pd.DataFrame(X, columns=[f"G{j}" for j in range(8)]).assign(response=y).to_csv(path, index=False)
+    return path
+
+
+def run(capsys, *argv):
+    code = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return out
+
+
+class Tables(HTMLParser):
+    """The <table> cells of a page, per table, and the data: URIs of its images."""
+
+    def __init__(self, text):
+        super().__init__()
+        self.tables, self.images, self._cell = [], [], None
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self.tables[-1].append([])
+        elif tag in ("td", "th"):
+            self._cell = ""
+        elif tag == "img":
+            self.images.append(dict(attrs)["src"])
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell += data
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th"):
+            self.tables[-1][-1].append(self._cell)
+            self._cell = None
+
+
+def test_the_csv_tables_are_the_python_apis_results(lss_file, tmp_path, capsys):
+    out = tmp_path / "out"
+    run(capsys, "all", lss_file, "--target", "response", "--n-estimators", 30, "--random-state", 3, "--n-jobs", 2,
+        "--out", out)
+    data = pd.read_csv(lss_file)
+    X, y = data.drop(columns="response"), data["response"].to_numpy()
+
+    forest = RandomForestRegressor(n_estimators=30, oob_score=True, random_state=3, n_jobs=1).fit(X, y)
+    value, se = mdi_oob(forest, X, y, return_std=True)
+    table = pd.read_csv(out / "importances.csv")
+    order = np.argsort(-value, kind="stable")
+    np.testing.assert_array_equal(table["rank"], np.arange(1, 9))
+    assert list(table["feature"]) == list(X.columns[order])
+    np.testing.assert_array_equal(table["mdi_oob"], value[order])
+    np.testing.assert_array_equal(table["mdi_oob_se"], se[order])
+    np.testing.assert_array_equal(table["mdi"], forest.feature_importances_[order])
+
+    lss = LSSFind(random_state=3).fit(X, y)
+    table = pd.read_csv(out / "lssfind.csv")
+    assert len(lss.selected_) > 0
+    assert list(table["interaction"]) == [lss.selected_.label(f) for f in lss.selected_.features]
+    assert list(table["order"]) == [len(f) for f in lss.selected_.features]
+    for column in ("dwp", "adjusted_dwp", "rho"):
+        np.testing.assert_array_equal(table[column], lss.selected_[column])
+    assert list(table["minimal"]) == [f in lss.minimal_.features for f in lss.selected_.features]
+
+    irf = IterativeRandomForest(n_estimators=30, task="regression", random_state=3).fit(X, y)
+    table = pd.read_csv(out / "irf.csv")
+    assert len(irf.interactions_) > 0
+    assert list(table["interaction"]) == [irf.interactions_.label(f) for f in irf.interactions_.features]
+    assert table.columns[2:].tolist() == irf.interactions_.columns
+    for column in irf.interactions_.columns:
+        np.testing.assert_array_equal(table[column], irf.interactions_[column])
+
+
+def test_the_html_report_holds_every_table(lss_file, tmp_path, capsys):
+    out = run(capsys, "all", lss_file, "--target", "response", "--n-estimators", 20, "--out", tmp_path)
+    assert "Wrote importances.csv, lssfind.csv, irf.csv, " in out and f"report.html to {tmp_path}\n" in out
+    page = (tmp_path / "report.html").read_text()
+    assert "Top 8 of 8 features by MDI-oob" in page  # the printed lines are on the page
+    html_tables = Tables(page).tables
+    assert len(html_tables) == 3
+    for name, shown in zip(("importances", "lssfind", "irf"), html_tables):
+        table = pd.read_csv(tmp_path / f"{name}.csv", keep_default_na=False)
+        assert shown[0] == table.columns.tolist()
+        rows = table.head(HTML_ROWS).itertuples(index=False)
+        assert shown[1:] == [[f"{v:.4g}" if isinstance(v, float) else str(v) for v in row] for row in rows]
+        assert f"{name}.csv holds them all" in page
+
+
+def test_a_long_table_shows_its_first_rows_on_the_page(tmp_path, capsys):
+    rng = np.random.RandomState(0)
+    X = rng.rand(60, HTML_ROWS + 20)
+    pd.DataFrame(X).add_prefix("g").assign(y=X[:, 0]).to_csv(tmp_path / "wide.csv", index=False)
+    run(capsys, "importance", tmp_path / "wide.csv", "--target", "y", "--n-estimators", 10, "--out", tmp_path)
+    page = (tmp_path / "report.html").read_text()
+    assert len(Tables(page).tables[0]) == 1 + HTML_ROWS
+    assert f"the first {HTML_ROWS} of {HTML_ROWS + 20} rows; importances.csv holds them all" in page
+    assert len(pd.read_csv(tmp_path / "importances.csv")) == HTML_ROWS + 20
+
+
+def test_classification_says_it_skips_lssfind(tmp_path, capsys):
+    rng = np.random.RandomState(0)
+    X = rng.rand(200, 5)
+    label = np.where((X[:, 0] > 0.5) & (X[:, 1] > 0.5), "tumour", "normal")
+    pd.DataFrame(X, columns=list("abcde")).assign(status=label).to_csv(tmp_path / "data.csv", index=False)
+    out = run(capsys, "interactions", tmp_path / "data.csv", "--target", "status", "--n-estimators", 20,
+              "--out", tmp_path / "out")
+    assert ("LSSFind skipped: it finds interactions of a continuous response (regression); the target is classes. "
+            "iRF below takes classes.") in out
+    assert [p.name for p in sorted((tmp_path / "out").glob("*.csv"))] == ["irf.csv"]
+    assert (tmp_path / "out" / "report.html").is_file()
+    assert "a+ & b+" in pd.read_csv(tmp_path / "out" / "irf.csv")["interaction"].tolist()
+
+
+def test_a_target_single_splits_separate_says_why_no_interaction(tmp_path, capsys):
+    rng = np.random.RandomState(0)
+    X = rng.rand(300, 20)
+    data = pd.DataFrame(X).add_prefix("g").assign(y=np.where(X[:, 0] > 0.5, "tumour", "normal"))
+    data.to_csv(tmp_path / "data.csv", index=False)
+    out = run(capsys, "interactions", tmp_path / "data.csv", "--target", "y", "--n-estimators", 50, "--out", tmp_path)
+    assert "iteration 5 selected; no interaction.\n  Every decision path of the selected forest splits on one " \
+           "feature: single splits separate the target, and an interaction needs two features on one path." in out
+    assert "top 0 of 0" not in out
+    assert len(pd.read_csv(tmp_path / "irf.csv")) == 0
+
+
+def test_a_response_without_boolean_structure_says_why_lssfind_finds_nothing(tmp_path, capsys):
+    rng = np.random.RandomState(0)
+    pd.DataFrame(rng.rand(200, 5), columns=list("abcde")).assign(y=rng.randn(200)).to_csv(tmp_path / "noise.csv")
+    out = run(capsys, "interactions", tmp_path / "noise.csv", "--target", "y", "--n-estimators", 10)
+    assert "order <= 3) in " in out and " s: no set.\n  No set of up to 3 signed features holds 2^|S| DWP >= 0.99" in out
+
+
+def test_demo_writes_its_report_with_the_truth(tmp_path, capsys):
+    out = run(capsys, "demo", "--n-samples", 500, "--n-features", 10, "--n-estimators", 30, "--out", tmp_path)
+    assert "Wrote importances.csv, lssfind.csv, irf.csv, " in out
+    table = pd.read_csv(tmp_path / "importances.csv")
+    assert sorted(table["feature"][table["truth"] == "relevant"]) == ["x0", "x1", "x2", "x3"]
+    lss = pd.read_csv(tmp_path / "lssfind.csv")
+    assert sorted(lss["interaction"][lss["truth"]]) == ["x0- & x1-", "x2- & x3-"]
+    irf = pd.read_csv(tmp_path / "irf.csv")
+    assert sorted(irf["interaction"][irf["truth"]]) == ["x0- & x1-", "x2- & x3-"]
+    assert "Simulated LSS data: n=500, p=10" in (tmp_path / "report.html").read_text()
+
+
+def test_a_figure_is_written_as_png_and_embedded_in_the_page(tmp_path):
+    pyplot = pytest.importorskip("matplotlib.pyplot")
+    figure, ax = pyplot.subplots()
+    ax.bar(["a", "b"], [1, 2])
+    report = Report("figures")
+    report.add_figure("bars", "Two bars", figure)
+    pyplot.close(figure)
+    written = report.write(tmp_path)
+    assert [p.name for p in written] == ["bars.png", "report.html"]
+    png = (tmp_path / "bars.png").read_bytes()
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    page = Tables((tmp_path / "report.html").read_text())
+    assert page.images == ["data:image/png;base64," + base64.b64encode(png).decode()]
+
+
+def test_the_report_embeds_the_figures_of_pyinterp_plotting(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    out = run(capsys, "demo", "--n-samples", 500, "--n-features", 10, "--n-estimators", 30, "--out", tmp_path)
+    figures = ["importances", "lssfind", "lssfind_response", "irf_scores", "irf_network"]
+    assert f"{', '.join(f + '.png' for f in figures)}, report.html" in out
+    page = Tables((tmp_path / "report.html").read_text())
+    assert page.images == ["data:image/png;base64," + base64.b64encode((tmp_path / f"{f}.png").read_bytes()).decode()
+                           for f in figures]
+
+
+BLOCK_MATPLOTLIB = """
+import sys
+class NoMatplotlib:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "matplotlib":
+            raise ModuleNotFoundError("No module named 'matplotlib'", name="matplotlib")
+sys.meta_path.insert(0, NoMatplotlib())
+from pyinterp.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_without_matplotlib_the_report_says_it_holds_the_tables(tmp_path):
+    done = subprocess.run([sys.executable, "-c", BLOCK_MATPLOTLIB, "demo", "--n-samples", "300", "--n-features", "6",
+                           "--n-estimators", "20", "--out", str(tmp_path)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("Figures skipped: matplotlib is not installed (pip install 'interptrees[plot]'); the "
+                             "report holds the tables.") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["importances.csv", "irf.csv", "lssfind.csv", "report.html"]
+
+
+def test_the_installed_command(lss_file, tmp_path):
+    command = Path(sys.executable).parent / "pyinterp"
+    done = subprocess.run([command, "--version"], capture_output=True, text=True)
+    assert done.returncode == 0 and re.fullmatch(r"pyinterp \d+\.\d+\.\d+ \(distribution interptrees\)\n", done.stdout)
+    done = subprocess.run([command, "importance", lss_file, "--target", "response", "--n-estimators", "10",
+                           "--out", tmp_path], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "report.html").is_file() and (tmp_path / "importances.csv").is_file()
+    done = subprocess.run([command, "importance", lss_file, "--target", "G"], capture_output=True, text=True)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("pyinterp: error: --target: no column named 'G'") and done.stderr.count("\n") == 1
