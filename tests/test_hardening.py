@@ -215,11 +215,12 @@ def test_targets_whose_squares_leave_float64_are_named(regression_data, scale):
                                RandomForestRegressor(n_estimators=2, random_state=0).fit(X, y).predict(X), rtol=1e-12)
 
 
-def _interrupted(call, uninterrupted_seconds):
+def _interrupted(call, uninterrupted_seconds, fraction=0.1):
     """Runs call with a Ctrl-C sent to the main thread 0.3 s in (a timer thread's signal) and
     returns the seconds until KeyboardInterrupt. A pending signal also raises once the core has
     returned, so the test compares with the time the whole call would take (estimated from a
-    small run): an interrupt that waited for the core would take at least that long."""
+    small run): an interrupt that waited for the core would take at least that long; one that
+    stops the core takes the 0.3 s and a small part of it."""
     timer = threading.Timer(0.3, _thread.interrupt_main)
     start = time.perf_counter()
     timer.start()
@@ -227,7 +228,7 @@ def _interrupted(call, uninterrupted_seconds):
         call()
     elapsed = time.perf_counter() - start
     timer.join()
-    assert elapsed < uninterrupted_seconds / 10
+    assert elapsed < 0.3 + fraction * uninterrupted_seconds
     return elapsed
 
 
@@ -260,3 +261,18 @@ def test_ctrl_c_stops_an_importance_computation(regression_data):
     per_repeat = (time.perf_counter() - start) / 20
     _interrupted(lambda: permutation_oob(forest, X, y, n_repeats=20_000), 20_000 * per_repeat)
     assert permutation_oob(forest, X, y, n_repeats=2, random_state=0).shape == (X.shape[1],)
+
+
+def test_ctrl_c_stops_inside_one_long_tree():
+    """A single tree on many rows is one task: the builder passes a checkpoint at every node, so
+    the interrupt does not wait for the tree. Its cost grows at least linearly with the rows, so
+    the whole call takes at least 20 times a tree on a twentieth of them."""
+    rng = np.random.RandomState(0)
+    X = rng.rand(400_000, 10)
+    y = X[:, 0] + rng.rand(400_000)
+    kw = dict(n_estimators=1, max_features=1.0, random_state=0)
+    start = time.perf_counter()
+    RandomForestRegressor(**kw).fit(X[:20_000], y[:20_000])
+    small = time.perf_counter() - start
+    _interrupted(lambda: RandomForestRegressor(**kw).fit(X, y), 20 * small, fraction=0.25)
+    assert len(RandomForestRegressor(**kw).fit(X[:1000], y[:1000])) == 1

@@ -4,7 +4,7 @@
 #include <thread>
 
 #include "bindings.hpp"
-#include "common/interrupt.hpp"
+#include "common/job_control.hpp"
 
 namespace {
 
@@ -21,6 +21,25 @@ bool signal_pending() {
   if (PyErr_CheckSignals() == 0) return false;
   pending = std::make_unique<py::error_already_set>();
   return true;
+}
+
+// The Python callable told the progress of the core's loops, and the thread that installed it
+// (only the loops that thread runs report to it).
+// (Never destroyed: it may outlive the interpreter.)
+py::object& progress_callback = *new py::object();
+std::thread::id progress_thread;
+
+bool report_progress(int64_t done, int64_t total) {
+  if (std::this_thread::get_id() != progress_thread) return false;
+  py::gil_scoped_acquire gil;
+  if (!progress_callback || progress_callback.is_none()) return false;
+  try {
+    progress_callback(done, total);
+  } catch (py::error_already_set& e) {
+    pending = std::make_unique<py::error_already_set>(std::move(e));
+    return true;
+  }
+  return false;
 }
 
 void raise_pending() {
@@ -48,6 +67,17 @@ PYBIND11_MODULE(_core, m) {
       raise_pending();
     }
   });
+  pyinterp::progress_hook = report_progress;
+  m.def(
+      "set_progress_callback",
+      [](py::object callback) {
+        progress_callback = std::move(callback);
+        progress_thread = std::this_thread::get_id();
+      },
+      py::arg("callback"),
+      "callback(done, total) hears of the tasks done by the core's loops that report progress (trees, "
+      "restarts, repeats), from the thread that set it, about every 50 ms; None: no reports. An exception "
+      "it raises stops the computation and is raised from it.");
   pyinterp::bind_forest(m);
   pyinterp::bind_importance(m);
   pyinterp::bind_interactions(m);

@@ -1,7 +1,8 @@
 // Dynamic parallel-for over independent tasks with std::thread. Tasks must not depend on which
-// thread runs them; the first exception thrown by any task is rethrown in the caller. Between tasks
-// the calling thread polls for a user's interrupt (interrupt.hpp): then no worker starts another
-// task, and Interrupted is thrown once all have joined.
+// thread runs them; the first exception thrown by any task is rethrown in the caller. The loop is a
+// Job (job_control.hpp): workers pass a checkpoint between tasks (long tasks also call
+// checkpoint() inside), so a user's interrupt stops every worker and Interrupted is thrown once
+// all have joined; with report_progress the progress hook hears of the tasks done.
 #pragma once
 #include <algorithm>
 #include <atomic>
@@ -12,34 +13,37 @@
 #include <thread>
 #include <vector>
 
-#include "interrupt.hpp"
+#include "job_control.hpp"
 
 namespace pyinterp {
 
 // fn(task, worker) is called once per task in [0, n_tasks); worker is in [0, n_workers).
 // make_state(worker) builds per-worker scratch space, passed as the third argument.
 template <class MakeState, class Fn>
-void parallel_for(int64_t n_tasks, int n_threads, MakeState make_state, Fn fn) {
+void parallel_for(int64_t n_tasks, int n_threads, MakeState make_state, Fn fn, bool report_progress = false) {
   if (n_tasks <= 0) return;
   const int n_workers = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(n_threads, n_tasks)));
   std::atomic<int64_t> next{0};
-  std::atomic<bool> failed{false};
   std::exception_ptr error;
   std::mutex error_mutex;
-  InterruptPoll poll;
+  Job job(n_tasks, report_progress);
 
   auto work = [&](int worker) {
+    const JobSlot outer = current_job;  // a loop run inside another loop's task restores it
+    current_job = {&job, worker == 0 ? outer.job == nullptr || outer.caller : false};
     try {
       auto state = make_state(worker);
-      for (int64_t task = next++; task < n_tasks && !failed; task = next++) {
+      for (int64_t task = next++; task < n_tasks && !job.stopping(); task = next++) {
         fn(task, worker, state);
-        if (worker == 0 && poll.requested()) throw Interrupted();
+        job.task_done();
+        checkpoint();
       }
     } catch (...) {
       std::lock_guard<std::mutex> lock(error_mutex);
       if (!error) error = std::current_exception();
-      failed = true;
+      job.stop();
     }
+    current_job = outer;
   };
 
   if (n_workers == 1) {
@@ -58,6 +62,7 @@ void parallel_for(int64_t n_tasks, int n_threads, MakeState make_state, Fn fn) {
     for (auto& t : threads) t.join();
   }
   if (error) std::rethrow_exception(error);
+  job.finish();
 }
 
 struct NoState {};

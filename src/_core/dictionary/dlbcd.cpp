@@ -37,6 +37,7 @@ class Learner {
     history.push_back(f);
     int sweeps = 0;
     while (sweeps < opt_.max_iter) {
+      checkpoint();  // a sweep of a large p takes long: a user's interrupt stops the restart here
       for (int j = 0; j < p_; ++j) update_row(j, tau);
       ++sweeps;
       refresh_coefficients();
@@ -171,7 +172,7 @@ std::vector<DlbcdRun> fit_dlbcd(const double* X, int64_t n, int p, const double*
     }
     run.n_iter = learner.run(opt.tau, run.history);
     run.dictionary = learner.dictionary();
-  });
+  }, /*report_progress=*/true);
   return runs;
 }
 

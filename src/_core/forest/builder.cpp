@@ -563,6 +563,7 @@ Tree TreeBuilder::build(const std::vector<double>& w, Rng& rng) {
 }
 
 TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e, Rng& rng) {
+  checkpoint();  // a tree on many rows takes seconds: a user's interrupt stops it between nodes
   const int64_t m = e.end - e.start;
   const NodeStats stats = node_stats(e.start, e.end, value_.data());
   if (e.parent < 0) root_weight_ = stats.weight;

@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "../common/job_control.hpp"
 #include "../common/rng.hpp"
 #include "criterion.hpp"
 #include "encoding.hpp"

@@ -148,7 +148,8 @@ Forest fit_forest(const MatrixView& X, const double* y, const int32_t* classes, 
         forest.trees[t] = worker.builder.build(worker.w, rng);
         if (ccp_alpha > 0.0) forest.trees[t] = prune_tree(forest.trees[t], ccp_alpha);
         if (y_exp || w_exp) unscale(forest.trees[t], y_exp, w_exp, power);
-      });
+      },
+      /*report_progress=*/true);
   return forest;
 }
 

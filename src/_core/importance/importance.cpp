@@ -196,6 +196,7 @@ Importance permutation_importance(const Forest& forest, const MatrixView& X, con
         for (const int32_t k : features) {
           double increase = 0.0;
           for (int rep = 0; rep < n_repeats; ++rep) {
+            checkpoint();  // many repeats of a deep tree take long
             worker.shuffled = rows;
             for (int64_t a = m - 1; a > 0; --a) std::swap(worker.shuffled[a], worker.shuffled[rng.below(a + 1)]);
             double loss = 0.0;
@@ -209,7 +210,8 @@ Importance permutation_importance(const Forest& forest, const MatrixView& X, con
           worker.node_scores.emplace_back(k, increase / n_repeats);
         }
         collect(worker.node_scores, per_tree[t]);
-      });
+      },
+      /*report_progress=*/true);
   return reduce(per_tree, forest.n_features);
 }
 

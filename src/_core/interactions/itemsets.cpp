@@ -124,6 +124,7 @@ class Miner {
   // the labels before e. The last level needs only their supports, not a conditional database.
   void extend(const Database& db, const Occurrences& occ, int32_t e, size_t d) {
     if (e == 0 || prefix_.size() >= max_size()) return;
+    checkpoint();  // one branch of a dense database can run for minutes
     const bool last = prefix_.size() + 1 == max_size();
     const int64_t n_gathered = count_before(db, occ, e, !last);
     kept_.clear();

@@ -15,6 +15,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _core
+from .._progress import Progress
 from .._seeds import root_seed
 from .._validation import (
     INT32_MAX,
@@ -57,6 +58,7 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         "oob_score": ["boolean", callable],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
+        "verbose": ["verbose"],
         "max_samples": [None, Interval(RealNotInt, 0.0, None, closed="neither"), Interval(Integral, 1, None, closed="left")],
         "warm_start": ["boolean"],
         "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
@@ -79,6 +81,7 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         oob_score,
         n_jobs,
         random_state,
+        verbose,
         warm_start,
         ccp_alpha,
         max_samples,
@@ -97,6 +100,7 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         self.oob_score = oob_score
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.verbose = verbose
         self.warm_start = warm_start
         self.ccp_alpha = ccp_alpha
         self.max_samples = max_samples
@@ -154,16 +158,17 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         X = core_X(X, by_columns=True)
         if params.n_estimators > 0:
             regression = n_classes == 0
-            forest = _core.fit_forest(
-                X,
-                targets if regression else None,
-                None if regression else targets,
-                n_classes,
-                sample_weight,
-                feature_weights,
-                params,
-                mapped_file=mapped_file(X),
-            )
+            with Progress(self.verbose, params.n_estimators, "trees", core=True):
+                forest = _core.fit_forest(
+                    X,
+                    targets if regression else None,
+                    None if regression else targets,
+                    n_classes,
+                    sample_weight,
+                    feature_weights,
+                    params,
+                    mapped_file=mapped_file(X),
+                )
             self._forest = _core.join_forests([self._forest, forest]) if grown else forest
         if self.oob_score:
             self._set_oob_score(X, y)
@@ -365,6 +370,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
         oob_score=False,
         n_jobs=None,
         random_state=None,
+        verbose=0,
         warm_start=False,
         ccp_alpha=0.0,
         max_samples=None,
@@ -384,6 +390,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
             oob_score=oob_score,
             n_jobs=n_jobs,
             random_state=random_state,
+            verbose=verbose,
             warm_start=warm_start,
             ccp_alpha=ccp_alpha,
             max_samples=max_samples,
@@ -460,6 +467,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         oob_score=False,
         n_jobs=None,
         random_state=None,
+        verbose=0,
         warm_start=False,
         ccp_alpha=0.0,
         max_samples=None,
@@ -480,6 +488,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
             oob_score=oob_score,
             n_jobs=n_jobs,
             random_state=random_state,
+            verbose=verbose,
             warm_start=warm_start,
             ccp_alpha=ccp_alpha,
             max_samples=max_samples,

@@ -60,7 +60,7 @@ def sklearn_estimator(forest, index):
                     min_samples_split=forest.min_samples_split, min_samples_leaf=forest.min_samples_leaf,
                     min_weight_fraction_leaf=forest.min_weight_fraction_leaf, max_features=forest.max_features,
                     max_leaf_nodes=forest.max_leaf_nodes, min_impurity_decrease=forest.min_impurity_decrease,
-                    ccp_alpha=forest.ccp_alpha)
+                    ccp_alpha=forest.ccp_alpha, monotonic_cst=forest.monotonic_cst)
     est.tree_ = sklearn_tree(forest._forest.tree(index), forest.n_features_in_,
                              len(forest.classes_) if classifier else 0)
     est.max_features_ = resolve_max_features(forest.max_features, forest.n_features_in_, forest.n_features_in_)
@@ -96,7 +96,7 @@ def to_sklearn(forest):
     params = {name: getattr(forest, name) for name in ("n_estimators", "max_depth", "min_samples_split",
                                                        "min_samples_leaf", "min_weight_fraction_leaf", "max_features",
                                                        "max_leaf_nodes", "min_impurity_decrease", "bootstrap", "n_jobs",
-                                                       "random_state", "ccp_alpha", "max_samples")}
+                                                       "random_state", "ccp_alpha", "max_samples", "monotonic_cst")}
     if classifier:
         params["class_weight"] = forest.class_weight
     out = Forest(criterion=_sklearn_criterion(forest), **params)

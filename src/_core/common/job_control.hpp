@@ -1,0 +1,71 @@
+// A user's control over a running computation: stopping it (Ctrl-C) and watching its progress.
+// The core knows nothing of Python: the extension installs an interrupt check ("is a signal
+// pending?") and a progress hook. parallel_for runs each loop as a Job; its workers call
+// checkpoint() between tasks and, in long tasks, inside them (per tree node, per sweep). In the
+// thread that entered the core, a checkpoint runs the check and the hook at most every 50 ms; a
+// positive check stops every worker at its next checkpoint, and parallel_for throws Interrupted,
+// which the extension turns back into the pending Python error.
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+
+namespace pyinterp {
+
+struct Interrupted : std::exception {
+  const char* what() const noexcept override { return "interrupted"; }
+};
+
+// True when the user asked to stop.
+using InterruptCheck = bool (*)();
+inline InterruptCheck interrupt_check = nullptr;
+// Told the tasks done of a loop that reports progress; true asks to stop (the hook failed).
+using ProgressHook = bool (*)(int64_t done, int64_t total);
+inline ProgressHook progress_hook = nullptr;
+
+class Job {
+ public:
+  Job(int64_t n_tasks, bool report) : total_(n_tasks), report_(report && progress_hook != nullptr) {}
+
+  // Any worker: throws Interrupted once the job is stopping. The calling thread also polls.
+  void checkpoint(bool caller) {
+    if (caller) poll();
+    if (stop_.load(std::memory_order_relaxed)) throw Interrupted();
+  }
+  void task_done() { done_.fetch_add(1, std::memory_order_relaxed); }
+  void stop() { stop_ = true; }
+  bool stopping() const { return stop_.load(std::memory_order_relaxed); }
+  // The last report, when all tasks are done.
+  void finish() {
+    if (report_ && !stopping()) progress_hook(total_, total_);
+  }
+
+ private:
+  void poll() {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::milliseconds(50)) return;
+    last_ = now;
+    if ((interrupt_check && interrupt_check()) || (report_ && progress_hook(done_.load(), total_))) stop_ = true;
+  }
+
+  const int64_t total_;
+  const bool report_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int64_t> done_{0};
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+// The job the current thread works for, and whether it is the thread that entered the core.
+struct JobSlot {
+  Job* job = nullptr;
+  bool caller = false;
+};
+inline thread_local JobSlot current_job;
+
+// For long tasks: a point where a requested stop takes effect (a few ns when none is).
+inline void checkpoint() {
+  if (current_job.job) current_job.job->checkpoint(current_job.caller);
+}
+
+}  // namespace pyinterp

@@ -1,0 +1,90 @@
+"""Progress of long computations, with scikit-learn's ``verbose`` convention: 0 says nothing; 1
+or more reports each computation's units (trees, bootstraps, restarts) as they finish - a tqdm bar
+on stderr when tqdm is installed, otherwise a plain line every few seconds and at the end. Every
+report also goes to the ``pyinterp`` logger (INFO), so ``logging`` configuration can route it.
+
+The core's loops that report progress (``report_progress`` in parallel.hpp) tell it through
+``_core.set_progress_callback``; Python loops call :meth:`Progress.update`."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+
+from . import _core
+
+logger = logging.getLogger("pyinterp")
+
+# The callbacks installed by the Progress objects open in this process, innermost last.
+_installed: list = []
+
+
+class Progress:
+    """``with Progress(verbose, total, "trees", core=True):`` around one computation of ``total``
+    units. core: the units are counted by the core's loop (installs the callback for this thread);
+    otherwise call update() as units finish."""
+
+    PLAIN_EVERY = 5.0  # seconds between plain lines
+
+    def __init__(self, verbose, total, what, *, core=False):
+        self.active = bool(verbose) and total > 0
+        self.total, self.what, self.core = int(total), what, core
+        self.done = 0
+        self._bar = None
+        self._start = self._last_line = time.perf_counter()
+
+    def __enter__(self):
+        if not self.active:
+            return self
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:
+            tqdm = None
+        if tqdm is not None:
+            self._bar = tqdm(total=self.total, desc=f"pyinterp {self.what}", unit=self.what.rstrip("s") or None,
+                             leave=False, file=sys.stderr)
+        if self.core:
+            _installed.append(self._core_update)
+            _core.set_progress_callback(self._core_update)
+        return self
+
+    def __exit__(self, kind, error, trace):
+        if not self.active:
+            return False
+        if self.core:
+            _installed.remove(self._core_update)
+            _core.set_progress_callback(_installed[-1] if _installed else None)
+        if self._bar is not None:
+            self._bar.close()
+        if kind is None:
+            self._report(final=True)
+        else:
+            logger.info("%s stopped after %d of %d (%s)", self.what, self.done, self.total, kind.__name__)
+        return False
+
+    def update(self, n=1):
+        """n more units finished."""
+        if self.active:
+            self._set(self.done + n)
+
+    def _core_update(self, done, total):
+        self._set(done)
+
+    def _set(self, done):
+        if done == self.done:
+            return
+        step, self.done = done - self.done, done
+        if self._bar is not None:
+            self._bar.update(step)
+        now = time.perf_counter()
+        if now - self._last_line >= self.PLAIN_EVERY and done < self.total:
+            self._last_line = now
+            self._report(final=False)
+
+    def _report(self, final):
+        elapsed = time.perf_counter() - self._start
+        line = f"{self.what}: {self.done}/{self.total} in {elapsed:.1f} s"
+        logger.info(line)
+        if self._bar is None and (final or self.done < self.total):
+            print(f"pyinterp {line}", file=sys.stderr, flush=True)
