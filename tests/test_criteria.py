@@ -139,3 +139,4 @@ def test_held_out_deviance_within_noise_of_scikit_learn(criterion):
         diffs.append(loss(ours, Xte, yte) - loss(theirs, Xte, yte))
     diffs = np.array(diffs)
     assert diffs.mean() <= 2 * diffs.std(ddof=1) / np.sqrt(len(diffs)), diffs
+

@@ -232,3 +232,37 @@ def test_genomic_accuracy_parity(name):
     kw = dict(n_estimators=200, n_jobs=2)
     _check_parity(lambda s: RandomForestClassifier(random_state=s, **kw),
                   lambda s: ensemble.RandomForestClassifier(random_state=s, **kw), d["X"], d["y"], n_seeds=10)
+
+
+def test_bootstrap_draws_rows_in_proportion_to_their_weights():
+    """scikit-learn 1.9: with bootstrap, the weights choose the rows and the trees are weighted by
+    the draw counts alone; a row of weight 0 is never drawn (so always out of bag)."""
+    rng = np.random.RandomState(0)
+    X, y = rng.rand(200, 3), rng.rand(200)
+    w = rng.choice([0.0, 1.0, 2.0, 5.0], 200)
+    forest = RandomForestRegressor(n_estimators=2000, max_depth=1, random_state=0).fit(X, y, sample_weight=w)
+    counts = forest.inbag_counts_
+    assert counts[:, w == 0].max() == 0
+    expected = 200 * w / w.sum()
+    mean = counts.mean(axis=0)[w > 0]
+    # Each mean count is an average of 2000 binomial(200, p) draws: within 5 standard errors.
+    se = np.sqrt(expected * (1 - w / w.sum()) / 2000)[w > 0]
+    assert np.all(np.abs(mean - expected[w > 0]) < 5 * se)
+    for tree, c in zip(forest.trees_[:5], counts[:5]):
+        assert tree.weighted_n_node_samples[0] == c.sum() == 200
+
+
+def test_weighted_bootstrap_held_out_within_noise_of_scikit_learn():
+    rng = np.random.RandomState(1)
+    X = rng.rand(600, 6)
+    y = 3 * X[:, 0] + np.sin(6 * X[:, 1]) + rng.randn(600)
+    w = rng.choice([0.2, 1.0, 3.0], 600)
+    kw = dict(n_estimators=40, max_features=0.5, n_jobs=2)
+    diffs = []
+    for seed in range(5):
+        Xtr, Xte, ytr, yte, wtr, _ = train_test_split(X, y, w, test_size=0.3, random_state=seed)
+        ours = RandomForestRegressor(random_state=seed, **kw).fit(Xtr, ytr, sample_weight=wtr).score(Xte, yte)
+        theirs = ensemble.RandomForestRegressor(random_state=seed, **kw).fit(Xtr, ytr, sample_weight=wtr).score(Xte, yte)
+        diffs.append(ours - theirs)
+    diffs = np.array(diffs)
+    assert diffs.mean() >= -2 * diffs.std(ddof=1) / np.sqrt(len(diffs)), diffs

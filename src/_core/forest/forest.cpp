@@ -15,10 +15,20 @@
 namespace pyinterp {
 namespace {
 
-// Rows for tree t: counts[i] = times row i is drawn (with replacement, or 0/1 without).
-void draw_rows(Rng& rng, const ForestParams& params, int64_t n, uint32_t* counts, std::vector<uint32_t>& perm) {
+// Rows for tree t: counts[i] = times row i is drawn (with replacement, or 0/1 without). With
+// replacement and sample weights (cumulative, cum_weight[i] = w_0 + ... + w_i), row i is drawn with
+// probability w_i / W, as scikit-learn 1.9 draws them.
+void draw_rows(Rng& rng, const ForestParams& params, int64_t n, const std::vector<double>& cum_weight,
+               uint32_t* counts, std::vector<uint32_t>& perm) {
   std::fill(counts, counts + n, 0u);
-  if (params.bootstrap) {
+  if (params.bootstrap && !cum_weight.empty()) {
+    for (int64_t k = 0; k < params.n_draws; ++k) {
+      const double u = rng.uniform() * cum_weight.back();
+      // The first row whose cumulative weight exceeds u: never a row of weight 0.
+      const auto row = std::upper_bound(cum_weight.begin(), cum_weight.end(), u) - cum_weight.begin();
+      ++counts[std::min<int64_t>(row, n - 1)];
+    }
+  } else if (params.bootstrap) {
     for (int64_t k = 0; k < params.n_draws; ++k) ++counts[rng.below(static_cast<uint64_t>(n))];
   } else if (params.n_draws >= n) {
     std::fill(counts, counts + n, 1u);
@@ -33,10 +43,12 @@ void draw_rows(Rng& rng, const ForestParams& params, int64_t n, uint32_t* counts
   }
 }
 
-// Row weights of one tree: draw count x sample weight (x per-tree class balance if asked).
+// Row weights of one tree: the draw count, times the sample weight unless the weights chose the
+// draws (bootstrap), times the per-tree class balance if asked.
 void tree_weights(const TrainingSet& data, const ForestParams& params, const uint32_t* counts, int64_t n,
                   std::vector<double>& w) {
-  for (int64_t i = 0; i < n; ++i) w[i] = counts[i] * (data.sample_weight ? data.sample_weight[i] : 1.0);
+  const bool weighted = data.sample_weight && !params.bootstrap;
+  for (int64_t i = 0; i < n; ++i) w[i] = counts[i] * (weighted ? data.sample_weight[i] : 1.0);
   if (!params.balanced_subsample) return;
   std::vector<double> drawn(data.n_classes, 0.0);
   double total = 0.0;
@@ -129,6 +141,13 @@ Forest fit_forest(const MatrixView& X, const double* y, const int32_t* classes, 
   data.sample_weight = w_exp ? w_scaled.data() : sample_weight;
   data.feature_weights = feature_weights;
 
+  std::vector<double> cum_weight;
+  if (params.bootstrap && data.sample_weight) {
+    cum_weight.assign(data.sample_weight, data.sample_weight + n);
+    std::partial_sum(cum_weight.begin(), cum_weight.end(), cum_weight.begin());
+    if (!(cum_weight.back() > 0.0)) throw std::invalid_argument("sample weights must not all be zero");
+  }
+
   Forest forest;
   forest.n_features = X.n_cols;
   forest.n_classes = n_classes;
@@ -143,11 +162,12 @@ Forest fit_forest(const MatrixView& X, const double* y, const int32_t* classes, 
       [&](int64_t t, int, FitWorker& worker) {
         Rng rng(params.seed, static_cast<uint64_t>(params.first_tree + t));
         uint32_t* counts = forest.inbag.data() + t * n;
-        draw_rows(rng, params, n, counts, worker.perm);
+        draw_rows(rng, params, n, cum_weight, counts, worker.perm);
         tree_weights(data, params, counts, n, worker.w);
         forest.trees[t] = worker.builder.build(worker.w, rng);
         if (ccp_alpha > 0.0) forest.trees[t] = prune_tree(forest.trees[t], ccp_alpha);
-        if (y_exp || w_exp) unscale(forest.trees[t], y_exp, w_exp, power);
+        // With bootstrap the weights only chose the rows: the trees' weights are counts.
+        if (y_exp || w_exp) unscale(forest.trees[t], y_exp, params.bootstrap ? 0 : w_exp, power);
       },
       /*report_progress=*/true);
   return forest;
