@@ -35,6 +35,15 @@ class ForestParams:
     first_tree: int
     n_threads: int
     def __init__(self) -> None: ...
+    def __getstate__(self) -> tuple[Any, ...]: ...
+    def __setstate__(self, state: tuple[Any, ...]) -> None: ...
+
+class ColumnCodes:
+    def __init__(self, X: ForestX, n_threads: int = 1, mapped_file: tuple[str, int] | None = None) -> None: ...
+    @property
+    def shape(self) -> tuple[int, int]: ...
+    @property
+    def nbytes(self) -> int: ...
 
 class Forest:
     tree_fields: tuple[str, ...]  # the node fields, in declaration order (src/_core/forest/tree.hpp)
@@ -75,6 +84,7 @@ def fit_forest(
     feature_weights: npt.NDArray[np.float64] | None,
     params: ForestParams,
     mapped_file: tuple[str, int] | None = None,
+    codes: ColumnCodes | None = None,
 ) -> Forest: ...
 
 class OobMeasure(enum.Enum):

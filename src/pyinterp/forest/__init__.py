@@ -1,7 +1,9 @@
 """Random forests on the C++ engine (estimators.py), the fitted trees' node arrays (tree.py), and one
-view of a fitted forest, pyinterp's or scikit-learn's, for the measures that read it (view.py)."""
+view of a fitted forest, pyinterp's or scikit-learn's, for the measures that read it (view.py), and
+combine (combine.py) of forests fitted apart."""
 
+from .combine import combine
 from .estimators import RandomForestClassifier, RandomForestRegressor
 from .tree import Tree
 
-__all__ = ["RandomForestClassifier", "RandomForestRegressor", "Tree"]
+__all__ = ["RandomForestClassifier", "RandomForestRegressor", "Tree", "combine"]

@@ -1,0 +1,67 @@
+"""Independent units of work on a cluster through joblib's active backend (Dask's
+``parallel_backend("dask")``, or any backend that is not one of joblib's local ones).
+
+Without such a backend nothing here dispatches anything and the estimators keep their threads in
+one process. Nothing here imports dask: the backend object the user activated is only inspected.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from joblib import parallel_config
+from joblib.parallel import (LokyBackend, MultiprocessingBackend, SequentialBackend, ThreadingBackend,
+                             get_active_backend)
+from sklearn.utils.parallel import Parallel, delayed
+
+_LOCAL_BACKENDS = (LokyBackend, MultiprocessingBackend, SequentialBackend, ThreadingBackend)
+
+
+def cluster_threads() -> int:
+    """Threads the active distributed joblib backend runs tasks on (Dask: its workers' threads),
+    0 when the backend is one of joblib's local ones. Inside a unit (on a worker) it is 0: units
+    run their estimators with the worker's threads rather than dispatching again."""
+    backend, _ = get_active_backend()
+    if isinstance(backend, _LOCAL_BACKENDS):
+        return 0
+    return max(1, int(backend.effective_n_jobs(-1)))
+
+
+class _Unit:
+    """function, run under joblib's threading backend so that estimators inside it use their
+    threads (joblib's Dask tasks otherwise see the Dask backend again and would dispatch from the
+    worker)."""
+
+    def __init__(self, function):
+        self.function = function
+
+    def __call__(self, *args):
+        with parallel_config(backend="threading"):
+            return self.function(*args)
+
+
+def run_units(function, shared, units) -> list:
+    """[function(*shared, *unit) for unit in units] as tasks of the active backend, results in
+    order. ``shared`` (the data every unit reads) is on every worker once (:func:`data_on_workers`);
+    a unit's own arguments should be small: Dask's backend scatters an argument above 1 kB to a
+    single worker, where it is lost with that worker."""
+    with data_on_workers(*shared):
+        return Parallel()(delayed(_Unit(function))(*shared, *unit) for unit in units)
+
+
+@contextmanager
+def data_on_workers(*objects):
+    """Within: with Dask's backend active, ``objects`` are on every worker once (joblib's
+    ``scatter``: one broadcast, so losing a worker loses no data), and every task of every joblib
+    call that takes one of these objects as an argument reads the worker's copy. Other backends:
+    nothing changes."""
+    backend, n_jobs = get_active_backend()
+    objects = [o for o in objects if not isinstance(o, (type(None), bool, int, float, str))]
+    if isinstance(backend, _LOCAL_BACKENDS) or not hasattr(backend, "data_futures") or not objects:
+        yield
+        return
+    scattered = type(backend)(client=backend.client, scatter=objects,
+                              wait_for_workers_timeout=backend.wait_for_workers_timeout, **backend.submit_kwargs)
+    scattered.data_futures = {**backend.data_futures, **scattered.data_futures}  # the user's own scatter too
+    with parallel_config(backend=scattered, n_jobs=n_jobs):
+        yield

@@ -1,0 +1,198 @@
+"""pyinterp on a real Dask cluster (distributed.LocalCluster, two worker processes): every unit of
+work sent to the workers gives the result of one process bit for bit; a worker killed mid-fit is
+recovered; X reaches each worker once. Also combine, which needs no cluster."""
+
+import os
+import pickle
+
+import numpy as np
+import pytest
+
+import pyinterp
+from pyinterp import RandomForestClassifier, RandomForestRegressor, _core, combine
+
+distributed = pytest.importorskip("distributed")
+joblib = pytest.importorskip("joblib")
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  worker_class=distributed.Nanny) as cluster, distributed.Client(cluster) as client:
+        yield client
+
+
+def dask():
+    return joblib.parallel_backend("dask")
+
+
+def same_forest(a, b):
+    """Two core forests, tree for tree and node for node, with the same in-bag counts."""
+    sa, sb = a.__getstate__(), b.__getstate__()
+    assert len(sa["trees"]) == len(sb["trees"])
+    for ta, tb in zip(sa["trees"], sb["trees"]):
+        for field in ta:
+            np.testing.assert_array_equal(ta[field], tb[field], err_msg=field)
+    np.testing.assert_array_equal(sa["inbag"], sb["inbag"])
+    return True
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.RandomState(0)
+    X = rng.rand(300, 12)
+    y = X[:, 0] + 2 * (X[:, 1] > 0.5) * X[:, 2] + 0.1 * rng.randn(300)
+    return X, y, (y > np.median(y)).astype(int)
+
+
+# -- forests -----------------------------------------------------------------------------------
+
+def test_chunks_of_trees_joined_are_the_forest_fitted_at_once(data):
+    """The claim the cluster path rests on, in one process: tree t depends on (seed, t) only."""
+    X, y, _ = data
+    params = RandomForestRegressor(10, random_state=7, max_features=0.5)._params(*X.shape, X.shape[1])
+    at_once = _core.fit_forest(X, y, None, 0, None, None, params)
+    parts = []
+    for first, count in ((0, 3), (3, 3), (6, 4)):
+        chunk = pickle.loads(pickle.dumps(params))
+        chunk.first_tree, chunk.n_estimators = first, count
+        parts.append(_core.fit_forest(X, y, None, 0, None, None, chunk, codes=_core.ColumnCodes(X)))
+    assert same_forest(at_once, _core.join_forests(parts))
+
+
+def test_codes_of_another_X_are_refused(data):
+    X, y, _ = data
+    params = RandomForestRegressor(2, random_state=0)._params(*X.shape, X.shape[1])
+    with pytest.raises(ValueError, match="encoded columns are not those of X"):
+        _core.fit_forest(X, y, None, 0, None, None, params, codes=_core.ColumnCodes(X[:, :5]))
+
+
+@pytest.mark.parametrize("Forest, kwargs", [
+    (RandomForestRegressor, {"max_features": 0.5, "oob_score": True}),
+    (RandomForestClassifier, {"class_weight": "balanced_subsample", "max_samples": 0.7, "oob_score": True}),
+])
+def test_forest_on_the_cluster_is_the_local_forest(client, data, Forest, kwargs):
+    X, y, labels = data
+    target = y if Forest is RandomForestRegressor else labels
+    weights = np.linspace(0.5, 2.0, len(y))
+    local = Forest(23, random_state=5, n_jobs=2, **kwargs).fit(X, target, sample_weight=weights)
+    with dask():
+        remote = Forest(23, random_state=5, **kwargs).fit(X, target, sample_weight=weights)
+    assert same_forest(local._forest, remote._forest)
+    assert remote.oob_score_ == local.oob_score_
+
+
+def test_warm_start_on_the_cluster_continues_the_streams(client, data):
+    X, y, _ = data
+    local = RandomForestRegressor(12, random_state=3).fit(X, y)
+    grown = RandomForestRegressor(5, random_state=3, warm_start=True).fit(X, y)
+    with dask():
+        grown.set_params(n_estimators=12).fit(X, y)
+    assert same_forest(local._forest, grown._forest)
+
+
+def test_X_reaches_each_worker_once_and_is_encoded_once_there(client, data):
+    X, y, _ = data
+    X = np.ascontiguousarray(np.tile(X, (1, 20)))  # 576 kB: a copy per task would be seen
+    scattered = []
+    scatter = client.scatter
+
+    def counting_scatter(payload, *args, **kwargs):
+        scattered.append(payload)
+        return scatter(payload, *args, **kwargs)
+
+    def install():  # on the workers: count the ColumnCodes the process builds
+        original, built = _core.ColumnCodes, []
+
+        def counting(*args, **kwargs):
+            built.append(1)
+            return original(*args, **kwargs)
+
+        _core.ColumnCodes, _core.built = counting, built
+
+    client.run(install)
+    client.scatter = counting_scatter
+    incoming = {w: len(log) for w, log in client.run(lambda dask_worker: list(dask_worker.transfer_incoming_log)).items()}
+    try:
+        with dask():
+            RandomForestRegressor(16, random_state=0, max_features=0.1).fit(X, y)  # 8 chunks on 2 workers
+    finally:
+        del client.scatter
+    # X in one scatter call, a broadcast to the workers
+    sent = [a for payload in scattered for a in (payload if isinstance(payload, list) else [payload])]
+    big = [a for a in sent if isinstance(a, np.ndarray) and a.nbytes >= X.nbytes]
+    assert len(big) == 1 and big[0] is X
+    # each worker received at most one copy by transfer besides the broadcast, and encoded X once
+    logs = client.run(lambda dask_worker: list(dask_worker.transfer_incoming_log))
+    for worker, log in logs.items():
+        copies = sum(1 for entry in log[incoming[worker]:] if entry["total"] >= X.nbytes)
+        assert copies <= 1
+    assert client.run(lambda: len(_core.built)) == {w: 1 for w in logs}
+
+
+def test_a_worker_killed_mid_fit_is_recovered_with_the_same_forest(client, data, tmp_path):
+    X, y, _ = data
+    class KillOnFirstTask(distributed.WorkerPlugin):
+        """Kills its worker process while the first task after it is registered executes
+        (once: the marker file says it happened)."""
+
+        def __init__(self, marker):
+            self.marker = marker
+
+        def transition(self, key, start, finish, **kwargs):
+            if finish == "executing" and not os.path.exists(self.marker):
+                open(self.marker, "w").close()
+                os._exit(1)  # the task is executing; its nanny starts a new worker
+
+    local = RandomForestRegressor(40, random_state=11).fit(X, y)
+    before = set(client.scheduler_info()["workers"])
+    client.register_plugin(KillOnFirstTask(str(tmp_path / "killed")), name="kill")
+    try:
+        with dask():
+            remote = RandomForestRegressor(40, random_state=11).fit(X, y)
+    finally:
+        client.unregister_worker_plugin("kill")
+    assert same_forest(local._forest, remote._forest)
+    client.wait_for_workers(2)
+    assert (tmp_path / "killed").exists() and set(client.scheduler_info()["workers"]) != before
+
+
+# -- combine -----------------------------------------------------------------------------------
+
+def test_combine_is_the_forest_of_all_trees(data):
+    X, y, labels = data
+    a = RandomForestClassifier(4, random_state=1).fit(X, labels)
+    b = RandomForestClassifier(6, random_state=2, max_features=3).fit(X, labels)
+    both = combine(a, b)
+    assert both.n_estimators == 10 and both._forest.n_trees == 10
+    np.testing.assert_array_equal(both.inbag_counts_, np.vstack([a.inbag_counts_, b.inbag_counts_]))
+    proba = (4 * a.predict_proba(X) + 6 * b.predict_proba(X)) / 10
+    np.testing.assert_allclose(both.predict_proba(X), proba, rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(both.classes_, a.classes_)
+    assert not hasattr(both, "oob_score_")
+
+
+def test_combine_refuses_what_it_can_tell_is_not_the_same_data(data):
+    X, y, labels = data
+    reg = RandomForestRegressor(3, random_state=1).fit(X, y)
+    with pytest.raises(ValueError, match="same seed"):
+        combine(reg, RandomForestRegressor(3, random_state=1).fit(X, y))
+    with pytest.raises(ValueError, match="rows x"):
+        combine(reg, RandomForestRegressor(3, random_state=2).fit(X[:100], y[:100]))
+    with pytest.raises(TypeError, match="one kind"):
+        combine(reg, RandomForestClassifier(3, random_state=2).fit(X, labels))
+    with pytest.raises(ValueError, match="classes"):
+        combine(RandomForestClassifier(3, random_state=1).fit(X, labels),
+                RandomForestClassifier(3, random_state=2).fit(X, labels + 1))
+    with pytest.raises(TypeError, match="pyinterp forests"):
+        combine(reg, object())
+    with pytest.raises(ValueError, match="at least one"):
+        combine()
+
+
+def test_combine_of_forests_with_other_streams_is_not_one_fit_but_warm_start_is(data):
+    X, y, _ = data
+    ten = RandomForestRegressor(10, random_state=4).fit(X, y)
+    grown = RandomForestRegressor(4, random_state=4, warm_start=True).fit(X, y).set_params(n_estimators=10).fit(X, y)
+    assert same_forest(ten._forest, grown._forest)
+    assert pyinterp.combine(grown, RandomForestRegressor(2, random_state=5).fit(X, y))._forest.n_trees == 12
