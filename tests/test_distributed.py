@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import pyinterp
-from pyinterp import RandomForestClassifier, RandomForestRegressor, _core, combine
+from pyinterp import (IterativeRandomForest, LSSFind, RandomForestClassifier, RandomForestRegressor, _core,
+                      combine)
 
 distributed = pytest.importorskip("distributed")
 joblib = pytest.importorskip("joblib")
@@ -155,6 +156,51 @@ def test_a_worker_killed_mid_fit_is_recovered_with_the_same_forest(client, data,
     assert same_forest(local._forest, remote._forest)
     client.wait_for_workers(2)
     assert (tmp_path / "killed").exists() and set(client.scheduler_info()["workers"]) != before
+
+
+# -- iRF, LSSFind ------------------------------------------------------------------------------
+
+def irf_result(irf):
+    return (irf.interactions_.to_frame().to_dict("list"), irf.selected_iteration_, irf.oob_errors_.tolist(),
+            irf.importances_.tolist(), irf.bootstrap_seeds_.tolist())
+
+
+def scatter_log(client):
+    """client.scatter wrapped to record what it sends; returns the list (restore with del)."""
+    sent, scatter = [], client.scatter
+
+    def recording(payload, *args, **kwargs):
+        sent.extend(payload if isinstance(payload, list) else [payload])
+        return scatter(payload, *args, **kwargs)
+
+    client.scatter = recording
+    return sent
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_irf_on_the_cluster_is_the_local_irf_and_sends_X_once(client, data, task):
+    X, y, labels = data
+    target = y if task == "regression" else labels
+    params = dict(n_iterations=3, n_estimators=20, n_bootstraps=4, rit_n_trees=50, task=task, random_state=2)
+    local = IterativeRandomForest(**params, n_jobs=2).fit(X, target)
+    sent = scatter_log(client)
+    try:
+        with dask():
+            remote = IterativeRandomForest(**params).fit(X, target)
+    finally:
+        del client.scatter
+    assert repr(irf_result(remote)) == repr(irf_result(local))  # repr: NaN scores compare equal
+    assert same_forest(local.forest_._forest, remote.forest_._forest)
+    assert sum(a is X for a in sent) == 1
+
+
+def test_lssfind_on_the_cluster_is_the_local_lssfind(client, data):
+    X, y, _ = data
+    local = LSSFind(n_estimators=30, random_state=4).fit(X, y)
+    with dask():
+        remote = LSSFind(n_estimators=30, random_state=4).fit(X, y)
+    assert same_forest(local.forest_._forest, remote.forest_._forest)
+    assert repr(remote.interactions_.to_frame().to_dict("list")) == repr(local.interactions_.to_frame().to_dict("list"))
 
 
 # -- combine -----------------------------------------------------------------------------------

@@ -40,13 +40,13 @@ class _Unit:
             return self.function(*args)
 
 
-def run_units(function, shared, units) -> list:
-    """[function(*shared, *unit) for unit in units] as tasks of the active backend, results in
-    order. ``shared`` (the data every unit reads) is on every worker once (:func:`data_on_workers`);
+def run_units(function, shared, units):
+    """function(*shared, *unit) for unit in units, as tasks of the active backend: a generator of
+    the results in order, each yielded as soon as it and those before it are done. ``shared`` (the data every unit reads) is on every worker once (:func:`data_on_workers`);
     a unit's own arguments should be small: Dask's backend scatters an argument above 1 kB to a
     single worker, where it is lost with that worker."""
     with data_on_workers(*shared):
-        return Parallel()(delayed(_Unit(function))(*shared, *unit) for unit in units)
+        yield from Parallel(return_as="generator")(delayed(_Unit(function))(*shared, *unit) for unit in units)
 
 
 @contextmanager
@@ -56,7 +56,8 @@ def data_on_workers(*objects):
     call that takes one of these objects as an argument reads the worker's copy. Other backends:
     nothing changes."""
     backend, n_jobs = get_active_backend()
-    objects = [o for o in objects if not isinstance(o, (type(None), bool, int, float, str))]
+    objects = [o for o in objects if not isinstance(o, (type(None), bool, int, float, str))
+               and id(o) not in getattr(backend, "data_futures", {})]  # scattered already by an outer call
     if isinstance(backend, _LOCAL_BACKENDS) or not hasattr(backend, "data_futures") or not objects:
         yield
         return

@@ -52,6 +52,6 @@ def fit_forest_chunks(X, y, classes, n_classes, sample_weight, feature_weights, 
     n = params.n_estimators
     n_chunks = min(n, CHUNKS_PER_THREAD * threads)
     bounds = [n * k // n_chunks for k in range(n_chunks + 1)]
-    parts = run_units(_fit_chunk, (X, y, classes, n_classes, sample_weight, feature_weights, params),
-                      [(a, b - a) for a, b in zip(bounds[:-1], bounds[1:])])
+    parts = list(run_units(_fit_chunk, (X, y, classes, n_classes, sample_weight, feature_weights, params),
+                           [(a, b - a) for a, b in zip(bounds[:-1], bounds[1:])]))
     return _core.join_forests(parts)
