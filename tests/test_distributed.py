@@ -141,9 +141,13 @@ def test_a_worker_killed_mid_fit_is_recovered_with_the_same_forest(client, data,
             self.marker = marker
 
         def transition(self, key, start, finish, **kwargs):
-            if finish == "executing" and not os.path.exists(self.marker):
-                open(self.marker, "w").close()
-                os._exit(1)  # the task is executing; its nanny starts a new worker
+            if finish != "executing":
+                return
+            try:  # created atomically: of two workers starting tasks at once, one is killed
+                os.close(os.open(self.marker, os.O_CREAT | os.O_EXCL))
+            except FileExistsError:
+                return
+            os._exit(1)  # the task is executing; its nanny starts a new worker
 
     local = RandomForestRegressor(40, random_state=11).fit(X, y)
     before = set(client.scheduler_info()["workers"])
@@ -156,6 +160,24 @@ def test_a_worker_killed_mid_fit_is_recovered_with_the_same_forest(client, data,
     assert same_forest(local._forest, remote._forest)
     client.wait_for_workers(2)
     assert (tmp_path / "killed").exists() and set(client.scheduler_info()["workers"]) != before
+
+
+# -- permutation importance --------------------------------------------------------------------
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_permutation_oob_on_the_cluster_is_the_local_one(client, data, task):
+    X, y, labels = data
+    Forest, target = (RandomForestRegressor, y) if task == "regression" else (RandomForestClassifier, labels)
+    forest = Forest(15, random_state=1, max_features=0.5).fit(X, target)
+    weights = np.linspace(1.0, 2.0, len(y))
+    local = pyinterp.importance.permutation_oob(forest, X, target, n_repeats=3, random_state=6, sample_weight=weights,
+                                                return_std=True, n_jobs=2)
+    with dask():
+        remote = pyinterp.importance.permutation_oob(forest, X, target, n_repeats=3, random_state=6,
+                                                     sample_weight=weights, return_std=True)
+    np.testing.assert_array_equal(remote[0], local[0])
+    np.testing.assert_array_equal(remote[1], local[1])
+    assert np.count_nonzero(local[0]) > 3
 
 
 # -- iRF, LSSFind ------------------------------------------------------------------------------

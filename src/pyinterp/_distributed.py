@@ -27,6 +27,19 @@ def cluster_threads() -> int:
     return max(1, int(backend.effective_n_jobs(-1)))
 
 
+# Chunks per cluster thread when a job is cut into chunks (trees of a forest): enough for the
+# scheduler to balance uneven chunks and to lose little work with a worker, few enough that the
+# per-task cost (milliseconds) stays small.
+CHUNKS_PER_THREAD = 2
+
+
+def chunks(n, threads) -> list:
+    """(first, count) of the chunks that [0, n) is cut into for ``threads`` cluster threads."""
+    n_chunks = min(n, CHUNKS_PER_THREAD * threads)
+    bounds = [n * k // n_chunks for k in range(n_chunks + 1)]
+    return [(a, b - a) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
 class _Unit:
     """function, run under joblib's threading backend so that estimators inside it use their
     threads (joblib's Dask tasks otherwise see the Dask backend again and would dispatch from the
@@ -61,8 +74,12 @@ def data_on_workers(*objects):
     if isinstance(backend, _LOCAL_BACKENDS) or not hasattr(backend, "data_futures") or not objects:
         yield
         return
-    scattered = type(backend)(client=backend.client, scatter=objects,
-                              wait_for_workers_timeout=backend.wait_for_workers_timeout, **backend.submit_kwargs)
-    scattered.data_futures = {**backend.data_futures, **scattered.data_futures}  # the user's own scatter too
+    scattered = type(backend)(client=backend.client, wait_for_workers_timeout=backend.wait_for_workers_timeout,
+                              **backend.submit_kwargs)
+    # As joblib's scatter argument does, but with keys of their own (hash=False): a content key
+    # would be shared with an earlier fit's copy that the cluster may be forgetting right now.
+    futures = backend.client.scatter(objects, broadcast=True, hash=False)
+    scattered._scatter = objects  # the ids below stay those of these objects
+    scattered.data_futures = {**backend.data_futures, **{id(o): f for o, f in zip(objects, futures)}}
     with parallel_config(backend=scattered, n_jobs=n_jobs):
         yield

@@ -12,11 +12,7 @@ import threading
 import weakref
 
 from .. import _core
-from .._distributed import cluster_threads, run_units
-
-# Chunks per cluster thread: enough for the scheduler to balance uneven trees and to lose little
-# work with a worker, few enough that the per-task cost (milliseconds) stays small.
-CHUNKS_PER_THREAD = 2
+from .._distributed import chunks, cluster_threads, run_units
 
 _codes: dict = {}  # id(X) -> (weak reference to X, its ColumnCodes), on a worker
 _codes_lock = threading.Lock()
@@ -49,9 +45,6 @@ def fit_forest_chunks(X, y, classes, n_classes, sample_weight, feature_weights, 
     threads = cluster_threads()
     if threads == 0:
         return None
-    n = params.n_estimators
-    n_chunks = min(n, CHUNKS_PER_THREAD * threads)
-    bounds = [n * k // n_chunks for k in range(n_chunks + 1)]
-    parts = list(run_units(_fit_chunk, (X, y, classes, n_classes, sample_weight, feature_weights, params),
-                           [(a, b - a) for a, b in zip(bounds[:-1], bounds[1:])]))
-    return _core.join_forests(parts)
+    parts = run_units(_fit_chunk, (X, y, classes, n_classes, sample_weight, feature_weights, params),
+                      chunks(params.n_estimators, threads))
+    return _core.join_forests(list(parts))
