@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 
 import pyinterp
-from pyinterp import (IterativeRandomForest, LSSFind, RandomForestClassifier, RandomForestRegressor, _core,
-                      combine)
+from pyinterp import (DLBCD, IterativeRandomForest, LSSFind, RandomForestClassifier, RandomForestRegressor,
+                      SkinnyTreesRegressor, _core, combine)
+from pyinterp.datasets import make_collinear_dictionary, make_correlated_linear
+from pyinterp.skinny import fit_budget
 
 distributed = pytest.importorskip("distributed")
 joblib = pytest.importorskip("joblib")
@@ -223,6 +225,32 @@ def test_lssfind_on_the_cluster_is_the_local_lssfind(client, data):
         remote = LSSFind(n_estimators=30, random_state=4).fit(X, y)
     assert same_forest(local.forest_._forest, remote.forest_._forest)
     assert repr(remote.interactions_.to_frame().to_dict("list")) == repr(local.interactions_.to_frame().to_dict("list"))
+
+
+# -- DL-BCD restarts, Skinny Trees budget trials -----------------------------------------------
+
+def test_dlbcd_restarts_on_the_cluster_are_the_local_ones(client):
+    D = make_collinear_dictionary(4, 0.5)
+    X = np.random.RandomState(3).laplace(size=(200, 4)) @ D.T
+    params = dict(tau=0.5, init="l1", n_restarts=5, max_iter=30, random_state=1)
+    local = DLBCD(**params, n_jobs=2).fit(X)
+    with dask():
+        remote = DLBCD(**params).fit(X)
+    for name in ("components_", "objective_history_", "restart_objectives_", "l1_components_"):
+        np.testing.assert_array_equal(getattr(remote, name), getattr(local, name), err_msg=name)
+    assert len(set(np.round(local.restart_objectives_, 12))) > 1  # the restarts differ: streams are per restart
+
+
+def test_fit_budget_trials_on_the_cluster_are_the_local_ones(client):
+    X, y, _ = make_correlated_linear(150, 20, correlation=0.5, random_state=5)
+    base = SkinnyTreesRegressor(n_trees=3, depth=2, batch_size=32, max_epochs=15, lambda2=0.5)
+    kw = dict(max_features=8, n_trials=3, random_state=0,
+              param_distributions={"temperature": [0.01, 0.03], "learning_rate": [0.05, 0.1]})
+    local = fit_budget(base, X, y, n_jobs=2, **kw)
+    with dask():
+        remote = fit_budget(base, X, y, **kw)
+    np.testing.assert_array_equal(remote.budget_search_.val_score, local.budget_search_.val_score)
+    np.testing.assert_array_equal(remote.predict(X), local.predict(X))
 
 
 # -- combine -----------------------------------------------------------------------------------

@@ -119,6 +119,24 @@ def permutation_importance(
     seed: int,
     n_threads: int = 1,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int]: ...
+def permutation_tree_scores(
+    forest: Forest,
+    X: ForestX,
+    y: npt.NDArray[np.float64] | npt.NDArray[np.int32],
+    sample_weight: npt.NDArray[np.float64] | None,
+    n_repeats: int,
+    seed: int,
+    first_tree: int,
+    n_trees: int,
+    n_threads: int = 1,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.float64], npt.NDArray[np.uint8]]: ...
+def reduce_tree_scores(
+    indptr: npt.NDArray[np.int64],
+    features: npt.NDArray[np.int32],
+    scores: npt.NDArray[np.float64],
+    used: npt.NDArray[np.uint8],
+    n_features: int,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int]: ...
 def contributions(
     forest: Forest, X: ForestX, n_threads: int = 1
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
@@ -261,6 +279,7 @@ def dlbcd_fit(
     inner_max_iter: int,
     inner_tol: float,
     n_threads: int = 1,
+    first_restart: int = 0,
 ) -> list[
     tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int, int, npt.NDArray[np.float64] | None,
           npt.NDArray[np.float64]]
