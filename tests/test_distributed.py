@@ -85,6 +85,25 @@ def test_forest_on_the_cluster_is_the_local_forest(client, data, Forest, kwargs)
     assert remote.oob_score_ == local.oob_score_
 
 
+def test_a_fit_inside_a_task_on_a_worker_stays_on_that_worker(client, data):
+    """A user's own task (a cross-validation fold the backend distributes) fits with the worker's
+    threads instead of sending its data on to the cluster from there."""
+    X, y, _ = data
+
+    def fold():
+        from pyinterp._distributed import cluster_threads
+
+        with joblib.parallel_backend("dask"):
+            return cluster_threads(), RandomForestRegressor(6, random_state=2).fit(X, y)._forest
+
+    threads, forest = client.submit(fold).result()
+    assert threads == 0
+    assert same_forest(forest, RandomForestRegressor(6, random_state=2).fit(X, y)._forest)
+    with dask():
+        from pyinterp._distributed import cluster_threads
+        assert cluster_threads() == 2
+
+
 def test_warm_start_on_the_cluster_continues_the_streams(client, data):
     X, y, _ = data
     local = RandomForestRegressor(12, random_state=3).fit(X, y)

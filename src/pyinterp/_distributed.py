@@ -7,6 +7,7 @@ one process. Nothing here imports dask: the backend object the user activated is
 
 from __future__ import annotations
 
+import sys
 from contextlib import contextmanager
 
 from joblib import parallel_config
@@ -19,11 +20,19 @@ _LOCAL_BACKENDS = (LokyBackend, MultiprocessingBackend, SequentialBackend, Threa
 
 def cluster_threads() -> int:
     """Threads the active distributed joblib backend runs tasks on (Dask: its workers' threads),
-    0 when the backend is one of joblib's local ones. Inside a unit (on a worker) it is 0: units
-    run their estimators with the worker's threads rather than dispatching again."""
+    0 when the backend is one of joblib's local ones, and 0 inside a task on a Dask worker (a unit
+    of ours, or the user's: a fold of a cross-validation the backend distributes), which fits with
+    the worker's threads rather than sending its data on from there."""
     backend, _ = get_active_backend()
     if isinstance(backend, _LOCAL_BACKENDS):
         return 0
+    distributed = sys.modules.get("distributed")  # imported if a Dask backend can be active
+    if distributed is not None:
+        try:
+            distributed.get_worker()
+            return 0
+        except ValueError:  # not in a worker's task
+            pass
     return max(1, int(backend.effective_n_jobs(-1)))
 
 
