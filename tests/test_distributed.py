@@ -299,6 +299,13 @@ def test_combine_refuses_what_it_can_tell_is_not_the_same_data(data):
     with pytest.raises(ValueError, match="classes"):
         combine(RandomForestClassifier(3, random_state=1).fit(X, labels),
                 RandomForestClassifier(3, random_state=2).fit(X, labels + 1))
+    pd = pytest.importorskip("pandas")
+    named = [RandomForestRegressor(3, random_state=k).fit(pd.DataFrame(X, columns=[f"{prefix}{j}" for j in range(12)]), y)
+             for k, prefix in ((3, "a"), (4, "b"))]
+    with pytest.raises(ValueError, match="feature names"):
+        combine(*named)
+    with pytest.raises(ValueError, match="feature names"):
+        combine(reg, named[0])
     with pytest.raises(TypeError, match="pyinterp forests"):
         combine(reg, object())
     with pytest.raises(ValueError, match="at least one"):

@@ -109,6 +109,11 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
        log prec(S) - log prec(S'); ``sta_cpe``/``sta_fsd``/``sta_mip`` = fraction of bootstraps
        with a positive score. Log scores average the bootstraps where they are finite.
 
+    Until every bootstrap is done, each finished bootstrap's leaves wait in a temporary directory
+    (``TMPDIR``; about 20 MB per bootstrap at n = 1000), so memory does not grow with
+    ``n_bootstraps``. Inside ``joblib.parallel_backend("dask")`` the forests and the bootstraps run
+    on the cluster's workers, with the same result (docs/distributed.md).
+
     Defaults and why: 5 iterations, 500 trees, RIT depth 5 with 500 trees, 2 children and
     minimum size 2, signed paths - the R iRF 3.0 defaults the method was published with;
     ``max_features="sqrt"`` as R iRF's mtry; 10 bootstraps, the R vignette's setting (R's
