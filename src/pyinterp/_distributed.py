@@ -64,9 +64,10 @@ class _Unit:
 
 def run_units(function, shared, units):
     """function(*shared, *unit) for unit in units, as tasks of the active backend: a generator of
-    the results in order, each yielded as soon as it and those before it are done. ``shared`` (the data every unit reads) is on every worker once (:func:`data_on_workers`);
-    a unit's own arguments should be small: Dask's backend scatters an argument above 1 kB to a
-    single worker, where it is lost with that worker."""
+    the results in order, each yielded as soon as it and those before it are done. ``shared`` (the
+    data every unit reads) is on every worker once (:func:`data_on_workers`); a unit's own
+    arguments should be small: Dask's backend scatters an argument above 1 kB to a single worker,
+    where it is lost with that worker."""
     with data_on_workers(*shared):
         yield from Parallel(return_as="generator")(delayed(_Unit(function))(*shared, *unit) for unit in units)
 
