@@ -186,22 +186,24 @@ def test_extreme_targets_grow_the_trees_of_the_unscaled_targets(regression_data,
             np.testing.assert_array_equal(t.impurity, np.ldexp(u.impurity, 2 * k))
 
 
+@pytest.mark.parametrize("bootstrap", [True, False])
 @pytest.mark.parametrize("k", [-1070, -400, 400, 1000])
 @pytest.mark.parametrize("Forest", [RandomForestRegressor, RandomForestClassifier])
-def test_extreme_weights_grow_the_trees_of_moderate_weights(regression_data, Forest, k):
+def test_extreme_weights_grow_the_trees_of_moderate_weights(regression_data, Forest, k, bootstrap):
     """Weights of 1e308 gave NaN predictions and 5e-324 (subnormal) a different forest: weights
-    scaled by 2^k must give the forest of the unscaled weights, its weighted sizes scaled by 2^k."""
+    scaled by 2^k must give the forest of the unscaled weights. With bootstrap they only choose
+    the rows (the trees weigh the draw counts); without, the trees' weighted sizes scale by 2^k."""
     X, y = regression_data
     target = y if Forest is RandomForestRegressor else y > np.median(y)
     w = np.random.RandomState(1).choice([0.75, 1.0, 1.5], size=len(y))
-    kw = dict(n_estimators=4, random_state=0)
+    kw = dict(n_estimators=4, random_state=0, bootstrap=bootstrap, max_samples=None if bootstrap else 0.8)
     base = Forest(**kw).fit(X, target, sample_weight=w)
     extreme = Forest(**kw).fit(X, target, sample_weight=np.ldexp(w, k))
     predict = "predict" if Forest is RandomForestRegressor else "predict_proba"
     np.testing.assert_array_equal(getattr(extreme, predict)(X), getattr(base, predict)(X))
     for t, u in zip(extreme.trees_, base.trees_):
         np.testing.assert_array_equal(t.feature, u.feature)
-        np.testing.assert_array_equal(t.weighted_n_node_samples, np.ldexp(u.weighted_n_node_samples, k))
+        np.testing.assert_array_equal(t.weighted_n_node_samples, np.ldexp(u.weighted_n_node_samples, 0 if bootstrap else k))
         np.testing.assert_array_equal(t.impurity_decrease, u.impurity_decrease)
 
 

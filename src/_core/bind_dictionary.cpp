@@ -40,7 +40,8 @@ void bind_dictionary(py::module_& m) {
       "dlbcd_fit",
       [](const py::array& X, const py::array& D0s, const py::array& Q0s, double tau, bool warm, int max_iter,
          double tol, double delta, double start_noise, uint64_t seed, optim::LineSearch line_search, int memory,
-         int inner_max_iter, double inner_tol, int n_threads) {
+         int inner_max_iter, double inner_tol, int n_threads, int64_t first_restart) {
+        if (first_restart < 0) throw std::invalid_argument("first_restart must be >= 0");
         if (X.ndim() != 2 || D0s.ndim() != 3) throw std::invalid_argument("X must be 2-d and D0s 3-d");
         const int64_t n = X.shape(0);
         const int p = static_cast<int>(X.shape(1));
@@ -60,7 +61,7 @@ void bind_dictionary(py::module_& m) {
         std::vector<DlbcdRun> runs;
         {
           py::gil_scoped_release release;
-          runs = fit_dlbcd(x, n, p, d0, q0, restarts, warm, opt, n_threads);
+          runs = fit_dlbcd(x, n, p, d0, q0, restarts, warm, opt, n_threads, first_restart);
         }
         py::list out;
         for (const auto& r : runs) {
@@ -72,7 +73,8 @@ void bind_dictionary(py::module_& m) {
       },
       py::arg("X"), py::arg("D0s"), py::arg("Q0s"), py::arg("tau"), py::arg("warm"), py::arg("max_iter"),
       py::arg("tol"), py::arg("delta"), py::arg("start_noise"), py::arg("seed"), py::arg("line_search"),
-      py::arg("memory"), py::arg("inner_max_iter"), py::arg("inner_tol"), py::arg("n_threads") = 1);
+      py::arg("memory"), py::arg("inner_max_iter"), py::arg("inner_tol"), py::arg("n_threads") = 1,
+      py::arg("first_restart") = 0);
 
   m.def(
       "sharpness_statistic",

@@ -182,7 +182,55 @@ void bind_forest(py::module_& m) {
       .def_readwrite("balanced_subsample", &ForestParams::balanced_subsample)
       .def_readwrite("seed", &ForestParams::seed)
       .def_readwrite("first_tree", &ForestParams::first_tree)
-      .def_readwrite("n_threads", &ForestParams::n_threads);
+      .def_readwrite("n_threads", &ForestParams::n_threads)
+      // Pickled for chunks of a forest fitted on other processes (dask workers).
+      .def(py::pickle(
+          [](const ForestParams& p) {
+            return py::make_tuple(p.criterion, p.n_estimators, p.bootstrap, p.n_draws, p.max_features,
+                                  p.min_samples_split, p.min_samples_leaf, p.min_weight_fraction_leaf, p.max_depth,
+                                  p.min_impurity_decrease, p.balanced_subsample, p.seed, p.first_tree, p.n_threads);
+          },
+          [](const py::tuple& t) {
+            if (t.size() != 14) throw std::invalid_argument("corrupt ForestParams state");
+            ForestParams p;
+            p.criterion = t[0].cast<Criterion>();
+            p.n_estimators = t[1].cast<int64_t>();
+            p.bootstrap = t[2].cast<bool>();
+            p.n_draws = t[3].cast<int64_t>();
+            p.max_features = t[4].cast<int64_t>();
+            p.min_samples_split = t[5].cast<int64_t>();
+            p.min_samples_leaf = t[6].cast<int64_t>();
+            p.min_weight_fraction_leaf = t[7].cast<double>();
+            p.max_depth = t[8].cast<int64_t>();
+            p.min_impurity_decrease = t[9].cast<double>();
+            p.balanced_subsample = t[10].cast<bool>();
+            p.seed = t[11].cast<uint64_t>();
+            p.first_tree = t[12].cast<int64_t>();
+            p.n_threads = t[13].cast<int>();
+            return p;
+          }));
+
+  // X's column encoding, built once and handed to several fit_forest calls on the same X (the
+  // chunks of a forest that one cluster worker fits). Not picklable on purpose: it is rebuilt
+  // where X is, which is cheaper than shipping it next to X.
+  py::class_<ColumnCodes>(m, "ColumnCodes")
+      .def(py::init([](const py::object& X, int n_threads, const py::object& mapped_file) {
+             const MatrixView v = matrix_view(X);
+             std::unique_ptr<XFile> file;
+             if (!mapped_file.is_none()) {
+               const auto where = mapped_file.cast<std::pair<std::string, int64_t>>();
+               file = std::make_unique<XFile>(MappedFile{where.first, where.second}, v);
+             }
+             py::gil_scoped_release release;
+             return std::make_unique<ColumnCodes>(v, n_threads, file.get());
+           }),
+           py::arg("X"), py::arg("n_threads") = 1, py::arg("mapped_file") = py::none())
+      .def_property_readonly("shape", [](const ColumnCodes& c) { return py::make_tuple(c.n_rows(), c.n_cols()); })
+      .def_property_readonly("nbytes", [](const ColumnCodes& c) {
+        int64_t bytes = 0;
+        for (int64_t j = 0; j < c.n_cols(); ++j) bytes += c.width(j) * c.n_rows();
+        return bytes;
+      });
 
   py::class_<Forest>(m, "Forest")
       .def_property_readonly("criterion", [](const Forest& f) { return f.criterion; })
@@ -278,7 +326,7 @@ void bind_forest(py::module_& m) {
       "fit_forest",
       [](const py::object& X, const py::object& y, const py::object& classes, int32_t n_classes,
          const py::object& sample_weight, const py::object& feature_weights, const ForestParams& params,
-         const py::object& mapped_file) {
+         const py::object& mapped_file, const ColumnCodes* codes) {
         const MatrixView v = matrix_view(X);
         const double* yp = optional_data<double>(y, {v.n_rows}, "y");
         const int32_t* cp = optional_data<int32_t>(classes, {v.n_rows}, "classes");
@@ -295,10 +343,11 @@ void bind_forest(py::module_& m) {
           file = std::make_unique<MappedFile>(MappedFile{where.first, where.second});
         }
         py::gil_scoped_release release;
-        return fit_forest(v, yp, cp, cp ? n_classes : 0, wp, fw, params, file.get());
+        return fit_forest(v, yp, cp, cp ? n_classes : 0, wp, fw, params, file.get(), codes);
       },
       py::arg("X"), py::arg("y"), py::arg("classes"), py::arg("n_classes"), py::arg("sample_weight"),
-      py::arg("feature_weights"), py::arg("params"), py::arg("mapped_file") = py::none());
+      py::arg("feature_weights"), py::arg("params"), py::arg("mapped_file") = py::none(),
+      py::arg("codes") = nullptr);
 }
 
 }  // namespace pyinterp

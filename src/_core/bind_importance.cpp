@@ -78,6 +78,59 @@ void bind_importance(py::module_& m) {
       py::arg("forest"), py::arg("X"), py::arg("y"), py::arg("sample_weight"), py::arg("n_repeats"), py::arg("seed"),
       py::arg("n_threads") = 1);
 
+  // permutation_importance in chunks of trees (a cluster's workers score a chunk each): the
+  // per-tree scores as CSR (indptr, features, scores) and whether each tree had out-of-bag rows.
+  m.def(
+      "permutation_tree_scores",
+      [](const Forest& f, const py::object& X, const py::object& y, const py::object& sample_weight, int n_repeats,
+         uint64_t seed, int64_t first_tree, int64_t n_trees, int n_threads) {
+        const MatrixView v = matrix_view(X);
+        const Targets t = targets_of(f, y, sample_weight, v.n_rows);
+        std::vector<TreeScores> trees;
+        {
+          py::gil_scoped_release release;
+          trees = permutation_tree_scores(f, v, t, n_repeats, seed, first_tree, n_trees, n_threads);
+        }
+        std::vector<int64_t> indptr{0};
+        std::vector<int32_t> features;
+        std::vector<double> scores;
+        std::vector<uint8_t> used;
+        for (const TreeScores& tree : trees) {
+          for (const auto& [feature, score] : tree.scores) {
+            features.push_back(feature);
+            scores.push_back(score);
+          }
+          indptr.push_back(static_cast<int64_t>(features.size()));
+          used.push_back(tree.used);
+        }
+        return py::make_tuple(copy_array(indptr), copy_array(features), copy_array(scores), copy_array(used));
+      },
+      py::arg("forest"), py::arg("X"), py::arg("y"), py::arg("sample_weight"), py::arg("n_repeats"), py::arg("seed"),
+      py::arg("first_tree"), py::arg("n_trees"), py::arg("n_threads") = 1);
+
+  m.def(
+      "reduce_tree_scores",
+      [](const py::object& indptr, const py::object& features, const py::object& scores, const py::object& used,
+         int64_t n_features) {
+        const auto u = checked_array<uint8_t>(used, {-1}, "used");
+        const int64_t n_trees = u.size();
+        const auto ip = checked_array<int64_t>(indptr, {n_trees + 1}, "indptr");
+        const auto f = checked_array<int32_t>(features, {-1}, "features");
+        const auto s = checked_array<double>(scores, {f.size()}, "scores");
+        if (ip.data()[0] != 0 || ip.data()[n_trees] != f.size()) throw std::invalid_argument("indptr does not span features");
+        std::vector<TreeScores> trees(n_trees);
+        for (int64_t t = 0; t < n_trees; ++t) {
+          if (ip.data()[t + 1] < ip.data()[t]) throw std::invalid_argument("indptr must not decrease");
+          trees[t].used = u.data()[t] != 0;
+          for (int64_t k = ip.data()[t]; k < ip.data()[t + 1]; ++k) {
+            if (f.data()[k] < 0 || f.data()[k] >= n_features) throw std::invalid_argument("feature index out of range");
+            trees[t].scores.emplace_back(f.data()[k], s.data()[k]);
+          }
+        }
+        return importance_arrays(reduce_tree_scores(trees, n_features));
+      },
+      py::arg("indptr"), py::arg("features"), py::arg("scores"), py::arg("used"), py::arg("n_features"));
+
   m.def(
       "contributions",
       [](const Forest& f, const py::object& X, int n_threads) {

@@ -40,6 +40,15 @@ class ForestParams:
     first_tree: int
     n_threads: int
     def __init__(self) -> None: ...
+    def __getstate__(self) -> tuple[Any, ...]: ...
+    def __setstate__(self, state: tuple[Any, ...]) -> None: ...
+
+class ColumnCodes:
+    def __init__(self, X: ForestX, n_threads: int = 1, mapped_file: tuple[str, int] | None = None) -> None: ...
+    @property
+    def shape(self) -> tuple[int, int]: ...
+    @property
+    def nbytes(self) -> int: ...
 
 class Forest:
     tree_fields: tuple[str, ...]  # the node fields, in declaration order (src/_core/forest/tree.hpp)
@@ -80,6 +89,7 @@ def fit_forest(
     feature_weights: npt.NDArray[np.float64] | None,
     params: ForestParams,
     mapped_file: tuple[str, int] | None = None,
+    codes: ColumnCodes | None = None,
 ) -> Forest: ...
 
 class OobMeasure(enum.Enum):
@@ -113,6 +123,24 @@ def permutation_importance(
     n_repeats: int,
     seed: int,
     n_threads: int = 1,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int]: ...
+def permutation_tree_scores(
+    forest: Forest,
+    X: ForestX,
+    y: npt.NDArray[np.float64] | npt.NDArray[np.int32],
+    sample_weight: npt.NDArray[np.float64] | None,
+    n_repeats: int,
+    seed: int,
+    first_tree: int,
+    n_trees: int,
+    n_threads: int = 1,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.float64], npt.NDArray[np.uint8]]: ...
+def reduce_tree_scores(
+    indptr: npt.NDArray[np.int64],
+    features: npt.NDArray[np.int32],
+    scores: npt.NDArray[np.float64],
+    used: npt.NDArray[np.uint8],
+    n_features: int,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int]: ...
 def contributions(
     forest: Forest, X: ForestX, n_threads: int = 1
@@ -256,6 +284,7 @@ def dlbcd_fit(
     inner_max_iter: int,
     inner_tol: float,
     n_threads: int = 1,
+    first_restart: int = 0,
 ) -> list[
     tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int, int, npt.NDArray[np.float64] | None,
           npt.NDArray[np.float64]]

@@ -40,6 +40,7 @@ from sklearn.utils.validation import _check_sample_weight, check_array, check_co
 
 from . import _core
 from ._groups import check_feature_groups
+from ._distributed import chunks, cluster_threads, run_units
 from ._seeds import root_seed
 from ._validation import INT32_MAX, FOREST_FIT_X, check_exact_integers, check_int, core_X, resolve_n_threads
 from .forest.view import check_rows as _check_X
@@ -158,10 +159,23 @@ def permutation_oob(forest, X, y, *, n_repeats=5, random_state=None, sample_weig
     that tree's out-of-bag rows, averaged over n_repeats permutations and over trees. Results depend
     only on random_state, not on n_jobs."""
     view, X, targets, sample_weight = _oob_inputs(forest, X, y, sample_weight)
-    mean, std, _ = _core.permutation_importance(
-        view.core, X, targets, sample_weight, n_repeats, root_seed(random_state), resolve_n_threads(n_jobs)
-    )
+    seed = root_seed(random_state)
+    threads = cluster_threads()
+    if threads:  # chunks of trees on the workers; per-tree scores reduced here in tree order
+        parts = list(run_units(_core.permutation_tree_scores, (view.core, X, targets, sample_weight, n_repeats, seed),
+                               chunks(view.core.n_trees, threads)))
+        mean, std, _ = _core.reduce_tree_scores(*_concatenate_csr(parts), view.core.n_features)
+    else:
+        mean, std, _ = _core.permutation_importance(view.core, X, targets, sample_weight, n_repeats, seed,
+                                                    resolve_n_threads(n_jobs))
     return _result(mean, std, return_std)
+
+
+def _concatenate_csr(parts):
+    """(indptr, features, scores, used) chunks of trees as one, trees in order."""
+    offsets = np.cumsum([0] + [part[0][-1] for part in parts[:-1]])
+    indptr = np.concatenate([[0]] + [part[0][1:] + offset for part, offset in zip(parts, offsets)])
+    return (indptr.astype(np.int64), *(np.concatenate([part[k] for part in parts]) for k in (1, 2, 3)))
 
 
 @validate_params({"normalize": ["boolean"]}, prefer_skip_nested_validation=True)

@@ -160,11 +160,12 @@ class Learner {
 }  // namespace
 
 std::vector<DlbcdRun> fit_dlbcd(const double* X, int64_t n, int p, const double* D0s, const double* Q0s,
-                                int n_restarts, bool warm, const DlbcdOptions& opt, int n_threads) {
+                                int n_restarts, bool warm, const DlbcdOptions& opt, int n_threads,
+                                int64_t first_restart) {
   std::vector<DlbcdRun> runs(n_restarts);
   parallel_for(n_restarts, n_threads, no_state, [&](int64_t r, int, NoState&) {
     const int64_t offset = r * p * p;
-    Learner learner(X, n, p, D0s + offset, Q0s + offset, opt, static_cast<uint64_t>(r));
+    Learner learner(X, n, p, D0s + offset, Q0s + offset, opt, static_cast<uint64_t>(first_restart + r));
     DlbcdRun& run = runs[r];
     if (warm) {
       run.n_iter_warm = learner.run(INFINITY, run.warm_history);

@@ -35,9 +35,12 @@ struct DlbcdRun {
 
 // D0s, Q0s: n_restarts consecutive p x p matrices with Q0 = D0^{-1} and unit columns in D0.
 // warm: each restart first runs tau = inf to convergence and continues from there with opt.tau
-// (the thesis' two-stage procedure). Restarts run in parallel; each is deterministic.
+// (the thesis' two-stage procedure). Restarts run in parallel; each is deterministic: restart r
+// draws from stream (opt.seed, first_restart + r), so restarts run in chunks (on a cluster's
+// workers) give the runs of one call.
 std::vector<DlbcdRun> fit_dlbcd(const double* X, int64_t n, int p, const double* D0s, const double* Q0s,
-                                int n_restarts, bool warm, const DlbcdOptions& opt, int n_threads);
+                                int n_restarts, bool warm, const DlbcdOptions& opt, int n_threads,
+                                int64_t first_restart = 0);
 
 // Algorithm 1 for coefficients beta (n x p, row-major) and a perturbed collinearity matrix M
 // (p x p, diagonal unused): solves problem (5.3) for every row k, starting from row k of W0 (its

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 
 #include "builder.hpp"
@@ -103,7 +104,7 @@ void check_width(const Forest& forest, const MatrixView& X) {
 
 Forest fit_forest(const MatrixView& X, const double* y, const int32_t* classes, int32_t n_classes,
                   const double* sample_weight, const std::vector<double>& feature_weights, const ForestParams& params,
-                  const MappedFile* file) {
+                  const MappedFile* file, const ColumnCodes* codes) {
   if (params.n_estimators < 1) throw std::invalid_argument("n_estimators must be at least 1");
   if (params.max_features < 1) throw std::invalid_argument("max_features must be at least 1");
   if (params.n_draws < 1) throw std::invalid_argument("max_samples must select at least one row");
@@ -119,7 +120,10 @@ Forest fit_forest(const MatrixView& X, const double* y, const int32_t* classes, 
   }
   std::unique_ptr<const XFile> x_file;
   if (file) x_file = std::make_unique<const XFile>(*file, X);
-  const ColumnCodes codes(X, params.n_threads, x_file.get());
+  std::optional<ColumnCodes> own_codes;
+  if (codes == nullptr) codes = &own_codes.emplace(X, params.n_threads, x_file.get());
+  if (codes->n_rows() != X.n_rows || codes->n_cols() != X.n_cols)
+    throw std::invalid_argument("the encoded columns are not those of X (their shapes differ)");
   const int64_t n = X.n_rows;
 
   const int y_exp = y ? extreme_exponent(y, n) : 0;
@@ -132,7 +136,7 @@ Forest fit_forest(const MatrixView& X, const double* y, const int32_t* classes, 
   const double ccp_alpha = std::ldexp(params.ccp_alpha, -power * y_exp);
 
   TrainingSet data;
-  data.codes = &codes;
+  data.codes = codes;
   data.X = X;
   data.file = x_file.get();
   data.y = y_exp ? y_scaled.data() : y;

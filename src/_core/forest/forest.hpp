@@ -10,6 +10,7 @@
 
 namespace pyinterp {
 struct MappedFile;
+class ColumnCodes;
 }
 
 namespace pyinterp {
@@ -26,10 +27,11 @@ struct Forest {
 };
 
 // Fits a forest. X is only read; codes are built once and shared by every tree. file: where a
-// memory-mapped X lies (see ColumnCodes), or null.
+// memory-mapped X lies (see ColumnCodes), or null. codes: X's encoding built earlier (by the
+// caller, for several fits on the same X: chunks of one forest on a cluster worker), or null.
 Forest fit_forest(const MatrixView& X, const double* y, const int32_t* classes, int32_t n_classes,
                   const double* sample_weight, const std::vector<double>& feature_weights, const ForestParams& params,
-                  const MappedFile* file = nullptr);
+                  const MappedFile* file = nullptr, const ColumnCodes* codes = nullptr);
 
 // The trees of forests fitted on the same rows, in order, as one forest (with their in-bag
 // counts): a warm start's new trees after the old ones, or chunks grown apart.

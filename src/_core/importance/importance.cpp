@@ -13,12 +13,6 @@
 namespace pyinterp {
 namespace {
 
-// One tree's nonzero scores, (feature, score) sorted by feature; `used` is false for a tree with
-// no out-of-bag row, which then takes no part in the mean.
-struct TreeScores {
-  std::vector<std::pair<int32_t, double>> scores;
-  bool used = false;
-};
 
 // Sums the per-node scores of one tree by feature.
 void collect(std::vector<std::pair<int32_t, double>>& node_scores, TreeScores& out) {
@@ -35,37 +29,6 @@ void collect(std::vector<std::pair<int32_t, double>>& node_scores, TreeScores& o
   out.used = true;
 }
 
-// Mean and standard error across the used trees (absent features score 0 in a tree), summed in
-// tree order.
-Importance reduce(const std::vector<TreeScores>& trees, int64_t n_features) {
-  Importance imp;
-  imp.mean.assign(n_features, 0.0);
-  imp.std_error.assign(n_features, 0.0);
-  for (const TreeScores& t : trees) {
-    if (!t.used) continue;
-    ++imp.n_trees;
-    for (const auto& [f, s] : t.scores) imp.mean[f] += s;
-  }
-  if (imp.n_trees == 0) return imp;
-  const double count = static_cast<double>(imp.n_trees);
-  for (double& m : imp.mean) m /= count;
-  // Two-pass variance: trees where a feature is absent each contribute mean^2.
-  std::vector<double> sq(n_features, 0.0);
-  std::vector<int64_t> present(n_features, 0);
-  for (const TreeScores& t : trees) {
-    if (!t.used) continue;
-    for (const auto& [f, s] : t.scores) {
-      sq[f] += (s - imp.mean[f]) * (s - imp.mean[f]);
-      ++present[f];
-    }
-  }
-  if (imp.n_trees < 2) return imp;
-  for (int64_t f = 0; f < n_features; ++f) {
-    const double ss = sq[f] + static_cast<double>(imp.n_trees - present[f]) * imp.mean[f] * imp.mean[f];
-    imp.std_error[f] = std::sqrt(ss / (count - 1.0)) / std::sqrt(count);
-  }
-  return imp;
-}
 
 void check_training_rows(const Forest& forest, const MatrixView& X) {
   if (X.n_cols != forest.n_features) throw std::invalid_argument("X has a different number of features than the forest");
@@ -144,6 +107,36 @@ struct PermutationWorker {
 
 }  // namespace
 
+Importance reduce_tree_scores(const std::vector<TreeScores>& trees, int64_t n_features) {
+  Importance imp;
+  imp.mean.assign(n_features, 0.0);
+  imp.std_error.assign(n_features, 0.0);
+  for (const TreeScores& t : trees) {
+    if (!t.used) continue;
+    ++imp.n_trees;
+    for (const auto& [f, s] : t.scores) imp.mean[f] += s;
+  }
+  if (imp.n_trees == 0) return imp;
+  const double count = static_cast<double>(imp.n_trees);
+  for (double& m : imp.mean) m /= count;
+  // Two-pass variance: trees where a feature is absent each contribute mean^2.
+  std::vector<double> sq(n_features, 0.0);
+  std::vector<int64_t> present(n_features, 0);
+  for (const TreeScores& t : trees) {
+    if (!t.used) continue;
+    for (const auto& [f, s] : t.scores) {
+      sq[f] += (s - imp.mean[f]) * (s - imp.mean[f]);
+      ++present[f];
+    }
+  }
+  if (imp.n_trees < 2) return imp;
+  for (int64_t f = 0; f < n_features; ++f) {
+    const double ss = sq[f] + static_cast<double>(imp.n_trees - present[f]) * imp.mean[f] * imp.mean[f];
+    imp.std_error[f] = std::sqrt(ss / (count - 1.0)) / std::sqrt(count);
+  }
+  return imp;
+}
+
 Importance oob_importance(const Forest& forest, const MatrixView& X, const Targets& targets, OobMeasure measure,
                           int n_threads) {
   check_training_rows(forest, X);
@@ -158,18 +151,28 @@ Importance oob_importance(const Forest& forest, const MatrixView& X, const Targe
         tree_oob_scores(tree, worker.sums, measure, forest.criterion, worker.node_scores);
         collect(worker.node_scores, per_tree[t]);
       });
-  return reduce(per_tree, forest.n_features);
+  return reduce_tree_scores(per_tree, forest.n_features);
 }
 
 Importance permutation_importance(const Forest& forest, const MatrixView& X, const Targets& targets, int n_repeats,
                                   uint64_t seed, int n_threads) {
+  const int64_t n_trees = static_cast<int64_t>(forest.trees.size());
+  return reduce_tree_scores(permutation_tree_scores(forest, X, targets, n_repeats, seed, 0, n_trees, n_threads),
+                            forest.n_features);
+}
+
+std::vector<TreeScores> permutation_tree_scores(const Forest& forest, const MatrixView& X, const Targets& targets,
+                                                int n_repeats, uint64_t seed, int64_t first_tree, int64_t n_trees,
+                                                int n_threads) {
   check_training_rows(forest, X);
   if (n_repeats < 1) throw std::invalid_argument("n_repeats must be at least 1");
-  const int64_t n_trees = static_cast<int64_t>(forest.trees.size());
+  if (first_tree < 0 || n_trees < 0 || first_tree + n_trees > static_cast<int64_t>(forest.trees.size()))
+    throw std::invalid_argument("the trees to score are not all in the forest");
   std::vector<TreeScores> per_tree(n_trees);
   parallel_for(
       n_trees, n_threads, [](int) { return PermutationWorker{}; },
-      [&](int64_t t, int, PermutationWorker& worker) {
+      [&](int64_t chunk_t, int, PermutationWorker& worker) {
+        const int64_t t = first_tree + chunk_t;
         const Tree& tree = forest.trees[t];
         const uint32_t* counts = forest.inbag.data() + t * forest.n_samples;
         auto& rows = worker.rows;
@@ -209,10 +212,10 @@ Importance permutation_importance(const Forest& forest, const MatrixView& X, con
           }
           worker.node_scores.emplace_back(k, increase / n_repeats);
         }
-        collect(worker.node_scores, per_tree[t]);
+        collect(worker.node_scores, per_tree[chunk_t]);
       },
       /*report_progress=*/true);
-  return reduce(per_tree, forest.n_features);
+  return per_tree;
 }
 
 std::vector<double> mdi(const Forest& forest, bool normalize) {

@@ -3,6 +3,7 @@
 // scores are reduced in tree order, so results are bit-identical for any number of threads.
 #pragma once
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "../common/matrix.hpp"
@@ -29,10 +30,27 @@ Importance oob_importance(const Forest& forest, const MatrixView& X, const Targe
 // renormalised, as scikit-learn's feature_importances_.
 std::vector<double> mdi(const Forest& forest, bool normalize);
 
+// One tree's nonzero scores, (feature, score) sorted by feature; `used` is false for a tree with
+// no out-of-bag row, which then takes no part in the mean.
+struct TreeScores {
+  std::vector<std::pair<int32_t, double>> scores;
+  bool used = false;
+};
+
+// Mean and standard error across the used trees, summed in tree order.
+Importance reduce_tree_scores(const std::vector<TreeScores>& trees, int64_t n_features);
+
 // Mean over trees and repeats of (OOB loss with feature k permuted among the tree's OOB rows) -
 // (OOB loss); squared error for regression, misclassification for classes.
 Importance permutation_importance(const Forest& forest, const MatrixView& X, const Targets& targets, int n_repeats,
                                   uint64_t seed, int n_threads);
+
+// The per-tree scores permutation_importance reduces, of trees [first_tree, first_tree + n_trees)
+// only (tree t permutes with stream (seed, t)): chunks of trees scored apart (on a cluster's
+// workers), concatenated in tree order and reduced, give permutation_importance.
+std::vector<TreeScores> permutation_tree_scores(const Forest& forest, const MatrixView& X, const Targets& targets,
+                                                int n_repeats, uint64_t seed, int64_t first_tree, int64_t n_trees,
+                                                int n_threads);
 
 // out: n_rows x n_features x n_values, the mean over trees of the sum, over the path nodes split on
 // each feature, of value(child) - value(node); bias: the mean root value. Caller zero-fills out.

@@ -10,6 +10,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _core
+from .._distributed import chunks, cluster_threads, run_units
 from .._seeds import draw_seeds, python_rng
 from .._validation import resolve_n_threads
 from .sharpness import (_LINE_SEARCHES, _SHARPNESS_START_NOISE, PARAMETER_CONSTRAINTS, _check_dictionary,
@@ -29,6 +30,12 @@ def _random_gaussian(p, rng):
     D = rng.standard_normal((p, p))
     return D / np.linalg.norm(D, axis=0)
 
+
+
+def _fit_restarts(X, D0s, Q0s, options, first, count):
+    """Restarts [first, first + count) of a fit, as one dlbcd_fit call with all of them gives them."""
+    return _core.dlbcd_fit(X, D0s[first:first + count], Q0s[first:first + count], *options, n_threads=1,
+                           first_restart=first)
 
 
 class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -187,8 +194,13 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
         D0s = np.ascontiguousarray(np.stack(inits))
         Q0s = np.ascontiguousarray(np.linalg.inv(D0s))
-        runs = _core.dlbcd_fit(X, D0s, Q0s, tau, warm, max_iter, tol, smoothing, start_noise, seed, line_search,
-                               memory, max_inner_iter, inner_tol, n_threads)
+        options = (tau, warm, max_iter, tol, smoothing, start_noise, seed, line_search, memory, max_inner_iter, inner_tol)
+        threads = cluster_threads()
+        if threads:  # chunks of restarts on the workers, one thread each
+            runs = [run for part in run_units(_fit_restarts, (X, D0s, Q0s, options), chunks(len(D0s), threads))
+                    for run in part]
+        else:
+            runs = _core.dlbcd_fit(X, D0s, Q0s, *options, n_threads)
 
         def keep_best(dictionaries, histories):
             """Index of the restart to keep (sharp first, then the lowest objective, first on ties), and the stats."""

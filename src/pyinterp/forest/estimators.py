@@ -31,6 +31,7 @@ from .._validation import (
     resolve_n_threads,
     validate_fit_data,
 )
+from .chunks import fit_forest_chunks
 from .export import TreeEstimators, to_sklearn
 from .tree import Tree
 
@@ -158,17 +159,13 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         X = core_X(X, by_columns=True)
         if params.n_estimators > 0:
             regression = n_classes == 0
+            data = (X, targets if regression else None, None if regression else targets, n_classes, sample_weight,
+                    feature_weights, params)
+            # On a cluster the trees grow elsewhere: the report comes when they are back.
             with Progress(self.verbose, params.n_estimators, "trees", core=True):
-                forest = _core.fit_forest(
-                    X,
-                    targets if regression else None,
-                    None if regression else targets,
-                    n_classes,
-                    sample_weight,
-                    feature_weights,
-                    params,
-                    mapped_file=mapped_file(X),
-                )
+                forest = fit_forest_chunks(*data)  # None without a distributed joblib backend
+                if forest is None:
+                    forest = _core.fit_forest(*data, mapped_file=mapped_file(X))
             self._forest = _core.join_forests([self._forest, forest]) if grown else forest
         if self.oob_score:
             self._set_oob_score(X, y)

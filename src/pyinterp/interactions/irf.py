@@ -3,8 +3,11 @@ intersection trees over the leaves of the class of interest, and bootstrap stabi
 
 from __future__ import annotations
 
+import copy
 import itertools
 import math
+import os
+import tempfile
 from numbers import Integral, Real
 from typing import NamedTuple
 
@@ -20,6 +23,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import importance
 from .._csr import to_csr, to_tuples
+from .._distributed import cluster_threads, data_on_workers, run_units
 from .._seeds import draw_seeds, python_rng
 from .._groups import check_feature_groups
 from .._validation import (INT32_MAX, FOREST_FIT_X, ForestInputMixin, check_columns, core_X, regression_target,
@@ -105,6 +109,11 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
        ``fsd`` = log prev(S) - sum_j log prev({j}), ``mip`` = min over (|S|-1)-subsets S' of
        log prec(S) - log prec(S'); ``sta_cpe``/``sta_fsd``/``sta_mip`` = fraction of bootstraps
        with a positive score. Log scores average the bootstraps where they are finite.
+
+    Until every bootstrap is done, each finished bootstrap's leaves wait in a temporary directory
+    (``TMPDIR``; about 20 MB per bootstrap at n = 1000), so memory does not grow with
+    ``n_bootstraps``. Inside ``joblib.parallel_backend("dask")`` the forests and the bootstraps run
+    on the cluster's workers, with the same result (docs/distributed.md).
 
     Defaults and why: 5 iterations, 500 trees, RIT depth 5 with 500 trees, 2 children and
     minimum size 2, signed paths - the R iRF 3.0 defaults the method was published with;
@@ -276,39 +285,63 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         seeds = draw_seeds(python_rng(self.random_state), self.n_iterations + 2 * self.n_bootstraps)
         n_jobs = resolve_n_threads(self.n_jobs)
 
+        # With a distributed joblib backend, X and y reach each worker once for the whole fit.
+        with data_on_workers(X, y):
+            self._iterate(X, y, seeds[:self.n_iterations], n_jobs)
+            self.bootstrap_seeds_ = seeds[self.n_iterations:].reshape(self.n_bootstraps, 2)
+            self.interactions_ = self._bootstrap_stage(X, y, z, n_jobs)
+        return self
+
+    def _iterate(self, X, y, seeds, n_jobs):
+        """The reweighted forests; only the selected one is kept (the others' trees are let go as
+        soon as a later iteration is selected over them)."""
         weights = np.ones(X.shape[1])
-        forests, self.oob_errors_, self.importances_, self.feature_weights_ = [], [], [], []
+        self.oob_errors_, self.importances_, self.feature_weights_ = [], [], []
         for k in range(self.n_iterations):
             forest = self._forest(int(seeds[k]), n_jobs, self.n_estimators, oob_score=True)
             forest.fit(X, y, feature_weights=weights)
             imp = forest.feature_importances_ if self.importance == "mdi" else importance.mdi_oob(forest, X, y)
-            forests.append(forest)
             self.oob_errors_.append(1.0 - forest.oob_score_)
             self.importances_.append(np.asarray(imp, dtype=np.float64))
             self.feature_weights_.append(weights)
+            if self.iteration == "oob":  # lowest error, ties to the later iteration
+                selected = k == 0 or self.oob_errors_[k] <= self.oob_errors_[self.selected_iteration_]
+            else:
+                selected = k == (self.n_iterations - 1 if self.iteration == "last" else int(self.iteration))
+            if selected:
+                self.selected_iteration_, self.forest_ = k, forest
+            del forest
             imp = np.clip(imp, 0.0, None)
             weights = np.maximum(imp / imp.sum() if imp.sum() > 0 else np.ones_like(imp), self.weight_floor)
         self.oob_errors_ = np.array(self.oob_errors_)
         self.importances_ = np.array(self.importances_)
         self.feature_weights_ = np.array(self.feature_weights_)
-        if self.iteration == "oob":  # lowest error, ties to the later iteration
-            k = len(self.oob_errors_) - 1 - int(np.argmin(self.oob_errors_[::-1]))
-        else:
-            k = len(forests) - 1 if self.iteration == "last" else int(self.iteration)
-        self.selected_iteration_ = k
-        self.forest_ = forests[k]
         if self.classification_:
             self.classes_ = self.forest_.classes_
         share_feature_names(self, self.forest_)
 
-        self.bootstrap_seeds_ = seeds[self.n_iterations:].reshape(self.n_bootstraps, 2)
-        # One unit of work per bootstrap (threads: the forest, paths and RIT release the GIL); each
-        # draws from its own seeds, so the result does not depend on n_jobs. Only the leaves and the
-        # sets found outlive a unit, not its forest.
-        with Parallel(n_jobs=n_jobs, prefer="threads") as parallel:
-            runs = parallel(delayed(self._bootstrap_sets)(X, y, z, b) for b in range(self.n_bootstraps))
-            self.interactions_ = self._score(runs, parallel)
-        return self
+    def _bootstrap_stage(self, X, y, z, n_jobs) -> InteractionTable:
+        """One unit of work per bootstrap: on the cluster's workers with a distributed joblib
+        backend, else on threads here (the forest, paths and RIT release the GIL). Each draws from
+        its own seeds, so the result does not depend on where it runs. A bootstrap's scores need
+        the sets every other bootstrap finds, so its leaves wait for them: on disk (a temporary
+        directory), not in memory, which then does not grow with the number of bootstraps."""
+        units = [(b,) for b in range(self.n_bootstraps)]
+        lean = copy.copy(self)  # what a bootstrap reads, without the forest (sent to the workers)
+        del lean.forest_
+        if cluster_threads():
+            runs = run_units(_bootstrap_unit, (lean, X, y, z), units)
+        else:
+            runs = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
+                delayed(_bootstrap_unit)(lean, X, y, z, *unit) for unit in units)
+        with tempfile.TemporaryDirectory(prefix="pyinterp-irf-") as spill:
+            found, files = [], []
+            for b, (leaves, sets) in enumerate(runs):
+                files.append(os.path.join(spill, f"bootstrap{b}.npz"))
+                np.savez(files[-1], **leaves)
+                found.append(sets)
+                del leaves
+            return self._score(found, files, n_jobs)
 
     def bootstrap(self, X, y, index):
         """Bootstrap ``index`` of the fit, redone exactly as ``fit`` did it, for diagnosing why a
@@ -363,22 +396,21 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         share_feature_names(self, forest)  # after the leaves, which read the validated array
         return BootstrapRun(rows, forest, leaves, leaves.rit(self, seed=forest_seed))
 
-    def _bootstrap_sets(self, X, y, z, index):
-        run = self._bootstrap(X, y, z, index)
-        return run.leaves, run.interactions
-
     # -- scoring -------------------------------------------------------------------------------
 
-    def _score(self, runs, parallel) -> InteractionTable:
-        """Every interaction found in any bootstrap, scored on every bootstrap forest."""
-        found = [set(f) for _, f in runs]
+    def _score(self, found, files, n_jobs) -> InteractionTable:
+        """Every interaction found in any bootstrap, scored on every bootstrap forest (from its
+        leaves in ``files``, read one at a time per thread, here: the files are on this machine)."""
+        found = [set(f) for f in found]
         candidates = sorted(set().union(*found), key=lambda s: (len(s), s))
         index = _query_index(candidates)
+        queries = list(index)
         per_run = [_bootstrap_scores(*prevalences, index, candidates)
-                   for prevalences in parallel(delayed(leaves.prevalences)(list(index)) for leaves, _ in runs)]
+                   for prevalences in Parallel(n_jobs=n_jobs, backend="threading")(
+                       delayed(_spilled_prevalences)(file, queries) for file in files)]
         columns = {"stability": np.array([np.mean([s in f for f in found]) for s in candidates])}
         for name in _SCORES:
-            values = np.array([scores[name] for scores in per_run]).reshape(len(runs), len(candidates))
+            values = np.array([scores[name] for scores in per_run]).reshape(len(files), len(candidates))
             columns[name] = _mean_where_finite(values)
             if name in _LOG_SCORES:
                 columns[f"sta_{name}"] = (values > 0).mean(axis=0)
@@ -515,10 +547,30 @@ class BootstrapLeaves:
                                            report=params.rit_report, seed=seed, n_jobs=1)
         return to_tuples(out_indptr, out_codes)
 
+    def scoring_arrays(self) -> dict:
+        """What the scores read: the paths' items and the leaves' sizes, class-1 counts and classes."""
+        return {"indptr": self.paths.indptr, "codes": self.paths.codes, "size": self.size, "positive": self.positive,
+                "is1": self.is1}
+
     def prevalences(self, queries):
         """prev1, prev0 (shares of class-1 / other leaf mass containing S) and precision of S."""
-        values = np.column_stack([self.size * self.is1, self.size * ~self.is1, self.positive])
-        mass1, mass0, pos = sum_codes(self.paths.indptr, self.paths.codes, queries, values).T
-        with np.errstate(invalid="ignore", divide="ignore"):
-            prec = pos / (mass1 + mass0)
-        return mass1 / max(self.size[self.is1].sum(), 1e-300), mass0 / max(self.size[~self.is1].sum(), 1e-300), prec
+        return _prevalences(queries, **self.scoring_arrays())
+
+
+def _prevalences(queries, indptr, codes, size, positive, is1):
+    values = np.column_stack([size * is1, size * ~is1, positive])
+    mass1, mass0, pos = sum_codes(indptr, codes, queries, values).T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        prec = pos / (mass1 + mass0)
+    return mass1 / max(size[is1].sum(), 1e-300), mass0 / max(size[~is1].sum(), 1e-300), prec
+
+
+def _spilled_prevalences(file, queries):
+    with np.load(file) as arrays:
+        return _prevalences(queries, **{name: arrays[name] for name in arrays.files})
+
+
+def _bootstrap_unit(irf, X, y, z, index):
+    """Bootstrap ``index``'s scoring arrays and the sets its RIT found; the forest stays here."""
+    run = irf._bootstrap(X, y, z, index)
+    return run.leaves.scoring_arrays(), run.interactions

@@ -13,7 +13,9 @@ from sklearn.model_selection import ParameterSampler, train_test_split
 from sklearn.utils import Bunch
 from sklearn.utils._param_validation import Interval, RealNotInt, validate_params
 from sklearn.utils.parallel import Parallel, delayed
+from threadpoolctl import threadpool_limits
 
+from .._distributed import cluster_threads, run_units
 from .._seeds import draw_seeds, python_rng
 from .estimators import _SkinnyTrees
 
@@ -43,6 +45,12 @@ def _trial(estimator, params, seed, budget, data):
     if model.best_epoch_ is None or not 0 < model.n_selected_features_ <= budget:
         return None
     return model
+
+
+def _cluster_trial(estimator, budget, data, params, seed):
+    """A trial on a cluster worker, with single-threaded BLAS as joblib's local processes give it."""
+    with threadpool_limits(1, user_api="blas"):
+        return _trial(estimator, params, seed, budget, data)
 
 
 @validate_params(
@@ -80,8 +88,8 @@ def fit_budget(
     1..K features (the dense-to-sparse path makes one run trace many sparsity levels; an
     extension of the paper, which tuned the epoch count instead). The winner has the highest
     validation score; ties go to fewer features, then to the earlier trial. Trials run in
-    parallel processes (``n_jobs``), each with single-threaded BLAS; the result does not depend
-    on ``n_jobs``.
+    parallel processes (``n_jobs``), each with single-threaded BLAS, or on the workers of a
+    distributed joblib backend (Dask); the result does not depend on where they run.
 
     ``max_features``: an int K, or a fraction of the features (K = floor(fraction * p)).
 
@@ -105,9 +113,12 @@ def fit_budget(
     draws = list(ParameterSampler(space, n_trials, random_state=int(draw_seeds(rng))))
     seeds = draw_seeds(rng, n_trials).tolist()
     data = (X, y, X_val, y_val)
-    results = Parallel(n_jobs=n_jobs, return_as="generator")(
-        delayed(_trial)(estimator, params, seed, budget, data) for params, seed in zip(draws, seeds)
-    )
+    if cluster_threads():
+        results = run_units(_cluster_trial, (estimator, budget, data), list(zip(draws, seeds)))
+    else:
+        results = Parallel(n_jobs=n_jobs, return_as="generator")(
+            delayed(_trial)(estimator, params, seed, budget, data) for params, seed in zip(draws, seeds)
+        )
     scores = np.full(n_trials, np.nan)
     counts = np.full(n_trials, -1)
     best, best_key = None, None

@@ -1,0 +1,111 @@
+"""One process against a Dask cluster of 2 local worker processes, in one run: fit time of a forest
+and of iRF (results checked bit-identical), then the cost model for more workers.
+
+    python bench/compare_distributed.py            # forest n = 2000, p = 1000, 300 trees; iRF n = 1000, p = 50
+    python bench/compare_distributed.py --quick    # smaller, about a minute
+
+On a machine with few cores the cluster cannot win: its 2 workers x 1 thread use the same cores
+as the process's 2 threads, and it adds the transfers and the task overhead. What this run
+measures is that overhead, and the constants of the model below, from which the break-even
+forest size for W machines follows:
+
+    one machine (c threads):  E + T t / c
+    W workers (c threads):    F + W X / B + E + T t / (W c) + T r / B
+
+E: encoding X (once per worker, in parallel), t: one tree on one thread, F: fixed cost of a
+distributed fit (tasks, scheduling), X: bytes of the training data (broadcast: one copy per
+worker, sent from the client), r: bytes of a fitted tree coming back, B: bandwidth. The cluster
+wins when T > (F + W X / B) / (t / c (1 - 1/W) - r / B).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pickle
+import time
+
+import joblib
+import numpy as np
+from benchkit.timing import best_of, load
+
+from pyinterp import IterativeRandomForest, RandomForestRegressor, _core
+from pyinterp.datasets import make_lss
+
+
+def same_forest(a, b):
+    return pickle.dumps(a) == pickle.dumps(b)
+
+
+def irf_table(irf):
+    return repr(irf.interactions_.to_frame().to_dict("list"))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    from distributed import Client, LocalCluster
+
+    n, p, trees = (1000, 300, 100) if args.quick else (2000, 1000, 300)
+    rng = np.random.RandomState(0)
+    X = rng.rand(n, p)
+    y = X[:, 0] * X[:, 1] + X[:, 2] + 0.1 * rng.randn(n)
+    irf_n, irf_params = (500, dict(n_iterations=2, n_estimators=100, n_bootstraps=4)) if args.quick else \
+        (1000, dict(n_iterations=3, n_estimators=200, n_bootstraps=6))
+    Xi, yi = make_lss(n_samples=irf_n, n_features=50, random_state=0)[:2]
+    print(f"{os.cpu_count()} CPUs on this machine, shared with other jobs: the cluster's 2 workers x 1 thread and "
+          f"the process's 2 threads use the same cores. Load average {load():.2f} at the start.\n", flush=True)
+
+    forest = dict(n_estimators=trees, max_features="sqrt", random_state=0)
+    t_local, local = best_of(lambda: RandomForestRegressor(**forest, n_jobs=2).fit(X, y))
+    t_one, _ = best_of(lambda: RandomForestRegressor(**{**forest, "n_estimators": max(trees // 5, 1)}, n_jobs=1).fit(X, y))
+    t_tree = t_one / max(trees // 5, 1)
+    t_encode, _ = best_of(lambda: _core.ColumnCodes(X), repeats=3)
+    r_tree = len(pickle.dumps(local._forest)) / trees
+    t_irf_local, irf_local = best_of(lambda: IterativeRandomForest(**irf_params, random_state=0, n_jobs=2).fit(Xi, yi))
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        with joblib.parallel_backend("dask"):
+            RandomForestRegressor(4, random_state=0).fit(X[:50, :5], y[:50])  # workers warm: imports done
+            t_fixed, _ = best_of(lambda: RandomForestRegressor(4, random_state=0).fit(X[:50, :5], y[:50]), repeats=3)
+            t_cluster, remote = best_of(lambda: RandomForestRegressor(**forest).fit(X, y))
+            t_irf_cluster, irf_remote = best_of(lambda: IterativeRandomForest(**irf_params, random_state=0).fit(Xi, yi))
+        start = time.perf_counter()
+        futures = client.scatter([X], broadcast=True, hash=False)
+        t_scatter = time.perf_counter() - start
+        del futures
+
+    print(f"forest  n = {n}, p = {p}, {trees} trees, max_features sqrt")
+    print(f"  one process, 2 threads        {t_local:8.2f} s")
+    print(f"  2 workers x 1 thread          {t_cluster:8.2f} s   ratio {t_cluster / t_local:5.2f}   "
+          f"identical: {same_forest(local._forest, remote._forest)}")
+    print(f"iRF  n = {irf_n}, p = 50, {irf_params}")
+    print(f"  one process, 2 threads        {t_irf_local:8.2f} s")
+    print(f"  2 workers x 1 thread          {t_irf_cluster:8.2f} s   ratio {t_irf_cluster / t_irf_local:5.2f}   "
+          f"identical: {irf_table(irf_local) == irf_table(irf_remote)}")
+    print(f"  load average {load():.2f} at the end\n")
+
+    bandwidth = 2 * X.nbytes / t_scatter  # the broadcast sent one copy per worker
+    print("cost model constants (this machine)")
+    print(f"  t   one tree, one thread            {t_tree * 1e3:9.2f} ms")
+    print(f"  E   encoding X once                 {t_encode * 1e3:9.2f} ms")
+    print(f"  F   fixed cost of a cluster fit     {t_fixed * 1e3:9.2f} ms   (4 trees of a 50 x 5 X: tasks, scheduling)")
+    print(f"  X   training data                   {X.nbytes / 1e6:9.2f} MB   (per worker, once)")
+    print(f"  r   one fitted tree back            {r_tree / 1e3:9.2f} kB")
+    print(f"  B   loopback, measured broadcast    {bandwidth / 1e6:9.0f} MB/s\n")
+    c = 8
+    print(f"break-even forest size T* (cluster of W machines with c = {c} threads each, against one of them)")
+    print(f"  {'W':>4} {'B = loopback':>14} {'B = 1 Gbit/s':>14} {'B = 10 Gbit/s':>14}")
+    for W in (2, 4, 8, 16, 64):
+        cells = []
+        for B in (bandwidth, 125e6, 1.25e9):
+            gain = t_tree / c * (1 - 1 / W) - r_tree / B
+            cells.append(f"{(t_fixed + W * X.nbytes / B) / gain:14.0f}" if gain > 0 else f"{'never':>14}")
+        print(f"  {W:>4} " + " ".join(cells))
+    print(f"\n  (t measured on one thread of this machine; a tree costs t / c of a c-thread machine's time)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,95 @@
+"""Independent units of work on a cluster through joblib's active backend (Dask's
+``parallel_backend("dask")``, or any backend that is not one of joblib's local ones).
+
+Without such a backend nothing here dispatches anything and the estimators keep their threads in
+one process. Nothing here imports dask: the backend object the user activated is only inspected.
+"""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+
+from joblib import parallel_config
+from joblib.parallel import (LokyBackend, MultiprocessingBackend, SequentialBackend, ThreadingBackend,
+                             get_active_backend)
+from sklearn.utils.parallel import Parallel, delayed
+
+_LOCAL_BACKENDS = (LokyBackend, MultiprocessingBackend, SequentialBackend, ThreadingBackend)
+
+
+def cluster_threads() -> int:
+    """Threads the active distributed joblib backend runs tasks on (Dask: its workers' threads),
+    0 when the backend is one of joblib's local ones, and 0 inside a task on a Dask worker (a unit
+    of ours, or the user's: a fold of a cross-validation the backend distributes), which fits with
+    the worker's threads rather than sending its data on from there."""
+    backend, _ = get_active_backend()
+    if isinstance(backend, _LOCAL_BACKENDS):
+        return 0
+    distributed = sys.modules.get("distributed")  # imported if a Dask backend can be active
+    if distributed is not None:
+        try:
+            distributed.get_worker()
+            return 0
+        except ValueError:  # not in a worker's task
+            pass
+    return max(1, int(backend.effective_n_jobs(-1)))
+
+
+# Chunks per cluster thread when a job is cut into chunks (trees of a forest): enough for the
+# scheduler to balance uneven chunks and to lose little work with a worker, few enough that the
+# per-task cost (milliseconds) stays small.
+CHUNKS_PER_THREAD = 2
+
+
+def chunks(n, threads) -> list:
+    """(first, count) of the chunks that [0, n) is cut into for ``threads`` cluster threads."""
+    n_chunks = min(n, CHUNKS_PER_THREAD * threads)
+    bounds = [n * k // n_chunks for k in range(n_chunks + 1)]
+    return [(a, b - a) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+class _Unit:
+    """function, run under joblib's threading backend so that estimators inside it use their
+    threads (joblib's Dask tasks otherwise see the Dask backend again and would dispatch from the
+    worker)."""
+
+    def __init__(self, function):
+        self.function = function
+
+    def __call__(self, *args):
+        with parallel_config(backend="threading"):
+            return self.function(*args)
+
+
+def run_units(function, shared, units):
+    """function(*shared, *unit) for unit in units, as tasks of the active backend: a generator of
+    the results in order, each yielded as soon as it and those before it are done. ``shared`` (the
+    data every unit reads) is on every worker once (:func:`data_on_workers`); a unit's own
+    arguments should be small: Dask's backend scatters an argument above 1 kB to a single worker,
+    where it is lost with that worker."""
+    with data_on_workers(*shared):
+        yield from Parallel(return_as="generator")(delayed(_Unit(function))(*shared, *unit) for unit in units)
+
+
+@contextmanager
+def data_on_workers(*objects):
+    """Within: with Dask's backend active, ``objects`` are on every worker once (joblib's
+    ``scatter``: one broadcast, so losing a worker loses no data), and every task of every joblib
+    call that takes one of these objects as an argument reads the worker's copy. Other backends:
+    nothing changes."""
+    backend, n_jobs = get_active_backend()
+    objects = [o for o in objects if not isinstance(o, (type(None), bool, int, float, str))
+               and id(o) not in getattr(backend, "data_futures", {})]  # scattered already by an outer call
+    if isinstance(backend, _LOCAL_BACKENDS) or not hasattr(backend, "data_futures") or not objects:
+        yield
+        return
+    scattered = type(backend)(client=backend.client, wait_for_workers_timeout=backend.wait_for_workers_timeout,
+                              **backend.submit_kwargs)
+    # As joblib's scatter argument does, but with keys of their own (hash=False): a content key
+    # would be shared with an earlier fit's copy that the cluster may be forgetting right now.
+    futures = backend.client.scatter(objects, broadcast=True, hash=False)
+    scattered._scatter = objects  # the ids below stay those of these objects
+    scattered.data_futures = {**backend.data_futures, **{id(o): f for o, f in zip(objects, futures)}}
+    with parallel_config(backend=scattered, n_jobs=n_jobs):
+        yield

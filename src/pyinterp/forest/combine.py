@@ -1,0 +1,58 @@
+"""combine: the trees of forests fitted on the same data as one forest (R randomForest's combine)."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.utils.validation import check_is_fitted
+
+from .. import _core
+from .estimators import _BaseForest
+
+
+def combine(*forests):
+    """One forest holding the trees of ``forests``, in the order given: forests fitted apart (in
+    other processes, on other machines, at other times) on the same training rows.
+
+    Checks what the forests record: all are fitted pyinterp forests of one class (regressor or
+    classifier) with the same criterion, the same classes, the same number of training rows and of
+    features, and the same feature names; and refuses two forests fitted with the same seed, whose
+    trees would be the same trees. It cannot check that the rows are the same rows in the same
+    order: the in-bag counts it keeps (for ``oob_predict``, MDI-oob and the other out-of-bag
+    measures) assume they are. Other parameters may differ, as in R; the result takes the first
+    forest's, with ``n_estimators`` the total, and has no ``oob_score_`` (the forests' scores do
+    not combine; ``oob_predict(X)`` gives the combined forest's).
+
+    Forests fitted with ``random_state=s`` and ``warm_start`` growth, or in chunks on a cluster,
+    need no combine: trees continue the stream of ``s``, so the result equals one fit.
+    """
+    if not forests:
+        raise ValueError("combine needs at least one forest")
+    first = forests[0]
+    for k, forest in enumerate(forests):
+        if not isinstance(forest, _BaseForest):
+            raise TypeError(f"combine takes pyinterp forests; argument {k} is {type(forest).__name__}")
+        check_is_fitted(forest, "_forest")
+        if type(forest) is not type(first):
+            raise TypeError(f"combine takes forests of one kind: argument {k} is a {type(forest).__name__}, "
+                            f"argument 0 a {type(first).__name__}")
+        core, core0 = forest._forest, first._forest
+        if core.criterion != core0.criterion:
+            raise ValueError(f"forest {k} splits by {core.criterion.name}, forest 0 by {core0.criterion.name}")
+        if (core.n_samples, core.n_features) != (core0.n_samples, core0.n_features):
+            raise ValueError(f"forest {k} was fitted on {core.n_samples} rows x {core.n_features} features, "
+                             f"forest 0 on {core0.n_samples} x {core0.n_features}: not the same data")
+        names, names0 = getattr(forest, "feature_names_in_", None), getattr(first, "feature_names_in_", None)
+        if (names is None) != (names0 is None) or (names is not None and not np.array_equal(names, names0)):
+            raise ValueError(f"forest {k} has other feature names than forest 0")
+        if hasattr(first, "classes_") and not np.array_equal(forest.classes_, first.classes_):
+            raise ValueError(f"forest {k} has classes {forest.classes_.tolist()}, forest 0 {first.classes_.tolist()}")
+    seeds = [forest._seed for forest in forests]
+    if len(set(seeds)) < len(seeds):
+        raise ValueError("two of the forests were fitted with the same seed and so grew the same trees")
+    combined = clone(first).set_params(n_estimators=sum(f._forest.n_trees for f in forests), oob_score=False)
+    for name in ("n_features_in_", "feature_names_in_", "classes_", "n_classes_", "_seed", "_n_threads"):
+        if hasattr(first, name):
+            setattr(combined, name, getattr(first, name))
+    combined._forest = _core.join_forests([f._forest for f in forests])
+    return combined

@@ -1,0 +1,320 @@
+"""pyinterp on a real Dask cluster (distributed.LocalCluster, two worker processes): every unit of
+work sent to the workers gives the result of one process bit for bit; a worker killed mid-fit is
+recovered; X reaches each worker once. Also combine, which needs no cluster."""
+
+import os
+import pickle
+
+import numpy as np
+import pytest
+
+import pyinterp
+from pyinterp import (DLBCD, IterativeRandomForest, LSSFind, RandomForestClassifier, RandomForestRegressor,
+                      SkinnyTreesRegressor, _core, combine)
+from pyinterp.datasets import make_collinear_dictionary, make_correlated_linear
+from pyinterp.skinny import fit_budget
+
+distributed = pytest.importorskip("distributed")
+joblib = pytest.importorskip("joblib")
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  worker_class=distributed.Nanny) as cluster, distributed.Client(cluster) as client:
+        yield client
+
+
+def dask():
+    return joblib.parallel_backend("dask")
+
+
+def same_forest(a, b):
+    """Two core forests, tree for tree and node for node, with the same in-bag counts."""
+    sa, sb = a.__getstate__(), b.__getstate__()
+    assert len(sa["trees"]) == len(sb["trees"])
+    for ta, tb in zip(sa["trees"], sb["trees"]):
+        for field in ta:
+            np.testing.assert_array_equal(ta[field], tb[field], err_msg=field)
+    np.testing.assert_array_equal(sa["inbag"], sb["inbag"])
+    return True
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.RandomState(0)
+    X = rng.rand(300, 12)
+    y = X[:, 0] + 2 * (X[:, 1] > 0.5) * X[:, 2] + 0.1 * rng.randn(300)
+    return X, y, (y > np.median(y)).astype(int)
+
+
+# -- forests -----------------------------------------------------------------------------------
+
+def test_chunks_of_trees_joined_are_the_forest_fitted_at_once(data):
+    """The claim the cluster path rests on, in one process: tree t depends on (seed, t) only."""
+    X, y, _ = data
+    params = RandomForestRegressor(10, random_state=7, max_features=0.5)._params(*X.shape, X.shape[1])
+    at_once = _core.fit_forest(X, y, None, 0, None, None, params)
+    parts = []
+    for first, count in ((0, 3), (3, 3), (6, 4)):
+        chunk = pickle.loads(pickle.dumps(params))
+        chunk.first_tree, chunk.n_estimators = first, count
+        parts.append(_core.fit_forest(X, y, None, 0, None, None, chunk, codes=_core.ColumnCodes(X)))
+    assert same_forest(at_once, _core.join_forests(parts))
+
+
+def test_codes_of_another_X_are_refused(data):
+    X, y, _ = data
+    params = RandomForestRegressor(2, random_state=0)._params(*X.shape, X.shape[1])
+    with pytest.raises(ValueError, match="encoded columns are not those of X"):
+        _core.fit_forest(X, y, None, 0, None, None, params, codes=_core.ColumnCodes(X[:, :5]))
+
+
+@pytest.mark.parametrize("Forest, kwargs", [
+    (RandomForestRegressor, {"max_features": 0.5, "oob_score": True}),
+    (RandomForestClassifier, {"class_weight": "balanced_subsample", "max_samples": 0.7, "oob_score": True}),
+])
+def test_forest_on_the_cluster_is_the_local_forest(client, data, Forest, kwargs):
+    X, y, labels = data
+    target = y if Forest is RandomForestRegressor else labels
+    weights = np.linspace(0.5, 2.0, len(y))
+    local = Forest(23, random_state=5, n_jobs=2, **kwargs).fit(X, target, sample_weight=weights)
+    with dask():
+        remote = Forest(23, random_state=5, **kwargs).fit(X, target, sample_weight=weights)
+    assert same_forest(local._forest, remote._forest)
+    assert remote.oob_score_ == local.oob_score_
+
+
+def test_a_fit_inside_a_task_on_a_worker_stays_on_that_worker(client, data):
+    """A user's own task (a cross-validation fold the backend distributes) fits with the worker's
+    threads instead of sending its data on to the cluster from there."""
+    X, y, _ = data
+
+    def fold():
+        from pyinterp._distributed import cluster_threads
+
+        with joblib.parallel_backend("dask"):
+            return cluster_threads(), RandomForestRegressor(6, random_state=2).fit(X, y)._forest
+
+    threads, forest = client.submit(fold).result()
+    assert threads == 0
+    assert same_forest(forest, RandomForestRegressor(6, random_state=2).fit(X, y)._forest)
+    with dask():
+        from pyinterp._distributed import cluster_threads
+        assert cluster_threads() == 2
+
+
+def test_warm_start_on_the_cluster_continues_the_streams(client, data):
+    X, y, _ = data
+    local = RandomForestRegressor(12, random_state=3).fit(X, y)
+    grown = RandomForestRegressor(5, random_state=3, warm_start=True).fit(X, y)
+    with dask():
+        grown.set_params(n_estimators=12).fit(X, y)
+    assert same_forest(local._forest, grown._forest)
+
+
+def test_X_reaches_each_worker_once_and_is_encoded_once_there(client, data):
+    X, y, _ = data
+    X = np.ascontiguousarray(np.tile(X, (1, 20)))  # 576 kB: a copy per task would be seen
+    scattered = []
+    scatter = client.scatter
+
+    def counting_scatter(payload, *args, **kwargs):
+        scattered.append(payload)
+        return scatter(payload, *args, **kwargs)
+
+    def install():  # on the workers: count the ColumnCodes the process builds
+        original, built = _core.ColumnCodes, []
+
+        def counting(*args, **kwargs):
+            built.append(1)
+            return original(*args, **kwargs)
+
+        _core.ColumnCodes, _core.built = counting, built
+
+    client.run(install)
+    client.scatter = counting_scatter
+    incoming = {w: len(log) for w, log in client.run(lambda dask_worker: list(dask_worker.transfer_incoming_log)).items()}
+    try:
+        with dask():
+            RandomForestRegressor(16, random_state=0, max_features=0.1).fit(X, y)  # 8 chunks on 2 workers
+    finally:
+        del client.scatter
+    # X in one scatter call, a broadcast to the workers
+    sent = [a for payload in scattered for a in (payload if isinstance(payload, list) else [payload])]
+    big = [a for a in sent if isinstance(a, np.ndarray) and a.nbytes >= X.nbytes]
+    assert len(big) == 1 and big[0] is X
+    # each worker received at most one copy by transfer besides the broadcast, and encoded X once
+    logs = client.run(lambda dask_worker: list(dask_worker.transfer_incoming_log))
+    for worker, log in logs.items():
+        copies = sum(1 for entry in log[incoming[worker]:] if entry["total"] >= X.nbytes)
+        assert copies <= 1
+    assert client.run(lambda: len(_core.built)) == {w: 1 for w in logs}
+
+
+def test_a_worker_killed_mid_fit_is_recovered_with_the_same_forest(client, data, tmp_path):
+    X, y, _ = data
+    class KillOnFirstTask(distributed.WorkerPlugin):
+        """Kills its worker process while the first task after it is registered executes
+        (once: the marker file says it happened)."""
+
+        def __init__(self, marker):
+            self.marker = marker
+
+        def transition(self, key, start, finish, **kwargs):
+            if finish != "executing":
+                return
+            try:  # created atomically: of two workers starting tasks at once, one is killed
+                os.close(os.open(self.marker, os.O_CREAT | os.O_EXCL))
+            except FileExistsError:
+                return
+            os._exit(1)  # the task is executing; its nanny starts a new worker
+
+    local = RandomForestRegressor(40, random_state=11).fit(X, y)
+    before = set(client.scheduler_info()["workers"])
+    client.register_plugin(KillOnFirstTask(str(tmp_path / "killed")), name="kill")
+    try:
+        with dask():
+            remote = RandomForestRegressor(40, random_state=11).fit(X, y)
+    finally:
+        client.unregister_worker_plugin("kill")
+    assert same_forest(local._forest, remote._forest)
+    client.wait_for_workers(2)
+    assert (tmp_path / "killed").exists() and set(client.scheduler_info()["workers"]) != before
+
+
+# -- permutation importance --------------------------------------------------------------------
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_permutation_oob_on_the_cluster_is_the_local_one(client, data, task):
+    X, y, labels = data
+    Forest, target = (RandomForestRegressor, y) if task == "regression" else (RandomForestClassifier, labels)
+    forest = Forest(15, random_state=1, max_features=0.5).fit(X, target)
+    weights = np.linspace(1.0, 2.0, len(y))
+    local = pyinterp.importance.permutation_oob(forest, X, target, n_repeats=3, random_state=6, sample_weight=weights,
+                                                return_std=True, n_jobs=2)
+    with dask():
+        remote = pyinterp.importance.permutation_oob(forest, X, target, n_repeats=3, random_state=6,
+                                                     sample_weight=weights, return_std=True)
+    np.testing.assert_array_equal(remote[0], local[0])
+    np.testing.assert_array_equal(remote[1], local[1])
+    assert np.count_nonzero(local[0]) > 3
+
+
+# -- iRF, LSSFind ------------------------------------------------------------------------------
+
+def irf_result(irf):
+    return (irf.interactions_.to_frame().to_dict("list"), irf.selected_iteration_, irf.oob_errors_.tolist(),
+            irf.importances_.tolist(), irf.bootstrap_seeds_.tolist())
+
+
+def scatter_log(client):
+    """client.scatter wrapped to record what it sends; returns the list (restore with del)."""
+    sent, scatter = [], client.scatter
+
+    def recording(payload, *args, **kwargs):
+        sent.extend(payload if isinstance(payload, list) else [payload])
+        return scatter(payload, *args, **kwargs)
+
+    client.scatter = recording
+    return sent
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_irf_on_the_cluster_is_the_local_irf_and_sends_X_once(client, data, task):
+    X, y, labels = data
+    target = y if task == "regression" else labels
+    params = dict(n_iterations=3, n_estimators=20, n_bootstraps=4, rit_n_trees=50, task=task, random_state=2)
+    local = IterativeRandomForest(**params, n_jobs=2).fit(X, target)
+    sent = scatter_log(client)
+    try:
+        with dask():
+            remote = IterativeRandomForest(**params).fit(X, target)
+    finally:
+        del client.scatter
+    assert repr(irf_result(remote)) == repr(irf_result(local))  # repr: NaN scores compare equal
+    assert same_forest(local.forest_._forest, remote.forest_._forest)
+    assert sum(a is X for a in sent) == 1
+
+
+def test_lssfind_on_the_cluster_is_the_local_lssfind(client, data):
+    X, y, _ = data
+    local = LSSFind(n_estimators=30, random_state=4).fit(X, y)
+    with dask():
+        remote = LSSFind(n_estimators=30, random_state=4).fit(X, y)
+    assert same_forest(local.forest_._forest, remote.forest_._forest)
+    assert repr(remote.interactions_.to_frame().to_dict("list")) == repr(local.interactions_.to_frame().to_dict("list"))
+
+
+# -- DL-BCD restarts, Skinny Trees budget trials -----------------------------------------------
+
+def test_dlbcd_restarts_on_the_cluster_are_the_local_ones(client):
+    D = make_collinear_dictionary(4, 0.5)
+    X = np.random.RandomState(3).laplace(size=(200, 4)) @ D.T
+    params = dict(tau=0.5, init="l1", n_restarts=5, max_iter=30, random_state=1)
+    local = DLBCD(**params, n_jobs=2).fit(X)
+    with dask():
+        remote = DLBCD(**params).fit(X)
+    for name in ("components_", "objective_history_", "restart_objectives_", "l1_components_"):
+        np.testing.assert_array_equal(getattr(remote, name), getattr(local, name), err_msg=name)
+    assert len(set(np.round(local.restart_objectives_, 12))) > 1  # the restarts differ: streams are per restart
+
+
+def test_fit_budget_trials_on_the_cluster_are_the_local_ones(client):
+    X, y, _ = make_correlated_linear(150, 20, correlation=0.5, random_state=5)
+    base = SkinnyTreesRegressor(n_trees=3, depth=2, batch_size=32, max_epochs=15, lambda2=0.5)
+    kw = dict(max_features=8, n_trials=3, random_state=0,
+              param_distributions={"temperature": [0.01, 0.03], "learning_rate": [0.05, 0.1]})
+    local = fit_budget(base, X, y, n_jobs=2, **kw)
+    with dask():
+        remote = fit_budget(base, X, y, **kw)
+    np.testing.assert_array_equal(remote.budget_search_.val_score, local.budget_search_.val_score)
+    np.testing.assert_array_equal(remote.predict(X), local.predict(X))
+
+
+# -- combine -----------------------------------------------------------------------------------
+
+def test_combine_is_the_forest_of_all_trees(data):
+    X, y, labels = data
+    a = RandomForestClassifier(4, random_state=1).fit(X, labels)
+    b = RandomForestClassifier(6, random_state=2, max_features=3).fit(X, labels)
+    both = combine(a, b)
+    assert both.n_estimators == 10 and both._forest.n_trees == 10
+    np.testing.assert_array_equal(both.inbag_counts_, np.vstack([a.inbag_counts_, b.inbag_counts_]))
+    proba = (4 * a.predict_proba(X) + 6 * b.predict_proba(X)) / 10
+    np.testing.assert_allclose(both.predict_proba(X), proba, rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(both.classes_, a.classes_)
+    assert not hasattr(both, "oob_score_")
+
+
+def test_combine_refuses_what_it_can_tell_is_not_the_same_data(data):
+    X, y, labels = data
+    reg = RandomForestRegressor(3, random_state=1).fit(X, y)
+    with pytest.raises(ValueError, match="same seed"):
+        combine(reg, RandomForestRegressor(3, random_state=1).fit(X, y))
+    with pytest.raises(ValueError, match="rows x"):
+        combine(reg, RandomForestRegressor(3, random_state=2).fit(X[:100], y[:100]))
+    with pytest.raises(TypeError, match="one kind"):
+        combine(reg, RandomForestClassifier(3, random_state=2).fit(X, labels))
+    with pytest.raises(ValueError, match="classes"):
+        combine(RandomForestClassifier(3, random_state=1).fit(X, labels),
+                RandomForestClassifier(3, random_state=2).fit(X, labels + 1))
+    pd = pytest.importorskip("pandas")
+    named = [RandomForestRegressor(3, random_state=k).fit(pd.DataFrame(X, columns=[f"{prefix}{j}" for j in range(12)]), y)
+             for k, prefix in ((3, "a"), (4, "b"))]
+    with pytest.raises(ValueError, match="feature names"):
+        combine(*named)
+    with pytest.raises(ValueError, match="feature names"):
+        combine(reg, named[0])
+    with pytest.raises(TypeError, match="pyinterp forests"):
+        combine(reg, object())
+    with pytest.raises(ValueError, match="at least one"):
+        combine()
+
+
+def test_combine_of_forests_with_other_streams_is_not_one_fit_but_warm_start_is(data):
+    X, y, _ = data
+    ten = RandomForestRegressor(10, random_state=4).fit(X, y)
+    grown = RandomForestRegressor(4, random_state=4, warm_start=True).fit(X, y).set_params(n_estimators=10).fit(X, y)
+    assert same_forest(ten._forest, grown._forest)
+    assert pyinterp.combine(grown, RandomForestRegressor(2, random_state=5).fit(X, y))._forest.n_trees == 12
