@@ -44,21 +44,34 @@ FOREST_X = {"dtype": list(FOREST_DTYPES), "ensure_all_finite": "allow-nan", "acc
 FOREST_FIT_X = {**FOREST_X, "ensure_all_finite": False}
 
 
+_BEYOND_2_53 = ("X holds integers beyond +-2**53, which float64 cannot tell apart; recode them (ranks, or an "
+                "offset) before fitting")
+
+
 def check_exact_integers(X):
-    """8-byte integer X is read as float64, which holds integers exactly only up to 2^53: beyond,
-    distinct values would merge silently, so that is an error."""
+    """8-byte integer X (or Python integers in an object array) is read as float64, which holds
+    integers exactly only up to 2^53: beyond, distinct values would merge silently, so that is an
+    error."""
     if hasattr(X, "dtypes") and not hasattr(X, "dtype"):  # a DataFrame: its 8-byte integer columns
         arrays = [X.iloc[:, j].to_numpy() for j, d in enumerate(X.dtypes)
                   if getattr(d, "kind", "") in "iu" and getattr(d, "itemsize", 0) == 8]
     else:
+        if not hasattr(X, "dtype"):  # nested lists: as numpy reads them (validate_data names other problems)
+            try:
+                X = np.asarray(X)
+            except (TypeError, ValueError):
+                return
         dtype = getattr(X, "dtype", None)
+        if dtype is not None and dtype.kind == "O" and not sp.issparse(X):  # Python ints of any size
+            if any(isinstance(v, numbers.Integral) and abs(int(v)) > 2**53 for v in np.asarray(X).flat):
+                raise ValueError(_BEYOND_2_53)
+            return
         if dtype is None or dtype.kind not in "iu" or dtype.itemsize != 8:
             return
         arrays = [X.data if sp.issparse(X) else np.asarray(X)]
     for a in arrays:
         if a.size and (a.max() > 2**53 or a.min() < -(2**53)):
-            raise ValueError("X holds integers beyond +-2**53, which float64 cannot tell apart; recode them "
-                             "(ranks, or an offset) before fitting")
+            raise ValueError(_BEYOND_2_53)
 
 
 def validate_fit_data(estimator, X, y, **kwargs):

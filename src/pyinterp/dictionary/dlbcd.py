@@ -220,7 +220,11 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         """Coefficients D^{-1} x of every signal (rows of X), shape (n_samples, p)."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True, reset=False)
-        return np.linalg.solve(self.components_, X.T).T
+        with np.errstate(over="ignore", invalid="ignore"):
+            codes = np.linalg.solve(self.components_, X.T).T
+        if not np.all(np.isfinite(codes)):
+            raise ValueError("the coefficients of X overflow float64 (|X| near the largest double); scale X")
+        return codes
 
     @property
     def _n_features_out(self):

@@ -282,6 +282,11 @@ class PartitionedRatio(BaseEstimator):
         constant = np.flatnonzero(self.scale_ <= 1e-12 * largest)
         if constant.size:
             raise ValueError(f"column(s) {constant.tolist()} of X are constant; the ratio needs varying columns")
+        # A spread below the smallest normal double cannot be stored exactly in scale_ (and mean_).
+        subnormal = np.flatnonzero(self.scale_ < np.finfo(np.float64).tiny)
+        if subnormal.size:
+            raise ValueError(f"column(s) {subnormal.tolist()} of X vary by less than {np.finfo(np.float64).tiny:.3g} "
+                             "(subnormal numbers); scale X")
         problem = self._problem(self._standardise(X, self.mean_, self.scale_), executor)
         G, n_cross = problem.n_groups, problem.n_cross
         self.lambda_max_ = float(np.sqrt(np.sum(problem.cross_gradient_at_zero() ** 2, axis=0)).max())

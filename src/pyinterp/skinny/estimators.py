@@ -26,6 +26,16 @@ __all__ = ["SkinnyTreesClassifier", "SkinnyTreesRegressor"]
 _DTYPES = {"float32": np.float32, "float64": np.float64}
 
 
+
+def _training_array(name, X, dtype):
+    """X in the training dtype; float32 holds only |x| < 3.4e38, and an overflow to infinity would
+    surface as a diverged fit, so that is an error naming the dtype."""
+    out = np.ascontiguousarray(X, dtype=dtype)
+    if out.dtype != X.dtype and not np.all(np.isfinite(out)):
+        raise ValueError(f"{name} has values beyond the range of dtype={out.dtype.name!r} "
+                         f"(|x| <= {np.finfo(out.dtype).max:.3g}); scale {name} or fit with dtype='float64'")
+    return out
+
 class _SkinnyTrees(BaseEstimator):
     """Shared parameters, fitting and inference; see SkinnyTreesRegressor for the documentation."""
 
@@ -133,10 +143,10 @@ class _SkinnyTrees(BaseEstimator):
             y_val = self._encode_validation_targets(column_or_1d(y_val), len(X_val))
         elif cfg.early_stopping:
             X, X_val, target, y_val = self._split(X, target, rng)
-        X = np.ascontiguousarray(X, dtype=cfg.dtype)
+        X = _training_array("X", X, cfg.dtype)
         validation = None
         if X_val is not None:
-            validation = (np.ascontiguousarray(X_val, dtype=cfg.dtype), self._scorer(y_val))
+            validation = (_training_array("X_val", X_val, cfg.dtype), self._scorer(y_val))
         # Divergence is detected (non-finite loss) and reported by train; numpy's overflow warnings
         # on the way there add nothing.
         with threadpool_limits(limits=1, user_api="blas"), np.errstate(over="ignore", invalid="ignore"):

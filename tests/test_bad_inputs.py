@@ -1,0 +1,334 @@
+"""Bad and extreme inputs at every public entry point (issue 22, point 2), table-driven: each entry
+point meets each class of input and must raise a named exception whose message names the argument,
+or give a correct result (equal to the result on a clean copy where the values are the same, finite
+otherwise) - never crash, hang or return a non-finite result from finite input - and must leave its
+inputs unmodified. Data is tiny and forests have few trees: CI runs this file under ASan too."""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import NotFittedError
+from sklearn.utils._param_validation import InvalidParameterError
+
+from pyinterp import (DLBCD, IterativeRandomForest, LocalLSSFind, LSSFind, PartitionedRatio, RandomForestClassifier,
+                      RandomForestRegressor, SkinnyTreesClassifier, SkinnyTreesRegressor, sharpness_test)
+from pyinterp import importance as imp
+
+# Dyadic values (k / 16): scaled by 2^990 or 2^-1060 (subnormal) they stay exact and distinct, so a
+# forest grown on them must be the forest of the clean values.
+RNG = np.random.RandomState(0)
+N, P = 24, 4
+X0 = RNG.randint(0, 16, size=(N, P)) / 16.0
+Y_REG = X0[:, 0] + 2.0 * X0[:, 1] * (X0[:, 2] > 0.5) + RNG.randint(0, 4, N) / 8.0
+Y_CLF = (X0[:, 0] + X0[:, 1] > 1.0).astype(np.int64)
+W0 = np.ones(N)
+
+
+def unaligned(X):
+    raw = np.empty(X.nbytes + 1, dtype=np.uint8)
+    out = np.frombuffer(raw.data, dtype=X.dtype, count=X.size, offset=1).reshape(X.shape)
+    out[...] = X
+    return out
+
+
+def flipped(X):
+    """The same values in memory with negative strides on every axis."""
+    return np.ascontiguousarray(X[(slice(None, None, -1),) * X.ndim])[(slice(None, None, -1),) * X.ndim]
+
+
+def with_value(X, i, j, value, dtype=None):
+    X = X.astype(dtype or X.dtype, copy=True)
+    X[i, j] = value
+    return X
+
+
+# -- results ---------------------------------------------------------------------------------------
+
+def as_arrays(result):
+    """A result as a list of float arrays (estimators by what they learnt, tables by their values)."""
+    if isinstance(result, (tuple, list)):
+        return [a for r in result for a in as_arrays(r)]
+    if sp.issparse(result):
+        return [result.toarray().astype(np.float64)]
+    if hasattr(result, "scores") and hasattr(result, "threshold"):  # dstump's result
+        return [np.asarray(result.scores, dtype=np.float64)]
+    return [np.asarray(result, dtype=np.float64)]
+
+
+def assert_finite(result):
+    for a in as_arrays(result):
+        assert np.all(np.isfinite(a)), "a non-finite result from finite input"
+
+
+def assert_same(result, clean):
+    a, b = as_arrays(result), as_arrays(clean)
+    assert len(a) == len(b)
+    for u, v in zip(a, b):
+        np.testing.assert_array_equal(u, v)
+
+
+def frozen(values):
+    """Deep copies of the arguments, to compare with them after the call."""
+    return [(copy.deepcopy(v), v.flags.writeable if isinstance(v, np.ndarray) else None) for v in values]
+
+
+def assert_unmodified(values, before):
+    for v, (old, writeable) in zip(values, before):
+        if isinstance(v, np.ndarray):
+            assert v.dtype == old.dtype and v.shape == old.shape and v.flags.writeable == writeable
+            if v.dtype.kind == "O":
+                assert all(a is b or a == b or (a != a and b != b) for a, b in zip(v.flat, old.flat))
+            else:
+                np.testing.assert_array_equal(v, old)
+        elif sp.issparse(v):
+            assert (v != old).nnz == 0
+
+
+# -- entry points over (X, y, sample_weight) ---------------------------------------------------------
+
+@dataclass(frozen=True)
+class Entry:
+    call: object  # (X, y, w) -> result
+    task: str  # "reg" or "clf": the y it reads
+    nan: bool  # NaN in X is a missing value (forests) rather than an error
+    invariant: bool  # a positive scaling of X gives the same result (forests fitted on X, DSTUMP)
+    weights: bool = True  # reads sample_weight
+    rows: str = "any"  # "train": X must be the training rows (out-of-bag measures)
+    fits: bool = True  # fits on X (else X goes to a model fitted on the clean data)
+
+
+def _forest(cls, **kw):
+    return cls(n_estimators=3, max_features=2, random_state=0, **kw)
+
+
+# 20 trees: every training row is out of bag somewhere (with 3, some rows have no out-of-bag value).
+RF_REG = RandomForestRegressor(n_estimators=20, max_depth=3, random_state=0).fit(X0, Y_REG)
+RF_CLF = RandomForestClassifier(n_estimators=20, max_depth=3, random_state=0).fit(X0, Y_CLF)
+
+
+LSS = LSSFind(n_estimators=3, random_state=0).fit(X0, Y_REG)
+LOCAL = LocalLSSFind(n_estimators=3, random_state=0).fit(X0, Y_REG)
+IRF_KW = dict(task="classification", n_iterations=1, n_estimators=3, n_bootstraps=1, rit_n_trees=5, random_state=0)
+IRF = IterativeRandomForest(**IRF_KW).fit(X0, Y_CLF)
+SKINNY_KW = dict(n_trees=2, depth=2, max_epochs=2, batch_size=8, random_state=0)
+SKINNY_REG = SkinnyTreesRegressor(**SKINNY_KW).fit(X0, Y_REG)
+SKINNY_CLF = SkinnyTreesClassifier(**SKINNY_KW).fit(X0, Y_CLF)
+DL_KW = dict(max_iter=5, max_inner_iter=20, random_state=0)
+DL = DLBCD(**DL_KW).fit(X0)
+RATIO_KW = dict(n_lambdas=2, max_iter=20, random_state=0)
+RATIO = PartitionedRatio(2, **RATIO_KW).fit(X0)
+
+ENTRIES = {
+    # fits
+    "RandomForestRegressor.fit": Entry(lambda X, y, w: _forest(RandomForestRegressor).fit(X, y, w).predict(X),
+                                       "reg", nan=True, invariant=True),
+    "RandomForestClassifier.fit": Entry(
+        lambda X, y, w: _forest(RandomForestClassifier).fit(X, y, w).predict_proba(X), "clf", nan=True, invariant=True),
+    "LSSFind.fit": Entry(lambda X, y, w: LSSFind(n_estimators=3, random_state=0).fit(X, y, w).selected_["dwp"],
+                         "reg", nan=True, invariant=True),
+    "LocalLSSFind.fit": Entry(lambda X, y, w: LocalLSSFind(n_estimators=3, random_state=0).fit(X, y, w).predict(X),
+                              "reg", nan=True, invariant=True),
+    "IterativeRandomForest.fit": Entry(lambda X, y, w: IterativeRandomForest(**IRF_KW).fit(X, y).predict_proba(X),
+                                       "clf", nan=True, invariant=True, weights=False),
+    "SkinnyTreesRegressor.fit": Entry(lambda X, y, w: SkinnyTreesRegressor(**SKINNY_KW).fit(X, y).predict(X),
+                                      "reg", nan=False, invariant=False, weights=False),
+    "SkinnyTreesClassifier.fit": Entry(lambda X, y, w: SkinnyTreesClassifier(**SKINNY_KW).fit(X, y).predict_proba(X),
+                                       "clf", nan=False, invariant=False, weights=False),
+    "DLBCD.fit": Entry(lambda X, y, w: DLBCD(**DL_KW).fit(X).components_, "reg", nan=False, invariant=False,
+                       weights=False),
+    "PartitionedRatio.fit": Entry(lambda X, y, w: PartitionedRatio(2, **RATIO_KW).fit(X).coef_, "reg", nan=False,
+                                  invariant=True, weights=False),
+    "sharpness_test": Entry(lambda X, y, w: sharpness_test(DL.components_, X, random_state=0, max_inner_iter=20)[1],
+                            "reg", nan=False, invariant=False, weights=False),
+    "importance.dstump": Entry(lambda X, y, w: imp.dstump(X, y, sample_weight=w), "reg", nan=True, invariant=True),
+    # read X with a model fitted on the clean data
+    **{f"RandomForestRegressor.{m}": Entry(lambda X, y, w, m=m: getattr(RF_REG, m)(X), "reg", nan=True,
+                                           invariant=False, weights=False, fits=False)
+       for m in ("predict", "apply", "decision_path")},
+    "RandomForestRegressor.oob_predict": Entry(lambda X, y, w: RF_REG.oob_predict(X), "reg", nan=True,
+                                               invariant=False, weights=False, rows="train", fits=False),
+    "RandomForestRegressor.score": Entry(lambda X, y, w: RF_REG.score(X, y, w), "reg", nan=True, invariant=False,
+                                         fits=False),
+    **{f"RandomForestClassifier.{m}": Entry(lambda X, y, w, m=m: getattr(RF_CLF, m)(X), "clf", nan=True,
+                                            invariant=False, weights=False, fits=False)
+       for m in ("predict", "predict_proba", "apply", "decision_path")},
+    "RandomForestClassifier.oob_predict_proba": Entry(lambda X, y, w: RF_CLF.oob_predict_proba(X), "clf", nan=True,
+                                                      invariant=False, weights=False, rows="train", fits=False),
+    "RandomForestClassifier.score": Entry(lambda X, y, w: RF_CLF.score(X, y, w), "clf", nan=True, invariant=False,
+                                          fits=False),
+    "LSSFind.predict": Entry(lambda X, y, w: LSS.predict(X), "reg", nan=True, invariant=False, weights=False,
+                             fits=False),
+    "LocalLSSFind.local_interactions": Entry(
+        lambda X, y, w: [t["adjusted_dwp"] for t in LOCAL.local_interactions(X)], "reg", nan=True, invariant=False,
+        weights=False, fits=False),
+    "IterativeRandomForest.predict_proba": Entry(lambda X, y, w: IRF.predict_proba(X), "clf", nan=True,
+                                                 invariant=False, weights=False, fits=False),
+    "SkinnyTreesRegressor.predict": Entry(lambda X, y, w: SKINNY_REG.predict(X), "reg", nan=False, invariant=False,
+                                          weights=False, fits=False),
+    "SkinnyTreesClassifier.predict_proba": Entry(lambda X, y, w: SKINNY_CLF.predict_proba(X), "clf", nan=False,
+                                                 invariant=False, weights=False, fits=False),
+    "DLBCD.transform": Entry(lambda X, y, w: DL.transform(X), "reg", nan=False, invariant=False, weights=False,
+                             fits=False),
+    "PartitionedRatio.score": Entry(lambda X, y, w: RATIO.score(X), "reg", nan=False, invariant=False,
+                                    weights=False, fits=False),
+    # importance measures of a forest fitted on the clean data
+    **{f"importance.{f.__name__}": Entry(lambda X, y, w, f=f: f(RF_REG, X, y, sample_weight=w), "reg", nan=True,
+                                         invariant=False, rows="train", fits=False)
+       for f in (imp.mdi_oob, imp.naive_oob, imp.ufi)},
+    "importance.permutation_oob": Entry(
+        lambda X, y, w: imp.permutation_oob(RF_REG, X, y, n_repeats=2, random_state=0, sample_weight=w), "reg",
+        nan=True, invariant=False, rows="train", fits=False),
+    **{f"importance.{f.__name__}": Entry(lambda X, y, w, f=f: f(RF_REG, X), "reg", nan=True, invariant=False,
+                                         weights=False, fits=False)
+       for f in (imp.contributions, imp.shap_values, imp.shap_interaction_values, imp.shap_interaction_importance)},
+}
+
+
+# -- classes of input: (X, y, w) of the clean data -> (X, y, w) and what must happen -----------------
+
+@dataclass(frozen=True)
+class Case:
+    make: object  # (X, y, w) -> (X, y, w)
+    outcome: object  # Entry -> ("same" | "finite" | (exception, message regex) | None: not applicable)
+
+
+def error(exc, match):
+    return lambda entry: (exc, match)
+
+
+def same_values(entry):
+    return "same"
+
+
+def scaled(entry):
+    return "same" if entry.invariant and entry.fits else "finite"
+
+
+def nan_in_X(entry):
+    return "finite" if entry.nan else (ValueError, "Input X contains NaN")
+
+
+def rows_changed(entry):
+    return (ValueError, "X has 1 rows.* training rows") if entry.rows == "train" else "finite"
+
+
+def beyond_2_53(entry):
+    """Fits that read X by ranks refuse integers float64 cannot tell apart; models fitted on the
+    clean data route such values correctly (thresholds lie below 2^53) and continuous models read
+    them as the floats they are."""
+    return (ValueError, r"X holds integers beyond") if entry.fits and entry.nan else "finite"
+
+
+CASES = {
+    # non-finite X
+    "X_nan": Case(lambda X, y, w: (with_value(X, 1, 2, np.nan), y, w), nan_in_X),
+    "X_inf": Case(lambda X, y, w: (with_value(X, 1, 2, np.inf), y, w), error(ValueError, "X contains infinity")),
+    "X_neg_inf": Case(lambda X, y, w: (with_value(X, 3, 0, -np.inf), y, w),
+                      error(ValueError, "X contains infinity")),
+    # extreme magnitudes and subnormals (exact powers of two)
+    "X_huge": Case(lambda X, y, w: (np.ldexp(X, 990), y, w), scaled),
+    "X_tiny": Case(lambda X, y, w: (np.ldexp(X, -990), y, w), scaled),
+    "X_subnormal": Case(lambda X, y, w: (np.ldexp(X, -1060), y, w), scaled),
+    "X_max_float": Case(lambda X, y, w: (with_value(X, 0, 0, np.finfo(np.float64).max), y, w),
+                        lambda e: "finite"),
+    # empty and tiny
+    "X_no_rows": Case(lambda X, y, w: (X[:0], y[:0], w[:0]),
+                      error(ValueError, r"0 sample\(s\)|X must be the training rows")),
+    "X_no_columns": Case(lambda X, y, w: (X[:, :0], y, w), error(ValueError, r"0 feature\(s\)")),
+    "X_one_row": Case(lambda X, y, w: (X[:1], y[:1], w[:1]), rows_changed),
+    # layouts
+    "X_fortran": Case(lambda X, y, w: (np.asfortranarray(X), y, w), same_values),
+    "X_negative_strides": Case(lambda X, y, w: (flipped(X), flipped(y), flipped(w)), same_values),
+    "X_strided_slice": Case(lambda X, y, w: (np.repeat(X, 3, axis=1)[:, ::3], y, w), same_values),
+    "X_unaligned": Case(lambda X, y, w: (unaligned(X), unaligned(y), unaligned(w)), same_values),
+    "X_readonly": Case(lambda X, y, w: (np.frombuffer(X.tobytes()).reshape(X.shape), y, w), same_values),
+    "X_sparse_csr": Case(lambda X, y, w: (sp.csr_array(X), y, w), lambda e: "same" if e.nan else None),
+    # dtypes
+    "X_float32": Case(lambda X, y, w: (X.astype(np.float32), y, w), same_values),
+    "X_object_numbers": Case(lambda X, y, w: (X.astype(object), y, w), same_values),
+    "X_strings": Case(lambda X, y, w: (np.full(X.shape, "a"), y, w), error(ValueError, "could not convert|X")),
+    "X_complex": Case(lambda X, y, w: (X + 1j, y, w), error(ValueError, "Complex data not supported")),
+    "X_int64_beyond_2_53": Case(lambda X, y, w: ((X * 16).astype(np.int64) + 2**62, y, w),
+                                beyond_2_53),
+    "X_uint64_2_63": Case(lambda X, y, w: ((X * 16).astype(np.uint64) + np.uint64(2**63), y, w),
+                          beyond_2_53),
+    "X_object_2_70": Case(lambda X, y, w: ((X * 16).astype(np.int64).astype(object) + 2**70, y, w),
+                          beyond_2_53),
+    # shapes
+    "X_1d": Case(lambda X, y, w: (X[:, 0], y, w), error(ValueError, "Expected 2D array")),
+    "X_3d": Case(lambda X, y, w: (X[:, :, None], y, w), error(ValueError, "dim 3")),
+    "X_more_features": Case(lambda X, y, w: (np.hstack([X, X[:, :1]]), y, w),
+                            lambda e: "finite" if e.fits else (ValueError, "X has 5 features")),
+}
+
+
+# Where an entry point's answer differs from its class's rule, and why that answer is right.
+OVERRIDES = {
+    # too few rows for the model, said so
+    ("IterativeRandomForest.fit", "X_one_row"): (ValueError, r"1 sample\(s\).* minimum of 2 .*IterativeRandomForest"),
+    ("SkinnyTreesClassifier.fit", "X_one_row"): (ValueError, "needs samples of at least 2 classes"),
+    ("DLBCD.fit", "X_one_row"): (ValueError, "at least as many signals as features: n_samples = 1"),
+    ("sharpness_test", "X_one_row"): (ValueError, "at least as many signals as features: n_samples = 1"),
+    ("PartitionedRatio.fit", "X_one_row"): (ValueError, r"1 sample\(s\).* minimum of 3 .*PartitionedRatio"),
+    ("PartitionedRatio.score", "X_one_row"): (ValueError, r"1 sample\(s\).* minimum of 3 .*PartitionedRatio"),
+    ("importance.dstump", "X_one_row"): (ValueError, r"1 sample\(s\).* minimum of 2"),
+    # R^2 of one sample is undefined: NaN, as scikit-learn's r2_score (with its warning)
+    ("RandomForestRegressor.score", "X_one_row"): lambda result: np.isnan(result),
+    # float64 values 2^62 + k / 16 are one value per column
+    **{("PartitionedRatio.fit", c): (ValueError, r"column\(s\) \[0, 1, 2, 3\] of X are constant")
+       for c in ("X_int64_beyond_2_53", "X_uint64_2_63", "X_object_2_70")},
+    # spreads below the smallest normal double cannot be held in scale_
+    ("PartitionedRatio.fit", "X_subnormal"): (ValueError, r"vary by less than 2.23e-308 \(subnormal"),
+    # float32 training data holds |x| <= 3.4e38
+    **{(f"SkinnyTrees{kind}.fit", c): (ValueError, "X has values beyond the range of dtype='float32'")
+       for kind in ("Regressor", "Classifier") for c in ("X_huge", "X_max_float")},
+    # the standardised values of the held-out X overflow the ratio's features
+    **{("PartitionedRatio.score", c): (ValueError, r"function \d returned NaN or infinity on the standardised X")
+       for c in ("X_huge", "X_max_float")},
+    ("DLBCD.transform", "X_max_float"): (ValueError, "coefficients of X overflow float64"),
+    ("sharpness_test", "X_more_features"): (ValueError, "X has 5 features, the dictionary has 4"),
+}
+
+
+def _outcome(entry_name, case_name):
+    if (entry_name, case_name) in OVERRIDES:
+        return OVERRIDES[entry_name, case_name]
+    return CASES[case_name].outcome(ENTRIES[entry_name])
+
+
+def _clean(entry):
+    return entry.call(X0, Y_REG if entry.task == "reg" else Y_CLF, W0 if entry.weights else None)
+
+
+PAIRS = [(e, c) for e in ENTRIES for c in CASES if _outcome(e, c) is not None]
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("entry_name, case_name", PAIRS)
+def test_X(entry_name, case_name):
+    entry = ENTRIES[entry_name]
+    y = Y_REG if entry.task == "reg" else Y_CLF
+    X, y, w = CASES[case_name].make(X0, y, W0)
+    args = [X, y, w if entry.weights else None]
+    before = frozen(args)
+    outcome = _outcome(entry_name, case_name)
+    if isinstance(outcome, tuple):
+        with pytest.raises(outcome[0], match=outcome[1]):
+            entry.call(*args)
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # numpy's warnings on the extreme values
+            result = entry.call(*args)
+        if callable(outcome):
+            assert outcome(result)
+        else:
+            if outcome == "same":
+                assert_same(result, _clean(entry))
+            assert_finite(result)
+    assert_unmodified(args, before)
