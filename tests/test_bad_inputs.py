@@ -7,6 +7,7 @@ inputs unmodified. Data is tiny and forests have few trees: CI runs this file un
 from __future__ import annotations
 
 import copy
+import re
 import warnings
 from dataclasses import dataclass
 
@@ -14,6 +15,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
+from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils._param_validation import InvalidParameterError
 
 from pyinterp import (DLBCD, IterativeRandomForest, LocalLSSFind, LSSFind, PartitionedRatio, RandomForestClassifier,
@@ -272,7 +274,8 @@ CASES = {
 OVERRIDES = {
     # too few rows for the model, said so
     ("IterativeRandomForest.fit", "X_one_row"): (ValueError, r"1 sample\(s\).* minimum of 2 .*IterativeRandomForest"),
-    ("SkinnyTreesClassifier.fit", "X_one_row"): (ValueError, "needs samples of at least 2 classes"),
+    **{("SkinnyTreesClassifier.fit", c): (ValueError, "needs samples of at least 2 classes")
+       for c in ("X_one_row", "y_one_class")},
     ("DLBCD.fit", "X_one_row"): (ValueError, "at least as many signals as features: n_samples = 1"),
     ("sharpness_test", "X_one_row"): (ValueError, "at least as many signals as features: n_samples = 1"),
     ("PartitionedRatio.fit", "X_one_row"): (ValueError, r"1 sample\(s\).* minimum of 3 .*PartitionedRatio"),
@@ -296,29 +299,124 @@ OVERRIDES = {
 }
 
 
+# -- classes of y and sample_weight, for the entry points that read them ---------------------------
+
+NO_TARGET = {"DLBCD.fit", "PartitionedRatio.fit", "sharpness_test", "PartitionedRatio.score"}
+
+
+def _reads_target(name):
+    return name not in NO_TARGET and (name.endswith((".fit", ".score", "dstump", "_oob", ".ufi")))
+
+
+def for_task(reg, clf):
+    return lambda e: reg if e.task == "reg" else clf
+
+
+def y_huge(entry, tiny=False):
+    """y scaled by 2^600 (2^-600): its squares leave float64. Forests fit (predictions are exact;
+    fit warns), measures made of sums of y^2 refuse it, classifiers see a continuous target."""
+    if entry.task == "clf":
+        return (ValueError, "Unknown label type: continuous|mix of continuous and binary")
+    if entry.fits and not entry.rows == "train" and entry is not ENTRIES["importance.dstump"]:
+        if "Skinny" in repr(entry.call.__code__.co_names) and not tiny:
+            return (ValueError, "its squares are beyond float32")
+        return "finite"
+    return (ValueError, r"max \|y\| = .*: its squares are beyond float64")
+
+
+TARGET_CASES = {
+    "y_nan": Case(lambda X, y, w: (X, with_value(y[:, None], 2, 0, np.nan, np.float64)[:, 0], w),
+                  error(ValueError, "y contains NaN")),
+    "y_inf": Case(lambda X, y, w: (X, with_value(y[:, None], 2, 0, np.inf, np.float64)[:, 0], w),
+                  error(ValueError, "y contains (NaN or )?infinity")),
+    "y_too_short": Case(lambda X, y, w: (X, y[:-1], w), error(ValueError, r"inconsistent numbers of samples|y has 23")),
+    # estimators ravel a column y (with scikit-learn's warning); functions want 1-d y
+    "y_column": Case(lambda X, y, w: (X, y[:, None], w),
+                     lambda e: "same" if e.fits and e.task and e is not ENTRIES["importance.dstump"]
+                     else (ValueError, r"y must be 1-d, got shape \(24, 1\)")),
+    # scikit-learn's classifiers refuse object arrays of numbers as labels ("unknown" target type)
+    "y_object_numbers": Case(lambda X, y, w: (X, y.astype(object), w),
+                             for_task("same", (ValueError, "Unknown label type: unknown|mix of unknown and binary"))),
+    "y_complex": Case(lambda X, y, w: (X, y + 1j, w), error(ValueError, "Complex data not supported|y must hold")),
+    "y_words": Case(lambda X, y, w: (X, np.where(y > 0, "yes", "no"), w),
+                    for_task((ValueError, "y must hold numbers for regression"), "finite")),
+    "y_huge": Case(lambda X, y, w: (X, np.ldexp(y.astype(np.float64), 600), w), lambda e: y_huge(e)),
+    "y_tiny": Case(lambda X, y, w: (X, np.ldexp(y.astype(np.float64), -600), w),
+                   lambda e: y_huge(e, tiny=True) if e.task == "reg" else None),
+    "y_one_class": Case(lambda X, y, w: (X, np.zeros_like(y), w), lambda e: "finite"),
+    "y_bool": Case(lambda X, y, w: (X, y > np.median(y), w), lambda e: "finite"),
+    "w_nan": Case(lambda X, y, w: (X, y, with_value(w[:, None], 0, 0, np.nan)[:, 0]),
+                  error(ValueError, "sample_weight contains NaN|Input sample_weight contains NaN")),
+    "w_inf": Case(lambda X, y, w: (X, y, with_value(w[:, None], 0, 0, np.inf)[:, 0]),
+                  error(ValueError, "sample_weight contains (NaN or )?infinity")),
+    "w_negative": Case(lambda X, y, w: (X, y, with_value(w[:, None], 0, 0, -1.0)[:, 0]),
+                       error(ValueError, "sample_weight .*non-negative|Negative values in data passed to `sample_weight`")),
+    "w_zero": Case(lambda X, y, w: (X, y, 0.0 * w), error(ValueError, "sample_weight .*zero|Sample weights must contain at least one non-zero")),
+    "w_too_short": Case(lambda X, y, w: (X, y, w[:-1]), error(ValueError, r"sample_weight.*\(23,\)|sample_weight")),
+    "w_2d": Case(lambda X, y, w: (X, y, w[:, None]), error(ValueError, "sample_weight|Sample weights must be 1D")),
+    "w_words": Case(lambda X, y, w: (X, y, np.full(w.shape, "a")), error((ValueError, TypeError), "sample_weight|could not convert")),
+    "w_huge": Case(lambda X, y, w: (X, y, np.ldexp(w, 1000)), lambda e: "same"),
+    "w_subnormal": Case(lambda X, y, w: (X, y, np.ldexp(w, -1074)), lambda e: "same"),
+    "w_bool": Case(lambda X, y, w: (X, y, w > 0), lambda e: "same"),
+}
+
+
+def _target_outcome(entry_name, case_name):
+    entry = ENTRIES[entry_name]
+    if not _reads_target(entry_name) or (case_name.startswith("w_") and not entry.weights):
+        return None
+    if entry_name.endswith(".score"):
+        return "sklearn"  # scikit-learn's r2_score / accuracy_score of the predictions
+    return CASES_ALL[case_name].outcome(entry)
+
+
+CASES_ALL = {**CASES, **TARGET_CASES}
+
+
 def _outcome(entry_name, case_name):
     if (entry_name, case_name) in OVERRIDES:
         return OVERRIDES[entry_name, case_name]
+    if case_name in TARGET_CASES:
+        return _target_outcome(entry_name, case_name)
     return CASES[case_name].outcome(ENTRIES[entry_name])
+
+
+def assert_as_sklearn(entry_name, args):
+    """score's result, or its error, is scikit-learn's metric's on the same predictions."""
+    X, y, w = args
+    model, metric = (RF_REG, r2_score) if entry_name.startswith("RandomForestRegressor") else (RF_CLF, accuracy_score)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = metric(y, model.predict(X), sample_weight=w)
+    except Exception as exc:  # noqa: BLE001 - whatever scikit-learn raises, score must raise too
+        with pytest.raises(type(exc), match=re.escape(str(exc))):
+            ENTRIES[entry_name].call(*args)
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_array_equal(ENTRIES[entry_name].call(*args), expected)
 
 
 def _clean(entry):
     return entry.call(X0, Y_REG if entry.task == "reg" else Y_CLF, W0 if entry.weights else None)
 
 
-PAIRS = [(e, c) for e in ENTRIES for c in CASES if _outcome(e, c) is not None]
+PAIRS = [(e, c) for e in ENTRIES for c in CASES_ALL if _outcome(e, c) is not None]
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("entry_name, case_name", PAIRS)
-def test_X(entry_name, case_name):
+def test_entry_point(entry_name, case_name):
     entry = ENTRIES[entry_name]
     y = Y_REG if entry.task == "reg" else Y_CLF
-    X, y, w = CASES[case_name].make(X0, y, W0)
+    X, y, w = CASES_ALL[case_name].make(X0, y, W0)
     args = [X, y, w if entry.weights else None]
     before = frozen(args)
     outcome = _outcome(entry_name, case_name)
-    if isinstance(outcome, tuple):
+    if outcome == "sklearn":
+        assert_as_sklearn(entry_name, args)
+    elif isinstance(outcome, tuple):
         with pytest.raises(outcome[0], match=outcome[1]):
             entry.call(*args)
     else:

@@ -166,6 +166,30 @@ def regression_target(y) -> np.ndarray:
     return y
 
 
+def squares_leave_float64(y) -> bool:
+    """Whether the squares of the largest |y| overflow or underflow float64 (|y| outside about
+    [1e-154, 1e154]): impurities, and every measure made of sums of w y^2, are then inf, NaN or 0."""
+    largest = np.abs(y).max() if len(y) else 0.0
+    return bool(largest > 0 and abs(int(np.frexp(largest)[1])) > 511)
+
+
+def refuse_extreme_targets(y, what):
+    """A clear error instead of inf, NaN or 0 from sums of squares of y (see squares_leave_float64)."""
+    if squares_leave_float64(y):
+        raise ValueError(f"max |y| = {np.abs(y).max():g}: its squares are beyond float64, so {what} would be inf, "
+                         "NaN or 0. Rescale y: the measure's ranking does not depend on its scale.")
+
+
+def scaled_weights(w):
+    """Sample weights scaled by a power of two (exact) into [1/2, 1) when their largest lies outside
+    [2^-256, 2^256], so no weighted sum overflows or underflows (subnormal weights lose their bits
+    in products). For measures that weights enter only relative to each other; None stays None."""
+    if w is None or not len(w):
+        return w
+    exponent = int(np.frexp(np.abs(w).max())[1])
+    return np.ldexp(w, -exponent) if abs(exponent) > 256 else w
+
+
 def check_budget(name, value) -> int:
     """An output budget (a positive integer; bool is refused, not read as 1); budgets above what
     the core counts in mean no limit and are clamped."""

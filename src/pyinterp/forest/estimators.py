@@ -28,6 +28,7 @@ from .._validation import (
     resolve_n_draws,
     regression_target,
     resolve_n_threads,
+    squares_leave_float64,
     validate_fit_data,
 )
 from .export import TreeEstimators, to_sklearn
@@ -339,9 +340,8 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
     def fit(self, X, y, sample_weight=None, feature_weights=None):
         X, y = validate_fit_data(self, X, y)
         y = regression_target(y)
-        largest = np.abs(y).max()
-        if largest > 0 and abs(int(np.frexp(largest)[1])) > 511:
-            warnings.warn(f"max |y| = {largest:g}: its squares are beyond float64, so node impurities and "
+        if squares_leave_float64(y):
+            warnings.warn(f"max |y| = {np.abs(y).max():g}: its squares are beyond float64, so node impurities and "
                           "what is computed from them (feature_importances_, MDI, signed paths, oob_score_) are "
                           "inf, NaN or 0; predictions are exact. Rescale y: none of those depend on its scale.",
                           RuntimeWarning, stacklevel=2)

@@ -247,8 +247,12 @@ class SkinnyTreesRegressor(RegressorMixin, _SkinnyTrees):
     _is_regressor = True
 
     def _encode_targets(self, y):
-        y = np.asarray(y, dtype=_DTYPES[self.dtype])
-        return y, 1, kernels.mse_loss
+        dtype = np.dtype(_DTYPES[self.dtype])
+        largest = float(np.abs(y).max()) if len(y) else 0.0
+        if largest > np.sqrt(np.finfo(dtype).max):  # the squared error would overflow: a diverged fit
+            raise ValueError(f"max |y| = {largest:g}: its squares are beyond {dtype.name}, so the squared-error loss "
+                             f"overflows; rescale y" + (" or fit with dtype='float64'" if dtype != np.float64 else ""))
+        return np.asarray(y, dtype=dtype), 1, kernels.mse_loss
 
     def _encode_validation_targets(self, y_val, n):
         y_val = np.asarray(y_val, dtype=np.float64)
