@@ -20,7 +20,15 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from pyinterp import (DLBCD, IterativeRandomForest, LocalLSSFind, LSSFind, PartitionedRatio, RandomForestClassifier,
                       RandomForestRegressor, SkinnyTreesClassifier, SkinnyTreesRegressor, sharpness_test)
+from pyinterp import frequent_itemsets
 from pyinterp import importance as imp
+from pyinterp._validation import IntInterval
+from pyinterp.datasets import (make_boolean_response, make_collinear_dictionary, make_correlated_linear,
+                               make_dictionary_signals, make_gaussian_dictionary, make_lss, make_sparse_coefficients)
+from pyinterp.interactions import (distinct_paths, dwp, path_prevalence, prevalent_sets, random_intersection_trees,
+                                   signed_paths)
+from pyinterp.metrics import (dictionary_nmse, dictionary_recovered, lenient_score, proximity_curve, proximity_score,
+                              strict_score)
 
 # Dyadic values (k / 16): scaled by 2^990 or 2^-1060 (subnormal) they stay exact and distinct, so a
 # forest grown on them must be the forest of the clean values.
@@ -430,3 +438,130 @@ def test_entry_point(entry_name, case_name):
                 assert_same(result, _clean(entry))
             assert_finite(result)
     assert_unmodified(args, before)
+
+
+# -- unfitted models ------------------------------------------------------------------------------
+
+ESTIMATORS = [RandomForestRegressor(), RandomForestClassifier(), LSSFind(), LocalLSSFind(),
+              IterativeRandomForest(task="classification"), SkinnyTreesRegressor(), SkinnyTreesClassifier(), DLBCD(),
+              PartitionedRatio(2)]
+METHODS = ("predict", "predict_proba", "apply", "decision_path", "oob_predict", "oob_predict_proba", "score",
+           "transform", "objective", "local_interactions", "decision_function", "dwp")
+
+
+@pytest.mark.parametrize("estimator, method", [(e, m) for e in ESTIMATORS for m in METHODS if hasattr(e, m)],
+                         ids=lambda v: v if isinstance(v, str) else type(v).__name__)
+def test_unfitted_models_say_so(estimator, method):
+    args = ([[(0, 1)]],) if method == "dwp" else (X0, Y_REG) if method == "score" else (X0,)
+    with pytest.raises(NotFittedError):
+        getattr(estimator, method)(*args)
+
+
+# -- integer parameters: bools are not integers; beyond the core's int64 they are named or mean "never"
+
+INT_PARAMS = [(type(e), name) for e in ESTIMATORS for name, constraints in e._parameter_constraints.items()
+              if any(isinstance(c, IntInterval) for c in constraints)]
+
+
+@pytest.mark.parametrize("cls, name", INT_PARAMS, ids=lambda v: v if isinstance(v, str) else v.__name__)
+def test_bool_is_not_an_integer_parameter(cls, name):
+    """scikit-learn's Interval(Integral) takes True as 1 (max_itemsets=True was read as 1)."""
+    estimator = cls(2) if cls is PartitionedRatio else cls()
+    with pytest.raises(InvalidParameterError, match=f"'{name}' parameter"):
+        estimator.set_params(**{name: True}).fit(X0, Y_CLF)
+
+
+@pytest.mark.parametrize("value", [2**31, 2**63, 2**70])
+@pytest.mark.parametrize("name, unlimited", [("max_depth", None), ("min_samples_split", 10**6),
+                                             ("min_samples_leaf", 10**6)])
+def test_forest_limits_beyond_int64_mean_never(name, unlimited, value):
+    """They reached pybind11 as 'incompatible function arguments' from 2^63 on."""
+    expected = _forest(RandomForestRegressor, **{name: unlimited}).fit(X0, Y_REG).predict(X0)
+    np.testing.assert_array_equal(_forest(RandomForestRegressor, **{name: value}).fit(X0, Y_REG).predict(X0), expected)
+
+
+# -- functions over sets, forests and parameters ---------------------------------------------------
+
+FUNCTION_CASES = {
+    # dwp: indices must lie below the forest's feature count, with names or without
+    "dwp_feature_beyond_p": (lambda: dwp(RF_REG, [[(4, 1)]]), (ValueError, "names feature 4, but there are 4")),
+    "dwp_feature_2_29": (lambda: dwp(RF_REG, [[(2**29, 1)]]), (ValueError, "names feature 536870912, but there are 4")),
+    "dwp_feature_2_30": (lambda: dwp(RF_REG, [[(2**30, 1)]]), (ValueError, "feature 1073741824")),
+    "dwp_negative_feature": (lambda: dwp(RF_REG, [[(-1, 1)]]), (ValueError, "a signed feature is")),
+    "dwp_sign_0": (lambda: dwp(RF_REG, [[(0, 0)]]), (ValueError, "a signed feature is")),
+    "dwp_bool_feature": (lambda: dwp(RF_REG, [[(True, 1)]]), (ValueError, "a signed feature is")),
+    "dwp_flat_set": (lambda: dwp(RF_REG, [(0, 1)]), (ValueError, r"sets must hold signed sets")),
+    "dwp_empty_set": (lambda: dwp(RF_REG, [[]]), lambda r: np.allclose(r, 1.0)),
+    "dwp_no_sets": (lambda: dwp(RF_REG, []), lambda r: r.shape == (0,)),
+    "dwp_negative_epsilon": (lambda: dwp(RF_REG, [[(0, 1)]], epsilon=-1.0), (InvalidParameterError, "'epsilon'")),
+    "dwp_nan_epsilon": (lambda: dwp(RF_REG, [[(0, 1)]], epsilon=np.nan), (InvalidParameterError, "'epsilon'")),
+    "dwp_unfitted": (lambda: dwp(RandomForestRegressor(), [[(0, 1)]]), (NotFittedError, "")),
+    "dwp_not_a_forest": (lambda: dwp(object(), [[(0, 1)]]), (TypeError, "forest must be")),
+    "prevalent_sets_min_dwp_0": (lambda: prevalent_sets(RF_REG, 0.0), (InvalidParameterError, "'min_dwp'")),
+    "prevalent_sets_min_dwp_nan": (lambda: prevalent_sets(RF_REG, np.nan), (InvalidParameterError, "'min_dwp'")),
+    "prevalent_sets_max_order_2_70": (lambda: prevalent_sets(RF_REG, 0.05, max_order=2**70).features,
+                                      lambda r: r == prevalent_sets(RF_REG, 0.05, max_order=P).features),
+    "prevalent_sets_max_order_true": (lambda: prevalent_sets(RF_REG, 0.05, max_order=True),
+                                      (InvalidParameterError, "'max_order'")),
+    "signed_paths_groups_short": (lambda: signed_paths(RF_REG, feature_groups=["a"]), (ValueError, "feature_groups")),
+    "signed_paths_n_jobs_true": (lambda: signed_paths(RF_REG, n_jobs=True), (ValueError, "n_jobs")),
+    "distinct_paths_weight_typo": (lambda: distinct_paths(RF_REG, weight="dept"), (InvalidParameterError, "'weight'")),
+    "path_prevalence_more_features": (lambda: path_prevalence(RF_REG, signed_paths(RF_REG), np.hstack([X0, X0]),
+                                                              [[(0, 1)]]), (ValueError, "features")),
+    "path_prevalence_nan_X": (lambda: path_prevalence(RF_REG, signed_paths(RF_REG), with_value(X0, 0, 0, np.nan),
+                                                      [[(0, 1)]]), lambda r: np.all((r >= 0) & (r <= 1))),
+    # RIT and frequent itemsets
+    "rit_no_sets": (lambda: random_intersection_trees([]), lambda r: r == {}),
+    "rit_depth_true": (lambda: random_intersection_trees([[1, 2]] * 2, depth=True), (InvalidParameterError, "'depth'")),
+    "rit_negative_item": (lambda: random_intersection_trees([[-1, 2]] * 2), (ValueError, "")),
+    "rit_item_2_70": (lambda: random_intersection_trees([[2**70, 2]] * 2), (ValueError, "")),
+    "rit_nan_weights": (lambda: random_intersection_trees([[1, 2]] * 2, weights=[1.0, np.nan]), (ValueError, "weights")),
+    "rit_string_items": (lambda: random_intersection_trees([["a", "b"]] * 2), (TypeError, "items must be integers")),
+    "itemsets_min_support_nan": (lambda: frequent_itemsets([[1, 2]], min_support=np.nan),
+                                 (InvalidParameterError, "'min_support'")),
+    "itemsets_negative_weight": (lambda: frequent_itemsets([[1, 2]], weights=[-1.0]), (ValueError, "weights")),
+    "itemsets_inf_weight": (lambda: frequent_itemsets([[1, 2]], weights=[np.inf]), (ValueError, "weights")),
+    "itemsets_item_2_70": (lambda: frequent_itemsets([[2**70]]), (ValueError, "")),
+    "itemsets_empty": (lambda: frequent_itemsets([]), lambda r: r == {}),
+    "itemsets_max_size_true": (lambda: frequent_itemsets([[1, 2]], max_size=True), (InvalidParameterError, "'max_size'")),
+    # metrics
+    "strict_score_empty_truth": (lambda: strict_score([], [[(0, 1)]]), (ValueError, "true")),
+    "strict_score_sign_2": (lambda: strict_score([[(0, 2)]], [[(0, 1)]]), (ValueError, "sign")),
+    "lenient_score_string": (lambda: lenient_score("ab", [[(0, 1)]]), (TypeError, "string")),
+    "proximity_score_top_0": (lambda: proximity_score([[(0, 1)]], [[(0, 1)]], top=0), (ValueError, "top")),
+    "proximity_score_top_true": (lambda: proximity_score([[(0, 1)]], [[(0, 1)]], top=True), (TypeError, "top")),
+    "proximity_curve_max_top_2_70": (lambda: proximity_curve([[(0, 1)]], [[(0, 1)]], max_top=2**70),
+                                     (ValueError, r"max_top must be in \[1, 2147483647\]")),
+    "proximity_curve_max_top_beyond_ranking": (lambda: proximity_curve([[(0, 1)]], [[(1, 1)], [(0, 1)]], max_top=4),
+                                               lambda r: np.array_equal(r, [0.0, 1.0, 1.0, 1.0])),
+    "dictionary_nmse_nan": (lambda: dictionary_nmse(np.full((3, 3), np.nan), np.eye(3)), (ValueError, "")),
+    "dictionary_nmse_shapes": (lambda: dictionary_nmse(np.eye(3), np.eye(4)), (ValueError, "")),
+    "dictionary_recovered_nan": (lambda: dictionary_recovered(np.eye(3), np.eye(3), threshold=np.nan),
+                                 (TypeError, "threshold")),
+    # simulators
+    "make_lss_2_70_rows": (lambda: make_lss(n_samples=2**70), (ValueError, "n_samples must be in")),
+    "make_gaussian_dictionary_2_63": (lambda: make_gaussian_dictionary(2**63), (ValueError, "n_components must be in")),
+    "make_lss_true_rows": (lambda: make_lss(n_samples=True), (TypeError, "n_samples")),
+    "make_lss_nan_snr": (lambda: make_lss(snr=np.nan), (TypeError, "snr")),
+    "make_lss_order_beyond_p": (lambda: make_lss(n_features=3, order=4), (ValueError, "order")),
+    "make_correlated_linear_rho_2": (lambda: make_correlated_linear(correlation=2.0), (ValueError, "correlation")),
+    "make_boolean_response_1d": (lambda: make_boolean_response(X0[:, 0]), (ValueError, "Expected 2D array")),
+    "make_boolean_response_nan": (lambda: make_boolean_response(with_value(X0, 0, 0, np.nan)), (ValueError, "X")),
+    "make_sparse_coefficients_model": (lambda: make_sparse_coefficients(5, 3, model="zz"), (ValueError, "model")),
+    "make_gaussian_dictionary_0": (lambda: make_gaussian_dictionary(0), (ValueError, "n_components")),
+    "make_collinear_dictionary_nan": (lambda: make_collinear_dictionary(3, np.nan), (TypeError, "coherence")),
+    "make_dictionary_signals_shapes": (lambda: make_dictionary_signals(np.eye(3), np.ones((4, 2))), (ValueError, "")),
+    "sharpness_test_singular": (lambda: sharpness_test(np.zeros((P, P)), X0), (ValueError, "")),
+    "group_wrong_length": (lambda: imp.group(np.ones(P), ["a"]), (ValueError, "feature_groups")),
+    "mdi_not_a_forest": (lambda: imp.mdi("forest"), (TypeError, "forest must be")),
+}
+
+
+@pytest.mark.parametrize("name", FUNCTION_CASES)
+def test_function(name):
+    call, outcome = FUNCTION_CASES[name]
+    if isinstance(outcome, tuple):
+        with pytest.raises(outcome[0], match=outcome[1]):
+            call()
+    else:
+        assert outcome(call())

@@ -30,6 +30,7 @@ import os
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 # The core's integer types: parameters are range-checked (or, for budgets, clamped) against these.
@@ -46,6 +47,13 @@ FOREST_FIT_X = {**FOREST_X, "ensure_all_finite": False}
 
 _BEYOND_2_53 = ("X holds integers beyond +-2**53, which float64 cannot tell apart; recode them (ranks, or an "
                 "offset) before fitting")
+
+
+class IntInterval(Interval):
+    """scikit-learn's Interval of integers, without bool: True is not read as 1."""
+
+    def is_satisfied_by(self, val):
+        return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
 
 
 def check_exact_integers(X):

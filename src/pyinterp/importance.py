@@ -35,14 +35,14 @@ from typing import NamedTuple
 import numpy as np
 from scipy import sparse
 from sklearn.utils import Bunch
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils._param_validation import StrOptions, validate_params
 from sklearn.utils.validation import _check_sample_weight, check_array, check_consistent_length
 
 from . import _core
 from ._groups import check_feature_groups
 from ._seeds import root_seed
-from ._validation import (INT32_MAX, FOREST_FIT_X, check_exact_integers, check_int, core_X, refuse_extreme_targets,
-                          regression_target, resolve_n_threads, scaled_weights)
+from ._validation import (INT32_MAX, FOREST_FIT_X, IntInterval, check_exact_integers, check_int, core_X,
+                          refuse_extreme_targets, regression_target, resolve_n_threads, scaled_weights)
 from .forest.view import check_rows as _check_X
 from .forest.view import forest_view as _view
 
@@ -145,7 +145,7 @@ def ufi(forest, X, y, *, sample_weight=None, return_std=False, n_jobs=None):
 
 
 @validate_params(
-    {**_OOB_CONSTRAINTS, "n_repeats": [Interval(Integral, 1, INT32_MAX, closed="both")],
+    {**_OOB_CONSTRAINTS, "n_repeats": [IntInterval(Integral, 1, INT32_MAX, closed="both")],
      "random_state": ["random_state"]},
     prefer_skip_nested_validation=True,
 )

@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _core
 from .._seeds import draw_seeds, python_rng
-from .._validation import resolve_n_threads
+from .._validation import IntInterval, resolve_n_threads
 from .sharpness import (_LINE_SEARCHES, _SHARPNESS_START_NOISE, PARAMETER_CONSTRAINTS, _check_dictionary,
                         _check_signals, _memory, _sharpness)
 
@@ -125,8 +125,8 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         **PARAMETER_CONSTRAINTS,
         "tau": [Interval(Real, 0, None, closed="right")],  # np.inf: the plain l1 objective
         "init": [str, "array-like"],  # the names are checked in _initial_dictionaries, naming the options
-        "n_restarts": [Interval(Integral, 1, None, closed="left")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "n_restarts": [IntInterval(Integral, 1, None, closed="left")],
+        "max_iter": [IntInterval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "smoothing": [Interval(Real, 0, None, closed="left")],
         "inner_tol": [Interval(Real, 0, None, closed="left")],

@@ -18,8 +18,10 @@ from .. import _core
 from .._seeds import root_seed
 from .._validation import (
     INT32_MAX,
+    INT64_MAX,
     FOREST_X,
     ForestInputMixin,
+    IntInterval,
     core_X,
     mapped_file,
     check_weights_vector,
@@ -45,19 +47,19 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
     # scikit-learn's declarations; the data-dependent checks (max_features against the number of
     # features, max_samples against the rows, fractions resolved to counts) are in _params.
     _parameter_constraints: dict = {
-        "n_estimators": [Interval(Integral, 1, INT32_MAX, closed="both")],
-        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
-        "min_samples_split": [Interval(Integral, 2, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right")],
-        "min_samples_leaf": [Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 0.5, closed="right")],
+        "n_estimators": [IntInterval(Integral, 1, INT32_MAX, closed="both")],
+        "max_depth": [IntInterval(Integral, 1, None, closed="left"), None],
+        "min_samples_split": [IntInterval(Integral, 2, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right")],
+        "min_samples_leaf": [IntInterval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 0.5, closed="right")],
         "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
-        "max_features": [Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right"),
+        "max_features": [IntInterval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right"),
                          StrOptions({"sqrt", "log2"}), None],
         "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
         "bootstrap": ["boolean"],
         "oob_score": ["boolean", callable],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
-        "max_samples": [None, Interval(RealNotInt, 0.0, None, closed="neither"), Interval(Integral, 1, None, closed="left")],
+        "max_samples": [None, Interval(RealNotInt, 0.0, None, closed="neither"), IntInterval(Integral, 1, None, closed="left")],
         "warm_start": ["boolean"],
     }
 
@@ -103,10 +105,13 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         p.bootstrap = bool(self.bootstrap)
         p.n_draws = resolve_n_draws(self.max_samples, n_samples, self.bootstrap)
         p.max_features = resolve_max_features(self.max_features, n_features, n_drawable)
-        p.min_samples_split = count_or_fraction("min_samples_split", self.min_samples_split, n_samples, min_count=2)
-        p.min_samples_leaf = count_or_fraction("min_samples_leaf", self.min_samples_leaf, n_samples, fraction_max=0.5)
+        # Counts and depths beyond the core's int64 all mean "never": clamped.
+        p.min_samples_split = min(count_or_fraction("min_samples_split", self.min_samples_split, n_samples,
+                                                    min_count=2), INT64_MAX)
+        p.min_samples_leaf = min(count_or_fraction("min_samples_leaf", self.min_samples_leaf, n_samples,
+                                                   fraction_max=0.5), INT64_MAX)
         p.min_weight_fraction_leaf = float(self.min_weight_fraction_leaf)
-        p.max_depth = -1 if self.max_depth is None else self.max_depth
+        p.max_depth = -1 if self.max_depth is None else min(self.max_depth, INT64_MAX)
         p.min_impurity_decrease = float(self.min_impurity_decrease)
         p.seed = root_seed(self.random_state)
         p.n_threads = resolve_n_threads(self.n_jobs)

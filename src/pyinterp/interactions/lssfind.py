@@ -9,8 +9,8 @@ from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import (ForestInputMixin, check_columns, core_X, regression_target, share_feature_names,
-                           validate_fit_data)
+from .._validation import (ForestInputMixin, IntInterval, check_columns, core_X, regression_target,
+                           share_feature_names, validate_fit_data)
 from ..forest import RandomForestRegressor
 from .dwp import FLOAT_SLACK, dwp, prevalent_sets, rank_key
 from .itemsets import frequent_itemsets
@@ -85,7 +85,7 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
                          "random_state"), "no_validation"),
         **{name: PATH_CONSTRAINTS[name] for name in ("epsilon", "first_occurrence", "impurity_scale", "n_jobs")},
         "eta": [Interval(Real, 0, 1, closed="left")],
-        "max_order": [Interval(Integral, 1, None, closed="left")],
+        "max_order": [IntInterval(Integral, 1, None, closed="left")],
         "mode": [StrOptions({"find", "rank"})],
         "min_dwp": [Interval(Real, 0, 1, closed="right"), None],
     }

@@ -35,9 +35,10 @@ PATH_CONSTRAINTS = {
 MAX_FEATURE = 2**30
 
 
-def encode(features, names=None) -> np.ndarray:
+def encode(features, names=None, n_features=None) -> np.ndarray:
     """Signed features [(k, sign), ...] -> sorted integer codes (2k for sign -1, 2k + 1 for +1).
-    k is an index, or a name among ``names`` (the features' or groups' names)."""
+    k is an index, or a name among ``names`` (the features' or groups' names); indices are checked
+    against ``n_features`` (else the number of names) when given."""
     codes = []
     for item in features:
         if not isinstance(item, (tuple, list)) or len(item) != 2:
@@ -52,8 +53,9 @@ def encode(features, names=None) -> np.ndarray:
             k = position[k]
         if sign not in (-1, 1) or not isinstance(k, (Integral, np.integer)) or isinstance(k, bool) or k < 0:
             raise ValueError(f"a signed feature is (k >= 0 or a name, sign in {{-1, +1}}), got {(k, sign)!r}")
-        if names is not None and k >= len(names):
-            raise ValueError(f"the signed set names feature {k}, but there are {len(names)} features (or groups)")
+        bound = len(names) if names is not None else n_features
+        if bound is not None and k >= bound:
+            raise ValueError(f"the signed set names feature {k}, but there are {bound} features (or groups)")
         if k >= MAX_FEATURE:
             raise ValueError(f"the signed set names feature {k}; feature indices are below 2**30")
         codes.append(2 * int(k) + (sign > 0))
@@ -128,10 +130,11 @@ def distinct_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="af
 @validate_params(PATH_CONSTRAINTS, prefer_skip_nested_validation=True)
 def named_distinct_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="after_filter",
                          impurity_scale="weighted", node_counts="weighted", feature_groups=None, n_jobs=None):
-    """(:func:`distinct_paths`, the names its codes index or None), from one reading of the forest."""
+    """(:func:`distinct_paths`, the names its codes index or None, how many features or groups they
+    index), from one reading of the forest."""
     args, names = _core_args(forest, epsilon, weight, first_occurrence, impurity_scale, node_counts, feature_groups,
                              n_jobs)
-    return _core.distinct_signed_paths(*args), names
+    return _core.distinct_signed_paths(*args), names, args[0].n_features if args[-1] == 0 else args[-1]
 
 
 def _core_args(forest, epsilon, weight, first_occurrence, impurity_scale, node_counts, feature_groups, n_jobs):

@@ -42,7 +42,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._seeds import python_rng
-from .._validation import resolve_n_threads
+from .._validation import IntInterval, resolve_n_threads
 from .group_path import group_norms, minimize_smooth, solve_path
 from .ratio import PAIR_FEATURES, UNARY_FEATURES, RatioProblem
 
@@ -215,13 +215,13 @@ class PartitionedRatio(BaseEstimator):
         "features": "no_validation",
         "unary": "no_validation",
         "lambdas": ["array-like", None],
-        "n_lambdas": [Interval(Integral, 1, None, closed="left")],
+        "n_lambdas": [IntInterval(Integral, 1, None, closed="left")],
         "lambda_min_ratio": [Interval(Real, 0, 1, closed="right")],
         "penalize_within": ["boolean"],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
         "refit": ["boolean"],
         "tol": [Interval(Real, 0, None, closed="neither")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [IntInterval(Integral, 1, None, closed="left")],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
     }

@@ -15,6 +15,7 @@ from sklearn.utils._param_validation import Interval, RealNotInt, validate_param
 from sklearn.utils.parallel import Parallel, delayed
 
 from .._seeds import draw_seeds, python_rng
+from .._validation import IntInterval
 from .estimators import _SkinnyTrees
 
 __all__ = ["PAPER_SPACE", "fit_budget"]
@@ -47,8 +48,8 @@ def _trial(estimator, params, seed, budget, data):
 
 @validate_params(
     {
-        "max_features": [Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0, 1, closed="right")],
-        "n_trials": [Interval(Integral, 1, None, closed="left")],
+        "max_features": [IntInterval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0, 1, closed="right")],
+        "n_trials": [IntInterval(Integral, 1, None, closed="left")],
         "param_distributions": [dict, list, None],
         "validation_fraction": [Interval(Real, 0, 1, closed="right")],
         "n_jobs": [Integral, None],

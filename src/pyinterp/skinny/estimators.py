@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from threadpoolctl import threadpool_limits
 
 from .._seeds import draw_seeds, python_rng
-from .._validation import regression_target
+from .._validation import IntInterval, regression_target
 from . import kernels
 from .training import TrainConfig, predict_raw, train
 
@@ -40,8 +40,8 @@ class _SkinnyTrees(BaseEstimator):
     """Shared parameters, fitting and inference; see SkinnyTreesRegressor for the documentation."""
 
     _parameter_constraints = {
-        "n_trees": [Interval(Integral, 1, None, closed="left")],
-        "depth": [Interval(Integral, 1, 12, closed="both")],
+        "n_trees": [IntInterval(Integral, 1, None, closed="left")],
+        "depth": [IntInterval(Integral, 1, 12, closed="both")],
         "activation": [StrOptions(set(kernels.ACTIVATIONS))],
         "gamma_s": [Interval(Real, 0, None, closed="neither")],
         "penalty": [StrOptions({"l0", "group_lasso", "none"})],
@@ -50,12 +50,12 @@ class _SkinnyTrees(BaseEstimator):
         "lambda2": [Interval(Real, 0, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "solver": [StrOptions({"sgd", "adam"})],
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "max_epochs": [Interval(Integral, 1, None, closed="left")],
+        "batch_size": [IntInterval(Integral, 1, None, closed="left")],
+        "max_epochs": [IntInterval(Integral, 1, None, closed="left")],
         "early_stopping": ["boolean"],
         "validation_fraction": [Interval(Real, 0, 1, closed="right")],
-        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
-        "feature_budget": [Interval(Integral, 0, None, closed="left"), None],
+        "n_iter_no_change": [IntInterval(Integral, 1, None, closed="left")],
+        "feature_budget": [IntInterval(Integral, 0, None, closed="left"), None],
         "dtype": [StrOptions(set(_DTYPES))],
         "random_state": ["random_state"],
     }
