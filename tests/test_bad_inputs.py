@@ -322,10 +322,13 @@ def for_task(reg, clf):
 
 def y_huge(entry, tiny=False):
     """y scaled by 2^600 (2^-600): its squares leave float64. Forests fit (predictions are exact;
-    fit warns), measures made of sums of y^2 refuse it, classifiers see a continuous target."""
+    fit warns), measures made of sums of y^2 refuse it (DSTUMP once its scores leave float64),
+    classifiers see a continuous target."""
     if entry.task == "clf":
         return (ValueError, "Unknown label type: continuous|mix of continuous and binary")
-    if entry.fits and not entry.rows == "train" and entry is not ENTRIES["importance.dstump"]:
+    if entry is ENTRIES["importance.dstump"]:  # its ranking is y's either way; scores underflow to 0
+        return "finite" if tiny else (ValueError, r"DSTUMP's scores are in units of y\^2 and overflow float64")
+    if entry.fits and not entry.rows == "train":
         if "Skinny" in repr(entry.call.__code__.co_names) and not tiny:
             return (ValueError, "its squares are beyond float32")
         return "finite"
@@ -565,3 +568,35 @@ def test_function(name):
             call()
     else:
         assert outcome(call())
+
+
+# -- impurity-based results at extreme target scales -------------------------------------------------
+
+def test_dstump_ranks_targets_whose_scores_underflow_as_the_unscaled_targets():
+    base, tiny = imp.dstump(X0, Y_REG), imp.dstump(X0, np.ldexp(Y_REG, -600))
+    np.testing.assert_array_equal(tiny.ranking, base.ranking)
+    with np.errstate(under="ignore"):
+        np.testing.assert_array_equal(tiny.scores, np.ldexp(base.scores, -1200))  # 0: correctly rounded
+
+
+@pytest.mark.parametrize("k", [-400, -300, 300, 400])
+def test_dstump_at_extreme_target_scales_scales_its_scores_exactly(k):
+    """Sums of y^2 overflowed (scores -inf: 'no admissible split') or underflowed (0) from |y| ~ 1e154
+    on; y is now fitted scaled by a power of two, and scores in units of y^2 scale back exactly."""
+    base, scaled = imp.dstump(X0, Y_REG), imp.dstump(X0, np.ldexp(Y_REG, k))
+    np.testing.assert_array_equal(scaled.scores, np.ldexp(base.scores, 2 * k))
+    np.testing.assert_array_equal(scaled.impurity_decrease, np.ldexp(base.impurity_decrease, 2 * k))
+    np.testing.assert_array_equal(scaled.ranking, base.ranking)
+    np.testing.assert_array_equal(scaled.threshold, base.threshold)
+
+
+@pytest.mark.parametrize("k", [-600, 600])
+def test_mdi_of_a_forest_whose_impurities_left_float64_is_refused(k):
+    """MDI was NaN (normalised) or inf / 0 for a forest fitted on y whose squares leave float64;
+    predictions stay exact."""
+    with pytest.warns(RuntimeWarning, match="its squares are beyond float64"):
+        forest = _forest(RandomForestRegressor).fit(X0, np.ldexp(Y_REG, k))
+    np.testing.assert_array_equal(forest.predict(X0), np.ldexp(_forest(RandomForestRegressor).fit(X0, Y_REG).predict(X0), k))
+    for normalize in (True, False):
+        with pytest.raises(ValueError, match="root impurity is (inf|0).*Refit on a rescaled y"):
+            imp.mdi(forest, normalize=normalize)

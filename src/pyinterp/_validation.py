@@ -188,14 +188,19 @@ def refuse_extreme_targets(y, what):
                          "NaN or 0. Rescale y: the measure's ranking does not depend on its scale.")
 
 
+def extreme_exponent(v) -> int:
+    """The binary exponent of max |v| when it lies outside [2^-256, 2^256], else 0 (as the core's
+    forest fit): v scaled by 2^-exponent (exact) then has no sum of squares that overflows or
+    underflows."""
+    exponent = int(np.frexp(np.abs(v).max())[1]) if len(v) else 0
+    return exponent if abs(exponent) > 256 else 0
+
+
 def scaled_weights(w):
-    """Sample weights scaled by a power of two (exact) into [1/2, 1) when their largest lies outside
-    [2^-256, 2^256], so no weighted sum overflows or underflows (subnormal weights lose their bits
-    in products). For measures that weights enter only relative to each other; None stays None."""
-    if w is None or not len(w):
-        return w
-    exponent = int(np.frexp(np.abs(w).max())[1])
-    return np.ldexp(w, -exponent) if abs(exponent) > 256 else w
+    """Sample weights scaled by a power of two (exact) by their extreme_exponent, so no weighted sum
+    overflows or underflows (subnormal weights lose their bits in products). For measures that
+    weights enter only relative to each other; None stays None."""
+    return w if w is None else np.ldexp(w, -extreme_exponent(w))
 
 
 def check_budget(name, value) -> int:

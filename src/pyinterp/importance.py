@@ -42,7 +42,8 @@ from . import _core
 from ._groups import check_feature_groups
 from ._seeds import root_seed
 from ._validation import (INT32_MAX, FOREST_FIT_X, IntInterval, check_exact_integers, check_int, core_X,
-                          refuse_extreme_targets, regression_target, resolve_n_threads, scaled_weights)
+                          extreme_exponent, refuse_extreme_targets, regression_target, resolve_n_threads,
+                          scaled_weights)
 from .forest.view import check_rows as _check_X
 from .forest.view import forest_view as _view
 
@@ -282,25 +283,40 @@ def dstump(X, y, *, split="best", side="sum", sample_weight=None, n_jobs=None):
     if np.ndim(y) != 1:
         raise ValueError(f"y must be 1-d, got shape {np.shape(y)}")
     y = regression_target(y)
-    refuse_extreme_targets(y, "DSTUMP's impurity decreases")
     check_consistent_length(X, y)
     if sample_weight is not None:
         sample_weight = scaled_weights(_check_sample_weight(sample_weight, X, dtype=np.float64,
                                                             ensure_non_negative=True))
     X = core_X(X, by_columns=True)
-    table = _core.dstump(X, np.ascontiguousarray(y), sample_weight, _SPLITS[split], _SIDES[side],
+    exponent = extreme_exponent(y)  # stumps of y scaled by a power of two are y's; no square overflows
+    table = _core.dstump(X, np.ldexp(y, -exponent), sample_weight, _SPLITS[split], _SIDES[side],
                          resolve_n_threads(n_jobs))
-    scores = table["score"]
-    ranking = np.lexsort((np.arange(len(scores)), -scores))
+    # ranked before scaling back, where scores that underflow to 0 in y's units still differ
+    ranking = np.lexsort((np.arange(len(table["score"])), -table["score"]))
+    scores, decrease = _unscaled_squares(table["score"], exponent), _unscaled_squares(table["impurity_decrease"],
+                                                                                       exponent)
     return Bunch(
         scores=scores,
         ranking=ranking,
         threshold=table["threshold"],
-        impurity_decrease=table["impurity_decrease"],
+        impurity_decrease=decrease,
         sign=table["sign"],
         n_left=table["n_left"],
         select=lambda s: ranking[: check_int("s", s, 0, len(scores))],
     )
+
+
+def _unscaled_squares(values, exponent):
+    """Values in units of y^2 computed on y * 2^-exponent, scaled back (correctly rounded: tiny ones
+    may become 0); an error where they overflow."""
+    if not exponent:
+        return values
+    with np.errstate(over="ignore", under="ignore"):
+        out = np.ldexp(values, 2 * exponent)
+    if np.any(np.isfinite(values) & ~np.isfinite(out)):
+        raise ValueError(f"DSTUMP's scores are in units of y^2 and overflow float64 for this y (|y| up to "
+                         f"2^{exponent}); rescale y: the ranking does not depend on its scale")
+    return out
 
 
 @validate_params({"values": ["array-like"], "feature_groups": ["array-like"]}, prefer_skip_nested_validation=True)
