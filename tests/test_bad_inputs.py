@@ -18,17 +18,46 @@ from sklearn.exceptions import NotFittedError
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils._param_validation import InvalidParameterError
 
-from pyinterp import (DLBCD, IterativeRandomForest, LocalLSSFind, LSSFind, PartitionedRatio, RandomForestClassifier,
-                      RandomForestRegressor, SkinnyTreesClassifier, SkinnyTreesRegressor, sharpness_test)
-from pyinterp import frequent_itemsets
+from pyinterp import (
+    DLBCD,
+    IterativeRandomForest,
+    LocalLSSFind,
+    LSSFind,
+    PartitionedRatio,
+    RandomForestClassifier,
+    RandomForestRegressor,
+    SkinnyTreesClassifier,
+    SkinnyTreesRegressor,
+    frequent_itemsets,
+    sharpness_test,
+)
 from pyinterp import importance as imp
 from pyinterp._validation import IntInterval
-from pyinterp.datasets import (make_boolean_response, make_collinear_dictionary, make_correlated_linear,
-                               make_dictionary_signals, make_gaussian_dictionary, make_lss, make_sparse_coefficients)
-from pyinterp.interactions import (distinct_paths, dwp, path_prevalence, prevalent_sets, random_intersection_trees,
-                                   signed_paths)
-from pyinterp.metrics import (dictionary_nmse, dictionary_recovered, lenient_score, proximity_curve, proximity_score,
-                              strict_score)
+from pyinterp.datasets import (
+    make_boolean_response,
+    make_collinear_dictionary,
+    make_correlated_linear,
+    make_dictionary_signals,
+    make_gaussian_dictionary,
+    make_lss,
+    make_sparse_coefficients,
+)
+from pyinterp.interactions import (
+    distinct_paths,
+    dwp,
+    path_prevalence,
+    prevalent_sets,
+    random_intersection_trees,
+    signed_paths,
+)
+from pyinterp.metrics import (
+    dictionary_nmse,
+    dictionary_recovered,
+    lenient_score,
+    proximity_curve,
+    proximity_score,
+    strict_score,
+)
 
 # Dyadic values (k / 16): scaled by 2^990 or 2^-1060 (subnormal) they stay exact and distinct, so a
 # forest grown on them must be the forest of the clean values.
@@ -361,11 +390,14 @@ TARGET_CASES = {
     "w_inf": Case(lambda X, y, w: (X, y, with_value(w[:, None], 0, 0, np.inf)[:, 0]),
                   error(ValueError, "sample_weight contains (NaN or )?infinity")),
     "w_negative": Case(lambda X, y, w: (X, y, with_value(w[:, None], 0, 0, -1.0)[:, 0]),
-                       error(ValueError, "sample_weight .*non-negative|Negative values in data passed to `sample_weight`")),
-    "w_zero": Case(lambda X, y, w: (X, y, 0.0 * w), error(ValueError, "sample_weight .*zero|Sample weights must contain at least one non-zero")),
+                       error(ValueError, "sample_weight .*non-negative|Negative values in data passed to "
+                                         "`sample_weight`")),
+    "w_zero": Case(lambda X, y, w: (X, y, 0.0 * w),
+                   error(ValueError, "sample_weight .*zero|Sample weights must contain at least one non-zero")),
     "w_too_short": Case(lambda X, y, w: (X, y, w[:-1]), error(ValueError, r"sample_weight.*\(23,\)|sample_weight")),
     "w_2d": Case(lambda X, y, w: (X, y, w[:, None]), error(ValueError, "sample_weight|Sample weights must be 1D")),
-    "w_words": Case(lambda X, y, w: (X, y, np.full(w.shape, "a")), error((ValueError, TypeError), "sample_weight|could not convert")),
+    "w_words": Case(lambda X, y, w: (X, y, np.full(w.shape, "a")),
+                    error((ValueError, TypeError), "sample_weight|could not convert")),
     "w_huge": Case(lambda X, y, w: (X, y, np.ldexp(w, 1000)), lambda e: "same"),
     "w_subnormal": Case(lambda X, y, w: (X, y, np.ldexp(w, -1074)), lambda e: "same"),
     "w_bool": Case(lambda X, y, w: (X, y, w > 0), lambda e: "same"),
@@ -498,7 +530,7 @@ FUNCTION_CASES = {
     "dwp_no_sets": (lambda: dwp(RF_REG, []), lambda r: r.shape == (0,)),
     "dwp_negative_epsilon": (lambda: dwp(RF_REG, [[(0, 1)]], epsilon=-1.0), (InvalidParameterError, "'epsilon'")),
     "dwp_nan_epsilon": (lambda: dwp(RF_REG, [[(0, 1)]], epsilon=np.nan), (InvalidParameterError, "'epsilon'")),
-    "dwp_unfitted": (lambda: dwp(RandomForestRegressor(), [[(0, 1)]]), (NotFittedError, "")),
+    "dwp_unfitted": (lambda: dwp(RandomForestRegressor(), [[(0, 1)]]), (NotFittedError, "not fitted")),
     "dwp_not_a_forest": (lambda: dwp(object(), [[(0, 1)]]), (TypeError, "forest must be")),
     "prevalent_sets_min_dwp_0": (lambda: prevalent_sets(RF_REG, 0.0), (InvalidParameterError, "'min_dwp'")),
     "prevalent_sets_min_dwp_nan": (lambda: prevalent_sets(RF_REG, np.nan), (InvalidParameterError, "'min_dwp'")),
@@ -516,17 +548,22 @@ FUNCTION_CASES = {
     # RIT and frequent itemsets
     "rit_no_sets": (lambda: random_intersection_trees([]), lambda r: r == {}),
     "rit_depth_true": (lambda: random_intersection_trees([[1, 2]] * 2, depth=True), (InvalidParameterError, "'depth'")),
-    "rit_negative_item": (lambda: random_intersection_trees([[-1, 2]] * 2), (ValueError, "")),
-    "rit_item_2_70": (lambda: random_intersection_trees([[2**70, 2]] * 2), (ValueError, "")),
-    "rit_nan_weights": (lambda: random_intersection_trees([[1, 2]] * 2, weights=[1.0, np.nan]), (ValueError, "weights")),
+    "rit_negative_item": (lambda: random_intersection_trees([[-1, 2]] * 2),
+                          (ValueError, r"RIT items must be integers in \[0, 2\^31\)")),
+    "rit_item_2_70": (lambda: random_intersection_trees([[2**70, 2]] * 2),
+                      (ValueError, "items must fit in a signed 64-bit")),
+    "rit_nan_weights": (lambda: random_intersection_trees([[1, 2]] * 2, weights=[1.0, np.nan]),
+                        (ValueError, "weights")),
     "rit_string_items": (lambda: random_intersection_trees([["a", "b"]] * 2), (TypeError, "items must be integers")),
     "itemsets_min_support_nan": (lambda: frequent_itemsets([[1, 2]], min_support=np.nan),
                                  (InvalidParameterError, "'min_support'")),
     "itemsets_negative_weight": (lambda: frequent_itemsets([[1, 2]], weights=[-1.0]), (ValueError, "weights")),
     "itemsets_inf_weight": (lambda: frequent_itemsets([[1, 2]], weights=[np.inf]), (ValueError, "weights")),
-    "itemsets_item_2_70": (lambda: frequent_itemsets([[2**70]]), (ValueError, "")),
+    "itemsets_item_2_70": (lambda: frequent_itemsets([[2**70]]),
+                           (ValueError, "items must fit in a signed 64-bit integer")),
     "itemsets_empty": (lambda: frequent_itemsets([]), lambda r: r == {}),
-    "itemsets_max_size_true": (lambda: frequent_itemsets([[1, 2]], max_size=True), (InvalidParameterError, "'max_size'")),
+    "itemsets_max_size_true": (lambda: frequent_itemsets([[1, 2]], max_size=True),
+                               (InvalidParameterError, "'max_size'")),
     # metrics
     "strict_score_empty_truth": (lambda: strict_score([], [[(0, 1)]]), (ValueError, "true")),
     "strict_score_sign_2": (lambda: strict_score([[(0, 2)]], [[(0, 1)]]), (ValueError, "sign")),
@@ -537,8 +574,10 @@ FUNCTION_CASES = {
                                      (ValueError, r"max_top must be in \[1, 2147483647\]")),
     "proximity_curve_max_top_beyond_ranking": (lambda: proximity_curve([[(0, 1)]], [[(1, 1)], [(0, 1)]], max_top=4),
                                                lambda r: np.array_equal(r, [0.0, 1.0, 1.0, 1.0])),
-    "dictionary_nmse_nan": (lambda: dictionary_nmse(np.full((3, 3), np.nan), np.eye(3)), (ValueError, "")),
-    "dictionary_nmse_shapes": (lambda: dictionary_nmse(np.eye(3), np.eye(4)), (ValueError, "")),
+    "dictionary_nmse_nan": (lambda: dictionary_nmse(np.full((3, 3), np.nan), np.eye(3)),
+                            (ValueError, "Input estimate contains NaN")),
+    "dictionary_nmse_shapes": (lambda: dictionary_nmse(np.eye(3), np.eye(4)),
+                               (ValueError, "estimate and reference must have the same shape")),
     "dictionary_recovered_nan": (lambda: dictionary_recovered(np.eye(3), np.eye(3), threshold=np.nan),
                                  (TypeError, "threshold")),
     # simulators
@@ -553,8 +592,9 @@ FUNCTION_CASES = {
     "make_sparse_coefficients_model": (lambda: make_sparse_coefficients(5, 3, model="zz"), (ValueError, "model")),
     "make_gaussian_dictionary_0": (lambda: make_gaussian_dictionary(0), (ValueError, "n_components")),
     "make_collinear_dictionary_nan": (lambda: make_collinear_dictionary(3, np.nan), (TypeError, "coherence")),
-    "make_dictionary_signals_shapes": (lambda: make_dictionary_signals(np.eye(3), np.ones((4, 2))), (ValueError, "")),
-    "sharpness_test_singular": (lambda: sharpness_test(np.zeros((P, P)), X0), (ValueError, "")),
+    "make_dictionary_signals_shapes": (lambda: make_dictionary_signals(np.eye(3), np.ones((4, 2))),
+                                       (ValueError, "dictionary must be p x p and coefficients n x p")),
+    "sharpness_test_singular": (lambda: sharpness_test(np.zeros((P, P)), X0), (ValueError, "D is singular")),
     "group_wrong_length": (lambda: imp.group(np.ones(P), ["a"]), (ValueError, "feature_groups")),
     "mdi_not_a_forest": (lambda: imp.mdi("forest"), (TypeError, "forest must be")),
 }
@@ -596,7 +636,8 @@ def test_mdi_of_a_forest_whose_impurities_left_float64_is_refused(k):
     predictions stay exact."""
     with pytest.warns(RuntimeWarning, match="its squares are beyond float64"):
         forest = _forest(RandomForestRegressor).fit(X0, np.ldexp(Y_REG, k))
-    np.testing.assert_array_equal(forest.predict(X0), np.ldexp(_forest(RandomForestRegressor).fit(X0, Y_REG).predict(X0), k))
+    base = _forest(RandomForestRegressor).fit(X0, Y_REG)
+    np.testing.assert_array_equal(forest.predict(X0), np.ldexp(base.predict(X0), k))
     for normalize in (True, False):
         with pytest.raises(ValueError, match="root impurity is (inf|0).*Refit on a rescaled y"):
             imp.mdi(forest, normalize=normalize)

@@ -170,7 +170,8 @@ def test_forest_invariants(fitted):
         np.testing.assert_allclose(tree.impurity_decrease[split],
                                    (N[split] * imp[split] - N[left] * imp[left] - N[right] * imp[right]) / N[0],
                                    rtol=1e-9, atol=1e-12)
-        np.testing.assert_allclose(tree.impurity_decrease.sum(), (N[0] * imp[0] - np.sum(N[~split] * imp[~split])) / N[0],
+        leaves_part = np.sum(N[~split] * imp[~split])
+        np.testing.assert_allclose(tree.impurity_decrease.sum(), (N[0] * imp[0] - leaves_part) / N[0],
                                    rtol=1e-9, atol=1e-12)
         # a node's weight is its children's sum
         np.testing.assert_allclose(N[split], N[left] + N[right], rtol=1e-12)

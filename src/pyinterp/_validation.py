@@ -19,6 +19,9 @@ Estimators and public functions declare scikit-learn constraints (``_parameter_c
   and the ``allow_nan`` and ``sparse`` tags of every estimator whose X goes to a forest.
 - ``share_feature_names``, ``check_columns``: an inner forest (LSSFind's, iRF's) gets its
   estimator's column names; X is checked against them by the estimator before the forest reads it.
+- ``IntInterval``: the integer constraint of every estimator and function (scikit-learn's takes bool).
+- ``squares_leave_float64`` / ``refuse_extreme_targets``, ``extreme_exponent``, ``scaled_weights``:
+  targets and weights at scales where sums of squares leave float64.
 """
 
 from __future__ import annotations

@@ -176,7 +176,8 @@ def mdi(forest, normalize=True):
         if len(tree["impurity"]) > 1 and not (np.isfinite(root) and root > 0):
             raise ValueError(f"tree {t} has splits but its root impurity is {root:g}: the forest was fitted on a y "
                              "whose squares are beyond float64 (max |y| above ~1e154 or below ~1e-154), so its "
-                             "impurity decreases are inf or 0. Refit on a rescaled y: MDI does not depend on its scale.")
+                             "impurity decreases are inf or 0. Refit on a rescaled y: MDI does not depend on its "
+                             "scale.")
     return _core.mdi(core, bool(normalize))
 
 

@@ -49,8 +49,10 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "n_estimators": [IntInterval(Integral, 1, INT32_MAX, closed="both")],
         "max_depth": [IntInterval(Integral, 1, None, closed="left"), None],
-        "min_samples_split": [IntInterval(Integral, 2, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right")],
-        "min_samples_leaf": [IntInterval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 0.5, closed="right")],
+        "min_samples_split": [IntInterval(Integral, 2, None, closed="left"),
+                              Interval(RealNotInt, 0.0, 1.0, closed="right")],
+        "min_samples_leaf": [IntInterval(Integral, 1, None, closed="left"),
+                             Interval(RealNotInt, 0.0, 0.5, closed="right")],
         "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
         "max_features": [IntInterval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right"),
                          StrOptions({"sqrt", "log2"}), None],
@@ -59,7 +61,8 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         "oob_score": ["boolean", callable],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
-        "max_samples": [None, Interval(RealNotInt, 0.0, None, closed="neither"), IntInterval(Integral, 1, None, closed="left")],
+        "max_samples": [None, Interval(RealNotInt, 0.0, None, closed="neither"),
+                        IntInterval(Integral, 1, None, closed="left")],
         "warm_start": ["boolean"],
     }
 
