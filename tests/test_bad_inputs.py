@@ -18,46 +18,18 @@ from sklearn.exceptions import NotFittedError
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils._param_validation import InvalidParameterError
 
-from pyinterp import (
-    DLBCD,
-    IterativeRandomForest,
-    LocalLSSFind,
-    LSSFind,
-    PartitionedRatio,
-    RandomForestClassifier,
-    RandomForestRegressor,
-    SkinnyTreesClassifier,
-    SkinnyTreesRegressor,
-    frequent_itemsets,
-    sharpness_test,
-)
+from pyinterp import (DLBCD, IterativeRandomForest, LocalLSSFind, LSSFind, PartitionedRatio, RandomForestClassifier,
+                      RandomForestRegressor, SkinnyTreesClassifier, SkinnyTreesRegressor, Tree, frequent_itemsets,
+                      sharpness_test)
 from pyinterp import importance as imp
 from pyinterp._validation import IntInterval
-from pyinterp.datasets import (
-    make_boolean_response,
-    make_collinear_dictionary,
-    make_correlated_linear,
-    make_dictionary_signals,
-    make_gaussian_dictionary,
-    make_lss,
-    make_sparse_coefficients,
-)
-from pyinterp.interactions import (
-    distinct_paths,
-    dwp,
-    path_prevalence,
-    prevalent_sets,
-    random_intersection_trees,
-    signed_paths,
-)
-from pyinterp.metrics import (
-    dictionary_nmse,
-    dictionary_recovered,
-    lenient_score,
-    proximity_curve,
-    proximity_score,
-    strict_score,
-)
+from pyinterp.datasets import (make_boolean_response, make_collinear_dictionary, make_correlated_linear,
+                               make_dictionary_signals, make_gaussian_dictionary, make_lss, make_sparse_coefficients)
+from pyinterp.interactions import (InteractionTable, decode, distinct_paths, dwp, encode, minimal, path_prevalence,
+                                   prevalent_sets, random_intersection_trees, signed_paths)
+from pyinterp.metrics import (dictionary_nmse, dictionary_recovered, lenient_score, proximity_curve, proximity_score,
+                              strict_score)
+from pyinterp.skinny import fit_budget
 
 # Dyadic values (k / 16): scaled by 2^990 or 2^-1060 (subnormal) they stay exact and distinct, so a
 # forest grown on them must be the forest of the clean values.
@@ -517,6 +489,7 @@ def test_forest_limits_beyond_int64_mean_never(name, unlimited, value):
 
 # -- functions over sets, forests and parameters ---------------------------------------------------
 
+FW = np.array([1.0, 2.0, 3.0, 4.0])
 FUNCTION_CASES = {
     # dwp: indices must lie below the forest's feature count, with names or without
     "dwp_feature_beyond_p": (lambda: dwp(RF_REG, [[(4, 1)]]), (ValueError, "names feature 4, but there are 4")),
@@ -595,6 +568,53 @@ FUNCTION_CASES = {
     "make_dictionary_signals_shapes": (lambda: make_dictionary_signals(np.eye(3), np.ones((4, 2))),
                                        (ValueError, "dictionary must be p x p and coefficients n x p")),
     "sharpness_test_singular": (lambda: sharpness_test(np.zeros((P, P)), X0), (ValueError, "D is singular")),
+    # estimators' other arguments and methods
+    "feature_weights_nan": (lambda: _forest(RandomForestRegressor).fit(X0, Y_REG, feature_weights=[np.nan] * P),
+                            (ValueError, "feature_weights contains NaN")),
+    "feature_weights_short": (lambda: _forest(RandomForestRegressor).fit(X0, Y_REG, feature_weights=[1.0] * 3),
+                              (ValueError, r"feature_weights must be a 1-d array with one entry per feature \(4\)")),
+    # feature weights enter relative to each other: scaled by 2^k they give the same forest
+    **{f"feature_weights_times_2^{k}": (
+        lambda k=k: _forest(RandomForestRegressor).fit(X0, Y_REG, feature_weights=np.ldexp(FW, k)).predict(X0),
+        lambda r: np.array_equal(r, _forest(RandomForestRegressor).fit(X0, Y_REG, feature_weights=FW).predict(X0)))
+       for k in (-1072, 1020)},
+    "feature_groups_short": (lambda: LSSFind(n_estimators=2).fit(X0, Y_REG, feature_groups=["a"]),
+                             (ValueError, "feature_groups must have one group name per column")),
+    "LSSFind.dwp_feature_beyond_p": (lambda: LSS.dwp([[(P, 1)]]), (ValueError, "names feature 4, but there are 4")),
+    "LSSFind.dwp_flat_set": (lambda: LSS.dwp([(0, 1)]), (ValueError, "sets must hold signed sets")),
+    "IterativeRandomForest.bootstrap_index": (lambda: IRF.bootstrap(X0, Y_CLF, 10**6),
+                                              (ValueError, "index must be in")),
+    "IterativeRandomForest.bootstrap_bool": (lambda: IRF.bootstrap(X0, Y_CLF, True), (ValueError, "index must be in")),
+    "to_sklearn_unfitted": (lambda: RandomForestRegressor().to_sklearn(), (NotFittedError, "not fitted")),
+    "SkinnyTrees_X_val_nan": (lambda: SkinnyTreesRegressor(**SKINNY_KW).fit(X0, Y_REG, X_val=np.full((3, P), np.nan),
+                                                                           y_val=np.ones(3)),
+                              (ValueError, "Input X contains NaN")),
+    "SkinnyTrees_X_val_without_y_val": (lambda: SkinnyTreesRegressor(**SKINNY_KW).fit(X0, Y_REG, X_val=X0),
+                                        (ValueError, "X_val and y_val must be given together")),
+    "fit_budget_nan_X": (lambda: fit_budget(SkinnyTreesRegressor(**SKINNY_KW), with_value(X0, 0, 0, np.nan), Y_REG, 2,
+                                            n_trials=1), (ValueError, "Input X contains NaN")),
+    "fit_budget_n_trials_true": (lambda: fit_budget(SkinnyTreesRegressor(**SKINNY_KW), X0, Y_REG, 2, n_trials=True),
+                                 (InvalidParameterError, "'n_trials'")),
+    "fit_budget_max_features_0": (lambda: fit_budget(SkinnyTreesRegressor(**SKINNY_KW), X0, Y_REG, 0, n_trials=1),
+                                  (InvalidParameterError, "'max_features'")),
+    "DLBCD_init_nan": (lambda: DLBCD(**DL_KW, init=np.full((P, P), np.nan)).fit(X0),
+                       (ValueError, "Input init contains NaN")),
+    "DLBCD_init_shape": (lambda: DLBCD(**DL_KW, init=np.eye(3)).fit(X0), (ValueError, "init has shape")),
+    "DLBCD.objective_tau_nan": (lambda: DL.objective(X0, tau=np.nan), (ValueError, "tau must be a positive number")),
+    "PartitionedRatio_partition_beyond_p": (lambda: PartitionedRatio(7).fit(X0), (ValueError, "partition=7 must put")),
+    "PartitionedRatio_partition_bool": (lambda: PartitionedRatio(True).fit(X0),
+                                        (TypeError, "partition must be an int")),
+    "PartitionedRatio_lambdas_nan": (lambda: PartitionedRatio(2, lambdas=[np.nan]).fit(X0),
+                                     (ValueError, "lambdas must be a non-empty array of finite")),
+    "Tree_missing_fields": (lambda: Tree({}), (ValueError, "arrays lacks the node fields")),
+    "InteractionTable_column_length": (lambda: InteractionTable([((0, 1),)], {"dwp": np.ones(2)}),
+                                       (ValueError, "column 'dwp' must have one value per interaction")),
+    "encode_sign_3": (lambda: encode([(0, 3)]), (ValueError, "a signed feature is")),
+    "encode_unknown_name": (lambda: encode([("x", 1)], names=("a", "b")), (ValueError, "names 'x', which is not")),
+    "decode_negative": (lambda: decode([-1]), (ValueError, "codes must be non-negative integers")),
+    "decode_float": (lambda: decode([1.5]), (ValueError, "codes must be non-negative integers")),
+    "minimal_string": (lambda: minimal("ab"), (TypeError, "sets must be a collection of sets")),
+    "minimal_sets": (lambda: minimal([[(0, 1)], [(0, 1), (1, -1)], [(2, 1)]]), lambda r: r == [[(0, 1)], [(2, 1)]]),
     "group_wrong_length": (lambda: imp.group(np.ones(P), ["a"]), (ValueError, "feature_groups")),
     "mdi_not_a_forest": (lambda: imp.mdi("forest"), (TypeError, "forest must be")),
 }

@@ -240,4 +240,6 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def objective(self, X, tau=None):
         """The truncated l1 objective (1/n) sum_i sum_h min(|beta_ih|, tau) of the fitted dictionary on X."""
         tau = self.tau if tau is None else tau
+        if not isinstance(tau, Real) or isinstance(tau, bool) or not tau > 0:  # inf: the plain l1 objective
+            raise ValueError(f"tau must be a positive number (or inf), got {tau!r}")
         return float(np.minimum(np.abs(self.transform(X)), tau).sum() / X.shape[0])

@@ -25,7 +25,7 @@ def _weighted_paths(forest, epsilon, path_options):
     """(indptr, codes, weight, names, n): given SignedPaths as they are, else the forest's distinct
     paths; names: what the codes index, if known; n: how many features or groups they index, if known."""
     if isinstance(forest, SignedPaths):
-        return forest.indptr, forest.codes, forest.weight, forest.names, None
+        return forest.indptr, forest.codes, forest.weight, forest.names, forest.n_indexed
     (indptr, codes, weight), names, n = named_distinct_paths(forest, epsilon, **path_options)
     return indptr, codes, weight, names, n
 

@@ -22,6 +22,8 @@ from .table import InteractionTable
 def minimal(sets) -> list:
     """The sets with no proper subset in the collection (the basic interactions; the spec's
     erratum: paper 001 writes maximal), in their given order."""
+    if isinstance(sets, (str, bytes)):
+        raise TypeError(f"sets must be a collection of sets, got the string {sets!r}")
     frozen = [frozenset(s) for s in sets]
     return [s for s, f in zip(sets, frozen) if not any(g < f for g in frozen)]
 
