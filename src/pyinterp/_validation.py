@@ -206,11 +206,9 @@ def scaled_weights(w):
     return w if w is None else np.ldexp(w, -extreme_exponent(w))
 
 
-def check_budget(name, value) -> int:
-    """An output budget (a positive integer; bool is refused, not read as 1); budgets above what
-    the core counts in mean no limit and are clamped."""
-    if isinstance(value, bool):
-        raise TypeError(f"{name} must be a positive integer, got {value!r}")
+def check_budget(value) -> int:
+    """An output budget (a positive integer, checked by its IntInterval constraint); budgets above
+    what the core counts in mean no limit and are clamped."""
     return min(int(value), INT64_MAX)
 
 

@@ -20,7 +20,7 @@ def mine_csr(indptr, items, weights, min_support, max_size, max_itemsets, n_jobs
     """The core miner on validated CSR input -> (indptr, items, support) arrays. Sizes and budgets
     beyond the core's integers mean no limit and are clamped."""
     return _core.frequent_itemsets(indptr, items, weights, min_support, min(int(max_size), INT32_MAX),
-                                   check_budget("max_itemsets", max_itemsets), resolve_n_threads(n_jobs))
+                                   check_budget(max_itemsets), resolve_n_threads(n_jobs))
 
 
 @validate_params(

@@ -25,7 +25,7 @@ def rit_csr(indptr, codes, weights, *, depth=5, n_children=2.0, min_size=2, n_tr
     parameters are validated by the callers (random_intersection_trees, IterativeRandomForest)."""
     return _core.random_intersection_trees(indptr, codes, weights, depth, float(n_children), min_size, n_trees, seed,
                                            resolve_n_threads(n_jobs), root_sets, report == "nodes",
-                                           check_budget("max_nodes", max_nodes))
+                                           check_budget(max_nodes))
 
 
 @validate_params(
