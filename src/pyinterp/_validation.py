@@ -171,7 +171,7 @@ def regression_target(y) -> np.ndarray:
     if not numbers_only:
         example = next((v for v in y.flat if not isinstance(v, numbers.Real)), y.flat[0] if y.size else None)
         raise ValueError(f"y must hold numbers for regression, got {y.dtype} values such as {example!r}")
-    y = np.ascontiguousarray(y, dtype=np.float64)
+    y = np.require(y, np.float64, ["C_CONTIGUOUS", "ALIGNED"])
     if not np.all(np.isfinite(y)):
         raise ValueError("y contains NaN or infinity")
     return y

@@ -37,7 +37,7 @@ def _check_signals(X, p=None):
             f"{n_features}")
     if p is not None and n_features != p:
         raise ValueError(f"X has {n_features} features, the dictionary has {p}")
-    return X
+    return np.require(X, requirements=["C_CONTIGUOUS", "ALIGNED"])  # as the core reads it
 
 
 def _check_dictionary(D, name="D"):
