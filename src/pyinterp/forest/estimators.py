@@ -18,7 +18,6 @@ from .. import _core
 from .._seeds import root_seed
 from .._validation import (
     INT32_MAX,
-    INT64_MAX,
     FOREST_X,
     ForestInputMixin,
     IntInterval,
@@ -108,13 +107,16 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         p.bootstrap = bool(self.bootstrap)
         p.n_draws = resolve_n_draws(self.max_samples, n_samples, self.bootstrap)
         p.max_features = resolve_max_features(self.max_features, n_features, n_drawable)
-        # Counts and depths beyond the core's int64 all mean "never": clamped.
+        # Node sizes and depths never exceed the rows drawn: larger limits mean the same ("never split",
+        # "no limit") and are clamped there, so the core's arithmetic on them (2 * min_samples_leaf)
+        # cannot overflow.
+        most = max(n_samples, p.n_draws) + 1
         p.min_samples_split = min(count_or_fraction("min_samples_split", self.min_samples_split, n_samples,
-                                                    min_count=2), INT64_MAX)
+                                                    min_count=2), most)
         p.min_samples_leaf = min(count_or_fraction("min_samples_leaf", self.min_samples_leaf, n_samples,
-                                                   fraction_max=0.5), INT64_MAX)
+                                                   fraction_max=0.5), most)
         p.min_weight_fraction_leaf = float(self.min_weight_fraction_leaf)
-        p.max_depth = -1 if self.max_depth is None else min(self.max_depth, INT64_MAX)
+        p.max_depth = -1 if self.max_depth is None else min(self.max_depth, most)
         p.min_impurity_decrease = float(self.min_impurity_decrease)
         p.seed = root_seed(self.random_state)
         p.n_threads = resolve_n_threads(self.n_jobs)
