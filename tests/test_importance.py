@@ -48,7 +48,10 @@ def test_proposition_8_2_1_inbag_mdi_from_contributions(task, seed, weighted):
     """MDI(k, T) = sum_i c_i w_i f_{T,k}(x_i) . y_i / sum_i c_i w_i over the in-bag rows."""
     X, y, Forest, n_values = task
     w = np.random.RandomState(seed).uniform(0.5, 2.0, len(y)) if weighted else np.ones(len(y))
-    f = Forest(n_estimators=1, random_state=seed, min_samples_leaf=3).fit(X, y, sample_weight=w if weighted else None)
+    # Subsampled without replacement, so the weights weigh the tree's rows (with bootstrap they
+    # would only choose them).
+    f = Forest(n_estimators=1, random_state=seed, min_samples_leaf=3, bootstrap=False,
+               max_samples=0.7).fit(X, y, sample_weight=w if weighted else None)
     C, _ = imp.contributions(f, X)
     C = C.reshape(len(X), X.shape[1], n_values)
     Y = one_hot(np.searchsorted(f.classes_, y) if n_values > 1 else y, n_values)
@@ -242,7 +245,7 @@ def test_bad_inputs(regression_data, classification_data):
         imp.ufi(f, X, y[:10])
     with pytest.raises(ValueError, match="NaN"):
         imp.naive_oob(f, X, np.where(np.arange(len(y)) == 3, np.nan, y))
-    with pytest.raises(TypeError, match="numeric"):
+    with pytest.raises(ValueError, match="y must hold numbers for regression"):  # as the forests' fit says
         imp.mdi_oob(f, X, np.array(["a"] * len(y)))
     with pytest.raises(ValueError, match="n_repeats"):
         imp.permutation_oob(f, X, y, n_repeats=0)

@@ -74,7 +74,7 @@ def test_node_fields_match_the_rows_that_reach_them(task, regression_data, class
     indicator = indicator.toarray().astype(bool)
     for t, tree in enumerate(forest.trees_):
         counts = forest.inbag_counts_[t].astype(float)
-        w = counts * sw
+        w = counts  # with bootstrap the sample weights chose the rows; the tree weighs the draws
         inbag = counts > 0
         n = tree.node_count
         assert np.all(tree.parent[0] == -1) and np.all(tree.depth[0] == 0)

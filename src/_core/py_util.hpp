@@ -23,6 +23,8 @@ inline bool has_dtype(const py::array& a) {
 
 namespace detail {
 
+inline bool aligned(const py::array& a) { return (a.flags() & py::detail::npy_api::NPY_ARRAY_ALIGNED_) != 0; }
+
 // X's element type, or false if it has none the core reads.
 inline bool value_type(const py::array& a, ValueType& type) {
   if (has_dtype<double>(a)) type = ValueType::float64;
@@ -103,6 +105,7 @@ inline MatrixView matrix_view(const py::handle& X) {
   const auto item = static_cast<int64_t>(a.itemsize());
   if (a.strides(0) % item != 0 || a.strides(1) % item != 0)
     throw std::invalid_argument("X strides must be multiples of its item size");
+  if (!detail::aligned(a)) throw std::invalid_argument("X must be aligned in memory (Python passes an aligned copy)");
   v.data = a.data();
   v.n_rows = a.shape(0);
   v.n_cols = a.shape(1);
@@ -130,6 +133,9 @@ py::array_t<T, py::array::c_style> checked_array(const py::handle& obj, std::ini
     throw std::invalid_argument(std::string(name) + " must be a C-contiguous array of dtype " +
                                 std::string(py::str(py::dtype::of<T>())));
   const auto arr = py::reinterpret_borrow<Array>(a);
+  // The core loads T directly: an unaligned view (into a byte buffer) would be undefined behaviour.
+  if (!detail::aligned(arr))
+    throw std::invalid_argument(std::string(name) + " must be aligned in memory (Python passes an aligned copy)");
   bool ok = arr.ndim() == static_cast<py::ssize_t>(shape.size());
   int d = 0;
   for (const int64_t want : shape) ok = ok && (want < 0 || arr.shape(d++) == want);

@@ -8,7 +8,11 @@ one process. Nothing here imports dask: the backend object the user activated is
 from __future__ import annotations
 
 import sys
+import threading
+import weakref
 from contextlib import contextmanager
+
+import numpy as np
 
 from joblib import parallel_config
 from joblib.parallel import (LokyBackend, MultiprocessingBackend, SequentialBackend, ThreadingBackend,
@@ -55,11 +59,32 @@ class _Unit:
     worker)."""
 
     def __init__(self, function):
-        self.function = function
+        # Not named "function": scikit-learn's delayed wraps this object with functools.update_wrapper,
+        # which copies its __dict__ onto the wrapper, whose own "function" it would then replace.
+        self.unit = function
 
     def __call__(self, *args):
         with parallel_config(backend="threading"):
-            return self.function(*args)
+            return self.unit(*(_aligned(a) for a in args))
+
+
+_copies: dict = {}  # id(array) -> (weak reference to it, its aligned copy), in a worker's process
+_copies_lock = threading.Lock()
+
+
+def _aligned(a):
+    """A worker may receive an array at any byte offset (a deserialised buffer) and the core reads
+    only aligned memory: then an aligned copy, made once per array and process, so the units that
+    share the array share the copy (and what is cached on it, as a forest's column encoding)."""
+    if not isinstance(a, np.ndarray) or a.flags.aligned:
+        return a
+    key = id(a)
+    with _copies_lock:
+        entry = _copies.get(key)
+        if entry is None or entry[0]() is not a:
+            entry = (weakref.ref(a, lambda _: _copies.pop(key, None)), np.array(a))
+            _copies[key] = entry
+        return entry[1]
 
 
 def run_units(function, shared, units):

@@ -19,6 +19,9 @@ Estimators and public functions declare scikit-learn constraints (``_parameter_c
   and the ``allow_nan`` and ``sparse`` tags of every estimator whose X goes to a forest.
 - ``share_feature_names``, ``check_columns``: an inner forest (LSSFind's, iRF's) gets its
   estimator's column names; X is checked against them by the estimator before the forest reads it.
+- ``IntInterval``: the integer constraint of every estimator and function (scikit-learn's takes bool).
+- ``squares_leave_float64`` / ``refuse_extreme_targets``, ``extreme_exponent``, ``scaled_weights``:
+  targets and weights at scales where sums of squares leave float64.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import os
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 # The core's integer types: parameters are range-checked (or, for budgets, clamped) against these.
@@ -44,21 +48,41 @@ FOREST_X = {"dtype": list(FOREST_DTYPES), "ensure_all_finite": "allow-nan", "acc
 FOREST_FIT_X = {**FOREST_X, "ensure_all_finite": False}
 
 
+_BEYOND_2_53 = ("X holds integers beyond +-2**53, which float64 cannot tell apart; recode them (ranks, or an "
+                "offset) before fitting")
+
+
+class IntInterval(Interval):
+    """scikit-learn's Interval of integers, without bool: True is not read as 1."""
+
+    def is_satisfied_by(self, val):
+        return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
+
+
 def check_exact_integers(X):
-    """8-byte integer X is read as float64, which holds integers exactly only up to 2^53: beyond,
-    distinct values would merge silently, so that is an error."""
+    """8-byte integer X (or Python integers in an object array) is read as float64, which holds
+    integers exactly only up to 2^53: beyond, distinct values would merge silently, so that is an
+    error."""
     if hasattr(X, "dtypes") and not hasattr(X, "dtype"):  # a DataFrame: its 8-byte integer columns
         arrays = [X.iloc[:, j].to_numpy() for j, d in enumerate(X.dtypes)
                   if getattr(d, "kind", "") in "iu" and getattr(d, "itemsize", 0) == 8]
     else:
+        if not hasattr(X, "dtype"):  # nested lists: as numpy reads them (validate_data names other problems)
+            try:
+                X = np.asarray(X)
+            except (TypeError, ValueError):
+                return
         dtype = getattr(X, "dtype", None)
+        if dtype is not None and dtype.kind == "O" and not sp.issparse(X):  # Python ints of any size
+            if any(isinstance(v, numbers.Integral) and abs(int(v)) > 2**53 for v in np.asarray(X).flat):
+                raise ValueError(_BEYOND_2_53)
+            return
         if dtype is None or dtype.kind not in "iu" or dtype.itemsize != 8:
             return
         arrays = [X.data if sp.issparse(X) else np.asarray(X)]
     for a in arrays:
         if a.size and (a.max() > 2**53 or a.min() < -(2**53)):
-            raise ValueError("X holds integers beyond +-2**53, which float64 cannot tell apart; recode them "
-                             "(ranks, or an offset) before fitting")
+            raise ValueError(_BEYOND_2_53)
 
 
 def validate_fit_data(estimator, X, y, **kwargs):
@@ -147,17 +171,44 @@ def regression_target(y) -> np.ndarray:
     if not numbers_only:
         example = next((v for v in y.flat if not isinstance(v, numbers.Real)), y.flat[0] if y.size else None)
         raise ValueError(f"y must hold numbers for regression, got {y.dtype} values such as {example!r}")
-    y = np.ascontiguousarray(y, dtype=np.float64)
+    y = np.require(y, np.float64, ["C_CONTIGUOUS", "ALIGNED"])
     if not np.all(np.isfinite(y)):
         raise ValueError("y contains NaN or infinity")
     return y
 
 
-def check_budget(name, value) -> int:
-    """An output budget (a positive integer; bool is refused, not read as 1); budgets above what
-    the core counts in mean no limit and are clamped."""
-    if isinstance(value, bool):
-        raise TypeError(f"{name} must be a positive integer, got {value!r}")
+def squares_leave_float64(y) -> bool:
+    """Whether the squares of the largest |y| overflow or underflow float64 (|y| outside about
+    [1e-154, 1e154]): impurities, and every measure made of sums of w y^2, are then inf, NaN or 0."""
+    largest = np.abs(y).max() if len(y) else 0.0
+    return bool(largest > 0 and abs(int(np.frexp(largest)[1])) > 511)
+
+
+def refuse_extreme_targets(y, what):
+    """A clear error instead of inf, NaN or 0 from sums of squares of y (see squares_leave_float64)."""
+    if squares_leave_float64(y):
+        raise ValueError(f"max |y| = {np.abs(y).max():g}: its squares are beyond float64, so {what} would be inf, "
+                         "NaN or 0. Rescale y: the measure's ranking does not depend on its scale.")
+
+
+def extreme_exponent(v) -> int:
+    """The binary exponent of max |v| when it lies outside [2^-256, 2^256], else 0 (as the core's
+    forest fit): v scaled by 2^-exponent (exact) then has no sum of squares that overflows or
+    underflows."""
+    exponent = int(np.frexp(np.abs(v).max())[1]) if len(v) else 0
+    return exponent if abs(exponent) > 256 else 0
+
+
+def scaled_weights(w):
+    """Sample weights scaled by a power of two (exact) by their extreme_exponent, so no weighted sum
+    overflows or underflows (subnormal weights lose their bits in products). For measures that
+    weights enter only relative to each other; None stays None."""
+    return w if w is None else np.ldexp(w, -extreme_exponent(w))
+
+
+def check_budget(value) -> int:
+    """An output budget (a positive integer, checked by its IntInterval constraint); budgets above
+    what the core counts in mean no limit and are clamped."""
     return min(int(value), INT64_MAX)
 
 

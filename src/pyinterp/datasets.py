@@ -7,7 +7,7 @@ from scipy.special import gammaln
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array
 
-from ._validation import check_int, check_real
+from ._validation import INT32_MAX, check_int, check_real
 
 __all__ = ["make_boolean_response", "make_correlated_linear", "make_lss"]
 
@@ -26,8 +26,8 @@ def make_lss(n_samples=1000, n_features=20, n_interactions=2, order=2, snr=5.0, 
     y : (n_samples,) float64
     interactions : list of tuples of (feature, sign) with sign -1 (the rule is ``X_k < tau``)
     """
-    n = check_int("n_samples", n_samples, 2)
-    p = check_int("n_features", n_features, 1)
+    n = check_int("n_samples", n_samples, 2, INT32_MAX)
+    p = check_int("n_features", n_features, 1, INT32_MAX)
     k = check_int("n_interactions", n_interactions, 1)
     order = check_int("order", order, 1)
     if k * order > p:
@@ -146,8 +146,8 @@ def make_correlated_linear(n_samples=200, n_features=256, correlation=0.5, n_inf
     y : (n_samples,) float64
     support : (n_informative,) int, the nonzero positions of beta
     """
-    n = check_int("n_samples", n_samples, 1)
-    p = check_int("n_features", n_features, 1)
+    n = check_int("n_samples", n_samples, 1, INT32_MAX)
+    p = check_int("n_features", n_features, 1, INT32_MAX)
     k = check_int("n_informative", n_informative, 1, p)
     rho = check_real("correlation", correlation, -1.0, 1.0, low_open=True)
     if rho >= 1.0:
@@ -181,7 +181,7 @@ def make_collinear_dictionary(n_components, coherence):
     Its atoms have unit norm and pairwise cosine ``coherence`` = mu in [0, 1). The symmetric square
     root is exact: sqrt(1 - mu) I + (sqrt(1 + (p - 1) mu) - sqrt(1 - mu)) / p 11^T.
     """
-    p = check_int("n_components", n_components, 1)
+    p = check_int("n_components", n_components, 1, INT32_MAX)
     mu = check_real("coherence", coherence, 0.0, 1.0)
     if mu == 1.0:
         raise ValueError("coherence must be below 1 (the dictionary would be singular)")
@@ -191,7 +191,7 @@ def make_collinear_dictionary(n_components, coherence):
 
 def make_gaussian_dictionary(n_components, random_state=None):
     """A random Gaussian dictionary with columns scaled to unit norm (the thesis' Fig. 5.10 setting)."""
-    p = check_int("n_components", n_components, 1)
+    p = check_int("n_components", n_components, 1, INT32_MAX)
     D = check_random_state(random_state).standard_normal((p, p))
     return D / np.linalg.norm(D, axis=0)
 
@@ -208,8 +208,8 @@ def make_sparse_coefficients(n_samples, n_components, model="sg", sparsity=None,
     ``sparsity`` (s in [1, n_components]) is needed by the exact sparse models, ``probability`` in
     (0, 1] by "bg".
     """
-    n = check_int("n_samples", n_samples, 1)
-    p = check_int("n_components", n_components, 1)
+    n = check_int("n_samples", n_samples, 1, INT32_MAX)
+    p = check_int("n_components", n_components, 1, INT32_MAX)
     if not isinstance(model, str) or model not in _COEFFICIENT_MODELS:
         raise ValueError(f"model must be one of {_COEFFICIENT_MODELS}, got {model!r}")
     rng = check_random_state(random_state)

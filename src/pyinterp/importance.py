@@ -35,14 +35,16 @@ from typing import NamedTuple
 import numpy as np
 from scipy import sparse
 from sklearn.utils import Bunch
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils._param_validation import StrOptions, validate_params
 from sklearn.utils.validation import _check_sample_weight, check_array, check_consistent_length
 
 from . import _core
 from ._groups import check_feature_groups
 from ._distributed import chunks, cluster_threads, run_units
 from ._seeds import root_seed
-from ._validation import INT32_MAX, FOREST_FIT_X, check_exact_integers, check_int, core_X, resolve_n_threads
+from ._validation import (INT32_MAX, FOREST_FIT_X, IntInterval, check_exact_integers, check_int, core_X,
+                          extreme_exponent, refuse_extreme_targets, regression_target, resolve_n_threads,
+                          scaled_weights)
 from .forest.view import check_rows as _check_X
 from .forest.view import forest_view as _view
 
@@ -74,12 +76,8 @@ def _check_targets(view, y, n_samples):
         raise ValueError(f"y must be 1-d, got shape {y.shape}")
     check_consistent_length(np.empty(n_samples), y)
     if view.classes is None:
-        try:
-            y = y.astype(np.float64)
-        except (TypeError, ValueError) as exc:
-            raise TypeError("y must be numeric for a regression forest") from exc
-        if not np.all(np.isfinite(y)):
-            raise ValueError("y contains NaN or infinity")
+        y = regression_target(y)
+        refuse_extreme_targets(y, "out-of-bag impurities and errors")
         return y
     index = np.searchsorted(view.classes, y)
     index[index == len(view.classes)] = 0
@@ -101,7 +99,8 @@ def _oob_inputs(forest, X, y, sample_weight):
         raise ValueError("the forest has no out-of-bag rows (fitted with bootstrap=False and all rows)")
     targets = _check_targets(view, y, X.shape[0])
     if sample_weight is not None:
-        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        sample_weight = scaled_weights(_check_sample_weight(sample_weight, X, dtype=np.float64,
+                                                            ensure_non_negative=True))
     return view, X, targets, sample_weight
 
 
@@ -148,7 +147,7 @@ def ufi(forest, X, y, *, sample_weight=None, return_std=False, n_jobs=None):
 
 
 @validate_params(
-    {**_OOB_CONSTRAINTS, "n_repeats": [Interval(Integral, 1, INT32_MAX, closed="both")],
+    {**_OOB_CONSTRAINTS, "n_repeats": [IntInterval(Integral, 1, INT32_MAX, closed="both")],
      "random_state": ["random_state"]},
     prefer_skip_nested_validation=True,
 )
@@ -184,7 +183,16 @@ def mdi(forest, normalize=True):
     importances sum to one, single-node trees skipped, mean renormalised) -- equal to
     ``feature_importances_``. normalize=False: the mean over trees of the sum of node-mass-weighted
     impurity decreases (N_t I_t - N_l I_l - N_r I_r) / N_root (thesis eq. 8.4)."""
-    return _core.mdi(_view(forest).core, bool(normalize))
+    core = _view(forest).core
+    for t in range(core.n_trees):
+        tree = core.tree(t)
+        root = tree["impurity"][0]
+        if len(tree["impurity"]) > 1 and not (np.isfinite(root) and root > 0):
+            raise ValueError(f"tree {t} has splits but its root impurity is {root:g}: the forest was fitted on a y "
+                             "whose squares are beyond float64 (max |y| above ~1e154 or below ~1e-154), so its "
+                             "impurity decreases are inf or 0. Refit on a rescaled y: MDI does not depend on its "
+                             "scale.")
+    return _core.mdi(core, bool(normalize))
 
 
 _ROWS_CONSTRAINTS = {"X": ["array-like", "sparse matrix"], "n_jobs": [Integral, None]}
@@ -287,26 +295,43 @@ def dstump(X, y, *, split="best", side="sum", sample_weight=None, n_jobs=None):
     """
     check_exact_integers(X)
     X = check_array(X, **FOREST_FIT_X, ensure_min_samples=2, input_name="X")
-    y = check_array(y, ensure_2d=False, dtype=np.float64, ensure_all_finite=True, input_name="y")
-    if y.ndim != 1:
-        raise ValueError(f"y must be 1-d, got shape {y.shape}")
+    if np.ndim(y) != 1:
+        raise ValueError(f"y must be 1-d, got shape {np.shape(y)}")
+    y = regression_target(y)
     check_consistent_length(X, y)
     if sample_weight is not None:
-        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        sample_weight = scaled_weights(_check_sample_weight(sample_weight, X, dtype=np.float64,
+                                                            ensure_non_negative=True))
     X = core_X(X, by_columns=True)
-    table = _core.dstump(X, np.ascontiguousarray(y), sample_weight, _SPLITS[split], _SIDES[side],
+    exponent = extreme_exponent(y)  # stumps of y scaled by a power of two are y's; no square overflows
+    table = _core.dstump(X, np.ldexp(y, -exponent), sample_weight, _SPLITS[split], _SIDES[side],
                          resolve_n_threads(n_jobs))
-    scores = table["score"]
-    ranking = np.lexsort((np.arange(len(scores)), -scores))
+    # ranked before scaling back, where scores that underflow to 0 in y's units still differ
+    ranking = np.lexsort((np.arange(len(table["score"])), -table["score"]))
+    scores, decrease = _unscaled_squares(table["score"], exponent), _unscaled_squares(table["impurity_decrease"],
+                                                                                       exponent)
     return Bunch(
         scores=scores,
         ranking=ranking,
         threshold=table["threshold"],
-        impurity_decrease=table["impurity_decrease"],
+        impurity_decrease=decrease,
         sign=table["sign"],
         n_left=table["n_left"],
         select=lambda s: ranking[: check_int("s", s, 0, len(scores))],
     )
+
+
+def _unscaled_squares(values, exponent):
+    """Values in units of y^2 computed on y * 2^-exponent, scaled back (correctly rounded: tiny ones
+    may become 0); an error where they overflow."""
+    if not exponent:
+        return values
+    with np.errstate(over="ignore", under="ignore"):
+        out = np.ldexp(values, 2 * exponent)
+    if np.any(np.isfinite(values) & ~np.isfinite(out)):
+        raise ValueError(f"DSTUMP's scores are in units of y^2 and overflow float64 for this y (|y| up to "
+                         f"2^{exponent}); rescale y: the ranking does not depend on its scale")
+    return out
 
 
 @validate_params({"values": ["array-like"], "feature_groups": ["array-like"]}, prefer_skip_nested_validation=True)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_int
+from ._validation import INT32_MAX, check_int, check_real
 
 __all__ = ["lenient_score", "proximity_curve", "proximity_score", "singleton_equivalent", "strict_score"]
 
@@ -199,7 +199,7 @@ def proximity_curve(true, ranked, max_top, signed=False):
         Entry M - 1 is the score of the top M. The curve never decreases, and it stays flat
         beyond the length of the ranking.
     """
-    m = check_int("max_top", max_top, 1)
+    m = check_int("max_top", max_top, 1, INT32_MAX)  # a curve of max_top floats is allocated
     scores = _match_matrix(true, ranked, signed)[:, :m]
     scores = np.pad(scores, ((0, 0), (0, m - scores.shape[1])))  # zero columns leave the running max alone
     return np.maximum.accumulate(scores, axis=1).mean(axis=0)
@@ -235,4 +235,4 @@ def dictionary_nmse(estimate, reference):
 
 def dictionary_recovered(estimate, reference, threshold=0.01):
     """Successful recovery: dictionary_nmse below ``threshold`` (0.01 in the thesis)."""
-    return dictionary_nmse(estimate, reference) < threshold
+    return dictionary_nmse(estimate, reference) < check_real("threshold", threshold, 0.0, low_open=True)

@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .. import _core
 from .._distributed import chunks, cluster_threads, run_units
 from .._seeds import draw_seeds, python_rng
-from .._validation import resolve_n_threads
+from .._validation import IntInterval, resolve_n_threads
 from .sharpness import (_LINE_SEARCHES, _SHARPNESS_START_NOISE, PARAMETER_CONSTRAINTS, _check_dictionary,
                         _check_signals, _memory, _sharpness)
 
@@ -132,8 +132,8 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         **PARAMETER_CONSTRAINTS,
         "tau": [Interval(Real, 0, None, closed="right")],  # np.inf: the plain l1 objective
         "init": [str, "array-like"],  # the names are checked in _initial_dictionaries, naming the options
-        "n_restarts": [Interval(Integral, 1, None, closed="left")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "n_restarts": [IntInterval(Integral, 1, None, closed="left")],
+        "max_iter": [IntInterval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "smoothing": [Interval(Real, 0, None, closed="left")],
         "inner_tol": [Interval(Real, 0, None, closed="left")],
@@ -232,7 +232,11 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         """Coefficients D^{-1} x of every signal (rows of X), shape (n_samples, p)."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True, reset=False)
-        return np.linalg.solve(self.components_, X.T).T
+        with np.errstate(over="ignore", invalid="ignore"):
+            codes = np.linalg.solve(self.components_, X.T).T
+        if not np.all(np.isfinite(codes)):
+            raise ValueError("the coefficients of X overflow float64 (|X| near the largest double); scale X")
+        return codes
 
     @property
     def _n_features_out(self):
@@ -248,4 +252,6 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def objective(self, X, tau=None):
         """The truncated l1 objective (1/n) sum_i sum_h min(|beta_ih|, tau) of the fitted dictionary on X."""
         tau = self.tau if tau is None else tau
+        if not isinstance(tau, Real) or isinstance(tau, bool) or not tau > 0:  # inf: the plain l1 objective
+            raise ValueError(f"tau must be a positive number (or inf), got {tau!r}")
         return float(np.minimum(np.abs(self.transform(X)), tau).sum() / X.shape[0])

@@ -10,7 +10,7 @@ from sklearn.utils.validation import check_array
 
 from .. import _core
 from .._seeds import python_rng
-from .._validation import resolve_n_threads
+from .._validation import IntInterval, resolve_n_threads
 
 __all__ = ["sharpness_test"]
 
@@ -37,7 +37,7 @@ def _check_signals(X, p=None):
             f"{n_features}")
     if p is not None and n_features != p:
         raise ValueError(f"X has {n_features} features, the dictionary has {p}")
-    return X
+    return np.require(X, requirements=["C_CONTIGUOUS", "ALIGNED"])  # as the core reads it
 
 
 def _check_dictionary(D, name="D"):
@@ -75,8 +75,8 @@ PARAMETER_CONSTRAINTS = {
     "rho": [Interval(Real, 0, None, closed="neither")],
     "start_noise": [Interval(Real, 0, None, closed="left")],
     "line_search": [StrOptions(set(_LINE_SEARCHES))],
-    "max_inner_iter": [Interval(Integral, 1, None, closed="left")],
-    "lbfgs_memory": [Interval(Integral, 0, None, closed="left"), None],
+    "max_inner_iter": [IntInterval(Integral, 1, None, closed="left")],
+    "lbfgs_memory": [IntInterval(Integral, 0, None, closed="left"), None],
     "random_state": ["random_state"],
     "n_jobs": [Integral, None],
 }

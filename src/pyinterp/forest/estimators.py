@@ -21,6 +21,7 @@ from .._validation import (
     INT32_MAX,
     FOREST_X,
     ForestInputMixin,
+    IntInterval,
     core_X,
     mapped_file,
     check_weights_vector,
@@ -29,6 +30,7 @@ from .._validation import (
     resolve_n_draws,
     regression_target,
     resolve_n_threads,
+    squares_leave_float64,
     validate_fit_data,
 )
 from .chunks import fit_forest_chunks
@@ -46,21 +48,24 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
     # scikit-learn's declarations; the data-dependent checks (max_features against the number of
     # features, max_samples against the rows, fractions resolved to counts) are in _params.
     _parameter_constraints: dict = {
-        "n_estimators": [Interval(Integral, 1, INT32_MAX, closed="both")],
-        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
-        "min_samples_split": [Interval(Integral, 2, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right")],
-        "min_samples_leaf": [Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 0.5, closed="right")],
+        "n_estimators": [IntInterval(Integral, 1, INT32_MAX, closed="both")],
+        "max_depth": [IntInterval(Integral, 1, None, closed="left"), None],
+        "min_samples_split": [IntInterval(Integral, 2, None, closed="left"),
+                              Interval(RealNotInt, 0.0, 1.0, closed="right")],
+        "min_samples_leaf": [IntInterval(Integral, 1, None, closed="left"),
+                             Interval(RealNotInt, 0.0, 0.5, closed="right")],
         "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
-        "max_features": [Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right"),
+        "max_features": [IntInterval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right"),
                          StrOptions({"sqrt", "log2"}), None],
-        "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
+        "max_leaf_nodes": [IntInterval(Integral, 2, None, closed="left"), None],
         "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
         "bootstrap": ["boolean"],
         "oob_score": ["boolean", callable],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
-        "max_samples": [None, Interval(RealNotInt, 0.0, None, closed="neither"), Interval(Integral, 1, None, closed="left")],
+        "max_samples": [None, Interval(RealNotInt, 0.0, None, closed="neither"),
+                        IntInterval(Integral, 1, None, closed="left")],
         "warm_start": ["boolean"],
         "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
         "monotonic_cst": ["array-like", None],
@@ -116,10 +121,16 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         p.bootstrap = bool(self.bootstrap)
         p.n_draws = resolve_n_draws(self.max_samples, n_samples, self.bootstrap)
         p.max_features = resolve_max_features(self.max_features, n_features, n_drawable)
-        p.min_samples_split = count_or_fraction("min_samples_split", self.min_samples_split, n_samples, min_count=2)
-        p.min_samples_leaf = count_or_fraction("min_samples_leaf", self.min_samples_leaf, n_samples, fraction_max=0.5)
+        # Node sizes and depths never exceed the rows drawn: larger limits mean the same ("never split",
+        # "no limit") and are clamped there, so the core's arithmetic on them (2 * min_samples_leaf)
+        # cannot overflow.
+        most = max(n_samples, p.n_draws) + 1
+        p.min_samples_split = min(count_or_fraction("min_samples_split", self.min_samples_split, n_samples,
+                                                    min_count=2), most)
+        p.min_samples_leaf = min(count_or_fraction("min_samples_leaf", self.min_samples_leaf, n_samples,
+                                                   fraction_max=0.5), most)
         p.min_weight_fraction_leaf = float(self.min_weight_fraction_leaf)
-        p.max_depth = -1 if self.max_depth is None else self.max_depth
+        p.max_depth = -1 if self.max_depth is None else min(self.max_depth, most)
         # A tree has fewer than 2^31 nodes: larger budgets are the same as that one (still best-first).
         p.max_leaf_nodes = -1 if self.max_leaf_nodes is None else min(self.max_leaf_nodes, INT32_MAX)
         p.min_impurity_decrease = float(self.min_impurity_decrease)
@@ -407,10 +418,9 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
                 raise ValueError("Some value(s) of y are negative which is not allowed for Poisson regression.")
             if np.sum(y) <= 0:
                 raise ValueError("Sum of y is not strictly positive which is necessary for Poisson regression.")
-        largest = np.abs(y).max()
         squares = self._criteria[self.criterion] == _core.Criterion.squared_error
-        if squares and largest > 0 and abs(int(np.frexp(largest)[1])) > 511:
-            warnings.warn(f"max |y| = {largest:g}: its squares are beyond float64, so node impurities and "
+        if squares and squares_leave_float64(y):
+            warnings.warn(f"max |y| = {np.abs(y).max():g}: its squares are beyond float64, so node impurities and "
                           "what is computed from them (feature_importances_, MDI, signed paths, oob_score_) are "
                           "inf, NaN or 0; predictions are exact. Rescale y: none of those depend on its scale.",
                           RuntimeWarning, stacklevel=2)

@@ -29,6 +29,9 @@ class Tree:
     __slots__ = TREE_FIELDS
 
     def __init__(self, arrays):
+        missing = [name for name in TREE_FIELDS if name not in arrays]
+        if missing:
+            raise ValueError(f"arrays lacks the node fields {missing} (a Tree needs {list(TREE_FIELDS)})")
         for name in TREE_FIELDS:
             object.__setattr__(self, name, arrays[name])
 

@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import Interval, validate_params
 
 from .. import _core
 from .._csr import to_csr, to_tuples
-from .._validation import resolve_n_threads
+from .._validation import IntInterval, resolve_n_threads
 from .itemsets import mine_csr
 from .paths import PATH_CONSTRAINTS, SignedPaths, decode, encode, named_distinct_paths
 from .table import InteractionTable
@@ -22,12 +22,12 @@ FLOAT_SLACK = 1e-12
 
 
 def _weighted_paths(forest, epsilon, path_options):
-    """(indptr, codes, weight, names): given SignedPaths as they are, else the forest's distinct
-    paths; names: what the codes index, if known."""
+    """(indptr, codes, weight, names, n): given SignedPaths as they are, else the forest's distinct
+    paths; names: what the codes index, if known; n: how many features or groups they index, if known."""
     if isinstance(forest, SignedPaths):
-        return forest.indptr, forest.codes, forest.weight, forest.names
-    (indptr, codes, weight), names = named_distinct_paths(forest, epsilon, **path_options)
-    return indptr, codes, weight, names
+        return forest.indptr, forest.codes, forest.weight, forest.names, forest.n_indexed
+    (indptr, codes, weight), names, n = named_distinct_paths(forest, epsilon, **path_options)
+    return indptr, codes, weight, names, n
 
 
 def match_codes(paths: SignedPaths, code_sets):
@@ -58,8 +58,8 @@ def dwp(forest, sets, epsilon=0.01, **path_options) -> np.ndarray:
     feature_groups, n_jobs). A set holding both signs of a feature has DWP 0; the empty set has
     DWP 1.
     """
-    indptr, codes, weight, names = _weighted_paths(forest, epsilon, path_options)
-    return sum_codes(indptr, codes, [encode(s, names) for s in sets], weight, path_options.get("n_jobs"))[:, 0]
+    indptr, codes, weight, names, n = _weighted_paths(forest, epsilon, path_options)
+    return sum_codes(indptr, codes, [encode(s, names, n) for s in sets], weight, path_options.get("n_jobs"))[:, 0]
 
 
 def rank_key(x):
@@ -83,8 +83,8 @@ def score_table(features, values, feature_names=None) -> InteractionTable:
 
 
 @validate_params(
-    {"min_dwp": [Interval(Real, 0, 1, closed="right")], "max_order": [Interval(Integral, 1, None, closed="left")],
-     "epsilon": PATH_CONSTRAINTS["epsilon"], "max_itemsets": [Interval(Integral, 1, None, closed="left")]},
+    {"min_dwp": [Interval(Real, 0, 1, closed="right")], "max_order": [IntInterval(Integral, 1, None, closed="left")],
+     "epsilon": PATH_CONSTRAINTS["epsilon"], "max_itemsets": [IntInterval(Integral, 1, None, closed="left")]},
     prefer_skip_nested_validation=False,  # path_options are checked by named_distinct_paths
 )
 def prevalent_sets(forest, min_dwp, max_order=3, epsilon=0.01, *, max_itemsets=2_000_000,
@@ -97,7 +97,7 @@ def prevalent_sets(forest, min_dwp, max_order=3, epsilon=0.01, *, max_itemsets=2
     ``adjusted_dwp`` = 2^|S| DWP (at most 1, Theorem 1) and ``rho`` = log2(DWP)/|S|, ranked by
     rho. ``min_dwp`` is compared with a slack of 1e-12 for float summation.
     """
-    indptr, codes, weight, names = _weighted_paths(forest, epsilon, path_options)
+    indptr, codes, weight, names, _ = _weighted_paths(forest, epsilon, path_options)
     indptr, items, support = mine_csr(indptr, codes.astype(np.int64), weight,
                                       max(min_dwp - FLOAT_SLACK, min_dwp / 2), max_order, max_itemsets,
                                       path_options.get("n_jobs"))

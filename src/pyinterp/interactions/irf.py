@@ -26,8 +26,8 @@ from .._csr import to_csr, to_tuples
 from .._distributed import cluster_threads, data_on_workers, run_units
 from .._seeds import draw_seeds, python_rng
 from .._groups import check_feature_groups
-from .._validation import (INT32_MAX, FOREST_FIT_X, ForestInputMixin, check_columns, core_X, regression_target,
-                           resolve_n_threads, share_feature_names, validate_fit_data)
+from .._validation import (INT32_MAX, FOREST_FIT_X, ForestInputMixin, IntInterval, check_columns, core_X,
+                           regression_target, resolve_n_threads, share_feature_names, validate_fit_data)
 from ..forest import RandomForestClassifier, RandomForestRegressor
 from .dwp import sum_codes
 from .local import leaf_rows
@@ -178,31 +178,32 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "n_iterations": [Interval(Integral, 1, None, closed="left")],
-        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "n_iterations": [IntInterval(Integral, 1, None, closed="left")],
+        "n_estimators": [IntInterval(Integral, 1, None, closed="left")],
         # max_features, min_samples_leaf, max_depth: passed to the forests, which check them
         "max_features": "no_validation",
         "min_samples_leaf": "no_validation",
         "max_depth": "no_validation",
         "importance": [StrOptions({"mdi", "mdi_oob"})],
         "weight_floor": [Interval(Real, 0, 1, closed="both")],
-        "iteration": [StrOptions({"oob", "last"}), Interval(Integral, 0, None, closed="left")],
-        "n_bootstraps": [Interval(Integral, 1, None, closed="left")],
+        "iteration": [StrOptions({"oob", "last"}), IntInterval(Integral, 0, None, closed="left")],
+        "n_bootstraps": [IntInterval(Integral, 1, None, closed="left")],
         "signed": ["boolean"],
         "cut": [Interval(Real, None, None, closed="neither"), None],
         "class_id": "no_validation",  # any label; checked against the classes in fit
-        "min_node_size": [Interval(Integral, 1, None, closed="left")],
-        "rit_depth": [Interval(Integral, 1, INT32_MAX, closed="both")],
-        "rit_n_trees": [Interval(Integral, 0, 2**62, closed="both")],
+        "min_node_size": [IntInterval(Integral, 1, None, closed="left")],
+        "rit_depth": [IntInterval(Integral, 1, INT32_MAX, closed="both")],
+        "rit_n_trees": [IntInterval(Integral, 0, 2**62, closed="both")],
         "rit_n_children": [Interval(Real, 1, None, closed="left")],
-        "rit_min_size": [Interval(Integral, 1, INT32_MAX, closed="both")],
-        "bootstrap_n_estimators": [Interval(Integral, 1, None, closed="left"), None],
-        "bootstrap_max_samples": [Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0, 1, closed="right"),
+        "rit_min_size": [IntInterval(Integral, 1, INT32_MAX, closed="both")],
+        "bootstrap_n_estimators": [IntInterval(Integral, 1, None, closed="left"), None],
+        "bootstrap_max_samples": [IntInterval(Integral, 1, None, closed="left"),
+                                  Interval(RealNotInt, 0, 1, closed="right"),
                                   None],
         "first_split": ["boolean"],
         "rit_leaves": [StrOptions({"class", "all"})],
         "rit_leaf_weight": [StrOptions({"size_precision", "size"})],
-        "rit_root_sets": [Interval(Integral, 1, 2, closed="both")],
+        "rit_root_sets": [IntInterval(Integral, 1, 2, closed="both")],
         "rit_report": [StrOptions({"leaves", "nodes"})],
         "task": [StrOptions({"auto", "classification", "regression"})],
         "random_state": ["random_state"],

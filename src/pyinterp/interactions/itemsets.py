@@ -9,7 +9,7 @@ from sklearn.utils._param_validation import Interval, validate_params
 
 from .. import _core
 from .._csr import to_tuples
-from .._validation import INT32_MAX, check_budget, resolve_n_threads
+from .._validation import INT32_MAX, IntInterval, check_budget, resolve_n_threads
 
 __all__ = ["TooManyItemsets", "frequent_itemsets"]
 
@@ -20,7 +20,7 @@ def mine_csr(indptr, items, weights, min_support, max_size, max_itemsets, n_jobs
     """The core miner on validated CSR input -> (indptr, items, support) arrays. Sizes and budgets
     beyond the core's integers mean no limit and are clamped."""
     return _core.frequent_itemsets(indptr, items, weights, min_support, min(int(max_size), INT32_MAX),
-                                   check_budget("max_itemsets", max_itemsets), resolve_n_threads(n_jobs))
+                                   check_budget(max_itemsets), resolve_n_threads(n_jobs))
 
 
 @validate_params(
@@ -28,8 +28,8 @@ def mine_csr(indptr, items, weights, min_support, max_size, max_itemsets, n_jobs
         "transactions": "no_validation",  # the core names what is wrong with them
         "weights": ["array-like", None],
         "min_support": [Interval(Real, 0, None, closed="neither")],
-        "max_size": [Interval(Integral, 1, None, closed="left"), None],
-        "max_itemsets": [Interval(Integral, 1, None, closed="left")],
+        "max_size": [IntInterval(Integral, 1, None, closed="left"), None],
+        "max_itemsets": [IntInterval(Integral, 1, None, closed="left")],
         "n_jobs": [Integral, None],
     },
     prefer_skip_nested_validation=True,

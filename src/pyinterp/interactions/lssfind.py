@@ -10,8 +10,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._groups import check_feature_groups
-from .._validation import (ForestInputMixin, check_columns, core_X, regression_target, share_feature_names,
-                           validate_fit_data)
+from .._validation import (ForestInputMixin, IntInterval, check_columns, core_X, regression_target,
+                           share_feature_names, validate_fit_data)
 from ..forest import RandomForestRegressor
 from .dwp import FLOAT_SLACK, dwp, prevalent_sets, rank_key
 from .itemsets import frequent_itemsets
@@ -24,6 +24,8 @@ from .table import InteractionTable
 def minimal(sets) -> list:
     """The sets with no proper subset in the collection (the basic interactions; the spec's
     erratum: paper 001 writes maximal), in their given order."""
+    if isinstance(sets, (str, bytes)):
+        raise TypeError(f"sets must be a collection of sets, got the string {sets!r}")
     frozen = [frozenset(s) for s in sets]
     return [s for s, f in zip(sets, frozen) if not any(g < f for g in frozen)]
 
@@ -89,7 +91,7 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
                          "random_state"), "no_validation"),
         **{name: PATH_CONSTRAINTS[name] for name in ("epsilon", "first_occurrence", "impurity_scale", "n_jobs")},
         "eta": [Interval(Real, 0, 1, closed="left")],
-        "max_order": [Interval(Integral, 1, None, closed="left")],
+        "max_order": [IntInterval(Integral, 1, None, closed="left")],
         "mode": [StrOptions({"find", "rank"})],
         "min_dwp": [Interval(Real, 0, 1, closed="right"), None],
     }

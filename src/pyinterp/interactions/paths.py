@@ -35,9 +35,10 @@ PATH_CONSTRAINTS = {
 MAX_FEATURE = 2**30
 
 
-def encode(features, names=None) -> np.ndarray:
+def encode(features, names=None, n_features=None) -> np.ndarray:
     """Signed features [(k, sign), ...] -> sorted integer codes (2k for sign -1, 2k + 1 for +1).
-    k is an index, or a name among ``names`` (the features' or groups' names)."""
+    k is an index, or a name among ``names`` (the features' or groups' names); indices are checked
+    against ``n_features`` (else the number of names) when given."""
     codes = []
     for item in features:
         if not isinstance(item, (tuple, list)) or len(item) != 2:
@@ -52,8 +53,9 @@ def encode(features, names=None) -> np.ndarray:
             k = position[k]
         if sign not in (-1, 1) or not isinstance(k, (Integral, np.integer)) or isinstance(k, bool) or k < 0:
             raise ValueError(f"a signed feature is (k >= 0 or a name, sign in {{-1, +1}}), got {(k, sign)!r}")
-        if names is not None and k >= len(names):
-            raise ValueError(f"the signed set names feature {k}, but there are {len(names)} features (or groups)")
+        bound = len(names) if names is not None else n_features
+        if bound is not None and k >= bound:
+            raise ValueError(f"the signed set names feature {k}, but there are {bound} features (or groups)")
         if k >= MAX_FEATURE:
             raise ValueError(f"the signed set names feature {k}; feature indices are below 2**30")
         codes.append(2 * int(k) + (sign > 0))
@@ -62,6 +64,9 @@ def encode(features, names=None) -> np.ndarray:
 
 def decode(codes) -> tuple:
     """Integer codes -> ((k, sign), ...) sorted by k."""
+    codes = list(codes)
+    if any(not isinstance(c, (Integral, np.integer)) or isinstance(c, bool) or c < 0 for c in codes):
+        raise ValueError(f"codes must be non-negative integers (2k: (k, -1), 2k + 1: (k, +1)), got {codes!r}")
     return tuple((int(c) >> 1, 1 if c & 1 else -1) for c in sorted(int(c) for c in codes))
 
 
@@ -69,7 +74,8 @@ def decode(codes) -> tuple:
 class SignedPaths:
     """One row per leaf, trees in order: the codes of row r are codes[indptr[r]:indptr[r + 1]]
     (sorted), with the leaf's weight, depth, tree index and node id. ``names``: what the codes'
-    indices name - the feature groups, or the forest's feature names - when known."""
+    indices name - the feature groups, or the forest's feature names - when known;
+    ``n_indexed``: how many features (or groups) the indices run over, when known."""
 
     indptr: np.ndarray
     codes: np.ndarray
@@ -78,6 +84,7 @@ class SignedPaths:
     tree: np.ndarray
     leaf: np.ndarray
     names: tuple | None = None
+    n_indexed: int | None = None
 
     def __len__(self) -> int:
         return len(self.weight)
@@ -111,7 +118,7 @@ def signed_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="afte
     """
     args, names = _core_args(forest, epsilon, weight, first_occurrence, impurity_scale, node_counts, feature_groups,
                              n_jobs)
-    return SignedPaths(**_core.signed_paths(*args), names=names)
+    return SignedPaths(**_core.signed_paths(*args), names=names, n_indexed=_n_indexed(args))
 
 
 @validate_params(PATH_CONSTRAINTS, prefer_skip_nested_validation=True)
@@ -128,10 +135,17 @@ def distinct_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="af
 @validate_params(PATH_CONSTRAINTS, prefer_skip_nested_validation=True)
 def named_distinct_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="after_filter",
                          impurity_scale="weighted", node_counts="weighted", feature_groups=None, n_jobs=None):
-    """(:func:`distinct_paths`, the names its codes index or None), from one reading of the forest."""
+    """(:func:`distinct_paths`, the names its codes index or None, how many features or groups they
+    index), from one reading of the forest."""
     args, names = _core_args(forest, epsilon, weight, first_occurrence, impurity_scale, node_counts, feature_groups,
                              n_jobs)
-    return _core.distinct_signed_paths(*args), names
+    return _core.distinct_signed_paths(*args), names, _n_indexed(args)
+
+
+def _n_indexed(core_args):
+    """How many features (no groups) or groups the codes of a path reading index."""
+    n_groups = core_args[-1]
+    return core_args[0].n_features if n_groups == 0 else n_groups
 
 
 def _core_args(forest, epsilon, weight, first_occurrence, impurity_scale, node_counts, feature_groups, n_jobs):

@@ -10,7 +10,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from .. import _core
 from .._csr import to_csr, to_tuples
 from .._seeds import root_seed
-from .._validation import INT32_MAX, check_budget, resolve_n_threads
+from .._validation import INT32_MAX, IntInterval, check_budget, resolve_n_threads
 
 
 TooManyIntersections = _core.TooManyIntersections
@@ -25,19 +25,19 @@ def rit_csr(indptr, codes, weights, *, depth=5, n_children=2.0, min_size=2, n_tr
     parameters are validated by the callers (random_intersection_trees, IterativeRandomForest)."""
     return _core.random_intersection_trees(indptr, codes, weights, depth, float(n_children), min_size, n_trees, seed,
                                            resolve_n_threads(n_jobs), root_sets, report == "nodes",
-                                           check_budget("max_nodes", max_nodes))
+                                           check_budget(max_nodes))
 
 
 @validate_params(
     {
         "sets": "no_validation",  # the core names what is wrong with them
         "weights": ["array-like", None],
-        "depth": [Interval(Integral, 1, INT32_MAX, closed="both")],
+        "depth": [IntInterval(Integral, 1, INT32_MAX, closed="both")],
         "n_children": [Interval(Real, 1, None, closed="left")],
-        "min_size": [Interval(Integral, 1, INT32_MAX, closed="both")],
-        "n_trees": [Interval(Integral, 0, 2**62, closed="both")],
-        "max_nodes": [Interval(Integral, 1, 2**62, closed="both")],
-        "root_sets": [Interval(Integral, 1, 2, closed="both")],
+        "min_size": [IntInterval(Integral, 1, INT32_MAX, closed="both")],
+        "n_trees": [IntInterval(Integral, 0, 2**62, closed="both")],
+        "max_nodes": [IntInterval(Integral, 1, 2**62, closed="both")],
+        "root_sets": [IntInterval(Integral, 1, 2, closed="both")],
         "report": [StrOptions({"leaves", "nodes"})],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],

@@ -42,7 +42,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._seeds import python_rng
-from .._validation import resolve_n_threads
+from .._validation import IntInterval, resolve_n_threads
 from .group_path import group_norms, minimize_smooth, solve_path
 from .ratio import PAIR_FEATURES, UNARY_FEATURES, RatioProblem
 
@@ -215,13 +215,13 @@ class PartitionedRatio(BaseEstimator):
         "features": "no_validation",
         "unary": "no_validation",
         "lambdas": ["array-like", None],
-        "n_lambdas": [Interval(Integral, 1, None, closed="left")],
+        "n_lambdas": [IntInterval(Integral, 1, None, closed="left")],
         "lambda_min_ratio": [Interval(Real, 0, 1, closed="right")],
         "penalize_within": ["boolean"],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
         "refit": ["boolean"],
         "tol": [Interval(Real, 0, None, closed="neither")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [IntInterval(Integral, 1, None, closed="left")],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
     }
@@ -282,6 +282,11 @@ class PartitionedRatio(BaseEstimator):
         constant = np.flatnonzero(self.scale_ <= 1e-12 * largest)
         if constant.size:
             raise ValueError(f"column(s) {constant.tolist()} of X are constant; the ratio needs varying columns")
+        # A spread below the smallest normal double cannot be stored exactly in scale_ (and mean_).
+        subnormal = np.flatnonzero(self.scale_ < np.finfo(np.float64).tiny)
+        if subnormal.size:
+            raise ValueError(f"column(s) {subnormal.tolist()} of X vary by less than {np.finfo(np.float64).tiny:.3g} "
+                             "(subnormal numbers); scale X")
         problem = self._problem(self._standardise(X, self.mean_, self.scale_), executor)
         G, n_cross = problem.n_groups, problem.n_cross
         self.lambda_max_ = float(np.sqrt(np.sum(problem.cross_gradient_at_zero() ** 2, axis=0)).max())

@@ -57,7 +57,10 @@ def _stack(funcs, Z, what):
         if v.shape != Z.shape:
             raise ValueError(f"{what} function {k} must map an array elementwise (shape {Z.shape}), got shape {v.shape}")
         if not np.all(np.isfinite(v)):
-            raise ValueError(f"{what} function {k} returned NaN or infinity")
+            with np.errstate(invalid="ignore"):
+                largest = np.nanmax(np.abs(Z)) if Z.size else 0.0
+            raise ValueError(f"{what} function {k} returned NaN or infinity on the standardised X "
+                             f"(|values| up to {largest:.3g})")
         out[k] = v
     return out
 

@@ -17,6 +17,7 @@ from threadpoolctl import threadpool_limits
 
 from .._distributed import cluster_threads, run_units
 from .._seeds import draw_seeds, python_rng
+from .._validation import IntInterval
 from .estimators import _SkinnyTrees
 
 __all__ = ["PAPER_SPACE", "fit_budget"]
@@ -55,8 +56,8 @@ def _cluster_trial(estimator, budget, data, params, seed):
 
 @validate_params(
     {
-        "max_features": [Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0, 1, closed="right")],
-        "n_trials": [Interval(Integral, 1, None, closed="left")],
+        "max_features": [IntInterval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0, 1, closed="right")],
+        "n_trials": [IntInterval(Integral, 1, None, closed="left")],
         "param_distributions": [dict, list, None],
         "validation_fraction": [Interval(Real, 0, 1, closed="right")],
         "n_jobs": [Integral, None],

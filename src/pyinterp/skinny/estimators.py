@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from threadpoolctl import threadpool_limits
 
 from .._seeds import draw_seeds, python_rng
-from .._validation import regression_target
+from .._validation import IntInterval, regression_target
 from . import kernels
 from .training import TrainConfig, predict_raw, train
 
@@ -26,12 +26,22 @@ __all__ = ["SkinnyTreesClassifier", "SkinnyTreesRegressor"]
 _DTYPES = {"float32": np.float32, "float64": np.float64}
 
 
+
+def _training_array(name, X, dtype):
+    """X in the training dtype; float32 holds only |x| < 3.4e38, and an overflow to infinity would
+    surface as a diverged fit, so that is an error naming the dtype."""
+    out = np.ascontiguousarray(X, dtype=dtype)
+    if out.dtype != X.dtype and not np.all(np.isfinite(out)):
+        raise ValueError(f"{name} has values beyond the range of dtype={out.dtype.name!r} "
+                         f"(|x| <= {np.finfo(out.dtype).max:.3g}); scale {name} or fit with dtype='float64'")
+    return out
+
 class _SkinnyTrees(BaseEstimator):
     """Shared parameters, fitting and inference; see SkinnyTreesRegressor for the documentation."""
 
     _parameter_constraints = {
-        "n_trees": [Interval(Integral, 1, None, closed="left")],
-        "depth": [Interval(Integral, 1, 12, closed="both")],
+        "n_trees": [IntInterval(Integral, 1, None, closed="left")],
+        "depth": [IntInterval(Integral, 1, 12, closed="both")],
         "activation": [StrOptions(set(kernels.ACTIVATIONS))],
         "gamma_s": [Interval(Real, 0, None, closed="neither")],
         "penalty": [StrOptions({"l0", "group_lasso", "none"})],
@@ -40,12 +50,12 @@ class _SkinnyTrees(BaseEstimator):
         "lambda2": [Interval(Real, 0, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "solver": [StrOptions({"sgd", "adam"})],
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "max_epochs": [Interval(Integral, 1, None, closed="left")],
+        "batch_size": [IntInterval(Integral, 1, None, closed="left")],
+        "max_epochs": [IntInterval(Integral, 1, None, closed="left")],
         "early_stopping": ["boolean"],
         "validation_fraction": [Interval(Real, 0, 1, closed="right")],
-        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
-        "feature_budget": [Interval(Integral, 0, None, closed="left"), None],
+        "n_iter_no_change": [IntInterval(Integral, 1, None, closed="left")],
+        "feature_budget": [IntInterval(Integral, 0, None, closed="left"), None],
         "dtype": [StrOptions(set(_DTYPES))],
         "random_state": ["random_state"],
     }
@@ -133,10 +143,10 @@ class _SkinnyTrees(BaseEstimator):
             y_val = self._encode_validation_targets(column_or_1d(y_val), len(X_val))
         elif cfg.early_stopping:
             X, X_val, target, y_val = self._split(X, target, rng)
-        X = np.ascontiguousarray(X, dtype=cfg.dtype)
+        X = _training_array("X", X, cfg.dtype)
         validation = None
         if X_val is not None:
-            validation = (np.ascontiguousarray(X_val, dtype=cfg.dtype), self._scorer(y_val))
+            validation = (_training_array("X_val", X_val, cfg.dtype), self._scorer(y_val))
         # Divergence is detected (non-finite loss) and reported by train; numpy's overflow warnings
         # on the way there add nothing.
         with threadpool_limits(limits=1, user_api="blas"), np.errstate(over="ignore", invalid="ignore"):
@@ -237,8 +247,12 @@ class SkinnyTreesRegressor(RegressorMixin, _SkinnyTrees):
     _is_regressor = True
 
     def _encode_targets(self, y):
-        y = np.asarray(y, dtype=_DTYPES[self.dtype])
-        return y, 1, kernels.mse_loss
+        dtype = np.dtype(_DTYPES[self.dtype])
+        largest = float(np.abs(y).max()) if len(y) else 0.0
+        if largest > np.sqrt(np.finfo(dtype).max):  # the squared error would overflow: a diverged fit
+            raise ValueError(f"max |y| = {largest:g}: its squares are beyond {dtype.name}, so the squared-error loss "
+                             f"overflows; rescale y" + (" or fit with dtype='float64'" if dtype != np.float64 else ""))
+        return np.asarray(y, dtype=dtype), 1, kernels.mse_loss
 
     def _encode_validation_targets(self, y_val, n):
         y_val = np.asarray(y_val, dtype=np.float64)

@@ -1,0 +1,663 @@
+"""Bad and extreme inputs at every public entry point (issue 22, point 2), table-driven: each entry
+point meets each class of input and must raise a named exception whose message names the argument,
+or give a correct result (equal to the result on a clean copy where the values are the same, finite
+otherwise) - never crash, hang or return a non-finite result from finite input - and must leave its
+inputs unmodified. Data is tiny and forests have few trees: CI runs this file under ASan too."""
+
+from __future__ import annotations
+
+import copy
+import re
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import NotFittedError
+from sklearn.metrics import accuracy_score, r2_score
+from sklearn.utils._param_validation import InvalidParameterError
+
+from pyinterp import (DLBCD, IterativeRandomForest, LocalLSSFind, LSSFind, PartitionedRatio, RandomForestClassifier,
+                      RandomForestRegressor, SkinnyTreesClassifier, SkinnyTreesRegressor, Tree, frequent_itemsets,
+                      sharpness_test)
+from pyinterp import importance as imp
+from pyinterp._validation import IntInterval
+from pyinterp.datasets import (make_boolean_response, make_collinear_dictionary, make_correlated_linear,
+                               make_dictionary_signals, make_gaussian_dictionary, make_lss, make_sparse_coefficients)
+from pyinterp.interactions import (InteractionTable, decode, distinct_paths, dwp, encode, minimal, path_prevalence,
+                                   prevalent_sets, random_intersection_trees, signed_paths)
+from pyinterp.metrics import (dictionary_nmse, dictionary_recovered, lenient_score, proximity_curve, proximity_score,
+                              strict_score)
+from pyinterp.skinny import fit_budget
+
+# Dyadic values (k / 16): scaled by 2^990 or 2^-1060 (subnormal) they stay exact and distinct, so a
+# forest grown on them must be the forest of the clean values.
+RNG = np.random.RandomState(0)
+N, P = 24, 4
+X0 = RNG.randint(0, 16, size=(N, P)) / 16.0
+Y_REG = X0[:, 0] + 2.0 * X0[:, 1] * (X0[:, 2] > 0.5) + RNG.randint(0, 4, N) / 8.0
+Y_CLF = (X0[:, 0] + X0[:, 1] > 1.0).astype(np.int64)
+W0 = np.ones(N)
+
+
+def unaligned(X):
+    raw = np.empty(X.nbytes + 1, dtype=np.uint8)
+    out = np.frombuffer(raw.data, dtype=X.dtype, count=X.size, offset=1).reshape(X.shape)
+    out[...] = X
+    return out
+
+
+def flipped(X):
+    """The same values in memory with negative strides on every axis."""
+    return np.ascontiguousarray(X[(slice(None, None, -1),) * X.ndim])[(slice(None, None, -1),) * X.ndim]
+
+
+def with_value(X, i, j, value, dtype=None):
+    X = X.astype(dtype or X.dtype, copy=True)
+    X[i, j] = value
+    return X
+
+
+# -- results ---------------------------------------------------------------------------------------
+
+def as_arrays(result):
+    """A result as a list of float arrays (estimators by what they learnt, tables by their values)."""
+    if isinstance(result, (tuple, list)):
+        return [a for r in result for a in as_arrays(r)]
+    if sp.issparse(result):
+        return [result.toarray().astype(np.float64)]
+    if hasattr(result, "scores") and hasattr(result, "threshold"):  # dstump's result
+        return [np.asarray(result.scores, dtype=np.float64)]
+    return [np.asarray(result, dtype=np.float64)]
+
+
+def assert_finite(result):
+    for a in as_arrays(result):
+        assert np.all(np.isfinite(a)), "a non-finite result from finite input"
+
+
+def assert_same(result, clean):
+    a, b = as_arrays(result), as_arrays(clean)
+    assert len(a) == len(b)
+    for u, v in zip(a, b):
+        np.testing.assert_array_equal(u, v)
+
+
+def frozen(values):
+    """Deep copies of the arguments, to compare with them after the call."""
+    return [(copy.deepcopy(v), v.flags.writeable if isinstance(v, np.ndarray) else None) for v in values]
+
+
+def assert_unmodified(values, before):
+    for v, (old, writeable) in zip(values, before):
+        if isinstance(v, np.ndarray):
+            assert v.dtype == old.dtype and v.shape == old.shape and v.flags.writeable == writeable
+            if v.dtype.kind == "O":
+                assert all(a is b or a == b or (a != a and b != b) for a, b in zip(v.flat, old.flat))
+            else:
+                np.testing.assert_array_equal(v, old)
+        elif sp.issparse(v):
+            assert (v != old).nnz == 0
+
+
+# -- entry points over (X, y, sample_weight) ---------------------------------------------------------
+
+@dataclass(frozen=True)
+class Entry:
+    call: object  # (X, y, w) -> result
+    task: str  # "reg" or "clf": the y it reads
+    nan: bool  # NaN in X is a missing value (forests) rather than an error
+    invariant: bool  # a positive scaling of X gives the same result (forests fitted on X, DSTUMP)
+    weights: bool = True  # reads sample_weight
+    rows: str = "any"  # "train": X must be the training rows (out-of-bag measures)
+    fits: bool = True  # fits on X (else X goes to a model fitted on the clean data)
+
+
+def _forest(cls, **kw):
+    return cls(n_estimators=3, max_features=2, random_state=0, **kw)
+
+
+# 20 trees: every training row is out of bag somewhere (with 3, some rows have no out-of-bag value).
+RF_REG = RandomForestRegressor(n_estimators=20, max_depth=3, random_state=0).fit(X0, Y_REG)
+RF_CLF = RandomForestClassifier(n_estimators=20, max_depth=3, random_state=0).fit(X0, Y_CLF)
+
+
+LSS = LSSFind(n_estimators=3, random_state=0).fit(X0, Y_REG)
+LOCAL = LocalLSSFind(n_estimators=3, random_state=0).fit(X0, Y_REG)
+IRF_KW = dict(task="classification", n_iterations=1, n_estimators=3, n_bootstraps=1, rit_n_trees=5, random_state=0)
+IRF = IterativeRandomForest(**IRF_KW).fit(X0, Y_CLF)
+SKINNY_KW = dict(n_trees=2, depth=2, max_epochs=2, batch_size=8, random_state=0)
+SKINNY_REG = SkinnyTreesRegressor(**SKINNY_KW).fit(X0, Y_REG)
+SKINNY_CLF = SkinnyTreesClassifier(**SKINNY_KW).fit(X0, Y_CLF)
+DL_KW = dict(max_iter=5, max_inner_iter=20, random_state=0)
+DL = DLBCD(**DL_KW).fit(X0)
+RATIO_KW = dict(n_lambdas=2, max_iter=20, random_state=0)
+RATIO = PartitionedRatio(2, **RATIO_KW).fit(X0)
+
+ENTRIES = {
+    # fits
+    "RandomForestRegressor.fit": Entry(lambda X, y, w: _forest(RandomForestRegressor).fit(X, y, w).predict(X),
+                                       "reg", nan=True, invariant=True),
+    "RandomForestClassifier.fit": Entry(
+        lambda X, y, w: _forest(RandomForestClassifier).fit(X, y, w).predict_proba(X), "clf", nan=True, invariant=True),
+    "LSSFind.fit": Entry(lambda X, y, w: LSSFind(n_estimators=3, random_state=0).fit(X, y, w).selected_["dwp"],
+                         "reg", nan=True, invariant=True),
+    "LocalLSSFind.fit": Entry(lambda X, y, w: LocalLSSFind(n_estimators=3, random_state=0).fit(X, y, w).predict(X),
+                              "reg", nan=True, invariant=True),
+    "IterativeRandomForest.fit": Entry(lambda X, y, w: IterativeRandomForest(**IRF_KW).fit(X, y).predict_proba(X),
+                                       "clf", nan=True, invariant=True, weights=False),
+    "SkinnyTreesRegressor.fit": Entry(lambda X, y, w: SkinnyTreesRegressor(**SKINNY_KW).fit(X, y).predict(X),
+                                      "reg", nan=False, invariant=False, weights=False),
+    "SkinnyTreesClassifier.fit": Entry(lambda X, y, w: SkinnyTreesClassifier(**SKINNY_KW).fit(X, y).predict_proba(X),
+                                       "clf", nan=False, invariant=False, weights=False),
+    "DLBCD.fit": Entry(lambda X, y, w: DLBCD(**DL_KW).fit(X).components_, "reg", nan=False, invariant=False,
+                       weights=False),
+    "PartitionedRatio.fit": Entry(lambda X, y, w: PartitionedRatio(2, **RATIO_KW).fit(X).coef_, "reg", nan=False,
+                                  invariant=True, weights=False),
+    "sharpness_test": Entry(lambda X, y, w: sharpness_test(DL.components_, X, random_state=0, max_inner_iter=20)[1],
+                            "reg", nan=False, invariant=False, weights=False),
+    "importance.dstump": Entry(lambda X, y, w: imp.dstump(X, y, sample_weight=w), "reg", nan=True, invariant=True),
+    # read X with a model fitted on the clean data
+    **{f"RandomForestRegressor.{m}": Entry(lambda X, y, w, m=m: getattr(RF_REG, m)(X), "reg", nan=True,
+                                           invariant=False, weights=False, fits=False)
+       for m in ("predict", "apply", "decision_path")},
+    "RandomForestRegressor.oob_predict": Entry(lambda X, y, w: RF_REG.oob_predict(X), "reg", nan=True,
+                                               invariant=False, weights=False, rows="train", fits=False),
+    "RandomForestRegressor.score": Entry(lambda X, y, w: RF_REG.score(X, y, w), "reg", nan=True, invariant=False,
+                                         fits=False),
+    **{f"RandomForestClassifier.{m}": Entry(lambda X, y, w, m=m: getattr(RF_CLF, m)(X), "clf", nan=True,
+                                            invariant=False, weights=False, fits=False)
+       for m in ("predict", "predict_proba", "apply", "decision_path")},
+    "RandomForestClassifier.oob_predict_proba": Entry(lambda X, y, w: RF_CLF.oob_predict_proba(X), "clf", nan=True,
+                                                      invariant=False, weights=False, rows="train", fits=False),
+    "RandomForestClassifier.score": Entry(lambda X, y, w: RF_CLF.score(X, y, w), "clf", nan=True, invariant=False,
+                                          fits=False),
+    "LSSFind.predict": Entry(lambda X, y, w: LSS.predict(X), "reg", nan=True, invariant=False, weights=False,
+                             fits=False),
+    "LocalLSSFind.local_interactions": Entry(
+        lambda X, y, w: [t["adjusted_dwp"] for t in LOCAL.local_interactions(X)], "reg", nan=True, invariant=False,
+        weights=False, fits=False),
+    "IterativeRandomForest.predict_proba": Entry(lambda X, y, w: IRF.predict_proba(X), "clf", nan=True,
+                                                 invariant=False, weights=False, fits=False),
+    "SkinnyTreesRegressor.predict": Entry(lambda X, y, w: SKINNY_REG.predict(X), "reg", nan=False, invariant=False,
+                                          weights=False, fits=False),
+    "SkinnyTreesClassifier.predict_proba": Entry(lambda X, y, w: SKINNY_CLF.predict_proba(X), "clf", nan=False,
+                                                 invariant=False, weights=False, fits=False),
+    "DLBCD.transform": Entry(lambda X, y, w: DL.transform(X), "reg", nan=False, invariant=False, weights=False,
+                             fits=False),
+    "PartitionedRatio.score": Entry(lambda X, y, w: RATIO.score(X), "reg", nan=False, invariant=False,
+                                    weights=False, fits=False),
+    # importance measures of a forest fitted on the clean data
+    **{f"importance.{f.__name__}": Entry(lambda X, y, w, f=f: f(RF_REG, X, y, sample_weight=w), "reg", nan=True,
+                                         invariant=False, rows="train", fits=False)
+       for f in (imp.mdi_oob, imp.naive_oob, imp.ufi)},
+    "importance.permutation_oob": Entry(
+        lambda X, y, w: imp.permutation_oob(RF_REG, X, y, n_repeats=2, random_state=0, sample_weight=w), "reg",
+        nan=True, invariant=False, rows="train", fits=False),
+    **{f"importance.{f.__name__}": Entry(lambda X, y, w, f=f: f(RF_REG, X), "reg", nan=True, invariant=False,
+                                         weights=False, fits=False)
+       for f in (imp.contributions, imp.shap_values, imp.shap_interaction_values, imp.shap_interaction_importance)},
+}
+
+
+# -- classes of input: (X, y, w) of the clean data -> (X, y, w) and what must happen -----------------
+
+@dataclass(frozen=True)
+class Case:
+    make: object  # (X, y, w) -> (X, y, w)
+    outcome: object  # Entry -> ("same" | "finite" | (exception, message regex) | None: not applicable)
+
+
+def error(exc, match):
+    return lambda entry: (exc, match)
+
+
+def same_values(entry):
+    return "same"
+
+
+def scaled(entry):
+    return "same" if entry.invariant and entry.fits else "finite"
+
+
+def nan_in_X(entry):
+    return "finite" if entry.nan else (ValueError, "Input X contains NaN")
+
+
+def rows_changed(entry):
+    return (ValueError, "X has 1 rows.* training rows") if entry.rows == "train" else "finite"
+
+
+def beyond_2_53(entry):
+    """Fits that read X by ranks refuse integers float64 cannot tell apart; models fitted on the
+    clean data route such values correctly (thresholds lie below 2^53) and continuous models read
+    them as the floats they are."""
+    return (ValueError, r"X holds integers beyond") if entry.fits and entry.nan else "finite"
+
+
+CASES = {
+    # non-finite X
+    "X_nan": Case(lambda X, y, w: (with_value(X, 1, 2, np.nan), y, w), nan_in_X),
+    "X_inf": Case(lambda X, y, w: (with_value(X, 1, 2, np.inf), y, w), error(ValueError, "X contains infinity")),
+    "X_neg_inf": Case(lambda X, y, w: (with_value(X, 3, 0, -np.inf), y, w),
+                      error(ValueError, "X contains infinity")),
+    # extreme magnitudes and subnormals (exact powers of two)
+    "X_huge": Case(lambda X, y, w: (np.ldexp(X, 990), y, w), scaled),
+    "X_tiny": Case(lambda X, y, w: (np.ldexp(X, -990), y, w), scaled),
+    "X_subnormal": Case(lambda X, y, w: (np.ldexp(X, -1060), y, w), scaled),
+    "X_max_float": Case(lambda X, y, w: (with_value(X, 0, 0, np.finfo(np.float64).max), y, w),
+                        lambda e: "finite"),
+    # empty and tiny
+    "X_no_rows": Case(lambda X, y, w: (X[:0], y[:0], w[:0]),
+                      error(ValueError, r"0 sample\(s\)|X must be the training rows")),
+    "X_no_columns": Case(lambda X, y, w: (X[:, :0], y, w), error(ValueError, r"0 feature\(s\)")),
+    "X_one_row": Case(lambda X, y, w: (X[:1], y[:1], w[:1]), rows_changed),
+    # layouts
+    "X_fortran": Case(lambda X, y, w: (np.asfortranarray(X), y, w), same_values),
+    "X_negative_strides": Case(lambda X, y, w: (flipped(X), flipped(y), flipped(w)), same_values),
+    "X_strided_slice": Case(lambda X, y, w: (np.repeat(X, 3, axis=1)[:, ::3], y, w), same_values),
+    "X_unaligned": Case(lambda X, y, w: (unaligned(X), unaligned(y), unaligned(w)), same_values),
+    "X_readonly": Case(lambda X, y, w: (np.frombuffer(X.tobytes()).reshape(X.shape), y, w), same_values),
+    "X_sparse_csr": Case(lambda X, y, w: (sp.csr_array(X), y, w), lambda e: "same" if e.nan else None),
+    # dtypes
+    "X_float32": Case(lambda X, y, w: (X.astype(np.float32), y, w), same_values),
+    "X_object_numbers": Case(lambda X, y, w: (X.astype(object), y, w), same_values),
+    "X_strings": Case(lambda X, y, w: (np.full(X.shape, "a"), y, w), error(ValueError, "could not convert|X")),
+    "X_complex": Case(lambda X, y, w: (X + 1j, y, w), error(ValueError, "Complex data not supported")),
+    "X_int64_beyond_2_53": Case(lambda X, y, w: ((X * 16).astype(np.int64) + 2**62, y, w),
+                                beyond_2_53),
+    "X_uint64_2_63": Case(lambda X, y, w: ((X * 16).astype(np.uint64) + np.uint64(2**63), y, w),
+                          beyond_2_53),
+    "X_object_2_70": Case(lambda X, y, w: ((X * 16).astype(np.int64).astype(object) + 2**70, y, w),
+                          beyond_2_53),
+    # shapes
+    "X_1d": Case(lambda X, y, w: (X[:, 0], y, w), error(ValueError, "Expected 2D array")),
+    "X_3d": Case(lambda X, y, w: (X[:, :, None], y, w), error(ValueError, "dim 3")),
+    "X_more_features": Case(lambda X, y, w: (np.hstack([X, X[:, :1]]), y, w),
+                            lambda e: "finite" if e.fits else (ValueError, "X has 5 features")),
+}
+
+
+# Where an entry point's answer differs from its class's rule, and why that answer is right.
+OVERRIDES = {
+    # too few rows for the model, said so
+    ("IterativeRandomForest.fit", "X_one_row"): (ValueError, r"1 sample\(s\).* minimum of 2 .*IterativeRandomForest"),
+    **{("SkinnyTreesClassifier.fit", c): (ValueError, "needs samples of at least 2 classes")
+       for c in ("X_one_row", "y_one_class")},
+    ("DLBCD.fit", "X_one_row"): (ValueError, "at least as many signals as features: n_samples = 1"),
+    ("sharpness_test", "X_one_row"): (ValueError, "at least as many signals as features: n_samples = 1"),
+    ("PartitionedRatio.fit", "X_one_row"): (ValueError, r"1 sample\(s\).* minimum of 3 .*PartitionedRatio"),
+    ("PartitionedRatio.score", "X_one_row"): (ValueError, r"1 sample\(s\).* minimum of 3 .*PartitionedRatio"),
+    ("importance.dstump", "X_one_row"): (ValueError, r"1 sample\(s\).* minimum of 2"),
+    # R^2 of one sample is undefined: NaN, as scikit-learn's r2_score (with its warning)
+    ("RandomForestRegressor.score", "X_one_row"): lambda result: np.isnan(result),
+    # float64 values 2^62 + k / 16 are one value per column
+    **{("PartitionedRatio.fit", c): (ValueError, r"column\(s\) \[0, 1, 2, 3\] of X are constant")
+       for c in ("X_int64_beyond_2_53", "X_uint64_2_63", "X_object_2_70")},
+    # spreads below the smallest normal double cannot be held in scale_
+    ("PartitionedRatio.fit", "X_subnormal"): (ValueError, r"vary by less than 2.23e-308 \(subnormal"),
+    # float32 training data holds |x| <= 3.4e38
+    **{(f"SkinnyTrees{kind}.fit", c): (ValueError, "X has values beyond the range of dtype='float32'")
+       for kind in ("Regressor", "Classifier") for c in ("X_huge", "X_max_float")},
+    # the standardised values of the held-out X overflow the ratio's features
+    **{("PartitionedRatio.score", c): (ValueError, r"function \d returned NaN or infinity on the standardised X")
+       for c in ("X_huge", "X_max_float")},
+    ("DLBCD.transform", "X_max_float"): (ValueError, "coefficients of X overflow float64"),
+    ("sharpness_test", "X_more_features"): (ValueError, "X has 5 features, the dictionary has 4"),
+}
+
+
+# -- classes of y and sample_weight, for the entry points that read them ---------------------------
+
+NO_TARGET = {"DLBCD.fit", "PartitionedRatio.fit", "sharpness_test", "PartitionedRatio.score"}
+
+
+def _reads_target(name):
+    return name not in NO_TARGET and (name.endswith((".fit", ".score", "dstump", "_oob", ".ufi")))
+
+
+def for_task(reg, clf):
+    return lambda e: reg if e.task == "reg" else clf
+
+
+def y_huge(entry, tiny=False):
+    """y scaled by 2^600 (2^-600): its squares leave float64. Forests fit (predictions are exact;
+    fit warns), measures made of sums of y^2 refuse it (DSTUMP once its scores leave float64),
+    classifiers see a continuous target."""
+    if entry.task == "clf":
+        return (ValueError, "Unknown label type: continuous|mix of continuous and binary")
+    if entry is ENTRIES["importance.dstump"]:  # its ranking is y's either way; scores underflow to 0
+        return "finite" if tiny else (ValueError, r"DSTUMP's scores are in units of y\^2 and overflow float64")
+    if entry.fits and not entry.rows == "train":
+        if "Skinny" in repr(entry.call.__code__.co_names) and not tiny:
+            return (ValueError, "its squares are beyond float32")
+        return "finite"
+    return (ValueError, r"max \|y\| = .*: its squares are beyond float64")
+
+
+TARGET_CASES = {
+    "y_nan": Case(lambda X, y, w: (X, with_value(y[:, None], 2, 0, np.nan, np.float64)[:, 0], w),
+                  error(ValueError, "y contains NaN")),
+    "y_inf": Case(lambda X, y, w: (X, with_value(y[:, None], 2, 0, np.inf, np.float64)[:, 0], w),
+                  error(ValueError, "y contains (NaN or )?infinity")),
+    "y_too_short": Case(lambda X, y, w: (X, y[:-1], w), error(ValueError, r"inconsistent numbers of samples|y has 23")),
+    # estimators ravel a column y (with scikit-learn's warning); functions want 1-d y
+    "y_column": Case(lambda X, y, w: (X, y[:, None], w),
+                     lambda e: "same" if e.fits and e.task and e is not ENTRIES["importance.dstump"]
+                     else (ValueError, r"y must be 1-d, got shape \(24, 1\)")),
+    # scikit-learn's classifiers refuse object arrays of numbers as labels ("unknown" target type)
+    "y_object_numbers": Case(lambda X, y, w: (X, y.astype(object), w),
+                             for_task("same", (ValueError, "Unknown label type: unknown|mix of unknown and binary"))),
+    "y_complex": Case(lambda X, y, w: (X, y + 1j, w), error(ValueError, "Complex data not supported|y must hold")),
+    "y_words": Case(lambda X, y, w: (X, np.where(y > 0, "yes", "no"), w),
+                    for_task((ValueError, "y must hold numbers for regression"), "finite")),
+    "y_huge": Case(lambda X, y, w: (X, np.ldexp(y.astype(np.float64), 600), w), lambda e: y_huge(e)),
+    "y_tiny": Case(lambda X, y, w: (X, np.ldexp(y.astype(np.float64), -600), w),
+                   lambda e: y_huge(e, tiny=True) if e.task == "reg" else None),
+    "y_one_class": Case(lambda X, y, w: (X, np.zeros_like(y), w), lambda e: "finite"),
+    "y_bool": Case(lambda X, y, w: (X, y > np.median(y), w), lambda e: "finite"),
+    "w_nan": Case(lambda X, y, w: (X, y, with_value(w[:, None], 0, 0, np.nan)[:, 0]),
+                  error(ValueError, "sample_weight contains NaN|Input sample_weight contains NaN")),
+    "w_inf": Case(lambda X, y, w: (X, y, with_value(w[:, None], 0, 0, np.inf)[:, 0]),
+                  error(ValueError, "sample_weight contains (NaN or )?infinity")),
+    "w_negative": Case(lambda X, y, w: (X, y, with_value(w[:, None], 0, 0, -1.0)[:, 0]),
+                       error(ValueError, "sample_weight .*non-negative|Negative values in data passed to "
+                                         "`sample_weight`")),
+    "w_zero": Case(lambda X, y, w: (X, y, 0.0 * w),
+                   error(ValueError, "sample_weight .*zero|Sample weights must contain at least one non-zero")),
+    "w_too_short": Case(lambda X, y, w: (X, y, w[:-1]), error(ValueError, r"sample_weight.*\(23,\)|sample_weight")),
+    "w_2d": Case(lambda X, y, w: (X, y, w[:, None]), error(ValueError, "sample_weight|Sample weights must be 1D")),
+    "w_words": Case(lambda X, y, w: (X, y, np.full(w.shape, "a")),
+                    error((ValueError, TypeError), "sample_weight|could not convert")),
+    "w_huge": Case(lambda X, y, w: (X, y, np.ldexp(w, 1000)), lambda e: "same"),
+    "w_subnormal": Case(lambda X, y, w: (X, y, np.ldexp(w, -1074)), lambda e: "same"),
+    "w_bool": Case(lambda X, y, w: (X, y, w > 0), lambda e: "same"),
+}
+
+
+def _target_outcome(entry_name, case_name):
+    entry = ENTRIES[entry_name]
+    if not _reads_target(entry_name) or (case_name.startswith("w_") and not entry.weights):
+        return None
+    if entry_name.endswith(".score"):
+        return "sklearn"  # scikit-learn's r2_score / accuracy_score of the predictions
+    return CASES_ALL[case_name].outcome(entry)
+
+
+CASES_ALL = {**CASES, **TARGET_CASES}
+
+
+def _outcome(entry_name, case_name):
+    if (entry_name, case_name) in OVERRIDES:
+        return OVERRIDES[entry_name, case_name]
+    if case_name in TARGET_CASES:
+        return _target_outcome(entry_name, case_name)
+    return CASES[case_name].outcome(ENTRIES[entry_name])
+
+
+def assert_as_sklearn(entry_name, args):
+    """score's result, or its error, is scikit-learn's metric's on the same predictions."""
+    X, y, w = args
+    model, metric = (RF_REG, r2_score) if entry_name.startswith("RandomForestRegressor") else (RF_CLF, accuracy_score)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = metric(y, model.predict(X), sample_weight=w)
+    except Exception as exc:  # noqa: BLE001 - whatever scikit-learn raises, score must raise too
+        with pytest.raises(type(exc), match=re.escape(str(exc))):
+            ENTRIES[entry_name].call(*args)
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_array_equal(ENTRIES[entry_name].call(*args), expected)
+
+
+def _clean(entry):
+    return entry.call(X0, Y_REG if entry.task == "reg" else Y_CLF, W0 if entry.weights else None)
+
+
+PAIRS = [(e, c) for e in ENTRIES for c in CASES_ALL if _outcome(e, c) is not None]
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("entry_name, case_name", PAIRS)
+def test_entry_point(entry_name, case_name):
+    entry = ENTRIES[entry_name]
+    y = Y_REG if entry.task == "reg" else Y_CLF
+    X, y, w = CASES_ALL[case_name].make(X0, y, W0)
+    args = [X, y, w if entry.weights else None]
+    before = frozen(args)
+    outcome = _outcome(entry_name, case_name)
+    if outcome == "sklearn":
+        assert_as_sklearn(entry_name, args)
+    elif isinstance(outcome, tuple):
+        with pytest.raises(outcome[0], match=outcome[1]):
+            entry.call(*args)
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # numpy's warnings on the extreme values
+            result = entry.call(*args)
+        if callable(outcome):
+            assert outcome(result)
+        else:
+            if outcome == "same":
+                assert_same(result, _clean(entry))
+            assert_finite(result)
+    assert_unmodified(args, before)
+
+
+# -- unfitted models ------------------------------------------------------------------------------
+
+ESTIMATORS = [RandomForestRegressor(), RandomForestClassifier(), LSSFind(), LocalLSSFind(),
+              IterativeRandomForest(task="classification"), SkinnyTreesRegressor(), SkinnyTreesClassifier(), DLBCD(),
+              PartitionedRatio(2)]
+METHODS = ("predict", "predict_proba", "apply", "decision_path", "oob_predict", "oob_predict_proba", "score",
+           "transform", "objective", "local_interactions", "decision_function", "dwp")
+
+
+@pytest.mark.parametrize("estimator, method", [(e, m) for e in ESTIMATORS for m in METHODS if hasattr(e, m)],
+                         ids=lambda v: v if isinstance(v, str) else type(v).__name__)
+def test_unfitted_models_say_so(estimator, method):
+    args = ([[(0, 1)]],) if method == "dwp" else (X0, Y_REG) if method == "score" else (X0,)
+    with pytest.raises(NotFittedError):
+        getattr(estimator, method)(*args)
+
+
+# -- integer parameters: bools are not integers; beyond the core's int64 they are named or mean "never"
+
+INT_PARAMS = [(type(e), name) for e in ESTIMATORS for name, constraints in e._parameter_constraints.items()
+              if any(isinstance(c, IntInterval) for c in constraints)]
+
+
+@pytest.mark.parametrize("cls, name", INT_PARAMS, ids=lambda v: v if isinstance(v, str) else v.__name__)
+def test_bool_is_not_an_integer_parameter(cls, name):
+    """scikit-learn's Interval(Integral) takes True as 1 (max_itemsets=True was read as 1)."""
+    estimator = cls(2) if cls is PartitionedRatio else cls()
+    with pytest.raises(InvalidParameterError, match=f"'{name}' parameter"):
+        estimator.set_params(**{name: True}).fit(X0, Y_CLF)
+
+
+@pytest.mark.parametrize("value", [2**31, 2**63, 2**70])
+@pytest.mark.parametrize("name, unlimited", [("max_depth", None), ("min_samples_split", 10**6),
+                                             ("min_samples_leaf", 10**6)])
+def test_forest_limits_beyond_int64_mean_never(name, unlimited, value):
+    """They reached pybind11 as 'incompatible function arguments' from 2^63 on."""
+    expected = _forest(RandomForestRegressor, **{name: unlimited}).fit(X0, Y_REG).predict(X0)
+    np.testing.assert_array_equal(_forest(RandomForestRegressor, **{name: value}).fit(X0, Y_REG).predict(X0), expected)
+
+
+# -- functions over sets, forests and parameters ---------------------------------------------------
+
+FW = np.array([1.0, 2.0, 3.0, 4.0])
+FUNCTION_CASES = {
+    # dwp: indices must lie below the forest's feature count, with names or without
+    "dwp_feature_beyond_p": (lambda: dwp(RF_REG, [[(4, 1)]]), (ValueError, "names feature 4, but there are 4")),
+    "dwp_feature_2_29": (lambda: dwp(RF_REG, [[(2**29, 1)]]), (ValueError, "names feature 536870912, but there are 4")),
+    "dwp_feature_2_30": (lambda: dwp(RF_REG, [[(2**30, 1)]]), (ValueError, "feature 1073741824")),
+    "dwp_negative_feature": (lambda: dwp(RF_REG, [[(-1, 1)]]), (ValueError, "a signed feature is")),
+    "dwp_sign_0": (lambda: dwp(RF_REG, [[(0, 0)]]), (ValueError, "a signed feature is")),
+    "dwp_bool_feature": (lambda: dwp(RF_REG, [[(True, 1)]]), (ValueError, "a signed feature is")),
+    "dwp_flat_set": (lambda: dwp(RF_REG, [(0, 1)]), (ValueError, r"sets must hold signed sets")),
+    "dwp_empty_set": (lambda: dwp(RF_REG, [[]]), lambda r: np.allclose(r, 1.0)),
+    "dwp_no_sets": (lambda: dwp(RF_REG, []), lambda r: r.shape == (0,)),
+    "dwp_negative_epsilon": (lambda: dwp(RF_REG, [[(0, 1)]], epsilon=-1.0), (InvalidParameterError, "'epsilon'")),
+    "dwp_nan_epsilon": (lambda: dwp(RF_REG, [[(0, 1)]], epsilon=np.nan), (InvalidParameterError, "'epsilon'")),
+    "dwp_unfitted": (lambda: dwp(RandomForestRegressor(), [[(0, 1)]]), (NotFittedError, "not fitted")),
+    "dwp_not_a_forest": (lambda: dwp(object(), [[(0, 1)]]), (TypeError, "forest must be")),
+    "prevalent_sets_min_dwp_0": (lambda: prevalent_sets(RF_REG, 0.0), (InvalidParameterError, "'min_dwp'")),
+    "prevalent_sets_min_dwp_nan": (lambda: prevalent_sets(RF_REG, np.nan), (InvalidParameterError, "'min_dwp'")),
+    "prevalent_sets_max_order_2_70": (lambda: prevalent_sets(RF_REG, 0.05, max_order=2**70).features,
+                                      lambda r: r == prevalent_sets(RF_REG, 0.05, max_order=P).features),
+    "prevalent_sets_max_order_true": (lambda: prevalent_sets(RF_REG, 0.05, max_order=True),
+                                      (InvalidParameterError, "'max_order'")),
+    "signed_paths_groups_short": (lambda: signed_paths(RF_REG, feature_groups=["a"]), (ValueError, "feature_groups")),
+    "signed_paths_n_jobs_true": (lambda: signed_paths(RF_REG, n_jobs=True), (ValueError, "n_jobs")),
+    "distinct_paths_weight_typo": (lambda: distinct_paths(RF_REG, weight="dept"), (InvalidParameterError, "'weight'")),
+    "path_prevalence_more_features": (lambda: path_prevalence(RF_REG, signed_paths(RF_REG), np.hstack([X0, X0]),
+                                                              [[(0, 1)]]), (ValueError, "features")),
+    "path_prevalence_nan_X": (lambda: path_prevalence(RF_REG, signed_paths(RF_REG), with_value(X0, 0, 0, np.nan),
+                                                      [[(0, 1)]]), lambda r: np.all((r >= 0) & (r <= 1))),
+    # RIT and frequent itemsets
+    "rit_no_sets": (lambda: random_intersection_trees([]), lambda r: r == {}),
+    "rit_depth_true": (lambda: random_intersection_trees([[1, 2]] * 2, depth=True), (InvalidParameterError, "'depth'")),
+    "rit_negative_item": (lambda: random_intersection_trees([[-1, 2]] * 2),
+                          (ValueError, r"RIT items must be integers in \[0, 2\^31\)")),
+    "rit_item_2_70": (lambda: random_intersection_trees([[2**70, 2]] * 2),
+                      (ValueError, "items must fit in a signed 64-bit")),
+    "rit_nan_weights": (lambda: random_intersection_trees([[1, 2]] * 2, weights=[1.0, np.nan]),
+                        (ValueError, "weights")),
+    "rit_string_items": (lambda: random_intersection_trees([["a", "b"]] * 2), (TypeError, "items must be integers")),
+    "itemsets_min_support_nan": (lambda: frequent_itemsets([[1, 2]], min_support=np.nan),
+                                 (InvalidParameterError, "'min_support'")),
+    "itemsets_negative_weight": (lambda: frequent_itemsets([[1, 2]], weights=[-1.0]), (ValueError, "weights")),
+    "itemsets_inf_weight": (lambda: frequent_itemsets([[1, 2]], weights=[np.inf]), (ValueError, "weights")),
+    "itemsets_item_2_70": (lambda: frequent_itemsets([[2**70]]),
+                           (ValueError, "items must fit in a signed 64-bit integer")),
+    "itemsets_empty": (lambda: frequent_itemsets([]), lambda r: r == {}),
+    "itemsets_max_size_true": (lambda: frequent_itemsets([[1, 2]], max_size=True),
+                               (InvalidParameterError, "'max_size'")),
+    # metrics
+    "strict_score_empty_truth": (lambda: strict_score([], [[(0, 1)]]), (ValueError, "true")),
+    "strict_score_sign_2": (lambda: strict_score([[(0, 2)]], [[(0, 1)]]), (ValueError, "sign")),
+    "lenient_score_string": (lambda: lenient_score("ab", [[(0, 1)]]), (TypeError, "string")),
+    "proximity_score_top_0": (lambda: proximity_score([[(0, 1)]], [[(0, 1)]], top=0), (ValueError, "top")),
+    "proximity_score_top_true": (lambda: proximity_score([[(0, 1)]], [[(0, 1)]], top=True), (TypeError, "top")),
+    "proximity_curve_max_top_2_70": (lambda: proximity_curve([[(0, 1)]], [[(0, 1)]], max_top=2**70),
+                                     (ValueError, r"max_top must be in \[1, 2147483647\]")),
+    "proximity_curve_max_top_beyond_ranking": (lambda: proximity_curve([[(0, 1)]], [[(1, 1)], [(0, 1)]], max_top=4),
+                                               lambda r: np.array_equal(r, [0.0, 1.0, 1.0, 1.0])),
+    "dictionary_nmse_nan": (lambda: dictionary_nmse(np.full((3, 3), np.nan), np.eye(3)),
+                            (ValueError, "Input estimate contains NaN")),
+    "dictionary_nmse_shapes": (lambda: dictionary_nmse(np.eye(3), np.eye(4)),
+                               (ValueError, "estimate and reference must have the same shape")),
+    "dictionary_recovered_nan": (lambda: dictionary_recovered(np.eye(3), np.eye(3), threshold=np.nan),
+                                 (TypeError, "threshold")),
+    # simulators
+    "make_lss_2_70_rows": (lambda: make_lss(n_samples=2**70), (ValueError, "n_samples must be in")),
+    "make_gaussian_dictionary_2_63": (lambda: make_gaussian_dictionary(2**63), (ValueError, "n_components must be in")),
+    "make_lss_true_rows": (lambda: make_lss(n_samples=True), (TypeError, "n_samples")),
+    "make_lss_nan_snr": (lambda: make_lss(snr=np.nan), (TypeError, "snr")),
+    "make_lss_order_beyond_p": (lambda: make_lss(n_features=3, order=4), (ValueError, "order")),
+    "make_correlated_linear_rho_2": (lambda: make_correlated_linear(correlation=2.0), (ValueError, "correlation")),
+    "make_boolean_response_1d": (lambda: make_boolean_response(X0[:, 0]), (ValueError, "Expected 2D array")),
+    "make_boolean_response_nan": (lambda: make_boolean_response(with_value(X0, 0, 0, np.nan)), (ValueError, "X")),
+    "make_sparse_coefficients_model": (lambda: make_sparse_coefficients(5, 3, model="zz"), (ValueError, "model")),
+    "make_gaussian_dictionary_0": (lambda: make_gaussian_dictionary(0), (ValueError, "n_components")),
+    "make_collinear_dictionary_nan": (lambda: make_collinear_dictionary(3, np.nan), (TypeError, "coherence")),
+    "make_dictionary_signals_shapes": (lambda: make_dictionary_signals(np.eye(3), np.ones((4, 2))),
+                                       (ValueError, "dictionary must be p x p and coefficients n x p")),
+    "sharpness_test_singular": (lambda: sharpness_test(np.zeros((P, P)), X0), (ValueError, "D is singular")),
+    # estimators' other arguments and methods
+    "feature_weights_nan": (lambda: _forest(RandomForestRegressor).fit(X0, Y_REG, feature_weights=[np.nan] * P),
+                            (ValueError, "feature_weights contains NaN")),
+    "feature_weights_short": (lambda: _forest(RandomForestRegressor).fit(X0, Y_REG, feature_weights=[1.0] * 3),
+                              (ValueError, r"feature_weights must be a 1-d array with one entry per feature \(4\)")),
+    # feature weights enter relative to each other: scaled by 2^k they give the same forest
+    **{f"feature_weights_times_2^{k}": (
+        lambda k=k: _forest(RandomForestRegressor).fit(X0, Y_REG, feature_weights=np.ldexp(FW, k)).predict(X0),
+        lambda r: np.array_equal(r, _forest(RandomForestRegressor).fit(X0, Y_REG, feature_weights=FW).predict(X0)))
+       for k in (-1072, 1020)},
+    "feature_groups_short": (lambda: LSSFind(n_estimators=2).fit(X0, Y_REG, feature_groups=["a"]),
+                             (ValueError, "feature_groups must have one group name per column")),
+    "LSSFind.dwp_feature_beyond_p": (lambda: LSS.dwp([[(P, 1)]]), (ValueError, "names feature 4, but there are 4")),
+    "LSSFind.dwp_flat_set": (lambda: LSS.dwp([(0, 1)]), (ValueError, "sets must hold signed sets")),
+    "IterativeRandomForest.bootstrap_index": (lambda: IRF.bootstrap(X0, Y_CLF, 10**6),
+                                              (ValueError, "index must be in")),
+    "IterativeRandomForest.bootstrap_bool": (lambda: IRF.bootstrap(X0, Y_CLF, True), (ValueError, "index must be in")),
+    "to_sklearn_unfitted": (lambda: RandomForestRegressor().to_sklearn(), (NotFittedError, "not fitted")),
+    "SkinnyTrees_X_val_nan": (lambda: SkinnyTreesRegressor(**SKINNY_KW).fit(X0, Y_REG, X_val=np.full((3, P), np.nan),
+                                                                           y_val=np.ones(3)),
+                              (ValueError, "Input X contains NaN")),
+    "SkinnyTrees_X_val_without_y_val": (lambda: SkinnyTreesRegressor(**SKINNY_KW).fit(X0, Y_REG, X_val=X0),
+                                        (ValueError, "X_val and y_val must be given together")),
+    "fit_budget_nan_X": (lambda: fit_budget(SkinnyTreesRegressor(**SKINNY_KW), with_value(X0, 0, 0, np.nan), Y_REG, 2,
+                                            n_trials=1), (ValueError, "Input X contains NaN")),
+    "fit_budget_n_trials_true": (lambda: fit_budget(SkinnyTreesRegressor(**SKINNY_KW), X0, Y_REG, 2, n_trials=True),
+                                 (InvalidParameterError, "'n_trials'")),
+    "fit_budget_max_features_0": (lambda: fit_budget(SkinnyTreesRegressor(**SKINNY_KW), X0, Y_REG, 0, n_trials=1),
+                                  (InvalidParameterError, "'max_features'")),
+    "DLBCD_init_nan": (lambda: DLBCD(**DL_KW, init=np.full((P, P), np.nan)).fit(X0),
+                       (ValueError, "Input init contains NaN")),
+    "DLBCD_init_shape": (lambda: DLBCD(**DL_KW, init=np.eye(3)).fit(X0), (ValueError, "init has shape")),
+    "DLBCD.objective_tau_nan": (lambda: DL.objective(X0, tau=np.nan), (ValueError, "tau must be a positive number")),
+    "PartitionedRatio_partition_beyond_p": (lambda: PartitionedRatio(7).fit(X0), (ValueError, "partition=7 must put")),
+    "PartitionedRatio_partition_bool": (lambda: PartitionedRatio(True).fit(X0),
+                                        (TypeError, "partition must be an int")),
+    "PartitionedRatio_lambdas_nan": (lambda: PartitionedRatio(2, lambdas=[np.nan]).fit(X0),
+                                     (ValueError, "lambdas must be a non-empty array of finite")),
+    "Tree_missing_fields": (lambda: Tree({}), (ValueError, "arrays lacks the node fields")),
+    "InteractionTable_column_length": (lambda: InteractionTable([((0, 1),)], {"dwp": np.ones(2)}),
+                                       (ValueError, "column 'dwp' must have one value per interaction")),
+    "encode_sign_3": (lambda: encode([(0, 3)]), (ValueError, "a signed feature is")),
+    "encode_unknown_name": (lambda: encode([("x", 1)], names=("a", "b")), (ValueError, "names 'x', which is not")),
+    "decode_negative": (lambda: decode([-1]), (ValueError, "codes must be non-negative integers")),
+    "decode_float": (lambda: decode([1.5]), (ValueError, "codes must be non-negative integers")),
+    "minimal_string": (lambda: minimal("ab"), (TypeError, "sets must be a collection of sets")),
+    "minimal_sets": (lambda: minimal([[(0, 1)], [(0, 1), (1, -1)], [(2, 1)]]), lambda r: r == [[(0, 1)], [(2, 1)]]),
+    "group_wrong_length": (lambda: imp.group(np.ones(P), ["a"]), (ValueError, "feature_groups")),
+    "mdi_not_a_forest": (lambda: imp.mdi("forest"), (TypeError, "forest must be")),
+}
+
+
+@pytest.mark.parametrize("name", FUNCTION_CASES)
+def test_function(name):
+    call, outcome = FUNCTION_CASES[name]
+    if isinstance(outcome, tuple):
+        with pytest.raises(outcome[0], match=outcome[1]):
+            call()
+    else:
+        assert outcome(call())
+
+
+# -- impurity-based results at extreme target scales -------------------------------------------------
+
+def test_dstump_ranks_targets_whose_scores_underflow_as_the_unscaled_targets():
+    base, tiny = imp.dstump(X0, Y_REG), imp.dstump(X0, np.ldexp(Y_REG, -600))
+    np.testing.assert_array_equal(tiny.ranking, base.ranking)
+    with np.errstate(under="ignore"):
+        np.testing.assert_array_equal(tiny.scores, np.ldexp(base.scores, -1200))  # 0: correctly rounded
+
+
+@pytest.mark.parametrize("k", [-400, -300, 300, 400])
+def test_dstump_at_extreme_target_scales_scales_its_scores_exactly(k):
+    """Sums of y^2 overflowed (scores -inf: 'no admissible split') or underflowed (0) from |y| ~ 1e154
+    on; y is now fitted scaled by a power of two, and scores in units of y^2 scale back exactly."""
+    base, scaled = imp.dstump(X0, Y_REG), imp.dstump(X0, np.ldexp(Y_REG, k))
+    np.testing.assert_array_equal(scaled.scores, np.ldexp(base.scores, 2 * k))
+    np.testing.assert_array_equal(scaled.impurity_decrease, np.ldexp(base.impurity_decrease, 2 * k))
+    np.testing.assert_array_equal(scaled.ranking, base.ranking)
+    np.testing.assert_array_equal(scaled.threshold, base.threshold)
+
+
+@pytest.mark.parametrize("k", [-600, 600])
+def test_mdi_of_a_forest_whose_impurities_left_float64_is_refused(k):
+    """MDI was NaN (normalised) or inf / 0 for a forest fitted on y whose squares leave float64;
+    predictions stay exact."""
+    with pytest.warns(RuntimeWarning, match="its squares are beyond float64"):
+        forest = _forest(RandomForestRegressor).fit(X0, np.ldexp(Y_REG, k))
+    base = _forest(RandomForestRegressor).fit(X0, Y_REG)
+    np.testing.assert_array_equal(forest.predict(X0), np.ldexp(base.predict(X0), k))
+    for normalize in (True, False):
+        with pytest.raises(ValueError, match="root impurity is (inf|0).*Refit on a rescaled y"):
+            imp.mdi(forest, normalize=normalize)
