@@ -1,7 +1,7 @@
 """Type stubs for pyinterp's C++ extension."""
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -79,6 +79,7 @@ class Forest:
     def __getstate__(self) -> dict[str, Any]: ...
     def __setstate__(self, state: dict[str, Any] | tuple[Any, ...]) -> None: ...
 
+def set_progress_callback(callback: Callable[[int, int], object] | None) -> None: ...
 def join_forests(forests: list[Forest]) -> Forest: ...
 def fit_forest(
     X: ForestX,
