@@ -68,23 +68,33 @@ class _Unit:
             return self.unit(*(_aligned(a) for a in args))
 
 
-_copies: dict = {}  # id(array) -> (weak reference to it, its aligned copy), in a worker's process
-_copies_lock = threading.Lock()
+class PerObject:
+    """make(obj), made once per live object in this process: keyed by the object's identity and
+    dropped with it. On a worker, the units that share an object share what is made from it."""
+
+    def __init__(self, make):
+        self._make = make
+        self._entries: dict = {}  # id(obj) -> (weak reference to obj, make(obj))
+        self._lock = threading.Lock()
+
+    def __call__(self, obj):
+        key = id(obj)
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None or entry[0]() is not obj:
+                entry = (weakref.ref(obj, lambda _: self._entries.pop(key, None)), self._make(obj))
+                self._entries[key] = entry
+            return entry[1]
+
+
+_aligned_copy = PerObject(np.array)
 
 
 def _aligned(a):
     """A worker may receive an array at any byte offset (a deserialised buffer) and the core reads
     only aligned memory: then an aligned copy, made once per array and process, so the units that
     share the array share the copy (and what is cached on it, as a forest's column encoding)."""
-    if not isinstance(a, np.ndarray) or a.flags.aligned:
-        return a
-    key = id(a)
-    with _copies_lock:
-        entry = _copies.get(key)
-        if entry is None or entry[0]() is not a:
-            entry = (weakref.ref(a, lambda _: _copies.pop(key, None)), np.array(a))
-            _copies[key] = entry
-        return entry[1]
+    return a if not isinstance(a, np.ndarray) or a.flags.aligned else _aligned_copy(a)
 
 
 def run_units(function, shared, units):

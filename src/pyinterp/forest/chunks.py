@@ -8,26 +8,13 @@ column encoding is built once per worker, on the first chunk that worker runs.
 from __future__ import annotations
 
 import copy
-import threading
-import weakref
 
 from .. import _core
-from .._distributed import chunks, cluster_threads, run_units
+from .._distributed import PerObject, chunks, cluster_threads, run_units
 
-_codes: dict = {}  # id(X) -> (weak reference to X, its ColumnCodes), on a worker
-_codes_lock = threading.Lock()
-
-
-def worker_codes(X):
-    """The ColumnCodes of X, built on the first call with this X object in this process. On a
-    worker X is the one copy joblib's scatter put there, shared by the worker's tasks."""
-    key = id(X)
-    with _codes_lock:
-        entry = _codes.get(key)
-        if entry is None or entry[0]() is not X:
-            entry = (weakref.ref(X, lambda _: _codes.pop(key, None)), _core.ColumnCodes(X))
-            _codes[key] = entry
-        return entry[1]
+# The ColumnCodes of X, built on the first chunk with this X object in this process. On a worker X
+# is the one copy joblib's scatter put there, shared by the worker's tasks.
+worker_codes = PerObject(lambda X: _core.ColumnCodes(X))
 
 
 def _fit_chunk(X, y, classes, n_classes, sample_weight, feature_weights, params, first, count):
