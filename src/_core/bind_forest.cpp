@@ -1,7 +1,9 @@
 // Python bindings of the forest engine: fitting, prediction kernels, read-only tree views, pickling.
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <iterator>
+#include <limits>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -17,8 +19,9 @@ namespace {
 // Pickled state: a name-keyed mapping with a format version. Version 1 (pyinterp 0.1.0) was a
 // tuple read by position; it still loads (classification as Gini: the estimator restores entropy).
 // Version 2 had no missing_go_to_left; its trees never saw NaN, so the field is derived as for a
-// node without missing training values (the child with more rows).
-constexpr int kStateVersion = 3;
+// node without missing training values (the child with more rows). Versions before 4 had one
+// output.
+constexpr int kStateVersion = 4;
 const char* const kV1Fields[] = {"feature", "threshold", "left", "right", "parent", "depth", "n_node_samples",
                                  "weighted_n_node_samples", "impurity", "impurity_decrease", "value"};
 
@@ -94,6 +97,7 @@ py::dict forest_state(const Forest& f) {
   s["criterion"] = kCriterionNames[static_cast<int>(f.criterion)];
   s["n_features"] = f.n_features;
   s["n_classes"] = f.n_classes;
+  s["n_outputs"] = f.n_outputs;
   s["n_samples"] = f.n_samples;
   s["trees"] = trees;
   s["inbag"] = copy_array(f.inbag);
@@ -142,12 +146,16 @@ Forest forest_from_state(const py::object& state) {
   if (version < 2 || version > kStateVersion)
     throw std::invalid_argument("forest state version " + std::to_string(version) + " is not supported by this pyinterp (it reads 1 to " +
                                 std::to_string(kStateVersion) + ")");
+  if (version >= 4 && !s.contains("n_outputs")) throw std::invalid_argument("corrupt forest state: no n_outputs");
   Forest f;
   f.criterion = criterion_named(s["criterion"]);
   f.n_features = s["n_features"].cast<int64_t>();
   f.n_classes = s["n_classes"].cast<int32_t>();
+  f.n_outputs = version >= 4 ? s["n_outputs"].cast<int32_t>() : 1;
   f.n_samples = s["n_samples"].cast<int64_t>();
-  if (f.n_features < 1 || f.n_classes < 0 || f.n_samples < 1) throw std::invalid_argument("corrupt forest state");
+  if (f.n_features < 1 || f.n_classes < 0 || f.n_samples < 1 || f.n_outputs < 1 ||
+      static_cast<int64_t>(f.n_outputs) * std::max(f.n_classes, 1) > std::numeric_limits<int32_t>::max())
+    throw std::invalid_argument("corrupt forest state");
   if ((f.n_classes > 0) != is_classification(f.criterion))
     throw std::invalid_argument("corrupt forest state: criterion does not match the number of classes");
   for (const auto& t : s["trees"].cast<py::list>()) f.trees.push_back(tree_from_state(t, f.n_features, f.n_values(), version));
@@ -236,6 +244,7 @@ void bind_forest(py::module_& m) {
       .def_property_readonly("criterion", [](const Forest& f) { return f.criterion; })
       .def_property_readonly("n_features", [](const Forest& f) { return f.n_features; })
       .def_property_readonly("n_classes", [](const Forest& f) { return f.n_classes; })
+      .def_property_readonly("n_outputs", [](const Forest& f) { return f.n_outputs; })
       .def_property_readonly("n_samples", [](const Forest& f) { return f.n_samples; })
       .def_property_readonly("n_trees", [](const Forest& f) { return static_cast<int64_t>(f.trees.size()); })
       .def(
@@ -328,22 +337,34 @@ void bind_forest(py::module_& m) {
          const py::object& sample_weight, const py::object& feature_weights, const ForestParams& params,
          const py::object& mapped_file, const ColumnCodes* codes) {
         const MatrixView v = matrix_view(X);
-        const double* yp = optional_data<double>(y, {v.n_rows}, "y");
-        const int32_t* cp = optional_data<int32_t>(classes, {v.n_rows}, "classes");
+        // FitTargets: one per row (n,) or n_outputs per row (n, n_outputs).
+        FitTargets t;
+        const py::object& given = y.is_none() ? classes : y;
+        const bool several = py::isinstance<py::array>(given) && py::reinterpret_borrow<py::array>(given).ndim() == 2;
+        t.y = several ? optional_data<double>(y, {v.n_rows, -1}, "y") : optional_data<double>(y, {v.n_rows}, "y");
+        t.classes = several ? optional_data<int32_t>(classes, {v.n_rows, -1}, "classes")
+                            : optional_data<int32_t>(classes, {v.n_rows}, "classes");
+        if ((t.y == nullptr) == (t.classes == nullptr)) throw std::invalid_argument("give exactly one of y and classes");
+        if (several) {
+          const py::ssize_t outputs = py::reinterpret_borrow<py::array>(given).shape(1);
+          if (outputs < 1 || outputs * std::max(n_classes, 1) > std::numeric_limits<int32_t>::max())
+            throw std::invalid_argument("the targets need between 1 and 2^31 - 1 values per node");
+          t.n_outputs = static_cast<int32_t>(outputs);
+        }
+        t.n_classes = t.classes ? n_classes : 0;
         const double* wp = optional_data<double>(sample_weight, {v.n_rows}, "sample_weight");
         std::vector<double> fw;
         if (const double* p = optional_data<double>(feature_weights, {v.n_cols}, "feature_weights")) fw.assign(p, p + v.n_cols);
-        if ((yp == nullptr) == (cp == nullptr)) throw std::invalid_argument("give exactly one of y and classes");
-        if (cp)
-          for (int64_t i = 0; i < v.n_rows; ++i)
-            if (cp[i] < 0 || cp[i] >= n_classes) throw std::invalid_argument("class index out of range");
+        if (t.classes)
+          for (int64_t i = 0; i < v.n_rows * t.n_outputs; ++i)
+            if (t.classes[i] < 0 || t.classes[i] >= n_classes) throw std::invalid_argument("class index out of range");
         std::unique_ptr<MappedFile> file;
         if (!mapped_file.is_none()) {
           const auto where = mapped_file.cast<std::pair<std::string, int64_t>>();
           file = std::make_unique<MappedFile>(MappedFile{where.first, where.second});
         }
         py::gil_scoped_release release;
-        return fit_forest(v, yp, cp, cp ? n_classes : 0, wp, fw, params, file.get(), codes);
+        return fit_forest(v, t, wp, fw, params, file.get(), codes);
       },
       py::arg("X"), py::arg("y"), py::arg("classes"), py::arg("n_classes"), py::arg("sample_weight"),
       py::arg("feature_weights"), py::arg("params"), py::arg("mapped_file") = py::none(),

@@ -2,6 +2,7 @@
 #include <pybind11/stl.h>
 
 #include <limits>
+#include <string>
 
 #include "bindings.hpp"
 #include "importance/dstump.hpp"
@@ -13,6 +14,8 @@ namespace pyinterp {
 namespace {
 
 Targets targets_of(const Forest& f, const py::object& y, const py::object& sample_weight, int64_t n) {
+  if (f.n_outputs != 1)
+    throw std::invalid_argument("out-of-bag measures read one output; the forest has " + std::to_string(f.n_outputs));
   Targets t;
   if (f.n_classes > 0) {
     t.classes = checked_array<int32_t>(y, {n}, "y (class indices)").data();

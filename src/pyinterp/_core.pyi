@@ -60,6 +60,8 @@ class Forest:
     @property
     def n_classes(self) -> int: ...
     @property
+    def n_outputs(self) -> int: ...
+    @property
     def n_samples(self) -> int: ...
     @property
     def n_trees(self) -> int: ...
@@ -83,8 +85,8 @@ def set_progress_callback(callback: Callable[[int, int], object] | None) -> None
 def join_forests(forests: list[Forest]) -> Forest: ...
 def fit_forest(
     X: ForestX,
-    y: npt.NDArray[np.float64] | None,
-    classes: npt.NDArray[np.int32] | None,
+    y: npt.NDArray[np.float64] | None,  # (n,) or (n, n_outputs)
+    classes: npt.NDArray[np.int32] | None,  # (n,) or (n, n_outputs); each output's below n_classes
     n_classes: int,
     sample_weight: npt.NDArray[np.float64] | None,
     feature_weights: npt.NDArray[np.float64] | None,

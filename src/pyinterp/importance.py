@@ -2,7 +2,9 @@
 Saabas contributions, TreeSHAP values and interaction values, and DSTUMP.
 
 Every forest-based function takes a fitted pyinterp forest or a fitted scikit-learn
-``RandomForestRegressor`` / ``RandomForestClassifier`` (single output). For scikit-learn forests,
+``RandomForestRegressor`` / ``RandomForestClassifier`` of one output (``mdi`` also reads forests of
+several outputs, whose impurity is the mean of the outputs'; the others refuse them, since each
+weighs one response per row). For scikit-learn forests,
 the out-of-bag sets are recovered the way scikit-learn itself does for ``oob_score_`` (from each
 tree's ``random_state``), which is why those functions need the training X; pyinterp forests store
 their in-bag counts.
@@ -183,7 +185,7 @@ def mdi(forest, normalize=True):
     importances sum to one, single-node trees skipped, mean renormalised) -- equal to
     ``feature_importances_``. normalize=False: the mean over trees of the sum of node-mass-weighted
     impurity decreases (N_t I_t - N_l I_l - N_r I_r) / N_root (thesis eq. 8.4)."""
-    core = _view(forest).core
+    core = _view(forest, multi_output=True).core
     for t in range(core.n_trees):
         tree = core.tree(t)
         root = tree["impurity"][0]

@@ -51,64 +51,83 @@ TreeBuilder::TreeBuilder(const TrainingSet& data, const ForestParams& params)
   radix_tmp_.resize(n);
   hist_n_.assign(data.codes->max_n_codes(), 0);
   occupied_.assign(data.codes->max_n_codes() / 64 + 1, 0);
-  if (data.n_classes > 0) {
-    lc_.resize(n);
-    hist_s_.assign(static_cast<size_t>(data.codes->max_n_codes()) * data.n_classes, 0.0);
-    hist_class_.assign(data.codes->max_n_codes(), kEmpty);
-    class_left_.resize(data.n_classes);
-    class_total_.resize(data.n_classes);
+  const FitTargets& t = data.targets;
+  const size_t n_codes = data.codes->max_n_codes();
+  if (t.n_classes > 0) {
+    lc_.resize(n * t.n_outputs);
+    if (t.n_outputs > 1) llabel_.resize(n);
+    hist_s_.assign(n_codes * t.n_values(), 0.0);
+    hist_class_.assign(n_codes, kEmpty);
+    class_left_.resize(t.n_values());
+    class_total_.resize(t.n_values());
   } else {
-    lwy_.resize(n);
-    hist_w_.assign(data.codes->max_n_codes(), 0.0);
-    hist_s_.assign(data.codes->max_n_codes(), 0.0);
+    lwy_.resize(n * t.n_outputs);
+    hist_w_.assign(n_codes, 0.0);
+    hist_s_.assign(n_codes * t.n_outputs, 0.0);
+    if (t.n_outputs > 1) {
+      output_left_.resize(t.n_outputs);
+      output_total_.resize(t.n_outputs);
+    }
   }
   if (params.criterion == Criterion::absolute_error) {
-    y_rank_.resize(n);
-    sorted_y_.resize(n);
+    y_rank_.resize(n * t.n_outputs);
+    sorted_y_.resize(n * t.n_outputs);
     for (auto* f : {&fenwick_full_w_, &fenwick_full_wy_, &fenwick_left_w_, &fenwick_left_wy_, &fenwick_right_w_,
                     &fenwick_right_wy_})
-      f->resize(n + 1);
+      f->resize((n + 1) * t.n_outputs);
+    output_left_.resize(t.n_outputs);
+    output_total_.resize(t.n_outputs);
   }
 }
 
 void TreeBuilder::rank_node_targets(int64_t start, int64_t m) {
-  order_by_y(start, m);
   const uint32_t* rows = samples_.data() + start;
-  std::fill(fenwick_full_w_.begin(), fenwick_full_w_.begin() + m + 1, 0.0);
-  std::fill(fenwick_full_wy_.begin(), fenwick_full_wy_.begin() + m + 1, 0.0);
-  for (int64_t r = 0; r < m; ++r) {
-    const uint32_t pos = by_y_[r];
-    y_rank_[pos] = static_cast<uint32_t>(r);
-    sorted_y_[r] = data_.y[rows[pos]];
-    fenwick_full_w_[r + 1] = lw_[pos];
-    fenwick_full_wy_[r + 1] = lw_[pos] * sorted_y_[r];
-  }
-  // Linear-time Fenwick construction: each entry passes its partial sum to its parent.
-  for (int64_t i = 1; i <= m; ++i) {
-    const int64_t parent = i + (i & -i);
-    if (parent <= m) {
-      fenwick_full_w_[parent] += fenwick_full_w_[i];
-      fenwick_full_wy_[parent] += fenwick_full_wy_[i];
+  for (int32_t k = 0; k < data_.targets.n_outputs; ++k) {
+    order_by_y(start, m, k);
+    uint32_t* rank = y_rank_.data() + k * m;
+    double* sorted = sorted_y_.data() + k * m;
+    double* full_w = fenwick_full_w_.data() + k * (m + 1);
+    double* full_wy = fenwick_full_wy_.data() + k * (m + 1);
+    full_w[0] = full_wy[0] = 0.0;
+    for (int64_t r = 0; r < m; ++r) {
+      const uint32_t pos = by_y_[r];
+      rank[pos] = static_cast<uint32_t>(r);
+      sorted[r] = data_.targets.y_at(rows[pos], k);
+      full_w[r + 1] = lw_[pos];
+      full_wy[r + 1] = lw_[pos] * sorted[r];
+    }
+    // Linear-time Fenwick construction: each entry passes its partial sum to its parent.
+    for (int64_t i = 1; i <= m; ++i) {
+      const int64_t parent = i + (i & -i);
+      if (parent <= m) {
+        full_w[parent] += full_w[i];
+        full_wy[parent] += full_wy[i];
+      }
     }
   }
 }
 
-void TreeBuilder::order_by_y(int64_t start, int64_t m) {
+void TreeBuilder::order_by_y(int64_t start, int64_t m, int32_t k) {
   by_y_.resize(m);
   for (int64_t pos = 0; pos < m; ++pos) by_y_[pos] = static_cast<uint32_t>(pos);
   const uint32_t* rows = samples_.data() + start;
-  std::sort(by_y_.begin(), by_y_.end(), [&](uint32_t a, uint32_t b) { return data_.y[rows[a]] < data_.y[rows[b]]; });
+  const FitTargets& t = data_.targets;
+  std::sort(by_y_.begin(), by_y_.end(), [&](uint32_t a, uint32_t b) { return t.y_at(rows[a], k) < t.y_at(rows[b], k); });
 }
 
-void TreeBuilder::prepare_node(int64_t start, int64_t end, double mean_y) {
+void TreeBuilder::prepare_node(int64_t start, int64_t end, const double* value) {
   const int64_t m = end - start;
-  mean_y_ = mean_y;
+  const FitTargets& t = data_.targets;
+  const int32_t K = t.n_outputs;
   const uint32_t* idx = samples_.data() + start;
-  if (data_.n_classes == 0) {
+  if (t.n_classes == 0) {
+    // Squared error centres each output on the node's mean: its proxy is then well conditioned.
+    const bool centred = params_.criterion == Criterion::squared_error;
+    mean_y_ = centred ? value[0] : 0.0;
     for (int64_t pos = 0; pos < m; ++pos) {
       const uint32_t i = idx[pos];
       lw_[pos] = w_[i];
-      lwy_[pos] = w_[i] * (data_.y[i] - mean_y);
+      for (int32_t k = 0; k < K; ++k) lwy_[pos * K + k] = w_[i] * (t.y_at(i, k) - (centred ? value[k] : 0.0));
     }
     if (params_.criterion == Criterion::absolute_error) rank_node_targets(start, m);
   } else {
@@ -116,8 +135,12 @@ void TreeBuilder::prepare_node(int64_t start, int64_t end, double mean_y) {
     for (int64_t pos = 0; pos < m; ++pos) {
       const uint32_t i = idx[pos];
       lw_[pos] = w_[i];
-      lc_[pos] = data_.classes[i];
-      class_total_[lc_[pos]] += w_[i];
+      for (int32_t k = 0; k < K; ++k) {
+        const int32_t slot = k * t.n_classes + t.class_at(i, k);
+        lc_[pos * K + k] = slot;
+        class_total_[slot] += w_[i];
+      }
+      if (K > 1) llabel_[pos] = t.labels[i];
     }
   }
 }
@@ -277,7 +300,7 @@ double TreeBuilder::best_threshold_split(RegressionStats& stats, int64_t start, 
   // The best two-group split of weighted points on a line under squared error is a threshold
   // (Fisher 1958: each point belongs to the group with the nearer mean), so the best split of
   // any feature is at most the best cut of the rows ordered by y. Both orientations are scored.
-  order_by_y(start, m);
+  order_by_y(start, m, 0);
   double best = kNoSplit;
   stats.reset();
   for (int64_t k = 0; k + 1 < m; ++k) {
@@ -382,27 +405,53 @@ PoissonStats TreeBuilder::split_stats(StatsTag<PoissonStats>, int64_t m) {
   return {split_stats(StatsTag<RegressionStats>{}, m)};
 }
 
-AbsoluteErrorStats TreeBuilder::split_stats(StatsTag<AbsoluteErrorStats>, int64_t m) {
-  using Fenwick = AbsoluteErrorStats::Fenwick;
-  AbsoluteErrorStats stats{lw_.data(),
-                           y_rank_.data(),
-                           sorted_y_.data(),
-                           Fenwick{fenwick_left_w_.data(), fenwick_left_wy_.data(), m},
-                           Fenwick{fenwick_right_w_.data(), fenwick_right_wy_.data(), m},
-                           fenwick_full_w_.data(),
-                           fenwick_full_wy_.data()};
+MultiRegressionStats TreeBuilder::split_stats(StatsTag<MultiRegressionStats>, int64_t m) {
+  const int32_t K = data_.targets.n_outputs;
+  std::fill(output_total_.begin(), output_total_.end(), 0.0);
+  MultiRegressionStats stats{lw_.data(), lwy_.data(), hist_w_.data(), hist_s_.data(), output_total_.data(),
+                             output_left_.data(), K};
   for (int64_t pos = 0; pos < m; ++pos) {
     stats.total_w += lw_[pos];
-    stats.total_wy += lw_[pos] * sorted_y_[y_rank_[pos]];
+    for (int32_t k = 0; k < K; ++k) output_total_[k] += lwy_[pos * K + k];
   }
   return stats;
 }
 
-template <bool Entropy>
-ClassStats<Entropy> TreeBuilder::split_stats(StatsTag<ClassStats<Entropy>>, int64_t) {
-  ClassStats<Entropy> stats{lw_.data(),          lc_.data(),          hist_class_.data(), hist_s_.data(),
-                            class_left_.data(), class_total_.data(), data_.n_classes};
-  for (double t : class_total_) stats.total_w += t;
+MultiPoissonStats TreeBuilder::split_stats(StatsTag<MultiPoissonStats>, int64_t m) {
+  return {split_stats(StatsTag<MultiRegressionStats>{}, m)};
+}
+
+AbsoluteErrorStats TreeBuilder::split_stats(StatsTag<AbsoluteErrorStats>, int64_t m) {
+  const int32_t K = data_.targets.n_outputs;
+  std::fill(output_total_.begin(), output_total_.end(), 0.0);
+  AbsoluteErrorStats stats{lw_.data(),
+                           y_rank_.data(),
+                           sorted_y_.data(),
+                           fenwick_left_w_.data(),
+                           fenwick_left_wy_.data(),
+                           fenwick_right_w_.data(),
+                           fenwick_right_wy_.data(),
+                           fenwick_full_w_.data(),
+                           fenwick_full_wy_.data(),
+                           output_total_.data(),
+                           output_left_.data(),
+                           m,
+                           K};
+  for (int64_t pos = 0; pos < m; ++pos) {
+    stats.total_w += lw_[pos];
+    for (int32_t k = 0; k < K; ++k) output_total_[k] += lw_[pos] * sorted_y_[k * m + y_rank_[k * m + pos]];
+  }
+  return stats;
+}
+
+template <bool Entropy, bool Multi>
+ClassStats<Entropy, Multi> TreeBuilder::split_stats(StatsTag<ClassStats<Entropy, Multi>>, int64_t) {
+  const FitTargets& t = data_.targets;
+  ClassStats<Entropy, Multi> stats{lw_.data(),         lc_.data(),         llabel_.data(),     hist_class_.data(),
+                                   hist_s_.data(),     class_left_.data(), class_total_.data(), t.n_values(),
+                                   t.n_outputs};
+  // The first output's class sums hold each row once.
+  for (int32_t k = 0; k < t.n_classes; ++k) stats.total_w += class_total_[k];
   return stats;
 }
 
@@ -490,7 +539,7 @@ void TreeBuilder::search_candidates(Stats& stats, int64_t start, int64_t end, Rn
 
 TreeBuilder::Split TreeBuilder::find_split(int64_t start, int64_t end, Rng& rng) {
   Split best{kNoSplit};
-  visit_split_stats(params_.criterion, [&](auto tag) {
+  visit_split_stats(params_.criterion, data_.targets.n_outputs > 1, [&](auto tag) {
     auto stats = split_stats(tag, end - start);
     search_candidates(stats, start, end, rng, best);
   });
@@ -550,7 +599,7 @@ Tree TreeBuilder::build(const std::vector<double>& w, Rng& rng) {
   leaf_limits_ = params_.min_samples_leaf > 1 || min_weight_leaf_ > 0.0;
 
   Tree tree;
-  tree.n_values = data_.n_classes > 0 ? data_.n_classes : 1;
+  tree.n_values = data_.targets.n_values();
   value_.resize(tree.n_values);
   child_value_.resize(tree.n_values);
   const Grown root = grow_node(tree, {0, static_cast<int64_t>(samples_.size()), 0, -1, false}, rng);
@@ -590,7 +639,7 @@ TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e, Rng& r
                     m < 2 * params_.min_samples_leaf || stats.weight < 2 * min_weight_leaf_ ||
                     stats.impurity <= kEpsilon;
   if (leaf) return out;
-  prepare_node(e.start, e.end, params_.criterion == Criterion::squared_error ? value_[0] : 0.0);
+  prepare_node(e.start, e.end, value_.data());
   const Split split = find_split(e.start, e.end, rng);
   if (split.feature < 0) return out;
 

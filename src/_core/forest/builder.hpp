@@ -22,9 +22,7 @@ struct TrainingSet {
   const ColumnCodes* codes = nullptr;
   MatrixView X;                      // thresholds are read from here for the chosen splits,
   const XFile* file = nullptr;       // or from X's file when X is memory-mapped
-  const double* y = nullptr;         // regression target, n values
-  const int32_t* classes = nullptr;  // classification: class index in [0, n_classes), n values
-  int32_t n_classes = 0;             // 0 for regression
+  FitTargets targets;
   const double* sample_weight = nullptr;  // n values or nullptr
   std::vector<double> feature_weights;    // empty: uniform
 
@@ -84,24 +82,27 @@ class TreeBuilder {
   };
 
   NodeStats node_stats(int64_t start, int64_t end, double* value) {
-    return pyinterp::node_stats(params_.criterion, samples_.data() + start, end - start, w_, data_.y, data_.classes,
-                                std::max(data_.n_classes, 1), value, median_scratch_);
+    return pyinterp::node_stats(params_.criterion, samples_.data() + start, end - start, w_, data_.targets, value,
+                                median_scratch_);
   }
-  // Fills the node's local arrays (weights, targets centred on mean_y, or classes) that the split
-  // search reads.
-  void prepare_node(int64_t start, int64_t end, double mean_y);
-  // by_y_: the node's positions ordered by y.
-  void order_by_y(int64_t start, int64_t m);
-  // absolute_error: the rank of each position's y, y by rank, and the node's Fenwick arrays.
+  // Fills the node's local arrays (weights, targets centred on the node's means for squared error,
+  // or class slots) that the split search reads; value: the node's values.
+  void prepare_node(int64_t start, int64_t end, const double* value);
+  // by_y_: the node's positions ordered by output k of y.
+  void order_by_y(int64_t start, int64_t m, int32_t k);
+  // absolute_error: per output, the rank of each position's y, y by rank, and the node's Fenwick
+  // arrays.
   void rank_node_targets(int64_t start, int64_t m);
   // The best split of the node among up to max_features non-constant candidates (feature -1: none).
   Split find_split(int64_t start, int64_t end, Rng& rng);
   // The criterion's running statistics over the node's local arrays.
   RegressionStats split_stats(StatsTag<RegressionStats>, int64_t m);
   PoissonStats split_stats(StatsTag<PoissonStats>, int64_t m);
+  MultiRegressionStats split_stats(StatsTag<MultiRegressionStats>, int64_t m);
+  MultiPoissonStats split_stats(StatsTag<MultiPoissonStats>, int64_t m);
   AbsoluteErrorStats split_stats(StatsTag<AbsoluteErrorStats>, int64_t m);
-  template <bool Entropy>
-  ClassStats<Entropy> split_stats(StatsTag<ClassStats<Entropy>>, int64_t m);
+  template <bool Entropy, bool Multi>
+  ClassStats<Entropy, Multi> split_stats(StatsTag<ClassStats<Entropy, Multi>>, int64_t m);
   template <class Stats>
   void search_candidates(Stats& stats, int64_t start, int64_t end, Rng& rng, Split& best);
   // Draws up to `need` candidates into candidates_; false once the sampler has none left.
@@ -120,8 +121,12 @@ class TreeBuilder {
   // node's bounds.
   template <class Stats>
   bool monotone(const Stats& stats) const {
-    const double vl = stats.side_value(true), vr = stats.side_value(false);
-    return vl >= lower_ && vr >= lower_ && vl <= upper_ && vr <= upper_ && (vl - vr) * cst_ <= 0;
+    if constexpr (!Stats::kMonotonic) {
+      return true;  // constraints are refused with several outputs
+    } else {
+      const double vl = stats.side_value(true), vr = stats.side_value(false);
+      return vl >= lower_ && vr >= lower_ && vl <= upper_ && vr <= upper_ && (vl - vr) * cst_ <= 0;
+    }
   }
   template <class Stats>
   bool admissible(int64_t n_left, int64_t m, const Stats& stats) const {
@@ -178,14 +183,15 @@ class TreeBuilder {
   double lower_ = -std::numeric_limits<double>::infinity(), upper_ = std::numeric_limits<double>::infinity();
   bool every_boundary() const { return leaf_limits_ || cst_ != 0; }
   double root_weight_ = 0.0;
-  double mean_y_ = 0.0;  // what prepare_node centred the node's targets on
+  double mean_y_ = 0.0;  // what prepare_node centred the node's targets on (one output)
   std::vector<double> value_, child_value_;  // a node's and its children's values
   std::vector<uint32_t> samples_, right_rows_;
   std::vector<int64_t> candidates_;  // features drawn at the current node, in draw order
   std::vector<uint32_t> by_y_;       // node positions ordered by y (best_threshold_split)
   // Per-node scratch, indexed by position within the node.
-  std::vector<double> lw_, lwy_;
-  std::vector<int32_t> lc_;
+  std::vector<double> lw_, lwy_;  // lwy_: n_outputs per position
+  std::vector<int32_t> lc_;       // class slots, n_outputs per position
+  std::vector<int32_t> llabel_;   // several outputs: label ids
   std::vector<uint32_t> keys_, radix_tmp_;  // (code << position bits) | position (sorting search)
   std::vector<uint64_t> keys64_;           // the same when 32 bits are too few
   // Per-code histograms for the counting split search.
@@ -194,7 +200,9 @@ class TreeBuilder {
   std::vector<double> hist_w_, hist_s_;
   std::vector<int32_t> hist_class_;
   std::vector<double> class_left_, class_total_;
-  // absolute_error: node medians (node_stats), y ranks and Fenwick arrays (AbsoluteErrorStats).
+  std::vector<double> output_left_, output_total_;  // several outputs: per-output sums
+  // absolute_error: node medians (node_stats), y ranks and Fenwick arrays (AbsoluteErrorStats),
+  // n_outputs blocks each.
   std::vector<std::pair<double, double>> median_scratch_;
   std::vector<uint32_t> y_rank_;
   std::vector<double> sorted_y_, fenwick_full_w_, fenwick_full_wy_, fenwick_left_w_, fenwick_left_wy_,

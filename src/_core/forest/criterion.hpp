@@ -64,69 +64,80 @@ double class_impurity(Criterion c, int32_t n_classes, Fraction fraction) {
   return std::max(h, 0.0);
 }
 
-// A node's weight, impurity and value (mean, or class fractions) from its rows: two passes for
-// squared error, so a pure node is exactly 0.
+// What a tree is grown to predict: n_outputs targets per row, row-major. Regression: y (n x
+// n_outputs). Classification: classes (n x n_outputs), each output's class index below n_classes
+// (the largest number of classes of any output: the stride of a node's values), and with several
+// outputs labels, one id per distinct row of classes.
+struct FitTargets {
+  const double* y = nullptr;
+  const int32_t* classes = nullptr;
+  const int32_t* labels = nullptr;
+  int32_t n_classes = 0;  // 0 for regression
+  int32_t n_outputs = 1;
+
+  int32_t stride() const { return n_classes > 0 ? n_classes : 1; }
+  int32_t n_values() const { return n_outputs * stride(); }
+  double y_at(uint32_t row, int32_t k) const { return y[static_cast<int64_t>(row) * n_outputs + k]; }
+  int32_t class_at(uint32_t row, int32_t k) const { return classes[static_cast<int64_t>(row) * n_outputs + k]; }
+};
+
+// A node's weight, impurity and value from its rows: per output the mean, the weighted median
+// (absolute_error) or the class fractions (stride values per output); the impurity is the mean of
+// the outputs' impurities (scikit-learn's multi-output criteria). Two passes for squared error, so
+// a pure node is exactly 0.
 struct NodeStats {
   double weight = 0.0;
   double impurity = 0.0;
 };
 // scratch: absolute_error's (y, w) pairs, resized as needed.
-inline NodeStats node_stats(Criterion c, const uint32_t* rows, int64_t m, const double* w, const double* y,
-                            const int32_t* classes, int32_t n_values, double* value,
-                            std::vector<std::pair<double, double>>& scratch) {
+inline NodeStats node_stats(Criterion c, const uint32_t* rows, int64_t m, const double* w, const FitTargets& t,
+                            double* value, std::vector<std::pair<double, double>>& scratch) {
   NodeStats s;
-  if (c == Criterion::absolute_error) {
-    scratch.resize(m);
-    for (int64_t k = 0; k < m; ++k) {
-      scratch[k] = {y[rows[k]], w[rows[k]]};
-      s.weight += w[rows[k]];
+  for (int64_t k = 0; k < m; ++k) s.weight += w[rows[k]];
+  double impurity = 0.0;
+  for (int32_t out = 0; out < t.n_outputs; ++out) {
+    if (c == Criterion::absolute_error) {
+      scratch.resize(m);
+      for (int64_t k = 0; k < m; ++k) scratch[k] = {t.y_at(rows[k], out), w[rows[k]]};
+      std::sort(scratch.begin(), scratch.end());
+      const double median = weighted_median(scratch.data(), m, s.weight);
+      double deviation = 0.0;
+      for (int64_t k = 0; k < m; ++k) deviation += scratch[k].second * std::abs(scratch[k].first - median);
+      impurity += deviation / s.weight;
+      value[out] = median;
+    } else if (c == Criterion::poisson) {
+      double sum = 0.0;
+      for (int64_t k = 0; k < m; ++k) sum += w[rows[k]] * t.y_at(rows[k], out);
+      const double mean = sum / s.weight;
+      value[out] = mean;
+      // FitTargets summing to zero are all zero: their deviance from the mean 0 is 0.
+      if (sum <= kPoissonEpsilon) continue;
+      double deviance = 0.0;
+      for (int64_t k = 0; k < m; ++k) {
+        const double y = t.y_at(rows[k], out);
+        deviance += w[rows[k]] * xlogy(y, y / mean);
+      }
+      impurity += std::max(deviance / s.weight, 0.0);
+    } else if (!is_classification(c)) {
+      double sum = 0.0;
+      for (int64_t k = 0; k < m; ++k) sum += w[rows[k]] * t.y_at(rows[k], out);
+      const double mean = sum / s.weight;
+      double sq = 0.0;
+      for (int64_t k = 0; k < m; ++k) {
+        const double d = t.y_at(rows[k], out) - mean;
+        sq += w[rows[k]] * d * d;
+      }
+      impurity += sq / s.weight;
+      value[out] = mean;
+    } else {
+      double* fractions = value + static_cast<int64_t>(out) * t.n_classes;
+      std::fill(fractions, fractions + t.n_classes, 0.0);
+      for (int64_t k = 0; k < m; ++k) fractions[t.class_at(rows[k], out)] += w[rows[k]];
+      for (int32_t v = 0; v < t.n_classes; ++v) fractions[v] /= s.weight;
+      impurity += class_impurity(c, t.n_classes, [fractions](int32_t k) { return fractions[k]; });
     }
-    std::sort(scratch.begin(), scratch.end());
-    const double median = weighted_median(scratch.data(), m, s.weight);
-    double deviation = 0.0;
-    for (int64_t k = 0; k < m; ++k) deviation += scratch[k].second * std::abs(scratch[k].first - median);
-    s.impurity = deviation / s.weight;
-    value[0] = median;
-    return s;
   }
-  if (c == Criterion::poisson) {
-    double sum = 0.0;
-    for (int64_t k = 0; k < m; ++k) {
-      s.weight += w[rows[k]];
-      sum += w[rows[k]] * y[rows[k]];
-    }
-    const double mean = sum / s.weight;
-    value[0] = mean;
-    // Targets summing to zero are all zero: their deviance from the mean 0 is 0.
-    if (sum <= kPoissonEpsilon) return s;
-    double deviance = 0.0;
-    for (int64_t k = 0; k < m; ++k) deviance += w[rows[k]] * xlogy(y[rows[k]], y[rows[k]] / mean);
-    s.impurity = std::max(deviance / s.weight, 0.0);
-    return s;
-  }
-  if (!is_classification(c)) {
-    double sum = 0.0;
-    for (int64_t k = 0; k < m; ++k) {
-      s.weight += w[rows[k]];
-      sum += w[rows[k]] * y[rows[k]];
-    }
-    const double mean = sum / s.weight;
-    double sq = 0.0;
-    for (int64_t k = 0; k < m; ++k) {
-      const double d = y[rows[k]] - mean;
-      sq += w[rows[k]] * d * d;
-    }
-    s.impurity = sq / s.weight;
-    value[0] = mean;
-    return s;
-  }
-  std::fill(value, value + n_values, 0.0);
-  for (int64_t k = 0; k < m; ++k) {
-    value[classes[rows[k]]] += w[rows[k]];
-    s.weight += w[rows[k]];
-  }
-  for (int32_t v = 0; v < n_values; ++v) value[v] /= s.weight;
-  s.impurity = class_impurity(c, n_values, [value](int32_t k) { return value[k]; });
+  s.impurity = impurity / t.n_outputs;
   return s;
 }
 
@@ -176,14 +187,16 @@ inline int32_t merge_class(int32_t signature, int32_t k) {
 }
 
 // Every split statistics type declares: kClasses (rows carry classes), kCounting (the counting
-// search over per-code histograms applies; else rows are always sorted by code) and kBounded (the
-// builder can bound the best proxy a small node's rows allow, see TreeBuilder::stops_at_best).
+// search over per-code histograms applies; else rows are always sorted by code), kBounded (the
+// builder can bound the best proxy a small node's rows allow, see TreeBuilder::stops_at_best) and
+// kMonotonic (side_value gives the value a monotonic constraint orders; single output only).
 
 // Squared error. lwy holds w * (y - node mean): centring keeps the proxy well conditioned.
 struct RegressionStats {
   static constexpr bool kClasses = false;
   static constexpr bool kCounting = true;
   static constexpr bool kBounded = true;
+  static constexpr bool kMonotonic = true;
   const double* lw;
   const double* lwy;
   double* hist_w;
@@ -234,14 +247,91 @@ struct PoissonStats : RegressionStats {
   }
 };
 
+// Squared error summed over n_outputs targets (scikit-learn's multi-output criterion): lwy and
+// hist_s hold n_outputs sums per position / code, sl the left side's sums (shared scratch).
+struct MultiRegressionStats {
+  static constexpr bool kClasses = false;
+  static constexpr bool kCounting = true;
+  static constexpr bool kBounded = false;
+  static constexpr bool kMonotonic = false;
+  const double* lw;
+  const double* lwy;
+  double* hist_w;
+  double* hist_s;
+  const double* total_s;
+  double* sl;
+  int32_t n_outputs;
+  double total_w = 0.0, wl = 0.0;
+
+  void reset() {
+    wl = 0.0;
+    std::fill(sl, sl + n_outputs, 0.0);
+  }
+  void add(int64_t pos) {
+    wl += lw[pos];
+    const double* s = lwy + pos * n_outputs;
+    for (int32_t k = 0; k < n_outputs; ++k) sl[k] += s[k];
+  }
+  void hist_add(uint32_t c, int64_t pos) {
+    hist_w[c] += lw[pos];
+    double* h = hist_s + static_cast<int64_t>(c) * n_outputs;
+    const double* s = lwy + pos * n_outputs;
+    for (int32_t k = 0; k < n_outputs; ++k) h[k] += s[k];
+  }
+  void hist_peek(uint32_t c) {
+    wl += hist_w[c];
+    const double* h = hist_s + static_cast<int64_t>(c) * n_outputs;
+    for (int32_t k = 0; k < n_outputs; ++k) sl[k] += h[k];
+  }
+  void hist_clear(uint32_t c) {
+    hist_w[c] = 0.0;
+    std::fill(hist_s + static_cast<int64_t>(c) * n_outputs, hist_s + static_cast<int64_t>(c + 1) * n_outputs, 0.0);
+  }
+  void hist_take(uint32_t c) {
+    hist_peek(c);
+    hist_clear(c);
+  }
+  int32_t bucket_class(uint32_t) const { return kMixed; }
+  int32_t row_class(int64_t) const { return kMixed; }
+  double proxy() const {
+    const double wr = total_w - wl;
+    if (wr <= 0.0 || wl <= 0.0) return kNoSplit;
+    double score = 0.0;
+    for (int32_t k = 0; k < n_outputs; ++k) {
+      const double sr = total_s[k] - sl[k];
+      score += sl[k] * sl[k] / wl + sr * sr / wr;
+    }
+    return score;
+  }
+};
+
+// Poisson summed over outputs: uncentred sums; no split leaves a side whose sum of any output is
+// (near) zero.
+struct MultiPoissonStats : MultiRegressionStats {
+  double proxy() const {
+    const double wr = total_w - wl;
+    if (wr <= 0.0 || wl <= 0.0) return kNoSplit;
+    double score = 0.0;
+    for (int32_t k = 0; k < n_outputs; ++k) {
+      const double sr = total_s[k] - sl[k];
+      if (sl[k] <= kPoissonEpsilon || sr <= kPoissonEpsilon) return kNoSplit;
+      score += sl[k] * std::log(sl[k] / wl) + sr * std::log(sr / wr);
+    }
+    return score;
+  }
+};
+
 // Absolute error: each side's weighted median and absolute deviation from it, read from Fenwick
 // trees over the node's rows ranked by y (weights and weighted targets per rank); a row moving
 // left leaves the right tree. O(log m) per row and per proxy, so a feature costs O(m log m), as
-// in scikit-learn; histograms of codes cannot hold medians, so rows are always sorted.
+// in scikit-learn; histograms of codes cannot hold medians, so rows are always sorted. With
+// several outputs, each has its ranks and trees (arrays of n_outputs blocks) and the deviations
+// are summed.
 struct AbsoluteErrorStats {
   static constexpr bool kClasses = false;
   static constexpr bool kCounting = false;
   static constexpr bool kBounded = false;
+  static constexpr bool kMonotonic = true;
   struct Fenwick {
     double* w;   // 1-based, size + 1 entries
     double* wy;
@@ -271,100 +361,141 @@ struct AbsoluteErrorStats {
     }
   };
   const double* lw;       // per position: weight
-  const uint32_t* rank;   // per position: rank of its y in the node
-  const double* sorted_y; // per rank
-  Fenwick left, right;
-  const double* full_w;   // the whole node's Fenwick arrays (right's state after reset)
+  const uint32_t* rank;   // per output and position: rank of its y in the node
+  const double* sorted_y; // per output and rank
+  // Per output, size + 1 entries each: the left and right sides' trees and the whole node's
+  // (right's state after reset).
+  double *left_w, *left_wy, *right_w, *right_wy;
+  const double* full_w;
   const double* full_wy;
-  double total_w = 0.0, total_wy = 0.0;
-  double wl = 0.0, wyl = 0.0;
+  const double* total_wy;  // per output
+  double* wyl;             // per output, the left side's weighted targets (shared scratch)
+  int64_t size;            // the node's rows
+  int32_t n_outputs;
+  double total_w = 0.0, wl = 0.0;
 
+  Fenwick left(int32_t k) const { return {left_w + k * (size + 1), left_wy + k * (size + 1), size}; }
+  Fenwick right(int32_t k) const { return {right_w + k * (size + 1), right_wy + k * (size + 1), size}; }
   void reset() {
-    wl = wyl = 0.0;
-    std::fill(left.w, left.w + left.size + 1, 0.0);
-    std::fill(left.wy, left.wy + left.size + 1, 0.0);
-    std::copy(full_w, full_w + right.size + 1, right.w);
-    std::copy(full_wy, full_wy + right.size + 1, right.wy);
+    wl = 0.0;
+    const int64_t n = n_outputs * (size + 1);
+    std::fill(left_w, left_w + n, 0.0);
+    std::fill(left_wy, left_wy + n, 0.0);
+    std::copy(full_w, full_w + n, right_w);
+    std::copy(full_wy, full_wy + n, right_wy);
+    std::fill(wyl, wyl + n_outputs, 0.0);
   }
   void add(int64_t pos) {
-    const double w = lw[pos], wy = w * sorted_y[rank[pos]];
-    left.add(rank[pos], w, wy);
-    right.add(rank[pos], -w, -wy);
+    const double w = lw[pos];
+    for (int32_t k = 0; k < n_outputs; ++k) {
+      const uint32_t r = rank[k * size + pos];
+      const double wy = w * sorted_y[k * size + r];
+      left(k).add(r, w, wy);
+      right(k).add(r, -w, -wy);
+      wyl[k] += wy;
+    }
     wl += w;
-    wyl += wy;
   }
-  // The weighted median of one side of total weight tw, with the weight and weighted target of
-  // the ranks below the median's.
-  double median(const Fenwick& f, double tw, double& w_below, double& wy_below) const {
+  // The weighted median of output k on one side of total weight tw, with the weight and
+  // weighted target of the ranks below the median's.
+  double median(int32_t k, const Fenwick& f, double tw, double& w_below, double& wy_below) const {
+    const double* y = sorted_y + k * size;
     const int64_t r = f.search(0.5 * tw, w_below, wy_below);
     if (w_below == 0.5 * tw && w_below > 0.0) {
       double w_prev, wy_prev;
-      return (sorted_y[f.search<true>(w_below, w_prev, wy_prev)] + sorted_y[r]) / 2;
+      return (y[f.search<true>(w_below, w_prev, wy_prev)] + y[r]) / 2;
     }
-    return sorted_y[r];
+    return y[r];
   }
-  // Sum of w |y - median| over one side of total weight tw and weighted target twy.
-  double deviation(const Fenwick& f, double tw, double twy) const {
+  // Sum of w |y - median| of output k over one side of total weight tw and weighted target twy.
+  double deviation(int32_t k, const Fenwick& f, double tw, double twy) const {
     double w_below, wy_below;
-    const double m = median(f, tw, w_below, wy_below);
+    const double m = median(k, f, tw, w_below, wy_below);
     return (twy - wy_below - m * (tw - w_below)) + (m * w_below - wy_below);
   }
-  double side_value(bool left) const {
+  // The first output's median (monotonic constraints: single output).
+  double side_value(bool is_left) const {
     double w_below, wy_below;
-    return left ? median(this->left, wl, w_below, wy_below) : median(right, total_w - wl, w_below, wy_below);
+    return is_left ? median(0, left(0), wl, w_below, wy_below) : median(0, right(0), total_w - wl, w_below, wy_below);
   }
   double proxy() const {
     const double wr = total_w - wl;
     if (wr <= 0.0 || wl <= 0.0) return kNoSplit;
-    // As scikit-learn rounds it (each side's mean deviation times its weight), so that the many
-    // exact ties of integer targets break the same way.
-    return -wr * (deviation(right, wr, total_wy - wyl) / wr) - wl * (deviation(left, wl, wyl) / wl);
+    double dl = 0.0, dr = 0.0;
+    for (int32_t k = 0; k < n_outputs; ++k) {
+      dr += deviation(k, right(k), wr, total_wy[k] - wyl[k]);
+      dl += deviation(k, left(k), wl, wyl[k]);
+    }
+    // As scikit-learn rounds it (each side's mean deviation per output times its weight), so that
+    // the many exact ties of integer targets break the same way.
+    return -wr * (dr / (wr * n_outputs)) - wl * (dl / (wl * n_outputs));
   }
 };
 
-// Gini (Entropy = false) or Shannon entropy (Entropy = true) over n_classes classes.
-template <bool Entropy>
+// Gini (Entropy = false) or Shannon entropy (Entropy = true). A row's class is a slot of the
+// node's class sums; with several outputs (Multi) a row holds one slot per output (output k's
+// classes at k * stride + class), the impurity is summed over outputs, and a group of rows is pure
+// when its rows share one label id (one vector of classes): the proxy is convex along such a run
+// for each output, so the boundary argument above still holds.
+template <bool Entropy, bool Multi = false>
 struct ClassStats {
   static constexpr bool kClasses = true;
   static constexpr bool kCounting = true;
   static constexpr bool kBounded = true;
+  static constexpr bool kMonotonic = !Multi;
   const double* lw;
-  const int32_t* lc;
-  int32_t* hist_class;  // per code: class signature (kEmpty when unused)
-  double* hist;         // n_codes x n_classes
-  double* left;         // n_classes
-  const double* total;  // n_classes
-  int32_t n_classes;
+  const int32_t* lc;      // per position: its n_outputs slots
+  const int32_t* llabel;  // Multi: per position, its label id
+  int32_t* hist_class;    // per code: class (label) signature (kEmpty when unused)
+  double* hist;           // n_codes x n_slots
+  double* left;           // n_slots
+  const double* total;    // n_slots
+  int32_t n_slots;        // n_outputs x stride
+  int32_t n_outputs;
   double total_w = 0.0, wl = 0.0;
 
+  int32_t outputs() const {
+    if constexpr (Multi) return n_outputs;
+    return 1;
+  }
   void reset() {
     wl = 0.0;
-    for (int32_t k = 0; k < n_classes; ++k) left[k] = 0.0;
+    for (int32_t k = 0; k < n_slots; ++k) left[k] = 0.0;
   }
   void add(int64_t pos) {
-    left[lc[pos]] += lw[pos];
+    for (int32_t k = 0; k < outputs(); ++k) left[lc[pos * outputs() + k]] += lw[pos];
     wl += lw[pos];
   }
   void hist_add(uint32_t c, int64_t pos) {
-    hist[static_cast<int64_t>(c) * n_classes + lc[pos]] += lw[pos];
-    hist_class[c] = merge_class(hist_class[c], lc[pos]);
+    double* h = hist + static_cast<int64_t>(c) * n_slots;
+    for (int32_t k = 0; k < outputs(); ++k) h[lc[pos * outputs() + k]] += lw[pos];
+    hist_class[c] = merge_class(hist_class[c], row_class(pos));
   }
   int32_t bucket_class(uint32_t c) const { return hist_class[c]; }
   // The fraction of class 0 on one side: monotonic constraints of binary classification are
   // constraints on it (scikit-learn's convention; the Python layer flips their signs).
   double side_value(bool left) const { return left ? this->left[0] / wl : (total[0] - this->left[0]) / (total_w - wl); }
-  int32_t row_class(int64_t pos) const { return lc[pos]; }
+  int32_t row_class(int64_t pos) const {
+    if constexpr (Multi) return llabel[pos];
+    return lc[pos];
+  }
   // Adds bin c to the left side; Clear also empties the bin.
   template <bool Clear = false>
   void hist_peek(uint32_t c) {
     if (Clear) hist_class[c] = kEmpty;
     // Restrict-qualified locals let the compiler keep the running sum in a register.
-    double* __restrict h = hist + static_cast<int64_t>(c) * n_classes;
+    double* __restrict h = hist + static_cast<int64_t>(c) * n_slots;
     double* __restrict l = left;
     double taken = 0.0;
-    for (int32_t k = 0; k < n_classes; ++k) {
+    // The first output's slots hold each row once: the bin's weight.
+    const int32_t first = Multi ? n_slots / n_outputs : n_slots;
+    for (int32_t k = 0; k < first; ++k) {
       l[k] += h[k];
       taken += h[k];
+      if (Clear) h[k] = 0.0;
+    }
+    for (int32_t k = first; k < n_slots; ++k) {
+      l[k] += h[k];
       if (Clear) h[k] = 0.0;
     }
     wl += taken;
@@ -372,19 +503,20 @@ struct ClassStats {
   void hist_take(uint32_t c) { hist_peek<true>(c); }
   void hist_clear(uint32_t c) {
     hist_class[c] = kEmpty;
-    double* h = hist + static_cast<int64_t>(c) * n_classes;
-    for (int32_t k = 0; k < n_classes; ++k) h[k] = 0.0;
+    double* h = hist + static_cast<int64_t>(c) * n_slots;
+    for (int32_t k = 0; k < n_slots; ++k) h[k] = 0.0;
   }
   double proxy() const {
     const double wr = total_w - wl;
     if (wr <= 0.0 || wl <= 0.0) return kNoSplit;
     double score = 0.0;
     if (Entropy) {
-      for (int32_t k = 0; k < n_classes; ++k) score += xlogx(left[k]) + xlogx(total[k] - left[k]);
+      for (int32_t k = 0; k < n_slots; ++k) score += xlogx(left[k]) + xlogx(total[k] - left[k]);
+      if constexpr (Multi) return score - n_outputs * (xlogx(wl) + xlogx(wr));
       return score - xlogx(wl) - xlogx(wr);
     }
     double sq_left = 0.0, sq_right = 0.0;
-    for (int32_t k = 0; k < n_classes; ++k) {
+    for (int32_t k = 0; k < n_slots; ++k) {
       const double r = total[k] - left[k];
       sq_left += left[k] * left[k];
       sq_right += r * r;
@@ -393,19 +525,23 @@ struct ClassStats {
   }
 };
 
-// fn(tag) with tag.type the split statistics of criterion c, so the split search is compiled once
-// per criterion.
+// fn(tag) with tag.type the split statistics of criterion c for one or several outputs, so the
+// split search is compiled once per criterion and kind (one output keeps its scalar sums).
 template <class T>
 struct StatsTag {
   using type = T;
 };
 template <class Fn>
-void visit_split_stats(Criterion c, Fn&& fn) {
+void visit_split_stats(Criterion c, bool multi_output, Fn&& fn) {
   switch (c) {
-    case Criterion::squared_error: return fn(StatsTag<RegressionStats>{});
-    case Criterion::gini: return fn(StatsTag<ClassStats<false>>{});
-    case Criterion::entropy: return fn(StatsTag<ClassStats<true>>{});
-    case Criterion::poisson: return fn(StatsTag<PoissonStats>{});
+    case Criterion::squared_error:
+      return multi_output ? fn(StatsTag<MultiRegressionStats>{}) : fn(StatsTag<RegressionStats>{});
+    case Criterion::gini:
+      return multi_output ? fn(StatsTag<ClassStats<false, true>>{}) : fn(StatsTag<ClassStats<false>>{});
+    case Criterion::entropy:
+      return multi_output ? fn(StatsTag<ClassStats<true, true>>{}) : fn(StatsTag<ClassStats<true>>{});
+    case Criterion::poisson:
+      return multi_output ? fn(StatsTag<MultiPoissonStats>{}) : fn(StatsTag<PoissonStats>{});
     case Criterion::absolute_error: return fn(StatsTag<AbsoluteErrorStats>{});
   }
   throw std::invalid_argument("unknown criterion");

@@ -51,15 +51,35 @@ void tree_weights(const TrainingSet& data, const ForestParams& params, const uin
   const bool weighted = data.sample_weight && !params.bootstrap;
   for (int64_t i = 0; i < n; ++i) w[i] = counts[i] * (weighted ? data.sample_weight[i] : 1.0);
   if (!params.balanced_subsample) return;
-  std::vector<double> drawn(data.n_classes, 0.0);
-  double total = 0.0;
-  for (int64_t i = 0; i < n; ++i) {
-    drawn[data.classes[i]] += counts[i];
-    total += counts[i];
+  // Per output, as scikit-learn's compute_sample_weight: the weights of the outputs multiply.
+  const FitTargets& t = data.targets;
+  std::vector<double> drawn(t.n_classes);
+  for (int32_t k = 0; k < t.n_outputs; ++k) {
+    std::fill(drawn.begin(), drawn.end(), 0.0);
+    double total = 0.0;
+    for (int64_t i = 0; i < n; ++i) {
+      drawn[t.class_at(i, k)] += counts[i];
+      total += counts[i];
+    }
+    const double present = static_cast<double>(std::count_if(drawn.begin(), drawn.end(), [](double c) { return c > 0; }));
+    for (int64_t i = 0; i < n; ++i)
+      if (counts[i] > 0) w[i] *= total / (present * drawn[t.class_at(i, k)]);
   }
-  const double present = static_cast<double>(std::count_if(drawn.begin(), drawn.end(), [](double c) { return c > 0; }));
-  for (int64_t i = 0; i < n; ++i)
-    if (counts[i] > 0) w[i] *= total / (present * drawn[data.classes[i]]);
+}
+
+// One id per distinct row of classes (several outputs): rows with the same ids are pure together.
+std::vector<int32_t> label_ids(const FitTargets& t, int64_t n) {
+  std::vector<int32_t> order(n), ids(n);
+  std::iota(order.begin(), order.end(), 0);
+  auto row = [&](int32_t i) { return t.classes + static_cast<int64_t>(i) * t.n_outputs; };
+  auto less = [&](int32_t a, int32_t b) { return std::lexicographical_compare(row(a), row(a) + t.n_outputs, row(b), row(b) + t.n_outputs); };
+  std::sort(order.begin(), order.end(), less);
+  int32_t id = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    if (k > 0 && less(order[k - 1], order[k])) ++id;
+    ids[order[k]] = id;
+  }
+  return ids;
 }
 
 struct FitWorker {
@@ -68,7 +88,7 @@ struct FitWorker {
   std::vector<uint32_t> perm;
 };
 
-// Targets and weights whose largest magnitude lies outside [2^-256, 2^256] are fitted scaled by
+// FitTargets and weights whose largest magnitude lies outside [2^-256, 2^256] are fitted scaled by
 // 2^-e, e that magnitude's exponent, which brings it into [1/2, 1): then no sum of w y^2 overflows
 // or underflows for finite input. Scaling by a power of two is exact (ldexp), so the trees are
 // those of the unscaled data, and what they record is scaled back exactly (unscale). 0: no scaling.
@@ -102,21 +122,24 @@ void check_width(const Forest& forest, const MatrixView& X) {
 
 }  // namespace
 
-Forest fit_forest(const MatrixView& X, const double* y, const int32_t* classes, int32_t n_classes,
-                  const double* sample_weight, const std::vector<double>& feature_weights, const ForestParams& params,
-                  const MappedFile* file, const ColumnCodes* codes) {
+Forest fit_forest(const MatrixView& X, const FitTargets& targets, const double* sample_weight,
+                  const std::vector<double>& feature_weights, const ForestParams& params, const MappedFile* file,
+                  const ColumnCodes* codes) {
+  const int32_t n_classes = targets.n_classes;
   if (params.n_estimators < 1) throw std::invalid_argument("n_estimators must be at least 1");
   if (params.max_features < 1) throw std::invalid_argument("max_features must be at least 1");
   if (params.n_draws < 1) throw std::invalid_argument("max_samples must select at least one row");
   if (params.first_tree < 0) throw std::invalid_argument("first_tree must be >= 0");
   if ((n_classes > 0) != is_classification(params.criterion))
     throw std::invalid_argument("the criterion does not match the task");
+  if (targets.n_outputs < 1) throw std::invalid_argument("the targets need at least one output");
   if (!params.monotonic_cst.empty()) {
     if (static_cast<int64_t>(params.monotonic_cst.size()) != X.n_cols)
       throw std::invalid_argument("monotonic_cst must have one entry per feature");
     for (int8_t c : params.monotonic_cst)
       if (c < -1 || c > 1) throw std::invalid_argument("monotonic_cst entries must be -1, 0 or 1");
     if (n_classes > 2) throw std::invalid_argument("monotonic_cst needs regression or two classes");
+    if (targets.n_outputs > 1) throw std::invalid_argument("monotonic_cst needs a single output");
   }
   std::unique_ptr<const XFile> x_file;
   if (file) x_file = std::make_unique<const XFile>(*file, X);
@@ -126,9 +149,11 @@ Forest fit_forest(const MatrixView& X, const double* y, const int32_t* classes, 
     throw std::invalid_argument("the encoded columns are not those of X (their shapes differ)");
   const int64_t n = X.n_rows;
 
-  const int y_exp = y ? extreme_exponent(y, n) : 0;
+  const double* y = targets.y;
+  const int64_t n_y = n * targets.n_outputs;
+  const int y_exp = y ? extreme_exponent(y, n_y) : 0;
   const int w_exp = sample_weight ? extreme_exponent(sample_weight, n) : 0;
-  const std::vector<double> y_scaled = y_exp ? scaled(y, n, y_exp) : std::vector<double>();
+  const std::vector<double> y_scaled = y_exp ? scaled(y, n_y, y_exp) : std::vector<double>();
   const std::vector<double> w_scaled = w_exp ? scaled(sample_weight, n, w_exp) : std::vector<double>();
   ForestParams fit_params = params;
   const int power = impurity_power(params.criterion);
@@ -139,9 +164,13 @@ Forest fit_forest(const MatrixView& X, const double* y, const int32_t* classes, 
   data.codes = codes;
   data.X = X;
   data.file = x_file.get();
-  data.y = y_exp ? y_scaled.data() : y;
-  data.classes = classes;
-  data.n_classes = n_classes;
+  data.targets = targets;
+  data.targets.y = y_exp ? y_scaled.data() : y;
+  std::vector<int32_t> labels;
+  if (targets.classes && targets.n_outputs > 1) {
+    labels = label_ids(targets, n);
+    data.targets.labels = labels.data();
+  }
   data.sample_weight = w_exp ? w_scaled.data() : sample_weight;
   data.feature_weights = feature_weights;
 
@@ -155,6 +184,7 @@ Forest fit_forest(const MatrixView& X, const double* y, const int32_t* classes, 
   Forest forest;
   forest.n_features = X.n_cols;
   forest.n_classes = n_classes;
+  forest.n_outputs = targets.n_outputs;
   forest.criterion = params.criterion;
   forest.n_samples = n;
   forest.trees.resize(params.n_estimators);
@@ -184,11 +214,12 @@ Forest join_forests(const std::vector<const Forest*>& parts) {
   joined.criterion = first.criterion;
   joined.n_features = first.n_features;
   joined.n_classes = first.n_classes;
+  joined.n_outputs = first.n_outputs;
   joined.n_samples = first.n_samples;
   for (const Forest* part : parts) {
     if (part->criterion != first.criterion || part->n_features != first.n_features ||
-        part->n_classes != first.n_classes || part->n_samples != first.n_samples)
-      throw std::invalid_argument("forests to join must share the criterion, classes and training rows' shape");
+        part->n_classes != first.n_classes || part->n_outputs != first.n_outputs || part->n_samples != first.n_samples)
+      throw std::invalid_argument("forests to join must share the criterion, classes, outputs and training rows' shape");
     joined.trees.insert(joined.trees.end(), part->trees.begin(), part->trees.end());
     joined.inbag.insert(joined.inbag.end(), part->inbag.begin(), part->inbag.end());
   }

@@ -18,19 +18,22 @@ namespace pyinterp {
 struct Forest {
   Criterion criterion = Criterion::squared_error;  // what the trees' impurities measure
   int64_t n_features = 0;
-  int32_t n_classes = 0;  // 0 for regression
+  int32_t n_classes = 0;  // 0 for regression; with several outputs, the most of any output
+  int32_t n_outputs = 1;
   int64_t n_samples = 0;  // rows of the training set
   std::vector<Tree> trees;
   std::vector<uint32_t> inbag;  // n_trees x n_samples: times each row was drawn for each tree
 
-  int32_t n_values() const { return n_classes > 0 ? n_classes : 1; }
+  // Values per node: per output, the mean (or median) or n_classes class fractions.
+  int32_t n_values() const { return n_outputs * (n_classes > 0 ? n_classes : 1); }
 };
 
-// Fits a forest. X is only read; codes are built once and shared by every tree. file: where a
-// memory-mapped X lies (see ColumnCodes), or null. codes: X's encoding built earlier (by the
-// caller, for several fits on the same X: chunks of one forest on a cluster worker), or null.
-Forest fit_forest(const MatrixView& X, const double* y, const int32_t* classes, int32_t n_classes,
-                  const double* sample_weight, const std::vector<double>& feature_weights, const ForestParams& params,
+// Fits a forest to targets (y or classes, n_outputs per row; labels are derived here). X is only
+// read; codes are built once and shared by every tree. file: where a memory-mapped X lies (see
+// ColumnCodes), or null. codes: X's encoding built earlier (by the caller, for several fits on the
+// same X: chunks of one forest on a cluster worker), or null.
+Forest fit_forest(const MatrixView& X, const FitTargets& targets, const double* sample_weight,
+                  const std::vector<double>& feature_weights, const ForestParams& params,
                   const MappedFile* file = nullptr, const ColumnCodes* codes = nullptr);
 
 // The trees of forests fitted on the same rows, in order, as one forest (with their in-bag

@@ -45,8 +45,13 @@ def combine(*forests):
         names, names0 = getattr(forest, "feature_names_in_", None), getattr(first, "feature_names_in_", None)
         if (names is None) != (names0 is None) or (names is not None and not np.array_equal(names, names0)):
             raise ValueError(f"forest {k} has other feature names than forest 0")
-        if hasattr(first, "classes_") and not np.array_equal(forest.classes_, first.classes_):
-            raise ValueError(f"forest {k} has classes {forest.classes_.tolist()}, forest 0 {first.classes_.tolist()}")
+        if forest.n_outputs_ != first.n_outputs_:
+            raise ValueError(f"forest {k} has {forest.n_outputs_} outputs, forest 0 {first.n_outputs_}")
+        if hasattr(first, "classes_"):
+            classes, classes0 = forest._classes_per_output(), first._classes_per_output()
+            if not all(np.array_equal(a, b) for a, b in zip(classes, classes0)):
+                raise ValueError(f"forest {k} has classes {[c.tolist() for c in classes]}, forest 0 "
+                                 f"{[c.tolist() for c in classes0]}")
     seeds = [forest._seed for forest in forests]
     if len(set(seeds)) < len(seeds):
         raise ValueError("two of the forests were fitted with the same seed and so grew the same trees")

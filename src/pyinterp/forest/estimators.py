@@ -8,10 +8,11 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
+from sklearn.exceptions import DataConversionWarning
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _core
@@ -157,7 +158,7 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
             n_drawable = n_features
         params = self._params(n_samples, n_features, n_drawable)
         params.balanced_subsample = balanced_subsample
-        params.monotonic_cst = self._monotonic_cst(X, n_classes)
+        params.monotonic_cst = self._monotonic_cst(X, n_classes, 1 if targets.ndim == 1 else targets.shape[1])
         grown = self._grown_trees(n_samples, n_features)
         if grown:
             # The new trees continue the streams of the old ones: the result is the forest that
@@ -182,11 +183,13 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
             self._set_oob_score(X, y)
         return self
 
-    def _monotonic_cst(self, X, n_classes):
+    def _monotonic_cst(self, X, n_classes, n_outputs):
         """The constraints as the core reads them, with scikit-learn's checks and messages; a
         classifier's are flipped, as the core constrains the fraction of the first class."""
         if self.monotonic_cst is None:
             return []
+        if n_outputs > 1:
+            raise ValueError("Monotonicity constraints are not supported with multiple outputs.")
         cst = np.asarray(self.monotonic_cst)
         if cst.shape != (X.shape[1],):
             raise ValueError(f"monotonic_cst has shape {cst.shape[0] if cst.ndim else cst.shape} but the input data X "
@@ -216,6 +219,16 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
             warnings.warn("Warm-start fitting without increasing n_estimators does not fit new trees.", UserWarning,
                           stacklevel=4)
         return grown
+
+    def _targets(self, X, y):
+        """X and y validated for fit, y as scikit-learn's forests take it: 1-d, or 2-d with one
+        column per output (a single column warns as scikit-learn does and is one output)."""
+        X, y = validate_fit_data(self, X, y, multi_output=True)
+        if y.ndim == 2 and y.shape[1] == 1:
+            warnings.warn("A column-vector y was passed when a 1d array was expected. Please change the shape of y "
+                          "to (n_samples,), for example using ravel().", DataConversionWarning, stacklevel=3)
+            y = y[:, 0]
+        return X, y
 
     def _oob_values(self, X):
         """(values, has_oob): each training row's mean over the trees that did not draw it; X
@@ -265,9 +278,14 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
 
     @property
     def n_outputs_(self) -> int:
-        """Outputs of y: 1 (multi-output y is not supported yet)."""
+        """Outputs of y: its columns when fit was given a 2-d y, else 1."""
         check_is_fitted(self, "_forest")
-        return 1
+        return self._forest.n_outputs
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
 
     @property
     def feature_importances_(self) -> np.ndarray:
@@ -407,7 +425,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, feature_weights=None):
-        X, y = validate_fit_data(self, X, y)
+        X, y = self._targets(X, y)
         y = regression_target(y)
         if self.criterion == "friedman_mse":
             warnings.warn('Value `"friedman_mse"` for `criterion` is deprecated and will be removed in 1.11. It maps '
@@ -428,19 +446,24 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
 
     def _set_oob_score(self, X, y):
         values, has_oob = self._oob_values(X)
-        self.oob_prediction_ = values[:, 0]
+        self.oob_prediction_ = self._outputs(values)
         scorer = self.oob_score if callable(self.oob_score) else r2_score
         self.oob_score_ = float(scorer(y[has_oob], self.oob_prediction_[has_oob]))
+
+    def _outputs(self, values):
+        """The core's values per row as scikit-learn returns predictions: (n,) for one output,
+        (n, n_outputs) for several."""
+        return values[:, 0] if values.shape[1] == 1 else values
 
     def oob_predict(self, X):
         """Out-of-bag prediction of every training row: the mean over the trees that did not draw
         it, NaN (with a warning) where every tree did. X is the training matrix, rows in the order
         fit saw them; ``oob_score=True`` stores the same values as ``oob_prediction_``."""
-        return self._oob_values(self._checked_rows(X))[0][:, 0]
+        return self._outputs(self._oob_values(self._checked_rows(X))[0])
 
     def predict(self, X):
-        """Mean of the trees' leaf values."""
-        return self._predict_values(X)[:, 0]
+        """Mean of the trees' leaf values: shape (n,), or (n, n_outputs) for a 2-d y."""
+        return self._outputs(self._predict_values(X))
 
 
 class RandomForestClassifier(ClassifierMixin, _BaseForest):
@@ -455,7 +478,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
     _parameter_constraints = {
         **_BaseForest._parameter_constraints,
         "criterion": [StrOptions(set(_criteria))],
-        "class_weight": [StrOptions({"balanced", "balanced_subsample"}), dict, None],
+        "class_weight": [StrOptions({"balanced", "balanced_subsample"}), dict, list, None],
     }
 
     def __init__(
@@ -505,48 +528,91 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, feature_weights=None):
-        X, y = validate_fit_data(self, X, y)
+        X, y = self._targets(X, y)
         check_classification_targets(y)
-        classes, encoded = np.unique(y, return_inverse=True)
-        if self.warm_start and hasattr(self, "_forest") and not np.array_equal(classes, self.classes_):
-            raise ValueError(f"warm_start adds trees for the same classes: y has {classes.tolist()}, the forest "
-                             f"was fitted on {self.classes_.tolist()}")
-        self.classes_ = classes
-        self.n_classes_ = len(self.classes_)
-        encoded = np.ascontiguousarray(encoded, dtype=np.int32)
-        if isinstance(self.class_weight, dict):
-            bad = {c: w for c, w in self.class_weight.items()
-                   if not (isinstance(w, Real) and not isinstance(w, bool) and np.isfinite(w) and w >= 0)}
-            if bad:
-                raise ValueError(f"class_weight must give every class a finite weight >= 0, got {bad}")
+        if self.oob_score and type_of_target(y) == "multiclass-multioutput":
+            raise ValueError("The type of target cannot be used to compute OOB estimates. Got multiclass-multioutput "
+                             "while only the following are supported: continuous, continuous-multioutput, binary, "
+                             "multiclass, multilabel-indicator.")
+        # Each output's classes, encoded as indices into them.
+        columns = [np.unique(column, return_inverse=True) for column in (y.T if y.ndim == 2 else [y])]
+        classes = [c for c, _ in columns]
+        if self.warm_start and hasattr(self, "_forest") and not _same_classes(classes, self._classes_per_output()):
+            raise ValueError(f"warm_start adds trees for the same classes: y has {[c.tolist() for c in classes]}, "
+                             f"the forest was fitted on {[c.tolist() for c in self._classes_per_output()]}")
+        self.classes_ = classes[0] if y.ndim == 1 else classes
+        self.n_classes_ = len(classes[0]) if y.ndim == 1 else [len(c) for c in classes]
+        encoded = np.stack([e.ravel() for _, e in columns], axis=1)
+        encoded = np.ascontiguousarray(encoded if y.ndim == 2 else encoded[:, 0], dtype=np.int32)
+        for weights in (self.class_weight if isinstance(self.class_weight, list) else [self.class_weight]):
+            if isinstance(weights, dict):
+                bad = {c: w for c, w in weights.items()
+                       if not (isinstance(w, Real) and not isinstance(w, bool) and np.isfinite(w) and w >= 0)}
+                if bad:
+                    raise ValueError(f"class_weight must give every class a finite weight >= 0, got {bad}")
         balanced_subsample = self.class_weight == "balanced_subsample"
         class_weight_rows = None
         if self.class_weight is not None and not balanced_subsample:
             class_weight_rows = compute_sample_weight(self.class_weight, y)
-        return self._fit(X, y, encoded, self.n_classes_, sample_weight, feature_weights, class_weight_rows,
-                         balanced_subsample)
+        return self._fit(X, y, encoded, max(len(c) for c in classes), sample_weight, feature_weights,
+                         class_weight_rows, balanced_subsample)
+
+    def _classes_per_output(self):
+        return [self.classes_] if self._forest.n_outputs == 1 else self.classes_
+
+    def _per_output(self, values):
+        """The core's values per row (each output's classes at a stride of the most classes) as
+        scikit-learn returns probabilities: an array for one output, a list of arrays for several."""
+        classes = self._classes_per_output()
+        if len(classes) == 1:
+            return values
+        stride = values.shape[1] // len(classes)
+        return [values[:, k * stride:k * stride + len(c)] for k, c in enumerate(classes)]
+
+    def _labels(self, proba):
+        """Each output's most probable class: (n,) for one output, (n, n_outputs) for several."""
+        if isinstance(proba, np.ndarray):
+            return self.classes_.take(np.argmax(proba, axis=1))
+        out = np.empty((proba[0].shape[0], len(proba)), dtype=self.classes_[0].dtype)
+        for k, (c, p) in enumerate(zip(self.classes_, proba)):
+            out[:, k] = c.take(np.argmax(p, axis=1))
+        return out
 
     def _set_oob_score(self, X, y):
         values, has_oob = self._oob_values(X)
-        self.oob_decision_function_ = values
+        proba = self._per_output(values)
+        # scikit-learn's layout: (n, n_classes) for one output, (n, n_classes, n_outputs) for several
+        # (fit refuses out-of-bag scores when outputs could differ in their number of classes).
+        self.oob_decision_function_ = proba if isinstance(proba, np.ndarray) else np.stack(proba, axis=-1)
         scorer = self.oob_score if callable(self.oob_score) else accuracy_score
-        predicted = self.classes_.take(np.argmax(values[has_oob], axis=1))
-        self.oob_score_ = float(scorer(y[has_oob], predicted))
+        predicted = self._labels(proba)
+        self.oob_score_ = float(scorer(y[has_oob], predicted[has_oob]))
 
     def oob_predict_proba(self, X):
         """Out-of-bag class probabilities of every training row (see
-        :meth:`RandomForestRegressor.oob_predict`); ``oob_score=True`` stores them as
-        ``oob_decision_function_``."""
-        return self._oob_values(self._checked_rows(X))[0]
+        :meth:`RandomForestRegressor.oob_predict`), per output as :meth:`predict_proba` gives them;
+        ``oob_score=True`` stores them as ``oob_decision_function_``."""
+        return self._per_output(self._oob_values(self._checked_rows(X))[0])
 
     def predict_proba(self, X):
-        """Mean over trees of the leaf class fractions, columns in the order of ``classes_``."""
-        return self._predict_values(X)
+        """Mean over trees of the leaf class fractions, columns in the order of ``classes_``; for
+        a 2-d y, a list with one such array per output."""
+        return self._per_output(self._predict_values(X))
 
     def predict_log_proba(self, X):
+        proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+            return np.log(proba) if isinstance(proba, np.ndarray) else [np.log(p) for p in proba]
 
     def predict(self, X):
-        proba = self.predict_proba(X)
-        return self.classes_.take(np.argmax(proba, axis=1))
+        """The most probable class: shape (n,), or (n, n_outputs) for a 2-d y."""
+        return self._labels(self.predict_proba(X))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_label = True
+        return tags
+
+
+def _same_classes(a, b):
+    return len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b))

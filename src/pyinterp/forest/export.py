@@ -11,7 +11,8 @@ import numpy as np
 from .._validation import resolve_max_features
 
 def sklearn_tree(arrays, n_features, n_classes):
-    """A fitted scikit-learn ``Tree`` of one tree's node arrays (``n_classes`` 0 for regression)."""
+    """A fitted scikit-learn ``Tree`` of one tree's node arrays. n_classes: per output, the number
+    of classes (1 for regression); the node values hold each output's at a stride of the most."""
     from sklearn.tree._tree import NODE_DTYPE, TREE_LEAF, TREE_UNDEFINED, Tree
 
     left = arrays["left"]
@@ -25,9 +26,11 @@ def sklearn_tree(arrays, n_features, n_classes):
     nodes["n_node_samples"] = arrays["n_node_samples"]
     nodes["weighted_n_node_samples"] = arrays["weighted_n_node_samples"]
     nodes["missing_go_to_left"] = arrays["missing_go_to_left"]
-    tree = Tree(n_features, np.array([max(n_classes, 1)], dtype=np.intp), 1)
-    # Regression leaves hold the mean, classification leaves the class fractions (scikit-learn >= 1.4).
-    values = np.ascontiguousarray(arrays["value"], dtype=np.float64)[:, None, :]
+    n_classes = np.asarray(n_classes, dtype=np.intp)
+    tree = Tree(n_features, n_classes, len(n_classes))
+    # Regression leaves hold the mean, classification leaves the class fractions (scikit-learn >= 1.4);
+    # scikit-learn's values are (nodes, outputs, most classes), as the core lays them out.
+    values = np.ascontiguousarray(arrays["value"], dtype=np.float64).reshape(left.shape[0], len(n_classes), -1)
     tree.__setstate__({"max_depth": int(arrays["depth"].max()), "node_count": int(left.shape[0]),
                        "nodes": nodes, "values": values})
     return tree
@@ -36,10 +39,10 @@ def sklearn_tree(arrays, n_features, n_classes):
 def _fitted_attributes(est, forest):
     """The fitted attributes scikit-learn's trees and forests share, copied from the pyinterp forest."""
     est.n_features_in_ = forest.n_features_in_
-    est.n_outputs_ = 1
+    est.n_outputs_ = forest.n_outputs_
     if hasattr(forest, "classes_"):
         est.classes_ = forest.classes_
-        est.n_classes_ = len(forest.classes_)
+        est.n_classes_ = forest.n_classes_
     if hasattr(forest, "feature_names_in_"):
         est.feature_names_in_ = forest.feature_names_in_
     return est
@@ -61,8 +64,8 @@ def sklearn_estimator(forest, index):
                     min_weight_fraction_leaf=forest.min_weight_fraction_leaf, max_features=forest.max_features,
                     max_leaf_nodes=forest.max_leaf_nodes, min_impurity_decrease=forest.min_impurity_decrease,
                     ccp_alpha=forest.ccp_alpha, monotonic_cst=forest.monotonic_cst)
-    est.tree_ = sklearn_tree(forest._forest.tree(index), forest.n_features_in_,
-                             len(forest.classes_) if classifier else 0)
+    n_classes = np.atleast_1d(forest.n_classes_) if classifier else [1] * forest.n_outputs_
+    est.tree_ = sklearn_tree(forest._forest.tree(index), forest.n_features_in_, n_classes)
     est.max_features_ = resolve_max_features(forest.max_features, forest.n_features_in_, forest.n_features_in_)
     return _fitted_attributes(est, forest)
 

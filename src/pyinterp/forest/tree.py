@@ -23,7 +23,10 @@ class Tree:
     none sends them to the child with more rows (ties right).
     ``impurity_decrease`` is ``(N_t I_t - N_l I_l - N_r I_r) / N_root`` with weighted node sizes N.
     ``value`` has shape (node_count, 1) for regression (the mean) and (node_count, n_classes) for
-    classification (weighted class fractions).
+    classification (weighted class fractions); with several outputs, (node_count, n_outputs x
+    stride): output k's values in columns [k * stride, (k + 1) * stride), stride 1 for regression
+    and the most classes of any output for classification (``reshape(node_count, n_outputs, -1)``
+    gives scikit-learn's layout).
     """
 
     __slots__ = TREE_FIELDS

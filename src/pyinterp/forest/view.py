@@ -43,10 +43,20 @@ def _is_sklearn_forest(forest) -> bool:
     return ensemble is not None and isinstance(forest, (ensemble.RandomForestRegressor, ensemble.RandomForestClassifier))
 
 
-def forest_view(forest, n_samples=None) -> _ForestView:
-    """n_samples: training rows, needed to recover scikit-learn's out-of-bag sets."""
+def _refuse_outputs(n_outputs):
+    if n_outputs != 1:
+        raise ValueError(f"forest has {n_outputs} outputs; this measure reads single-output forests (its "
+                         "definition weighs one response per row): fit one forest per output, or use mdi / "
+                         "feature_importances_, which sum the criterion over the outputs")
+
+
+def forest_view(forest, n_samples=None, *, multi_output=False) -> _ForestView:
+    """n_samples: training rows, needed to recover scikit-learn's out-of-bag sets. multi_output:
+    whether the caller reads forests of several outputs (else they are refused, naming why)."""
     if isinstance(forest, _BaseForest):
         check_is_fitted(forest, "_forest")
+        if not multi_output:
+            _refuse_outputs(forest._forest.n_outputs)
         classes = getattr(forest, "classes_", None)
         return _ForestView(forest._forest, forest, classes, False)
     if _is_sklearn_forest(forest):
