@@ -1,4 +1,5 @@
-"""A user's control of long computations in Python: their progress and what a stopped fit leaves.
+"""A user's control of long computations in Python: their progress, stopping the threads they run
+on, and what a stopped fit leaves.
 
 Progress follows scikit-learn's ``verbose`` convention: 0 says nothing; 1 or more reports each
 computation's units (trees, iterations, bootstraps, restarts, epochs, trials, lambdas) as they
@@ -15,6 +16,8 @@ import functools
 import logging
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor, wait
+from contextlib import contextmanager
 
 from . import _core
 
@@ -116,3 +119,32 @@ def unchanged_if_stopped(fit):
             raise
 
     return wrapper
+
+
+@contextmanager
+def worker_threads(n_threads):
+    """``with worker_threads(n) as imap:`` - ``imap(function, items)`` yields function(item) in
+    order, computed on n threads that stop with the thread that opened them. Only the main thread
+    sees Ctrl-C, and only when it runs Python code: it waits in short steps. When the block fails
+    (KeyboardInterrupt or any error), the core's loops running in the workers stop at their next
+    checkpoint, tasks not yet started are dropped, and the workers are joined before the error goes
+    on: no thread is left running."""
+    executor = ThreadPoolExecutor(n_threads)
+
+    def imap(function, items):
+        futures = [executor.submit(function, item) for item in items]
+        for future in futures:
+            while not wait([future], timeout=0.05).done:
+                pass
+            yield future.result()
+
+    try:
+        yield imap
+    except BaseException:
+        _core.stop_worker_threads(True)
+        try:
+            executor.shutdown(wait=True, cancel_futures=True)
+        finally:
+            _core.stop_worker_threads(False)
+        raise
+    executor.shutdown(wait=True)

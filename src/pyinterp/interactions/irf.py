@@ -3,6 +3,7 @@ intersection trees over the leaves of the class of interest, and bootstrap stabi
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import itertools
 import math
@@ -26,7 +27,7 @@ from .._csr import to_csr, to_tuples
 from .._distributed import cluster_threads, data_on_workers, run_units
 from .._seeds import draw_seeds, python_rng
 from .._groups import check_feature_groups
-from .._progress import Progress, inner, unchanged_if_stopped
+from .._progress import Progress, inner, unchanged_if_stopped, worker_threads
 from .._validation import (INT32_MAX, FOREST_FIT_X, ForestInputMixin, IntInterval, check_columns, core_X,
                            regression_target, resolve_n_threads, share_feature_names, validate_fit_data)
 from ..forest import RandomForestClassifier, RandomForestRegressor
@@ -338,12 +339,13 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         units = [(b,) for b in range(self.n_bootstraps)]
         lean = copy.copy(self)  # what a bootstrap reads, without the forest (sent to the workers)
         del lean.forest_
-        if cluster_threads():
-            runs = run_units(_bootstrap_unit, (lean, X, y, z), units)
-        else:
-            runs = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
-                delayed(_bootstrap_unit)(lean, X, y, z, *unit) for unit in units)
-        with tempfile.TemporaryDirectory(prefix="pyinterp-irf-") as spill:
+        with contextlib.ExitStack() as stack:
+            if cluster_threads():
+                runs = run_units(_bootstrap_unit, (lean, X, y, z), units)
+            else:  # threads that stop with the fit on Ctrl-C
+                runs = stack.enter_context(worker_threads(n_jobs))(
+                    lambda unit: _bootstrap_unit(lean, X, y, z, *unit), units)
+            spill = stack.enter_context(tempfile.TemporaryDirectory(prefix="pyinterp-irf-"))
             found, files = [], []
             for b, (leaves, sets) in enumerate(runs):
                 files.append(os.path.join(spill, f"bootstrap{b}.npz"))
