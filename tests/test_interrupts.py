@@ -54,6 +54,8 @@ def _report(name, elapsed):
 
 # name -> (estimator with small settings that fit quickly, the parameters that make its fit long, fit)
 ESTIMATORS = {
+    "forest": (RandomForestRegressor(n_estimators=20, oob_score=True, random_state=0), {"n_estimators": TREES},
+               lambda e: e.fit(X, y)),
     "irf iterations": (IterativeRandomForest(n_iterations=2, n_estimators=20, n_bootstraps=2, rit_n_trees=20,
                                              random_state=0), {"n_estimators": TREES}, lambda e: e.fit(X, LABELS)),
     "irf bootstraps": (IterativeRandomForest(n_iterations=1, n_estimators=20, n_bootstraps=4, rit_n_trees=20,
