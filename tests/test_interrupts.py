@@ -4,6 +4,8 @@ thread running and the estimator as it was (unfitted, or with its previous fit),
 works. `pytest -s` prints the seconds from the signal to the exception."""
 
 import _thread
+import logging
+import sys
 import threading
 import time
 
@@ -32,16 +34,16 @@ HUGE = 10**6
 TREES = 20_000  # a minute of trees (the in-bag counts of all are allocated up front)
 
 
-def interrupted(call):
-    """Seconds from a Ctrl-C sent AFTER seconds into call() to its KeyboardInterrupt, after checking
-    that no thread was left running."""
+def interrupted(call, after=AFTER):
+    """Seconds from a Ctrl-C sent ``after`` seconds into call() to its KeyboardInterrupt, after
+    checking that no thread was left running."""
     threads = threading.active_count()
-    timer = threading.Timer(AFTER, _thread.interrupt_main)
+    timer = threading.Timer(after, _thread.interrupt_main)
     start = time.perf_counter()
     timer.start()
     with pytest.raises(KeyboardInterrupt):
         call()
-    elapsed = time.perf_counter() - start - AFTER
+    elapsed = time.perf_counter() - start - after
     timer.join()
     assert threading.active_count() <= threads
     assert elapsed < BOUND
@@ -122,3 +124,20 @@ def test_ctrl_c_stops_a_budget_search(n_jobs):
     _report(f"fit_budget n_jobs={n_jobs}",
             interrupted(lambda: fit_budget(long, XS, YS, 10, n_trials=4, n_jobs=n_jobs, random_state=0)))
     np.testing.assert_array_equal(search(), scores)
+
+
+def test_ctrl_c_stops_lssfind_while_it_mines(caplog, monkeypatch):
+    """Mining sets of up to 4 features from every split (epsilon=0) of 20 deep trees takes about
+    40 s; the forest is grown in well under the 2 s before the signal (the log says so)."""
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)  # tqdm's monitor thread would outlive the fit
+    rng = np.random.RandomState(0)
+    X = rng.rand(2000, 40)
+    y = X.sum(axis=1) + rng.rand(2000)
+    lss = LSSFind(n_estimators=20, epsilon=0.0, max_order=4, min_dwp=1e-7, random_state=0, verbose=1)
+    with caplog.at_level(logging.INFO, logger="pyinterp"):
+        _report("lssfind mining", interrupted(lambda: lss.fit(X, y), after=2.0))
+    messages = [r.getMessage() for r in caplog.records]
+    assert messages[0].startswith("trees: 20/20 in ")
+    assert messages[1] == "mining stopped after 0 of 1 (KeyboardInterrupt)"
+    with pytest.raises(NotFittedError):
+        check_is_fitted(lss)
