@@ -96,7 +96,8 @@ def _long_fits():
         return DLBCD(n_restarts=3, max_iter=5, random_state=0, verbose=verbose).fit(X).components_
 
     def skinny(verbose):
-        return SkinnyTreesRegressor(n_trees=3, depth=2, max_epochs=4, random_state=0, verbose=verbose).fit(Xs, ys).predict(Xs)
+        skinny = SkinnyTreesRegressor(n_trees=3, depth=2, max_epochs=4, random_state=0, verbose=verbose)
+        return skinny.fit(Xs, ys).predict(Xs)
 
     def budget(verbose):
         base = SkinnyTreesRegressor(n_trees=5, depth=2, batch_size=32, max_epochs=30, lambda2=0.5)

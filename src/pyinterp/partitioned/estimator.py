@@ -278,7 +278,8 @@ class PartitionedRatio(BaseEstimator):
         self._unary_funcs = _resolve_functions(self.unary, UNARY_FEATURES, "unary")
         b, c = len(self._pair_funcs), len(self._unary_funcs)
         self._n_threads = resolve_n_threads(self.n_jobs)
-        n_solves = (self.n_lambdas if lambdas is None else len(lambdas)) * (1 if self.validation_fraction is None else 2)
+        paths = 1 if self.validation_fraction is None else 2  # the held-out path, then the full one
+        n_solves = (self.n_lambdas if lambdas is None else len(lambdas)) * paths
         with _workers(self._n_threads) as executor, Progress(self.verbose, n_solves, "lambdas") as progress:
             return self._fit(X, lambdas, b, c, executor, progress)
 
