@@ -3,9 +3,12 @@ seed, report.html holds them (and embeds figures), each skipped step says why, a
 entry point runs."""
 
 import base64
+import os
 import re
+import signal
 import subprocess
 import sys
+import time
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -225,3 +228,27 @@ def test_the_installed_command(lss_file, tmp_path):
     done = subprocess.run([command, "importance", lss_file, "--target", "G"], capture_output=True, text=True)
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert done.stderr.startswith("pyinterp: error: --target: no column named 'G'") and done.stderr.count("\n") == 1
+
+
+def test_ctrl_c_exits_with_130_and_one_line(tmp_path):
+    """SIGINT (Ctrl-C) while `pyinterp all` fits: exit status 130 (128 + SIGINT, as shells report
+    it), one line on stderr, no traceback; the installed command, seconds into a minute's work."""
+    rng = np.random.RandomState(0)
+    X = rng.rand(3000, 30)
+    path = tmp_path / "big.csv"
+    pd.DataFrame(X, columns=[f"G{j}" for j in range(30)]).assign(y=X[:, 0] + rng.rand(3000)).to_csv(path, index=False)
+    command = Path(sys.executable).parent / "pyinterp"
+    process = subprocess.Popen([command, "all", path, "--target", "y", "--n-estimators", "5000", "--out", tmp_path],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    assert "n=3000, p=30" in process.stdout.readline()  # the data are read: the fit begins
+    time.sleep(0.5)
+    sent = time.perf_counter()
+    process.send_signal(signal.SIGINT)
+    message = process.stderr.readline()
+    stopped = time.perf_counter() - sent
+    out, err = process.communicate(timeout=60)
+    print(f"\npyinterp all: stopped {stopped:.3f} s, exited {time.perf_counter() - sent:.3f} s after SIGINT")
+    assert process.returncode == 130
+    assert message + err == "pyinterp: interrupted\n"
+    assert not (tmp_path / "report.html").exists()

@@ -1,5 +1,6 @@
 // The extension module: the only translation units that know about Python are bindings.cpp and
 // bind_*.cpp; they convert numpy arrays to core views and release the GIL around every core call.
+#include <atomic>
 #include <memory>
 #include <thread>
 
@@ -14,9 +15,13 @@ std::thread::id main_thread;
 // The Python error a signal handler raised while the core ran (KeyboardInterrupt for Ctrl-C).
 std::unique_ptr<py::error_already_set> pending;
 
-// Python runs signal handlers only in its main thread, so other threads never take the GIL to look.
+// Set while Python stops the core's work in its worker threads (see stop_worker_threads).
+std::atomic<bool> stop_workers{false};
+
+// Python runs signal handlers only in its main thread, so other threads never take the GIL to look:
+// their loops stop when the main thread, interrupted, asks them to.
 bool signal_pending() {
-  if (std::this_thread::get_id() != main_thread) return false;
+  if (std::this_thread::get_id() != main_thread) return stop_workers.load(std::memory_order_relaxed);
   py::gil_scoped_acquire gil;
   if (PyErr_CheckSignals() == 0) return false;
   pending = std::make_unique<py::error_already_set>();
@@ -78,6 +83,10 @@ PYBIND11_MODULE(_core, m) {
       "callback(done, total) hears of the tasks done by the core's loops that report progress (trees, "
       "restarts, repeats), from the thread that set it, about every 50 ms; None: no reports. An exception "
       "it raises stops the computation and is raised from it.");
+  m.def(
+      "stop_worker_threads", [](bool stop) { stop_workers = stop; }, py::arg("stop"),
+      "True: the core's loops running in threads other than the main one stop at their next checkpoint "
+      "(KeyboardInterrupt in those threads), as the main thread's do on Ctrl-C; False: they run again.");
   pyinterp::bind_forest(m);
   pyinterp::bind_importance(m);
   pyinterp::bind_interactions(m);

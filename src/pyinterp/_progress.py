@@ -1,16 +1,23 @@
-"""Progress of long computations, with scikit-learn's ``verbose`` convention: 0 says nothing; 1
-or more reports each computation's units (trees, bootstraps, restarts) as they finish - a tqdm bar
-on stderr when tqdm is installed, otherwise a plain line every few seconds and at the end. Every
-report also goes to the ``pyinterp`` logger (INFO), so ``logging`` configuration can route it.
+"""A user's control of long computations in Python: their progress, stopping the threads they run
+on, and what a stopped fit leaves.
+
+Progress follows scikit-learn's ``verbose`` convention: 0 says nothing; 1 or more reports each
+computation's units (trees, iterations, bootstraps, restarts, epochs, trials, lambdas) as they
+finish - a tqdm bar on stderr when tqdm is installed, otherwise a plain line every few seconds and
+at the end. Every report also goes to the ``pyinterp`` logger (INFO), so ``logging`` configuration
+can route it. Estimators made of other fits pass ``verbose - 1`` to them (``inner``).
 
 The core's loops that report progress (``report_progress`` in parallel.hpp) tell it through
 ``_core.set_progress_callback``; Python loops call :meth:`Progress.update`."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor, wait
+from contextlib import contextmanager
 
 from . import _core
 
@@ -88,3 +95,56 @@ class Progress:
         logger.info(line)
         if self._bar is None and (final or self.done < self.total):
             print(f"pyinterp {line}", file=sys.stderr, flush=True)
+
+
+def inner(verbose):
+    """The verbose of the fits inside one that reports its own units: quiet at 1, on at 2."""
+    return max(0, int(verbose) - 1)
+
+
+def unchanged_if_stopped(fit):
+    """Decorates a fit method: a fit that does not finish (Ctrl-C, a failing progress report, an
+    error) leaves the estimator's attributes as they were before it began, so a fit interrupted
+    half-way never looks fitted. The fits assign new objects to their attributes rather than
+    changing them in place, so a shallow copy of them is enough."""
+
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        before = dict(self.__dict__)
+        try:
+            return fit(self, *args, **kwargs)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise
+
+    return wrapper
+
+
+@contextmanager
+def worker_threads(n_threads):
+    """``with worker_threads(n) as imap:`` - ``imap(function, items)`` yields function(item) in
+    order, computed on n threads that stop with the thread that opened them. Only the main thread
+    sees Ctrl-C, and only when it runs Python code: it waits in short steps. When the block fails
+    (KeyboardInterrupt or any error), the core's loops running in the workers stop at their next
+    checkpoint, tasks not yet started are dropped, and the workers are joined before the error goes
+    on: no thread is left running."""
+    executor = ThreadPoolExecutor(n_threads)
+
+    def imap(function, items):
+        futures = [executor.submit(function, item) for item in items]
+        for future in futures:
+            while not wait([future], timeout=0.05).done:
+                pass
+            yield future.result()
+
+    try:
+        yield imap
+    except BaseException:
+        _core.stop_worker_threads(True)
+        try:
+            executor.shutdown(wait=True, cancel_futures=True)
+        finally:
+            _core.stop_worker_threads(False)
+        raise
+    executor.shutdown(wait=True)

@@ -42,6 +42,7 @@ from sklearn.utils.validation import _check_sample_weight, check_array, check_co
 
 from . import _core
 from ._groups import check_feature_groups
+from ._progress import Progress
 from ._distributed import chunks, cluster_threads, run_units
 from ._seeds import root_seed
 from ._validation import (INT32_MAX, FOREST_FIT_X, IntInterval, check_exact_integers, check_int, core_X,
@@ -150,25 +151,29 @@ def ufi(forest, X, y, *, sample_weight=None, return_std=False, n_jobs=None):
 
 @validate_params(
     {**_OOB_CONSTRAINTS, "n_repeats": [IntInterval(Integral, 1, INT32_MAX, closed="both")],
-     "random_state": ["random_state"]},
+     "random_state": ["random_state"], "verbose": ["verbose"]},
     prefer_skip_nested_validation=True,
 )
 def permutation_oob(forest, X, y, *, n_repeats=5, random_state=None, sample_weight=None, return_std=False,
-                    n_jobs=None):
+                    n_jobs=None, verbose=0):
     """Mean decrease in accuracy on out-of-bag rows: per tree and feature the increase of the
     out-of-bag loss (squared error, or misclassification rate) when the feature is permuted among
     that tree's out-of-bag rows, averaged over n_repeats permutations and over trees. Results depend
-    only on random_state, not on n_jobs."""
+    only on random_state, not on n_jobs. verbose reports the trees as they are scored."""
     view, X, targets, sample_weight = _oob_inputs(forest, X, y, sample_weight)
     seed = root_seed(random_state)
     threads = cluster_threads()
-    if threads:  # chunks of trees on the workers; per-tree scores reduced here in tree order
-        parts = list(run_units(_core.permutation_tree_scores, (view.core, X, targets, sample_weight, n_repeats, seed),
-                               chunks(view.core.n_trees, threads)))
-        mean, std, _ = _core.reduce_tree_scores(*_concatenate_csr(parts), view.core.n_features)
-    else:
-        mean, std, _ = _core.permutation_importance(view.core, X, targets, sample_weight, n_repeats, seed,
-                                                    resolve_n_threads(n_jobs))
+    # On a cluster the trees are scored elsewhere: the report comes when they are back.
+    with Progress(verbose, view.core.n_trees, "trees", core=True) as progress:
+        if threads:  # chunks of trees on the workers; per-tree scores reduced here in tree order
+            parts = list(run_units(_core.permutation_tree_scores,
+                                   (view.core, X, targets, sample_weight, n_repeats, seed),
+                                   chunks(view.core.n_trees, threads)))
+            progress.update(view.core.n_trees)
+            mean, std, _ = _core.reduce_tree_scores(*_concatenate_csr(parts), view.core.n_features)
+        else:
+            mean, std, _ = _core.permutation_importance(view.core, X, targets, sample_weight, n_repeats, seed,
+                                                        resolve_n_threads(n_jobs))
     return _result(mean, std, return_std)
 
 

@@ -37,8 +37,10 @@ class Learner {
     history.push_back(f);
     int sweeps = 0;
     while (sweeps < opt_.max_iter) {
-      checkpoint();  // a sweep of a large p takes long: a user's interrupt stops the restart here
-      for (int j = 0; j < p_; ++j) update_row(j, tau);
+      for (int j = 0; j < p_; ++j) {
+        checkpoint();  // a sweep of a large n p takes seconds: a user's interrupt stops it between rows
+        update_row(j, tau);
+      }
       ++sweeps;
       refresh_coefficients();
       const double f_new = objective(tau);

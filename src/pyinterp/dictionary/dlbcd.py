@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _core
 from .._distributed import chunks, cluster_threads, run_units
+from .._progress import Progress, unchanged_if_stopped
 from .._seeds import draw_seeds, python_rng
 from .._validation import IntInterval, resolve_n_threads
 from .sharpness import (_LINE_SEARCHES, _SHARPNESS_START_NOISE, PARAMETER_CONSTRAINTS, _check_dictionary,
@@ -94,6 +95,8 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     random_state : int, RandomState instance or None
     n_jobs : int or None
         Threads over restarts; results do not depend on it.
+    verbose : int, default=0
+        Reports the restarts as they finish.
 
     Attributes
     ----------
@@ -138,11 +141,12 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         "smoothing": [Interval(Real, 0, None, closed="left")],
         "inner_tol": [Interval(Real, 0, None, closed="left")],
         "sharpness_threshold": [Interval(Real, 0, None, closed="neither")],
+        "verbose": ["verbose"],
     }
 
     def __init__(self, tau=0.5, init="l1", n_restarts=1, max_iter=500, tol=1e-9, line_search="wolfe", smoothing=1e-5,
                  max_inner_iter=1000, lbfgs_memory=None, inner_tol=1e-10, start_noise=1e-3, rho=0.01,
-                 sharpness_threshold=1e-6, random_state=None, n_jobs=None):
+                 sharpness_threshold=1e-6, random_state=None, n_jobs=None, verbose=0):
         self.tau = tau
         self.init = init
         self.n_restarts = n_restarts
@@ -158,6 +162,7 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.sharpness_threshold = sharpness_threshold
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     def _initial_dictionaries(self, p, rng):
         n_restarts = self.n_restarts
@@ -174,6 +179,7 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"init has shape {D0.shape}, X has {p} features")
         return [D0], False
 
+    @unchanged_if_stopped
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Learn the dictionary from the signals in the rows of X."""
@@ -196,11 +202,14 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         Q0s = np.ascontiguousarray(np.linalg.inv(D0s))
         options = (tau, warm, max_iter, tol, smoothing, start_noise, seed, line_search, memory, max_inner_iter, inner_tol)
         threads = cluster_threads()
-        if threads:  # chunks of restarts on the workers, one thread each
-            runs = [run for part in run_units(_fit_restarts, (X, D0s, Q0s, options), chunks(len(D0s), threads))
-                    for run in part]
-        else:
-            runs = _core.dlbcd_fit(X, D0s, Q0s, *options, n_threads)
+        with Progress(self.verbose, len(D0s), "restarts", core=True) as progress:
+            if threads:  # chunks of restarts on the workers, one thread each
+                runs = []
+                for part in run_units(_fit_restarts, (X, D0s, Q0s, options), chunks(len(D0s), threads)):
+                    runs += part
+                    progress.update(len(part))
+            else:
+                runs = _core.dlbcd_fit(X, D0s, Q0s, *options, n_threads)
 
         def keep_best(dictionaries, histories):
             """Index of the restart to keep (sharp first, then the lowest objective, first on ties), and the stats."""

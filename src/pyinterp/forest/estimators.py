@@ -16,7 +16,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _core
-from .._progress import Progress
+from .._progress import Progress, unchanged_if_stopped
 from .._seeds import root_seed
 from .._validation import (
     INT32_MAX,
@@ -423,6 +423,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
             monotonic_cst=monotonic_cst,
         )
 
+    @unchanged_if_stopped
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, feature_weights=None):
         X, y = self._targets(X, y)
@@ -526,6 +527,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         )
         self.class_weight = class_weight
 
+    @unchanged_if_stopped
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, feature_weights=None):
         X, y = self._targets(X, y)

@@ -3,6 +3,7 @@ intersection trees over the leaves of the class of interest, and bootstrap stabi
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import itertools
 import math
@@ -26,6 +27,7 @@ from .._csr import to_csr, to_tuples
 from .._distributed import cluster_threads, data_on_workers, run_units
 from .._seeds import draw_seeds, python_rng
 from .._groups import check_feature_groups
+from .._progress import Progress, inner, unchanged_if_stopped, worker_threads
 from .._validation import (INT32_MAX, FOREST_FIT_X, ForestInputMixin, IntInterval, check_columns, core_X,
                            regression_target, resolve_n_threads, share_feature_names, validate_fit_data)
 from ..forest import RandomForestClassifier, RandomForestRegressor
@@ -208,6 +210,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         "task": [StrOptions({"auto", "classification", "regression"})],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
     }
 
     def __init__(self, n_iterations=5, n_estimators=500, *, task="auto", max_features="sqrt", min_samples_leaf=1, max_depth=None,
@@ -215,7 +218,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
                  class_id=None, min_node_size=1, rit_depth=5, rit_n_trees=500, rit_n_children=2.0, rit_min_size=2,
                  bootstrap_n_estimators=None, bootstrap_max_samples=None, first_split=True, rit_leaves="class",
                  rit_leaf_weight="size_precision", rit_root_sets=2, rit_report="leaves", random_state=None,
-                 n_jobs=None):
+                 n_jobs=None, verbose=0):
         self.n_iterations = n_iterations
         self.n_estimators = n_estimators
         self.task = task
@@ -243,13 +246,14 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         self.rit_report = rit_report
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     # -- fitting -------------------------------------------------------------------------------
 
-    def _forest(self, seed, n_jobs, n_estimators, oob_score=False):
+    def _forest(self, seed, n_jobs, n_estimators, oob_score=False, verbose=0):
         Forest = RandomForestClassifier if self.classification_ else RandomForestRegressor
         return Forest(n_estimators, max_features=self.max_features, min_samples_leaf=self.min_samples_leaf,
-                      max_depth=self.max_depth, oob_score=oob_score, random_state=seed, n_jobs=n_jobs)
+                      max_depth=self.max_depth, oob_score=oob_score, random_state=seed, n_jobs=n_jobs, verbose=verbose)
 
     def _resolve_params(self, n_samples):
         """What the constraints cannot say: ``iteration`` below ``n_iterations``, and the trees and
@@ -265,11 +269,13 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         else:
             self._bootstrap_rows = max(1, math.ceil(m * n_samples))
 
+    @unchanged_if_stopped
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, feature_groups=None):
         """feature_groups: one group name per column (e.g. each SNP's gene, R iRF's
         ``varnames.grp``); the paths RIT intersects and every score are then over groups, a group
-        counting as one feature. The forests and their importances stay per column."""
+        counting as one feature. The forests and their importances stay per column. verbose
+        reports the iterations and the bootstraps as they finish (at 2 also each forest's trees)."""
         X, y = validate_fit_data(self, X, y, ensure_min_samples=2)
         X = core_X(X, by_columns=True)
         self.feature_groups_ = check_feature_groups(feature_groups, X.shape[1])
@@ -288,18 +294,20 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
 
         # With a distributed joblib backend, X and y reach each worker once for the whole fit.
         with data_on_workers(X, y):
-            self._iterate(X, y, seeds[:self.n_iterations], n_jobs)
+            with Progress(self.verbose, self.n_iterations, "iterations") as progress:
+                self._iterate(X, y, seeds[:self.n_iterations], n_jobs, progress)
             self.bootstrap_seeds_ = seeds[self.n_iterations:].reshape(self.n_bootstraps, 2)
-            self.interactions_ = self._bootstrap_stage(X, y, z, n_jobs)
+            with Progress(self.verbose, self.n_bootstraps, "bootstraps") as progress:
+                self.interactions_ = self._bootstrap_stage(X, y, z, n_jobs, progress)
         return self
 
-    def _iterate(self, X, y, seeds, n_jobs):
+    def _iterate(self, X, y, seeds, n_jobs, progress):
         """The reweighted forests; only the selected one is kept (the others' trees are let go as
         soon as a later iteration is selected over them)."""
         weights = np.ones(X.shape[1])
         self.oob_errors_, self.importances_, self.feature_weights_ = [], [], []
         for k in range(self.n_iterations):
-            forest = self._forest(int(seeds[k]), n_jobs, self.n_estimators, oob_score=True)
+            forest = self._forest(int(seeds[k]), n_jobs, self.n_estimators, oob_score=True, verbose=inner(self.verbose))
             forest.fit(X, y, feature_weights=weights)
             imp = forest.feature_importances_ if self.importance == "mdi" else importance.mdi_oob(forest, X, y)
             self.oob_errors_.append(1.0 - forest.oob_score_)
@@ -314,6 +322,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
             del forest
             imp = np.clip(imp, 0.0, None)
             weights = np.maximum(imp / imp.sum() if imp.sum() > 0 else np.ones_like(imp), self.weight_floor)
+            progress.update()
         self.oob_errors_ = np.array(self.oob_errors_)
         self.importances_ = np.array(self.importances_)
         self.feature_weights_ = np.array(self.feature_weights_)
@@ -321,7 +330,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
             self.classes_ = self.forest_.classes_
         share_feature_names(self, self.forest_)
 
-    def _bootstrap_stage(self, X, y, z, n_jobs) -> InteractionTable:
+    def _bootstrap_stage(self, X, y, z, n_jobs, progress) -> InteractionTable:
         """One unit of work per bootstrap: on the cluster's workers with a distributed joblib
         backend, else on threads here (the forest, paths and RIT release the GIL). Each draws from
         its own seeds, so the result does not depend on where it runs. A bootstrap's scores need
@@ -330,18 +339,20 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         units = [(b,) for b in range(self.n_bootstraps)]
         lean = copy.copy(self)  # what a bootstrap reads, without the forest (sent to the workers)
         del lean.forest_
-        if cluster_threads():
-            runs = run_units(_bootstrap_unit, (lean, X, y, z), units)
-        else:
-            runs = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
-                delayed(_bootstrap_unit)(lean, X, y, z, *unit) for unit in units)
-        with tempfile.TemporaryDirectory(prefix="pyinterp-irf-") as spill:
+        with contextlib.ExitStack() as stack:
+            if cluster_threads():
+                runs = run_units(_bootstrap_unit, (lean, X, y, z), units)
+            else:  # threads that stop with the fit on Ctrl-C
+                runs = stack.enter_context(worker_threads(n_jobs))(
+                    lambda unit: _bootstrap_unit(lean, X, y, z, *unit), units)
+            spill = stack.enter_context(tempfile.TemporaryDirectory(prefix="pyinterp-irf-"))
             found, files = [], []
             for b, (leaves, sets) in enumerate(runs):
                 files.append(os.path.join(spill, f"bootstrap{b}.npz"))
                 np.savez(files[-1], **leaves)
                 found.append(sets)
                 del leaves
+                progress.update()
             return self._score(found, files, n_jobs)
 
     def bootstrap(self, X, y, index):

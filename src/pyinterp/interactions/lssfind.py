@@ -10,6 +10,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._groups import check_feature_groups
+from .._progress import Progress, unchanged_if_stopped
 from .._validation import (ForestInputMixin, IntInterval, check_columns, core_X, regression_target,
                            share_feature_names, validate_fit_data)
 from ..forest import RandomForestRegressor
@@ -65,6 +66,8 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
         Passed to :func:`pyinterp.interactions.signed_paths`.
     random_state, n_jobs
         Seed and threads of the forest and the path extraction; results do not depend on n_jobs.
+    verbose : int, default=0
+        Reports the forest's trees as they are grown, then the mining (see ``pyinterp.RandomForestRegressor``).
 
     Attributes
     ----------
@@ -94,11 +97,13 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
         "max_order": [IntInterval(Integral, 1, None, closed="left")],
         "mode": [StrOptions({"find", "rank"})],
         "min_dwp": [Interval(Real, 0, 1, closed="right"), None],
+        "verbose": ["verbose"],
     }
 
     def __init__(self, n_estimators=100, *, max_features=1.0, bootstrap=True, max_samples=None, min_samples_leaf=1,
                  max_depth=None, epsilon=0.01, eta=0.01, max_order=3, mode="find", min_dwp=None,
-                 first_occurrence="after_filter", impurity_scale="weighted", random_state=None, n_jobs=None):
+                 first_occurrence="after_filter", impurity_scale="weighted", random_state=None, n_jobs=None,
+                 verbose=0):
         self.n_estimators = n_estimators
         self.max_features = max_features
         self.bootstrap = bootstrap
@@ -114,6 +119,7 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
         self.impurity_scale = impurity_scale
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     def _mining_threshold(self):
         if self.min_dwp is not None:
@@ -128,6 +134,7 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
     def _path_options(self):
         return dict(first_occurrence=self.first_occurrence, impurity_scale=self.impurity_scale, n_jobs=self.n_jobs)
 
+    @unchanged_if_stopped
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, feature_groups=None):
         """feature_groups: one group name per column (e.g. each probe's gene); interactions are then
@@ -139,12 +146,14 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
         self.forest_ = RandomForestRegressor(
             self.n_estimators, max_features=self.max_features, bootstrap=self.bootstrap, max_samples=self.max_samples,
             min_samples_leaf=self.min_samples_leaf, max_depth=self.max_depth, random_state=self.random_state,
-            n_jobs=self.n_jobs).fit(X, y, sample_weight)
+            n_jobs=self.n_jobs, verbose=self.verbose).fit(X, y, sample_weight)
         share_feature_names(self, self.forest_)  # before the paths, which take their names from it
         self.feature_groups_ = check_feature_groups(feature_groups, X.shape[1])
-        self.paths_ = signed_paths(self.forest_, self.epsilon, feature_groups=self.feature_groups_,
-                                   **self._path_options())
-        mined = prevalent_sets(self.paths_, threshold, self.max_order)
+        with Progress(self.verbose, 1, "mining") as progress:
+            self.paths_ = signed_paths(self.forest_, self.epsilon, feature_groups=self.feature_groups_,
+                                       **self._path_options())
+            mined = prevalent_sets(self.paths_, threshold, self.max_order)
+            progress.update()
         self.selected_ = mined.select(mined["adjusted_dwp"] >= 1.0 - self.eta - FLOAT_SLACK)
         self.interactions_ = self.selected_ if self.mode == "find" else mined
         features = self.selected_.features
@@ -195,11 +204,11 @@ class LocalLSSFind(LSSFind):
     def __init__(self, n_estimators=100, *, max_features=1.0, bootstrap=True, max_samples=None, min_samples_leaf=1,
                  max_depth=None, epsilon=0.01, eta=0.01, max_order=3, mode="find", min_dwp=None,
                  first_occurrence="after_filter", impurity_scale="weighted", min_path_prevalence=0.5,
-                 combine="intersection", random_state=None, n_jobs=None):
+                 combine="intersection", random_state=None, n_jobs=None, verbose=0):
         super().__init__(n_estimators, max_features=max_features, bootstrap=bootstrap, max_samples=max_samples,
                          min_samples_leaf=min_samples_leaf, max_depth=max_depth, epsilon=epsilon, eta=eta,
                          max_order=max_order, mode=mode, min_dwp=min_dwp, first_occurrence=first_occurrence,
-                         impurity_scale=impurity_scale, random_state=random_state, n_jobs=n_jobs)
+                         impurity_scale=impurity_scale, random_state=random_state, n_jobs=n_jobs, verbose=verbose)
         self.min_path_prevalence = min_path_prevalence
         self.combine = combine
 

@@ -41,6 +41,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._progress import Progress, unchanged_if_stopped
 from .._seeds import python_rng
 from .._validation import IntInterval, resolve_n_threads
 from .group_path import group_norms, minimize_smooth, solve_path
@@ -177,6 +178,8 @@ class PartitionedRatio(BaseEstimator):
         Threads for the n x n products (None: 1, -1: all cores). Results do not depend on it.
     random_state : int, RandomState or None
         Draws the validation rows.
+    verbose : int, default=0
+        Reports the lambdas solved (the held-out path's too, when there is one).
 
     Attributes
     ----------
@@ -224,11 +227,12 @@ class PartitionedRatio(BaseEstimator):
         "max_iter": [IntInterval(Integral, 1, None, closed="left")],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
+        "verbose": ["verbose"],
     }
 
     def __init__(self, partition, features="xy", unary="quadratic", lambdas=None, n_lambdas=30, lambda_min_ratio=1e-2,
                  penalize_within=True, validation_fraction=0.2, refit=True, tol=1e-4, max_iter=2000,
-                 n_jobs=None, random_state=None):
+                 n_jobs=None, random_state=None, verbose=0):
         self.partition = partition
         self.features = features
         self.unary = unary
@@ -242,6 +246,7 @@ class PartitionedRatio(BaseEstimator):
         self.max_iter = max_iter
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.verbose = verbose
 
     # -- helpers --------------------------------------------------------------------------------
     def _problem(self, Z, executor, normalizer="pairs"):
@@ -261,6 +266,7 @@ class PartitionedRatio(BaseEstimator):
         return np.sort(lambdas)[::-1]
 
     # -- fit ------------------------------------------------------------------------------------
+    @unchanged_if_stopped
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Fit the regularisation path on X (n_samples, n_features), select lambda, refit."""
@@ -272,10 +278,12 @@ class PartitionedRatio(BaseEstimator):
         self._unary_funcs = _resolve_functions(self.unary, UNARY_FEATURES, "unary")
         b, c = len(self._pair_funcs), len(self._unary_funcs)
         self._n_threads = resolve_n_threads(self.n_jobs)
-        with _workers(self._n_threads) as executor:
-            return self._fit(X, lambdas, b, c, executor)
+        paths = 1 if self.validation_fraction is None else 2  # the held-out path, then the full one
+        n_solves = (self.n_lambdas if lambdas is None else len(lambdas)) * paths
+        with _workers(self._n_threads) as executor, Progress(self.verbose, n_solves, "lambdas") as progress:
+            return self._fit(X, lambdas, b, c, executor, progress)
 
-    def _fit(self, X, lambdas, b, c, executor):
+    def _fit(self, X, lambdas, b, c, executor, progress):
         m = X.shape[1]
         self.mean_, self.scale_, largest = _column_moments(X)
         # Constant up to rounding, relative to the column's own magnitude (any scale is allowed).
@@ -297,13 +305,13 @@ class PartitionedRatio(BaseEstimator):
 
         self.validation_scores_ = None
         if self.validation_fraction is not None:
-            self.validation_scores_ = self._validation_scores(X, lambdas, weights, executor)
+            self.validation_scores_ = self._validation_scores(X, lambdas, weights, executor, progress)
             self.best_index_ = int(np.argmax(self.validation_scores_))
         else:
             self.best_index_ = len(lambdas) - 1
         self.lambda_ = float(lambdas[self.best_index_])
 
-        path, grad_norms, self.n_iter_ = solve_path(problem, lambdas, weights, self.tol, self.max_iter)
+        path, grad_norms, self.n_iter_ = solve_path(problem, lambdas, weights, self.tol, self.max_iter, progress)
         n_pair_params = b * G
         self.coef_path_ = path[:n_pair_params].reshape(b, G, -1).transpose(1, 0, 2)
         self.unary_path_ = self._unary_columns(path[n_pair_params:], c, m)
@@ -327,7 +335,7 @@ class PartitionedRatio(BaseEstimator):
         self.unary_coef_ = self._unary_columns(selected[n_pair_params:, None], c, m)[:, :, 0]
         return self
 
-    def _validation_scores(self, X, lambdas, weights, executor):
+    def _validation_scores(self, X, lambdas, weights, executor, progress):
         n = X.shape[0]
         if n < 6:
             raise ValueError(f"selecting lambda on held-out rows needs at least 6 samples (3 to fit, 3 to score), "
@@ -338,7 +346,7 @@ class PartitionedRatio(BaseEstimator):
         mean, scale, _ = _column_moments(train)
         scale = np.where(scale > 0, scale, 1.0)
         path, _, _ = solve_path(self._problem(self._standardise(train, mean, scale), executor), lambdas, weights,
-                                self.tol, self.max_iter)
+                                self.tol, self.max_iter, progress)
         held_out = self._problem(self._standardise(val, mean, scale), executor)
         return np.array([-held_out.value(path[:, k]) for k in range(len(lambdas))])
 

@@ -100,9 +100,10 @@ def minimize_smooth(problem, x0, free, tol, max_iter, bound=1e3):
     return out, int(result.nit), bool(result.success) and not diverged, diverged
 
 
-def solve_path(problem, lambdas, weights, tol, max_iter):
+def solve_path(problem, lambdas, weights, tol, max_iter, progress=None):
     """Warm-started solutions for each lambda (decreasing). Returns the (n_params, n_lambdas) path,
-    the per-group gradient norms at each solution (n_groups, n_lambdas) and iterations per lambda."""
+    the per-group gradient norms at each solution (n_groups, n_lambdas) and iterations per lambda.
+    ``progress`` (a :class:`~pyinterp._progress.Progress`) hears of each lambda solved."""
     b, G = problem.b, problem.n_groups
     x = np.zeros(problem.n_params)
     fx, gx = problem.value_and_grad(x)
@@ -121,6 +122,8 @@ def solve_path(problem, lambdas, weights, tol, max_iter):
             not_converged.append(lam)
         path[:, k] = x
         grad_norms[:, k] = group_norms(gx, b, G)
+        if progress is not None:
+            progress.update()
     if not_converged:
         warnings.warn(f"the solver did not reach tol={tol} within max_iter={max_iter} at {len(not_converged)} "
                       f"lambda value(s), e.g. {not_converged[0]:.3g}; increase max_iter or tol", ConvergenceWarning,

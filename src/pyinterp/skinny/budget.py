@@ -16,6 +16,7 @@ from sklearn.utils.parallel import Parallel, delayed
 from threadpoolctl import threadpool_limits
 
 from .._distributed import cluster_threads, run_units
+from .._progress import Progress
 from .._seeds import draw_seeds, python_rng
 from .._validation import IntInterval
 from .estimators import _SkinnyTrees
@@ -62,6 +63,7 @@ def _cluster_trial(estimator, budget, data, params, seed):
         "validation_fraction": [Interval(Real, 0, 1, closed="right")],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
+        "verbose": ["verbose"],
     },
     prefer_skip_nested_validation=False,  # the trials' estimators carry user parameters
 )
@@ -78,6 +80,7 @@ def fit_budget(
     validation_fraction=0.2,
     n_jobs=None,
     random_state=None,
+    verbose=0,
 ):
     """Best Skinny Trees model with at most ``max_features`` features, by random search.
 
@@ -96,7 +99,8 @@ def fit_budget(
 
     Returns the winning fitted estimator, with ``budget_search_``: a Bunch of ``params``,
     ``val_score`` and ``n_selected`` per trial (NaN / -1 for trials that diverged or never met the
-    budget) and ``best_trial``. Raises ValueError when no trial meets the budget.
+    budget) and ``best_trial``. Raises ValueError when no trial meets the budget. ``verbose``
+    reports the trials as they finish (each trial's epochs follow the estimator's own ``verbose``).
     """
     if not isinstance(estimator, _SkinnyTrees):
         raise TypeError("estimator must be a SkinnyTreesRegressor or SkinnyTreesClassifier")
@@ -123,14 +127,16 @@ def fit_budget(
     scores = np.full(n_trials, np.nan)
     counts = np.full(n_trials, -1)
     best, best_key = None, None
-    for i, model in enumerate(results):
-        if model is None:
-            continue
-        scores[i] = model.history_["val_score"][model.best_epoch_]
-        counts[i] = model.n_selected_features_
-        key = (scores[i], -counts[i])
-        if best is None or key > best_key:
-            best, best_key, best_trial = model, key, i
+    with Progress(verbose, len(draws), "trials") as progress:
+        for i, model in enumerate(results):
+            progress.update()
+            if model is None:
+                continue
+            scores[i] = model.history_["val_score"][model.best_epoch_]
+            counts[i] = model.n_selected_features_
+            key = (scores[i], -counts[i])
+            if best is None or key > best_key:
+                best, best_key, best_trial = model, key, i
     if best is None:
         raise ValueError(
             f"no trial reached a model with 1..{budget} features; raise n_trials, max_epochs or the "

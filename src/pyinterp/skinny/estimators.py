@@ -16,6 +16,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 from threadpoolctl import threadpool_limits
 
+from .._progress import Progress, unchanged_if_stopped
 from .._seeds import draw_seeds, python_rng
 from .._validation import IntInterval, regression_target
 from . import kernels
@@ -58,6 +59,7 @@ class _SkinnyTrees(BaseEstimator):
         "feature_budget": [IntInterval(Integral, 0, None, closed="left"), None],
         "dtype": [StrOptions(set(_DTYPES))],
         "random_state": ["random_state"],
+        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -81,6 +83,7 @@ class _SkinnyTrees(BaseEstimator):
         feature_budget=None,
         dtype="float32",
         random_state=None,
+        verbose=0,
     ):
         self.n_trees = n_trees
         self.depth = depth
@@ -100,6 +103,7 @@ class _SkinnyTrees(BaseEstimator):
         self.feature_budget = feature_budget
         self.dtype = dtype
         self.random_state = random_state
+        self.verbose = verbose
 
     # -- parameters ---------------------------------------------------------------------------
 
@@ -125,6 +129,7 @@ class _SkinnyTrees(BaseEstimator):
 
     # -- fitting ------------------------------------------------------------------------------
 
+    @unchanged_if_stopped
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, X_val=None, y_val=None):
         """Fit on (X, y). Validation rows come from ``X_val, y_val`` or, with ``early_stopping``,
@@ -149,8 +154,9 @@ class _SkinnyTrees(BaseEstimator):
             validation = (_training_array("X_val", X_val, cfg.dtype), self._scorer(y_val))
         # Divergence is detected (non-finite loss) and reported by train; numpy's overflow warnings
         # on the way there add nothing.
-        with threadpool_limits(limits=1, user_api="blas"), np.errstate(over="ignore", invalid="ignore"):
-            result = train(cfg, X, target, loss, n_outputs, rng, validation)
+        with (threadpool_limits(limits=1, user_api="blas"), np.errstate(over="ignore", invalid="ignore"),
+              Progress(self.verbose, cfg.max_epochs, "epochs") as progress):
+            result = train(cfg, X, target, loss, n_outputs, rng, validation, progress)
         self._store(result, cfg)
         return self
 
@@ -231,6 +237,7 @@ class SkinnyTreesRegressor(RegressorMixin, _SkinnyTrees):
     epoch (R^2); the fitted model is the best-scoring epoch among those with at most
     ``feature_budget`` selected features (all epochs if None), and ``early_stopping`` stops after
     ``n_iter_no_change`` such epochs without improvement. BLAS runs single-threaded inside ``fit``.
+    ``verbose`` reports the epochs as they finish (out of ``max_epochs``).
 
     Attributes
     ----------

@@ -93,13 +93,14 @@ def predict_raw(X, W, b, O, depth, activation, gamma_s, active=None, chunk=4096,
     return out
 
 
-def train(cfg, X, target, loss, n_outputs, rng, validation=None):
+def train(cfg, X, target, loss, n_outputs, rng, validation=None, progress=None):
     """Fit from Glorot initialisation.
 
     ``loss(F, target_batch) -> (value, dL/dF)``. ``validation = (X_val, scorer)`` with
     ``scorer(F_val) -> (val_loss, val_score)`` (higher score is better): the result is then the
     epoch snapshot with the best validation score among epochs with at most ``feature_budget``
-    selected features, and early stopping counts only epochs within that budget.
+    selected features, and early stopping counts only epochs within that budget. ``progress``
+    (a :class:`~pyinterp._progress.Progress`) hears of each epoch.
     """
     n, p = X.shape
     W, b, O = kernels.glorot_init(rng, p, cfg.n_trees, cfg.depth, n_outputs, cfg.dtype)
@@ -143,6 +144,8 @@ def train(cfg, X, target, loss, n_outputs, rng, validation=None):
         hist["loss"].append(mean_loss)
         hist["n_selected"].append(int(active.sum()))
         hist["lambda0"].append(penalty_at(cfg, t))
+        if progress is not None:
+            progress.update()
         if not math.isfinite(mean_loss) or not np.all(np.isfinite(O)):
             if best is None:
                 raise FloatingPointError(

@@ -1,0 +1,143 @@
+"""Ctrl-C during every long fit: a signal sent 0.3 s in (from a timer thread, as Ctrl-C reaches the
+main thread) raises KeyboardInterrupt within a generous 5 s (the runs would take minutes), leaves no
+thread running and the estimator as it was (unfitted, or with its previous fit), and a later fit
+works. `pytest -s` prints the seconds from the signal to the exception."""
+
+import _thread
+import logging
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_is_fitted
+
+from pyinterp import (DLBCD, IterativeRandomForest, LSSFind, PartitionedRatio, RandomForestRegressor,
+                      SkinnyTreesRegressor, importance)
+from pyinterp.datasets import make_correlated_linear
+from pyinterp.skinny import fit_budget
+
+AFTER = 0.3  # seconds from the call to the signal
+BOUND = 5.0  # seconds from the signal to KeyboardInterrupt; the issue asks for under 2 (measured: about 0.1)
+
+rng = np.random.RandomState(0)
+X = rng.rand(1000, 20)
+y = X[:, 0] * (X[:, 1] > 0.5) + 0.05 * rng.randn(1000)
+LABELS = (y > np.median(y)).astype(int)
+XS, YS, _ = make_correlated_linear(1000, 40, correlation=0.5, random_state=5)
+SIGNALS = rng.laplace(size=(3000, 20))
+MRF = rng.randn(800, 20)
+HUGE = 10**6
+TREES = 20_000  # a minute of trees (the in-bag counts of all are allocated up front)
+
+
+def interrupted(call, after=AFTER):
+    """Seconds from a Ctrl-C sent ``after`` seconds into call() to its KeyboardInterrupt, after
+    checking that no thread was left running."""
+    threads = threading.active_count()
+    timer = threading.Timer(after, _thread.interrupt_main)
+    start = time.perf_counter()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        call()
+    elapsed = time.perf_counter() - start - after
+    timer.join()
+    assert threading.active_count() <= threads
+    assert elapsed < BOUND
+    return elapsed
+
+
+def _report(name, elapsed):
+    print(f"\n{name}: KeyboardInterrupt {elapsed:.3f} s after the signal")
+
+
+# name -> (estimator with small settings that fit quickly, the parameters that make its fit long, fit)
+ESTIMATORS = {
+    "forest": (RandomForestRegressor(n_estimators=20, oob_score=True, random_state=0), {"n_estimators": TREES},
+               lambda e: e.fit(X, y)),
+    "irf iterations": (IterativeRandomForest(n_iterations=2, n_estimators=20, n_bootstraps=2, rit_n_trees=20,
+                                             random_state=0), {"n_estimators": TREES}, lambda e: e.fit(X, LABELS)),
+    "irf bootstraps": (IterativeRandomForest(n_iterations=1, n_estimators=20, n_bootstraps=4, rit_n_trees=20,
+                                             random_state=0), {"bootstrap_n_estimators": TREES},
+                       lambda e: e.fit(X, LABELS)),
+    "lssfind": (LSSFind(n_estimators=20, random_state=0), {"n_estimators": TREES}, lambda e: e.fit(X, y)),
+    "dlbcd": (DLBCD(n_restarts=2, max_iter=3, random_state=0), {"max_iter": HUGE, "tol": 0.0},
+              lambda e: e.fit(SIGNALS)),
+    "skinny": (SkinnyTreesRegressor(n_trees=3, depth=2, max_epochs=2, random_state=0), {"max_epochs": HUGE},
+               lambda e: e.fit(XS, YS)),
+    "partitioned ratio": (PartitionedRatio(10, n_lambdas=3, max_iter=50, random_state=0),
+                          {"n_lambdas": 5000, "tol": 1e-14, "max_iter": HUGE}, lambda e: e.fit(MRF)),
+}
+
+
+def _state(estimator):
+    """What a fit leaves, comparable: the fitted attributes' reprs."""
+    return {k: repr(v) for k, v in vars(estimator).items() if k.endswith("_")}
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_ctrl_c_stops_a_fit_and_leaves_the_estimator_as_it_was(name, n_jobs):
+    small, long_params, fit = ESTIMATORS[name]
+    if "n_jobs" in small.get_params():
+        small = clone(small).set_params(n_jobs=n_jobs)
+    elif n_jobs == 2:
+        pytest.skip("no n_jobs")
+    fresh = clone(small).set_params(**long_params)
+    _report(f"{name} n_jobs={n_jobs} (unfitted)", interrupted(lambda: fit(fresh)))
+    with pytest.raises(NotFittedError):
+        check_is_fitted(fresh)
+    assert vars(fresh) == vars(clone(fresh))  # only the parameters, as before the fit
+    fitted = fit(clone(small))
+    before = _state(fitted)
+    _report(f"{name} n_jobs={n_jobs} (refit)", interrupted(lambda: fit(fitted.set_params(**long_params))))
+    assert _state(fitted) == before
+    fit(fresh.set_params(**small.get_params()))  # a later fit works
+    assert _state(fresh) == before
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_ctrl_c_stops_permutation_importance(n_jobs):
+    forest = RandomForestRegressor(n_estimators=50, random_state=0).fit(X, y)
+    _report(f"permutation_oob n_jobs={n_jobs}",
+            interrupted(lambda: importance.permutation_oob(forest, X, y, n_repeats=2**31 - 1, n_jobs=n_jobs)))
+    assert importance.permutation_oob(forest, X, y, n_repeats=2, random_state=0).shape == (X.shape[1],)
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_ctrl_c_stops_a_budget_search(n_jobs):
+    """Trials run in processes with n_jobs=2 (joblib's loky, whose pool and its threads joblib keeps
+    between calls: a search before the interrupted one starts them)."""
+    base = SkinnyTreesRegressor(n_trees=3, depth=2, batch_size=32, max_epochs=30, lambda2=0.5)
+
+    def search():
+        best = fit_budget(base, XS[:200], YS[:200], 10, n_trials=2, n_jobs=n_jobs, random_state=0,
+                          param_distributions={"temperature": [0.03], "learning_rate": [0.05, 0.1]})
+        assert 0 < best.n_selected_features_ <= 10
+        return best.budget_search_.val_score
+
+    scores = search()
+    long = clone(base).set_params(max_epochs=HUGE)
+    _report(f"fit_budget n_jobs={n_jobs}",
+            interrupted(lambda: fit_budget(long, XS, YS, 10, n_trials=4, n_jobs=n_jobs, random_state=0)))
+    np.testing.assert_array_equal(search(), scores)
+
+
+def test_ctrl_c_stops_lssfind_while_it_mines(caplog, monkeypatch):
+    """Mining sets of up to 4 features from every split (epsilon=0) of 20 deep trees takes about
+    40 s; the forest is grown in well under the 2 s before the signal (the log says so)."""
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)  # tqdm's monitor thread would outlive the fit
+    rng = np.random.RandomState(0)
+    X = rng.rand(2000, 40)
+    y = X.sum(axis=1) + rng.rand(2000)
+    lss = LSSFind(n_estimators=20, epsilon=0.0, max_order=4, min_dwp=1e-7, random_state=0, verbose=1)
+    with caplog.at_level(logging.INFO, logger="pyinterp"):
+        _report("lssfind mining", interrupted(lambda: lss.fit(X, y), after=2.0))
+    messages = [r.getMessage() for r in caplog.records]
+    assert messages[0].startswith("trees: 20/20 in ")
+    assert messages[1] == "mining stopped after 0 of 1 (KeyboardInterrupt)"
+    with pytest.raises(NotFittedError):
+        check_is_fitted(lss)
