@@ -12,6 +12,7 @@ The core's loops that report progress (``report_progress`` in parallel.hpp) tell
 
 from __future__ import annotations
 
+import collections
 import functools
 import logging
 import sys
@@ -20,6 +21,8 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
 
 from . import _core
+
+_END = object()
 
 logger = logging.getLogger("pyinterp")
 
@@ -132,8 +135,16 @@ def worker_threads(n_threads):
     executor = ThreadPoolExecutor(n_threads)
 
     def imap(function, items):
-        futures = [executor.submit(function, item) for item in items]
-        for future in futures:
+        # A few tasks ahead of the consumer, and each result let go once yielded: results that
+        # are large (iRF's bootstrap leaves, spilled to disk by the caller) never pile up.
+        items = iter(items)
+        pending = collections.deque()
+        while True:
+            while len(pending) < 2 * n_threads and (item := next(items, _END)) is not _END:
+                pending.append(executor.submit(function, item))
+            if not pending:
+                return
+            future = pending.popleft()
             while not wait([future], timeout=0.05).done:
                 pass
             yield future.result()
