@@ -250,8 +250,8 @@ CASES = {
                         lambda e: "finite"),
     # empty and tiny
     "X_no_rows": Case(lambda X, y, w: (X[:0], y[:0], w[:0]),
-                      error(ValueError, r"0 sample\(s\)|X must be the training rows")),
-    "X_no_columns": Case(lambda X, y, w: (X[:, :0], y, w), error(ValueError, r"0 feature\(s\)")),
+                      error(ValueError, r"X: Found array with 0 sample\(s\)")),
+    "X_no_columns": Case(lambda X, y, w: (X[:, :0], y, w), error(ValueError, r"X: Found array with 0 feature\(s\)")),
     "X_one_row": Case(lambda X, y, w: (X[:1], y[:1], w[:1]), rows_changed),
     # layouts
     "X_fortran": Case(lambda X, y, w: (np.asfortranarray(X), y, w), same_values),
@@ -263,8 +263,8 @@ CASES = {
     # dtypes
     "X_float32": Case(lambda X, y, w: (X.astype(np.float32), y, w), same_values),
     "X_object_numbers": Case(lambda X, y, w: (X.astype(object), y, w), same_values),
-    "X_strings": Case(lambda X, y, w: (np.full(X.shape, "a"), y, w), error(ValueError, "could not convert|X")),
-    "X_complex": Case(lambda X, y, w: (X + 1j, y, w), error(ValueError, "Complex data not supported")),
+    "X_strings": Case(lambda X, y, w: (np.full(X.shape, "a"), y, w), error(ValueError, "X: could not convert string to float")),
+    "X_complex": Case(lambda X, y, w: (X + 1j, y, w), error(ValueError, "X: Complex data not supported")),
     "X_int64_beyond_2_53": Case(lambda X, y, w: ((X * 16).astype(np.int64) + 2**62, y, w),
                                 beyond_2_53),
     "X_uint64_2_63": Case(lambda X, y, w: ((X * 16).astype(np.uint64) + np.uint64(2**63), y, w),
@@ -272,8 +272,8 @@ CASES = {
     "X_object_2_70": Case(lambda X, y, w: ((X * 16).astype(np.int64).astype(object) + 2**70, y, w),
                           beyond_2_53),
     # shapes
-    "X_1d": Case(lambda X, y, w: (X[:, 0], y, w), error(ValueError, "Expected 2D array")),
-    "X_3d": Case(lambda X, y, w: (X[:, :, None], y, w), error(ValueError, "dim 3")),
+    "X_1d": Case(lambda X, y, w: (X[:, 0], y, w), error(ValueError, "X: Expected 2D array, got 1D array")),
+    "X_3d": Case(lambda X, y, w: (X[:, :, None], y, w), error(ValueError, "X: Found array with dim 3")),
     "X_more_features": Case(lambda X, y, w: (np.hstack([X, X[:, :1]]), y, w),
                             lambda e: "finite" if e.fits else (ValueError, "X has 5 features")),
 }
@@ -282,14 +282,14 @@ CASES = {
 # Where an entry point's answer differs from its class's rule, and why that answer is right.
 OVERRIDES = {
     # too few rows for the model, said so
-    ("IterativeRandomForest.fit", "X_one_row"): (ValueError, r"1 sample\(s\).* minimum of 2 .*IterativeRandomForest"),
-    **{("SkinnyTreesClassifier.fit", c): (ValueError, "needs samples of at least 2 classes")
+    ("IterativeRandomForest.fit", "X_one_row"): (ValueError, r"X: Found array with 1 sample\(s\).* minimum of 2 .*IterativeRandomForest"),
+    **{("SkinnyTreesClassifier.fit", c): (ValueError, "y: the classifier needs samples of at least 2 classes")
        for c in ("X_one_row", "y_one_class")},
-    ("DLBCD.fit", "X_one_row"): (ValueError, "at least as many signals as features: n_samples = 1"),
-    ("sharpness_test", "X_one_row"): (ValueError, "at least as many signals as features: n_samples = 1"),
-    ("PartitionedRatio.fit", "X_one_row"): (ValueError, r"1 sample\(s\).* minimum of 3 .*PartitionedRatio"),
-    ("PartitionedRatio.score", "X_one_row"): (ValueError, r"1 sample\(s\).* minimum of 3 .*PartitionedRatio"),
-    ("importance.dstump", "X_one_row"): (ValueError, r"1 sample\(s\).* minimum of 2"),
+    ("DLBCD.fit", "X_one_row"): (ValueError, "X: a complete dictionary needs at least as many signals as features: n_samples = 1"),
+    ("sharpness_test", "X_one_row"): (ValueError, "X: a complete dictionary needs at least as many signals as features: n_samples = 1"),
+    ("PartitionedRatio.fit", "X_one_row"): (ValueError, r"X: Found array with 1 sample\(s\).* minimum of 3 .*PartitionedRatio"),
+    ("PartitionedRatio.score", "X_one_row"): (ValueError, r"X: Found array with 1 sample\(s\).* minimum of 3 .*PartitionedRatio"),
+    ("importance.dstump", "X_one_row"): (ValueError, r"X: Found array with 1 sample\(s\).* minimum of 2"),
     # R^2 of one sample is undefined: NaN, as scikit-learn's r2_score (with its warning)
     ("RandomForestRegressor.score", "X_one_row"): lambda result: np.isnan(result),
     # float64 values 2^62 + k / 16 are one value per column
@@ -326,7 +326,7 @@ def y_huge(entry, tiny=False):
     fit warns), measures made of sums of y^2 refuse it (DSTUMP once its scores leave float64),
     classifiers see a continuous target."""
     if entry.task == "clf":
-        return (ValueError, "Unknown label type: continuous|mix of continuous and binary")
+        return (ValueError, "y: Unknown label type: continuous")
     if entry is ENTRIES["importance.dstump"]:  # its ranking is y's either way; scores underflow to 0
         return "finite" if tiny else (ValueError, r"DSTUMP's scores are in units of y\^2 and overflow float64")
     if entry.fits and not entry.rows == "train":
@@ -341,15 +341,15 @@ TARGET_CASES = {
                   error(ValueError, "y contains NaN")),
     "y_inf": Case(lambda X, y, w: (X, with_value(y[:, None], 2, 0, np.inf, np.float64)[:, 0], w),
                   error(ValueError, "y contains (NaN or )?infinity")),
-    "y_too_short": Case(lambda X, y, w: (X, y[:-1], w), error(ValueError, r"inconsistent numbers of samples|y has 23")),
+    "y_too_short": Case(lambda X, y, w: (X, y[:-1], w), error(ValueError, r"y: Found input variables with inconsistent numbers of samples: \[24, 23\]")),
     # estimators ravel a column y (with scikit-learn's warning); functions want 1-d y
     "y_column": Case(lambda X, y, w: (X, y[:, None], w),
                      lambda e: "same" if e.fits and e.task and e is not ENTRIES["importance.dstump"]
                      else (ValueError, r"y must be 1-d, got shape \(24, 1\)")),
     # scikit-learn's classifiers refuse object arrays of numbers as labels ("unknown" target type)
     "y_object_numbers": Case(lambda X, y, w: (X, y.astype(object), w),
-                             for_task("same", (ValueError, "Unknown label type: unknown|mix of unknown and binary"))),
-    "y_complex": Case(lambda X, y, w: (X, y + 1j, w), error(ValueError, "Complex data not supported|y must hold")),
+                             for_task("same", (ValueError, "y: Unknown label type: unknown"))),
+    "y_complex": Case(lambda X, y, w: (X, y + 1j, w), error(ValueError, "y: Complex data not supported|y must hold numbers")),
     "y_words": Case(lambda X, y, w: (X, np.where(y > 0, "yes", "no"), w),
                     for_task((ValueError, "y must hold numbers for regression"), "finite")),
     "y_huge": Case(lambda X, y, w: (X, np.ldexp(y.astype(np.float64), 600), w), lambda e: y_huge(e)),
@@ -365,11 +365,11 @@ TARGET_CASES = {
                        error(ValueError, "sample_weight .*non-negative|Negative values in data passed to "
                                          "`sample_weight`")),
     "w_zero": Case(lambda X, y, w: (X, y, 0.0 * w),
-                   error(ValueError, "sample_weight .*zero|Sample weights must contain at least one non-zero")),
-    "w_too_short": Case(lambda X, y, w: (X, y, w[:-1]), error(ValueError, r"sample_weight.*\(23,\)|sample_weight")),
-    "w_2d": Case(lambda X, y, w: (X, y, w[:, None]), error(ValueError, "sample_weight|Sample weights must be 1D")),
+                   error(ValueError, "sample_weight is zero everywhere|sample_weight: Sample weights must contain at least one non-zero")),
+    "w_too_short": Case(lambda X, y, w: (X, y, w[:-1]), error(ValueError, r"sample_weight.*\(23,\)")),
+    "w_2d": Case(lambda X, y, w: (X, y, w[:, None]), error(ValueError, "sample_weight: Sample weights must be 1D|sample_weight must be a 1-d array")),
     "w_words": Case(lambda X, y, w: (X, y, np.full(w.shape, "a")),
-                    error((ValueError, TypeError), "sample_weight|could not convert")),
+                    error((ValueError, TypeError), "sample_weight: could not convert string to float|sample_weight must be an array of numbers")),
     "w_huge": Case(lambda X, y, w: (X, y, np.ldexp(w, 1000)), lambda e: "same"),
     "w_subnormal": Case(lambda X, y, w: (X, y, np.ldexp(w, -1074)), lambda e: "same"),
     "w_bool": Case(lambda X, y, w: (X, y, w > 0), lambda e: "same"),
@@ -413,6 +413,16 @@ def assert_as_sklearn(entry_name, args):
         np.testing.assert_array_equal(ENTRIES[entry_name].call(*args), expected)
 
 
+# The argument each class of input spoils, as its error must name it (cases that drop rows drop them
+# from y too, whose classes may be what is too few).
+SPOILT = {"X": "X", "y": "y", "w": "sample_weight", "X_no_rows": "X|y", "X_one_row": "X|y"}
+
+
+def assert_names_argument(exc, case_name):
+    name = SPOILT.get(case_name) or SPOILT[case_name.split("_")[0]]
+    assert re.search(rf"(?<![\w.])({name})(?!\w)", str(exc)), f"the message does not name {name}: {exc}"
+
+
 def _clean(entry):
     return entry.call(X0, Y_REG if entry.task == "reg" else Y_CLF, W0 if entry.weights else None)
 
@@ -432,8 +442,9 @@ def test_entry_point(entry_name, case_name):
     if outcome == "sklearn":
         assert_as_sklearn(entry_name, args)
     elif isinstance(outcome, tuple):
-        with pytest.raises(outcome[0], match=outcome[1]):
+        with pytest.raises(outcome[0], match=outcome[1]) as raised:
             entry.call(*args)
+        assert_names_argument(raised.value, case_name)
     else:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # numpy's warnings on the extreme values
@@ -560,7 +571,7 @@ FUNCTION_CASES = {
     "make_lss_nan_snr": (lambda: make_lss(snr=np.nan), (TypeError, "snr")),
     "make_lss_order_beyond_p": (lambda: make_lss(n_features=3, order=4), (ValueError, "order")),
     "make_correlated_linear_rho_2": (lambda: make_correlated_linear(correlation=2.0), (ValueError, "correlation")),
-    "make_boolean_response_1d": (lambda: make_boolean_response(X0[:, 0]), (ValueError, "Expected 2D array")),
+    "make_boolean_response_1d": (lambda: make_boolean_response(X0[:, 0]), (ValueError, "X: Expected 2D array")),
     "make_boolean_response_nan": (lambda: make_boolean_response(with_value(X0, 0, 0, np.nan)), (ValueError, "X")),
     "make_sparse_coefficients_model": (lambda: make_sparse_coefficients(5, 3, model="zz"), (ValueError, "model")),
     "make_gaussian_dictionary_0": (lambda: make_gaussian_dictionary(0), (ValueError, "n_components")),

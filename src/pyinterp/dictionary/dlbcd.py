@@ -7,12 +7,12 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .. import _core
 from .._distributed import chunks, cluster_threads, run_units
 from .._seeds import draw_seeds, python_rng
-from .._validation import IntInterval, resolve_n_threads
+from .._validation import IntInterval, resolve_n_threads, validate_data
 from .sharpness import (_LINE_SEARCHES, _SHARPNESS_START_NOISE, PARAMETER_CONSTRAINTS, _check_dictionary,
                         _check_signals, _memory, _sharpness)
 

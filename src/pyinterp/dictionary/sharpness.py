@@ -6,11 +6,10 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
-from sklearn.utils.validation import check_array
 
 from .. import _core
 from .._seeds import python_rng
-from .._validation import IntInterval, resolve_n_threads
+from .._validation import IntInterval, check_array, resolve_n_threads
 
 __all__ = ["sharpness_test"]
 
@@ -33,7 +32,7 @@ def _check_signals(X, p=None):
     n, n_features = X.shape
     if n < n_features:
         raise ValueError(
-            f"a complete dictionary needs at least as many signals as features: n_samples = {n} < n_features = "
+            f"X: a complete dictionary needs at least as many signals as features: n_samples = {n} < n_features = "
             f"{n_features}")
     if p is not None and n_features != p:
         raise ValueError(f"X has {n_features} features, the dictionary has {p}")

@@ -11,8 +11,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_co
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .. import _core
 from .._progress import Progress
@@ -22,6 +21,7 @@ from .._validation import (
     FOREST_X,
     ForestInputMixin,
     IntInterval,
+    check_classification_targets,
     core_X,
     mapped_file,
     check_weights_vector,
@@ -31,6 +31,7 @@ from .._validation import (
     regression_target,
     resolve_n_threads,
     squares_leave_float64,
+    validate_data,
     validate_fit_data,
 )
 from .chunks import fit_forest_chunks

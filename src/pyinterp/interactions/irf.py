@@ -17,17 +17,18 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import ClassifierTags, RegressorTags
 from sklearn.utils._available_if import available_if
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.parallel import Parallel, delayed
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .. import importance
 from .._csr import to_csr, to_tuples
 from .._distributed import cluster_threads, data_on_workers, run_units
 from .._seeds import draw_seeds, python_rng
 from .._groups import check_feature_groups
-from .._validation import (INT32_MAX, FOREST_FIT_X, ForestInputMixin, IntInterval, check_columns, core_X,
-                           regression_target, resolve_n_threads, share_feature_names, validate_fit_data)
+from .._validation import (INT32_MAX, FOREST_FIT_X, ForestInputMixin, IntInterval, check_classification_targets,
+                           check_columns, core_X, regression_target, resolve_n_threads, share_feature_names,
+                           validate_data, validate_fit_data)
 from ..forest import RandomForestClassifier, RandomForestRegressor
 from .dwp import sum_codes
 from .local import leaf_rows

@@ -39,11 +39,11 @@ from threadpoolctl import threadpool_limits
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .._seeds import python_rng
-from .._validation import IntInterval, resolve_n_threads
-from .group_path import group_norms, minimize_smooth, solve_path
+from .._validation import IntInterval, resolve_n_threads, validate_data
+from .group_path import check_lambdas, group_norms, minimize_smooth, solve_path
 from .ratio import PAIR_FEATURES, UNARY_FEATURES, RatioProblem
 
 __all__ = ["PartitionedRatio"]
@@ -255,10 +255,7 @@ class PartitionedRatio(BaseEstimator):
         """The given grid sorted decreasing (None: the default grid, made in _fit)."""
         if self.lambdas is None:
             return None
-        lambdas = np.asarray(self.lambdas, dtype=np.float64).ravel()
-        if lambdas.size == 0 or not np.all(np.isfinite(lambdas)) or np.any(lambdas < 0):
-            raise ValueError("lambdas must be a non-empty array of finite non-negative values")
-        return np.sort(lambdas)[::-1]
+        return np.sort(check_lambdas(self.lambdas))[::-1]
 
     # -- fit ------------------------------------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=True)
