@@ -25,6 +25,8 @@ Estimators and public functions declare scikit-learn constraints (``_parameter_c
 - ``share_feature_names``, ``check_columns``: an inner forest (LSSFind's, iRF's) gets its
   estimator's column names; X is checked against them by the estimator before the forest reads it.
 - ``IntInterval``: the integer constraint of every estimator and function (scikit-learn's takes bool).
+- ``check_up_front``, ``check_forest_size``, ``clamp_iterations``: work sizes and iteration limits of any size (issue 22):
+  refused by name where they size arrays beyond memory, clamped where the core counts in int32.
 - ``squares_leave_float64`` / ``refuse_extreme_targets``, ``extreme_exponent``, ``scaled_weights``:
   targets and weights at scales where sums of squares leave float64.
 """
@@ -271,6 +273,40 @@ def scaled_weights(w):
     overflows or underflows (subnormal weights lose their bits in products). For measures that
     weights enter only relative to each other; None stays None."""
     return w if w is None else np.ldexp(w, -extreme_exponent(w))
+
+
+def physical_memory() -> int:
+    """Bytes of memory this machine has (a bound no up-front allocation can pass)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return 2**63
+
+
+def check_up_front(name, value, bytes_each, what):
+    """A work size (n_iterations, n_restarts, n_trials, ...) whose arrays, allocated before any work
+    starts, would exceed this machine's memory is refused by name, instead of a MemoryError or
+    std::bad_alloc. Sizes within memory are accepted: their loops stop on Ctrl-C."""
+    need = int(value) * int(bytes_each)
+    have = physical_memory()
+    if need > have:
+        raise ValueError(f"{name}={value} needs {need / 2**30:.3g} GiB for {what} before any work starts, more than "
+                         f"this machine's {have / 2**30:.3g} GiB of memory; lower {name}")
+
+
+# Bytes of the smallest tree in the core (one leaf: its node arrays' entries and their headers).
+_TREE_BYTES = 1024
+
+
+def check_forest_size(name, n_trees, n_rows):
+    """A forest's trees and their (n_trees, n_rows) uint32 in-bag counts, allocated as it starts."""
+    check_up_front(name, n_trees, 4 * n_rows + _TREE_BYTES, "its trees and in-bag counts")
+
+
+def clamp_iterations(value) -> int:
+    """An iteration limit the core counts in int32: any positive int is accepted, and limits beyond
+    int32 are never reached, so they are clamped (the result is the same)."""
+    return min(int(value), INT32_MAX)
 
 
 def check_budget(value) -> int:

@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import _core
 from .._distributed import chunks, cluster_threads, run_units
 from .._seeds import draw_seeds, python_rng
-from .._validation import IntInterval, resolve_n_threads, validate_data
+from .._validation import IntInterval, check_up_front, clamp_iterations, resolve_n_threads, validate_data
 from .sharpness import (_LINE_SEARCHES, _SHARPNESS_START_NOISE, PARAMETER_CONSTRAINTS, _check_dictionary,
                         _check_signals, _memory, _sharpness)
 
@@ -165,6 +165,7 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             if self.init not in _INITS:
                 raise ValueError(f"init must be 'l1', 'orth', 'random' or an array, got {self.init!r}")
             make = _random_gaussian if self.init == "random" else _random_orthogonal
+            check_up_front("n_restarts", n_restarts, 16 * p * p + 16, "its restarts' initial dictionaries")
             seeds = draw_seeds(rng, n_restarts)
             return [make(p, np.random.RandomState(s)) for s in seeds], self.init == "l1"
         if n_restarts != 1:
@@ -180,9 +181,9 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True, order="C")
         X = _check_signals(X)
         p = X.shape[1]
-        tau, max_iter, tol, smoothing = float(self.tau), self.max_iter, float(self.tol), float(self.smoothing)
+        tau, max_iter, tol, smoothing = float(self.tau), clamp_iterations(self.max_iter), float(self.tol), float(self.smoothing)
         line_search = _LINE_SEARCHES[self.line_search]
-        max_inner_iter, inner_tol, start_noise = self.max_inner_iter, float(self.inner_tol), float(self.start_noise)
+        max_inner_iter, inner_tol, start_noise = clamp_iterations(self.max_inner_iter), float(self.inner_tol), float(self.start_noise)
         memory = _memory(p, self.lbfgs_memory)
         rho, threshold = self.rho, self.sharpness_threshold
         n_threads = resolve_n_threads(self.n_jobs)

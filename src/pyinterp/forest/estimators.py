@@ -24,6 +24,7 @@ from .._validation import (
     check_classification_targets,
     core_X,
     mapped_file,
+    check_forest_size,
     check_weights_vector,
     count_or_fraction,
     resolve_max_features,
@@ -166,6 +167,7 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
             params.seed = getattr(self, "_seed", params.seed)  # pickles of 0.1.0 lack it: random_state's
             params.first_tree = grown
             params.n_estimators = self.n_estimators - grown
+        check_forest_size("n_estimators", params.n_estimators, n_samples)
         self._seed = params.seed
         self._n_threads = params.n_threads
         X = core_X(X, by_columns=True)

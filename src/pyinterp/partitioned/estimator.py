@@ -42,7 +42,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from .._seeds import python_rng
-from .._validation import IntInterval, resolve_n_threads, validate_data
+from .._validation import IntInterval, check_up_front, resolve_n_threads, validate_data
 from .group_path import check_lambdas, group_norms, minimize_smooth, solve_path
 from .ratio import PAIR_FEATURES, UNARY_FEATURES, RatioProblem
 
@@ -288,6 +288,7 @@ class PartitionedRatio(BaseEstimator):
         G, n_cross = problem.n_groups, problem.n_cross
         self.lambda_max_ = float(np.sqrt(np.sum(problem.cross_gradient_at_zero() ** 2, axis=0)).max())
         if lambdas is None:
+            check_up_front("n_lambdas", self.n_lambdas, 8 * (problem.n_params + G), "the solution path")
             lambdas = self.lambda_max_ * np.logspace(0.0, math.log10(self.lambda_min_ratio), self.n_lambdas)
         self.lambdas_ = lambdas
         weights = np.ones(G) if self.penalize_within else np.r_[np.ones(n_cross), np.zeros(G - n_cross)]

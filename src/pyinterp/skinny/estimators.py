@@ -16,7 +16,8 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from threadpoolctl import threadpool_limits
 
 from .._seeds import draw_seeds, python_rng
-from .._validation import IntInterval, check_classification_targets, regression_target, validate_data
+from .._validation import (IntInterval, check_classification_targets, check_up_front, regression_target,
+                           validate_data)
 from . import kernels
 from .training import TrainConfig, predict_raw, train
 
@@ -132,6 +133,8 @@ class _SkinnyTrees(BaseEstimator):
         X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
         if self._is_regressor:
             y = regression_target(y)
+        # split weights (n_features, n_trees, 2^depth - 1), allocated as training starts
+        check_up_front("n_trees", self.n_trees, X.itemsize * X.shape[1] * (2**self.depth - 1), "its split weights")
         cfg = self._config(X.shape[1])
         target, n_outputs, loss = self._encode_targets(y)
         rng = python_rng(self.random_state)
