@@ -11,10 +11,11 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn.exceptions import ConvergenceWarning
 
-from pyinterp import (DLBCD, IterativeRandomForest, LSSFind, RandomForestClassifier, RandomForestRegressor,
-                      SkinnyTreesRegressor, frequent_itemsets)
+from pyinterp import (DLBCD, IterativeRandomForest, LSSFind, PartitionedRatio, RandomForestClassifier,
+                      RandomForestRegressor, SkinnyTreesRegressor, frequent_itemsets)
 from pyinterp.importance import dstump, permutation_oob
 from pyinterp.interactions import TooManyIntersections, dwp, prevalent_sets, random_intersection_trees
+from pyinterp.skinny import fit_budget
 
 
 def test_rit_of_any_depth_does_not_overflow_the_stack():
@@ -278,3 +279,35 @@ def test_ctrl_c_stops_inside_one_long_tree():
     small = time.perf_counter() - start
     _interrupted(lambda: RandomForestRegressor(**kw).fit(X, y), 20 * small, fraction=0.25)
     assert len(RandomForestRegressor(**kw).fit(X[:1000], y[:1000])) == 1
+
+
+# Work sizes that only loop (their up-front arrays fit in memory; tests/test_bad_inputs.py refuses the
+# ones that do not): a size no fit can finish, so only Ctrl-C ends the call - no time limit asserted.
+_RNG = np.random.RandomState(0)
+_X = _RNG.rand(40, 4)
+_Y = _X[:, 0] + _X[:, 1] * (_X[:, 2] > 0.5)
+ENDLESS = {
+    "SkinnyTrees_max_epochs": lambda: SkinnyTreesRegressor(n_trees=2, depth=2, max_epochs=2**40, n_iter_no_change=2**40,
+                                                           batch_size=8, random_state=0).fit(_X, _Y),
+    "IterativeRandomForest_n_iterations": lambda: IterativeRandomForest(
+        task="classification", n_iterations=10**6, n_estimators=3, n_bootstraps=1, rit_n_trees=5,
+        random_state=0).fit(_X, _Y > 0.8),
+    "DLBCD_n_restarts": lambda: DLBCD(n_restarts=10**5, max_iter=50, random_state=0).fit(_X),
+    "fit_budget_n_trials": lambda: fit_budget(SkinnyTreesRegressor(n_trees=2, depth=2, max_epochs=2, batch_size=8),
+                                              _X, _Y, 2, n_trials=10**6, random_state=0),
+    "PartitionedRatio_max_iter": lambda: PartitionedRatio(2, n_lambdas=2, max_iter=2**40, tol=1e-300,
+                                                          random_state=0).fit(_X),
+}
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("name", ENDLESS)
+def test_huge_work_sizes_that_only_loop_stop_on_ctrl_c(name):
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            ENDLESS[name]()
+    finally:
+        timer.cancel()
+        timer.join()

@@ -197,7 +197,7 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         if not np.all(np.isin(cst, (-1, 0, 1))):
             raise ValueError(f"monotonic_cst must be None or an array-like of -1, 0 or 1, but got {np.unique(cst)}")
         if n_classes > 2:
-            raise ValueError("Monotonicity constraints are not supported with multiclass classification")
+            raise ValueError("monotonic_cst: Monotonicity constraints are not supported with multiclass classification")
         values = X.data if sp.issparse(X) else X
         if np.issubdtype(values.dtype, np.floating) and np.isnan(values).any():
             raise ValueError("X contains NaN: monotonic_cst does not support missing values (as in scikit-learn)")

@@ -7,6 +7,7 @@ import itertools
 
 import numpy as np
 
+from .._validation import check_array
 from ..interactions import InteractionRule, InteractionTable, IterativeRandomForest, LSSFind, prevalent_sets
 from ._base import axes, check_fitted, check_threshold, check_top, figure
 
@@ -151,7 +152,7 @@ def plot_interaction_response(rule, X, y, *, kind="auto", bins=10, ax=None):
     if kind not in ("auto", "cells", "surface"):
         raise ValueError(f"kind must be 'auto', 'cells' or 'surface', got {kind!r}")
     columns = rule.columns(X)
-    y = np.asarray(y, dtype=np.float64).ravel()
+    y = check_array(y, ensure_2d=False, dtype=np.float64, ensure_min_samples=0, input_name="y").ravel()
     if y.shape[0] != columns.shape[0]:
         raise ValueError(f"y has {y.shape[0]} values for {columns.shape[0]} rows of X")
     observed = ~np.isnan(columns).any(axis=1)
