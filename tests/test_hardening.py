@@ -4,6 +4,7 @@ error naming the problem or a correct result, never a crash, a hang or silent ga
 import _thread
 import threading
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -216,6 +217,19 @@ def test_targets_whose_squares_leave_float64_are_named(regression_data, scale):
         forest = RandomForestRegressor(n_estimators=2, random_state=0).fit(X, y * scale)
     np.testing.assert_allclose(forest.predict(X) / scale,
                                RandomForestRegressor(n_estimators=2, random_state=0).fit(X, y).predict(X), rtol=1e-12)
+
+
+@pytest.mark.parametrize("k", [300, 600])
+def test_lssfind_at_huge_target_scales_finds_the_sets_of_the_unscaled_targets(regression_data, k):
+    """|y| above ~1e154 overflowed the sums of squares and LSSFind found nothing. (Tiny y finds
+    fewer sets by design: epsilon is an impurity decrease in units of y^2.)"""
+    X, y = regression_data
+    base = LSSFind(n_estimators=5, random_state=0).fit(X, y).selected_
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # k = 600: its squares are beyond float64
+        scaled = LSSFind(n_estimators=5, random_state=0).fit(X, np.ldexp(y, k)).selected_
+    assert len(base.features) > 0
+    assert scaled.features == base.features
 
 
 def _interrupted(call, uninterrupted_seconds, fraction=0.1):
