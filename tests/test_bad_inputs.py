@@ -265,7 +265,8 @@ CASES = {
     # dtypes
     "X_float32": Case(lambda X, y, w: (X.astype(np.float32), y, w), same_values),
     "X_object_numbers": Case(lambda X, y, w: (X.astype(object), y, w), same_values),
-    "X_strings": Case(lambda X, y, w: (np.full(X.shape, "a"), y, w), error(ValueError, "X: could not convert string to float")),
+    "X_strings": Case(lambda X, y, w: (np.full(X.shape, "a"), y, w),
+                      error(ValueError, "X: could not convert string to float")),
     "X_complex": Case(lambda X, y, w: (X + 1j, y, w), error(ValueError, "X: Complex data not supported")),
     "X_int64_beyond_2_53": Case(lambda X, y, w: ((X * 16).astype(np.int64) + 2**62, y, w),
                                 beyond_2_53),
@@ -284,13 +285,18 @@ CASES = {
 # Where an entry point's answer differs from its class's rule, and why that answer is right.
 OVERRIDES = {
     # too few rows for the model, said so
-    ("IterativeRandomForest.fit", "X_one_row"): (ValueError, r"X: Found array with 1 sample\(s\).* minimum of 2 .*IterativeRandomForest"),
+    ("IterativeRandomForest.fit", "X_one_row"):
+        (ValueError, r"X: Found array with 1 sample\(s\).* minimum of 2 .*IterativeRandomForest"),
     **{("SkinnyTreesClassifier.fit", c): (ValueError, "y: the classifier needs samples of at least 2 classes")
        for c in ("X_one_row", "y_one_class")},
-    ("DLBCD.fit", "X_one_row"): (ValueError, "X: a complete dictionary needs at least as many signals as features: n_samples = 1"),
-    ("sharpness_test", "X_one_row"): (ValueError, "X: a complete dictionary needs at least as many signals as features: n_samples = 1"),
-    ("PartitionedRatio.fit", "X_one_row"): (ValueError, r"X: Found array with 1 sample\(s\).* minimum of 3 .*PartitionedRatio"),
-    ("PartitionedRatio.score", "X_one_row"): (ValueError, r"X: Found array with 1 sample\(s\).* minimum of 3 .*PartitionedRatio"),
+    ("DLBCD.fit", "X_one_row"):
+        (ValueError, "X: a complete dictionary needs at least as many signals as features: n_samples = 1"),
+    ("sharpness_test", "X_one_row"):
+        (ValueError, "X: a complete dictionary needs at least as many signals as features: n_samples = 1"),
+    ("PartitionedRatio.fit", "X_one_row"):
+        (ValueError, r"X: Found array with 1 sample\(s\).* minimum of 3 .*PartitionedRatio"),
+    ("PartitionedRatio.score", "X_one_row"):
+        (ValueError, r"X: Found array with 1 sample\(s\).* minimum of 3 .*PartitionedRatio"),
     ("importance.dstump", "X_one_row"): (ValueError, r"X: Found array with 1 sample\(s\).* minimum of 2"),
     # R^2 of one sample is undefined: NaN, as scikit-learn's r2_score (with its warning)
     ("RandomForestRegressor.score", "X_one_row"): lambda result: np.isnan(result),
@@ -343,7 +349,9 @@ TARGET_CASES = {
                   error(ValueError, "y contains NaN")),
     "y_inf": Case(lambda X, y, w: (X, with_value(y[:, None], 2, 0, np.inf, np.float64)[:, 0], w),
                   error(ValueError, "y contains (NaN or )?infinity")),
-    "y_too_short": Case(lambda X, y, w: (X, y[:-1], w), error(ValueError, r"y: Found input variables with inconsistent numbers of samples: \[24, 23\]")),
+    "y_too_short": Case(lambda X, y, w: (X, y[:-1], w),
+                        error(ValueError, r"y: Found input variables with inconsistent numbers of samples: "
+                                          r"\[24, 23\]")),
     # estimators ravel a column y (with scikit-learn's warning); functions want 1-d y
     "y_column": Case(lambda X, y, w: (X, y[:, None], w),
                      lambda e: "same" if e.fits and e.task and e is not ENTRIES["importance.dstump"]
@@ -351,7 +359,8 @@ TARGET_CASES = {
     # scikit-learn's classifiers refuse object arrays of numbers as labels ("unknown" target type)
     "y_object_numbers": Case(lambda X, y, w: (X, y.astype(object), w),
                              for_task("same", (ValueError, "y: Unknown label type: unknown"))),
-    "y_complex": Case(lambda X, y, w: (X, y + 1j, w), error(ValueError, "y: Complex data not supported|y must hold numbers")),
+    "y_complex": Case(lambda X, y, w: (X, y + 1j, w),
+                      error(ValueError, "y: Complex data not supported|y must hold numbers")),
     "y_words": Case(lambda X, y, w: (X, np.where(y > 0, "yes", "no"), w),
                     for_task((ValueError, "y must hold numbers for regression"), "finite")),
     "y_huge": Case(lambda X, y, w: (X, np.ldexp(y.astype(np.float64), 600), w), lambda e: y_huge(e)),
@@ -367,11 +376,14 @@ TARGET_CASES = {
                        error(ValueError, "sample_weight .*non-negative|Negative values in data passed to "
                                          "`sample_weight`")),
     "w_zero": Case(lambda X, y, w: (X, y, 0.0 * w),
-                   error(ValueError, "sample_weight is zero everywhere|sample_weight: Sample weights must contain at least one non-zero")),
+                   error(ValueError, "sample_weight is zero everywhere|sample_weight: Sample weights must "
+                                     "contain at least one non-zero")),
     "w_too_short": Case(lambda X, y, w: (X, y, w[:-1]), error(ValueError, r"sample_weight.*\(23,\)")),
-    "w_2d": Case(lambda X, y, w: (X, y, w[:, None]), error(ValueError, "sample_weight: Sample weights must be 1D|sample_weight must be a 1-d array")),
+    "w_2d": Case(lambda X, y, w: (X, y, w[:, None]),
+                 error(ValueError, "sample_weight: Sample weights must be 1D|sample_weight must be a 1-d array")),
     "w_words": Case(lambda X, y, w: (X, y, np.full(w.shape, "a")),
-                    error((ValueError, TypeError), "sample_weight: could not convert string to float|sample_weight must be an array of numbers")),
+                    error((ValueError, TypeError), "sample_weight: could not convert string to float|"
+                                                   "sample_weight must be an array of numbers")),
     "w_huge": Case(lambda X, y, w: (X, y, np.ldexp(w, 1000)), lambda e: "same"),
     "w_subnormal": Case(lambda X, y, w: (X, y, np.ldexp(w, -1074)), lambda e: "same"),
     "w_bool": Case(lambda X, y, w: (X, y, w > 0), lambda e: "same"),
@@ -743,11 +755,13 @@ NEW_CASES = {
     # readable rules
     "tree_rules_tree_true": (lambda: tree_rules(RF_REG, tree=True), (ValueError, "tree must be an index")),
     "tree_rules_tree_nan": (lambda: tree_rules(RF_REG, tree=np.nan), (ValueError, "tree must be an index")),
-    "tree_rules_tree_beyond": (lambda: tree_rules(RF_REG, tree=20), (ValueError, r"tree must be an index in \[0, 20\)")),
+    "tree_rules_tree_beyond": (lambda: tree_rules(RF_REG, tree=20),
+                               (ValueError, r"tree must be an index in \[0, 20\)")),
     "tree_rules_unfitted": (lambda: tree_rules(RandomForestRegressor()), (NotFittedError, "not fitted")),
     "tree_rules_names_short": (lambda: tree_rules(RF_REG, feature_names=["a"]),
                                (ValueError, "feature_names has 1 names for 4 features")),
-    "tree_rules_precision_0": (lambda: tree_rules(RF_REG, precision=0), (ValueError, r"precision must be in \[1, 17\]")),
+    "tree_rules_precision_0": (lambda: tree_rules(RF_REG, precision=0),
+                               (ValueError, r"precision must be in \[1, 17\]")),
     "tree_rules_precision_2_70": (lambda: tree_rules(RF_REG, precision=2**70), (ValueError, "precision must be in")),
     "tree_rules_precision_true": (lambda: tree_rules(RF_REG, precision=True), (TypeError, "precision must be an int")),
     "interaction_rule_precision_nan": (lambda: interaction_rule(RF_REG, signed_paths(RF_REG), [(0, 1)],
@@ -796,7 +810,8 @@ NEW_CASES = {
                     "bootstrap_max_samples")},
     "SkinnyTrees_n_trees_huge": (lambda: SkinnyTreesRegressor(**{**SKINNY_KW, "n_trees": HUGE}).fit(X0, Y_REG),
                                  (ValueError, f"n_trees={HUGE} needs")),
-    "DLBCD_n_restarts_huge": (lambda: DLBCD(**DL_KW, n_restarts=HUGE).fit(X0), (ValueError, f"n_restarts={HUGE} needs")),
+    "DLBCD_n_restarts_huge": (lambda: DLBCD(**DL_KW, n_restarts=HUGE).fit(X0),
+                              (ValueError, f"n_restarts={HUGE} needs")),
     "fit_budget_n_trials_huge": (lambda: fit_budget(SkinnyTreesRegressor(**SKINNY_KW), X0, Y_REG, 2, n_trials=HUGE),
                                  (ValueError, f"n_trials={HUGE} needs")),
     "PartitionedRatio_n_lambdas_huge": (lambda: PartitionedRatio(2, n_lambdas=HUGE).fit(X0),
@@ -850,7 +865,8 @@ def _plots():
                                      (ValueError, "y: Found input variables with inconsistent numbers")),
         "plot_importances_top_0": (lambda: pl.plot_importances(RF_REG, X0, Y_REG, top=0), (ValueError, "top must")),
         "plot_lssfind_unfitted": (lambda: pl.plot_lssfind(LSSFind()), (NotFittedError, "not fitted")),
-        "plot_irf_scores_unfitted": (lambda: pl.plot_irf_scores(IterativeRandomForest()), (NotFittedError, "not fitted")),
+        "plot_irf_scores_unfitted": (lambda: pl.plot_irf_scores(IterativeRandomForest()),
+                                     (NotFittedError, "not fitted")),
         "plot_irf_scores_not_irf": (lambda: pl.plot_irf_scores(LSS), (TypeError, "irf must be")),
         "plot_interaction_network_int": (lambda: pl.plot_interaction_network(3), (TypeError, "result must be")),
         "plot_interaction_network_score": (lambda: pl.plot_interaction_network(IRF, score="zz"),

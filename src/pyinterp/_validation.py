@@ -25,8 +25,8 @@ Estimators and public functions declare scikit-learn constraints (``_parameter_c
 - ``share_feature_names``, ``check_columns``: an inner forest (LSSFind's, iRF's) gets its
   estimator's column names; X is checked against them by the estimator before the forest reads it.
 - ``IntInterval``: the integer constraint of every estimator and function (scikit-learn's takes bool).
-- ``check_up_front``, ``check_forest_size``, ``clamp_iterations``: work sizes and iteration limits of any size (issue 22):
-  refused by name where they size arrays beyond memory, clamped where the core counts in int32.
+- ``check_up_front``, ``check_forest_size``, ``clamp_iterations``: work sizes and iteration limits
+  of any size (issue 22): refused by name where they size arrays beyond memory, clamped where the core counts in int32.
 - ``squares_leave_float64`` / ``refuse_extreme_targets``, ``extreme_exponent``, ``scaled_weights``:
   targets and weights at scales where sums of squares leave float64.
 """

@@ -181,9 +181,11 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True, order="C")
         X = _check_signals(X)
         p = X.shape[1]
-        tau, max_iter, tol, smoothing = float(self.tau), clamp_iterations(self.max_iter), float(self.tol), float(self.smoothing)
+        tau, tol, smoothing = float(self.tau), float(self.tol), float(self.smoothing)
+        max_iter = clamp_iterations(self.max_iter)
         line_search = _LINE_SEARCHES[self.line_search]
-        max_inner_iter, inner_tol, start_noise = clamp_iterations(self.max_inner_iter), float(self.inner_tol), float(self.start_noise)
+        inner_tol, start_noise = float(self.inner_tol), float(self.start_noise)
+        max_inner_iter = clamp_iterations(self.max_inner_iter)
         memory = _memory(p, self.lbfgs_memory)
         rho, threshold = self.rho, self.sharpness_threshold
         n_threads = resolve_n_threads(self.n_jobs)

@@ -27,8 +27,8 @@ from .._distributed import cluster_threads, data_on_workers, run_units
 from .._seeds import draw_seeds, python_rng
 from .._groups import check_feature_groups
 from .._validation import (INT32_MAX, FOREST_FIT_X, ForestInputMixin, IntInterval, check_classification_targets,
-                           check_columns, check_forest_size, check_up_front, core_X, regression_target, resolve_n_threads, share_feature_names,
-                           validate_data, validate_fit_data)
+                           check_columns, check_forest_size, check_up_front, core_X, regression_target,
+                           resolve_n_threads, share_feature_names, validate_data, validate_fit_data)
 from ..forest import RandomForestClassifier, RandomForestRegressor
 from .dwp import sum_codes
 from .local import leaf_rows

@@ -287,7 +287,8 @@ class SkinnyTreesClassifier(ClassifierMixin, _SkinnyTrees):
         check_classification_targets(y)
         self.classes_, target = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
-            raise ValueError(f"y: the classifier needs samples of at least 2 classes, got 1 class: {self.classes_[0]!r}")
+            raise ValueError(f"y: the classifier needs samples of at least 2 classes, got 1 class: "
+                             f"{self.classes_[0]!r}")
         return target.astype(np.intp), len(self.classes_), kernels.cross_entropy_loss
 
     def _encode_validation_targets(self, y_val, n):
