@@ -19,16 +19,18 @@ from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils._param_validation import InvalidParameterError
 
 from pyinterp import (DLBCD, IterativeRandomForest, LocalLSSFind, LSSFind, PartitionedRatio, RandomForestClassifier,
-                      RandomForestRegressor, SkinnyTreesClassifier, SkinnyTreesRegressor, Tree, frequent_itemsets,
-                      sharpness_test)
+                      RandomForestRegressor, SkinnyTreesClassifier, SkinnyTreesRegressor, Tree, combine,
+                      frequent_itemsets, sharpness_test)
 from pyinterp import importance as imp
 from pyinterp._validation import IntInterval
 from pyinterp.datasets import (make_boolean_response, make_collinear_dictionary, make_correlated_linear,
                                make_dictionary_signals, make_gaussian_dictionary, make_lss, make_sparse_coefficients)
-from pyinterp.interactions import (InteractionTable, decode, distinct_paths, dwp, encode, minimal, path_prevalence,
-                                   prevalent_sets, random_intersection_trees, signed_paths)
+from pyinterp.forest import tree_rules
+from pyinterp.interactions import (InteractionTable, decode, distinct_paths, dwp, encode, interaction_rule, minimal,
+                                   path_prevalence, prevalent_sets, random_intersection_trees, signed_paths)
 from pyinterp.metrics import (dictionary_nmse, dictionary_recovered, lenient_score, proximity_curve, proximity_score,
                               strict_score)
+from pyinterp.partitioned import solve_path
 from pyinterp.skinny import fit_budget
 
 # Dyadic values (k / 16): scaled by 2^990 or 2^-1060 (subnormal) they stay exact and distinct, so a
@@ -250,8 +252,8 @@ CASES = {
                         lambda e: "finite"),
     # empty and tiny
     "X_no_rows": Case(lambda X, y, w: (X[:0], y[:0], w[:0]),
-                      error(ValueError, r"0 sample\(s\)|X must be the training rows")),
-    "X_no_columns": Case(lambda X, y, w: (X[:, :0], y, w), error(ValueError, r"0 feature\(s\)")),
+                      error(ValueError, r"X: Found array with 0 sample\(s\)")),
+    "X_no_columns": Case(lambda X, y, w: (X[:, :0], y, w), error(ValueError, r"X: Found array with 0 feature\(s\)")),
     "X_one_row": Case(lambda X, y, w: (X[:1], y[:1], w[:1]), rows_changed),
     # layouts
     "X_fortran": Case(lambda X, y, w: (np.asfortranarray(X), y, w), same_values),
@@ -263,8 +265,9 @@ CASES = {
     # dtypes
     "X_float32": Case(lambda X, y, w: (X.astype(np.float32), y, w), same_values),
     "X_object_numbers": Case(lambda X, y, w: (X.astype(object), y, w), same_values),
-    "X_strings": Case(lambda X, y, w: (np.full(X.shape, "a"), y, w), error(ValueError, "could not convert|X")),
-    "X_complex": Case(lambda X, y, w: (X + 1j, y, w), error(ValueError, "Complex data not supported")),
+    "X_strings": Case(lambda X, y, w: (np.full(X.shape, "a"), y, w),
+                      error(ValueError, "X: could not convert string to float")),
+    "X_complex": Case(lambda X, y, w: (X + 1j, y, w), error(ValueError, "X: Complex data not supported")),
     "X_int64_beyond_2_53": Case(lambda X, y, w: ((X * 16).astype(np.int64) + 2**62, y, w),
                                 beyond_2_53),
     "X_uint64_2_63": Case(lambda X, y, w: ((X * 16).astype(np.uint64) + np.uint64(2**63), y, w),
@@ -272,8 +275,8 @@ CASES = {
     "X_object_2_70": Case(lambda X, y, w: ((X * 16).astype(np.int64).astype(object) + 2**70, y, w),
                           beyond_2_53),
     # shapes
-    "X_1d": Case(lambda X, y, w: (X[:, 0], y, w), error(ValueError, "Expected 2D array")),
-    "X_3d": Case(lambda X, y, w: (X[:, :, None], y, w), error(ValueError, "dim 3")),
+    "X_1d": Case(lambda X, y, w: (X[:, 0], y, w), error(ValueError, "X: Expected 2D array, got 1D array")),
+    "X_3d": Case(lambda X, y, w: (X[:, :, None], y, w), error(ValueError, "X: Found array with dim 3")),
     "X_more_features": Case(lambda X, y, w: (np.hstack([X, X[:, :1]]), y, w),
                             lambda e: "finite" if e.fits else (ValueError, "X has 5 features")),
 }
@@ -282,14 +285,19 @@ CASES = {
 # Where an entry point's answer differs from its class's rule, and why that answer is right.
 OVERRIDES = {
     # too few rows for the model, said so
-    ("IterativeRandomForest.fit", "X_one_row"): (ValueError, r"1 sample\(s\).* minimum of 2 .*IterativeRandomForest"),
-    **{("SkinnyTreesClassifier.fit", c): (ValueError, "needs samples of at least 2 classes")
+    ("IterativeRandomForest.fit", "X_one_row"):
+        (ValueError, r"X: Found array with 1 sample\(s\).* minimum of 2 .*IterativeRandomForest"),
+    **{("SkinnyTreesClassifier.fit", c): (ValueError, "y: the classifier needs samples of at least 2 classes")
        for c in ("X_one_row", "y_one_class")},
-    ("DLBCD.fit", "X_one_row"): (ValueError, "at least as many signals as features: n_samples = 1"),
-    ("sharpness_test", "X_one_row"): (ValueError, "at least as many signals as features: n_samples = 1"),
-    ("PartitionedRatio.fit", "X_one_row"): (ValueError, r"1 sample\(s\).* minimum of 3 .*PartitionedRatio"),
-    ("PartitionedRatio.score", "X_one_row"): (ValueError, r"1 sample\(s\).* minimum of 3 .*PartitionedRatio"),
-    ("importance.dstump", "X_one_row"): (ValueError, r"1 sample\(s\).* minimum of 2"),
+    ("DLBCD.fit", "X_one_row"):
+        (ValueError, "X: a complete dictionary needs at least as many signals as features: n_samples = 1"),
+    ("sharpness_test", "X_one_row"):
+        (ValueError, "X: a complete dictionary needs at least as many signals as features: n_samples = 1"),
+    ("PartitionedRatio.fit", "X_one_row"):
+        (ValueError, r"X: Found array with 1 sample\(s\).* minimum of 3 .*PartitionedRatio"),
+    ("PartitionedRatio.score", "X_one_row"):
+        (ValueError, r"X: Found array with 1 sample\(s\).* minimum of 3 .*PartitionedRatio"),
+    ("importance.dstump", "X_one_row"): (ValueError, r"X: Found array with 1 sample\(s\).* minimum of 2"),
     # R^2 of one sample is undefined: NaN, as scikit-learn's r2_score (with its warning)
     ("RandomForestRegressor.score", "X_one_row"): lambda result: np.isnan(result),
     # float64 values 2^62 + k / 16 are one value per column
@@ -326,7 +334,7 @@ def y_huge(entry, tiny=False):
     fit warns), measures made of sums of y^2 refuse it (DSTUMP once its scores leave float64),
     classifiers see a continuous target."""
     if entry.task == "clf":
-        return (ValueError, "Unknown label type: continuous|mix of continuous and binary")
+        return (ValueError, "y: Unknown label type: continuous")
     if entry is ENTRIES["importance.dstump"]:  # its ranking is y's either way; scores underflow to 0
         return "finite" if tiny else (ValueError, r"DSTUMP's scores are in units of y\^2 and overflow float64")
     if entry.fits and not entry.rows == "train":
@@ -341,15 +349,18 @@ TARGET_CASES = {
                   error(ValueError, "y contains NaN")),
     "y_inf": Case(lambda X, y, w: (X, with_value(y[:, None], 2, 0, np.inf, np.float64)[:, 0], w),
                   error(ValueError, "y contains (NaN or )?infinity")),
-    "y_too_short": Case(lambda X, y, w: (X, y[:-1], w), error(ValueError, r"inconsistent numbers of samples|y has 23")),
+    "y_too_short": Case(lambda X, y, w: (X, y[:-1], w),
+                        error(ValueError, r"y: Found input variables with inconsistent numbers of samples: "
+                                          r"\[24, 23\]")),
     # estimators ravel a column y (with scikit-learn's warning); functions want 1-d y
     "y_column": Case(lambda X, y, w: (X, y[:, None], w),
                      lambda e: "same" if e.fits and e.task and e is not ENTRIES["importance.dstump"]
                      else (ValueError, r"y must be 1-d, got shape \(24, 1\)")),
     # scikit-learn's classifiers refuse object arrays of numbers as labels ("unknown" target type)
     "y_object_numbers": Case(lambda X, y, w: (X, y.astype(object), w),
-                             for_task("same", (ValueError, "Unknown label type: unknown|mix of unknown and binary"))),
-    "y_complex": Case(lambda X, y, w: (X, y + 1j, w), error(ValueError, "Complex data not supported|y must hold")),
+                             for_task("same", (ValueError, "y: Unknown label type: unknown"))),
+    "y_complex": Case(lambda X, y, w: (X, y + 1j, w),
+                      error(ValueError, "y: Complex data not supported|y must hold numbers")),
     "y_words": Case(lambda X, y, w: (X, np.where(y > 0, "yes", "no"), w),
                     for_task((ValueError, "y must hold numbers for regression"), "finite")),
     "y_huge": Case(lambda X, y, w: (X, np.ldexp(y.astype(np.float64), 600), w), lambda e: y_huge(e)),
@@ -365,11 +376,14 @@ TARGET_CASES = {
                        error(ValueError, "sample_weight .*non-negative|Negative values in data passed to "
                                          "`sample_weight`")),
     "w_zero": Case(lambda X, y, w: (X, y, 0.0 * w),
-                   error(ValueError, "sample_weight .*zero|Sample weights must contain at least one non-zero")),
-    "w_too_short": Case(lambda X, y, w: (X, y, w[:-1]), error(ValueError, r"sample_weight.*\(23,\)|sample_weight")),
-    "w_2d": Case(lambda X, y, w: (X, y, w[:, None]), error(ValueError, "sample_weight|Sample weights must be 1D")),
+                   error(ValueError, "sample_weight is zero everywhere|sample_weight: Sample weights must "
+                                     "contain at least one non-zero")),
+    "w_too_short": Case(lambda X, y, w: (X, y, w[:-1]), error(ValueError, r"sample_weight.*\(23,\)")),
+    "w_2d": Case(lambda X, y, w: (X, y, w[:, None]),
+                 error(ValueError, "sample_weight: Sample weights must be 1D|sample_weight must be a 1-d array")),
     "w_words": Case(lambda X, y, w: (X, y, np.full(w.shape, "a")),
-                    error((ValueError, TypeError), "sample_weight|could not convert")),
+                    error((ValueError, TypeError), "sample_weight: could not convert string to float|"
+                                                   "sample_weight must be an array of numbers")),
     "w_huge": Case(lambda X, y, w: (X, y, np.ldexp(w, 1000)), lambda e: "same"),
     "w_subnormal": Case(lambda X, y, w: (X, y, np.ldexp(w, -1074)), lambda e: "same"),
     "w_bool": Case(lambda X, y, w: (X, y, w > 0), lambda e: "same"),
@@ -413,6 +427,16 @@ def assert_as_sklearn(entry_name, args):
         np.testing.assert_array_equal(ENTRIES[entry_name].call(*args), expected)
 
 
+# The argument each class of input spoils, as its error must name it (cases that drop rows drop them
+# from y too, whose classes may be what is too few).
+SPOILT = {"X": "X", "y": "y", "w": "sample_weight", "X_no_rows": "X|y", "X_one_row": "X|y"}
+
+
+def assert_names_argument(exc, case_name):
+    name = SPOILT.get(case_name) or SPOILT[case_name.split("_")[0]]
+    assert re.search(rf"(?<![\w.])({name})(?!\w)", str(exc)), f"the message does not name {name}: {exc}"
+
+
 def _clean(entry):
     return entry.call(X0, Y_REG if entry.task == "reg" else Y_CLF, W0 if entry.weights else None)
 
@@ -432,8 +456,9 @@ def test_entry_point(entry_name, case_name):
     if outcome == "sklearn":
         assert_as_sklearn(entry_name, args)
     elif isinstance(outcome, tuple):
-        with pytest.raises(outcome[0], match=outcome[1]):
+        with pytest.raises(outcome[0], match=outcome[1]) as raised:
             entry.call(*args)
+        assert_names_argument(raised.value, case_name)
     else:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # numpy's warnings on the extreme values
@@ -560,7 +585,7 @@ FUNCTION_CASES = {
     "make_lss_nan_snr": (lambda: make_lss(snr=np.nan), (TypeError, "snr")),
     "make_lss_order_beyond_p": (lambda: make_lss(n_features=3, order=4), (ValueError, "order")),
     "make_correlated_linear_rho_2": (lambda: make_correlated_linear(correlation=2.0), (ValueError, "correlation")),
-    "make_boolean_response_1d": (lambda: make_boolean_response(X0[:, 0]), (ValueError, "Expected 2D array")),
+    "make_boolean_response_1d": (lambda: make_boolean_response(X0[:, 0]), (ValueError, "X: Expected 2D array")),
     "make_boolean_response_nan": (lambda: make_boolean_response(with_value(X0, 0, 0, np.nan)), (ValueError, "X")),
     "make_sparse_coefficients_model": (lambda: make_sparse_coefficients(5, 3, model="zz"), (ValueError, "model")),
     "make_gaussian_dictionary_0": (lambda: make_gaussian_dictionary(0), (ValueError, "n_components")),
@@ -661,3 +686,299 @@ def test_mdi_of_a_forest_whose_impurities_left_float64_is_refused(k):
     for normalize in (True, False):
         with pytest.raises(ValueError, match="root impurity is (inf|0).*Refit on a rescaled y"):
             imp.mdi(forest, normalize=normalize)
+
+
+# -- parameters added since the suite was written, rules, combine, solve_path, work sizes ----------
+
+def _inbag(**kw):
+    return _forest(RandomForestRegressor, max_samples=2.0, **kw)
+
+
+RULE = interaction_rule(RF_REG, signed_paths(RF_REG), [(0, 1), (1, 1)])
+RF_CLF3 = _forest(RandomForestClassifier).fit(X0, np.digitize(Y_REG, [0.8, 1.6]))
+RATIO_PROBLEM = RATIO._problem(RATIO._standardise(X0, RATIO.mean_, RATIO.scale_), None)
+GROUP_WEIGHTS = np.ones(RATIO_PROBLEM.n_groups)
+HUGE = 2**60  # sizes arrays beyond any machine's memory
+
+NEW_CASES = {
+    # forests' newer parameters
+    "max_leaf_nodes_1": (lambda: _forest(RandomForestRegressor, max_leaf_nodes=1).fit(X0, Y_REG),
+                         (InvalidParameterError, "'max_leaf_nodes'")),
+    "max_leaf_nodes_true": (lambda: _forest(RandomForestRegressor, max_leaf_nodes=True).fit(X0, Y_REG),
+                            (InvalidParameterError, "'max_leaf_nodes'")),
+    "ccp_alpha_negative": (lambda: _forest(RandomForestRegressor, ccp_alpha=-1.0).fit(X0, Y_REG),
+                           (InvalidParameterError, "'ccp_alpha'")),
+    "ccp_alpha_nan": (lambda: _forest(RandomForestRegressor, ccp_alpha=np.nan).fit(X0, Y_REG),
+                      (InvalidParameterError, "'ccp_alpha'")),
+    # an alpha above every subtree's cost prunes each tree to its root
+    "ccp_alpha_1e300": (lambda: _forest(RandomForestRegressor, ccp_alpha=1e300).fit(X0, Y_REG),
+                        lambda f: all(t.tree_.node_count == 1 for t in f.estimators_)),
+    "monotonic_cst_short": (lambda: _forest(RandomForestRegressor, monotonic_cst=[1, 0]).fit(X0, Y_REG),
+                            (ValueError, "monotonic_cst has shape 2 but the input data X has 4 features")),
+    "monotonic_cst_2": (lambda: _forest(RandomForestRegressor, monotonic_cst=[2, 0, 0, 0]).fit(X0, Y_REG),
+                        (ValueError, "monotonic_cst must be None or an array-like of -1, 0 or 1")),
+    "monotonic_cst_nan": (lambda: _forest(RandomForestRegressor, monotonic_cst=[np.nan, 0, 0, 0]).fit(X0, Y_REG),
+                          (ValueError, "monotonic_cst must be None or an array-like of -1, 0 or 1")),
+    "monotonic_cst_multiclass": (lambda: _forest(RandomForestClassifier, monotonic_cst=[1, 0, 0, 0]).fit(
+        X0, np.digitize(Y_REG, [0.8, 1.6])), (ValueError, "monotonic_cst: Monotonicity constraints are not supported "
+                                                         "with multiclass")),
+    "verbose_negative": (lambda: _forest(RandomForestRegressor, verbose=-1).fit(X0, Y_REG),
+                         (InvalidParameterError, "'verbose'")),
+    "verbose_float": (lambda: _forest(RandomForestRegressor, verbose=1.5).fit(X0, Y_REG),
+                      (InvalidParameterError, "'verbose'")),
+    "criterion_poisson_negative_y": (lambda: _forest(RandomForestRegressor, criterion="poisson").fit(X0, Y_REG - 1),
+                                     (ValueError, r"Some value\(s\) of y are negative")),
+    "criterion_poisson_zero_y": (lambda: _forest(RandomForestRegressor, criterion="poisson").fit(X0, 0 * Y_REG),
+                                 (ValueError, "Sum of y is not strictly positive")),
+    "criterion_for_the_other_task": (lambda: _forest(RandomForestClassifier, criterion="poisson").fit(X0, Y_CLF),
+                                     (InvalidParameterError, "'criterion'")),
+    # leaf medians of y: predictions within y's range
+    "criterion_absolute_error": (lambda: _forest(RandomForestRegressor, criterion="absolute_error").fit(
+        X0, Y_REG).predict(X0), lambda r: np.all((r >= Y_REG.min()) & (r <= Y_REG.max()))),
+    "max_samples_2.0": (lambda: _inbag().fit(X0, Y_REG).inbag_counts_,
+                        lambda c: np.array_equal(c.sum(axis=1), [2 * N] * 3)),
+    # draws in proportion to the weights: rows of weight 0 are never drawn
+    "max_samples_2.0_weights": (lambda: _inbag().fit(X0, Y_REG, np.r_[np.zeros(4), np.ones(N - 4)]).inbag_counts_,
+                                lambda c: np.array_equal(c.sum(axis=1), [2 * N] * 3) and not c[:, :4].any()),
+    "max_samples_2.0_without_bootstrap": (lambda: _inbag(bootstrap=False).fit(X0, Y_REG),
+                                          (ValueError, r"max_samples must be in \(0.0, 1.0\], got 2.0")),
+    "max_samples_2_40": (lambda: _forest(RandomForestRegressor, max_samples=2**40).fit(X0, Y_REG),
+                         (ValueError, r"max_samples must be in \[1, 2147483647\]")),
+    # combine
+    "combine_nothing": (lambda: combine(), (ValueError, "combine needs at least one forest")),
+    "combine_other_data": (lambda: combine(RF_REG, _forest(RandomForestRegressor).fit(X0[:, :3], Y_REG)),
+                           (ValueError, "forest 1 was fitted on 24 rows x 3 features, forest 0 on 24 x 4")),
+    "combine_kinds": (lambda: combine(RF_REG, RF_CLF), (TypeError, "combine takes forests of one kind")),
+    "combine_classes": (lambda: combine(RF_CLF, RF_CLF3), (ValueError, r"forest 1 has classes \[0, 1, 2\]")),
+    "combine_unfitted": (lambda: combine(RF_REG, RandomForestRegressor()), (NotFittedError, "not fitted")),
+    "combine_list": (lambda: combine([RF_REG, RF_REG]), (TypeError, "argument 0 is list")),
+    # readable rules
+    "tree_rules_tree_true": (lambda: tree_rules(RF_REG, tree=True), (ValueError, "tree must be an index")),
+    "tree_rules_tree_nan": (lambda: tree_rules(RF_REG, tree=np.nan), (ValueError, "tree must be an index")),
+    "tree_rules_tree_beyond": (lambda: tree_rules(RF_REG, tree=20),
+                               (ValueError, r"tree must be an index in \[0, 20\)")),
+    "tree_rules_unfitted": (lambda: tree_rules(RandomForestRegressor()), (NotFittedError, "not fitted")),
+    "tree_rules_names_short": (lambda: tree_rules(RF_REG, feature_names=["a"]),
+                               (ValueError, "feature_names has 1 names for 4 features")),
+    "tree_rules_precision_0": (lambda: tree_rules(RF_REG, precision=0),
+                               (ValueError, r"precision must be in \[1, 17\]")),
+    "tree_rules_precision_2_70": (lambda: tree_rules(RF_REG, precision=2**70), (ValueError, "precision must be in")),
+    "tree_rules_precision_true": (lambda: tree_rules(RF_REG, precision=True), (TypeError, "precision must be an int")),
+    "interaction_rule_precision_nan": (lambda: interaction_rule(RF_REG, signed_paths(RF_REG), [(0, 1)],
+                                                                precision=np.nan), (TypeError, "precision")),
+    "InteractionRule.indicator_columns": (lambda: RULE.indicator(X0[:, :3]), (ValueError, "X has 3 features")),
+    "InteractionRule.indicator_inf": (lambda: RULE.indicator(with_value(X0, 0, 0, np.inf)),
+                                      (ValueError, "X contains infinity")),
+    # a missing value is outside the cell; other rows as on clean X
+    "InteractionRule.indicator_nan": (lambda: RULE.indicator(with_value(X0, 0, 0, np.nan)),
+                                      lambda r: not r[0] and np.array_equal(r[1:], RULE.indicator(X0)[1:])),
+    "InteractionRule.predict_1d": (lambda: RULE.predict(X0[0]), (ValueError, "X: Expected 2D array")),
+    "InteractionRule.predict_strings": (lambda: RULE.predict(np.full(X0.shape, "a")),
+                                        (ValueError, "X: could not convert string to float")),
+    "InteractionRule.predict_nan": (lambda: RULE.predict(with_value(X0, 0, 0, np.nan)),
+                                    lambda r: np.all(np.isfinite(r)) and np.array_equal(r[1:], RULE.predict(X0)[1:])),
+    # solve_path and feature groups
+    "solve_path_negative_lambda": (lambda: solve_path(RATIO_PROBLEM, [1.0, -0.5], GROUP_WEIGHTS, 1e-6, 10),
+                                   (ValueError, "lambdas must be a non-empty array of finite non-negative")),
+    "solve_path_nan_lambda": (lambda: solve_path(RATIO_PROBLEM, [np.nan], GROUP_WEIGHTS, 1e-6, 10),
+                              (ValueError, "lambdas must be")),
+    "solve_path_no_lambdas": (lambda: solve_path(RATIO_PROBLEM, [], GROUP_WEIGHTS, 1e-6, 10),
+                              (ValueError, "lambdas must be")),
+    "solve_path_weights_short": (lambda: solve_path(RATIO_PROBLEM, [1.0], GROUP_WEIGHTS[1:], 1e-6, 10),
+                                 (ValueError, "weights must be a 1-d array with one entry per group")),
+    "solve_path_negative_weight": (lambda: solve_path(RATIO_PROBLEM, [1.0], -GROUP_WEIGHTS, 1e-6, 10),
+                                   (ValueError, "weights must be non-negative")),
+    "solve_path_tol_0": (lambda: solve_path(RATIO_PROBLEM, [1.0], GROUP_WEIGHTS, 0.0, 10),
+                         (InvalidParameterError, "'tol'")),
+    "solve_path_max_iter_true": (lambda: solve_path(RATIO_PROBLEM, [1.0], GROUP_WEIGHTS, 1e-6, True),
+                                 (InvalidParameterError, "'max_iter'")),
+    "solve_path_not_a_problem": (lambda: solve_path(X0, [1.0], GROUP_WEIGHTS, 1e-6, 10),
+                                 (InvalidParameterError, "'problem'")),
+    "IterativeRandomForest_nan_group": (lambda: IterativeRandomForest(**IRF_KW).fit(
+        X0, Y_CLF, feature_groups=["a", np.nan, "b", np.nan]), (ValueError, r"feature_groups holds NaN at column\(s\) "
+                                                                            r"\[1, 3\]")),
+    "LSSFind_nan_group": (lambda: LSSFind(n_estimators=2).fit(X0, Y_REG, feature_groups=[np.nan] * P),
+                          (ValueError, "feature_groups holds NaN")),
+    # work sizes whose up-front arrays exceed memory are refused by name (issue 22.3) ...
+    "RandomForestRegressor_n_estimators_2_31": (
+        lambda: RandomForestRegressor(n_estimators=2**31 - 1).fit(X0, Y_REG) if _memory() < 2**31 * (4 * N + 1024)
+        else pytest.skip("this machine has the memory"), (ValueError, "n_estimators=2147483647 needs")),
+    **{f"IterativeRandomForest_{name}_huge": (
+        lambda name=name: IterativeRandomForest(**{**IRF_KW, name: HUGE}).fit(X0, Y_CLF),
+        (ValueError, f"{name}={HUGE} needs .* GiB for .* more than this machine's"))
+       for name in ("n_iterations", "n_bootstraps", "n_estimators", "bootstrap_n_estimators",
+                    "bootstrap_max_samples")},
+    "SkinnyTrees_n_trees_huge": (lambda: SkinnyTreesRegressor(**{**SKINNY_KW, "n_trees": HUGE}).fit(X0, Y_REG),
+                                 (ValueError, f"n_trees={HUGE} needs")),
+    "DLBCD_n_restarts_huge": (lambda: DLBCD(**DL_KW, n_restarts=HUGE).fit(X0),
+                              (ValueError, f"n_restarts={HUGE} needs")),
+    "fit_budget_n_trials_huge": (lambda: fit_budget(SkinnyTreesRegressor(**SKINNY_KW), X0, Y_REG, 2, n_trials=HUGE),
+                                 (ValueError, f"n_trials={HUGE} needs")),
+    "PartitionedRatio_n_lambdas_huge": (lambda: PartitionedRatio(2, n_lambdas=HUGE).fit(X0),
+                                        (ValueError, f"n_lambdas={HUGE} needs")),
+    "rit_n_trees_huge": (lambda: random_intersection_trees([[1, 2], [2, 3]], n_trees=HUGE, max_nodes=2**62),
+                         (ValueError, f"n_trees={HUGE} needs")),
+    # ... while iteration limits beyond the core's int32 are never reached: the same result
+    **{f"DLBCD_{name}_2_40": (
+        lambda name=name: DLBCD(**{**DL_KW, name: 2**40}).fit(X0).components_,
+        lambda r, name=name: np.array_equal(r, DLBCD(**{**DL_KW, name: 2**31 - 1}).fit(X0).components_))
+       for name in ("max_iter", "max_inner_iter", "lbfgs_memory")},
+    "sharpness_test_max_inner_iter_2_40": (
+        lambda: sharpness_test(DL.components_, X0, random_state=0, max_inner_iter=2**40)[1],
+        lambda r: np.array_equal(r, sharpness_test(DL.components_, X0, random_state=0, max_inner_iter=2**31 - 1)[1])),
+}
+
+
+def _memory():
+    from pyinterp._validation import physical_memory
+    return physical_memory()
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("name", NEW_CASES)
+def test_new_parameter(name):
+    call, outcome = NEW_CASES[name]
+    if isinstance(outcome, tuple):
+        with pytest.raises(outcome[0], match=outcome[1]):
+            call()
+    else:
+        assert outcome(call())
+
+
+def test_friedman_mse_warns_and_is_squared_error():
+    with pytest.warns(FutureWarning, match="friedman_mse"):
+        forest = _forest(RandomForestRegressor, criterion="friedman_mse").fit(X0, Y_REG)
+    np.testing.assert_array_equal(forest.predict(X0), _forest(RandomForestRegressor).fit(X0, Y_REG).predict(X0))
+
+
+# -- plots: unfitted models, wrong objects, wrong shapes ---------------------------------------------
+
+def _plots():
+    from pyinterp import plotting as pl
+    return {
+        "plot_importances_unfitted": (lambda: pl.plot_importances(RandomForestRegressor(), X0, Y_REG),
+                                      (NotFittedError, "not fitted")),
+        "plot_importances_not_a_forest": (lambda: pl.plot_importances("forest", X0, Y_REG), (TypeError, "forest must")),
+        "plot_importances_columns": (lambda: pl.plot_importances(RF_REG, X0[:, :3], Y_REG),
+                                     (ValueError, "X has 3 features")),
+        "plot_importances_y_short": (lambda: pl.plot_importances(RF_REG, X0, Y_REG[:-1]),
+                                     (ValueError, "y: Found input variables with inconsistent numbers")),
+        "plot_importances_top_0": (lambda: pl.plot_importances(RF_REG, X0, Y_REG, top=0), (ValueError, "top must")),
+        "plot_lssfind_unfitted": (lambda: pl.plot_lssfind(LSSFind()), (NotFittedError, "not fitted")),
+        "plot_irf_scores_unfitted": (lambda: pl.plot_irf_scores(IterativeRandomForest()),
+                                     (NotFittedError, "not fitted")),
+        "plot_irf_scores_not_irf": (lambda: pl.plot_irf_scores(LSS), (TypeError, "irf must be")),
+        "plot_interaction_network_int": (lambda: pl.plot_interaction_network(3), (TypeError, "result must be")),
+        "plot_interaction_network_score": (lambda: pl.plot_interaction_network(IRF, score="zz"),
+                                           (ValueError, "score must be one of")),
+        "plot_interaction_network_threshold_nan": (lambda: pl.plot_interaction_network(IRF, threshold=np.nan),
+                                                   (ValueError, "threshold must be a real number")),
+        "plot_interaction_network_threshold_string": (lambda: pl.plot_interaction_network(IRF, threshold="a"),
+                                                      (ValueError, "threshold must be a real number")),
+        "plot_ratio_path_unfitted": (lambda: pl.plot_ratio_path(PartitionedRatio(2)), (NotFittedError, "not fitted")),
+        "plot_dictionary_atoms_unfitted": (lambda: pl.plot_dictionary_atoms(DLBCD()), (NotFittedError, "not fitted")),
+        "plot_objective_history_not_dlbcd": (lambda: pl.plot_objective_history(RF_REG), (TypeError, "dlbcd must be")),
+        "plot_skinny_path_unfitted": (lambda: pl.plot_skinny_path(SkinnyTreesRegressor()),
+                                      (NotFittedError, "not fitted")),
+        "plot_interaction_response_not_a_rule": (lambda: pl.plot_interaction_response("r", X0, Y_REG),
+                                                 (TypeError, "rule must be an InteractionRule")),
+        "plot_interaction_response_columns": (lambda: pl.plot_interaction_response(RULE, X0[:, :3], Y_REG),
+                                              (ValueError, "X has 3 features")),
+        "plot_interaction_response_y_short": (lambda: pl.plot_interaction_response(RULE, X0, Y_REG[:-1]),
+                                              (ValueError, "y has 23 values for 24 rows")),
+        "plot_interaction_response_y_words": (lambda: pl.plot_interaction_response(RULE, X0, np.full(N, "a")),
+                                              (ValueError, "y: could not convert string to float")),
+        "plot_interaction_response_y_nan": (lambda: pl.plot_interaction_response(RULE, X0, with_value(
+            Y_REG[:, None], 0, 0, np.nan)), (ValueError, "Input y contains NaN")),
+        "plot_interaction_response_bins_none": (lambda: pl.plot_interaction_response(RULE, X0, Y_REG, bins=None),
+                                                (ValueError, "bins must be a positive int, got None")),
+        "plot_interaction_response_kind": (lambda: pl.plot_interaction_response(RULE, X0, Y_REG, kind="zz"),
+                                           (ValueError, "kind must be")),
+    }
+
+
+PLOT_CASES = ["plot_importances_unfitted", "plot_importances_not_a_forest", "plot_importances_columns",
+              "plot_importances_y_short", "plot_importances_top_0", "plot_lssfind_unfitted", "plot_irf_scores_unfitted",
+              "plot_irf_scores_not_irf", "plot_interaction_network_int", "plot_interaction_network_score",
+              "plot_interaction_network_threshold_nan", "plot_interaction_network_threshold_string",
+              "plot_ratio_path_unfitted", "plot_dictionary_atoms_unfitted", "plot_objective_history_not_dlbcd",
+              "plot_skinny_path_unfitted", "plot_interaction_response_not_a_rule", "plot_interaction_response_columns",
+              "plot_interaction_response_y_short", "plot_interaction_response_y_words",
+              "plot_interaction_response_y_nan", "plot_interaction_response_bins_none",
+              "plot_interaction_response_kind"]
+
+
+@pytest.mark.parametrize("name", PLOT_CASES)
+def test_plot(name):
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+    call, (exc, match) = _plots()[name]
+    try:
+        with pytest.raises(exc, match=match):
+            call()
+    finally:
+        plt.close("all")
+
+
+def test_plot_cases_are_all_listed():
+    pytest.importorskip("matplotlib")
+    assert sorted(_plots()) == sorted(PLOT_CASES)
+
+
+def test_plot_bins_beyond_the_rows_draw_the_one_bin_per_row_surface():
+    """bins = 2^70 allocated its grid ('Maximum allowed size exceeded'); beyond the rows, bins are empty."""
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+    from pyinterp.plotting import plot_interaction_response
+    try:
+        huge = plot_interaction_response(RULE, X0, Y_REG, bins=2**70).collections[0].get_array()
+        rows = plot_interaction_response(RULE, X0, Y_REG, bins=N).collections[0].get_array()
+        np.testing.assert_array_equal(huge, rows)
+    finally:
+        plt.close("all")
+
+
+# -- the command line: an exit status and one line on stderr, never a traceback ----------------------
+
+CLI_CASES = {
+    "missing_file": (["importance", "{dir}/nonexistent.csv", "--target", "y"], 1, "pyinterp: error: .*no such file"),
+    "no_target": (["importance", "{dir}/t.csv"], 1, "give --target COLUMN"),
+    "unknown_target": (["importance", "{dir}/t.csv", "--target", "zz"], 1, "--target: no column named 'zz'"),
+    "unknown_index_col": (["importance", "{dir}/t.csv", "--target", "y", "--index-col", "zz"], 1,
+                          "--index-col: no column named 'zz'"),
+    "text_column": (["importance", "{dir}/words.csv", "--target", "y"], 1, "column 'b' is not numeric"),
+    "nothing_left": (["importance", "{dir}/t.csv", "--target", "y", "--drop", "a,b"], 1, "no feature columns are left"),
+    "n_estimators_0": (["importance", "{dir}/t.csv", "--target", "y", "--n-estimators", "0"], 2,
+                       "argument --n-estimators: must be a positive integer, not 0"),
+    "n_estimators_word": (["importance", "{dir}/t.csv", "--target", "y", "--n-estimators", "abc"], 2,
+                          "argument --n-estimators: invalid"),
+    "n_estimators_2_40": (["importance", "{dir}/t.csv", "--target", "y", "--n-estimators", str(2**40)], 1,
+                          "'n_estimators' parameter"),
+    "n_jobs_0": (["importance", "{dir}/t.csv", "--target", "y", "--n-jobs", "0"], 1, "n_jobs must be"),
+    "random_state_negative": (["importance", "{dir}/t.csv", "--target", "y", "--random-state", "-1"], 1,
+                              "'random_state' parameter"),
+    "out_unwritable": (["importance", "{dir}/t.csv", "--target", "y", "--out", "{dir}/t.csv/sub"], 1,
+                       "pyinterp: error: "),
+    "task_typo": (["importance", "{dir}/t.csv", "--target", "y", "--task", "clf"], 2, "argument --task: invalid"),
+    "demo_one_sample": (["demo", "--n-samples", "1", "--n-estimators", "3"], 1, r"n_samples must be in \[2,"),
+    "unknown_command": (["bogus"], 2, "invalid choice: 'bogus'"),
+    "no_command": ([], 2, "the following arguments are required: COMMAND"),
+}
+
+
+@pytest.mark.parametrize("name", CLI_CASES)
+def test_cli(name, tmp_path, capsys):
+    pytest.importorskip("pandas")
+    from pyinterp.cli import main
+    (tmp_path / "t.csv").write_text("a,b,y\n" + "".join(f"{i},{i % 3},{i % 2}\n" for i in range(12)))
+    (tmp_path / "words.csv").write_text("a,b,y\n1,x,3\n2,y,4\n")
+    argv, status, message = CLI_CASES[name]
+    argv = [a.format(dir=tmp_path) for a in argv]
+    try:
+        code = main(argv)
+    except SystemExit as exit_:  # argparse's usage errors
+        code = exit_.code
+    err = capsys.readouterr().err
+    assert code == status
+    assert re.search(message, err), err
+    assert "Traceback" not in err

@@ -4,6 +4,7 @@ error naming the problem or a correct result, never a crash, a hang or silent ga
 import _thread
 import threading
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -11,10 +12,11 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn.exceptions import ConvergenceWarning
 
-from pyinterp import (DLBCD, IterativeRandomForest, LSSFind, RandomForestClassifier, RandomForestRegressor,
-                      SkinnyTreesRegressor, frequent_itemsets)
+from pyinterp import (DLBCD, IterativeRandomForest, LSSFind, PartitionedRatio, RandomForestClassifier,
+                      RandomForestRegressor, SkinnyTreesRegressor, frequent_itemsets)
 from pyinterp.importance import dstump, permutation_oob
 from pyinterp.interactions import TooManyIntersections, dwp, prevalent_sets, random_intersection_trees
+from pyinterp.skinny import fit_budget
 
 
 def test_rit_of_any_depth_does_not_overflow_the_stack():
@@ -217,6 +219,19 @@ def test_targets_whose_squares_leave_float64_are_named(regression_data, scale):
                                RandomForestRegressor(n_estimators=2, random_state=0).fit(X, y).predict(X), rtol=1e-12)
 
 
+@pytest.mark.parametrize("k", [300, 600])
+def test_lssfind_at_huge_target_scales_finds_the_sets_of_the_unscaled_targets(regression_data, k):
+    """|y| above ~1e154 overflowed the sums of squares and LSSFind found nothing. (Tiny y finds
+    fewer sets by design: epsilon is an impurity decrease in units of y^2.)"""
+    X, y = regression_data
+    base = LSSFind(n_estimators=5, random_state=0).fit(X, y).selected_
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # k = 600: its squares are beyond float64
+        scaled = LSSFind(n_estimators=5, random_state=0).fit(X, np.ldexp(y, k)).selected_
+    assert len(base.features) > 0
+    assert scaled.features == base.features
+
+
 def _interrupted(call, uninterrupted_seconds, fraction=0.1):
     """Runs call with a Ctrl-C sent to the main thread 0.3 s in (a timer thread's signal) and
     returns the seconds until KeyboardInterrupt. A pending signal also raises once the core has
@@ -278,3 +293,35 @@ def test_ctrl_c_stops_inside_one_long_tree():
     small = time.perf_counter() - start
     _interrupted(lambda: RandomForestRegressor(**kw).fit(X, y), 20 * small, fraction=0.25)
     assert len(RandomForestRegressor(**kw).fit(X[:1000], y[:1000])) == 1
+
+
+# Work sizes that only loop (their up-front arrays fit in memory; tests/test_bad_inputs.py refuses the
+# ones that do not): a size no fit can finish, so only Ctrl-C ends the call - no time limit asserted.
+_RNG = np.random.RandomState(0)
+_X = _RNG.rand(40, 4)
+_Y = _X[:, 0] + _X[:, 1] * (_X[:, 2] > 0.5)
+ENDLESS = {
+    "SkinnyTrees_max_epochs": lambda: SkinnyTreesRegressor(n_trees=2, depth=2, max_epochs=2**40, n_iter_no_change=2**40,
+                                                           batch_size=8, random_state=0).fit(_X, _Y),
+    "IterativeRandomForest_n_iterations": lambda: IterativeRandomForest(
+        task="classification", n_iterations=10**6, n_estimators=3, n_bootstraps=1, rit_n_trees=5,
+        random_state=0).fit(_X, _Y > 0.8),
+    "DLBCD_n_restarts": lambda: DLBCD(n_restarts=10**5, max_iter=50, random_state=0).fit(_X),
+    "fit_budget_n_trials": lambda: fit_budget(SkinnyTreesRegressor(n_trees=2, depth=2, max_epochs=2, batch_size=8),
+                                              _X, _Y, 2, n_trials=10**6, random_state=0),
+    "PartitionedRatio_max_iter": lambda: PartitionedRatio(2, n_lambdas=2, max_iter=2**40, tol=1e-300,
+                                                          random_state=0).fit(_X),
+}
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("name", ENDLESS)
+def test_huge_work_sizes_that_only_loop_stop_on_ctrl_c(name):
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            ENDLESS[name]()
+    finally:
+        timer.cancel()
+        timer.join()

@@ -25,6 +25,10 @@ def check_feature_groups(feature_groups, n_features) -> FeatureGroups | None:
     if np.ndim(feature_groups) != 1 or len(values) != n_features:
         raise ValueError(f"feature_groups must have one group name per column ({n_features}), "
                          f"got shape {np.shape(feature_groups)}")
+    unequal = [j for j, name in enumerate(values) if isinstance(name, (float, np.floating)) and name != name]
+    if unequal:
+        raise ValueError(f"feature_groups holds NaN at column(s) {unequal[:10]}: NaN is equal to no name, not even "
+                         "another NaN, so it names no group; give those columns a group name")
     position: dict = {}
     try:
         index = [position.setdefault(name, len(position)) for name in values]

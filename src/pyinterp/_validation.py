@@ -1,5 +1,10 @@
 """Checks that scikit-learn's parameter validation does not cover.
 
+- ``validate_data``, ``check_array``, ``check_sample_weight``, ``check_consistent_length``,
+  ``check_classification_targets``:
+  scikit-learn's, with every error message naming the argument it is about ("X: Found array with 0
+  sample(s) ..."); the package calls these rather than scikit-learn's own.
+
 Estimators and public functions declare scikit-learn constraints (``_parameter_constraints``,
 ``validate_params``) and check sample weights with ``_check_sample_weight``. What remains here:
 
@@ -11,7 +16,7 @@ Estimators and public functions declare scikit-learn constraints (``_parameter_c
   resolved against the data (fractions to counts, max_features against the drawable features),
   after their constraints are checked.
 - ``check_weights_vector``: the forests' sample and feature weights, with the zero-sum check and
-  the messages tests/test_validation.py asserts (``_check_sample_weight`` has neither).
+  the messages tests/test_sk.py asserts (``_check_sample_weight`` has neither).
 - ``FOREST_X`` / ``FOREST_FIT_X``, ``core_X``, ``mapped_file`` and ``ForestInputMixin``: what X
   a forest reads, as ``check_array`` / ``validate_data`` keywords (dense float64, float32, int8,
   uint8, int16 or bool, read as they are; scipy.sparse CSR / CSC; NaN is a missing value in dense
@@ -20,21 +25,28 @@ Estimators and public functions declare scikit-learn constraints (``_parameter_c
 - ``share_feature_names``, ``check_columns``: an inner forest (LSSFind's, iRF's) gets its
   estimator's column names; X is checked against them by the estimator before the forest reads it.
 - ``IntInterval``: the integer constraint of every estimator and function (scikit-learn's takes bool).
+- ``check_up_front``, ``check_forest_size``, ``clamp_iterations``: work sizes and iteration limits
+  of any size (issue 22): refused by name where they size arrays beyond memory, clamped where the core counts in int32.
 - ``squares_leave_float64`` / ``refuse_extreme_targets``, ``extreme_exponent``, ``scaled_weights``:
   targets and weights at scales where sums of squares leave float64.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
 import mmap
 import numbers
 import os
+import re
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils import multiclass as _multiclass
+from sklearn.utils import validation as _sk
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 # The core's integer types: parameters are range-checked (or, for budgets, clamped) against these.
 INT32_MAX = 2**31 - 1
@@ -46,6 +58,63 @@ FOREST_X = {"dtype": list(FOREST_DTYPES), "ensure_all_finite": "allow-nan", "acc
 # X to fit on: the column encoding rejects infinity itself while it reads each value, so no
 # separate pass reads the whole of X first (a memory-mapped X would become resident).
 FOREST_FIT_X = {**FOREST_X, "ensure_all_finite": False}
+
+
+# The argument a scikit-learn validation function checks, by the function raising (innermost first):
+# a name or, for functions taking input_name, None (read that local).
+_ARGUMENT_OF = {
+    _sk.check_array.__code__: None,
+    _sk.column_or_1d.__code__: None,
+    _sk._check_y.__code__: "y",
+    _sk.check_consistent_length.__code__: "y",  # the package checks y (or weights) against X
+    _sk._check_sample_weight.__code__: "sample_weight",
+    _multiclass.check_classification_targets.__code__: "y",
+    _sk.validate_data.__code__: "X",  # feature count and names
+}
+
+
+def _failed_argument(exc):
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for frame in reversed(frames):
+        if frame.f_code in _ARGUMENT_OF:
+            name = _ARGUMENT_OF[frame.f_code] or frame.f_locals.get("input_name")
+            if name:
+                return name
+    return None
+
+
+@contextlib.contextmanager
+def _naming_argument():
+    """scikit-learn's errors about an input, prefixed by the argument's name where they do not name it
+    ("Found array with 0 sample(s)", "Expected 2D array", "Complex data not supported", numpy's
+    "could not convert string to float"); the exception and its type are the same."""
+    try:
+        yield
+    except (ValueError, TypeError) as exc:
+        name = _failed_argument(exc)
+        if (name and len(exc.args) == 1 and isinstance(exc.args[0], str)
+                and not re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", exc.args[0])):
+            exc.args = (f"{name}: {exc.args[0]}",)
+        raise
+
+
+def _named(function):
+    @functools.wraps(function)
+    def checked(*args, **kwargs):
+        with _naming_argument():
+            return function(*args, **kwargs)
+    return checked
+
+
+validate_data = _named(_sk.validate_data)
+check_array = _named(_sk.check_array)
+check_sample_weight = _named(_sk._check_sample_weight)
+check_consistent_length = _named(_sk.check_consistent_length)
+check_classification_targets = _named(_multiclass.check_classification_targets)
 
 
 _BEYOND_2_53 = ("X holds integers beyond +-2**53, which float64 cannot tell apart; recode them (ranks, or an "
@@ -204,6 +273,40 @@ def scaled_weights(w):
     overflows or underflows (subnormal weights lose their bits in products). For measures that
     weights enter only relative to each other; None stays None."""
     return w if w is None else np.ldexp(w, -extreme_exponent(w))
+
+
+def physical_memory() -> int:
+    """Bytes of memory this machine has (a bound no up-front allocation can pass)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return 2**63
+
+
+def check_up_front(name, value, bytes_each, what):
+    """A work size (n_iterations, n_restarts, n_trials, ...) whose arrays, allocated before any work
+    starts, would exceed this machine's memory is refused by name, instead of a MemoryError or
+    std::bad_alloc. Sizes within memory are accepted: their loops stop on Ctrl-C."""
+    need = int(value) * int(bytes_each)
+    have = physical_memory()
+    if need > have:
+        raise ValueError(f"{name}={value} needs {need / 2**30:.3g} GiB for {what} before any work starts, more than "
+                         f"this machine's {have / 2**30:.3g} GiB of memory; lower {name}")
+
+
+# Bytes of the smallest tree in the core (one leaf: its node arrays' entries and their headers).
+_TREE_BYTES = 1024
+
+
+def check_forest_size(name, n_trees, n_rows):
+    """A forest's trees and their (n_trees, n_rows) uint32 in-bag counts, allocated as it starts."""
+    check_up_front(name, n_trees, 4 * n_rows + _TREE_BYTES, "its trees and in-bag counts")
+
+
+def clamp_iterations(value) -> int:
+    """An iteration limit the core counts in int32: any positive int is accepted, and limits beyond
+    int32 are never reached, so they are clamped (the result is the same)."""
+    return min(int(value), INT32_MAX)
 
 
 def check_budget(value) -> int:

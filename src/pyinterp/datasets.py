@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_array
 
-from ._validation import INT32_MAX, check_int, check_real
+from ._validation import INT32_MAX, check_array, check_int, check_real
 
 __all__ = ["make_boolean_response", "make_correlated_linear", "make_lss"]
 

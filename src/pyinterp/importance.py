@@ -38,16 +38,15 @@ import numpy as np
 from scipy import sparse
 from sklearn.utils import Bunch
 from sklearn.utils._param_validation import StrOptions, validate_params
-from sklearn.utils.validation import _check_sample_weight, check_array, check_consistent_length
 
 from . import _core
 from ._groups import check_feature_groups
 from ._progress import Progress
 from ._distributed import chunks, cluster_threads, run_units
 from ._seeds import root_seed
-from ._validation import (INT32_MAX, FOREST_FIT_X, IntInterval, check_exact_integers, check_int, core_X,
-                          extreme_exponent, refuse_extreme_targets, regression_target, resolve_n_threads,
-                          scaled_weights)
+from ._validation import (INT32_MAX, FOREST_FIT_X, IntInterval, check_array, check_consistent_length,
+                          check_exact_integers, check_int, check_sample_weight, core_X, extreme_exponent,
+                          refuse_extreme_targets, regression_target, resolve_n_threads, scaled_weights)
 from .forest.view import check_rows as _check_X
 from .forest.view import forest_view as _view
 
@@ -102,7 +101,7 @@ def _oob_inputs(forest, X, y, sample_weight):
         raise ValueError("the forest has no out-of-bag rows (fitted with bootstrap=False and all rows)")
     targets = _check_targets(view, y, X.shape[0])
     if sample_weight is not None:
-        sample_weight = scaled_weights(_check_sample_weight(sample_weight, X, dtype=np.float64,
+        sample_weight = scaled_weights(check_sample_weight(sample_weight, X, dtype=np.float64,
                                                             ensure_non_negative=True))
     return view, X, targets, sample_weight
 
@@ -307,7 +306,7 @@ def dstump(X, y, *, split="best", side="sum", sample_weight=None, n_jobs=None):
     y = regression_target(y)
     check_consistent_length(X, y)
     if sample_weight is not None:
-        sample_weight = scaled_weights(_check_sample_weight(sample_weight, X, dtype=np.float64,
+        sample_weight = scaled_weights(check_sample_weight(sample_weight, X, dtype=np.float64,
                                                             ensure_non_negative=True))
     X = core_X(X, by_columns=True)
     exponent = extreme_exponent(y)  # stumps of y scaled by a power of two are y's; no square overflows

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import INT32_MAX, check_int, check_real
+from ._validation import INT32_MAX, check_array, check_int, check_real
 
 __all__ = ["lenient_score", "proximity_curve", "proximity_score", "singleton_equivalent", "strict_score"]
 
@@ -208,7 +208,6 @@ def proximity_curve(true, ranked, max_top, signed=False):
 # --- Dictionary recovery (thesis 000, section 5.3) ---------------------------------------------------
 
 from scipy.optimize import linear_sum_assignment  # noqa: E402
-from sklearn.utils.validation import check_array  # noqa: E402
 
 __all__ += ["dictionary_nmse", "dictionary_recovered"]
 

@@ -7,13 +7,13 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .. import _core
 from .._distributed import chunks, cluster_threads, run_units
 from .._progress import Progress, unchanged_if_stopped
 from .._seeds import draw_seeds, python_rng
-from .._validation import IntInterval, resolve_n_threads
+from .._validation import IntInterval, check_up_front, clamp_iterations, resolve_n_threads, validate_data
 from .sharpness import (_LINE_SEARCHES, _SHARPNESS_START_NOISE, PARAMETER_CONSTRAINTS, _check_dictionary,
                         _check_signals, _memory, _sharpness)
 
@@ -170,6 +170,7 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             if self.init not in _INITS:
                 raise ValueError(f"init must be 'l1', 'orth', 'random' or an array, got {self.init!r}")
             make = _random_gaussian if self.init == "random" else _random_orthogonal
+            check_up_front("n_restarts", n_restarts, 16 * p * p + 16, "its restarts' initial dictionaries")
             seeds = draw_seeds(rng, n_restarts)
             return [make(p, np.random.RandomState(s)) for s in seeds], self.init == "l1"
         if n_restarts != 1:
@@ -186,9 +187,11 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True, order="C")
         X = _check_signals(X)
         p = X.shape[1]
-        tau, max_iter, tol, smoothing = float(self.tau), self.max_iter, float(self.tol), float(self.smoothing)
+        tau, tol, smoothing = float(self.tau), float(self.tol), float(self.smoothing)
+        max_iter = clamp_iterations(self.max_iter)
         line_search = _LINE_SEARCHES[self.line_search]
-        max_inner_iter, inner_tol, start_noise = self.max_inner_iter, float(self.inner_tol), float(self.start_noise)
+        inner_tol, start_noise = float(self.inner_tol), float(self.start_noise)
+        max_inner_iter = clamp_iterations(self.max_inner_iter)
         memory = _memory(p, self.lbfgs_memory)
         rho, threshold = self.rho, self.sharpness_threshold
         n_threads = resolve_n_threads(self.n_jobs)

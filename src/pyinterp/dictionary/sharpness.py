@@ -6,11 +6,10 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
-from sklearn.utils.validation import check_array
 
 from .. import _core
 from .._seeds import python_rng
-from .._validation import IntInterval, resolve_n_threads
+from .._validation import IntInterval, check_array, clamp_iterations, resolve_n_threads
 
 __all__ = ["sharpness_test"]
 
@@ -26,14 +25,14 @@ def _memory(p, lbfgs_memory=None):
     """Pairs kept by the subproblems' quasi-Newton solver (0: dense BFGS)."""
     if lbfgs_memory is None:
         return 0 if p <= _DENSE_MAX_P else _LBFGS_MEMORY
-    return int(lbfgs_memory)
+    return clamp_iterations(lbfgs_memory)  # pairs are kept as iterations make them
 
 
 def _check_signals(X, p=None):
     n, n_features = X.shape
     if n < n_features:
         raise ValueError(
-            f"a complete dictionary needs at least as many signals as features: n_samples = {n} < n_features = "
+            f"X: a complete dictionary needs at least as many signals as features: n_samples = {n} < n_features = "
             f"{n_features}")
     if p is not None and n_features != p:
         raise ValueError(f"X has {n_features} features, the dictionary has {p}")
@@ -140,6 +139,6 @@ def sharpness_test(D, X, rho=0.01, threshold=1e-6, random_state=None, *, start_n
     D = _check_dictionary(D)
     X = _check_signals(check_array(X, dtype=np.float64, ensure_all_finite=True, input_name="X"), D.shape[0])
     r, W, M = _sharpness(D, X, rho, python_rng(random_state), start_noise=start_noise,
-                         line_search=_LINE_SEARCHES[line_search], max_inner_iter=max_inner_iter,
+                         line_search=_LINE_SEARCHES[line_search], max_inner_iter=clamp_iterations(max_inner_iter),
                          memory=_memory(D.shape[0], lbfgs_memory), n_threads=resolve_n_threads(n_jobs))
     return (bool(r < threshold), r, W, M) if return_solutions else (bool(r < threshold), r)

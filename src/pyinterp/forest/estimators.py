@@ -12,8 +12,8 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_is_fitted
 
 from .. import _core
 from .._progress import Progress, unchanged_if_stopped
@@ -23,8 +23,10 @@ from .._validation import (
     FOREST_X,
     ForestInputMixin,
     IntInterval,
+    check_classification_targets,
     core_X,
     mapped_file,
+    check_forest_size,
     check_weights_vector,
     count_or_fraction,
     resolve_max_features,
@@ -32,6 +34,7 @@ from .._validation import (
     regression_target,
     resolve_n_threads,
     squares_leave_float64,
+    validate_data,
     validate_fit_data,
 )
 from .chunks import fit_forest_chunks
@@ -166,6 +169,7 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
             params.seed = getattr(self, "_seed", params.seed)  # pickles of 0.1.0 lack it: random_state's
             params.first_tree = grown
             params.n_estimators = self.n_estimators - grown
+        check_forest_size("n_estimators", params.n_estimators, n_samples)
         self._seed = params.seed
         self._n_threads = params.n_threads
         X = core_X(X, by_columns=True)
@@ -197,7 +201,7 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         if not np.all(np.isin(cst, (-1, 0, 1))):
             raise ValueError(f"monotonic_cst must be None or an array-like of -1, 0 or 1, but got {np.unique(cst)}")
         if n_classes > 2:
-            raise ValueError("Monotonicity constraints are not supported with multiclass classification")
+            raise ValueError("monotonic_cst: Monotonicity constraints are not supported with multiclass classification")
         values = X.data if sp.issparse(X) else X
         if np.issubdtype(values.dtype, np.floating) and np.isnan(values).any():
             raise ValueError("X contains NaN: monotonic_cst does not support missing values (as in scikit-learn)")

@@ -7,7 +7,15 @@ from numbers import Integral
 
 import numpy as np
 
+from .._validation import check_int
 from .view import forest_view
+
+# Significant digits a float64 holds: more print the same number.
+MAX_PRECISION = 17
+
+
+def check_precision(precision) -> int:
+    return check_int("precision", precision, 1, MAX_PRECISION)
 
 
 def feature_labels(estimator, n_features, feature_names=None) -> list:
@@ -29,7 +37,7 @@ class Rule:
         self.conditions = tuple((int(k), op, float(t)) for k, op, t in conditions)
         self.value = value
         self.names = names
-        self.precision = precision
+        self.precision = check_precision(precision)
 
     def condition_text(self) -> str:
         return " and ".join(f"{self.names[k]} {op} {t:.{self.precision}g}" for k, op, t in self.conditions)
@@ -71,7 +79,7 @@ def tree_rules(forest, tree=0, *, feature_names=None, precision=4) -> list:
     significant digits. Missing values (NaN) follow each split's ``missing_go_to_left``, which the
     text does not show."""
     view = forest_view(forest)
-    if not isinstance(tree, Integral) or not 0 <= tree < view.core.n_trees:
+    if not isinstance(tree, Integral) or isinstance(tree, bool) or not 0 <= tree < view.core.n_trees:
         raise ValueError(f"tree must be an index in [0, {view.core.n_trees}), got {tree!r}")
     names = feature_labels(view.estimator, view.core.n_features, feature_names)
     t = view.core.tree(int(tree))

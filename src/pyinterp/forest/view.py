@@ -10,10 +10,10 @@ import sys
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .. import _core
-from .._validation import FOREST_X, core_X
+from .._validation import FOREST_X, core_X, validate_data
 from .estimators import _BaseForest
 from .tree import derived_fields, forest_state
 

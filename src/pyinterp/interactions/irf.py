@@ -18,9 +18,9 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import ClassifierTags, RegressorTags
 from sklearn.utils._available_if import available_if
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.parallel import Parallel, delayed
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .. import importance
 from .._csr import to_csr, to_tuples
@@ -28,8 +28,9 @@ from .._distributed import cluster_threads, data_on_workers, run_units
 from .._seeds import draw_seeds, python_rng
 from .._groups import check_feature_groups
 from .._progress import Progress, inner, unchanged_if_stopped, worker_threads
-from .._validation import (INT32_MAX, FOREST_FIT_X, ForestInputMixin, IntInterval, check_columns, core_X,
-                           regression_target, resolve_n_threads, share_feature_names, validate_fit_data)
+from .._validation import (INT32_MAX, FOREST_FIT_X, ForestInputMixin, IntInterval, check_classification_targets,
+                           check_columns, check_forest_size, check_up_front, core_X, regression_target,
+                           resolve_n_threads, share_feature_names, validate_data, validate_fit_data)
 from ..forest import RandomForestClassifier, RandomForestRegressor
 from .dwp import sum_codes
 from .local import leaf_rows
@@ -268,6 +269,9 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
             self._bootstrap_rows = int(m)
         else:
             self._bootstrap_rows = max(1, math.ceil(m * n_samples))
+        check_up_front("bootstrap_max_samples", self._bootstrap_rows, 8, "each bootstrap's drawn rows")
+        check_forest_size("n_estimators", self.n_estimators, n_samples)
+        check_forest_size("bootstrap_n_estimators", self._bootstrap_trees, self._bootstrap_rows)
 
     @unchanged_if_stopped
     @_fit_context(prefer_skip_nested_validation=True)
@@ -289,6 +293,8 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         if not self.classification_:
             y = regression_target(y)
         z = self._positive(y)
+        check_up_front("n_iterations", self.n_iterations, 8, "its forests' seeds")
+        check_up_front("n_bootstraps", self.n_bootstraps, 16, "its bootstraps' seeds")
         seeds = draw_seeds(python_rng(self.random_state), self.n_iterations + 2 * self.n_bootstraps)
         n_jobs = resolve_n_threads(self.n_jobs)
 

@@ -10,7 +10,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from .. import _core
 from .._csr import to_csr, to_tuples
 from .._seeds import root_seed
-from .._validation import INT32_MAX, IntInterval, check_budget, resolve_n_threads
+from .._validation import INT32_MAX, IntInterval, check_budget, check_up_front, resolve_n_threads
 
 
 TooManyIntersections = _core.TooManyIntersections
@@ -23,6 +23,8 @@ def rit_csr(indptr, codes, weights, *, depth=5, n_children=2.0, min_size=2, n_tr
             report="leaves", seed=0, max_nodes=MAX_NODES, n_jobs=None):
     """The core RIT on CSR int32 sets -> (indptr, codes, found) of the distinct reported sets; the
     parameters are validated by the callers (random_intersection_trees, IterativeRandomForest)."""
+    if n_trees <= max_nodes:  # else the core refuses it against the budget (TooManyIntersections)
+        check_up_front("n_trees", n_trees, 24, "its trees' result lists")  # one std::vector per tree
     return _core.random_intersection_trees(indptr, codes, weights, depth, float(n_children), min_size, n_trees, seed,
                                            resolve_n_threads(n_jobs), root_sets, report == "nodes",
                                            check_budget(max_nodes))

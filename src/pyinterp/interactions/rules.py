@@ -7,10 +7,9 @@ from numbers import Integral
 
 import numpy as np
 from scipy import sparse
-from sklearn.utils.validation import validate_data
 
-from .._validation import FOREST_X
-from ..forest.rules import Rule, feature_labels
+from .._validation import FOREST_X, validate_data
+from ..forest.rules import Rule, check_precision, feature_labels
 from ..forest.view import forest_view
 from .dwp import matches
 from .paths import SignedPaths, decode, encode
@@ -53,7 +52,7 @@ class InteractionRule:
         self.value = float(np.average(leaf_values, weights=leaf_weights))
         self.names = names
         self._estimator = estimator
-        self.precision = precision
+        self.precision = check_precision(precision)
 
     @property
     def rule(self) -> Rule:

@@ -39,12 +39,12 @@ from threadpoolctl import threadpool_limits
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .._progress import Progress, unchanged_if_stopped
 from .._seeds import python_rng
-from .._validation import IntInterval, resolve_n_threads
-from .group_path import group_norms, minimize_smooth, solve_path
+from .._validation import IntInterval, check_up_front, resolve_n_threads, validate_data
+from .group_path import check_lambdas, group_norms, minimize_smooth, solve_path
 from .ratio import PAIR_FEATURES, UNARY_FEATURES, RatioProblem
 
 __all__ = ["PartitionedRatio"]
@@ -260,10 +260,7 @@ class PartitionedRatio(BaseEstimator):
         """The given grid sorted decreasing (None: the default grid, made in _fit)."""
         if self.lambdas is None:
             return None
-        lambdas = np.asarray(self.lambdas, dtype=np.float64).ravel()
-        if lambdas.size == 0 or not np.all(np.isfinite(lambdas)) or np.any(lambdas < 0):
-            raise ValueError("lambdas must be a non-empty array of finite non-negative values")
-        return np.sort(lambdas)[::-1]
+        return np.sort(check_lambdas(self.lambdas))[::-1]
 
     # -- fit ------------------------------------------------------------------------------------
     @unchanged_if_stopped
@@ -299,6 +296,7 @@ class PartitionedRatio(BaseEstimator):
         G, n_cross = problem.n_groups, problem.n_cross
         self.lambda_max_ = float(np.sqrt(np.sum(problem.cross_gradient_at_zero() ** 2, axis=0)).max())
         if lambdas is None:
+            check_up_front("n_lambdas", self.n_lambdas, 8 * (problem.n_params + G), "the solution path")
             lambdas = self.lambda_max_ * np.logspace(0.0, math.log10(self.lambda_min_ratio), self.n_lambdas)
         self.lambdas_ = lambdas
         weights = np.ones(G) if self.penalize_within else np.r_[np.ones(n_cross), np.zeros(G - n_cross)]

@@ -10,10 +10,14 @@ the (b, n_groups) group block; the rest is unpenalised), ``value(theta)`` and
 from __future__ import annotations
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import HasMethods, Interval, validate_params
+
+from .._validation import IntInterval, check_weights_vector
 
 
 def group_soft_threshold(v, thresholds, b):
@@ -100,10 +104,35 @@ def minimize_smooth(problem, x0, free, tol, max_iter, bound=1e3):
     return out, int(result.nit), bool(result.success) and not diverged, diverged
 
 
+def check_lambdas(lambdas):
+    """A penalty grid as a flat float64 array: non-empty, finite and non-negative."""
+    try:
+        grid = np.asarray(lambdas, dtype=np.float64).ravel()
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"lambdas must be an array of numbers, got {lambdas!r}") from exc
+    if grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(grid < 0):
+        raise ValueError(f"lambdas must be a non-empty array of finite non-negative values, got {lambdas!r}")
+    return grid
+
+
+@validate_params(
+    {
+        "problem": [HasMethods(["value", "value_and_grad"])],
+        "lambdas": ["array-like"],
+        "weights": ["array-like"],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [IntInterval(Integral, 1, None, closed="left")],
+        "progress": "no_validation",
+    },
+    prefer_skip_nested_validation=True,
+)
 def solve_path(problem, lambdas, weights, tol, max_iter, progress=None):
     """Warm-started solutions for each lambda (decreasing). Returns the (n_params, n_lambdas) path,
     the per-group gradient norms at each solution (n_groups, n_lambdas) and iterations per lambda.
-    ``progress`` (a :class:`~pyinterp._progress.Progress`) hears of each lambda solved."""
+    ``weights`` (one per group, >= 0, not all 0) scale each group's penalty. ``progress`` (a
+    :class:`~pyinterp._progress.Progress`) hears of each lambda solved."""
+    lambdas = check_lambdas(lambdas)
+    weights = check_weights_vector("weights", weights, problem.n_groups, what="group")
     b, G = problem.b, problem.n_groups
     x = np.zeros(problem.n_params)
     fx, gx = problem.value_and_grad(x)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
@@ -36,10 +36,20 @@ def check_fitted(obj, types, name, attribute):
     check_is_fitted(obj, attribute)
 
 
-def check_top(top, name="top"):
-    if top is not None and (not isinstance(top, Integral) or isinstance(top, bool) or top < 1):
-        raise ValueError(f"{name} must be a positive int or None, got {top!r}")
+def check_top(top, name="top", *, allow_none=True):
+    if (top is None and not allow_none) or (
+            top is not None and (not isinstance(top, Integral) or isinstance(top, bool) or top < 1)):
+        raise ValueError(f"{name} must be a positive int{' or None' if allow_none else ''}, got {top!r}")
     return top
+
+
+def check_threshold(threshold, default):
+    """A score threshold: a real number (inf allowed: nothing is kept) or None (the default)."""
+    if threshold is None:
+        return default
+    if not isinstance(threshold, Real) or isinstance(threshold, bool) or threshold != threshold:
+        raise ValueError(f"threshold must be a real number or None, got {threshold!r}")
+    return float(threshold)
 
 
 def column_names(estimator, n_features) -> np.ndarray:

@@ -7,8 +7,9 @@ import itertools
 
 import numpy as np
 
+from .._validation import check_array
 from ..interactions import InteractionRule, InteractionTable, IterativeRandomForest, LSSFind, prevalent_sets
-from ._base import axes, check_fitted, check_top, figure
+from ._base import axes, check_fitted, check_threshold, check_top, figure
 
 
 def plot_lssfind(lss, *, top=10, ax=None):
@@ -98,8 +99,7 @@ def plot_interaction_network(result, *, score=None, threshold=None, top=50, ax=N
     check_top(top)
     if score not in table.columns:
         raise ValueError(f"score must be one of the table's columns {table.columns}, got {score!r}")
-    if threshold is None:
-        threshold = 0.5 if score == "stability" else -np.inf
+    threshold = check_threshold(threshold, 0.5 if score == "stability" else -np.inf)
     values = table[score]
     kept = np.flatnonzero(values >= threshold)[:top]
     edges: dict = {}
@@ -152,7 +152,7 @@ def plot_interaction_response(rule, X, y, *, kind="auto", bins=10, ax=None):
     if kind not in ("auto", "cells", "surface"):
         raise ValueError(f"kind must be 'auto', 'cells' or 'surface', got {kind!r}")
     columns = rule.columns(X)
-    y = np.asarray(y, dtype=np.float64).ravel()
+    y = check_array(y, ensure_2d=False, dtype=np.float64, ensure_min_samples=0, input_name="y").ravel()
     if y.shape[0] != columns.shape[0]:
         raise ValueError(f"y has {y.shape[0]} values for {columns.shape[0]} rows of X")
     observed = ~np.isnan(columns).any(axis=1)
@@ -165,7 +165,8 @@ def plot_interaction_response(rule, X, y, *, kind="auto", bins=10, ax=None):
     if kind == "surface":
         if order != 2:
             raise ValueError(f"kind='surface' needs an interaction of order 2, this one has order {order}")
-        check_top(bins, "bins")
+        # quantile bins beyond the rows would be empty: at most one per row
+        bins = min(check_top(bins, "bins", allow_none=False), max(1, len(y)))
         return _surface(ax, columns, y, rule, names, bins)
     if order > 6:
         raise ValueError(f"kind='cells' draws 2^|S| cells, |S| <= 6; this interaction has order {order}")

@@ -18,8 +18,11 @@ from threadpoolctl import threadpool_limits
 from .._distributed import cluster_threads, run_units
 from .._progress import Progress
 from .._seeds import draw_seeds, python_rng
-from .._validation import IntInterval
+from .._validation import IntInterval, check_up_front
 from .estimators import _SkinnyTrees
+
+# Bytes a trial's drawn settings (a dict of a few numbers) and its seed take at least.
+_TRIAL_BYTES = 256
 
 __all__ = ["PAPER_SPACE", "fit_budget"]
 
@@ -115,6 +118,7 @@ def fit_budget(
         )
     budget = _budget(max_features, np.shape(X)[1])
     space = PAPER_SPACE if param_distributions is None else param_distributions
+    check_up_front("n_trials", n_trials, _TRIAL_BYTES, "its trials' settings and seeds")
     draws = list(ParameterSampler(space, n_trials, random_state=int(draw_seeds(rng))))
     seeds = draw_seeds(rng, n_trials).tolist()
     data = (X, y, X_val, y_val)

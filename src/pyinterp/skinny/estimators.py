@@ -12,13 +12,13 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import r2_score, roc_auc_score
 from sklearn.model_selection import train_test_split
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 from threadpoolctl import threadpool_limits
 
 from .._progress import Progress, unchanged_if_stopped
 from .._seeds import draw_seeds, python_rng
-from .._validation import IntInterval, regression_target
+from .._validation import (IntInterval, check_classification_targets, check_up_front, regression_target,
+                           validate_data)
 from . import kernels
 from .training import TrainConfig, predict_raw, train
 
@@ -138,6 +138,8 @@ class _SkinnyTrees(BaseEstimator):
         X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
         if self._is_regressor:
             y = regression_target(y)
+        # split weights (n_features, n_trees, 2^depth - 1), allocated as training starts
+        check_up_front("n_trees", self.n_trees, X.itemsize * X.shape[1] * (2**self.depth - 1), "its split weights")
         cfg = self._config(X.shape[1])
         target, n_outputs, loss = self._encode_targets(y)
         rng = python_rng(self.random_state)
@@ -292,7 +294,8 @@ class SkinnyTreesClassifier(ClassifierMixin, _SkinnyTrees):
         check_classification_targets(y)
         self.classes_, target = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
-            raise ValueError(f"the classifier needs samples of at least 2 classes, got 1 class: {self.classes_[0]!r}")
+            raise ValueError(f"y: the classifier needs samples of at least 2 classes, got 1 class: "
+                             f"{self.classes_[0]!r}")
         return target.astype(np.intp), len(self.classes_), kernels.cross_entropy_loss
 
     def _encode_validation_targets(self, y_val, n):
