@@ -50,8 +50,7 @@ def combine(*forests):
         if hasattr(first, "classes_"):
             classes, classes0 = forest._classes_per_output(), first._classes_per_output()
             if not all(np.array_equal(a, b) for a, b in zip(classes, classes0)):
-                raise ValueError(f"forest {k} has classes {[c.tolist() for c in classes]}, forest 0 "
-                                 f"{[c.tolist() for c in classes0]}")
+                raise ValueError(f"forest {k} has classes {_listed(classes)}, forest 0 {_listed(classes0)}")
     seeds = [forest._seed for forest in forests]
     if len(set(seeds)) < len(seeds):
         raise ValueError("two of the forests were fitted with the same seed and so grew the same trees")
@@ -61,3 +60,8 @@ def combine(*forests):
             setattr(combined, name, getattr(first, name))
     combined._forest = _core.join_forests([f._forest for f in forests])
     return combined
+
+
+def _listed(classes):
+    """Classes per output as a message shows them: one output's list, or a list per output."""
+    return classes[0].tolist() if len(classes) == 1 else [c.tolist() for c in classes]
