@@ -92,9 +92,10 @@ def sklearn_tree_arrays(tree):
     return arrays
 
 
-def _sklearn_draws(forest, est, n_samples):
-    """The rows scikit-learn drew for one tree, regenerated as its own oob_score_ does (private
-    helpers, whose signature gained sample_weight in 1.7)."""
+def _sklearn_inbag(forest, n_samples):
+    """(n_trees, n_samples) in-bag counts of the rows scikit-learn drew for each tree, regenerated
+    as its own oob_score_ does (private helpers, whose signature gained sample_weight in 1.7); what
+    does not depend on the tree is worked out once."""
     from sklearn.ensemble import _forest as skf
 
     trained_on = getattr(forest, "_n_samples", n_samples)
@@ -104,14 +105,15 @@ def _sklearn_draws(forest, est, n_samples):
             "out-of-bag measures need the training rows"
         )
     weights = getattr(forest, "_sample_weight", None)
-    with_weights = "sample_weight" in inspect.signature(skf._generate_sample_indices).parameters
+    extra = (weights,) if "sample_weight" in inspect.signature(skf._generate_sample_indices).parameters else ()
     n_draws = getattr(forest, "_n_samples_bootstrap", None)
     if n_draws is None:
-        extra = (weights,) if with_weights else ()
         n_draws = skf._get_n_samples_bootstrap(n_samples, forest.max_samples, *extra)
-    if with_weights:
-        return skf._generate_sample_indices(est.random_state, n_samples, n_draws, weights)
-    return skf._generate_sample_indices(est.random_state, n_samples, n_draws)
+    inbag = np.empty((len(forest.estimators_), n_samples), dtype=np.uint32)
+    for t, est in enumerate(forest.estimators_):
+        inbag[t] = np.bincount(skf._generate_sample_indices(est.random_state, n_samples, n_draws, *extra),
+                               minlength=n_samples)
+    return inbag
 
 
 def _sklearn_core(forest, n_samples):
@@ -124,8 +126,7 @@ def _sklearn_core(forest, n_samples):
     if n_samples is None:  # only the tree structure is needed
         n_samples, inbag = 1, np.zeros(n_trees, dtype=np.uint32)
     elif forest.bootstrap:
-        inbag = np.stack([np.bincount(_sklearn_draws(forest, est, n_samples), minlength=n_samples)
-                          for est in forest.estimators_]).astype(np.uint32)
+        inbag = _sklearn_inbag(forest, n_samples)
     else:
         inbag = np.ones((n_trees, n_samples), dtype=np.uint32)
     n_classes = len(forest.classes_) if hasattr(forest, "classes_") else 0
