@@ -131,7 +131,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
       -inf or undefined), where RIT cannot find S, so R's stability overstates rare sets; and
       R's order by cpe puts supersets of a rule (rule & a noise split) above the rule.
       docs/irf_recovery.md measures both on LSS data: ``"pyinterp"`` ranked every true order-2
-      rule in the top 2, ``"R"`` 6% of them; at orders 3 and 4 neither ranked the rules near the
+      rule in the top 2, ``"R"`` 8% of them; at orders 3 and 4 neither ranked the rules near the
       top (median rank 7-15) while :class:`LSSFind` (``mode="rank"``) did (median 1-2): prefer
       LSSFind for rules of order 3 and more.
 
