@@ -11,25 +11,21 @@ import sys
 import time
 
 
-def best_of(fn, repeats=1):
-    """(smallest wall seconds over repeats calls of fn, the last call's result)."""
+def best_of(fn, repeats=1, clock=time.perf_counter):
+    """(smallest seconds over repeats calls of fn by ``clock``, wall by default; the last call's
+    result)."""
     best, out = math.inf, None
     for _ in range(repeats):
-        start = time.perf_counter()
+        start = clock()
         out = fn()
-        best = min(best, time.perf_counter() - start)
+        best = min(best, clock() - start)
     return best, out
 
 
 def best_cpu_of(fn, repeats=1):
-    """(smallest CPU seconds of this process over repeats calls of fn, the last call's result): for
-    single-threaded work on a loaded machine, where the wall clock mostly measures waiting."""
-    best, out = math.inf, None
-    for _ in range(repeats):
-        start = time.process_time()
-        out = fn()
-        best = min(best, time.process_time() - start)
-    return best, out
+    """best_of in CPU seconds of this process: for single-threaded work on a loaded machine, where
+    the wall clock mostly measures waiting for a core."""
+    return best_of(fn, repeats, clock=time.process_time)
 
 
 class Timer:
