@@ -109,9 +109,15 @@ def fit_on_one_and_two_threads(params, X, y):
     return one
 
 
-def test_irf_recovers_lss_interaction_and_is_thread_independent():
+@pytest.mark.parametrize("style", ["pyinterp", "R"])
+def test_irf_recovers_lss_interaction_and_is_thread_independent(style):
     X, y, true = make_lss(n_samples=600, n_features=10, n_interactions=1, order=2, snr=5, random_state=0)
-    one = fit_on_one_and_two_threads(SMALL, X, y)
+    one = fit_on_one_and_two_threads({**SMALL, "style": style}, X, y)
+    if style == "R":  # ordered by cpe, where supersets of the pair score higher; the pair is stable
+        record = one.interactions_[one.interactions_.features.index(true[0])]
+        assert record.stability == 1.0 and record.sta_cpe == 1.0
+        assert np.all(np.diff(np.nan_to_num(one.interactions_["cpe"], nan=-np.inf)) <= 0)
+        return
     assert one.interactions_[0].features == true[0]
     assert one.interactions_[0].stability == 1.0
     stability = one.interactions_["stability"]
@@ -143,7 +149,7 @@ def test_irf_classification_unsigned():
 PYTHON_IRF = dict(n_iterations=4, iteration="last", n_estimators=40, max_features=None, weight_floor=0.0,
                   n_bootstraps=10, bootstrap_n_estimators=5, bootstrap_max_samples=0.2, rit_n_trees=4, rit_depth=2,
                   rit_n_children=2.0, rit_root_sets=1, rit_report="nodes", rit_min_size=1, rit_leaf_weight="size",
-                  rit_leaves="all", first_split=False)
+                  rit_leaves="all", first_split=False, style="pyinterp")
 
 
 def test_irf_python_irf_settings_recover_and_are_thread_independent():
@@ -168,7 +174,7 @@ def test_irf_bootstrap_size_and_trees(max_samples, rows):
     X = rng.random((200, 4))
     y = (X[:, 0] > 0.3).astype(int)
     model = IterativeRandomForest(n_iterations=1, n_estimators=20, n_bootstraps=1, bootstrap_n_estimators=3,
-                                  bootstrap_max_samples=max_samples, random_state=0).fit(X, y)
+                                  bootstrap_max_samples=max_samples, style="pyinterp", random_state=0).fit(X, y)
     assert model._bootstrap_rows == rows
     drawn = model._resample(y, 11)
     assert len(drawn) == rows
@@ -191,7 +197,7 @@ def test_irf_bootstrap_redoes_the_fit():
     """Stability recomputed from the redone bootstraps equals the fitted one, for every set."""
     X, y, _ = make_lss(n_samples=300, n_features=6, n_interactions=1, order=2, snr=5, random_state=1)
     model = IterativeRandomForest(n_iterations=2, n_estimators=20, n_bootstraps=4, rit_n_trees=30,
-                                  random_state=3, n_jobs=2).fit(X, y)
+                                  style="pyinterp", random_state=3, n_jobs=2).fit(X, y)
     runs = [model.bootstrap(X, y, b) for b in range(4)]
     assert [len(set(r.rows.tolist())) < 300 for r in runs] == [True] * 4
     found = [set(r.interactions) for r in runs]
@@ -243,7 +249,7 @@ def test_irf_rit_leaves_and_weights():
 
 def test_leaf_scores_match_direct_counts():
     X, y, _ = make_lss(n_samples=300, n_features=5, n_interactions=1, order=2, snr=5, random_state=2)
-    model = IterativeRandomForest(n_iterations=1, n_estimators=5, n_bootstraps=1, random_state=0)
+    model = IterativeRandomForest(n_iterations=1, n_estimators=5, n_bootstraps=1, style="pyinterp", random_state=0)
     model.classification_ = False
     model.cut_ = float(np.median(y))
     z = (y > model.cut_).astype(float)
@@ -285,6 +291,7 @@ def test_leaf_scores_match_direct_counts():
     (dict(rit_leaf_weight="precision"), "rit_leaf_weight"),
     (dict(rit_root_sets=3), "rit_root_sets"),
     (dict(rit_report="all"), "rit_report"),
+    (dict(style="ranger"), "style"),
 ])
 def test_irf_bad_input(kwargs, match):
     X, y, _ = make_lss(n_samples=100, n_features=4, n_interactions=1, order=2, snr=5, random_state=0)

@@ -112,7 +112,7 @@ def test_interaction_methods_fit_on_data_with_gaps():
     find = LSSFind(max_order=3, random_state=0).fit(X, y)
     assert find.minimal_.features == truth
     irf = IterativeRandomForest(n_iterations=2, n_estimators=60, n_bootstraps=4, rit_n_trees=100,
-                                max_features=None, random_state=0).fit(X, y)
+                                max_features=None, style="pyinterp", random_state=0).fit(X, y)  # by stability
     assert irf.interactions_[0].features == truth[0]
     local = LocalLSSFind(n_estimators=30, max_order=3, random_state=0).fit(X, y)
     query = gappy(X[:30], 0.3, 10)

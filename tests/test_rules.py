@@ -188,6 +188,7 @@ def test_irf_rule_classification_values_are_class_fractions():
     assert rule.value > 0.9  # leaves inside the cell are mostly "case"
     inside = rule.indicator(X)
     assert (y[inside] == "case").mean() > 0.9 and (y[~inside] == "case").mean() < 0.1
-    unsigned = IterativeRandomForest(2, 30, n_bootstraps=2, rit_n_trees=10, signed=False, random_state=0).fit(X, y)
+    unsigned = IterativeRandomForest(2, 30, n_bootstraps=2, rit_n_trees=10, signed=False, style="pyinterp",
+                                     random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="unsigned"):
         unsigned.rule(0)

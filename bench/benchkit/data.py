@@ -28,6 +28,24 @@ def oob_regression(n, p, seed=0):
     return X, X[:, 0] + 2 * (X[:, 1] > 0.5) * (X[:, 2] > 0.5) + 0.5 * rng.randn(n)
 
 
+def lss_orders(n, p, orders, snr, seed):
+    """LSS regression with one rule per entry of ``orders`` (make_lss's form, rules of mixed
+    order): blocks of consecutive features, rule j = all its features below tau_j with
+    tau_j = (1 - (1/2)^(1/K))^(1/L_j), so about half the rows fall in the union of the K rules;
+    Gaussian noise at var(signal) / snr. Returns (X, y, true interactions as (feature, -1) tuples)."""
+    rng = np.random.RandomState(seed)
+    X = rng.uniform(size=(n, p))
+    q = 1.0 - 0.5 ** (1.0 / len(orders))
+    signal, true, start = np.zeros(n), [], 0
+    for order in orders:
+        block = range(start, start + order)
+        signal += (X[:, list(block)] < q ** (1.0 / order)).all(axis=1)
+        true.append(tuple((j, -1) for j in block))
+        start += order
+    y = signal + np.sqrt(signal.var() / snr) * rng.standard_normal(n)
+    return X, y, true
+
+
 def lss_fig2(K, L, snr, seed):
     """One replicate of paper 001's Fig. 2 grid: (X, y, true interactions)."""
     return make_lss(FIG2_N, FIG2_P, K, L, snr, region=0.5, random_state=seed)

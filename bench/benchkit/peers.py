@@ -159,5 +159,5 @@ IRF_SETTINGS = {
     "paper": dict(signed=True, n_iterations=8, iteration="last", n_estimators=100, max_features=None,
                   weight_floor=0.0, n_bootstraps=10, bootstrap_n_estimators=5, bootstrap_max_samples=0.2,
                   rit_n_trees=4, rit_depth=2, rit_n_children=2.0, rit_root_sets=1, rit_report="nodes",
-                  rit_min_size=1, rit_leaves="all", rit_leaf_weight="size", first_split=False),
+                  rit_min_size=1, rit_leaves="all", rit_leaf_weight="size", first_split=False, style="pyinterp"),
 }

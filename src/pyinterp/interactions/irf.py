@@ -79,12 +79,12 @@ def _bootstrap_scores(prev1, prev0, prec, index, candidates) -> dict:
         }
 
 
-def _mean_where_finite(values):
-    """Per column, the mean over the bootstraps (rows) where the score is finite; NaN if none is."""
-    finite = np.isfinite(values)
-    with np.errstate(invalid="ignore"):
-        return np.where(finite.any(axis=0), np.nansum(np.where(finite, values, np.nan), axis=0)
-                        / np.maximum(finite.sum(axis=0), 1), np.nan)
+def _masked_mean(values, mask):
+    """Per column, the mean over the bootstraps (rows) where mask holds; NaN if it holds in none."""
+    count = mask.sum(axis=0)
+    total = np.where(mask, values, 0.0).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / np.maximum(count, 1), np.nan)
 
 
 class IterativeRandomForest(ForestInputMixin, BaseEstimator):
@@ -103,15 +103,40 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
        classification, y above ``cut`` (the median by default) for regression - or of every leaf
        (``rit_leaves="all"``), and run random intersection trees over them, drawing a leaf with
        probability size x precision (its count of class-1 rows) or size (``rit_leaf_weight``).
-       The RIT root intersects ``rit_root_sets`` drawn paths; the RIT leaves are reported, or
+       The RIT root intersects ``rit_root_sets`` drawn paths; a RIT leaf intersects
+       ``rit_depth`` paths (R's ``depth``: the root's included); the RIT leaves are reported, or
        every node (``rit_report="nodes"``).
-    3. Every interaction found in any bootstrap is scored on every bootstrap forest and the scores
-       are averaged: ``stability`` (fraction of bootstraps whose RIT found it), ``prevalence``
-       (share of class-1 leaf mass whose path contains S), ``precision`` (class-1 fraction of the
-       samples in leaves containing S), ``cpe`` = log prev1 - log prev0 (class-1 vs other leaves),
-       ``fsd`` = log prev(S) - sum_j log prev({j}), ``mip`` = min over (|S|-1)-subsets S' of
-       log prec(S) - log prec(S'); ``sta_cpe``/``sta_fsd``/``sta_mip`` = fraction of bootstraps
-       with a positive score. Log scores average the bootstraps where they are finite.
+    3. The candidate interactions are scored on every bootstrap forest and the scores averaged:
+       ``stability`` (fraction of bootstraps whose RIT found it), ``prevalence`` (prev1),
+       ``precision`` (class-1 fraction of the rows in leaves containing S), ``cpe`` =
+       log prev1 - log prev0, ``fsd`` = log prev(S) - sum_j log prev({j}), ``mip`` = min over
+       (|S|-1)-subsets S' of log prec(S) - log prec(S'); ``sta_cpe``/``sta_fsd``/``sta_mip`` =
+       fraction of bootstraps with a positive score.
+
+    ``style`` chooses between two sets of conventions for steps 2-3:
+
+    - ``"R"`` (default) does what R iRF 3.0 does (``iRF(..., oob.importance=TRUE)``): the
+      candidates are the sets one RIT finds on the selected forest (seed ``rit_seed_``); each
+      bootstrap forest is fitted on the resample's distinct rows; a leaf's size, class-1 count
+      and precision count only the rows out-of-bag for its tree, and leaves below
+      ``min_node_size`` count none; prev1 / prev0 are the shares of the class-1 / other rows
+      (leaf memberships) in leaves containing S; a regression row is class 1 when y >= ``cut``
+      (y > ``cut`` when ``cut`` is y's minimum, where R would leave no class 0), a leaf when its
+      mean is > ``cut``; each interaction's columns average the bootstraps whose RIT found
+      something and where its cpe, fsd and mip are finite; the table is ordered by cpe.
+    - ``"pyinterp"`` (the behaviour before the R conventions): every set any bootstrap's RIT
+      found is a candidate; bootstrap forests see the resample with its repeats; sizes count all
+      the rows in the leaf; prev1 / prev0 are the shares of the row mass of the leaves predicting
+      the class of interest / of the other leaves in leaves containing S; y > ``cut`` is class 1;
+      stability divides by every bootstrap, each log score averages the bootstraps where it is
+      finite; the table is ordered by stability, then prevalence. Keep it to rank by stability:
+      R's filter drops exactly the bootstraps whose forest holds no path with S (its cpe is then
+      -inf or undefined), where RIT cannot find S, so R's stability overstates rare sets; and
+      R's order by cpe puts supersets of a rule (rule & a noise split) above the rule.
+      docs/irf_recovery.md measures both on LSS data: ``"pyinterp"`` ranked every true order-2
+      rule in the top 2, ``"R"`` 8% of them; at orders 3 and 4 neither ranked the rules near the
+      top (median rank 7-15) while :class:`LSSFind` (``mode="rank"``) did (median 1-2): prefer
+      LSSFind for rules of order 3 and more.
 
     Until every bootstrap is done, each finished bootstrap's leaves wait in a temporary directory
     (``TMPDIR``; about 20 MB per bootstrap at n = 1000), so memory does not grow with
@@ -119,7 +144,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
     on the cluster's workers, with the same result (docs/distributed.md).
 
     Defaults and why: 5 iterations, 500 trees, RIT depth 5 with 500 trees, 2 children and
-    minimum size 2, signed paths - the R iRF 3.0 defaults the method was published with;
+    minimum size 2, signed paths, ``style="R"`` - the R iRF 3.0 defaults the method was published with;
     ``max_features="sqrt"`` as R iRF's mtry; 10 bootstraps, the R vignette's setting (R's
     default of 1 gives no stability information); MDI importance as in the paper (``"mdi_oob"``
     for the debiased version of issue 3). The bootstrap stage follows R iRF too: each bootstrap
@@ -134,8 +159,9 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
     with), ``n_estimators=100, max_features=None`` for regression (``"sqrt"`` for
     classification), ``weight_floor=0``, ``n_bootstraps=10, bootstrap_n_estimators=5,
     bootstrap_max_samples=0.2, rit_n_trees=4, rit_depth=2, rit_n_children=2, rit_root_sets=1,
-    rit_report="nodes", rit_min_size=1, rit_leaf_weight="size"``, with ``first_split=False`` for
-    its signed paths and, for regression with ``bin_class_type=None``, ``rit_leaves="all"``.
+    rit_report="nodes", rit_min_size=1, rit_leaf_weight="size", style="pyinterp"``, with
+    ``first_split=False`` for its signed paths and, for regression with ``bin_class_type=None``,
+    ``rit_leaves="all"``.
     (Its regression path weights are the leaf means cast to int, which we take as the leaf size
     they were meant to be; docs/lssfind_results.md, Part 3b, measures these settings.)
 
@@ -163,16 +189,21 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         Paths intersected at each RIT root.
     rit_report : {"leaves", "nodes"}
         Sets a RIT reports: its leaves or every node (root included).
+    style : {"R", "pyinterp"}
+        The conventions of the candidates, out-of-bag counts, prevalence, cut and stability
+        (above).
 
     Attributes
     ----------
-    interactions_ : InteractionTable ordered by stability, then prevalence.
+    interactions_ : InteractionTable ordered by cpe (``style="R"``) or stability, then prevalence.
     forest_ : the selected iteration's forest; ``predict`` uses it.
     selected_iteration_ : int (0-based)
     oob_errors_, importances_, feature_weights_ : per iteration (1 - OOB R^2 or accuracy; the
         importances computed; the weights the iteration was fitted with).
     bootstrap_seeds_ : ndarray of shape (n_bootstraps, 2)
         Each bootstrap's resample seed and forest (and RIT) seed; :meth:`bootstrap` redoes one.
+    rit_seed_ : int
+        Seed of the RIT over the selected forest (the candidates of ``style="R"``).
     classification_ : bool
         Whether y was read as classes (``task``). ``classes_`` holds them when it was.
     feature_groups_ : FeatureGroups or None
@@ -209,6 +240,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         "rit_root_sets": [IntInterval(Integral, 1, 2, closed="both")],
         "rit_report": [StrOptions({"leaves", "nodes"})],
         "task": [StrOptions({"auto", "classification", "regression"})],
+        "style": [StrOptions({"R", "pyinterp"})],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
@@ -218,7 +250,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
                  importance="mdi", weight_floor=1e-5, iteration="oob", n_bootstraps=10, signed=True, cut=None,
                  class_id=None, min_node_size=1, rit_depth=5, rit_n_trees=500, rit_n_children=2.0, rit_min_size=2,
                  bootstrap_n_estimators=None, bootstrap_max_samples=None, first_split=True, rit_leaves="class",
-                 rit_leaf_weight="size_precision", rit_root_sets=2, rit_report="leaves", random_state=None,
+                 rit_leaf_weight="size_precision", rit_root_sets=2, rit_report="leaves", style="R", random_state=None,
                  n_jobs=None, verbose=0):
         self.n_iterations = n_iterations
         self.n_estimators = n_estimators
@@ -245,6 +277,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         self.rit_leaf_weight = rit_leaf_weight
         self.rit_root_sets = rit_root_sets
         self.rit_report = rit_report
+        self.style = style
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -295,14 +328,15 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         z = self._positive(y)
         check_up_front("n_iterations", self.n_iterations, 8, "its forests' seeds")
         check_up_front("n_bootstraps", self.n_bootstraps, 16, "its bootstraps' seeds")
-        seeds = draw_seeds(python_rng(self.random_state), self.n_iterations + 2 * self.n_bootstraps)
+        seeds = draw_seeds(python_rng(self.random_state), self.n_iterations + 2 * self.n_bootstraps + 1)
         n_jobs = resolve_n_threads(self.n_jobs)
 
         # With a distributed joblib backend, X and y reach each worker once for the whole fit.
         with data_on_workers(X, y):
             with Progress(self.verbose, self.n_iterations, "iterations") as progress:
                 self._iterate(X, y, seeds[:self.n_iterations], n_jobs, progress)
-            self.bootstrap_seeds_ = seeds[self.n_iterations:].reshape(self.n_bootstraps, 2)
+            self.bootstrap_seeds_ = seeds[self.n_iterations:-1].reshape(self.n_bootstraps, 2)
+            self.rit_seed_ = int(seeds[-1])
             with Progress(self.verbose, self.n_bootstraps, "bootstraps") as progress:
                 self.interactions_ = self._bootstrap_stage(X, y, z, n_jobs, progress)
         return self
@@ -359,7 +393,14 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
                 found.append(sets)
                 del leaves
                 progress.update()
-            return self._score(found, files, n_jobs)
+            return self._score(found, files, n_jobs, self._candidates(X, z))
+
+    def _candidates(self, X, z):
+        """R style: the sets one RIT finds on the selected forest's out-of-bag leaves, the only
+        ones scored. The pyinterp style (None) scores every set any bootstrap found."""
+        if self.style != "R":
+            return None
+        return BootstrapLeaves(self.forest_, X, z, self).rit(self, seed=self.rit_seed_)
 
     def bootstrap(self, X, y, index):
         """Bootstrap ``index`` of the fit, redone exactly as ``fit`` did it, for diagnosing why a
@@ -387,7 +428,9 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
             return (y == target).astype(np.float64)
         y = y.astype(np.float64)
         self.cut_ = float(np.median(y)) if self.cut is None else float(self.cut)
-        z = (y > self.cut_).astype(np.float64)
+        z = ((y >= self.cut_) if self.style == "R" else (y > self.cut_)).astype(np.float64)
+        if self.style == "R" and z.all():  # the cut is y's minimum: R would have no class 0; the ties go there
+            z = (y > self.cut_).astype(np.float64)
         if not 0 < z.sum() < len(z):
             raise ValueError(f"the cut {self.cut_} leaves no rows on one side of y")
         return z
@@ -408,6 +451,8 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
     def _bootstrap(self, X, y, z, index) -> BootstrapRun:
         sample_seed, forest_seed = (int(s) for s in self.bootstrap_seeds_[index])
         rows = self._resample(y, sample_seed)
+        if self.style == "R":  # R's oob.importance: the forest sees each drawn row once
+            rows = np.unique(rows)
         forest = self._forest(forest_seed, 1, self._bootstrap_trees)
         forest.fit(X[rows], y[rows], feature_weights=self.feature_weights_[self.selected_iteration_])
         leaves = BootstrapLeaves(forest, X[rows], z[rows], self)
@@ -416,29 +461,43 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
 
     # -- scoring -------------------------------------------------------------------------------
 
-    def _score(self, found, files, n_jobs) -> InteractionTable:
-        """Every interaction found in any bootstrap, scored on every bootstrap forest (from its
-        leaves in ``files``, read one at a time per thread, here: the files are on this machine)."""
+    def _score(self, found, files, n_jobs, candidates=None) -> InteractionTable:
+        """The candidates (by default every interaction found in any bootstrap) scored on every
+        bootstrap forest (from its leaves in ``files``, read one at a time per thread, here: the
+        files are on this machine)."""
         found = [set(f) for f in found]
-        candidates = sorted(set().union(*found), key=lambda s: (len(s), s))
+        candidates = set().union(*found) if candidates is None else set(candidates)
+        candidates = sorted(candidates, key=lambda s: (len(s), s))
         index = _query_index(candidates)
         queries = list(index)
         per_run = [_bootstrap_scores(*prevalences, index, candidates)
                    for prevalences in Parallel(n_jobs=n_jobs, backend="threading")(
                        delayed(_spilled_prevalences)(file, queries) for file in files)]
-        columns = {"stability": np.array([np.mean([s in f for f in found]) for s in candidates])}
+        scores = {name: np.array([run[name] for run in per_run]).reshape(len(files), len(candidates))
+                  for name in _SCORES}
+        recovered = np.array([[s in f for s in candidates] for f in found], dtype=float).reshape(scores["cpe"].shape)
+        if self.style == "R":
+            # R's summary keeps, per interaction, the bootstraps whose RIT found something and where
+            # cpe, fsd and mip are all finite; every column averages those bootstraps only.
+            kept = np.isfinite(scores["cpe"]) & np.isfinite(scores["fsd"]) & np.isfinite(scores["mip"])
+            kept &= np.array([len(f) > 0 for f in found])[:, None]
+            masks = dict.fromkeys(_SCORES, kept)
+        else:
+            kept = np.ones_like(recovered, dtype=bool)
+            masks = {name: np.isfinite(values) for name, values in scores.items()}
+        columns = {"stability": _masked_mean(recovered, kept)}
         for name in _SCORES:
-            values = np.array([scores[name] for scores in per_run]).reshape(len(files), len(candidates))
-            columns[name] = _mean_where_finite(values)
+            columns[name] = _masked_mean(scores[name], masks[name])
             if name in _LOG_SCORES:
-                columns[f"sta_{name}"] = (values > 0).mean(axis=0)
+                columns[f"sta_{name}"] = _masked_mean(scores[name] > 0, kept)
         return self._table(candidates, columns)
 
     def _table(self, candidates, columns) -> InteractionTable:
-        """The records ordered by stability, then prevalence, then the features."""
+        """The records ordered by cpe (R's order) or stability then prevalence, then the features."""
         features = [decode(s) if self.signed else tuple((k, 0) for k in s) for s in candidates]
+        first = ("cpe", "stability") if self.style == "R" else ("stability", "prevalence")
         order = sorted(range(len(candidates)),
-                       key=lambda i: (-columns["stability"][i], -np.nan_to_num(columns["prevalence"][i]), features[i]))
+                       key=lambda i: (*(-np.nan_to_num(columns[c][i], nan=-np.inf) for c in first), features[i]))
         groups = getattr(self, "feature_groups_", None)  # absent in pickles of 0.1.0
         names = groups.names if groups is not None else getattr(self, "feature_names_in_", None)
         return InteractionTable([features[i] for i in order], {c: v[order] for c, v in columns.items()}, names)
@@ -464,6 +523,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
 
     def __setstate__(self, state):
         state.setdefault("task", "auto")  # pickles of 0.1.0 predate the parameter
+        state.setdefault("style", "pyinterp")  # earlier pickles were fitted in this style
         super().__setstate__(state)
 
     def __sklearn_tags__(self):
@@ -514,16 +574,24 @@ class BootstrapRun(NamedTuple):
 class BootstrapLeaves:
     """The leaves of one bootstrap forest, one row per leaf in the order of ``paths``.
 
+    Rows are counted in every tree (style "pyinterp"), or only in the trees they are out-of-bag
+    for (style "R", R's ``oob.importance``).
+
     Attributes
     ----------
     paths : SignedPaths
         Each leaf's path items (signed codes, or feature indices when ``signed=False``).
     size : ndarray of float
-        Resampled rows falling in the leaf.
+        Rows falling in the leaf.
     positive : ndarray of float
         Of those, rows of the class of interest (size x precision).
     is1 : ndarray of bool
         Whether the leaf predicts the class of interest (above ``cut_`` in regression).
+    mass1, mass0 : ndarray of float
+        What prevalence shares out: style "R", the leaf's rows of the class of interest and its
+        other rows (R counts rows; leaves below ``min_node_size`` count none, in ``size`` too);
+        style "pyinterp",
+        the size of the leaves predicting the class of interest and of the other leaves.
     """
 
     def __init__(self, forest, X, z, params):
@@ -534,10 +602,12 @@ class BootstrapLeaves:
         codes = paths.codes if params.signed else paths.codes >> 1
         self.paths = SignedPaths(paths.indptr, codes.astype(np.int32), paths.weight, paths.depth, paths.tree,
                                  paths.leaf, paths.names)
-        rows = leaf_rows(paths, forest.apply(X)).ravel()
-        n_trees = forest.n_estimators
+        rows = leaf_rows(paths, forest.apply(X))  # (n_rows, n_trees)
+        counted = forest.inbag_counts_.T == 0 if params.style == "R" else np.ones(rows.shape, dtype=bool)
+        rows = rows[counted]
         self.size = np.bincount(rows, minlength=len(paths)).astype(np.float64)
-        self.positive = np.bincount(rows, weights=np.repeat(z, n_trees), minlength=len(paths))
+        self.positive = np.bincount(rows, weights=np.broadcast_to(z[:, None], counted.shape)[counted],
+                                    minlength=len(paths))
         trees = forest.trees_
         offsets = np.cumsum([0] + [t.node_count for t in trees[:-1]])
         value = np.concatenate([t.value for t in trees])[offsets[paths.tree] + paths.leaf]
@@ -547,6 +617,12 @@ class BootstrapLeaves:
             self.is1 = (value[:, column] == value.max(axis=1)) if present else np.zeros(len(paths), dtype=bool)
         else:
             self.is1 = value[:, 0] > params.cut_
+        if params.style == "R":  # R drops the leaves below min_node_size before scoring
+            small = self.size < params.min_node_size
+            self.size[small], self.positive[small] = 0.0, 0.0
+            self.mass1, self.mass0 = self.positive, self.size - self.positive
+        else:
+            self.mass1, self.mass0 = self.size * self.is1, self.size * ~self.is1
 
     def rit(self, params, seed) -> list:
         # size x precision = the leaf's class-1 count
@@ -559,28 +635,35 @@ class BootstrapLeaves:
             return []
         p = self.paths
         indptr, codes = to_csr([p.codes[p.indptr[r]:p.indptr[r + 1]] for r in rows])
-        out_indptr, out_codes, _ = rit_csr(indptr, codes, weight[rows], depth=params.rit_depth,
+        depth = rit_levels(params.rit_depth, params.rit_root_sets)
+        out_indptr, out_codes, _ = rit_csr(indptr, codes, weight[rows], depth=depth,
                                            n_children=params.rit_n_children, min_size=params.rit_min_size,
                                            n_trees=params.rit_n_trees, root_sets=params.rit_root_sets,
                                            report=params.rit_report, seed=seed, n_jobs=1)
         return to_tuples(out_indptr, out_codes)
 
     def scoring_arrays(self) -> dict:
-        """What the scores read: the paths' items and the leaves' sizes, class-1 counts and classes."""
-        return {"indptr": self.paths.indptr, "codes": self.paths.codes, "size": self.size, "positive": self.positive,
-                "is1": self.is1}
+        """What the scores read: the paths' items and the leaves' masses and class-1 counts."""
+        return {"indptr": self.paths.indptr, "codes": self.paths.codes, "mass1": self.mass1, "mass0": self.mass0,
+                "positive": self.positive}
 
     def prevalences(self, queries):
-        """prev1, prev0 (shares of class-1 / other leaf mass containing S) and precision of S."""
+        """prev1, prev0 (shares of ``mass1`` / ``mass0`` in leaves whose path contains S) and the
+        precision of S (class-1 fraction of the rows in those leaves)."""
         return _prevalences(queries, **self.scoring_arrays())
 
 
-def _prevalences(queries, indptr, codes, size, positive, is1):
-    values = np.column_stack([size * is1, size * ~is1, positive])
-    mass1, mass0, pos = sum_codes(indptr, codes, queries, values).T
+def rit_levels(rit_depth, root_sets) -> int:
+    """RIT levels of the core (the root is level 1) for ``rit_depth``, R's depth: the number of
+    paths a RIT leaf intersects, the root's ``root_sets`` included (at least the root)."""
+    return max(rit_depth - root_sets + 1, 1)
+
+
+def _prevalences(queries, indptr, codes, mass1, mass0, positive):
+    mass1_s, mass0_s, pos = sum_codes(indptr, codes, queries, np.column_stack([mass1, mass0, positive])).T
     with np.errstate(invalid="ignore", divide="ignore"):
-        prec = pos / (mass1 + mass0)
-    return mass1 / max(size[is1].sum(), 1e-300), mass0 / max(size[~is1].sum(), 1e-300), prec
+        prec = pos / (mass1_s + mass0_s)
+    return mass1_s / max(mass1.sum(), 1e-300), mass0_s / max(mass0.sum(), 1e-300), prec
 
 
 def _spilled_prevalences(file, queries):

@@ -1,0 +1,197 @@
+"""pyinterp's IterativeRandomForest (style="R" and style="pyinterp") next to the R iRF 3.0 package
+(ranger backend) on issue 24's three data sets, each tool in its own process, one thread each:
+
+1. lss50: make_lss(n=1000, p=50) (two order-2 rules, SNR 5);
+2. mixed500: n=1000, p=500, one order-2 and one order-3 rule at SNR 2 (benchkit.data.lss_orders);
+3. all_bioc: ../shared/data/all_bioc.npz, y_bcrabl (n=128, p=12625).
+
+Both run the defaults: 5 iterations x 500 trees, mtry sqrt(p), RIT depth 5 x 500 trees x 2 children,
+10 bootstraps, the lowest-OOB-error iteration (R: select.iter=TRUE). Per data set it prints each
+tool's top interactions with stability / prevalence / precision / cpe, the rank agreement (Spearman
+correlation of the table positions of the interactions both report, top-10 overlap), where the true
+interactions rank, the time and the peak resident memory. R is skipped when Rscript or the iRF
+package is absent (install: apt-get install r-base-core r-cran-ranger ...; R CMD INSTALL of the iRF
+3.0 source).
+
+    python bench/compare_irf_r.py                    # all three
+    python bench/compare_irf_r.py --data lss50 --top 10
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from benchkit.data import lss_orders, shared_npz
+
+IRF_R = r"""
+suppressMessages(library(iRF))
+args <- commandArgs(trailingOnly = TRUE)
+d <- as.matrix(data.table::fread(args[1], header = FALSE))
+y <- d[, 1]; x <- d[, -1, drop = FALSE]
+colnames(x) <- paste0("X", seq_len(ncol(x)) - 1)
+if (args[3] == "classification") y <- as.factor(y)
+set.seed(as.integer(args[4]))
+t0 <- proc.time()
+fit <- iRF(x, y, n.iter = 5, ntree = 500, select.iter = TRUE, n.bootstrap = 10, type = "ranger",
+           verbose = FALSE, n.core = 1)
+elapsed <- (proc.time() - t0)[["elapsed"]]
+write.csv(fit$interaction, args[2], row.names = FALSE)
+cat(elapsed, fit$selected.iter, "\n")
+"""
+
+SCORES = ("stability", "prevalence", "precision", "cpe")
+
+
+def datasets(names):
+    for name in names:
+        if name == "lss50":
+            from pyinterp.datasets import make_lss
+            X, y, true = make_lss(n_samples=1000, n_features=50, random_state=0)
+            yield name, X, y, true, "regression"
+        elif name == "mixed500":
+            X, y, true = lss_orders(1000, 500, (2, 3), snr=2.0, seed=0)
+            yield name, X, y, true, "regression"
+        elif name == "all_bioc":
+            data = shared_npz("all_bioc")
+            if data is None:
+                print("all_bioc.npz is absent: skipped")
+                continue
+            yield name, data["X"].astype(np.float64), data["y_bcrabl"], [], "classification"
+
+
+def r_available():
+    if shutil.which("Rscript") is None:
+        return False
+    return subprocess.run(["Rscript", "-e", "suppressMessages(library(iRF))"], capture_output=True).returncode == 0
+
+
+def timed(cmd):
+    """Run cmd under /usr/bin/time -v: (stdout, peak resident MB)."""
+    out = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr[-2000:])
+    peak_kb = next(int(line.split()[-1]) for line in out.stderr.splitlines() if "Maximum resident" in line)
+    return out.stdout, peak_kb / 1024
+
+
+def parse_r_name(name):
+    """R's 'X3-_X7+' -> ((3, -1), (7, 1))."""
+    items = [(int(part[1:-1]), 1 if part[-1] == "+" else -1) for part in name.split("_")]
+    return tuple(sorted(items))
+
+
+def run_r(X, y, task, tmp):
+    data, table, script = Path(tmp) / "data.csv", Path(tmp) / "r_table.csv", Path(tmp) / "irf.R"
+    np.savetxt(data, np.column_stack([y, X]), delimiter=",", fmt="%.10g")
+    script.write_text(IRF_R)
+    stdout, peak = timed(["Rscript", str(script), str(data), str(table), task, "0"])
+    elapsed, selected = stdout.split()[-2:]
+    rows = []
+    lines = table.read_text().splitlines()
+    header = [h.strip('"') for h in lines[0].split(",")]
+    for line in lines[1:]:
+        values = dict(zip(header, (v.strip('"') for v in line.split(","))))
+        rows.append((parse_r_name(values["int"]), {s: float(values[s].replace("NA", "nan")) for s in SCORES}))
+    return dict(rows=rows, seconds=float(elapsed), peak_mb=peak, selected=int(selected))
+
+
+def run_pyinterp(data_file, style):
+    stdout, peak = timed([sys.executable, __file__, "--worker", str(data_file), style])
+    out = json.loads(stdout.splitlines()[-1])
+    out["rows"] = [(tuple(map(tuple, f)), s) for f, s in out["rows"]]
+    out["peak_mb"] = peak
+    return out
+
+
+def worker(data_file, style):
+    import pyinterp
+    with np.load(data_file) as d:
+        X, y, task = d["X"], d["y"], str(d["task"])
+    start = time.perf_counter()
+    model = pyinterp.IterativeRandomForest(task=task, style=style, random_state=0, n_jobs=1).fit(X, y)
+    seconds = time.perf_counter() - start
+    table = model.interactions_
+    rows = [(r.features, {s: float(getattr(r, s)) for s in SCORES}) for r in table]
+    print(json.dumps(dict(rows=rows, seconds=seconds, selected=model.selected_iteration_ + 1)))
+
+
+def spearman(a, b):
+    ra, rb = np.argsort(np.argsort(a)), np.argsort(np.argsort(b))
+    return float(np.corrcoef(ra, rb)[0, 1]) if len(a) > 2 else float("nan")
+
+
+def label(features):
+    return " ".join(f"{k}{'+' if s > 0 else '-'}" for k, s in features)
+
+
+def report(name, results, true, top):
+    print(f"\n=== {name} ===")
+    for tool, res in results.items():
+        print(f"{tool:<16} {len(res['rows']):>4} interactions, {res['seconds']:7.1f} s, peak {res['peak_mb']:6.0f} MB, "
+              f"selected iteration {res['selected']}")
+    for tool, res in results.items():
+        print(f"\n{tool}: top {top} (table order)")
+        print(f"  {'interaction':<28}" + "".join(f"{s:>11}" for s in SCORES))
+        for features, scores in res["rows"][:top]:
+            print(f"  {label(features):<28}" + "".join(f"{scores[s]:11.3f}" for s in SCORES))
+    if true:
+        print("\nrank of the true interactions (1-based; - = not reported):")
+        for t in true:
+            ranks = {tool: next((i + 1 for i, (f, _) in enumerate(res["rows"]) if f == tuple(sorted(t))), "-")
+                     for tool, res in results.items()}
+            print(f"  {label(t):<20}" + "".join(f"  {tool} {r}" for tool, r in ranks.items()))
+    tools = list(results)
+    for i, a in enumerate(tools):
+        for b in tools[i + 1:]:
+            pos_a = {f: k for k, (f, _) in enumerate(results[a]["rows"])}
+            pos_b = {f: k for k, (f, _) in enumerate(results[b]["rows"])}
+            common = [f for f in pos_a if f in pos_b]
+            top_a = {f for f, _ in results[a]["rows"][:10]}
+            top_b = {f for f, _ in results[b]["rows"][:10]}
+            rho = spearman([pos_a[f] for f in common], [pos_b[f] for f in common])
+            print(f"{a} vs {b}: {len(common)} interactions in both, Spearman of their positions {rho:.2f}, "
+                  f"top-10 overlap {len(top_a & top_b)}")
+            for score in ("stability", "prevalence", "precision"):
+                if common:
+                    va = np.array([results[a]["rows"][pos_a[f]][1][score] for f in common])
+                    vb = np.array([results[b]["rows"][pos_b[f]][1][score] for f in common])
+                    print(f"    {score:<10} mean over both: {np.nanmean(va):.3f} vs {np.nanmean(vb):.3f}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", nargs="+", default=["lss50", "mixed500", "all_bioc"],
+                        choices=["lss50", "mixed500", "all_bioc"])
+    parser.add_argument("--top", type=int, default=8)
+    parser.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        return worker(*args.worker)
+    with_r = r_available()
+    if not with_r:
+        print("Rscript with the iRF package not found: R iRF skipped")
+    for name, X, y, true, task in datasets(args.data):
+        with tempfile.TemporaryDirectory(prefix="irf-r-") as tmp:
+            data_file = Path(tmp) / "data.npz"
+            np.savez(data_file, X=X, y=y, task=task)
+            results = {}
+            if with_r:
+                results["R iRF 3.0"] = run_r(X, y, task, tmp)
+            for style in ("R", "pyinterp"):
+                results[f"pyinterp {style}"] = run_pyinterp(data_file, style)
+        report(name, results, true, args.top)
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    main()
