@@ -48,15 +48,6 @@ TreeInfo tree_info(const Tree& tree) {
   return info;
 }
 
-std::vector<TreeInfo> tree_infos(const Forest& forest, const MatrixView& X, int n_threads) {
-  if (X.n_cols != forest.n_features) throw std::invalid_argument("X has a different number of features than the forest");
-  if (forest.trees.empty()) throw std::invalid_argument("the forest has no trees");
-  std::vector<TreeInfo> infos(forest.trees.size());
-  parallel_for(static_cast<int64_t>(infos.size()), n_threads, no_state,
-               [&](int64_t t, int, NoState&) { infos[t] = tree_info(forest.trees[t]); });
-  return infos;
-}
-
 // Gauss-Legendre rule with m nodes on [0, 1]: t, 1 - t and weights. Exact for polynomials of
 // degree <= 2m - 1. Nodes come in pairs x, -x on [-1, 1], so 1 - t[q] is t[m - 1 - q] exactly.
 struct Quadrature {
@@ -251,37 +242,267 @@ Walker make_walker(const std::vector<TreeInfo>& infos, int32_t n_values) {
   return Walker(max_depth, max_m, n_values, max_features);
 }
 
-struct Scratch {
-  Scratch(const std::vector<TreeInfo>& infos, int32_t n_values) : walker(make_walker(infos, n_values)) {}
-  Walker walker;
-  std::vector<double> base, on, off;
+// The features the forest splits on (increasing) and each feature's index among them (-1: unused).
+// Rows are gathered at these features only, in row-major blocks read in X's own order: a column-major
+// X (all_bioc's) is read down its columns instead of one strided value per split.
+struct UsedFeatures {
+  std::vector<int32_t> features;
+  std::vector<int32_t> index;  // n_features long
 };
+
+UsedFeatures used_features(const Forest& forest, const std::vector<TreeInfo>& infos) {
+  UsedFeatures used;
+  used.index.assign(forest.n_features, -1);
+  for (const TreeInfo& info : infos)
+    for (const int32_t j : info.features) used.index[j] = 0;
+  for (int32_t j = 0; j < forest.n_features; ++j)
+    if (used.index[j] == 0) {
+      used.index[j] = static_cast<int32_t>(used.features.size());
+      used.features.push_back(j);
+    }
+  return used;
+}
+
+// Rows [begin, end) of X at the used features: (end - begin) x n_used, row-major.
+void gather_rows(const MatrixView& X, const UsedFeatures& used, int64_t begin, int64_t end, std::vector<double>& out) {
+  const auto n_used = static_cast<int64_t>(used.features.size());
+  out.assign((end - begin) * n_used, 0.0);
+  if (X.layout == MatrixView::Layout::csr) {
+    for (int64_t i = begin; i < end; ++i)
+      for (int64_t e = X.slice_begin(i); e < X.slice_begin(i + 1); ++e) {
+        const int32_t u = used.index[X.minor_index(e)];
+        if (u >= 0) out[(i - begin) * n_used + u] = X.value(e);
+      }
+  } else if (X.layout == MatrixView::Layout::csc || X.col_stride > X.row_stride) {
+    for (int64_t u = 0; u < n_used; ++u)
+      for (int64_t i = begin; i < end; ++i) out[(i - begin) * n_used + u] = X.at(i, used.features[u]);
+  } else {
+    for (int64_t i = begin; i < end; ++i)
+      for (int64_t u = 0; u < n_used; ++u) out[(i - begin) * n_used + u] = X.at(i, used.features[u]);
+  }
+}
+
+// What every call reads of the forest, built once per call.
+struct Prepared {
+  Prepared(const Forest& forest, const MatrixView& X, int n_threads) {
+    if (X.n_cols != forest.n_features) throw std::invalid_argument("X has a different number of features than the forest");
+    if (forest.trees.empty()) throw std::invalid_argument("the forest has no trees");
+    infos.resize(forest.trees.size());
+    parallel_for(static_cast<int64_t>(infos.size()), n_threads, no_state,
+                 [&](int64_t t, int, NoState&) { infos[t] = tree_info(forest.trees[t]); });
+    rules = quadratures(infos);
+    used = used_features(forest, infos);
+  }
+  std::vector<TreeInfo> infos;
+  std::vector<Quadrature> rules;
+  UsedFeatures used;
+};
+
+// Sums of n_values numbers per int64 key, open addressing: no allocation once grown, cleared in
+// the time of its entries. keys() in first-insertion order.
+class KeySums {
+ public:
+  explicit KeySums(int32_t n_values) : nv_(n_values) { rehash(64); }
+
+  double* at(int64_t key) {
+    size_t h = slot_of(key);
+    while (slots_[h] >= 0 && keys_[slots_[h]] != key) h = (h + 1) & mask_;
+    if (slots_[h] < 0) {
+      if (2 * (keys_.size() + 1) > slots_.size()) {
+        rehash(2 * slots_.size());
+        return at(key);
+      }
+      slots_[h] = static_cast<int64_t>(keys_.size());
+      keys_.push_back(key);
+      sums_.resize(sums_.size() + nv_, 0.0);
+    }
+    return sums_.data() + slots_[h] * nv_;
+  }
+  const double* find(int64_t key) const {
+    size_t h = slot_of(key);
+    while (slots_[h] >= 0) {
+      if (keys_[slots_[h]] == key) return sums_.data() + slots_[h] * nv_;
+      h = (h + 1) & mask_;
+    }
+    return nullptr;
+  }
+  void clear() {
+    for (const int64_t key : keys_) {
+      size_t h = slot_of(key);
+      while (slots_[h] >= 0) {
+        slots_[h] = -1;
+        h = (h + 1) & mask_;
+      }
+    }
+    keys_.clear();
+    sums_.clear();
+  }
+  const std::vector<int64_t>& keys() const { return keys_; }
+  const double* sums(size_t entry) const { return sums_.data() + entry * nv_; }
+
+ private:
+  size_t slot_of(int64_t key) const { return static_cast<size_t>(static_cast<uint64_t>(key) * 0x9E3779B97F4A7C15ull >> 20) & mask_; }
+  void rehash(size_t n_slots) {
+    slots_.assign(n_slots, -1);
+    mask_ = n_slots - 1;
+    for (size_t e = 0; e < keys_.size(); ++e) {
+      size_t h = slot_of(keys_[e]);
+      while (slots_[h] >= 0) h = (h + 1) & mask_;
+      slots_[h] = static_cast<int64_t>(e);
+    }
+  }
+  int32_t nv_;
+  size_t mask_ = 0;
+  std::vector<int64_t> slots_, keys_;
+  std::vector<double> sums_;
+};
+
+// Interventional TreeSHAP of one tree for row x against background row r (Lundberg et al. 2020,
+// Algorithm 3): where x and r take the same child nothing is decided; where they part, the walk
+// follows both, x's child with the feature taken from x and r's with it taken from r, and a feature
+// decided once follows that row in the subtree. A leaf of value v reached with U features from x
+// and V from r adds v (U-1)! V! / (U+V)! to each of the former and -v U! (V-1)! / (U+V)! to each of
+// the latter (the Shapley weights of the game on those U + V features). Explicit stack: any depth.
+class InterventionalWalker {
+ public:
+  InterventionalWalker(int32_t max_depth, int32_t max_features) : from_(max_features, 0) {
+    // weight_[a][b] = a! b! / (a + b + 1)!, by the recurrence in b (no factorials).
+    weight_.assign(static_cast<size_t>(max_depth + 1) * (max_depth + 1), 0.0);
+    stride_ = max_depth + 1;
+    for (int32_t a = 0; a <= max_depth; ++a) {
+      double w = 1.0 / (a + 1);
+      for (int32_t b = 0; a + b <= max_depth; ++b) {
+        weight_[a * stride_ + b] = w;
+        w *= (b + 1.0) / (a + b + 2.0);
+      }
+    }
+  }
+
+  // Adds the tree's values times scale to phi (n_features x n_values, global features).
+  template <class RowX, class RowR>
+  void walk(const Tree& tree, const TreeInfo& info, const RowX& x, const RowR& r, double scale, double* phi) {
+    const int32_t nv = tree.n_values;
+    stack_.clear();
+    stack_.push_back({0, -1, 0});
+    while (!stack_.empty()) {
+      const Item it = stack_.back();
+      stack_.pop_back();
+      if (it.node < 0) {  // leaving the subtree where feature it.local was decided
+        from_[it.local] = 0;
+        (it.side == 1 ? xs_ : rs_).pop_back();
+        continue;
+      }
+      if (it.local >= 0) {
+        from_[it.local] = it.side;
+        (it.side == 1 ? xs_ : rs_).push_back(info.features[it.local]);
+        stack_.push_back({-1, it.local, it.side});
+      }
+      const int32_t node = it.node;
+      if (tree.is_leaf(node)) {
+        const auto u = static_cast<int32_t>(xs_.size()), v = static_cast<int32_t>(rs_.size());
+        const double* value = tree.value.data() + static_cast<int64_t>(node) * nv;
+        if (u > 0) {
+          const double w = scale * weight_[(u - 1) * stride_ + v];
+          for (const int32_t j : xs_)
+            for (int32_t c = 0; c < nv; ++c) phi[int64_t{j} * nv + c] += w * value[c];
+        }
+        if (v > 0) {
+          const double w = scale * weight_[u * stride_ + v - 1];
+          for (const int32_t j : rs_)
+            for (int32_t c = 0; c < nv; ++c) phi[int64_t{j} * nv + c] -= w * value[c];
+        }
+        continue;
+      }
+      const int32_t feature = tree.feature[node], local = info.local[node];
+      const int32_t cx = tree.child_of(node, x(feature)), cr = tree.child_of(node, r(feature));
+      if (from_[local] == 1 || cx == cr) {
+        stack_.push_back({cx, -1, 0});
+      } else if (from_[local] == 2) {
+        stack_.push_back({cr, -1, 0});
+      } else {
+        stack_.push_back({cr, local, 2});
+        stack_.push_back({cx, local, 1});
+      }
+    }
+  }
+
+ private:
+  struct Item {
+    int32_t node;   // -1: the exit marker of a decided feature
+    int32_t local;  // the feature decided on entering node (-1: none)
+    int32_t side;   // 1: from x, 2: from r
+  };
+  std::vector<Item> stack_;
+  std::vector<int8_t> from_;  // per local feature: 0 undecided, 1 from x, 2 from r
+  std::vector<int32_t> xs_, rs_;
+  std::vector<double> weight_;
+  int32_t stride_ = 0;
+};
+
+InterventionalWalker make_interventional(const std::vector<TreeInfo>& infos) {
+  int32_t max_depth = 0, max_features = 0;
+  for (const TreeInfo& info : infos) {
+    max_depth = std::max(max_depth, info.max_depth);
+    max_features = std::max(max_features, static_cast<int32_t>(info.features.size()));
+  }
+  return InterventionalWalker(max_depth, max_features);
+}
+
+// Rows per task: enough that a column-major gather reads whole cache lines, few enough that the
+// tasks spread over the threads.
+constexpr int64_t kRowBlock = 8;
+
+struct Scratch {
+  Scratch(const std::vector<TreeInfo>& infos, int32_t n_values)
+      : walker(make_walker(infos, n_values)), interventional(make_interventional(infos)), pairs(n_values) {}
+  Walker walker;
+  InterventionalWalker interventional;
+  KeySums pairs;
+  std::vector<double> rows, acc, base, on, off;
+  std::vector<size_t> order;
+};
+
+// Calls fn(i, x, scratch) for every row of X, x(j) its value of used feature j, each row on one
+// thread.
+template <class Fn>
+void for_rows(const Prepared& prep, const MatrixView& X, int32_t n_values, int n_threads, Fn fn) {
+  const int64_t n_blocks = (X.n_rows + kRowBlock - 1) / kRowBlock;
+  const auto n_used = static_cast<int64_t>(prep.used.features.size());
+  const int32_t* index = prep.used.index.data();
+  parallel_for(n_blocks, n_threads, [&](int) { return Scratch(prep.infos, n_values); },
+               [&](int64_t blk, int, Scratch& s) {
+                 const int64_t begin = blk * kRowBlock, end = std::min(X.n_rows, begin + kRowBlock);
+                 gather_rows(X, prep.used, begin, end, s.rows);
+                 for (int64_t i = begin; i < end; ++i) {
+                   const double* xr = s.rows.data() + (i - begin) * n_used;
+                   fn(i, [xr, index](int32_t j) { return xr[index[j]]; }, s);
+                 }
+               });
+}
 
 // Row i's interaction values, tree by tree: emit(a, b, c, value) for a != b with half the tree's
 // Shapley interaction index (phi_b with a known minus phi_b with a unknown, halved), and for a == b
 // the main effect (phi_a minus those halves). Values of a row sum over trees in tree order.
-template <class Emit>
-void row_interactions(const Forest& forest, const std::vector<TreeInfo>& infos,
-                      const std::vector<Quadrature>& rules, const MatrixView& X, int64_t i,
-                      Scratch& s, Emit emit) {
+template <class Row, class Emit>
+void row_interactions(const Forest& forest, const Prepared& prep, const Row& x, Scratch& s, Emit emit) {
   auto& base = s.base;
   auto& on = s.on;
   auto& off = s.off;
   Walker& walker = s.walker;
   const int32_t nv = forest.n_values();
   const double scale = 1.0 / static_cast<double>(forest.trees.size());
-  const auto x = [&](int32_t j) { return X.at(i, j); };
   for (size_t t = 0; t < forest.trees.size(); ++t) {
     const Tree& tree = forest.trees[t];
-    const TreeInfo& info = infos[t];
+    const TreeInfo& info = prep.infos[t];
+    const Quadrature& rule = prep.rules[info.rule_size];
     const auto n_local = static_cast<int32_t>(info.features.size());
     base.assign(static_cast<size_t>(n_local) * nv, 0.0);
-    walker.walk(tree, info, rules[info.rule_size], x, -1, false, scale, base.data());
+    walker.walk(tree, info, rule, x, -1, false, scale, base.data());
     for (int32_t a = 0; a < n_local; ++a) {
       on.assign(base.size(), 0.0);
       off.assign(base.size(), 0.0);
-      walker.walk(tree, info, rules[info.rule_size], x, a, true, scale, on.data());
-      walker.walk(tree, info, rules[info.rule_size], x, a, false, scale, off.data());
+      walker.walk(tree, info, rule, x, a, true, scale, on.data());
+      walker.walk(tree, info, rule, x, a, false, scale, off.data());
       for (int32_t c = 0; c < nv; ++c) {
         double main = base[static_cast<size_t>(a) * nv + c];
         for (int32_t b = 0; b < n_local; ++b) {
@@ -318,86 +539,159 @@ std::vector<double> shap_expected_value(const Forest& forest) {
 }
 
 void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_threads) {
-  const std::vector<TreeInfo> infos = tree_infos(forest, X, n_threads);
-  const std::vector<Quadrature> rules = quadratures(infos);
+  const Prepared prep(forest, X, n_threads);
   const int32_t nv = forest.n_values();
   const int64_t p = forest.n_features;
+  const auto& used = prep.used.features;
   const double scale = 1.0 / static_cast<double>(forest.trees.size());
-  // A row costs many tree walks: each is its own task.
-  parallel_for(X.n_rows, n_threads, [&](int) { return Scratch(infos, nv); }, [&](int64_t i, int, Scratch& s) {
-    const auto x = [&](int32_t j) { return X.at(i, j); };
-    double* row = out + i * p * nv;
-    std::fill_n(row, p * nv, 0.0);  // by the row's own thread
+  for_rows(prep, X, nv, n_threads, [&](int64_t i, const auto& x, Scratch& s) {
+    // Summed over the used features first, then written out once: the row's p-long output is
+    // touched twice (zeros, values) whatever the number of trees.
+    s.acc.assign(used.size() * nv, 0.0);
     for (size_t t = 0; t < forest.trees.size(); ++t) {
-      const TreeInfo& info = infos[t];
+      const TreeInfo& info = prep.infos[t];
       s.base.assign(info.features.size() * nv, 0.0);
-      s.walker.walk(forest.trees[t], info, rules[info.rule_size], x, -1, false, scale, s.base.data());
-      for (size_t a = 0; a < info.features.size(); ++a)
-        for (int32_t c = 0; c < nv; ++c) row[int64_t{info.features[a]} * nv + c] += s.base[a * nv + c];
+      s.walker.walk(forest.trees[t], info, prep.rules[info.rule_size], x, -1, false, scale, s.base.data());
+      for (size_t a = 0; a < info.features.size(); ++a) {
+        double* acc = s.acc.data() + int64_t{prep.used.index[info.features[a]]} * nv;
+        for (int32_t c = 0; c < nv; ++c) acc[c] += s.base[a * nv + c];
+      }
     }
+    double* row = out + i * p * nv;
+    std::fill_n(row, p * nv, 0.0);
+    for (size_t u = 0; u < used.size(); ++u)
+      std::copy_n(s.acc.data() + u * nv, nv, row + int64_t{used[u]} * nv);
   });
 }
 
 void shap_interaction_values(const Forest& forest, const MatrixView& X, double* out, int n_threads) {
-  const std::vector<TreeInfo> infos = tree_infos(forest, X, n_threads);
-  const std::vector<Quadrature> rules = quadratures(infos);
+  const Prepared prep(forest, X, n_threads);
   const int32_t nv = forest.n_values();
   const int64_t p = forest.n_features;
-  parallel_for(X.n_rows, n_threads, [&](int) { return Scratch(infos, nv); }, [&](int64_t i, int, Scratch& s) {
+  for_rows(prep, X, nv, n_threads, [&](int64_t i, const auto& x, Scratch& s) {
     double* row = out + i * p * p * nv;
     std::fill_n(row, p * p * nv, 0.0);
-    row_interactions(forest, infos, rules, X, i, s, [&](int32_t a, int32_t b, int32_t c, double v) {
+    row_interactions(forest, prep, x, s, [&](int32_t a, int32_t b, int32_t c, double v) {
       row[(a * p + b) * nv + c] += v;
     });
   });
 }
 
 PairMeans shap_interaction_mean_abs(const Forest& forest, const MatrixView& X, int n_threads) {
-  const std::vector<TreeInfo> infos = tree_infos(forest, X, n_threads);
-  const std::vector<Quadrature> rules = quadratures(infos);
+  const Prepared prep(forest, X, n_threads);
   const int32_t nv = forest.n_values();
   const int64_t p = forest.n_features;
   // Sums of |value| per pair key a * p + b, per block of rows (each key's sum in row order), merged
   // in block order: the result does not depend on the thread count.
-  using Sums = std::unordered_map<int64_t, std::vector<double>>;
-  constexpr int64_t kBlock = 64;
-  const int64_t n_blocks = (X.n_rows + kBlock - 1) / kBlock;
-  std::vector<Sums> blocks(n_blocks);
-  parallel_for(n_blocks, n_threads, [&](int) { return Scratch(infos, nv); }, [&](int64_t blk, int, Scratch& s) {
-    Sums row_sums;
-    for (int64_t i = blk * kBlock; i < std::min(X.n_rows, (blk + 1) * kBlock); ++i) {
-      row_sums.clear();
-      row_interactions(forest, infos, rules, X, i, s, [&](int32_t a, int32_t b, int32_t c, double v) {
-        auto& s = row_sums[a * p + b];
-        s.resize(nv, 0.0);
-        s[c] += v;
-      });
-      for (const auto& [key, values] : row_sums) {
-        auto& s = blocks[blk][key];
-        s.resize(nv, 0.0);
-        for (int32_t c = 0; c < nv; ++c) s[c] += std::abs(values[c]);
-      }
+  std::vector<KeySums> blocks((X.n_rows + kRowBlock - 1) / kRowBlock, KeySums(nv));
+  for_rows(prep, X, nv, n_threads, [&](int64_t i, const auto& x, Scratch& s) {
+    KeySums& block = blocks[i / kRowBlock];
+    s.pairs.clear();
+    row_interactions(forest, prep, x, s, [&](int32_t a, int32_t b, int32_t c, double v) { s.pairs.at(a * p + b)[c] += v; });
+    for (size_t e = 0; e < s.pairs.keys().size(); ++e) {
+      double* sums = block.at(s.pairs.keys()[e]);
+      for (int32_t c = 0; c < nv; ++c) sums[c] += std::abs(s.pairs.sums(e)[c]);
     }
   });
-  Sums total;
-  for (const Sums& block : blocks) {
-    for (const auto& [key, values] : block) {
-      auto& s = total[key];
-      s.resize(nv, 0.0);
-      for (int32_t c = 0; c < nv; ++c) s[c] += values[c];
+  KeySums total(nv);
+  for (const KeySums& block : blocks)
+    for (size_t e = 0; e < block.keys().size(); ++e) {
+      double* sums = total.at(block.keys()[e]);
+      for (int32_t c = 0; c < nv; ++c) sums[c] += block.sums(e)[c];
     }
-  }
-  std::vector<int64_t> keys;
-  keys.reserve(total.size());
-  for (const auto& entry : total) keys.push_back(entry.first);
-  std::sort(keys.begin(), keys.end());
+  std::vector<size_t> order(total.keys().size());
+  for (size_t e = 0; e < order.size(); ++e) order[e] = e;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return total.keys()[a] < total.keys()[b]; });
   PairMeans means;
-  for (const int64_t key : keys) {
-    means.a.push_back(static_cast<int32_t>(key / p));
-    means.b.push_back(static_cast<int32_t>(key % p));
-    for (const double s : total[key]) means.mean_abs.push_back(s / static_cast<double>(X.n_rows));
+  for (const size_t e : order) {
+    means.a.push_back(static_cast<int32_t>(total.keys()[e] / p));
+    means.b.push_back(static_cast<int32_t>(total.keys()[e] % p));
+    for (int32_t c = 0; c < nv; ++c) means.mean_abs.push_back(total.sums(e)[c] / static_cast<double>(X.n_rows));
   }
   return means;
+}
+
+void shap_interaction_top_k(const Forest& forest, const MatrixView& X, int64_t k, int32_t* pairs, double* values,
+                            int n_threads) {
+  const Prepared prep(forest, X, n_threads);
+  const int32_t nv = forest.n_values();
+  const int64_t p = forest.n_features;
+  if (k < 0 || k > p * (p - 1) / 2) throw std::invalid_argument("k must be in [0, p (p - 1) / 2]");
+  for_rows(prep, X, nv, n_threads, [&](int64_t i, const auto& x, Scratch& s) {
+    s.pairs.clear();  // the row's entries [a, b] with a < b, summed over trees
+    row_interactions(forest, prep, x, s, [&](int32_t a, int32_t b, int32_t c, double v) {
+      if (a < b) s.pairs.at(a * p + b)[c] += v;
+    });
+    const std::vector<int64_t>& keys = s.pairs.keys();
+    for (int32_t c = 0; c < nv; ++c) {
+      int32_t* pair = pairs + (i * nv + c) * k * 2;
+      double* value = values + (i * nv + c) * k;
+      // By |value| (largest first), ties by (a, b); pairs of value 0 (most never share a tree)
+      // follow in (a, b) order.
+      s.order.clear();
+      for (size_t e = 0; e < keys.size(); ++e)
+        if (s.pairs.sums(e)[c] != 0.0) s.order.push_back(e);
+      const auto before = [&](size_t e, size_t f) {
+        const double ve = std::abs(s.pairs.sums(e)[c]), vf = std::abs(s.pairs.sums(f)[c]);
+        return ve != vf ? ve > vf : keys[e] < keys[f];
+      };
+      const auto n_top = static_cast<int64_t>(std::min<size_t>(k, s.order.size()));
+      std::partial_sort(s.order.begin(), s.order.begin() + n_top, s.order.end(), before);
+      for (int64_t r = 0; r < n_top; ++r) {
+        pair[2 * r] = static_cast<int32_t>(keys[s.order[r]] / p);
+        pair[2 * r + 1] = static_cast<int32_t>(keys[s.order[r]] % p);
+        value[r] = s.pairs.sums(s.order[r])[c];
+      }
+      int64_t r = n_top;
+      for (int64_t a = 0; a < p && r < k; ++a)
+        for (int64_t b = a + 1; b < p && r < k; ++b) {
+          const double* sums = s.pairs.find(a * p + b);
+          if (sums != nullptr && sums[c] != 0.0) continue;
+          pair[2 * r] = static_cast<int32_t>(a);
+          pair[2 * r + 1] = static_cast<int32_t>(b);
+          value[r++] = sums != nullptr ? sums[c] : 0.0;
+        }
+    }
+  });
+}
+
+std::vector<double> shap_values_interventional(const Forest& forest, const MatrixView& X, const MatrixView& background,
+                                               double* out, int n_threads) {
+  const Prepared prep(forest, X, n_threads);
+  if (background.n_cols != forest.n_features)
+    throw std::invalid_argument("background has a different number of features than the forest");
+  if (background.n_rows == 0) throw std::invalid_argument("background has no rows");
+  const int32_t nv = forest.n_values();
+  const int64_t p = forest.n_features, n_background = background.n_rows;
+  const auto n_used = static_cast<int64_t>(prep.used.features.size());
+  std::vector<double> rows;
+  gather_rows(background, prep.used, 0, n_background, rows);
+  const int32_t* index = prep.used.index.data();
+  const auto r_at = [&](int64_t r) {
+    const double* xr = rows.data() + r * n_used;
+    return [xr, index](int32_t j) { return xr[index[j]]; };
+  };
+  const double n_trees = static_cast<double>(forest.trees.size());
+  const double scale = 1.0 / (n_trees * static_cast<double>(n_background));
+  for_rows(prep, X, nv, n_threads, [&](int64_t i, const auto& x, Scratch& s) {
+    double* row = out + i * p * nv;
+    std::fill_n(row, p * nv, 0.0);
+    for (size_t t = 0; t < forest.trees.size(); ++t)
+      for (int64_t r = 0; r < n_background; ++r)
+        s.interventional.walk(forest.trees[t], prep.infos[t], x, r_at(r), scale, row);
+  });
+  // The mean prediction over the background rows.
+  std::vector<double> expected(nv, 0.0), row(nv);
+  for (int64_t r = 0; r < n_background; ++r) {
+    std::fill(row.begin(), row.end(), 0.0);
+    for (const Tree& tree : forest.trees) {
+      const double* v = tree.value.data() + int64_t{tree.leaf_of(r_at(r))} * nv;
+      for (int32_t c = 0; c < nv; ++c) row[c] += v[c];
+    }
+    for (int32_t c = 0; c < nv; ++c) expected[c] += row[c] / n_trees;
+  }
+  for (double& v : expected) v /= static_cast<double>(n_background);
+  return expected;
 }
 
 }  // namespace pyinterp

@@ -33,4 +33,18 @@ struct PairMeans {
 };
 PairMeans shap_interaction_mean_abs(const Forest& forest, const MatrixView& X, int n_threads);
 
+// Each row's k largest interaction values by magnitude among the pairs a < b (entry [a, b] of
+// shap_interaction_values), per value: pairs n_rows x n_values x k x 2, values n_rows x n_values x k.
+// Ties, and the pairs of value 0 that fill a row with fewer nonzero pairs, go by (a, b). Memory per
+// row: the pairs that share a tree, never p x p.
+void shap_interaction_top_k(const Forest& forest, const MatrixView& X, int64_t k, int32_t* pairs, double* values,
+                            int n_threads);
+
+// Interventional TreeSHAP (Lundberg et al. 2020, Algorithm 3): the Shapley values of
+// v(S) = mean over background rows r of f(x_S, r_rest), trees and background rows in order per row.
+// out: n_rows x n_features x n_values (every entry written); returns the expected value, the mean
+// prediction over the background rows.
+std::vector<double> shap_values_interventional(const Forest& forest, const MatrixView& X, const MatrixView& background,
+                                               double* out, int n_threads);
+
 }  // namespace pyinterp
