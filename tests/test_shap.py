@@ -286,3 +286,26 @@ def test_refitted_sklearn_forest_is_read_again():
     again, e2 = imp.shap_values(forest, X[:10])
     np.testing.assert_allclose(again.sum(axis=1) + e2, forest.predict(X[:10]), rtol=0, atol=1e-12)
     assert not np.allclose(again, first)
+
+
+@pytest.mark.parametrize("max_depth", [3, None])
+def test_rows_sharing_walks_equal_rows_alone(max_depth):
+    # rows of a block that take the same branches of a shallow tree share its walks; one row at a
+    # time shares nothing: the results are bit-identical
+    X, y = _data(n=300, p=6)
+    forest, _ = _fit("classification", pyinterp.RandomForestClassifier, max_depth, n_estimators=6, X=X, y=y)
+    rows = X[:40]
+    values = imp.shap_values(forest, rows)[0]
+    light = imp.shap_interaction_importance(forest, rows)
+    pairs, top = imp.shap_top_interactions(forest, rows, k=6)
+    alone = np.concatenate([imp.shap_values(forest, rows[i:i + 1])[0] for i in range(len(rows))])
+    np.testing.assert_array_equal(values, alone)
+    full = np.concatenate([imp.shap_interaction_values(forest, rows[i:i + 1]) for i in range(len(rows))])
+    np.testing.assert_array_equal(imp.shap_interaction_values(forest, rows), full)
+    for c, matrix in enumerate(light):
+        np.testing.assert_allclose(matrix.toarray(), np.abs(full[..., c]).mean(axis=0), rtol=1e-13, atol=1e-16)
+    for i in range(len(rows)):
+        for c in range(full.shape[-1]):
+            want_pairs, want_values = _top_pairs(full[i, ..., c], 6)
+            np.testing.assert_array_equal(pairs[i, ..., c], want_pairs)
+            np.testing.assert_array_equal(top[i, :, c], want_values)

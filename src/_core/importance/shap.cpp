@@ -17,6 +17,7 @@ struct TreeInfo {
   std::vector<int32_t> features;  // local index -> global feature, increasing
   std::vector<int32_t> local;     // per node: local index of its split feature; -1 at leaves
   std::vector<double> fraction;   // per node: cover(node) / cover(parent); 1 at the root
+  std::vector<int32_t> splits;    // the split nodes, when at most 64 (see RowGroups); else empty
   int32_t max_depth = 0;
   int32_t rule_size = 1;  // Gauss-Legendre nodes for the longest possible path: ceil(min(depth, features) / 2)
 };
@@ -45,6 +46,9 @@ TreeInfo tree_info(const Tree& tree) {
     info.max_depth = std::max(info.max_depth, depth[node] + 1);
   }
   info.rule_size = std::max(1, (std::min(info.max_depth, static_cast<int32_t>(info.features.size())) + 1) / 2);
+  for (int64_t node = 0; node < n && info.splits.size() <= 64; ++node)
+    if (!tree.is_leaf(node)) info.splits.push_back(static_cast<int32_t>(node));
+  if (info.splits.size() > 64) info.splits.clear();
   return info;
 }
 
@@ -448,9 +452,9 @@ InterventionalWalker make_interventional(const std::vector<TreeInfo>& infos) {
   return InterventionalWalker(max_depth, max_features);
 }
 
-// Rows per task: enough that a column-major gather reads whole cache lines, few enough that the
-// tasks spread over the threads.
-constexpr int64_t kRowBlock = 8;
+// Rows per task: enough that a column-major gather reads whole cache lines and that rows of a
+// shallow tree share walks (RowGroups), few enough that the tasks spread over the threads.
+constexpr int64_t kRowBlock = 32;
 
 struct Scratch {
   Scratch(const std::vector<TreeInfo>& infos, int32_t n_values)
@@ -458,63 +462,133 @@ struct Scratch {
   Walker walker;
   InterventionalWalker interventional;
   KeySums pairs;
+  std::vector<std::pair<int64_t, int64_t>> spans;
   std::vector<double> rows, acc, base, on, off;
+  std::vector<uint64_t> masks;
+  std::vector<int32_t> group_order;
   std::vector<size_t> order;
+  std::vector<std::pair<int64_t, double>> emitted;  // one tree's interaction entries: (key * nv + c, value)
 };
 
-// Calls fn(i, x, scratch) for every row of X, x(j) its value of used feature j, each row on one
-// thread.
+// A block of rows gathered at the used features: row(r)(j) is row r's value of feature j.
+struct Block {
+  int64_t begin, end;
+  const double* rows;
+  int64_t n_used;
+  const int32_t* index;
+  auto row(int64_t r) const {
+    const double* xr = rows + r * n_used;
+    const int32_t* idx = index;
+    return [xr, idx](int32_t j) { return xr[idx[j]]; };
+  }
+};
+
+// Calls fn(block, scratch) over blocks of kRowBlock rows, each block on one thread.
 template <class Fn>
-void for_rows(const Prepared& prep, const MatrixView& X, int32_t n_values, int n_threads, Fn fn) {
+void for_blocks(const Prepared& prep, const MatrixView& X, int32_t n_values, int n_threads, Fn fn) {
   const int64_t n_blocks = (X.n_rows + kRowBlock - 1) / kRowBlock;
-  const auto n_used = static_cast<int64_t>(prep.used.features.size());
-  const int32_t* index = prep.used.index.data();
   parallel_for(n_blocks, n_threads, [&](int) { return Scratch(prep.infos, n_values); },
                [&](int64_t blk, int, Scratch& s) {
                  const int64_t begin = blk * kRowBlock, end = std::min(X.n_rows, begin + kRowBlock);
                  gather_rows(X, prep.used, begin, end, s.rows);
-                 for (int64_t i = begin; i < end; ++i) {
-                   const double* xr = s.rows.data() + (i - begin) * n_used;
-                   fn(i, [xr, index](int32_t j) { return xr[index[j]]; }, s);
-                 }
+                 fn(Block{begin, end, s.rows.data(), static_cast<int64_t>(prep.used.features.size()),
+                          prep.used.index.data()},
+                    s);
                });
 }
 
-// Row i's interaction values, tree by tree: emit(a, b, c, value) for a != b with half the tree's
+// The rows of a block grouped by the child they take at every split of a tree (a tree of at most
+// 64 splits): a tree's values depend on the row only through those choices, so each group is
+// walked once, for its first row, and the result serves every row of the group - bit-identical to
+// walking each. Shallow forests on few rows (all_bioc: ~4 splits a tree) share most walks; a tree
+// with more splits, or a block of one row, is walked row by row (groups of one).
+// fn(first row, rows of the group as [first, last) into order).
+template <class Fn>
+void for_row_groups(const Tree& tree, const TreeInfo& info, const Block& block, Scratch& s, Fn fn) {
+  const int64_t nb = block.end - block.begin;
+  auto& order = s.group_order;
+  order.resize(nb);
+  for (int64_t r = 0; r < nb; ++r) order[r] = static_cast<int32_t>(r);
+  if (info.splits.empty() || nb == 1) {
+    for (int64_t r = 0; r < nb; ++r) fn(r, order.data() + r, order.data() + r + 1);
+    return;
+  }
+  auto& masks = s.masks;
+  masks.assign(nb, 0);
+  for (int64_t r = 0; r < nb; ++r) {
+    const auto x = block.row(r);
+    uint64_t mask = 0;
+    for (size_t k = 0; k < info.splits.size(); ++k) {
+      const int32_t node = info.splits[k];
+      if (tree.child_of(node, x(tree.feature[node])) == tree.left[node]) mask |= uint64_t{1} << k;
+    }
+    masks[r] = mask;
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return masks[a] < masks[b]; });
+  for (int64_t g = 0; g < nb;) {
+    int64_t h = g + 1;
+    while (h < nb && masks[order[h]] == masks[order[g]]) ++h;
+    fn(order[g], order.data() + g, order.data() + h);
+    g = h;
+  }
+}
+
+// Tree t's interaction values for row x: emit(a, b, c, value) for a != b with half the tree's
 // Shapley interaction index (phi_b with a known minus phi_b with a unknown, halved), and for a == b
-// the main effect (phi_a minus those halves). Values of a row sum over trees in tree order.
+// the main effect (phi_a minus those halves).
 template <class Row, class Emit>
-void row_interactions(const Forest& forest, const Prepared& prep, const Row& x, Scratch& s, Emit emit) {
+void tree_interactions(const Forest& forest, const Prepared& prep, size_t t, const Row& x, Scratch& s, Emit emit) {
   auto& base = s.base;
   auto& on = s.on;
   auto& off = s.off;
   Walker& walker = s.walker;
   const int32_t nv = forest.n_values();
   const double scale = 1.0 / static_cast<double>(forest.trees.size());
-  for (size_t t = 0; t < forest.trees.size(); ++t) {
-    const Tree& tree = forest.trees[t];
-    const TreeInfo& info = prep.infos[t];
-    const Quadrature& rule = prep.rules[info.rule_size];
-    const auto n_local = static_cast<int32_t>(info.features.size());
-    base.assign(static_cast<size_t>(n_local) * nv, 0.0);
-    walker.walk(tree, info, rule, x, -1, false, scale, base.data());
-    for (int32_t a = 0; a < n_local; ++a) {
-      on.assign(base.size(), 0.0);
-      off.assign(base.size(), 0.0);
-      walker.walk(tree, info, rule, x, a, true, scale, on.data());
-      walker.walk(tree, info, rule, x, a, false, scale, off.data());
-      for (int32_t c = 0; c < nv; ++c) {
-        double main = base[static_cast<size_t>(a) * nv + c];
-        for (int32_t b = 0; b < n_local; ++b) {
-          if (b == a) continue;
-          const size_t k = static_cast<size_t>(b) * nv + c;
-          const double half = (on[k] - off[k]) / 2.0;
-          main -= half;
-          emit(info.features[a], info.features[b], c, half);
-        }
-        emit(info.features[a], info.features[a], c, main);
+  const Tree& tree = forest.trees[t];
+  const TreeInfo& info = prep.infos[t];
+  const Quadrature& rule = prep.rules[info.rule_size];
+  const auto n_local = static_cast<int32_t>(info.features.size());
+  base.assign(static_cast<size_t>(n_local) * nv, 0.0);
+  walker.walk(tree, info, rule, x, -1, false, scale, base.data());
+  for (int32_t a = 0; a < n_local; ++a) {
+    on.assign(base.size(), 0.0);
+    off.assign(base.size(), 0.0);
+    walker.walk(tree, info, rule, x, a, true, scale, on.data());
+    walker.walk(tree, info, rule, x, a, false, scale, off.data());
+    for (int32_t c = 0; c < nv; ++c) {
+      double main = base[static_cast<size_t>(a) * nv + c];
+      for (int32_t b = 0; b < n_local; ++b) {
+        if (b == a) continue;
+        const size_t k = static_cast<size_t>(b) * nv + c;
+        const double half = (on[k] - off[k]) / 2.0;
+        main -= half;
+        emit(info.features[a], info.features[b], c, half);
       }
+      emit(info.features[a], info.features[a], c, main);
     }
+  }
+}
+
+// Every row's interaction values of a block, tree by tree in tree order: emit(r, a, b, c, value)
+// (r the row within the block), each tree's entries computed once per group of rows
+// (for_row_groups). keep(a, b) selects the entries wanted.
+template <class Keep, class Emit>
+void block_interactions(const Forest& forest, const Prepared& prep, const Block& block, Scratch& s, Keep keep,
+                        Emit emit) {
+  const int32_t nv = forest.n_values();
+  const int64_t p = forest.n_features;
+  for (size_t t = 0; t < forest.trees.size(); ++t) {
+    for_row_groups(forest.trees[t], prep.infos[t], block, s, [&](int64_t first, const int32_t* g, const int32_t* h) {
+      s.emitted.clear();
+      tree_interactions(forest, prep, t, block.row(first), s, [&](int32_t a, int32_t b, int32_t c, double v) {
+        if (keep(a, b)) s.emitted.emplace_back((a * p + b) * nv + c, v);
+      });
+      for (const int32_t* r = g; r != h; ++r)
+        for (const auto& [code, v] : s.emitted) {
+          const int64_t key = code / nv;
+          emit(*r, static_cast<int32_t>(key / p), static_cast<int32_t>(key % p), static_cast<int32_t>(code % nv), v);
+        }
+    });
   }
 }
 
@@ -543,24 +617,31 @@ void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_t
   const int32_t nv = forest.n_values();
   const int64_t p = forest.n_features;
   const auto& used = prep.used.features;
+  const int64_t width = static_cast<int64_t>(used.size()) * nv;
   const double scale = 1.0 / static_cast<double>(forest.trees.size());
-  for_rows(prep, X, nv, n_threads, [&](int64_t i, const auto& x, Scratch& s) {
-    // Summed over the used features first, then written out once: the row's p-long output is
-    // touched twice (zeros, values) whatever the number of trees.
-    s.acc.assign(used.size() * nv, 0.0);
+  for_blocks(prep, X, nv, n_threads, [&](const Block& block, Scratch& s) {
+    // Summed per row over the used features, trees in order, then written out once: the row's
+    // p-long output is touched twice (zeros, values) whatever the number of trees.
+    s.acc.assign((block.end - block.begin) * width, 0.0);
     for (size_t t = 0; t < forest.trees.size(); ++t) {
       const TreeInfo& info = prep.infos[t];
-      s.base.assign(info.features.size() * nv, 0.0);
-      s.walker.walk(forest.trees[t], info, prep.rules[info.rule_size], x, -1, false, scale, s.base.data());
-      for (size_t a = 0; a < info.features.size(); ++a) {
-        double* acc = s.acc.data() + int64_t{prep.used.index[info.features[a]]} * nv;
-        for (int32_t c = 0; c < nv; ++c) acc[c] += s.base[a * nv + c];
-      }
+      for_row_groups(forest.trees[t], info, block, s, [&](int64_t first, const int32_t* g, const int32_t* h) {
+        s.base.assign(info.features.size() * nv, 0.0);
+        s.walker.walk(forest.trees[t], info, prep.rules[info.rule_size], block.row(first), -1, false, scale,
+                      s.base.data());
+        for (const int32_t* r = g; r != h; ++r)
+          for (size_t a = 0; a < info.features.size(); ++a) {
+            double* acc = s.acc.data() + *r * width + int64_t{prep.used.index[info.features[a]]} * nv;
+            for (int32_t c = 0; c < nv; ++c) acc[c] += s.base[a * nv + c];
+          }
+      });
     }
-    double* row = out + i * p * nv;
-    std::fill_n(row, p * nv, 0.0);
-    for (size_t u = 0; u < used.size(); ++u)
-      std::copy_n(s.acc.data() + u * nv, nv, row + int64_t{used[u]} * nv);
+    for (int64_t i = block.begin; i < block.end; ++i) {
+      double* row = out + i * p * nv;
+      const double* acc = s.acc.data() + (i - block.begin) * width;
+      std::fill_n(row, p * nv, 0.0);
+      for (size_t u = 0; u < used.size(); ++u) std::copy_n(acc + u * nv, nv, row + int64_t{used[u]} * nv);
+    }
   });
 }
 
@@ -568,13 +649,58 @@ void shap_interaction_values(const Forest& forest, const MatrixView& X, double* 
   const Prepared prep(forest, X, n_threads);
   const int32_t nv = forest.n_values();
   const int64_t p = forest.n_features;
-  for_rows(prep, X, nv, n_threads, [&](int64_t i, const auto& x, Scratch& s) {
-    double* row = out + i * p * p * nv;
-    std::fill_n(row, p * p * nv, 0.0);
-    row_interactions(forest, prep, x, s, [&](int32_t a, int32_t b, int32_t c, double v) {
-      row[(a * p + b) * nv + c] += v;
-    });
+  for_blocks(prep, X, nv, n_threads, [&](const Block& block, Scratch& s) {
+    std::fill_n(out + block.begin * p * p * nv, (block.end - block.begin) * p * p * nv, 0.0);
+    block_interactions(
+        forest, prep, block, s, [](int32_t, int32_t) { return true; },
+        [&](int64_t r, int32_t a, int32_t b, int32_t c, double v) {
+          out[(((block.begin + r) * p + a) * p + b) * nv + c] += v;
+        });
   });
+}
+
+// Every row's interaction entries (keep(a, b) of them) summed over trees per pair: on_row(r, sums)
+// for each row of the block in turn, sums reused from row to row (one small, cache-resident map).
+// A tree whose rows fall in few groups (for_row_groups) has its entries computed once per group and
+// stored for the rows (up to kStored entries a block); other trees are walked per row.
+template <class Keep, class OnRow>
+void block_pair_sums(const Forest& forest, const Prepared& prep, const Block& block, Scratch& s, Keep keep,
+                     OnRow on_row) {
+  constexpr size_t kStored = size_t{1} << 22;
+  const int32_t nv = forest.n_values();
+  const int64_t p = forest.n_features;
+  const int64_t nb = block.end - block.begin;
+  const size_t n_trees = forest.trees.size();
+  s.spans.assign(n_trees * nb, {-1, 0});  // per (tree, row): its entries in s.emitted, or -1
+  s.emitted.clear();
+  for (size_t t = 0; t < n_trees && nb > 1 && s.emitted.size() < kStored; ++t) {
+    if (prep.infos[t].splits.empty()) continue;
+    int64_t n_groups = 0;
+    for_row_groups(forest.trees[t], prep.infos[t], block, s, [&](int64_t, const int32_t*, const int32_t*) { ++n_groups; });
+    if (2 * n_groups > nb) continue;  // little to share
+    for_row_groups(forest.trees[t], prep.infos[t], block, s, [&](int64_t first, const int32_t* g, const int32_t* h) {
+      const auto begin = static_cast<int64_t>(s.emitted.size());
+      tree_interactions(forest, prep, t, block.row(first), s, [&](int32_t a, int32_t b, int32_t c, double v) {
+        if (keep(a, b)) s.emitted.emplace_back((a * p + b) * nv + c, v);
+      });
+      for (const int32_t* r = g; r != h; ++r) s.spans[t * nb + *r] = {begin, static_cast<int64_t>(s.emitted.size()) - begin};
+    });
+  }
+  KeySums& sums = s.pairs;
+  for (int64_t r = 0; r < nb; ++r) {
+    sums.clear();
+    for (size_t t = 0; t < n_trees; ++t) {
+      const auto [begin, size] = s.spans[t * nb + r];
+      if (begin >= 0) {
+        for (int64_t e = begin; e < begin + size; ++e) sums.at(s.emitted[e].first / nv)[s.emitted[e].first % nv] += s.emitted[e].second;
+      } else {
+        tree_interactions(forest, prep, t, block.row(r), s, [&](int32_t a, int32_t b, int32_t c, double v) {
+          if (keep(a, b)) sums.at(a * p + b)[c] += v;
+        });
+      }
+    }
+    on_row(r, sums);
+  }
 }
 
 PairMeans shap_interaction_mean_abs(const Forest& forest, const MatrixView& X, int n_threads) {
@@ -584,14 +710,14 @@ PairMeans shap_interaction_mean_abs(const Forest& forest, const MatrixView& X, i
   // Sums of |value| per pair key a * p + b, per block of rows (each key's sum in row order), merged
   // in block order: the result does not depend on the thread count.
   std::vector<KeySums> blocks((X.n_rows + kRowBlock - 1) / kRowBlock, KeySums(nv));
-  for_rows(prep, X, nv, n_threads, [&](int64_t i, const auto& x, Scratch& s) {
-    KeySums& block = blocks[i / kRowBlock];
-    s.pairs.clear();
-    row_interactions(forest, prep, x, s, [&](int32_t a, int32_t b, int32_t c, double v) { s.pairs.at(a * p + b)[c] += v; });
-    for (size_t e = 0; e < s.pairs.keys().size(); ++e) {
-      double* sums = block.at(s.pairs.keys()[e]);
-      for (int32_t c = 0; c < nv; ++c) sums[c] += std::abs(s.pairs.sums(e)[c]);
-    }
+  for_blocks(prep, X, nv, n_threads, [&](const Block& block, Scratch& s) {
+    KeySums& sums = blocks[block.begin / kRowBlock];
+    block_pair_sums(forest, prep, block, s, [](int32_t, int32_t) { return true; }, [&](int64_t, const KeySums& row) {
+      for (size_t e = 0; e < row.keys().size(); ++e) {
+        double* to = sums.at(row.keys()[e]);
+        for (int32_t c = 0; c < nv; ++c) to[c] += std::abs(row.sums(e)[c]);
+      }
+    });
   });
   KeySums total(nv);
   for (const KeySums& block : blocks)
@@ -617,41 +743,42 @@ void shap_interaction_top_k(const Forest& forest, const MatrixView& X, int64_t k
   const int32_t nv = forest.n_values();
   const int64_t p = forest.n_features;
   if (k < 0 || k > p * (p - 1) / 2) throw std::invalid_argument("k must be in [0, p (p - 1) / 2]");
-  for_rows(prep, X, nv, n_threads, [&](int64_t i, const auto& x, Scratch& s) {
-    s.pairs.clear();  // the row's entries [a, b] with a < b, summed over trees
-    row_interactions(forest, prep, x, s, [&](int32_t a, int32_t b, int32_t c, double v) {
-      if (a < b) s.pairs.at(a * p + b)[c] += v;
-    });
-    const std::vector<int64_t>& keys = s.pairs.keys();
-    for (int32_t c = 0; c < nv; ++c) {
-      int32_t* pair = pairs + (i * nv + c) * k * 2;
-      double* value = values + (i * nv + c) * k;
-      // By |value| (largest first), ties by (a, b); pairs of value 0 (most never share a tree)
-      // follow in (a, b) order.
-      s.order.clear();
-      for (size_t e = 0; e < keys.size(); ++e)
-        if (s.pairs.sums(e)[c] != 0.0) s.order.push_back(e);
-      const auto before = [&](size_t e, size_t f) {
-        const double ve = std::abs(s.pairs.sums(e)[c]), vf = std::abs(s.pairs.sums(f)[c]);
-        return ve != vf ? ve > vf : keys[e] < keys[f];
-      };
-      const auto n_top = static_cast<int64_t>(std::min<size_t>(k, s.order.size()));
-      std::partial_sort(s.order.begin(), s.order.begin() + n_top, s.order.end(), before);
-      for (int64_t r = 0; r < n_top; ++r) {
-        pair[2 * r] = static_cast<int32_t>(keys[s.order[r]] / p);
-        pair[2 * r + 1] = static_cast<int32_t>(keys[s.order[r]] % p);
-        value[r] = s.pairs.sums(s.order[r])[c];
-      }
-      int64_t r = n_top;
-      for (int64_t a = 0; a < p && r < k; ++a)
-        for (int64_t b = a + 1; b < p && r < k; ++b) {
-          const double* sums = s.pairs.find(a * p + b);
-          if (sums != nullptr && sums[c] != 0.0) continue;
-          pair[2 * r] = static_cast<int32_t>(a);
-          pair[2 * r + 1] = static_cast<int32_t>(b);
-          value[r++] = sums != nullptr ? sums[c] : 0.0;
+  for_blocks(prep, X, nv, n_threads, [&](const Block& block, Scratch& s) {
+    // The rows' entries [a, b] with a < b, summed over trees.
+    const auto keep = [](int32_t a, int32_t b) { return a < b; };
+    block_pair_sums(forest, prep, block, s, keep, [&](int64_t in_block, const KeySums& sums_of) {
+      const int64_t i = block.begin + in_block;
+      const std::vector<int64_t>& keys = sums_of.keys();
+      for (int32_t c = 0; c < nv; ++c) {
+        int32_t* pair = pairs + (i * nv + c) * k * 2;
+        double* value = values + (i * nv + c) * k;
+        // By |value| (largest first), ties by (a, b); pairs of value 0 (most never share a tree)
+        // follow in (a, b) order.
+        s.order.clear();
+        for (size_t e = 0; e < keys.size(); ++e)
+          if (sums_of.sums(e)[c] != 0.0) s.order.push_back(e);
+        const auto before = [&](size_t e, size_t f) {
+          const double ve = std::abs(sums_of.sums(e)[c]), vf = std::abs(sums_of.sums(f)[c]);
+          return ve != vf ? ve > vf : keys[e] < keys[f];
+        };
+        const auto n_top = static_cast<int64_t>(std::min<size_t>(k, s.order.size()));
+        std::partial_sort(s.order.begin(), s.order.begin() + n_top, s.order.end(), before);
+        for (int64_t r = 0; r < n_top; ++r) {
+          pair[2 * r] = static_cast<int32_t>(keys[s.order[r]] / p);
+          pair[2 * r + 1] = static_cast<int32_t>(keys[s.order[r]] % p);
+          value[r] = sums_of.sums(s.order[r])[c];
         }
-    }
+        int64_t r = n_top;
+        for (int64_t a = 0; a < p && r < k; ++a)
+          for (int64_t b = a + 1; b < p && r < k; ++b) {
+            const double* sums = sums_of.find(a * p + b);
+            if (sums != nullptr && sums[c] != 0.0) continue;
+            pair[2 * r] = static_cast<int32_t>(a);
+            pair[2 * r + 1] = static_cast<int32_t>(b);
+            value[r++] = sums != nullptr ? sums[c] : 0.0;
+          }
+      }
+    });
   });
 }
 
@@ -673,12 +800,14 @@ std::vector<double> shap_values_interventional(const Forest& forest, const Matri
   };
   const double n_trees = static_cast<double>(forest.trees.size());
   const double scale = 1.0 / (n_trees * static_cast<double>(n_background));
-  for_rows(prep, X, nv, n_threads, [&](int64_t i, const auto& x, Scratch& s) {
-    double* row = out + i * p * nv;
-    std::fill_n(row, p * nv, 0.0);
-    for (size_t t = 0; t < forest.trees.size(); ++t)
-      for (int64_t r = 0; r < n_background; ++r)
-        s.interventional.walk(forest.trees[t], prep.infos[t], x, r_at(r), scale, row);
+  for_blocks(prep, X, nv, n_threads, [&](const Block& block, Scratch& s) {
+    for (int64_t i = block.begin; i < block.end; ++i) {
+      double* row = out + i * p * nv;
+      std::fill_n(row, p * nv, 0.0);
+      for (size_t t = 0; t < forest.trees.size(); ++t)
+        for (int64_t r = 0; r < n_background; ++r)
+          s.interventional.walk(forest.trees[t], prep.infos[t], block.row(i - block.begin), r_at(r), scale, row);
+    }
   });
   // The mean prediction over the background rows.
   std::vector<double> expected(nv, 0.0), row(nv);
