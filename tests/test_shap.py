@@ -309,3 +309,20 @@ def test_rows_sharing_walks_equal_rows_alone(max_depth):
             want_pairs, want_values = _top_pairs(full[i, ..., c], 6)
             np.testing.assert_array_equal(pairs[i, ..., c], want_pairs)
             np.testing.assert_array_equal(top[i, :, c], want_values)
+
+
+def test_sklearn_trees_read_in_one_pass_equal_tree_by_tree():
+    from pyinterp.forest.tree import derived_fields
+    from pyinterp.forest.view import sklearn_tree_arrays, sklearn_trees_arrays
+
+    forest, _ = _fit("classification", SkClassifier, max_depth=None, n_estimators=6)
+    for estimator, arrays in zip(forest.estimators_, sklearn_trees_arrays(forest.estimators_)):
+        alone = sklearn_tree_arrays(estimator)
+        t = estimator.tree_
+        derived = derived_fields(t.children_left, t.children_right, t.weighted_n_node_samples, t.impurity)
+        assert arrays.keys() == alone.keys()
+        for name in arrays:
+            np.testing.assert_array_equal(arrays[name], alone[name])
+        for name in derived:
+            np.testing.assert_array_equal(arrays[name], derived[name])
+        np.testing.assert_array_equal(arrays["left"], t.children_left)
