@@ -119,8 +119,8 @@ def sklearn_trees_arrays(estimators):
         "value": np.ascontiguousarray(value, dtype=np.float64),
     }
     arrays.update(derived_fields(left, right, arrays["weighted_n_node_samples"], arrays["impurity"], starts))
-    parts = {name: np.split(a, starts[1:]) for name, a in arrays.items()}
-    return [{name: parts[name][t] for name in arrays} for t in range(len(trees))]
+    ends = starts + counts
+    return [{name: a[begin:end] for name, a in arrays.items()} for begin, end in zip(starts, ends)]
 
 
 def _sklearn_draws(forest, est, n_samples):
