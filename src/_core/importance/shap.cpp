@@ -90,6 +90,20 @@ Quadrature gauss_legendre(int32_t m) {
   return rule;
 }
 
+// The path's product at the rule's nodes one edge further: pc = p f(t) for a new element
+// f(t) = o t + z (1 - t), or p f(t) / f_prev(t) where the edge's feature merges into its element
+// (z_prev, o_prev) above (for o_prev = 0 the ratio is z / z_prev, no division by t).
+inline void extend_path(const double* p, int32_t m, const double* t, const double* s, bool merged, double z, double o,
+                        double zp, double op, double* pc) {
+  if (!merged) {
+    for (int32_t q = 0; q < m; ++q) pc[q] = p[q] * (o * t[q] + z * s[q]);
+  } else if (op == 0.0) {
+    for (int32_t q = 0; q < m; ++q) pc[q] = p[q] * (z / zp);
+  } else {
+    for (int32_t q = 0; q < m; ++q) pc[q] = p[q] * (o * t[q] + z * s[q]) / (t[q] + zp * s[q]);
+  }
+}
+
 // Path-dependent TreeSHAP as an integral (the identity behind Linear TreeShap, Yu et al. 2022). A
 // leaf with value v whose path has distinct features 1..d, feature j with the product z_j of its
 // splits' cover shares and the product o_j (0 or 1) of the row's agreement with them, adds to
@@ -109,24 +123,20 @@ class Walker {
       : stride_(max_m), levels_(max_depth + 1), p_(static_cast<size_t>(max_depth + 1) * max_m),
         g_(p_.size() * n_values), where_(max_features, -1) {}
 
-  // Adds the tree's SHAP values times `scale` to phi (local features x n_values). held >= 0: that
-  // local feature is held known (present) or unknown (absent) rather than taking part, which gives
-  // the conditioned values of the interaction index.
+  // Adds the tree's SHAP values times `scale` to phi (local features x n_values).
   template <class Row>
-  void walk(const Tree& tree, const TreeInfo& info, const Quadrature& rule, const Row& x, int32_t held,
-            bool present, double scale, double* phi) {
+  void walk(const Tree& tree, const TreeInfo& info, const Quadrature& rule, const Row& x, double scale, double* phi) {
     if (tree.n_values == 1) {
-      walk<1>(tree, info, rule, x, held, present, scale, phi);
+      walk<1>(tree, info, rule, x, scale, phi);
     } else {
-      walk<0>(tree, info, rule, x, held, present, scale, phi);
+      walk<0>(tree, info, rule, x, scale, phi);
     }
   }
 
  private:
   // NV: the number of values when known at compile time (regression), else 0.
   template <int NV, class Row>
-  void walk(const Tree& tree, const TreeInfo& info, const Quadrature& rule, const Row& x, int32_t held,
-            bool present, double scale, double* phi) {
+  void walk(const Tree& tree, const TreeInfo& info, const Quadrature& rule, const Row& x, double scale, double* phi) {
     const int32_t nv = NV > 0 ? NV : tree.n_values;
     const auto m = static_cast<int32_t>(rule.w.size());
     const double *t = rule.t.data(), *s = rule.s.data(), *w = rule.w.data(), *ws = rule.ws.data();
@@ -172,28 +182,13 @@ class Walker {
         const double frac = info.fraction[child];
         const double* p = P(l);
         double* pc = P(l + 1);
-        Level& C = levels_[l + 1];
-        if (d == held) {
-          // Held known: only the row's child, weight 1; held unknown: both, by cover.
-          const double mul = present ? (k == 0 ? 1.0 : 0.0) : frac;
-          if (mul == 0.0) continue;  // a branch that carries no weight adds nothing
-          C = {child, 0, -1, -1, 0.0, 0.0, {}};
-          for (int32_t q = 0; q < m; ++q) pc[q] = p[q] * mul;
-        } else {
-          const int32_t prev = where_[d];
-          const double zp = prev >= 0 ? levels_[prev].z : 1.0, op = prev >= 0 ? levels_[prev].o : 1.0;
-          const double z = zp * frac, o = k == 0 ? op : 0.0;
-          if (z == 0.0 && o == 0.0) continue;  // no weight; also keeps zero factors out of divisions
-          C = {child, 0, d, prev, z, o, {}};
-          if (prev < 0) {
-            for (int32_t q = 0; q < m; ++q) pc[q] = p[q] * (o * t[q] + z * s[q]);
-          } else if (op == 0.0) {
-            for (int32_t q = 0; q < m; ++q) pc[q] = p[q] * frac;  // z s / (zp s)
-          } else {
-            for (int32_t q = 0; q < m; ++q) pc[q] = p[q] * (o * t[q] + z * s[q]) / (t[q] + zp * s[q]);
-          }
-          where_[d] = l + 1;
-        }
+        const int32_t prev = where_[d];
+        const double zp = prev >= 0 ? levels_[prev].z : 1.0, op = prev >= 0 ? levels_[prev].o : 1.0;
+        const double z = zp * frac, o = k == 0 ? op : 0.0;
+        if (z == 0.0 && o == 0.0) continue;  // no weight; also keeps zero factors out of divisions
+        levels_[l + 1] = {child, 0, d, prev, z, o, {}};
+        extend_path(p, m, t, s, prev >= 0, z, o, zp, op, pc);
+        where_[d] = l + 1;
         ++l;
         continue;
       }
@@ -223,6 +218,117 @@ class Walker {
   std::vector<Level> levels_;
   std::vector<double> p_, g_;
   std::vector<int32_t> where_;  // per local feature: the level of its element on the path, or -1
+};
+
+// A tree's interaction values in one walk. A leaf of value v whose path has distinct features with
+// merged (z_j, o_j) adds to the pair (i, j) the Shapley interaction index
+//   v (o_i - z_i) (o_j - z_j) int_0^1 prod_{k != i, j} f_k(t) dt
+// (the index's weights |S|! (d-2-|S|)! / (d-1)! are int t^|S| (1-t)^(d-2-|S|) dt, as the values'
+// are above), and to i its SHAP value v (o_i - z_i) int prod_{k != i} f_k. With
+// r_i(t) = (o_i - z_i) / f_i(t) (= -1 / (1 - t) for o_i = 0: no division by z), both are sums over
+// the rule's nodes of w_q P(t_q) r_i r_j and w_q P(t_q) r_i, P the path's product at the leaf.
+// O(leaves x d^2 x m) per tree and row, against O(F_t x nodes x m) for holding each feature known
+// and unknown in turn.
+class PairWalker {
+ public:
+  PairWalker(int32_t max_depth, int32_t max_m, int32_t max_features)
+      : stride_(max_m), levels_(max_depth + 1), p_(static_cast<size_t>(max_depth + 1) * max_m),
+        r_(static_cast<size_t>(max_features + 1) * max_m), where_(max_features, -1) {}
+
+  // Adds scale times the tree's values to out (local features x local features x n_values): off
+  // the diagonal half the interaction index, on it the SHAP value.
+  template <class Row>
+  void walk(const Tree& tree, const TreeInfo& info, const Quadrature& rule, const Row& x, double scale, double* out) {
+    const int32_t nv = tree.n_values;
+    const auto n_local = static_cast<int64_t>(info.features.size());
+    const auto m = static_cast<int32_t>(rule.w.size());
+    const double *t = rule.t.data(), *s = rule.s.data(), *w = rule.w.data();
+    const auto P = [&](int32_t l) { return p_.data() + static_cast<size_t>(l) * stride_; };
+    levels_[0] = {0, 0, -1, -1, 0.0, 0.0, {}};
+    std::fill_n(P(0), m, scale);
+    active_.clear();
+    int32_t l = 0;
+    while (true) {
+      Level& L = levels_[l];
+      if (L.state == 0) {
+        const int32_t node = L.node;
+        if (tree.is_leaf(node)) {
+          leaf(tree.value.data() + static_cast<int64_t>(node) * nv, nv, n_local, P(l), m, t, s, w, out);
+          L.state = 3;
+        } else {
+          L.child[0] = tree.child_of(node, x(tree.feature[node]));  // the row's child first
+          L.child[1] = L.child[0] == tree.left[node] ? tree.right[node] : tree.left[node];
+          L.state = 1;
+        }
+      }
+      if (L.state < 3) {
+        const int k = L.state - 1;  // 0: the row's child (o = 1), 1: the other (o = 0)
+        ++L.state;
+        const int32_t child = L.child[k], d = info.local[L.node];
+        const double frac = info.fraction[child];
+        const int32_t prev = where_[d];
+        const double zp = prev >= 0 ? levels_[prev].z : 1.0, op = prev >= 0 ? levels_[prev].o : 1.0;
+        const double z = zp * frac, o = k == 0 ? op : 0.0;
+        if (z == 0.0 && o == 0.0) continue;  // no weight; also keeps zero factors out of divisions
+        const double* p = P(l);
+        double* pc = P(l + 1);
+        levels_[l + 1] = {child, 0, d, prev, z, o, {}};
+        extend_path(p, m, t, s, prev >= 0, z, o, zp, op, pc);
+        if (prev < 0) active_.push_back(d);
+        where_[d] = l + 1;
+        ++l;
+        continue;
+      }
+      if (l == 0) break;
+      where_[L.feature] = L.prev;
+      if (L.prev < 0) active_.pop_back();
+      --l;
+    }
+  }
+
+ private:
+  void leaf(const double* v, int32_t nv, int64_t n_local, const double* p, int32_t m, const double* t, const double* s,
+            const double* w, double* out) {
+    const auto d = static_cast<int32_t>(active_.size());
+    for (int32_t i = 0; i < d; ++i) {
+      const Level& e = levels_[where_[active_[i]]];
+      double* r = r_.data() + static_cast<size_t>(i) * m;
+      for (int32_t q = 0; q < m; ++q) r[q] = e.o != 0.0 ? (1.0 - e.z) / (t[q] + e.z * s[q]) : -1.0 / s[q];
+    }
+    double* a = r_.data() + static_cast<size_t>(d) * m;  // w_q P(t_q) r_i(t_q), one feature at a time
+    for (int32_t i = 0; i < d; ++i) {
+      const double* ri = r_.data() + static_cast<size_t>(i) * m;
+      double phi = 0.0;
+      for (int32_t q = 0; q < m; ++q) {
+        a[q] = w[q] * p[q] * ri[q];
+        phi += a[q];
+      }
+      const int64_t fi = active_[i];
+      for (int32_t c = 0; c < nv; ++c) out[(fi * n_local + fi) * nv + c] += v[c] * phi;
+      for (int32_t j = i + 1; j < d; ++j) {
+        const double* rj = r_.data() + static_cast<size_t>(j) * m;
+        double index = 0.0;
+        for (int32_t q = 0; q < m; ++q) index += a[q] * rj[q];
+        const int64_t fj = active_[j];
+        for (int32_t c = 0; c < nv; ++c) {
+          const double half = v[c] * index / 2.0;
+          out[(fi * n_local + fj) * nv + c] += half;
+          out[(fj * n_local + fi) * nv + c] += half;
+        }
+      }
+    }
+  }
+
+  // As Walker's levels, without the sums on the way up.
+  struct Level {
+    int32_t node, state, feature, prev;
+    double z, o;
+    int32_t child[2];
+  };
+  int64_t stride_;
+  std::vector<Level> levels_;
+  std::vector<double> p_, r_;  // r_: r_i at the rule's nodes per path feature, then one spare row
+  std::vector<int32_t> where_, active_;  // active_: the path's distinct features, outermost first
 };
 
 // Gauss-Legendre rules for the trees' node counts (TreeInfo::rule_size).
@@ -443,6 +549,16 @@ class InterventionalWalker {
   int32_t stride_ = 0;
 };
 
+PairWalker make_pair_walker(const std::vector<TreeInfo>& infos) {
+  int32_t max_depth = 0, max_m = 1, max_features = 0;
+  for (const TreeInfo& info : infos) {
+    max_depth = std::max(max_depth, info.max_depth);
+    max_m = std::max(max_m, info.rule_size);
+    max_features = std::max(max_features, static_cast<int32_t>(info.features.size()));
+  }
+  return PairWalker(max_depth, max_m, max_features);
+}
+
 InterventionalWalker make_interventional(const std::vector<TreeInfo>& infos) {
   int32_t max_depth = 0, max_features = 0;
   for (const TreeInfo& info : infos) {
@@ -458,8 +574,10 @@ constexpr int64_t kRowBlock = 32;
 
 struct Scratch {
   Scratch(const std::vector<TreeInfo>& infos, int32_t n_values)
-      : walker(make_walker(infos, n_values)), interventional(make_interventional(infos)), pairs(n_values) {}
+      : walker(make_walker(infos, n_values)), pair_walker(make_pair_walker(infos)),
+        interventional(make_interventional(infos)), pairs(n_values) {}
   Walker walker;
+  PairWalker pair_walker;
   InterventionalWalker interventional;
   KeySums pairs;
   std::vector<std::pair<int64_t, int64_t>> spans;
@@ -538,35 +656,25 @@ void for_row_groups(const Tree& tree, const TreeInfo& info, const Block& block, 
 // the main effect (phi_a minus those halves).
 template <class Row, class Emit>
 void tree_interactions(const Forest& forest, const Prepared& prep, size_t t, const Row& x, Scratch& s, Emit emit) {
-  auto& base = s.base;
-  auto& on = s.on;
-  auto& off = s.off;
-  Walker& walker = s.walker;
   const int32_t nv = forest.n_values();
-  const double scale = 1.0 / static_cast<double>(forest.trees.size());
-  const Tree& tree = forest.trees[t];
   const TreeInfo& info = prep.infos[t];
-  const Quadrature& rule = prep.rules[info.rule_size];
   const auto n_local = static_cast<int32_t>(info.features.size());
-  base.assign(static_cast<size_t>(n_local) * nv, 0.0);
-  walker.walk(tree, info, rule, x, -1, false, scale, base.data());
-  for (int32_t a = 0; a < n_local; ++a) {
-    on.assign(base.size(), 0.0);
-    off.assign(base.size(), 0.0);
-    walker.walk(tree, info, rule, x, a, true, scale, on.data());
-    walker.walk(tree, info, rule, x, a, false, scale, off.data());
+  auto& table = s.base;
+  table.assign(static_cast<size_t>(n_local) * n_local * nv, 0.0);
+  s.pair_walker.walk(forest.trees[t], info, prep.rules[info.rule_size], x, 1.0 / static_cast<double>(forest.trees.size()),
+                     table.data());
+  for (int32_t a = 0; a < n_local; ++a)
     for (int32_t c = 0; c < nv; ++c) {
-      double main = base[static_cast<size_t>(a) * nv + c];
+      const double* row = table.data() + static_cast<size_t>(a) * n_local * nv;
+      double main = row[static_cast<size_t>(a) * nv + c];
       for (int32_t b = 0; b < n_local; ++b) {
         if (b == a) continue;
-        const size_t k = static_cast<size_t>(b) * nv + c;
-        const double half = (on[k] - off[k]) / 2.0;
+        const double half = row[static_cast<size_t>(b) * nv + c];
         main -= half;
         emit(info.features[a], info.features[b], c, half);
       }
       emit(info.features[a], info.features[a], c, main);
     }
-  }
 }
 
 // Every row's interaction values of a block, tree by tree in tree order: emit(r, a, b, c, value)
@@ -627,8 +735,7 @@ void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_t
       const TreeInfo& info = prep.infos[t];
       for_row_groups(forest.trees[t], info, block, s, [&](int64_t first, const int32_t* g, const int32_t* h) {
         s.base.assign(info.features.size() * nv, 0.0);
-        s.walker.walk(forest.trees[t], info, prep.rules[info.rule_size], block.row(first), -1, false, scale,
-                      s.base.data());
+        s.walker.walk(forest.trees[t], info, prep.rules[info.rule_size], block.row(first), scale, s.base.data());
         for (const int32_t* r = g; r != h; ++r)
           for (size_t a = 0; a < info.features.size(); ++a) {
             double* acc = s.acc.data() + *r * width + int64_t{prep.used.index[info.features[a]]} * nv;
