@@ -568,9 +568,11 @@ InterventionalWalker make_interventional(const std::vector<TreeInfo>& infos) {
   return InterventionalWalker(max_depth, max_features);
 }
 
-// Rows per task: enough that a column-major gather reads whole cache lines and that rows of a
-// shallow tree share walks (RowGroups), few enough that the tasks spread over the threads.
-constexpr int64_t kRowBlock = 32;
+// Rows per task: up to 32, enough that a column-major gather reads whole cache lines and that rows
+// of a shallow tree share walks (for_row_groups); fewer when X has under 256 rows, so that there are
+// at least 8 tasks for the threads. A function of the row count only: block sums (the mean
+// |interaction|) do not depend on the threads.
+int64_t row_block(int64_t n_rows) { return std::clamp<int64_t>(n_rows / 8, 1, 32); }
 
 struct Scratch {
   Scratch(const std::vector<TreeInfo>& infos, int32_t n_values)
@@ -601,13 +603,13 @@ struct Block {
   }
 };
 
-// Calls fn(block, scratch) over blocks of kRowBlock rows, each block on one thread.
+// Calls fn(block, scratch) over blocks of row_block rows, each block on one thread.
 template <class Fn>
 void for_blocks(const Prepared& prep, const MatrixView& X, int32_t n_values, int n_threads, Fn fn) {
-  const int64_t n_blocks = (X.n_rows + kRowBlock - 1) / kRowBlock;
+  const int64_t size = row_block(X.n_rows), n_blocks = (X.n_rows + size - 1) / size;
   parallel_for(n_blocks, n_threads, [&](int) { return Scratch(prep.infos, n_values); },
                [&](int64_t blk, int, Scratch& s) {
-                 const int64_t begin = blk * kRowBlock, end = std::min(X.n_rows, begin + kRowBlock);
+                 const int64_t begin = blk * size, end = std::min(X.n_rows, begin + size);
                  gather_rows(X, prep.used, begin, end, s.rows);
                  fn(Block{begin, end, s.rows.data(), static_cast<int64_t>(prep.used.features.size()),
                           prep.used.index.data()},
@@ -816,9 +818,10 @@ PairMeans shap_interaction_mean_abs(const Forest& forest, const MatrixView& X, i
   const int64_t p = forest.n_features;
   // Sums of |value| per pair key a * p + b, per block of rows (each key's sum in row order), merged
   // in block order: the result does not depend on the thread count.
-  std::vector<KeySums> blocks((X.n_rows + kRowBlock - 1) / kRowBlock, KeySums(nv));
+  const int64_t size = row_block(X.n_rows);
+  std::vector<KeySums> blocks((X.n_rows + size - 1) / size, KeySums(nv));
   for_blocks(prep, X, nv, n_threads, [&](const Block& block, Scratch& s) {
-    KeySums& sums = blocks[block.begin / kRowBlock];
+    KeySums& sums = blocks[block.begin / size];
     block_pair_sums(forest, prep, block, s, [](int32_t, int32_t) { return true; }, [&](int64_t, const KeySums& row) {
       for (size_t e = 0; e < row.keys().size(); ++e) {
         double* to = sums.at(row.keys()[e]);
