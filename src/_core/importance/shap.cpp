@@ -488,9 +488,10 @@ class InterventionalWalker {
     }
   }
 
-  // Adds the tree's values times scale to phi (n_features x n_values, global features).
+  // Adds the tree's values times scale to phi (slots x n_values; slot[j] is feature j's row).
   template <class RowX, class RowR>
-  void walk(const Tree& tree, const TreeInfo& info, const RowX& x, const RowR& r, double scale, double* phi) {
+  void walk(const Tree& tree, const TreeInfo& info, const RowX& x, const RowR& r, double scale, const int32_t* slot,
+            double* phi) {
     const int32_t nv = tree.n_values;
     stack_.clear();
     stack_.push_back({0, -1, 0});
@@ -504,7 +505,7 @@ class InterventionalWalker {
       }
       if (it.local >= 0) {
         from_[it.local] = it.side;
-        (it.side == 1 ? xs_ : rs_).push_back(info.features[it.local]);
+        (it.side == 1 ? xs_ : rs_).push_back(slot[info.features[it.local]]);
         stack_.push_back({-1, it.local, it.side});
       }
       const int32_t node = it.node;
@@ -576,14 +577,12 @@ int64_t row_block(int64_t n_rows) { return std::clamp<int64_t>(n_rows / 8, 1, 32
 
 struct Scratch {
   Scratch(const std::vector<TreeInfo>& infos, int32_t n_values)
-      : walker(make_walker(infos, n_values)), pair_walker(make_pair_walker(infos)),
-        interventional(make_interventional(infos)), pairs(n_values) {}
+      : walker(make_walker(infos, n_values)), pair_walker(make_pair_walker(infos)), pairs(n_values) {}
   Walker walker;
   PairWalker pair_walker;
-  InterventionalWalker interventional;
   KeySums pairs;
   std::vector<std::pair<int64_t, int64_t>> spans;
-  std::vector<double> rows, acc, base, on, off;
+  std::vector<double> rows, acc, base;
   std::vector<uint64_t> masks;
   std::vector<int32_t> group_order;
   std::vector<size_t> order;
@@ -910,15 +909,37 @@ std::vector<double> shap_values_interventional(const Forest& forest, const Matri
   };
   const double n_trees = static_cast<double>(forest.trees.size());
   const double scale = 1.0 / (n_trees * static_cast<double>(n_background));
-  for_blocks(prep, X, nv, n_threads, [&](const Block& block, Scratch& s) {
-    for (int64_t i = block.begin; i < block.end; ++i) {
-      double* row = out + i * p * nv;
+  // Tasks are (row, chunk of kTreeChunk trees), a few rows at a time: a row's sums per chunk are
+  // added in chunk order, so even one row spreads over the threads and nothing depends on them.
+  constexpr int64_t kRows = 4, kTreeChunk = 16;
+  const auto n_chunks = static_cast<int64_t>((forest.trees.size() + kTreeChunk - 1) / kTreeChunk);
+  const int64_t width = n_used * nv;
+  std::vector<double> x_rows, partial, acc(width);
+  for (int64_t begin = 0; begin < X.n_rows; begin += kRows) {
+    const int64_t end = std::min(X.n_rows, begin + kRows), nb = end - begin;
+    gather_rows(X, prep.used, begin, end, x_rows);
+    const Block block{begin, end, x_rows.data(), n_used, index};
+    partial.assign(nb * n_chunks * width, 0.0);
+    parallel_for(
+        nb * n_chunks, n_threads, [&](int) { return make_interventional(prep.infos); },
+        [&](int64_t task, int, InterventionalWalker& walker) {
+          const int64_t i = task / n_chunks, chunk = task % n_chunks;
+          const auto last = std::min<int64_t>(static_cast<int64_t>(forest.trees.size()), (chunk + 1) * kTreeChunk);
+          for (int64_t t = chunk * kTreeChunk; t < last; ++t)
+            for (int64_t r = 0; r < n_background; ++r)
+              walker.walk(forest.trees[t], prep.infos[t], block.row(i), r_at(r), scale, index, partial.data() + task * width);
+        });
+    for (int64_t i = 0; i < nb; ++i) {
+      std::fill(acc.begin(), acc.end(), 0.0);
+      for (int64_t chunk = 0; chunk < n_chunks; ++chunk) {
+        const double* part = partial.data() + (i * n_chunks + chunk) * width;
+        for (int64_t k = 0; k < width; ++k) acc[k] += part[k];
+      }
+      double* row = out + (begin + i) * p * nv;
       std::fill_n(row, p * nv, 0.0);
-      for (size_t t = 0; t < forest.trees.size(); ++t)
-        for (int64_t r = 0; r < n_background; ++r)
-          s.interventional.walk(forest.trees[t], prep.infos[t], block.row(i - block.begin), r_at(r), scale, row);
+      for (int64_t u = 0; u < n_used; ++u) std::copy_n(acc.data() + u * nv, nv, row + int64_t{prep.used.features[u]} * nv);
     }
-  });
+  }
   // The mean prediction over the background rows.
   std::vector<double> expected(nv, 0.0), row(nv);
   for (int64_t r = 0; r < n_background; ++r) {
