@@ -17,7 +17,7 @@ struct TreeInfo {
   std::vector<int32_t> features;  // local index -> global feature, increasing
   std::vector<int32_t> local;     // per node: local index of its split feature; -1 at leaves
   std::vector<double> fraction;   // per node: cover(node) / cover(parent); 1 at the root
-  std::vector<int32_t> splits;    // the split nodes, when at most 64 (see RowGroups); else empty
+  std::vector<int32_t> splits;    // the split nodes, when at most 64 (see for_row_groups); else empty
   int32_t max_depth = 0;
   int32_t rule_size = 1;  // Gauss-Legendre nodes for the longest possible path: ceil(min(depth, features) / 2)
 };
@@ -90,19 +90,69 @@ Quadrature gauss_legendre(int32_t m) {
   return rule;
 }
 
-// The path's product at the rule's nodes one edge further: pc = p f(t) for a new element
-// f(t) = o t + z (1 - t), or p f(t) / f_prev(t) where the edge's feature merges into its element
-// (z_prev, o_prev) above (for o_prev = 0 the ratio is z / z_prev, no division by t).
-inline void extend_path(const double* p, int32_t m, const double* t, const double* s, bool merged, double z, double o,
-                        double zp, double op, double* pc) {
-  if (!merged) {
-    for (int32_t q = 0; q < m; ++q) pc[q] = p[q] * (o * t[q] + z * s[q]);
-  } else if (op == 0.0) {
-    for (int32_t q = 0; q < m; ++q) pc[q] = p[q] * (z / zp);
-  } else {
-    for (int32_t q = 0; q < m; ++q) pc[q] = p[q] * (o * t[q] + z * s[q]) / (t[q] + zp * s[q]);
+// The path of an explicit-stack walk, shared by the values and the interactions walks: per level
+// the node, its state (0 on entry, 1 and 2 before its row's child and the other one, 3 when done),
+// the element its parent's split added (feature -1: none) with its merged z and o and the level of
+// the element of the same feature it replaces (or -1), and the product P(t) at the rule's nodes.
+class PathStack {
+ protected:
+  PathStack(int32_t max_depth, int32_t max_m, int32_t max_features)
+      : stride_(max_m), levels_(max_depth + 1), p_(static_cast<size_t>(max_depth + 1) * max_m),
+        where_(max_features, -1) {}
+
+  struct Level {
+    int32_t node, state, feature, prev;
+    double z, o;
+    int32_t child[2];
+  };
+
+  double* P(int32_t l) { return p_.data() + static_cast<size_t>(l) * stride_; }
+
+  void start(const Quadrature& rule, double scale) {
+    levels_[0] = {0, 0, -1, -1, 0.0, 0.0, {}};
+    std::fill_n(P(0), rule.w.size(), scale);
   }
-}
+
+  // Level l's children, the row's first (o = 1), then the other (o = 0).
+  template <class Row>
+  void order_children(const Tree& tree, Level& L, const Row& x) {
+    L.child[0] = tree.child_of(L.node, x(tree.feature[L.node]));
+    L.child[1] = L.child[0] == tree.left[L.node] ? tree.right[L.node] : tree.left[L.node];
+    L.state = 1;
+  }
+
+  // Opens child k of level l's node as level l + 1: its element (merged into the feature's element
+  // above when the feature splits again: z and o multiplied) and P one edge further, P f(t) for a
+  // new element f(t) = o t + z (1 - t), P f(t) / f_prev(t) for a merged one (for o_prev = 0 the
+  // ratio is z / z_prev, no division by t). False for a branch without weight (z = o = 0), which
+  // adds nothing and is not opened, keeping zero factors out of divisions.
+  bool open_child(int32_t l, int k, const TreeInfo& info, const Quadrature& rule) {
+    const Level& L = levels_[l];
+    const int32_t child = L.child[k], d = info.local[L.node];
+    const int32_t prev = where_[d];
+    const double zp = prev >= 0 ? levels_[prev].z : 1.0, op = prev >= 0 ? levels_[prev].o : 1.0;
+    const double z = zp * info.fraction[child], o = k == 0 ? op : 0.0;
+    if (z == 0.0 && o == 0.0) return false;
+    levels_[l + 1] = {child, 0, d, prev, z, o, {}};
+    const auto m = static_cast<int32_t>(rule.w.size());
+    const double *t = rule.t.data(), *s = rule.s.data(), *p = P(l);
+    double* pc = P(l + 1);
+    if (prev < 0) {
+      for (int32_t q = 0; q < m; ++q) pc[q] = p[q] * (o * t[q] + z * s[q]);
+    } else if (op == 0.0) {
+      for (int32_t q = 0; q < m; ++q) pc[q] = p[q] * (z / zp);
+    } else {
+      for (int32_t q = 0; q < m; ++q) pc[q] = p[q] * (o * t[q] + z * s[q]) / (t[q] + zp * s[q]);
+    }
+    where_[d] = l + 1;
+    return true;
+  }
+
+  int64_t stride_;
+  std::vector<Level> levels_;
+  std::vector<double> p_;
+  std::vector<int32_t> where_;  // per local feature: the level of its element on the path, or -1
+};
 
 // Path-dependent TreeSHAP as an integral (the identity behind Linear TreeShap, Yu et al. 2022). A
 // leaf with value v whose path has distinct features 1..d, feature j with the product z_j of its
@@ -117,11 +167,10 @@ inline void extend_path(const double* p, int32_t m, const double* t, const doubl
 // element of the edge into n. Where that feature already had an element above (it splits again),
 // the leaves below n carry the merged element instead, so the outer element's term for G_n is taken
 // back there. O(nodes x m) per tree and row against Algorithm 2's O(nodes x D + leaves x D^2).
-class Walker {
+class Walker : PathStack {
  public:
   Walker(int32_t max_depth, int32_t max_m, int32_t n_values, int32_t max_features)
-      : stride_(max_m), levels_(max_depth + 1), p_(static_cast<size_t>(max_depth + 1) * max_m),
-        g_(p_.size() * n_values), where_(max_features, -1) {}
+      : PathStack(max_depth, max_m, max_features), g_(p_.size() * n_values) {}
 
   // Adds the tree's SHAP values times `scale` to phi (local features x n_values).
   template <class Row>
@@ -140,7 +189,6 @@ class Walker {
     const int32_t nv = NV > 0 ? NV : tree.n_values;
     const auto m = static_cast<int32_t>(rule.w.size());
     const double *t = rule.t.data(), *s = rule.s.data(), *w = rule.w.data(), *ws = rule.ws.data();
-    const auto P = [&](int32_t l) { return p_.data() + static_cast<size_t>(l) * stride_; };
     const auto G = [&](int32_t l) { return g_.data() + static_cast<size_t>(l) * stride_ * nv; };
     // (o - z) sum_q w_q g_q / f(t_q) into out: with o = 0 the factor z cancels (no division).
     const auto add_term = [&](double z, double o, const double* g, double sign, double* out) {
@@ -155,41 +203,24 @@ class Walker {
         out[c] += sign * sum;
       }
     };
-    levels_[0] = {0, 0, -1, -1, 0.0, 0.0, {}};
-    std::fill_n(P(0), m, scale);
+    start(rule, scale);
     int32_t l = 0;
     while (true) {
       Level& L = levels_[l];
       if (L.state == 0) {
-        const int32_t node = L.node;
-        if (tree.is_leaf(node)) {
-          const double* v = tree.value.data() + static_cast<int64_t>(node) * nv;
+        if (tree.is_leaf(L.node)) {
+          const double* v = tree.value.data() + static_cast<int64_t>(L.node) * nv;
           double *g = G(l), *p = P(l);
           for (int32_t q = 0; q < m; ++q)
             for (int32_t c = 0; c < nv; ++c) g[q * nv + c] = p[q] * v[c];
           L.state = 3;
         } else {
           std::fill_n(G(l), m * nv, 0.0);
-          L.child[0] = tree.child_of(node, x(tree.feature[node]));  // the row's child first
-          L.child[1] = L.child[0] == tree.left[node] ? tree.right[node] : tree.left[node];
-          L.state = 1;
+          order_children(tree, L, x);
         }
       }
       if (L.state < 3) {
-        const int k = L.state - 1;  // 0: the row's child (o = 1), 1: the other (o = 0)
-        ++L.state;
-        const int32_t child = L.child[k], d = info.local[L.node];
-        const double frac = info.fraction[child];
-        const double* p = P(l);
-        double* pc = P(l + 1);
-        const int32_t prev = where_[d];
-        const double zp = prev >= 0 ? levels_[prev].z : 1.0, op = prev >= 0 ? levels_[prev].o : 1.0;
-        const double z = zp * frac, o = k == 0 ? op : 0.0;
-        if (z == 0.0 && o == 0.0) continue;  // no weight; also keeps zero factors out of divisions
-        levels_[l + 1] = {child, 0, d, prev, z, o, {}};
-        extend_path(p, m, t, s, prev >= 0, z, o, zp, op, pc);
-        where_[d] = l + 1;
-        ++l;
+        if (open_child(l, L.state++ - 1, info, rule)) ++l;
         continue;
       }
       if (l == 0) break;
@@ -206,18 +237,7 @@ class Walker {
     }
   }
 
-  // The node being walked at one depth: state 0 on entry, 1 and 2 before its row's child and the
-  // other one, 3 when done; the element its parent's split added (feature -1: none) with its
-  // merged z and o, and the level of the element of the same feature it replaces (or -1).
-  struct Level {
-    int32_t node, state, feature, prev;
-    double z, o;
-    int32_t child[2];
-  };
-  int64_t stride_;
-  std::vector<Level> levels_;
-  std::vector<double> p_, g_;
-  std::vector<int32_t> where_;  // per local feature: the level of its element on the path, or -1
+  std::vector<double> g_;  // per level: G(t), the sum of v P(t) over the leaves below
 };
 
 // A tree's interaction values in one walk. A leaf of value v whose path has distinct features with
@@ -229,11 +249,10 @@ class Walker {
 // the rule's nodes of w_q P(t_q) r_i r_j and w_q P(t_q) r_i, P the path's product at the leaf.
 // O(leaves x d^2 x m) per tree and row, against O(F_t x nodes x m) for holding each feature known
 // and unknown in turn.
-class PairWalker {
+class PairWalker : PathStack {
  public:
   PairWalker(int32_t max_depth, int32_t max_m, int32_t max_features)
-      : stride_(max_m), levels_(max_depth + 1), p_(static_cast<size_t>(max_depth + 1) * max_m),
-        r_(static_cast<size_t>(max_features + 1) * max_m), where_(max_features, -1) {}
+      : PathStack(max_depth, max_m, max_features), r_(static_cast<size_t>(max_features + 1) * max_m) {}
 
   // Adds scale times the tree's values to out (local features x local features x n_values): off
   // the diagonal half the interaction index, on it the SHAP value.
@@ -241,42 +260,24 @@ class PairWalker {
   void walk(const Tree& tree, const TreeInfo& info, const Quadrature& rule, const Row& x, double scale, double* out) {
     const int32_t nv = tree.n_values;
     const auto n_local = static_cast<int64_t>(info.features.size());
-    const auto m = static_cast<int32_t>(rule.w.size());
-    const double *t = rule.t.data(), *s = rule.s.data(), *w = rule.w.data();
-    const auto P = [&](int32_t l) { return p_.data() + static_cast<size_t>(l) * stride_; };
-    levels_[0] = {0, 0, -1, -1, 0.0, 0.0, {}};
-    std::fill_n(P(0), m, scale);
+    start(rule, scale);
     active_.clear();
     int32_t l = 0;
     while (true) {
       Level& L = levels_[l];
       if (L.state == 0) {
-        const int32_t node = L.node;
-        if (tree.is_leaf(node)) {
-          leaf(tree.value.data() + static_cast<int64_t>(node) * nv, nv, n_local, P(l), m, t, s, w, out);
+        if (tree.is_leaf(L.node)) {
+          leaf(tree.value.data() + static_cast<int64_t>(L.node) * nv, nv, n_local, P(l), rule, out);
           L.state = 3;
         } else {
-          L.child[0] = tree.child_of(node, x(tree.feature[node]));  // the row's child first
-          L.child[1] = L.child[0] == tree.left[node] ? tree.right[node] : tree.left[node];
-          L.state = 1;
+          order_children(tree, L, x);
         }
       }
       if (L.state < 3) {
-        const int k = L.state - 1;  // 0: the row's child (o = 1), 1: the other (o = 0)
-        ++L.state;
-        const int32_t child = L.child[k], d = info.local[L.node];
-        const double frac = info.fraction[child];
-        const int32_t prev = where_[d];
-        const double zp = prev >= 0 ? levels_[prev].z : 1.0, op = prev >= 0 ? levels_[prev].o : 1.0;
-        const double z = zp * frac, o = k == 0 ? op : 0.0;
-        if (z == 0.0 && o == 0.0) continue;  // no weight; also keeps zero factors out of divisions
-        const double* p = P(l);
-        double* pc = P(l + 1);
-        levels_[l + 1] = {child, 0, d, prev, z, o, {}};
-        extend_path(p, m, t, s, prev >= 0, z, o, zp, op, pc);
-        if (prev < 0) active_.push_back(d);
-        where_[d] = l + 1;
-        ++l;
+        if (open_child(l, L.state++ - 1, info, rule)) {
+          ++l;
+          if (levels_[l].prev < 0) active_.push_back(levels_[l].feature);
+        }
         continue;
       }
       if (l == 0) break;
@@ -287,8 +288,9 @@ class PairWalker {
   }
 
  private:
-  void leaf(const double* v, int32_t nv, int64_t n_local, const double* p, int32_t m, const double* t, const double* s,
-            const double* w, double* out) {
+  void leaf(const double* v, int32_t nv, int64_t n_local, const double* p, const Quadrature& rule, double* out) {
+    const auto m = static_cast<int32_t>(rule.w.size());
+    const double *t = rule.t.data(), *s = rule.s.data(), *w = rule.w.data();
     const auto d = static_cast<int32_t>(active_.size());
     for (int32_t i = 0; i < d; ++i) {
       const Level& e = levels_[where_[active_[i]]];
@@ -319,16 +321,8 @@ class PairWalker {
     }
   }
 
-  // As Walker's levels, without the sums on the way up.
-  struct Level {
-    int32_t node, state, feature, prev;
-    double z, o;
-    int32_t child[2];
-  };
-  int64_t stride_;
-  std::vector<Level> levels_;
-  std::vector<double> p_, r_;  // r_: r_i at the rule's nodes per path feature, then one spare row
-  std::vector<int32_t> where_, active_;  // active_: the path's distinct features, outermost first
+  std::vector<double> r_;       // r_i at the rule's nodes per path feature, then one spare row
+  std::vector<int32_t> active_;  // the path's distinct features, outermost first
 };
 
 // Gauss-Legendre rules for the trees' node counts (TreeInfo::rule_size).
@@ -341,15 +335,20 @@ std::vector<Quadrature> quadratures(const std::vector<TreeInfo>& infos) {
   return rules;
 }
 
-// A walker sized for every tree, one per thread.
-Walker make_walker(const std::vector<TreeInfo>& infos, int32_t n_values) {
+// The largest tree of the forest, by what the walkers' buffers need: one walker per thread serves
+// every tree.
+struct Extent {
   int32_t max_depth = 0, max_m = 1, max_features = 0;
+};
+
+Extent extent_of(const std::vector<TreeInfo>& infos) {
+  Extent e;
   for (const TreeInfo& info : infos) {
-    max_depth = std::max(max_depth, info.max_depth);
-    max_m = std::max(max_m, info.rule_size);
-    max_features = std::max(max_features, static_cast<int32_t>(info.features.size()));
+    e.max_depth = std::max(e.max_depth, info.max_depth);
+    e.max_m = std::max(e.max_m, info.rule_size);
+    e.max_features = std::max(e.max_features, static_cast<int32_t>(info.features.size()));
   }
-  return Walker(max_depth, max_m, n_values, max_features);
+  return e;
 }
 
 // The features the forest splits on (increasing) and each feature's index among them (-1: unused).
@@ -402,8 +401,10 @@ struct Prepared {
                  [&](int64_t t, int, NoState&) { infos[t] = tree_info(forest.trees[t]); });
     rules = quadratures(infos);
     used = used_features(forest, infos);
+    extent = extent_of(infos);
   }
   std::vector<TreeInfo> infos;
+  Extent extent;
   std::vector<Quadrature> rules;
   UsedFeatures used;
 };
@@ -550,25 +551,6 @@ class InterventionalWalker {
   int32_t stride_ = 0;
 };
 
-PairWalker make_pair_walker(const std::vector<TreeInfo>& infos) {
-  int32_t max_depth = 0, max_m = 1, max_features = 0;
-  for (const TreeInfo& info : infos) {
-    max_depth = std::max(max_depth, info.max_depth);
-    max_m = std::max(max_m, info.rule_size);
-    max_features = std::max(max_features, static_cast<int32_t>(info.features.size()));
-  }
-  return PairWalker(max_depth, max_m, max_features);
-}
-
-InterventionalWalker make_interventional(const std::vector<TreeInfo>& infos) {
-  int32_t max_depth = 0, max_features = 0;
-  for (const TreeInfo& info : infos) {
-    max_depth = std::max(max_depth, info.max_depth);
-    max_features = std::max(max_features, static_cast<int32_t>(info.features.size()));
-  }
-  return InterventionalWalker(max_depth, max_features);
-}
-
 // Rows per task: up to 32, enough that a column-major gather reads whole cache lines and that rows
 // of a shallow tree share walks (for_row_groups); fewer when X has under 256 rows, so that there are
 // at least 8 tasks for the threads. A function of the row count only: block sums (the mean
@@ -576,8 +558,9 @@ InterventionalWalker make_interventional(const std::vector<TreeInfo>& infos) {
 int64_t row_block(int64_t n_rows) { return std::clamp<int64_t>(n_rows / 8, 1, 32); }
 
 struct Scratch {
-  Scratch(const std::vector<TreeInfo>& infos, int32_t n_values)
-      : walker(make_walker(infos, n_values)), pair_walker(make_pair_walker(infos)), pairs(n_values) {}
+  Scratch(const Extent& e, int32_t n_values)
+      : walker(e.max_depth, e.max_m, n_values, e.max_features), pair_walker(e.max_depth, e.max_m, e.max_features),
+        pairs(n_values) {}
   Walker walker;
   PairWalker pair_walker;
   KeySums pairs;
@@ -606,7 +589,7 @@ struct Block {
 template <class Fn>
 void for_blocks(const Prepared& prep, const MatrixView& X, int32_t n_values, int n_threads, Fn fn) {
   const int64_t size = row_block(X.n_rows), n_blocks = (X.n_rows + size - 1) / size;
-  parallel_for(n_blocks, n_threads, [&](int) { return Scratch(prep.infos, n_values); },
+  parallel_for(n_blocks, n_threads, [&](int) { return Scratch(prep.extent, n_values); },
                [&](int64_t blk, int, Scratch& s) {
                  const int64_t begin = blk * size, end = std::min(X.n_rows, begin + size);
                  gather_rows(X, prep.used, begin, end, s.rows);
@@ -921,7 +904,7 @@ std::vector<double> shap_values_interventional(const Forest& forest, const Matri
     const Block block{begin, end, x_rows.data(), n_used, index};
     partial.assign(nb * n_chunks * width, 0.0);
     parallel_for(
-        nb * n_chunks, n_threads, [&](int) { return make_interventional(prep.infos); },
+        nb * n_chunks, n_threads, [&](int) { return InterventionalWalker(prep.extent.max_depth, prep.extent.max_features); },
         [&](int64_t task, int, InterventionalWalker& walker) {
           const int64_t i = task / n_chunks, chunk = task % n_chunks;
           const auto last = std::min<int64_t>(static_cast<int64_t>(forest.trees.size()), (chunk + 1) * kTreeChunk);

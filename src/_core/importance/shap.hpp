@@ -1,8 +1,9 @@
 // Exact path-dependent TreeSHAP (the values of Lundberg et al. 2020, Algorithm 2, computed as
 // Gauss-Legendre integrals of each path's product, see shap.cpp) and SHAP interaction values
-// (their Section 4.2) of a forest's mean prediction. Node covers are weighted_n_node_samples. Rows
-// are routed as Tree::child_of routes them (missing values included). Each row is handled by one
-// thread, trees in order, so results are bit-identical for any number of threads.
+// (their Section 4.2) of a forest's mean prediction, and interventional TreeSHAP against background
+// rows (their Algorithm 3). Node covers are weighted_n_node_samples. Rows are routed as
+// Tree::child_of routes them (missing values included). Every row sums its trees in an order fixed
+// by the input sizes alone, so results are bit-identical for any number of threads.
 #pragma once
 #include <cstdint>
 #include <vector>
