@@ -1,14 +1,15 @@
 """Brute-force Shapley values and Shapley interaction indices of a forest, over every subset of
 features, for the path-dependent value function of TreeSHAP (Lundberg et al. 2020): v(S) is the
 tree's prediction when the features in S are known and the others are averaged over the children
-by their covers (weighted_n_node_samples). Only for small p: 2**p subsets."""
+by their covers (weighted_n_node_samples); and for interventional TreeSHAP, where v(S) is the mean
+prediction over background rows that take the row's values on S. Only for small p: 2**p subsets."""
 
 from itertools import combinations
 from math import factorial
 
 import numpy as np
 
-from reference import child_of
+from reference import child_of, leaf_of
 
 
 def tree_value(tree, x, known):
@@ -35,9 +36,22 @@ def subset_values(trees, x, p):
     }
 
 
-def shapley_values(trees, x, p):
-    """(phi (p, n_values), v(empty set)) by the Shapley formula over all subsets."""
-    v = subset_values(trees, x, p)
+def interventional_subset_values(trees, x, background, p):
+    """v(S) of interventional TreeSHAP for every subset S: the mean over the background rows r and
+    the trees of the prediction at the row that takes x on S and r elsewhere."""
+
+    def value(known):
+        rows = np.array(background, dtype=float)
+        rows[:, known] = x[known]
+        return np.mean([[t.value[leaf_of(t, z)] for t in trees] for z in rows], axis=(0, 1))
+
+    return {frozenset(s): value(list(s)) for size in range(p + 1) for s in combinations(range(p), size)}
+
+
+def shapley_values(trees, x, p, background=None):
+    """(phi (p, n_values), v(empty set)) by the Shapley formula over all subsets; path-dependent
+    v(S), or interventional against the background rows when given."""
+    v = subset_values(trees, x, p) if background is None else interventional_subset_values(trees, x, background, p)
     phi = np.zeros((p,) + v[frozenset()].shape)
     for i in range(p):
         others = [k for k in range(p) if k != i]

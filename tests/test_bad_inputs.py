@@ -200,6 +200,8 @@ ENTRIES = {
     **{f"importance.{f.__name__}": Entry(lambda X, y, w, f=f: f(RF_REG, X), "reg", nan=True, invariant=False,
                                          weights=False, fits=False)
        for f in (imp.contributions, imp.shap_values, imp.shap_interaction_values, imp.shap_interaction_importance)},
+    "importance.shap_top_interactions": Entry(lambda X, y, w: imp.shap_top_interactions(RF_REG, X, k=3), "reg",
+                                              nan=True, invariant=False, weights=False, fits=False),
 }
 
 

@@ -167,3 +167,145 @@ def test_bad_inputs():
 
     with pytest.raises(NotFittedError):
         imp.shap_values(pyinterp.RandomForestRegressor(), X)
+
+
+def _interventional_case(kind, estimator, seed=7, p=6):
+    X, y = _data(n=150, p=p, seed=seed)
+    X[np.random.RandomState(seed).rand(*X.shape) < 0.1] = np.nan  # routed by missing_go_to_left
+    forest, _ = _fit(kind, estimator, max_depth=5, n_estimators=3, X=X, y=y)
+    return forest, X
+
+
+@pytest.mark.parametrize("kind", ["regression", "classification"])
+@pytest.mark.parametrize("estimator", [pyinterp.RandomForestRegressor, SkRegressor])
+def test_interventional_equals_brute_force(kind, estimator):
+    if kind == "classification":
+        estimator = pyinterp.RandomForestClassifier if estimator is pyinterp.RandomForestRegressor else SkClassifier
+    forest, X = _interventional_case(kind, estimator)
+    if estimator in (SkRegressor, SkClassifier):
+        X = np.nan_to_num(X, nan=0.5)  # scikit-learn's trees here were grown without missing values
+    n_values = len(forest.classes_) if kind == "classification" else 1
+    sklearn_forest = estimator in (SkRegressor, SkClassifier)
+    trees = sk_trees(forest, n_values) if sklearn_forest else forest.trees_
+    rows, background = X[:4], X[100:112]
+    if sklearn_forest:  # scikit-learn compares float32(x) with its thresholds
+        rows, background = rows.astype(np.float32).astype(float), background.astype(np.float32).astype(float)
+    values, expected = imp.shap_values(forest, rows, background=background)
+    for i, x in enumerate(rows):
+        phi, empty = shapley_values(trees, x, X.shape[1], background=background)
+        if n_values == 1:
+            phi, empty = phi[:, 0], empty[0]
+        np.testing.assert_allclose(values[i], phi, rtol=0, atol=1e-13)
+        np.testing.assert_allclose(expected, empty, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(values.sum(axis=1) + expected, _predict(forest, rows), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["regression", "classification"])
+@pytest.mark.parametrize("max_depth", [3, None])
+def test_interventional_equals_shap(kind, max_depth):
+    # shap's interventional code keeps node values, thresholds and path weights in float32
+    # (tree_shap.h: struct Node, pos_lst, memoized_weights), so it agrees to ~1e-8 only; the exact
+    # reference is the brute force above.
+    shap = pytest.importorskip("shap")
+    estimator = SkRegressor if kind == "regression" else SkClassifier
+    forest, X = _fit(kind, estimator, max_depth)
+    rows, background = X[:30], X[100:140]
+    values, expected = imp.shap_values(forest, rows, background=background)
+    explainer = shap.TreeExplainer(forest, data=background, feature_perturbation="interventional")
+    reference = _shap_layout(explainer.shap_values(rows, check_additivity=False))
+    assert values.shape == reference.shape
+    np.testing.assert_allclose(values, reference, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(expected, explainer.expected_value, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(values.sum(axis=1) + expected, _predict(forest, rows), rtol=0, atol=1e-12)
+
+
+def test_interventional_identical_for_any_n_jobs_and_input_form():
+    forest, X = _interventional_case("regression", pyinterp.RandomForestRegressor)
+    X = np.nan_to_num(X)
+    one, e1 = imp.shap_values(forest, X[:40], background=X[60:90], n_jobs=1)
+    for n_jobs in (2, 3):
+        many, e2 = imp.shap_values(forest, X[:40], background=X[60:90], n_jobs=n_jobs)
+        np.testing.assert_array_equal(many, one)
+        assert e2 == e1
+    sparse_values, e3 = imp.shap_values(forest, sp.csr_matrix(X[:40]), background=sp.csc_matrix(X[60:90]))
+    np.testing.assert_array_equal(sparse_values, one)
+    assert e3 == e1
+
+
+def _top_pairs(full, k):
+    """The k entries [a, b], a < b, of a (p, p) matrix with the largest |value|, ties by (a, b)."""
+    a, b = np.triu_indices(full.shape[0], 1)
+    order = np.lexsort((b, a, -np.abs(full[a, b])))[:k]
+    return np.stack([a[order], b[order]], axis=1), full[a[order], b[order]]
+
+
+@pytest.mark.parametrize("kind", ["regression", "classification"])
+@pytest.mark.parametrize("k", [1, 5, 15])
+def test_top_interactions_equal_the_full_tensor(kind, k):
+    estimator = pyinterp.RandomForestRegressor if kind == "regression" else pyinterp.RandomForestClassifier
+    X, y = _data(n=200, p=8)
+    # max_depth 2: a row has few nonzero pairs, so k = 15 reaches the zero-valued fill
+    forest, _ = _fit(kind, estimator, max_depth=2 if k == 15 else 5, n_estimators=4, X=X, y=y)
+    rows = X[:20]
+    full = imp.shap_interaction_values(forest, rows)
+    pairs, values = imp.shap_top_interactions(forest, rows, k=k)
+    if kind == "regression":
+        full, pairs, values = full[..., None], pairs[..., None], values[..., None]
+    assert pairs.shape == (20, k, 2, full.shape[-1]) and values.shape == (20, k, full.shape[-1])
+    for i in range(len(rows)):
+        for c in range(full.shape[-1]):
+            want_pairs, want_values = _top_pairs(full[i, ..., c], k)
+            np.testing.assert_array_equal(pairs[i, ..., c], want_pairs)
+            np.testing.assert_array_equal(values[i, :, c], want_values)
+    if k == 15:
+        assert (values == 0).any()  # the fill was exercised
+    np.testing.assert_array_equal(imp.shap_top_interactions(forest, rows, k=k, n_jobs=3)[1], values.squeeze(-1)
+                                  if kind == "regression" else values)
+
+
+def test_interventional_and_top_k_bad_inputs():
+    forest, X = _fit("regression", pyinterp.RandomForestRegressor, max_depth=3, n_estimators=3)
+    with pytest.raises(ValueError, match="background has 3 features"):
+        imp.shap_values(forest, X, background=X[:, :3])
+    with pytest.raises(ValueError, match="background: Found array with 0 sample"):
+        imp.shap_values(forest, X, background=X[:0])
+    with pytest.raises(ValueError, match="background contains infinity"):
+        imp.shap_values(forest, X, background=np.where(X > 0.99, np.inf, X))
+    with pytest.raises(ValueError, match="'k'"):
+        imp.shap_top_interactions(forest, X, k=0)
+    with pytest.raises(ValueError, match=r"k must be at most p \(p - 1\) / 2 = 15"):
+        imp.shap_top_interactions(forest, X, k=16)
+
+
+def test_refitted_sklearn_forest_is_read_again():
+    # the structure-only import of a scikit-learn forest is kept per forest object while its trees
+    # are the same objects; a refit replaces them
+    forest, X = _fit("regression", SkRegressor, max_depth=4, n_estimators=5)
+    first, e1 = imp.shap_values(forest, X[:10])
+    forest.set_params(max_depth=2).fit(X, X[:, 0])
+    again, e2 = imp.shap_values(forest, X[:10])
+    np.testing.assert_allclose(again.sum(axis=1) + e2, forest.predict(X[:10]), rtol=0, atol=1e-12)
+    assert not np.allclose(again, first)
+
+
+@pytest.mark.parametrize("max_depth", [3, None])
+def test_rows_sharing_walks_equal_rows_alone(max_depth):
+    # rows of a block that take the same branches of a shallow tree share its walks; one row at a
+    # time shares nothing: the results are bit-identical
+    X, y = _data(n=300, p=6)
+    forest, _ = _fit("classification", pyinterp.RandomForestClassifier, max_depth, n_estimators=6, X=X, y=y)
+    rows = X[:40]
+    values = imp.shap_values(forest, rows)[0]
+    light = imp.shap_interaction_importance(forest, rows)
+    pairs, top = imp.shap_top_interactions(forest, rows, k=6)
+    alone = np.concatenate([imp.shap_values(forest, rows[i:i + 1])[0] for i in range(len(rows))])
+    np.testing.assert_array_equal(values, alone)
+    full = np.concatenate([imp.shap_interaction_values(forest, rows[i:i + 1]) for i in range(len(rows))])
+    np.testing.assert_array_equal(imp.shap_interaction_values(forest, rows), full)
+    for c, matrix in enumerate(light):
+        np.testing.assert_allclose(matrix.toarray(), np.abs(full[..., c]).mean(axis=0), rtol=1e-13, atol=1e-16)
+    for i in range(len(rows)):
+        for c in range(full.shape[-1]):
+            want_pairs, want_values = _top_pairs(full[i, ..., c], 6)
+            np.testing.assert_array_equal(pairs[i, ..., c], want_pairs)
+            np.testing.assert_array_equal(top[i, :, c], want_values)

@@ -127,27 +127,6 @@ def spams_dictionary(X, p, seed, lam):
     return spams.trainDL(np.asfortranarray(X.T), K=p, lambda1=lam, iter=1000, numThreads=1, verbose=False)
 
 
-# ---- SHAP --------------------------------------------------------------------------------------------
-
-
-def shap_importance(task, X, y, leaf, seed, rows):
-    """Mean |SHAP| of a scikit-learn forest (100 trees, max_features 10, min leaf size `leaf`)
-    explained by shap's TreeExplainer on `rows` random training rows (exact SHAP on deep trees
-    costs seconds per 1000 rows), or None when shap is not installed."""
-    shap = optional("shap")
-    if shap is None:
-        return None
-    from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
-
-    Forest = RandomForestClassifier if task == "classification" else RandomForestRegressor
-    f = Forest(n_estimators=100, max_features=10, min_samples_leaf=leaf, random_state=seed, n_jobs=2).fit(X, y)
-    subset = np.random.RandomState(seed).choice(len(X), min(rows, len(X)), replace=False)
-    values = np.asarray(shap.TreeExplainer(f).shap_values(X[subset], check_additivity=False))
-    if task == "classification":  # (n, p, 2) or [class0, class1]: take class 1
-        values = values[..., 1] if values.shape[-1] == 2 and values.ndim == 3 else values[1]
-    return np.abs(values).mean(axis=0)
-
-
 # ---- iRF: the peers' settings in IterativeRandomForest's terms ------------------------------------------
 
 # "r": the estimator's defaults, R iRF 3.0's. "paper": Python irf run_iRF(K=7, B=10, M=4, max_depth=2,

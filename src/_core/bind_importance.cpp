@@ -198,6 +198,39 @@ void bind_importance(py::module_& m) {
       py::arg("forest"), py::arg("X"), py::arg("n_threads") = 1);
 
   m.def(
+      "shap_interaction_top_k",
+      [](const Forest& f, const py::object& X, int64_t k, int n_threads) {
+        const MatrixView v = matrix_view(X);
+        const int64_t nv = f.n_values();
+        py::array_t<int32_t> pairs({v.n_rows, nv, k, int64_t{2}});
+        py::array_t<double> values({v.n_rows, nv, k});
+        int32_t* pp = pairs.mutable_data();
+        double* vp = values.mutable_data();
+        {
+          py::gil_scoped_release release;
+          shap_interaction_top_k(f, v, k, pp, vp, n_threads);
+        }
+        return py::make_tuple(pairs, values);
+      },
+      py::arg("forest"), py::arg("X"), py::arg("k"), py::arg("n_threads") = 1);
+
+  m.def(
+      "shap_values_interventional",
+      [](const Forest& f, const py::object& X, const py::object& background, int n_threads) {
+        const MatrixView v = matrix_view(X);
+        const MatrixView b = matrix_view(background);
+        py::array_t<double> out({v.n_rows, f.n_features, static_cast<int64_t>(f.n_values())});
+        double* o = out.mutable_data();
+        std::vector<double> expected;
+        {
+          py::gil_scoped_release release;
+          expected = shap_values_interventional(f, v, b, o, n_threads);
+        }
+        return py::make_tuple(out, copy_array(expected));
+      },
+      py::arg("forest"), py::arg("X"), py::arg("background"), py::arg("n_threads") = 1);
+
+  m.def(
       "dstump",
       [](const py::object& X, const py::object& y, const py::object& sample_weight, StumpSplit split, StumpSide side,
          int n_threads) {

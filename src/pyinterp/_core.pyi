@@ -159,6 +159,12 @@ def shap_interaction_values(forest: Forest, X: ForestX, n_threads: int = 1) -> n
 def shap_interaction_mean_abs(
     forest: Forest, X: ForestX, n_threads: int = 1
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.float64]]: ...
+def shap_interaction_top_k(
+    forest: Forest, X: ForestX, k: int, n_threads: int = 1
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]: ...
+def shap_values_interventional(
+    forest: Forest, X: ForestX, background: ForestX, n_threads: int = 1
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def dstump(
     X: ForestX,
     y: npt.NDArray[np.float64],

@@ -37,7 +37,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import sparse
 from sklearn.utils import Bunch
-from sklearn.utils._param_validation import StrOptions, validate_params
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from . import _core
 from ._groups import check_feature_groups
@@ -60,6 +60,7 @@ __all__ = [
     "permutation_oob",
     "shap_interaction_importance",
     "shap_interaction_values",
+    "shap_top_interactions",
     "shap_values",
     "ufi",
 ]
@@ -227,19 +228,35 @@ def contributions(forest, X, *, n_jobs=None):
     return _attribution(view, *_core.contributions(view.core, X, resolve_n_threads(n_jobs)))
 
 
-@validate_params(_ROWS_CONSTRAINTS, prefer_skip_nested_validation=True)
-def shap_values(forest, X, *, n_jobs=None):
-    """Exact path-dependent TreeSHAP (Lundberg et al. 2020, Algorithm 2) of the forest's mean
-    prediction, with node covers (weighted training rows) as the distribution of unknown features.
-    Rows are routed as predict routes them (missing values by each split's missing_go_to_left).
+@validate_params({**_ROWS_CONSTRAINTS, "background": ["array-like", "sparse matrix", None]},
+                 prefer_skip_nested_validation=True)
+def shap_values(forest, X, *, background=None, n_jobs=None):
+    """Exact TreeSHAP values of the forest's mean prediction (Lundberg et al. 2020).
+
+    background=None: path-dependent TreeSHAP (their Algorithm 2): unknown features are averaged
+    over each split's children by the node covers (weighted training rows), as shap's
+    ``TreeExplainer(forest)``. background given (rows like X): interventional TreeSHAP (their
+    Algorithm 3), the Shapley values of v(S) = mean over the background rows r of f(x_S, r_rest), as
+    ``TreeExplainer(forest, data=background, feature_perturbation="interventional")``; cost
+    proportional to the number of background rows (shap suggests 100 or so).
+    Rows (and background rows) are routed as predict routes them (missing values by each split's
+    missing_go_to_left).
 
     Returns (values, expected_value): values[i, k] (regression) or values[i, k, c] (classification,
-    classes in the order of ``classes_``); expected_value is a float (regression) or (n_classes,).
+    classes in the order of ``classes_``); expected_value is a float (regression) or (n_classes,):
+    the cover-weighted mean leaf value, or the mean prediction over the background rows.
     expected_value + values summed over features equals predict / predict_proba. Results do not
     depend on n_jobs."""
     view = _view(forest)
     X = _check_X(view, X)
-    return _attribution(view, *_core.shap_values(view.core, X, resolve_n_threads(n_jobs)))
+    if background is None:
+        return _attribution(view, *_core.shap_values(view.core, X, resolve_n_threads(n_jobs)))
+    try:
+        background = _check_X(view, background)
+    except ValueError as error:  # the messages (and their "X: " prefix) call every array X
+        message = str(error).removeprefix("X: ").replace("Input X", "background").replace("X has", "background has")
+        raise ValueError(f"background: {message}") from None
+    return _attribution(view, *_core.shap_values_interventional(view.core, X, background, resolve_n_threads(n_jobs)))
 
 
 @validate_params(_ROWS_CONSTRAINTS, prefer_skip_nested_validation=True)
@@ -266,6 +283,26 @@ def shap_interaction_importance(forest, X, *, n_jobs=None):
     p = view.core.n_features
     arrays = [sparse.csr_array((mean_abs[:, c], (a, b)), shape=(p, p)) for c in range(mean_abs.shape[1])]
     return arrays[0] if view.classes is None else arrays
+
+
+@validate_params({**_ROWS_CONSTRAINTS, "k": [Interval(Integral, 1, None, closed="left")]},
+                 prefer_skip_nested_validation=True)
+def shap_top_interactions(forest, X, k=10, *, n_jobs=None):
+    """Each row's k strongest SHAP interactions, without the p x p per-row tensor: the entries
+    [i, a, b] (a < b) of :func:`shap_interaction_values` of largest |value|, ties (and the pairs of
+    value 0 that fill a row with fewer than k nonzero pairs) in (a, b) order. Memory: the output
+    and, per thread, the pairs of features that share a tree.
+
+    Returns (pairs, values): pairs (n, k, 2) int32 feature indices (a < b) and values (n, k) for
+    regression; for classification ranked per class, pairs (n, k, 2, n_classes) and values
+    (n, k, n_classes), classes in the order of ``classes_``."""
+    view = _view(forest)
+    X = _check_X(view, X)
+    p = view.core.n_features
+    if k > p * (p - 1) // 2:
+        raise ValueError(f"k must be at most p (p - 1) / 2 = {p * (p - 1) // 2} (the pairs of {p} features), got {k}")
+    pairs, values = _core.shap_interaction_top_k(view.core, X, k, resolve_n_threads(n_jobs))
+    return _per_output(view, pairs.transpose(0, 2, 3, 1)), _per_output(view, values.transpose(0, 2, 1))
 
 
 _SPLITS = {"best": _core.StumpSplit.best, "median": _core.StumpSplit.median}

@@ -17,6 +17,7 @@ struct TreeInfo {
   std::vector<int32_t> features;  // local index -> global feature, increasing
   std::vector<int32_t> local;     // per node: local index of its split feature; -1 at leaves
   std::vector<double> fraction;   // per node: cover(node) / cover(parent); 1 at the root
+  std::vector<int32_t> splits;    // the split nodes, when at most 64 (see for_row_groups); else empty
   int32_t max_depth = 0;
   int32_t rule_size = 1;  // Gauss-Legendre nodes for the longest possible path: ceil(min(depth, features) / 2)
 };
@@ -45,16 +46,10 @@ TreeInfo tree_info(const Tree& tree) {
     info.max_depth = std::max(info.max_depth, depth[node] + 1);
   }
   info.rule_size = std::max(1, (std::min(info.max_depth, static_cast<int32_t>(info.features.size())) + 1) / 2);
+  for (int64_t node = 0; node < n && info.splits.size() <= 64; ++node)
+    if (!tree.is_leaf(node)) info.splits.push_back(static_cast<int32_t>(node));
+  if (info.splits.size() > 64) info.splits.clear();
   return info;
-}
-
-std::vector<TreeInfo> tree_infos(const Forest& forest, const MatrixView& X, int n_threads) {
-  if (X.n_cols != forest.n_features) throw std::invalid_argument("X has a different number of features than the forest");
-  if (forest.trees.empty()) throw std::invalid_argument("the forest has no trees");
-  std::vector<TreeInfo> infos(forest.trees.size());
-  parallel_for(static_cast<int64_t>(infos.size()), n_threads, no_state,
-               [&](int64_t t, int, NoState&) { infos[t] = tree_info(forest.trees[t]); });
-  return infos;
 }
 
 // Gauss-Legendre rule with m nodes on [0, 1]: t, 1 - t and weights. Exact for polynomials of
@@ -95,6 +90,70 @@ Quadrature gauss_legendre(int32_t m) {
   return rule;
 }
 
+// The path of an explicit-stack walk, shared by the values and the interactions walks: per level
+// the node, its state (0 on entry, 1 and 2 before its row's child and the other one, 3 when done),
+// the element its parent's split added (feature -1: none) with its merged z and o and the level of
+// the element of the same feature it replaces (or -1), and the product P(t) at the rule's nodes.
+class PathStack {
+ protected:
+  PathStack(int32_t max_depth, int32_t max_m, int32_t max_features)
+      : stride_(max_m), levels_(max_depth + 1), p_(static_cast<size_t>(max_depth + 1) * max_m),
+        where_(max_features, -1) {}
+
+  struct Level {
+    int32_t node, state, feature, prev;
+    double z, o;
+    int32_t child[2];
+  };
+
+  double* P(int32_t l) { return p_.data() + static_cast<size_t>(l) * stride_; }
+
+  void start(const Quadrature& rule, double scale) {
+    levels_[0] = {0, 0, -1, -1, 0.0, 0.0, {}};
+    std::fill_n(P(0), rule.w.size(), scale);
+  }
+
+  // Level l's children, the row's first (o = 1), then the other (o = 0).
+  template <class Row>
+  void order_children(const Tree& tree, Level& L, const Row& x) {
+    L.child[0] = tree.child_of(L.node, x(tree.feature[L.node]));
+    L.child[1] = L.child[0] == tree.left[L.node] ? tree.right[L.node] : tree.left[L.node];
+    L.state = 1;
+  }
+
+  // Opens child k of level l's node as level l + 1: its element (merged into the feature's element
+  // above when the feature splits again: z and o multiplied) and P one edge further, P f(t) for a
+  // new element f(t) = o t + z (1 - t), P f(t) / f_prev(t) for a merged one (for o_prev = 0 the
+  // ratio is z / z_prev, no division by t). False for a branch without weight (z = o = 0), which
+  // adds nothing and is not opened, keeping zero factors out of divisions.
+  bool open_child(int32_t l, int k, const TreeInfo& info, const Quadrature& rule) {
+    const Level& L = levels_[l];
+    const int32_t child = L.child[k], d = info.local[L.node];
+    const int32_t prev = where_[d];
+    const double zp = prev >= 0 ? levels_[prev].z : 1.0, op = prev >= 0 ? levels_[prev].o : 1.0;
+    const double z = zp * info.fraction[child], o = k == 0 ? op : 0.0;
+    if (z == 0.0 && o == 0.0) return false;
+    levels_[l + 1] = {child, 0, d, prev, z, o, {}};
+    const auto m = static_cast<int32_t>(rule.w.size());
+    const double *t = rule.t.data(), *s = rule.s.data(), *p = P(l);
+    double* pc = P(l + 1);
+    if (prev < 0) {
+      for (int32_t q = 0; q < m; ++q) pc[q] = p[q] * (o * t[q] + z * s[q]);
+    } else if (op == 0.0) {
+      for (int32_t q = 0; q < m; ++q) pc[q] = p[q] * (z / zp);
+    } else {
+      for (int32_t q = 0; q < m; ++q) pc[q] = p[q] * (o * t[q] + z * s[q]) / (t[q] + zp * s[q]);
+    }
+    where_[d] = l + 1;
+    return true;
+  }
+
+  int64_t stride_;
+  std::vector<Level> levels_;
+  std::vector<double> p_;
+  std::vector<int32_t> where_;  // per local feature: the level of its element on the path, or -1
+};
+
 // Path-dependent TreeSHAP as an integral (the identity behind Linear TreeShap, Yu et al. 2022). A
 // leaf with value v whose path has distinct features 1..d, feature j with the product z_j of its
 // splits' cover shares and the product o_j (0 or 1) of the row's agreement with them, adds to
@@ -108,34 +167,28 @@ Quadrature gauss_legendre(int32_t m) {
 // element of the edge into n. Where that feature already had an element above (it splits again),
 // the leaves below n carry the merged element instead, so the outer element's term for G_n is taken
 // back there. O(nodes x m) per tree and row against Algorithm 2's O(nodes x D + leaves x D^2).
-class Walker {
+class Walker : PathStack {
  public:
   Walker(int32_t max_depth, int32_t max_m, int32_t n_values, int32_t max_features)
-      : stride_(max_m), levels_(max_depth + 1), p_(static_cast<size_t>(max_depth + 1) * max_m),
-        g_(p_.size() * n_values), where_(max_features, -1) {}
+      : PathStack(max_depth, max_m, max_features), g_(p_.size() * n_values) {}
 
-  // Adds the tree's SHAP values times `scale` to phi (local features x n_values). held >= 0: that
-  // local feature is held known (present) or unknown (absent) rather than taking part, which gives
-  // the conditioned values of the interaction index.
+  // Adds the tree's SHAP values times `scale` to phi (local features x n_values).
   template <class Row>
-  void walk(const Tree& tree, const TreeInfo& info, const Quadrature& rule, const Row& x, int32_t held,
-            bool present, double scale, double* phi) {
+  void walk(const Tree& tree, const TreeInfo& info, const Quadrature& rule, const Row& x, double scale, double* phi) {
     if (tree.n_values == 1) {
-      walk<1>(tree, info, rule, x, held, present, scale, phi);
+      walk<1>(tree, info, rule, x, scale, phi);
     } else {
-      walk<0>(tree, info, rule, x, held, present, scale, phi);
+      walk<0>(tree, info, rule, x, scale, phi);
     }
   }
 
  private:
   // NV: the number of values when known at compile time (regression), else 0.
   template <int NV, class Row>
-  void walk(const Tree& tree, const TreeInfo& info, const Quadrature& rule, const Row& x, int32_t held,
-            bool present, double scale, double* phi) {
+  void walk(const Tree& tree, const TreeInfo& info, const Quadrature& rule, const Row& x, double scale, double* phi) {
     const int32_t nv = NV > 0 ? NV : tree.n_values;
     const auto m = static_cast<int32_t>(rule.w.size());
     const double *t = rule.t.data(), *s = rule.s.data(), *w = rule.w.data(), *ws = rule.ws.data();
-    const auto P = [&](int32_t l) { return p_.data() + static_cast<size_t>(l) * stride_; };
     const auto G = [&](int32_t l) { return g_.data() + static_cast<size_t>(l) * stride_ * nv; };
     // (o - z) sum_q w_q g_q / f(t_q) into out: with o = 0 the factor z cancels (no division).
     const auto add_term = [&](double z, double o, const double* g, double sign, double* out) {
@@ -150,56 +203,24 @@ class Walker {
         out[c] += sign * sum;
       }
     };
-    levels_[0] = {0, 0, -1, -1, 0.0, 0.0, {}};
-    std::fill_n(P(0), m, scale);
+    start(rule, scale);
     int32_t l = 0;
     while (true) {
       Level& L = levels_[l];
       if (L.state == 0) {
-        const int32_t node = L.node;
-        if (tree.is_leaf(node)) {
-          const double* v = tree.value.data() + static_cast<int64_t>(node) * nv;
+        if (tree.is_leaf(L.node)) {
+          const double* v = tree.value.data() + static_cast<int64_t>(L.node) * nv;
           double *g = G(l), *p = P(l);
           for (int32_t q = 0; q < m; ++q)
             for (int32_t c = 0; c < nv; ++c) g[q * nv + c] = p[q] * v[c];
           L.state = 3;
         } else {
           std::fill_n(G(l), m * nv, 0.0);
-          L.child[0] = tree.child_of(node, x(tree.feature[node]));  // the row's child first
-          L.child[1] = L.child[0] == tree.left[node] ? tree.right[node] : tree.left[node];
-          L.state = 1;
+          order_children(tree, L, x);
         }
       }
       if (L.state < 3) {
-        const int k = L.state - 1;  // 0: the row's child (o = 1), 1: the other (o = 0)
-        ++L.state;
-        const int32_t child = L.child[k], d = info.local[L.node];
-        const double frac = info.fraction[child];
-        const double* p = P(l);
-        double* pc = P(l + 1);
-        Level& C = levels_[l + 1];
-        if (d == held) {
-          // Held known: only the row's child, weight 1; held unknown: both, by cover.
-          const double mul = present ? (k == 0 ? 1.0 : 0.0) : frac;
-          if (mul == 0.0) continue;  // a branch that carries no weight adds nothing
-          C = {child, 0, -1, -1, 0.0, 0.0, {}};
-          for (int32_t q = 0; q < m; ++q) pc[q] = p[q] * mul;
-        } else {
-          const int32_t prev = where_[d];
-          const double zp = prev >= 0 ? levels_[prev].z : 1.0, op = prev >= 0 ? levels_[prev].o : 1.0;
-          const double z = zp * frac, o = k == 0 ? op : 0.0;
-          if (z == 0.0 && o == 0.0) continue;  // no weight; also keeps zero factors out of divisions
-          C = {child, 0, d, prev, z, o, {}};
-          if (prev < 0) {
-            for (int32_t q = 0; q < m; ++q) pc[q] = p[q] * (o * t[q] + z * s[q]);
-          } else if (op == 0.0) {
-            for (int32_t q = 0; q < m; ++q) pc[q] = p[q] * frac;  // z s / (zp s)
-          } else {
-            for (int32_t q = 0; q < m; ++q) pc[q] = p[q] * (o * t[q] + z * s[q]) / (t[q] + zp * s[q]);
-          }
-          where_[d] = l + 1;
-        }
-        ++l;
+        if (open_child(l, L.state++ - 1, info, rule)) ++l;
         continue;
       }
       if (l == 0) break;
@@ -216,18 +237,92 @@ class Walker {
     }
   }
 
-  // The node being walked at one depth: state 0 on entry, 1 and 2 before its row's child and the
-  // other one, 3 when done; the element its parent's split added (feature -1: none) with its
-  // merged z and o, and the level of the element of the same feature it replaces (or -1).
-  struct Level {
-    int32_t node, state, feature, prev;
-    double z, o;
-    int32_t child[2];
-  };
-  int64_t stride_;
-  std::vector<Level> levels_;
-  std::vector<double> p_, g_;
-  std::vector<int32_t> where_;  // per local feature: the level of its element on the path, or -1
+  std::vector<double> g_;  // per level: G(t), the sum of v P(t) over the leaves below
+};
+
+// A tree's interaction values in one walk. A leaf of value v whose path has distinct features with
+// merged (z_j, o_j) adds to the pair (i, j) the Shapley interaction index
+//   v (o_i - z_i) (o_j - z_j) int_0^1 prod_{k != i, j} f_k(t) dt
+// (the index's weights |S|! (d-2-|S|)! / (d-1)! are int t^|S| (1-t)^(d-2-|S|) dt, as the values'
+// are above), and to i its SHAP value v (o_i - z_i) int prod_{k != i} f_k. With
+// r_i(t) = (o_i - z_i) / f_i(t) (= -1 / (1 - t) for o_i = 0: no division by z), both are sums over
+// the rule's nodes of w_q P(t_q) r_i r_j and w_q P(t_q) r_i, P the path's product at the leaf.
+// O(leaves x d^2 x m) per tree and row, against O(F_t x nodes x m) for holding each feature known
+// and unknown in turn.
+class PairWalker : PathStack {
+ public:
+  PairWalker(int32_t max_depth, int32_t max_m, int32_t max_features)
+      : PathStack(max_depth, max_m, max_features), r_(static_cast<size_t>(max_features + 1) * max_m) {}
+
+  // Adds scale times the tree's values to out (local features x local features x n_values): off
+  // the diagonal half the interaction index, on it the SHAP value.
+  template <class Row>
+  void walk(const Tree& tree, const TreeInfo& info, const Quadrature& rule, const Row& x, double scale, double* out) {
+    const int32_t nv = tree.n_values;
+    const auto n_local = static_cast<int64_t>(info.features.size());
+    start(rule, scale);
+    active_.clear();
+    int32_t l = 0;
+    while (true) {
+      Level& L = levels_[l];
+      if (L.state == 0) {
+        if (tree.is_leaf(L.node)) {
+          leaf(tree.value.data() + static_cast<int64_t>(L.node) * nv, nv, n_local, P(l), rule, out);
+          L.state = 3;
+        } else {
+          order_children(tree, L, x);
+        }
+      }
+      if (L.state < 3) {
+        if (open_child(l, L.state++ - 1, info, rule)) {
+          ++l;
+          if (levels_[l].prev < 0) active_.push_back(levels_[l].feature);
+        }
+        continue;
+      }
+      if (l == 0) break;
+      where_[L.feature] = L.prev;
+      if (L.prev < 0) active_.pop_back();
+      --l;
+    }
+  }
+
+ private:
+  void leaf(const double* v, int32_t nv, int64_t n_local, const double* p, const Quadrature& rule, double* out) {
+    const auto m = static_cast<int32_t>(rule.w.size());
+    const double *t = rule.t.data(), *s = rule.s.data(), *w = rule.w.data();
+    const auto d = static_cast<int32_t>(active_.size());
+    for (int32_t i = 0; i < d; ++i) {
+      const Level& e = levels_[where_[active_[i]]];
+      double* r = r_.data() + static_cast<size_t>(i) * m;
+      for (int32_t q = 0; q < m; ++q) r[q] = e.o != 0.0 ? (1.0 - e.z) / (t[q] + e.z * s[q]) : -1.0 / s[q];
+    }
+    double* a = r_.data() + static_cast<size_t>(d) * m;  // w_q P(t_q) r_i(t_q), one feature at a time
+    for (int32_t i = 0; i < d; ++i) {
+      const double* ri = r_.data() + static_cast<size_t>(i) * m;
+      double phi = 0.0;
+      for (int32_t q = 0; q < m; ++q) {
+        a[q] = w[q] * p[q] * ri[q];
+        phi += a[q];
+      }
+      const int64_t fi = active_[i];
+      for (int32_t c = 0; c < nv; ++c) out[(fi * n_local + fi) * nv + c] += v[c] * phi;
+      for (int32_t j = i + 1; j < d; ++j) {
+        const double* rj = r_.data() + static_cast<size_t>(j) * m;
+        double index = 0.0;
+        for (int32_t q = 0; q < m; ++q) index += a[q] * rj[q];
+        const int64_t fj = active_[j];
+        for (int32_t c = 0; c < nv; ++c) {
+          const double half = v[c] * index / 2.0;
+          out[(fi * n_local + fj) * nv + c] += half;
+          out[(fj * n_local + fi) * nv + c] += half;
+        }
+      }
+    }
+  }
+
+  std::vector<double> r_;       // r_i at the rule's nodes per path feature, then one spare row
+  std::vector<int32_t> active_;  // the path's distinct features, outermost first
 };
 
 // Gauss-Legendre rules for the trees' node counts (TreeInfo::rule_size).
@@ -240,60 +335,352 @@ std::vector<Quadrature> quadratures(const std::vector<TreeInfo>& infos) {
   return rules;
 }
 
-// A walker sized for every tree, one per thread.
-Walker make_walker(const std::vector<TreeInfo>& infos, int32_t n_values) {
+// The largest tree of the forest, by what the walkers' buffers need: one walker per thread serves
+// every tree.
+struct Extent {
   int32_t max_depth = 0, max_m = 1, max_features = 0;
-  for (const TreeInfo& info : infos) {
-    max_depth = std::max(max_depth, info.max_depth);
-    max_m = std::max(max_m, info.rule_size);
-    max_features = std::max(max_features, static_cast<int32_t>(info.features.size()));
-  }
-  return Walker(max_depth, max_m, n_values, max_features);
-}
-
-struct Scratch {
-  Scratch(const std::vector<TreeInfo>& infos, int32_t n_values) : walker(make_walker(infos, n_values)) {}
-  Walker walker;
-  std::vector<double> base, on, off;
 };
 
-// Row i's interaction values, tree by tree: emit(a, b, c, value) for a != b with half the tree's
-// Shapley interaction index (phi_b with a known minus phi_b with a unknown, halved), and for a == b
-// the main effect (phi_a minus those halves). Values of a row sum over trees in tree order.
-template <class Emit>
-void row_interactions(const Forest& forest, const std::vector<TreeInfo>& infos,
-                      const std::vector<Quadrature>& rules, const MatrixView& X, int64_t i,
-                      Scratch& s, Emit emit) {
-  auto& base = s.base;
-  auto& on = s.on;
-  auto& off = s.off;
-  Walker& walker = s.walker;
-  const int32_t nv = forest.n_values();
-  const double scale = 1.0 / static_cast<double>(forest.trees.size());
-  const auto x = [&](int32_t j) { return X.at(i, j); };
-  for (size_t t = 0; t < forest.trees.size(); ++t) {
-    const Tree& tree = forest.trees[t];
-    const TreeInfo& info = infos[t];
-    const auto n_local = static_cast<int32_t>(info.features.size());
-    base.assign(static_cast<size_t>(n_local) * nv, 0.0);
-    walker.walk(tree, info, rules[info.rule_size], x, -1, false, scale, base.data());
-    for (int32_t a = 0; a < n_local; ++a) {
-      on.assign(base.size(), 0.0);
-      off.assign(base.size(), 0.0);
-      walker.walk(tree, info, rules[info.rule_size], x, a, true, scale, on.data());
-      walker.walk(tree, info, rules[info.rule_size], x, a, false, scale, off.data());
-      for (int32_t c = 0; c < nv; ++c) {
-        double main = base[static_cast<size_t>(a) * nv + c];
-        for (int32_t b = 0; b < n_local; ++b) {
-          if (b == a) continue;
-          const size_t k = static_cast<size_t>(b) * nv + c;
-          const double half = (on[k] - off[k]) / 2.0;
-          main -= half;
-          emit(info.features[a], info.features[b], c, half);
-        }
-        emit(info.features[a], info.features[a], c, main);
+Extent extent_of(const std::vector<TreeInfo>& infos) {
+  Extent e;
+  for (const TreeInfo& info : infos) {
+    e.max_depth = std::max(e.max_depth, info.max_depth);
+    e.max_m = std::max(e.max_m, info.rule_size);
+    e.max_features = std::max(e.max_features, static_cast<int32_t>(info.features.size()));
+  }
+  return e;
+}
+
+// The features the forest splits on (increasing) and each feature's index among them (-1: unused).
+// Rows are gathered at these features only, in row-major blocks read in X's own order: a column-major
+// X (all_bioc's) is read down its columns instead of one strided value per split.
+struct UsedFeatures {
+  std::vector<int32_t> features;
+  std::vector<int32_t> index;  // n_features long
+};
+
+UsedFeatures used_features(const Forest& forest, const std::vector<TreeInfo>& infos) {
+  UsedFeatures used;
+  used.index.assign(forest.n_features, -1);
+  for (const TreeInfo& info : infos)
+    for (const int32_t j : info.features) used.index[j] = 0;
+  for (int32_t j = 0; j < forest.n_features; ++j)
+    if (used.index[j] == 0) {
+      used.index[j] = static_cast<int32_t>(used.features.size());
+      used.features.push_back(j);
+    }
+  return used;
+}
+
+// Rows [begin, end) of X at the used features: (end - begin) x n_used, row-major.
+void gather_rows(const MatrixView& X, const UsedFeatures& used, int64_t begin, int64_t end, std::vector<double>& out) {
+  const auto n_used = static_cast<int64_t>(used.features.size());
+  out.assign((end - begin) * n_used, 0.0);
+  if (X.layout == MatrixView::Layout::csr) {
+    for (int64_t i = begin; i < end; ++i)
+      for (int64_t e = X.slice_begin(i); e < X.slice_begin(i + 1); ++e) {
+        const int32_t u = used.index[X.minor_index(e)];
+        if (u >= 0) out[(i - begin) * n_used + u] = X.value(e);
+      }
+  } else if (X.layout == MatrixView::Layout::csc || X.col_stride > X.row_stride) {
+    for (int64_t u = 0; u < n_used; ++u)
+      for (int64_t i = begin; i < end; ++i) out[(i - begin) * n_used + u] = X.at(i, used.features[u]);
+  } else {
+    for (int64_t i = begin; i < end; ++i)
+      for (int64_t u = 0; u < n_used; ++u) out[(i - begin) * n_used + u] = X.at(i, used.features[u]);
+  }
+}
+
+// What every call reads of the forest, built once per call.
+struct Prepared {
+  Prepared(const Forest& forest, const MatrixView& X, int n_threads) {
+    if (X.n_cols != forest.n_features) throw std::invalid_argument("X has a different number of features than the forest");
+    if (forest.trees.empty()) throw std::invalid_argument("the forest has no trees");
+    infos.resize(forest.trees.size());
+    parallel_for(static_cast<int64_t>(infos.size()), n_threads, no_state,
+                 [&](int64_t t, int, NoState&) { infos[t] = tree_info(forest.trees[t]); });
+    rules = quadratures(infos);
+    used = used_features(forest, infos);
+    extent = extent_of(infos);
+  }
+  std::vector<TreeInfo> infos;
+  Extent extent;
+  std::vector<Quadrature> rules;
+  UsedFeatures used;
+};
+
+// Sums of n_values numbers per int64 key, open addressing: no allocation once grown, cleared in
+// the time of its entries. keys() in first-insertion order.
+class KeySums {
+ public:
+  explicit KeySums(int32_t n_values) : nv_(n_values) { rehash(64); }
+
+  double* at(int64_t key) {
+    size_t h = slot_of(key);
+    while (slots_[h] >= 0 && keys_[slots_[h]] != key) h = (h + 1) & mask_;
+    if (slots_[h] < 0) {
+      if (2 * (keys_.size() + 1) > slots_.size()) {
+        rehash(2 * slots_.size());
+        return at(key);
+      }
+      slots_[h] = static_cast<int64_t>(keys_.size());
+      keys_.push_back(key);
+      sums_.resize(sums_.size() + nv_, 0.0);
+    }
+    return sums_.data() + slots_[h] * nv_;
+  }
+  const double* find(int64_t key) const {
+    size_t h = slot_of(key);
+    while (slots_[h] >= 0) {
+      if (keys_[slots_[h]] == key) return sums_.data() + slots_[h] * nv_;
+      h = (h + 1) & mask_;
+    }
+    return nullptr;
+  }
+  void clear() {
+    for (const int64_t key : keys_) {
+      size_t h = slot_of(key);
+      while (slots_[h] >= 0) {
+        slots_[h] = -1;
+        h = (h + 1) & mask_;
       }
     }
+    keys_.clear();
+    sums_.clear();
+  }
+  const std::vector<int64_t>& keys() const { return keys_; }
+  const double* sums(size_t entry) const { return sums_.data() + entry * nv_; }
+
+ private:
+  size_t slot_of(int64_t key) const { return static_cast<size_t>(static_cast<uint64_t>(key) * 0x9E3779B97F4A7C15ull >> 20) & mask_; }
+  void rehash(size_t n_slots) {
+    slots_.assign(n_slots, -1);
+    mask_ = n_slots - 1;
+    for (size_t e = 0; e < keys_.size(); ++e) {
+      size_t h = slot_of(keys_[e]);
+      while (slots_[h] >= 0) h = (h + 1) & mask_;
+      slots_[h] = static_cast<int64_t>(e);
+    }
+  }
+  int32_t nv_;
+  size_t mask_ = 0;
+  std::vector<int64_t> slots_, keys_;
+  std::vector<double> sums_;
+};
+
+// Interventional TreeSHAP of one tree for row x against background row r (Lundberg et al. 2020,
+// Algorithm 3): where x and r take the same child nothing is decided; where they part, the walk
+// follows both, x's child with the feature taken from x and r's with it taken from r, and a feature
+// decided once follows that row in the subtree. A leaf of value v reached with U features from x
+// and V from r adds v (U-1)! V! / (U+V)! to each of the former and -v U! (V-1)! / (U+V)! to each of
+// the latter (the Shapley weights of the game on those U + V features). Explicit stack: any depth.
+class InterventionalWalker {
+ public:
+  InterventionalWalker(int32_t max_depth, int32_t max_features) : from_(max_features, 0) {
+    // weight_[a][b] = a! b! / (a + b + 1)!, by the recurrence in b (no factorials).
+    weight_.assign(static_cast<size_t>(max_depth + 1) * (max_depth + 1), 0.0);
+    stride_ = max_depth + 1;
+    for (int32_t a = 0; a <= max_depth; ++a) {
+      double w = 1.0 / (a + 1);
+      for (int32_t b = 0; a + b <= max_depth; ++b) {
+        weight_[a * stride_ + b] = w;
+        w *= (b + 1.0) / (a + b + 2.0);
+      }
+    }
+  }
+
+  // Adds the tree's values times scale to phi (slots x n_values; slot[j] is feature j's row).
+  template <class RowX, class RowR>
+  void walk(const Tree& tree, const TreeInfo& info, const RowX& x, const RowR& r, double scale, const int32_t* slot,
+            double* phi) {
+    const int32_t nv = tree.n_values;
+    stack_.clear();
+    stack_.push_back({0, -1, 0});
+    while (!stack_.empty()) {
+      const Item it = stack_.back();
+      stack_.pop_back();
+      if (it.node < 0) {  // leaving the subtree where feature it.local was decided
+        from_[it.local] = 0;
+        (it.side == 1 ? xs_ : rs_).pop_back();
+        continue;
+      }
+      if (it.local >= 0) {
+        from_[it.local] = it.side;
+        (it.side == 1 ? xs_ : rs_).push_back(slot[info.features[it.local]]);
+        stack_.push_back({-1, it.local, it.side});
+      }
+      const int32_t node = it.node;
+      if (tree.is_leaf(node)) {
+        const auto u = static_cast<int32_t>(xs_.size()), v = static_cast<int32_t>(rs_.size());
+        const double* value = tree.value.data() + static_cast<int64_t>(node) * nv;
+        if (u > 0) {
+          const double w = scale * weight_[(u - 1) * stride_ + v];
+          for (const int32_t j : xs_)
+            for (int32_t c = 0; c < nv; ++c) phi[int64_t{j} * nv + c] += w * value[c];
+        }
+        if (v > 0) {
+          const double w = scale * weight_[u * stride_ + v - 1];
+          for (const int32_t j : rs_)
+            for (int32_t c = 0; c < nv; ++c) phi[int64_t{j} * nv + c] -= w * value[c];
+        }
+        continue;
+      }
+      const int32_t feature = tree.feature[node], local = info.local[node];
+      const int32_t cx = tree.child_of(node, x(feature)), cr = tree.child_of(node, r(feature));
+      if (from_[local] == 1 || cx == cr) {
+        stack_.push_back({cx, -1, 0});
+      } else if (from_[local] == 2) {
+        stack_.push_back({cr, -1, 0});
+      } else {
+        stack_.push_back({cr, local, 2});
+        stack_.push_back({cx, local, 1});
+      }
+    }
+  }
+
+ private:
+  struct Item {
+    int32_t node;   // -1: the exit marker of a decided feature
+    int32_t local;  // the feature decided on entering node (-1: none)
+    int32_t side;   // 1: from x, 2: from r
+  };
+  std::vector<Item> stack_;
+  std::vector<int8_t> from_;  // per local feature: 0 undecided, 1 from x, 2 from r
+  std::vector<int32_t> xs_, rs_;
+  std::vector<double> weight_;
+  int32_t stride_ = 0;
+};
+
+// Rows per task: up to 32, enough that a column-major gather reads whole cache lines and that rows
+// of a shallow tree share walks (for_row_groups); fewer when X has under 256 rows, so that there are
+// at least 8 tasks for the threads. A function of the row count only: block sums (the mean
+// |interaction|) do not depend on the threads.
+int64_t row_block(int64_t n_rows) { return std::clamp<int64_t>(n_rows / 8, 1, 32); }
+
+struct Scratch {
+  Scratch(const Extent& e, int32_t n_values)
+      : walker(e.max_depth, e.max_m, n_values, e.max_features), pair_walker(e.max_depth, e.max_m, e.max_features),
+        pairs(n_values) {}
+  Walker walker;
+  PairWalker pair_walker;
+  KeySums pairs;
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  std::vector<double> rows, acc, base;
+  std::vector<uint64_t> masks;
+  std::vector<int32_t> group_order;
+  std::vector<size_t> order;
+  std::vector<std::pair<int64_t, double>> emitted;  // one tree's interaction entries: (key * nv + c, value)
+};
+
+// A block of rows gathered at the used features: row(r)(j) is row r's value of feature j.
+struct Block {
+  int64_t begin, end;
+  const double* rows;
+  int64_t n_used;
+  const int32_t* index;
+  auto row(int64_t r) const {
+    const double* xr = rows + r * n_used;
+    const int32_t* idx = index;
+    return [xr, idx](int32_t j) { return xr[idx[j]]; };
+  }
+};
+
+// Calls fn(block, scratch) over blocks of row_block rows, each block on one thread.
+template <class Fn>
+void for_blocks(const Prepared& prep, const MatrixView& X, int32_t n_values, int n_threads, Fn fn) {
+  const int64_t size = row_block(X.n_rows), n_blocks = (X.n_rows + size - 1) / size;
+  parallel_for(n_blocks, n_threads, [&](int) { return Scratch(prep.extent, n_values); },
+               [&](int64_t blk, int, Scratch& s) {
+                 const int64_t begin = blk * size, end = std::min(X.n_rows, begin + size);
+                 gather_rows(X, prep.used, begin, end, s.rows);
+                 fn(Block{begin, end, s.rows.data(), static_cast<int64_t>(prep.used.features.size()),
+                          prep.used.index.data()},
+                    s);
+               });
+}
+
+// The rows of a block grouped by the child they take at every split of a tree (a tree of at most
+// 64 splits): a tree's values depend on the row only through those choices, so each group is
+// walked once, for its first row, and the result serves every row of the group - bit-identical to
+// walking each. Shallow forests on few rows (all_bioc: ~4 splits a tree) share most walks; a tree
+// with more splits, or a block of one row, is walked row by row (groups of one).
+// fn(first row, rows of the group as [first, last) into order).
+template <class Fn>
+void for_row_groups(const Tree& tree, const TreeInfo& info, const Block& block, Scratch& s, Fn fn) {
+  const int64_t nb = block.end - block.begin;
+  auto& order = s.group_order;
+  order.resize(nb);
+  for (int64_t r = 0; r < nb; ++r) order[r] = static_cast<int32_t>(r);
+  if (info.splits.empty() || nb == 1) {
+    for (int64_t r = 0; r < nb; ++r) fn(r, order.data() + r, order.data() + r + 1);
+    return;
+  }
+  auto& masks = s.masks;
+  masks.assign(nb, 0);
+  for (int64_t r = 0; r < nb; ++r) {
+    const auto x = block.row(r);
+    uint64_t mask = 0;
+    for (size_t k = 0; k < info.splits.size(); ++k) {
+      const int32_t node = info.splits[k];
+      if (tree.child_of(node, x(tree.feature[node])) == tree.left[node]) mask |= uint64_t{1} << k;
+    }
+    masks[r] = mask;
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return masks[a] < masks[b]; });
+  for (int64_t g = 0; g < nb;) {
+    int64_t h = g + 1;
+    while (h < nb && masks[order[h]] == masks[order[g]]) ++h;
+    fn(order[g], order.data() + g, order.data() + h);
+    g = h;
+  }
+}
+
+// Tree t's interaction values for row x: emit(a, b, c, value) for a != b with half the tree's
+// Shapley interaction index (phi_b with a known minus phi_b with a unknown, halved), and for a == b
+// the main effect (phi_a minus those halves).
+template <class Row, class Emit>
+void tree_interactions(const Forest& forest, const Prepared& prep, size_t t, const Row& x, Scratch& s, Emit emit) {
+  const int32_t nv = forest.n_values();
+  const TreeInfo& info = prep.infos[t];
+  const auto n_local = static_cast<int32_t>(info.features.size());
+  auto& table = s.base;
+  table.assign(static_cast<size_t>(n_local) * n_local * nv, 0.0);
+  s.pair_walker.walk(forest.trees[t], info, prep.rules[info.rule_size], x, 1.0 / static_cast<double>(forest.trees.size()),
+                     table.data());
+  for (int32_t a = 0; a < n_local; ++a)
+    for (int32_t c = 0; c < nv; ++c) {
+      const double* row = table.data() + static_cast<size_t>(a) * n_local * nv;
+      double main = row[static_cast<size_t>(a) * nv + c];
+      for (int32_t b = 0; b < n_local; ++b) {
+        if (b == a) continue;
+        const double half = row[static_cast<size_t>(b) * nv + c];
+        main -= half;
+        emit(info.features[a], info.features[b], c, half);
+      }
+      emit(info.features[a], info.features[a], c, main);
+    }
+}
+
+// Every row's interaction values of a block, tree by tree in tree order: emit(r, a, b, c, value)
+// (r the row within the block), each tree's entries computed once per group of rows
+// (for_row_groups). keep(a, b) selects the entries wanted.
+template <class Keep, class Emit>
+void block_interactions(const Forest& forest, const Prepared& prep, const Block& block, Scratch& s, Keep keep,
+                        Emit emit) {
+  const int32_t nv = forest.n_values();
+  const int64_t p = forest.n_features;
+  for (size_t t = 0; t < forest.trees.size(); ++t) {
+    for_row_groups(forest.trees[t], prep.infos[t], block, s, [&](int64_t first, const int32_t* g, const int32_t* h) {
+      s.emitted.clear();
+      tree_interactions(forest, prep, t, block.row(first), s, [&](int32_t a, int32_t b, int32_t c, double v) {
+        if (keep(a, b)) s.emitted.emplace_back((a * p + b) * nv + c, v);
+      });
+      for (const int32_t* r = g; r != h; ++r)
+        for (const auto& [code, v] : s.emitted) {
+          const int64_t key = code / nv;
+          emit(*r, static_cast<int32_t>(key / p), static_cast<int32_t>(key % p), static_cast<int32_t>(code % nv), v);
+        }
+    });
   }
 }
 
@@ -318,86 +705,236 @@ std::vector<double> shap_expected_value(const Forest& forest) {
 }
 
 void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_threads) {
-  const std::vector<TreeInfo> infos = tree_infos(forest, X, n_threads);
-  const std::vector<Quadrature> rules = quadratures(infos);
+  const Prepared prep(forest, X, n_threads);
   const int32_t nv = forest.n_values();
   const int64_t p = forest.n_features;
+  const auto& used = prep.used.features;
+  const int64_t width = static_cast<int64_t>(used.size()) * nv;
   const double scale = 1.0 / static_cast<double>(forest.trees.size());
-  // A row costs many tree walks: each is its own task.
-  parallel_for(X.n_rows, n_threads, [&](int) { return Scratch(infos, nv); }, [&](int64_t i, int, Scratch& s) {
-    const auto x = [&](int32_t j) { return X.at(i, j); };
-    double* row = out + i * p * nv;
-    std::fill_n(row, p * nv, 0.0);  // by the row's own thread
+  for_blocks(prep, X, nv, n_threads, [&](const Block& block, Scratch& s) {
+    // Summed per row over the used features, trees in order, then written out once: the row's
+    // p-long output is touched twice (zeros, values) whatever the number of trees.
+    s.acc.assign((block.end - block.begin) * width, 0.0);
     for (size_t t = 0; t < forest.trees.size(); ++t) {
-      const TreeInfo& info = infos[t];
-      s.base.assign(info.features.size() * nv, 0.0);
-      s.walker.walk(forest.trees[t], info, rules[info.rule_size], x, -1, false, scale, s.base.data());
-      for (size_t a = 0; a < info.features.size(); ++a)
-        for (int32_t c = 0; c < nv; ++c) row[int64_t{info.features[a]} * nv + c] += s.base[a * nv + c];
+      const TreeInfo& info = prep.infos[t];
+      for_row_groups(forest.trees[t], info, block, s, [&](int64_t first, const int32_t* g, const int32_t* h) {
+        s.base.assign(info.features.size() * nv, 0.0);
+        s.walker.walk(forest.trees[t], info, prep.rules[info.rule_size], block.row(first), scale, s.base.data());
+        for (const int32_t* r = g; r != h; ++r)
+          for (size_t a = 0; a < info.features.size(); ++a) {
+            double* acc = s.acc.data() + *r * width + int64_t{prep.used.index[info.features[a]]} * nv;
+            for (int32_t c = 0; c < nv; ++c) acc[c] += s.base[a * nv + c];
+          }
+      });
+    }
+    for (int64_t i = block.begin; i < block.end; ++i) {
+      double* row = out + i * p * nv;
+      const double* acc = s.acc.data() + (i - block.begin) * width;
+      std::fill_n(row, p * nv, 0.0);
+      for (size_t u = 0; u < used.size(); ++u) std::copy_n(acc + u * nv, nv, row + int64_t{used[u]} * nv);
     }
   });
 }
 
 void shap_interaction_values(const Forest& forest, const MatrixView& X, double* out, int n_threads) {
-  const std::vector<TreeInfo> infos = tree_infos(forest, X, n_threads);
-  const std::vector<Quadrature> rules = quadratures(infos);
+  const Prepared prep(forest, X, n_threads);
   const int32_t nv = forest.n_values();
   const int64_t p = forest.n_features;
-  parallel_for(X.n_rows, n_threads, [&](int) { return Scratch(infos, nv); }, [&](int64_t i, int, Scratch& s) {
-    double* row = out + i * p * p * nv;
-    std::fill_n(row, p * p * nv, 0.0);
-    row_interactions(forest, infos, rules, X, i, s, [&](int32_t a, int32_t b, int32_t c, double v) {
-      row[(a * p + b) * nv + c] += v;
-    });
+  for_blocks(prep, X, nv, n_threads, [&](const Block& block, Scratch& s) {
+    std::fill_n(out + block.begin * p * p * nv, (block.end - block.begin) * p * p * nv, 0.0);
+    block_interactions(
+        forest, prep, block, s, [](int32_t, int32_t) { return true; },
+        [&](int64_t r, int32_t a, int32_t b, int32_t c, double v) {
+          out[(((block.begin + r) * p + a) * p + b) * nv + c] += v;
+        });
   });
 }
 
+// Every row's interaction entries (keep(a, b) of them) summed over trees per pair: on_row(r, sums)
+// for each row of the block in turn, sums reused from row to row (one small, cache-resident map).
+// A tree whose rows fall in few groups (for_row_groups) has its entries computed once per group and
+// stored for the rows (up to kStored entries a block); other trees are walked per row.
+template <class Keep, class OnRow>
+void block_pair_sums(const Forest& forest, const Prepared& prep, const Block& block, Scratch& s, Keep keep,
+                     OnRow on_row) {
+  constexpr size_t kStored = size_t{1} << 22;
+  const int32_t nv = forest.n_values();
+  const int64_t p = forest.n_features;
+  const int64_t nb = block.end - block.begin;
+  const size_t n_trees = forest.trees.size();
+  s.spans.assign(n_trees * nb, {-1, 0});  // per (tree, row): its entries in s.emitted, or -1
+  s.emitted.clear();
+  for (size_t t = 0; t < n_trees && nb > 1 && s.emitted.size() < kStored; ++t) {
+    if (prep.infos[t].splits.empty()) continue;
+    int64_t n_groups = 0;
+    for_row_groups(forest.trees[t], prep.infos[t], block, s, [&](int64_t, const int32_t*, const int32_t*) { ++n_groups; });
+    if (2 * n_groups > nb) continue;  // little to share
+    for_row_groups(forest.trees[t], prep.infos[t], block, s, [&](int64_t first, const int32_t* g, const int32_t* h) {
+      const auto begin = static_cast<int64_t>(s.emitted.size());
+      tree_interactions(forest, prep, t, block.row(first), s, [&](int32_t a, int32_t b, int32_t c, double v) {
+        if (keep(a, b)) s.emitted.emplace_back((a * p + b) * nv + c, v);
+      });
+      for (const int32_t* r = g; r != h; ++r) s.spans[t * nb + *r] = {begin, static_cast<int64_t>(s.emitted.size()) - begin};
+    });
+  }
+  KeySums& sums = s.pairs;
+  for (int64_t r = 0; r < nb; ++r) {
+    sums.clear();
+    for (size_t t = 0; t < n_trees; ++t) {
+      const auto [begin, size] = s.spans[t * nb + r];
+      if (begin >= 0) {
+        for (int64_t e = begin; e < begin + size; ++e) sums.at(s.emitted[e].first / nv)[s.emitted[e].first % nv] += s.emitted[e].second;
+      } else {
+        tree_interactions(forest, prep, t, block.row(r), s, [&](int32_t a, int32_t b, int32_t c, double v) {
+          if (keep(a, b)) sums.at(a * p + b)[c] += v;
+        });
+      }
+    }
+    on_row(r, sums);
+  }
+}
+
 PairMeans shap_interaction_mean_abs(const Forest& forest, const MatrixView& X, int n_threads) {
-  const std::vector<TreeInfo> infos = tree_infos(forest, X, n_threads);
-  const std::vector<Quadrature> rules = quadratures(infos);
+  const Prepared prep(forest, X, n_threads);
   const int32_t nv = forest.n_values();
   const int64_t p = forest.n_features;
   // Sums of |value| per pair key a * p + b, per block of rows (each key's sum in row order), merged
   // in block order: the result does not depend on the thread count.
-  using Sums = std::unordered_map<int64_t, std::vector<double>>;
-  constexpr int64_t kBlock = 64;
-  const int64_t n_blocks = (X.n_rows + kBlock - 1) / kBlock;
-  std::vector<Sums> blocks(n_blocks);
-  parallel_for(n_blocks, n_threads, [&](int) { return Scratch(infos, nv); }, [&](int64_t blk, int, Scratch& s) {
-    Sums row_sums;
-    for (int64_t i = blk * kBlock; i < std::min(X.n_rows, (blk + 1) * kBlock); ++i) {
-      row_sums.clear();
-      row_interactions(forest, infos, rules, X, i, s, [&](int32_t a, int32_t b, int32_t c, double v) {
-        auto& s = row_sums[a * p + b];
-        s.resize(nv, 0.0);
-        s[c] += v;
-      });
-      for (const auto& [key, values] : row_sums) {
-        auto& s = blocks[blk][key];
-        s.resize(nv, 0.0);
-        for (int32_t c = 0; c < nv; ++c) s[c] += std::abs(values[c]);
+  const int64_t size = row_block(X.n_rows);
+  std::vector<KeySums> blocks((X.n_rows + size - 1) / size, KeySums(nv));
+  for_blocks(prep, X, nv, n_threads, [&](const Block& block, Scratch& s) {
+    KeySums& sums = blocks[block.begin / size];
+    block_pair_sums(forest, prep, block, s, [](int32_t, int32_t) { return true; }, [&](int64_t, const KeySums& row) {
+      for (size_t e = 0; e < row.keys().size(); ++e) {
+        double* to = sums.at(row.keys()[e]);
+        for (int32_t c = 0; c < nv; ++c) to[c] += std::abs(row.sums(e)[c]);
       }
-    }
+    });
   });
-  Sums total;
-  for (const Sums& block : blocks) {
-    for (const auto& [key, values] : block) {
-      auto& s = total[key];
-      s.resize(nv, 0.0);
-      for (int32_t c = 0; c < nv; ++c) s[c] += values[c];
+  KeySums total(nv);
+  for (const KeySums& block : blocks)
+    for (size_t e = 0; e < block.keys().size(); ++e) {
+      double* sums = total.at(block.keys()[e]);
+      for (int32_t c = 0; c < nv; ++c) sums[c] += block.sums(e)[c];
     }
-  }
-  std::vector<int64_t> keys;
-  keys.reserve(total.size());
-  for (const auto& entry : total) keys.push_back(entry.first);
-  std::sort(keys.begin(), keys.end());
+  std::vector<size_t> order(total.keys().size());
+  for (size_t e = 0; e < order.size(); ++e) order[e] = e;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return total.keys()[a] < total.keys()[b]; });
   PairMeans means;
-  for (const int64_t key : keys) {
-    means.a.push_back(static_cast<int32_t>(key / p));
-    means.b.push_back(static_cast<int32_t>(key % p));
-    for (const double s : total[key]) means.mean_abs.push_back(s / static_cast<double>(X.n_rows));
+  for (const size_t e : order) {
+    means.a.push_back(static_cast<int32_t>(total.keys()[e] / p));
+    means.b.push_back(static_cast<int32_t>(total.keys()[e] % p));
+    for (int32_t c = 0; c < nv; ++c) means.mean_abs.push_back(total.sums(e)[c] / static_cast<double>(X.n_rows));
   }
   return means;
+}
+
+void shap_interaction_top_k(const Forest& forest, const MatrixView& X, int64_t k, int32_t* pairs, double* values,
+                            int n_threads) {
+  const Prepared prep(forest, X, n_threads);
+  const int32_t nv = forest.n_values();
+  const int64_t p = forest.n_features;
+  if (k < 0 || k > p * (p - 1) / 2) throw std::invalid_argument("k must be in [0, p (p - 1) / 2]");
+  for_blocks(prep, X, nv, n_threads, [&](const Block& block, Scratch& s) {
+    // The rows' entries [a, b] with a < b, summed over trees.
+    const auto keep = [](int32_t a, int32_t b) { return a < b; };
+    block_pair_sums(forest, prep, block, s, keep, [&](int64_t in_block, const KeySums& sums_of) {
+      const int64_t i = block.begin + in_block;
+      const std::vector<int64_t>& keys = sums_of.keys();
+      for (int32_t c = 0; c < nv; ++c) {
+        int32_t* pair = pairs + (i * nv + c) * k * 2;
+        double* value = values + (i * nv + c) * k;
+        // By |value| (largest first), ties by (a, b); pairs of value 0 (most never share a tree)
+        // follow in (a, b) order.
+        s.order.clear();
+        for (size_t e = 0; e < keys.size(); ++e)
+          if (sums_of.sums(e)[c] != 0.0) s.order.push_back(e);
+        const auto before = [&](size_t e, size_t f) {
+          const double ve = std::abs(sums_of.sums(e)[c]), vf = std::abs(sums_of.sums(f)[c]);
+          return ve != vf ? ve > vf : keys[e] < keys[f];
+        };
+        const auto n_top = static_cast<int64_t>(std::min<size_t>(k, s.order.size()));
+        std::partial_sort(s.order.begin(), s.order.begin() + n_top, s.order.end(), before);
+        for (int64_t r = 0; r < n_top; ++r) {
+          pair[2 * r] = static_cast<int32_t>(keys[s.order[r]] / p);
+          pair[2 * r + 1] = static_cast<int32_t>(keys[s.order[r]] % p);
+          value[r] = sums_of.sums(s.order[r])[c];
+        }
+        int64_t r = n_top;
+        for (int64_t a = 0; a < p && r < k; ++a)
+          for (int64_t b = a + 1; b < p && r < k; ++b) {
+            const double* sums = sums_of.find(a * p + b);
+            if (sums != nullptr && sums[c] != 0.0) continue;
+            pair[2 * r] = static_cast<int32_t>(a);
+            pair[2 * r + 1] = static_cast<int32_t>(b);
+            value[r++] = sums != nullptr ? sums[c] : 0.0;
+          }
+      }
+    });
+  });
+}
+
+std::vector<double> shap_values_interventional(const Forest& forest, const MatrixView& X, const MatrixView& background,
+                                               double* out, int n_threads) {
+  const Prepared prep(forest, X, n_threads);
+  if (background.n_cols != forest.n_features)
+    throw std::invalid_argument("background has a different number of features than the forest");
+  if (background.n_rows == 0) throw std::invalid_argument("background has no rows");
+  const int32_t nv = forest.n_values();
+  const int64_t p = forest.n_features, n_background = background.n_rows;
+  const auto n_used = static_cast<int64_t>(prep.used.features.size());
+  std::vector<double> rows;
+  gather_rows(background, prep.used, 0, n_background, rows);
+  const int32_t* index = prep.used.index.data();
+  const auto r_at = [&](int64_t r) {
+    const double* xr = rows.data() + r * n_used;
+    return [xr, index](int32_t j) { return xr[index[j]]; };
+  };
+  const double n_trees = static_cast<double>(forest.trees.size());
+  const double scale = 1.0 / (n_trees * static_cast<double>(n_background));
+  // Tasks are (row, chunk of kTreeChunk trees), a few rows at a time: a row's sums per chunk are
+  // added in chunk order, so even one row spreads over the threads and nothing depends on them.
+  constexpr int64_t kRows = 4, kTreeChunk = 16;
+  const auto n_chunks = static_cast<int64_t>((forest.trees.size() + kTreeChunk - 1) / kTreeChunk);
+  const int64_t width = n_used * nv;
+  std::vector<double> x_rows, partial, acc(width);
+  for (int64_t begin = 0; begin < X.n_rows; begin += kRows) {
+    const int64_t end = std::min(X.n_rows, begin + kRows), nb = end - begin;
+    gather_rows(X, prep.used, begin, end, x_rows);
+    const Block block{begin, end, x_rows.data(), n_used, index};
+    partial.assign(nb * n_chunks * width, 0.0);
+    parallel_for(
+        nb * n_chunks, n_threads, [&](int) { return InterventionalWalker(prep.extent.max_depth, prep.extent.max_features); },
+        [&](int64_t task, int, InterventionalWalker& walker) {
+          const int64_t i = task / n_chunks, chunk = task % n_chunks;
+          const auto last = std::min<int64_t>(static_cast<int64_t>(forest.trees.size()), (chunk + 1) * kTreeChunk);
+          for (int64_t t = chunk * kTreeChunk; t < last; ++t)
+            for (int64_t r = 0; r < n_background; ++r)
+              walker.walk(forest.trees[t], prep.infos[t], block.row(i), r_at(r), scale, index, partial.data() + task * width);
+        });
+    for (int64_t i = 0; i < nb; ++i) {
+      std::fill(acc.begin(), acc.end(), 0.0);
+      for (int64_t chunk = 0; chunk < n_chunks; ++chunk) {
+        const double* part = partial.data() + (i * n_chunks + chunk) * width;
+        for (int64_t k = 0; k < width; ++k) acc[k] += part[k];
+      }
+      double* row = out + (begin + i) * p * nv;
+      std::fill_n(row, p * nv, 0.0);
+      for (int64_t u = 0; u < n_used; ++u) std::copy_n(acc.data() + u * nv, nv, row + int64_t{prep.used.features[u]} * nv);
+    }
+  }
+  // The mean prediction over the background rows.
+  std::vector<double> expected(nv, 0.0), row(nv);
+  for (int64_t r = 0; r < n_background; ++r) {
+    std::fill(row.begin(), row.end(), 0.0);
+    for (const Tree& tree : forest.trees) {
+      const double* v = tree.value.data() + int64_t{tree.leaf_of(r_at(r))} * nv;
+      for (int32_t c = 0; c < nv; ++c) row[c] += v[c];
+    }
+    for (int32_t c = 0; c < nv; ++c) expected[c] += row[c] / n_trees;
+  }
+  for (double& v : expected) v /= static_cast<double>(n_background);
+  return expected;
 }
 
 }  // namespace pyinterp

@@ -1,8 +1,9 @@
 // Exact path-dependent TreeSHAP (the values of Lundberg et al. 2020, Algorithm 2, computed as
 // Gauss-Legendre integrals of each path's product, see shap.cpp) and SHAP interaction values
-// (their Section 4.2) of a forest's mean prediction. Node covers are weighted_n_node_samples. Rows
-// are routed as Tree::child_of routes them (missing values included). Each row is handled by one
-// thread, trees in order, so results are bit-identical for any number of threads.
+// (their Section 4.2) of a forest's mean prediction, and interventional TreeSHAP against background
+// rows (their Algorithm 3). Node covers are weighted_n_node_samples. Rows are routed as
+// Tree::child_of routes them (missing values included). Every row sums its trees in an order fixed
+// by the input sizes alone, so results are bit-identical for any number of threads.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -32,5 +33,19 @@ struct PairMeans {
   std::vector<double> mean_abs;
 };
 PairMeans shap_interaction_mean_abs(const Forest& forest, const MatrixView& X, int n_threads);
+
+// Each row's k largest interaction values by magnitude among the pairs a < b (entry [a, b] of
+// shap_interaction_values), per value: pairs n_rows x n_values x k x 2, values n_rows x n_values x k.
+// Ties, and the pairs of value 0 that fill a row with fewer nonzero pairs, go by (a, b). Memory per
+// row: the pairs that share a tree, never p x p.
+void shap_interaction_top_k(const Forest& forest, const MatrixView& X, int64_t k, int32_t* pairs, double* values,
+                            int n_threads);
+
+// Interventional TreeSHAP (Lundberg et al. 2020, Algorithm 3): the Shapley values of
+// v(S) = mean over background rows r of f(x_S, r_rest), trees and background rows in order per row.
+// out: n_rows x n_features x n_values (every entry written); returns the expected value, the mean
+// prediction over the background rows.
+std::vector<double> shap_values_interventional(const Forest& forest, const MatrixView& X, const MatrixView& background,
+                                               double* out, int n_threads);
 
 }  // namespace pyinterp

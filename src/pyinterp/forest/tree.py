@@ -57,11 +57,12 @@ class Tree:
         return f"Tree(node_count={self.node_count}, n_leaves={self.n_leaves}, max_depth={self.max_depth})"
 
 
-def forest_state(criterion, n_features, n_classes, n_samples, trees, inbag):
+def forest_state(criterion, n_features, n_classes, n_samples, trees, inbag, n_outputs=1):
     """The mapping ``_core.Forest.from_state`` reads, for forests built outside the engine: trees as
     dicts of node arrays (``TREE_FIELDS``), inbag as (n_trees * n_samples) in-bag counts."""
     return {"version": _core.Forest.state_version, "criterion": criterion, "n_features": int(n_features),
-            "n_classes": int(n_classes), "n_samples": int(n_samples), "trees": list(trees), "inbag": inbag}
+            "n_classes": int(n_classes), "n_outputs": int(n_outputs), "n_samples": int(n_samples),
+            "trees": list(trees), "inbag": inbag}
 
 
 def derived_fields(left, right, weighted_n_node_samples, impurity):

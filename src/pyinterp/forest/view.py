@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import inspect
 import sys
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -64,12 +65,28 @@ def forest_view(forest, n_samples=None, *, multi_output=False) -> _ForestView:
         if forest.n_outputs_ != 1:
             raise ValueError("multi-output scikit-learn forests are not supported")
         classes = getattr(forest, "classes_", None)
-        core = _sklearn_core(forest, n_samples)
+        core = _sklearn_structure(forest) if n_samples is None else _sklearn_core(forest, n_samples)
         return _ForestView(core, forest, classes, True)
     raise TypeError(
         "forest must be a fitted pyinterp RandomForestRegressor/RandomForestClassifier or scikit-learn "
         f"RandomForestRegressor/RandomForestClassifier, got {type(forest).__name__}"
     )
+
+
+# scikit-learn forest -> (its trees, their core Forest): the structure-only import, kept while the
+# forest holds the same tree objects (a refit replaces them). Reading 500 trees costs ~70 ms, more
+# than explaining 128 rows of them (all_bioc's SHAP values). Trees edited in place are not noticed.
+_SKLEARN_CORES = weakref.WeakKeyDictionary()
+
+
+def _sklearn_structure(forest):
+    trees = tuple(est.tree_ for est in forest.estimators_)
+    cached = _SKLEARN_CORES.get(forest)
+    if cached is not None and len(cached[0]) == len(trees) and all(a is b for a, b in zip(cached[0], trees)):
+        return cached[1]
+    core = _sklearn_core(forest, None)
+    _SKLEARN_CORES[forest] = (trees, core)
+    return core
 
 
 def check_rows(view, X):
