@@ -62,7 +62,7 @@ def test_state_without_the_missing_direction_loads_with_the_larger_child(regress
     X, y = regression_data
     forest = RandomForestRegressor(n_estimators=4, random_state=0).fit(X, y)
     state = forest._forest.__getstate__()
-    assert state["version"] == 3
+    assert state["version"] == 4
     state["version"] = 2
     for tree in state["trees"]:
         del tree["missing_go_to_left"]

@@ -254,3 +254,14 @@ def test_mdi_reads_several_outputs_and_the_per_row_measures_refuse_them():
                  lambda: interactions.dwp(forest, [[0, 1]])):
         with pytest.raises(ValueError, match=message):
             call()
+
+
+def test_states_before_version_4_load_as_one_output():
+    X, Y, _ = data()
+    state = RandomForestRegressor(3, random_state=0).fit(X, Y[:, 0])._forest.__getstate__()
+    Forest = type(RandomForestRegressor(1).fit(X[:10], Y[:10, 0])._forest)
+    del state["n_outputs"]
+    with pytest.raises(ValueError, match="corrupt forest state: no n_outputs"):
+        Forest.from_state(state)
+    state["version"] = 3
+    assert Forest.from_state(state).n_outputs == 1
