@@ -27,10 +27,12 @@ inline float exp_nonpositive(float x) {
   const float r = (x - n * 0.693145751953125f) - n * 1.42860677e-06f;  // ln2 split hi + lo
   const float poly =
       1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 + r * (1.0f / 24 + r * (1.0f / 120 + r * (1.0f / 720 + r / 5040))))));
-  int32_t bits, shifter_bits;
+  // Unsigned, so a NaN x (whose bits make the exponent negative) is no undefined shift; its
+  // result is NaN through poly either way.
+  uint32_t bits, shifter_bits;
   std::memcpy(&bits, &shifted, sizeof bits);
   std::memcpy(&shifter_bits, &shifter, sizeof bits);
-  const int32_t scale_bits = (bits - shifter_bits + 127) << 23;
+  const uint32_t scale_bits = (bits - shifter_bits + 127u) << 23;
   float scale;
   std::memcpy(&scale, &scale_bits, sizeof scale);
   return poly * scale * under;
