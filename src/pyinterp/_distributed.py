@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from concurrent.futures import CancelledError
 import weakref
 from contextlib import contextmanager
 
@@ -97,25 +98,42 @@ def _aligned(a):
     return a if not isinstance(a, np.ndarray) or a.flags.aligned else _aligned_copy(a)
 
 
+# Reruns of the units left when the cluster lost the data they read (see data_on_workers).
+LOST_DATA_RETRIES = 3
+
+
 def run_units(function, shared, units):
     """function(*shared, *unit) for unit in units, as tasks of the active backend: a generator of
     the results in order, each yielded as soon as it and those before it are done. ``shared`` (the
     data every unit reads) is on every worker once (:func:`data_on_workers`); a unit's own
-    arguments should be small: Dask's backend scatters an argument above 1 kB to a single worker,
-    where it is lost with that worker."""
-    with data_on_workers(*shared):
-        yield from Parallel(return_as="generator")(delayed(_Unit(function))(*shared, *unit) for unit in units)
+    arguments should be small: Dask's backend scatters an argument above 1 kB to a single worker.
+    When the cluster loses the shared data with a worker, it is sent again and the units not yet
+    yielded run again: they are seeded, so the results are the same."""
+    units = list(units)
+    done = 0
+    for attempt in range(LOST_DATA_RETRIES + 1):
+        try:
+            with data_on_workers(*shared, again=attempt > 0):
+                for result in Parallel(return_as="generator")(delayed(_Unit(function))(*shared, *unit)
+                                                              for unit in units[done:]):
+                    done += 1
+                    yield result
+            return
+        except CancelledError:  # Dask cancels the tasks whose inputs were lost
+            if attempt == LOST_DATA_RETRIES:
+                raise
 
 
 @contextmanager
-def data_on_workers(*objects):
-    """Within: with Dask's backend active, ``objects`` are on every worker once (joblib's
-    ``scatter``: one broadcast, so losing a worker loses no data), and every task of every joblib
-    call that takes one of these objects as an argument reads the worker's copy. Other backends:
-    nothing changes."""
+def data_on_workers(*objects, again=False):
+    """Within: with Dask's backend active, ``objects`` are sent to every worker once (joblib's
+    ``scatter``, as one broadcast), and every task of every joblib call that takes one of these
+    objects as an argument reads a worker's copy. Dask's active memory manager drops the copies
+    that few waiting tasks need, so a worker's death can still lose the data: :func:`run_units`
+    then sends it ``again`` (also the objects an outer call sent). Other backends: nothing changes."""
     backend, n_jobs = get_active_backend()
     objects = [o for o in objects if not isinstance(o, (type(None), bool, int, float, str))
-               and id(o) not in getattr(backend, "data_futures", {})]  # scattered already by an outer call
+               and (again or id(o) not in getattr(backend, "data_futures", {}))]  # else sent by an outer call
     if isinstance(backend, _LOCAL_BACKENDS) or not hasattr(backend, "data_futures") or not objects:
         yield
         return
