@@ -238,6 +238,7 @@ class Miner {
 
   // extend() for a mask database.
   void extend_masks(const Masks& m, int e, size_t d) {
+    checkpoint();  // a branch of up to 64 labels is all masks: seconds on many transactions
     const uint64_t bit = uint64_t{1} << e, below = bit - 1;
     std::array<double, 64> support{};
     for (int32_t k = m.begin[e]; k < m.begin[e + 1]; ++k) {

@@ -11,10 +11,10 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, validate_params
 
 from .. import _core
-from .._csr import to_csr, to_tuples
+from .._csr import to_csr
 from .._validation import IntInterval, resolve_n_threads
 from .itemsets import mine_csr
-from .paths import PATH_CONSTRAINTS, SignedPaths, decode, encode, named_distinct_paths
+from .paths import PATH_CONSTRAINTS, SignedPaths, encode, named_distinct_paths
 from .table import InteractionTable
 
 # Sets at the bound 2^-|S| are summed from many leaf weights: compare thresholds with this slack.
@@ -68,18 +68,26 @@ def rank_key(x):
     return np.round(np.asarray(x, dtype=np.float64), 10)
 
 
-def score_table(features, values, feature_names=None) -> InteractionTable:
-    """DWP records ranked by rho = log2(DWP) / |S| (LSSrank), largest first; ties by DWP, then
-    by the signed features, so the order is deterministic."""
+def score_table(indptr, codes, values, feature_names=None) -> InteractionTable:
+    """DWP records of the code sets (CSR) ranked by rho = log2(DWP) / |S| (LSSrank), largest
+    first; ties by DWP, then by the signed features, so the order is deterministic. Ranked and
+    decoded with numpy: a mining run can report millions of sets."""
     values = np.asarray(values, dtype=np.float64)
-    sizes = np.array([len(f) for f in features], dtype=np.float64)
+    sizes = np.diff(indptr)
+    owner = np.repeat(np.arange(len(sizes)), sizes)
+    codes = np.asarray(codes, dtype=np.int64)[np.lexsort((codes, owner))]  # ascending within each set
     with np.errstate(divide="ignore"):
         rho = np.log2(values) / np.maximum(sizes, 1)
-    r, v = rank_key(rho), rank_key(values)
-    order = sorted(range(len(features)), key=lambda i: (-r[i], -v[i], features[i]))
-    return InteractionTable([features[i] for i in order],
-                            {"dwp": values[order], "adjusted_dwp": np.exp2(sizes[order]) * values[order],
-                             "rho": rho[order]}, feature_names)
+    # The code 2k + (sign > 0) orders like (k, sign), and a padding below every code puts a set
+    # before its extensions: comparing padded rows compares the signed features as tuples.
+    padded = np.full((len(sizes), int(sizes.max(initial=0))), -1, dtype=np.int64)
+    padded[owner, np.arange(len(codes)) - indptr[owner]] = codes
+    order = np.lexsort([*padded.T[::-1], -rank_key(values), -rank_key(rho)])
+    pairs = list(zip((codes >> 1).tolist(), np.where(codes & 1, 1, -1).tolist()))
+    bounds = indptr.tolist()
+    features = [tuple(pairs[bounds[i]:bounds[i + 1]]) for i in order.tolist()]
+    return InteractionTable(features, {"dwp": values[order], "adjusted_dwp": np.exp2(sizes[order]) * values[order],
+                                       "rho": rho[order]}, feature_names)
 
 
 @validate_params(
@@ -101,5 +109,4 @@ def prevalent_sets(forest, min_dwp, max_order=3, epsilon=0.01, *, max_itemsets=2
     indptr, items, support = mine_csr(indptr, codes.astype(np.int64), weight,
                                       max(min_dwp - FLOAT_SLACK, min_dwp / 2), max_order, max_itemsets,
                                       path_options.get("n_jobs"))
-    features = [decode(codes) for codes in to_tuples(indptr, items)]
-    return score_table(features, support, names)
+    return score_table(indptr, items, support, names)
