@@ -379,6 +379,21 @@ def test_fit_budget_respects_the_budget_and_is_deterministic_across_jobs():
     np.testing.assert_array_equal(again.budget_search_.val_score, search.val_score)
 
 
+def test_fit_budget_runs_a_small_grid_once_per_point():
+    """4 points asked for 6 trials: scikit-learn's sampler warns and draws 4; the search reports 4
+    trials, each the trial the 4-trial search runs (the same seeds), with no padding."""
+    X, y, _ = make_correlated_linear(200, 40, correlation=0.5, random_state=5)
+    base = SkinnyTreesRegressor(n_trees=5, depth=2, batch_size=32, max_epochs=60, lambda2=0.5)
+    grid = {"temperature": [0.01, 0.03], "learning_rate": [0.05, 0.1]}
+    with pytest.warns(UserWarning, match="smaller than n_iter=6"):
+        search = fit_budget(base, X, y, 10, n_trials=6, param_distributions=grid, random_state=0).budget_search_
+    four = fit_budget(base, X, y, 10, n_trials=4, param_distributions=grid, random_state=0).budget_search_
+    assert len(search.params) == len(search.val_score) == len(search.n_selected) == 4
+    assert not np.isnan(search.val_score).all()
+    np.testing.assert_array_equal(search.n_selected, four.n_selected)
+    np.testing.assert_array_equal(search.val_score, four.val_score)
+
+
 def test_fit_budget_fails_clearly_when_no_trial_is_sparse_enough():
     X, y, _ = make_correlated_linear(60, 12, random_state=0)
     with pytest.raises(ValueError, match="no trial"):

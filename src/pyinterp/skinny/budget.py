@@ -102,7 +102,8 @@ def fit_budget(
 
     Returns the winning fitted estimator, with ``budget_search_``: a Bunch of ``params``,
     ``val_score`` and ``n_selected`` per trial (NaN / -1 for trials that diverged or never met the
-    budget) and ``best_trial``. Raises ValueError when no trial meets the budget. ``verbose``
+    budget) and ``best_trial``; a grid of lists with fewer points than ``n_trials`` runs each point
+    once. Raises ValueError when no trial meets the budget. ``verbose``
     reports the trials as they finish (each trial's epochs follow the estimator's own ``verbose``).
     """
     if not isinstance(estimator, _SkinnyTrees):
@@ -119,8 +120,9 @@ def fit_budget(
     budget = _budget(max_features, np.shape(X)[1])
     space = PAPER_SPACE if param_distributions is None else param_distributions
     check_up_front("n_trials", n_trials, _TRIAL_BYTES, "its trials' settings and seeds")
+    # A grid of lists smaller than n_trials is run once per point (ParameterSampler warns).
     draws = list(ParameterSampler(space, n_trials, random_state=int(draw_seeds(rng))))
-    seeds = draw_seeds(rng, n_trials).tolist()
+    seeds = draw_seeds(rng, n_trials).tolist()[:len(draws)]
     data = (X, y, X_val, y_val)
     if cluster_threads():
         results = run_units(_cluster_trial, (estimator, budget, data), list(zip(draws, seeds)))
@@ -128,8 +130,8 @@ def fit_budget(
         results = Parallel(n_jobs=n_jobs, return_as="generator")(
             delayed(_trial)(estimator, params, seed, budget, data) for params, seed in zip(draws, seeds)
         )
-    scores = np.full(n_trials, np.nan)
-    counts = np.full(n_trials, -1)
+    scores = np.full(len(draws), np.nan)
+    counts = np.full(len(draws), -1)
     best, best_key = None, None
     with Progress(verbose, len(draws), "trials") as progress:
         for i, model in enumerate(results):
