@@ -71,6 +71,21 @@ def test_a_failing_progress_callback_stops_the_fit_with_its_error(data):
     assert len(RandomForestRegressor(n_estimators=2, random_state=0).fit(X[:500], y[:500])) == 2
 
 
+def test_dlbcd_reports_sweeps_from_inside_a_restart():
+    """One restart, so only the sweeps move the count: reports in between, never backwards, up to
+    n_restarts x max_iter x 2 stages, a restart's unneeded sweeps counted when it converges."""
+    X = np.random.RandomState(0).laplace(size=(3000, 16))
+    reports = []
+    _core.set_progress_callback(lambda done, total: reports.append((done, total)))
+    try:
+        fit = DLBCD(n_restarts=1, max_iter=30, tol=0.0, random_state=0).fit(X)
+    finally:
+        _core.set_progress_callback(None)
+    done = [d for d, _ in reports]
+    assert {t for _, t in reports} == {60} and done[-1] == 60 and done == sorted(done)
+    assert any(0 < d < 60 for d in done) and fit.n_iter_ <= 30
+
+
 def _long_fits():
     """Per fit that can take long: a small run as a function of verbose, returning what it
     computed, and the final reports verbose=1 makes (in order)."""
@@ -112,7 +127,7 @@ def _long_fits():
         "irf": (irf, ["iterations: 3/3", "bootstraps: 4/4"]),
         "lssfind": (lssfind, ["trees: 15/15", "mining: 1/1"]),
         "permutation_oob": (permutation, ["trees: 12/12"]),
-        "dlbcd": (dlbcd, ["restarts: 3/3"]),
+        "dlbcd": (dlbcd, ["sweeps: 30/30"]),  # at most 5 per restart and stage (warm start, then tau)
         "skinny": (skinny, ["epochs: 4/4"]),
         "fit_budget": (budget, ["trials: 3/3"]),
         "partitioned_ratio": (ratio, ["lambdas: 8/8"]),  # the held-out path's 4 and the full path's 4

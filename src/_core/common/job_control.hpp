@@ -26,14 +26,19 @@ inline ProgressHook progress_hook = nullptr;
 
 class Job {
  public:
-  Job(int64_t n_tasks, bool report) : total_(n_tasks), report_(report && progress_hook != nullptr) {}
+  // units: the progress total; by default one unit per task, counted as tasks finish. A loop whose
+  // tasks report finer units (add_progress) gives their total and its tasks are not counted.
+  Job(int64_t n_tasks, bool report, int64_t units = 0)
+      : total_(units > 0 ? units : n_tasks), per_task_(units > 0 ? 0 : 1),
+        report_(report && progress_hook != nullptr) {}
 
   // Any worker: throws Interrupted once the job is stopping. The calling thread also polls.
   void checkpoint(bool caller) {
     if (caller) poll();
     if (stop_.load(std::memory_order_relaxed)) throw Interrupted();
   }
-  void task_done() { done_.fetch_add(1, std::memory_order_relaxed); }
+  void task_done() { add(per_task_); }
+  void add(int64_t units) { done_.fetch_add(units, std::memory_order_relaxed); }
   void stop() { stop_ = true; }
   bool stopping() const { return stop_.load(std::memory_order_relaxed); }
   // The last report, when all tasks are done.
@@ -49,7 +54,7 @@ class Job {
     if ((interrupt_check && interrupt_check()) || (report_ && progress_hook(done_.load(), total_))) stop_ = true;
   }
 
-  const int64_t total_;
+  const int64_t total_, per_task_;
   const bool report_;
   std::atomic<bool> stop_{false};
   std::atomic<int64_t> done_{0};
@@ -66,6 +71,11 @@ inline thread_local JobSlot current_job;
 // For long tasks: a point where a requested stop takes effect (a few ns when none is).
 inline void checkpoint() {
   if (current_job.job) current_job.job->checkpoint(current_job.caller);
+}
+
+// For the tasks of a loop that counts finer units than tasks: units of this task are done.
+inline void add_progress(int64_t units) {
+  if (current_job.job) current_job.job->add(units);
 }
 
 }  // namespace pyinterp

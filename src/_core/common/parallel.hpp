@@ -2,7 +2,8 @@
 // thread runs them; the first exception thrown by any task is rethrown in the caller. The loop is a
 // Job (job_control.hpp): workers pass a checkpoint between tasks (long tasks also call
 // checkpoint() inside), so a user's interrupt stops every worker and Interrupted is thrown once
-// all have joined; with report_progress the progress hook hears of the tasks done.
+// all have joined; with report_progress the progress hook hears of the tasks done, or, given
+// progress_units, of the units the tasks report with add_progress (job_control.hpp).
 #pragma once
 #include <algorithm>
 #include <atomic>
@@ -20,13 +21,14 @@ namespace pyinterp {
 // fn(task, worker) is called once per task in [0, n_tasks); worker is in [0, n_workers).
 // make_state(worker) builds per-worker scratch space, passed as the third argument.
 template <class MakeState, class Fn>
-void parallel_for(int64_t n_tasks, int n_threads, MakeState make_state, Fn fn, bool report_progress = false) {
+void parallel_for(int64_t n_tasks, int n_threads, MakeState make_state, Fn fn, bool report_progress = false,
+                  int64_t progress_units = 0) {
   if (n_tasks <= 0) return;
   const int n_workers = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(n_threads, n_tasks)));
   std::atomic<int64_t> next{0};
   std::exception_ptr error;
   std::mutex error_mutex;
-  Job job(n_tasks, report_progress);
+  Job job(n_tasks, report_progress, progress_units);
 
   auto work = [&](int worker) {
     const JobSlot outer = current_job;  // a loop run inside another loop's task restores it

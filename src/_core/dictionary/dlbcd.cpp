@@ -29,7 +29,8 @@ class Learner {
       for (int h = 0; h < p; ++h) Dt_[h * p + r] = D0[r * p + h];
   }
 
-  // Sweeps until f stops decreasing by more than tol * f; returns the sweeps made.
+  // Sweeps until f stops decreasing by more than tol * f; returns the sweeps made. Progress counts
+  // max_iter units per run: one per sweep, the rest when it converges.
   int run(double tau, std::vector<double>& history) {
     history.clear();
     refresh_coefficients();
@@ -42,6 +43,7 @@ class Learner {
         update_row(j, tau);
       }
       ++sweeps;
+      add_progress(1);
       refresh_coefficients();
       const double f_new = objective(tau);
       history.push_back(f_new);
@@ -49,6 +51,7 @@ class Learner {
       f = f_new;
       if (done) break;
     }
+    add_progress(opt_.max_iter - sweeps);
     return sweeps;
   }
 
@@ -175,7 +178,7 @@ std::vector<DlbcdRun> fit_dlbcd(const double* X, int64_t n, int p, const double*
     }
     run.n_iter = learner.run(opt.tau, run.history);
     run.dictionary = learner.dictionary();
-  }, /*report_progress=*/true);
+  }, /*report_progress=*/true, /*progress_units=*/int64_t{n_restarts} * opt.max_iter * (warm ? 2 : 1));
   return runs;
 }
 

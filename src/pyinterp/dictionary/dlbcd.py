@@ -96,7 +96,8 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     n_jobs : int or None
         Threads over restarts; results do not depend on it.
     verbose : int, default=0
-        Reports the restarts as they finish.
+        Reports the sweeps as they finish, out of at most ``max_iter`` per restart (twice that with
+        the warm start): a restart that converges counts the sweeps it did not need as done.
 
     Attributes
     ----------
@@ -205,12 +206,13 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         Q0s = np.ascontiguousarray(np.linalg.inv(D0s))
         options = (tau, warm, max_iter, tol, smoothing, start_noise, seed, line_search, memory, max_inner_iter, inner_tol)
         threads = cluster_threads()
-        with Progress(self.verbose, len(D0s), "restarts", core=True) as progress:
+        sweeps = max_iter * (2 if warm else 1)  # at most, per restart
+        with Progress(self.verbose, len(D0s) * sweeps, "sweeps", core=True) as progress:
             if threads:  # chunks of restarts on the workers, one thread each
                 runs = []
                 for part in run_units(_fit_restarts, (X, D0s, Q0s, options), chunks(len(D0s), threads)):
                     runs += part
-                    progress.update(len(part))
+                    progress.update(len(part) * sweeps)
             else:
                 runs = _core.dlbcd_fit(X, D0s, Q0s, *options, n_threads)
 
