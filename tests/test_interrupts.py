@@ -1,6 +1,7 @@
 """Ctrl-C during every long fit: a SIGINT sent to the process 0.3 s in (from a timer thread)
 raises KeyboardInterrupt within a generous 5 s (the runs would take minutes), leaves no thread
-running and the estimator as it was (unfitted, or with its previous fit), and a later fit works. `pytest -s` prints the seconds from the signal to the exception."""
+running and the estimator as it was (unfitted, or with its previous fit), and a later fit works.
+`pytest -s` prints the seconds from the signal to the exception."""
 
 import gc
 import logging
