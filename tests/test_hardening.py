@@ -1,7 +1,6 @@
 """Reproducers of the bad-input campaign (issue 22), one test each: every one now gives a clear
 error naming the problem or a correct result, never a crash, a hang or silent garbage."""
 
-import _thread
 import threading
 import time
 import warnings
@@ -17,6 +16,8 @@ from pyinterp import (DLBCD, IterativeRandomForest, LSSFind, PartitionedRatio, R
 from pyinterp.importance import dstump, permutation_oob
 from pyinterp.interactions import TooManyIntersections, dwp, prevalent_sets, random_intersection_trees
 from pyinterp.skinny import fit_budget
+
+from ctrl_c import ctrl_c_after
 
 
 def test_rit_of_any_depth_does_not_overflow_the_stack():
@@ -233,18 +234,15 @@ def test_lssfind_at_huge_target_scales_finds_the_sets_of_the_unscaled_targets(re
 
 
 def _interrupted(call, uninterrupted_seconds, fraction=0.1):
-    """Runs call with a Ctrl-C sent to the main thread 0.3 s in (a timer thread's signal) and
+    """Runs call with a SIGINT sent to the process 0.3 s in (ctrl_c_after) and
     returns the seconds until KeyboardInterrupt. A pending signal also raises once the core has
     returned, so the test compares with the time the whole call would take (estimated from a
     small run): an interrupt that waited for the core would take at least that long; one that
     stops the core takes the 0.3 s and a small part of it."""
-    timer = threading.Timer(0.3, _thread.interrupt_main)
     start = time.perf_counter()
-    timer.start()
-    with pytest.raises(KeyboardInterrupt):
+    with ctrl_c_after(0.3), pytest.raises(KeyboardInterrupt):
         call()
     elapsed = time.perf_counter() - start
-    timer.join()
     assert elapsed < 0.3 + fraction * uninterrupted_seconds
     return elapsed
 
@@ -317,11 +315,5 @@ ENDLESS = {
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("name", ENDLESS)
 def test_huge_work_sizes_that_only_loop_stop_on_ctrl_c(name):
-    timer = threading.Timer(0.5, _thread.interrupt_main)
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            ENDLESS[name]()
-    finally:
-        timer.cancel()
-        timer.join()
+    with ctrl_c_after(0.5), pytest.raises(KeyboardInterrupt):
+        ENDLESS[name]()
