@@ -18,15 +18,16 @@ def data(seed=0):
     return X, y
 
 
+@pytest.mark.parametrize("n_jobs", [None, 2])  # the import runs on the forest's own n_jobs
 @pytest.mark.parametrize("kind", ["regression", "binary", "four classes"])
-def test_one_call_import_equals_the_per_tree_conversion(kind):
+def test_one_call_import_equals_the_per_tree_conversion(kind, n_jobs):
     X, y = data()
     if kind == "regression":
         rf = RandomForestRegressor(12, max_depth=8, random_state=0).fit(X, y)
     else:
         labels = (y > np.median(y)).astype(int) if kind == "binary" else np.digitize(y, np.quantile(y, [0.25, 0.5, 0.75]))
         rf = RandomForestClassifier(12, class_weight="balanced", random_state=0).fit(X, labels)
-    view = forest_view(rf, len(y))
+    view = forest_view(rf.set_params(n_jobs=n_jobs), len(y))
     for i, est in enumerate(rf.estimators_):
         expected, got = sklearn_tree_arrays(est), view.core.tree(i)
         assert set(got) == set(expected)
@@ -52,6 +53,9 @@ def test_one_call_import_refuses_malformed_trees():
     backwards[0][0] = 0  # the root its own child: traversal would loop
     with pytest.raises(ValueError, match="node links"):
         _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [tuple(backwards)], inbag)
+    with pytest.raises(ValueError, match="node links"):  # one bad tree among several, built on threads
+        _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [tuple(arrays)] * 3 + [tuple(backwards)],
+                                        np.zeros(4, np.uint32), n_threads=2)
     with pytest.raises(ValueError, match="node links"):
         _core.Forest.from_sklearn_trees("squared_error", int(t.feature.max()), 0, 1, [tuple(arrays)], inbag)  # too few features
     with pytest.raises(ValueError, match="length"):

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "bindings.hpp"
+#include "common/parallel.hpp"
 #include "forest/encoding.hpp"
 #include "forest/forest.hpp"
 #include "py_util.hpp"
@@ -166,13 +167,82 @@ Forest forest_from_state(const py::object& state) {
   return f;
 }
 
+// One scikit-learn tree's node arrays, checked and read in place (strided views, their own dtypes).
+struct SklearnTree {
+  py::array_t<int64_t> left, right, feature, samples;
+  py::array_t<double> threshold, weighted, impurity, value;
+  py::array_t<uint8_t> missing;
+};
+
+SklearnTree sklearn_tree(const py::handle& item, int32_t k) {
+  const auto a = item.cast<py::tuple>();
+  if (a.size() != 9) throw std::invalid_argument("scikit-learn trees: a tree is not 9 arrays");
+  SklearnTree t{py::array_t<int64_t>::ensure(a[0]),   py::array_t<int64_t>::ensure(a[1]),
+                py::array_t<int64_t>::ensure(a[2]),   py::array_t<int64_t>::ensure(a[5]),
+                py::array_t<double>::ensure(a[3]),    py::array_t<double>::ensure(a[6]),
+                py::array_t<double>::ensure(a[7]),    py::array_t<double>::ensure(a[8]),
+                py::array_t<uint8_t>::ensure(a[4])};
+  if (!t.left || !t.right || !t.feature || !t.samples || !t.threshold || !t.weighted || !t.impurity || !t.value ||
+      !t.missing)
+    throw std::invalid_argument("scikit-learn trees: node arrays of the wrong type");
+  const int64_t n = t.left.size();
+  for (const py::array* arr : {static_cast<const py::array*>(&t.right), static_cast<const py::array*>(&t.feature),
+                               static_cast<const py::array*>(&t.samples), static_cast<const py::array*>(&t.threshold),
+                               static_cast<const py::array*>(&t.weighted), static_cast<const py::array*>(&t.impurity),
+                               static_cast<const py::array*>(&t.missing)})
+    if (arr->ndim() != 1 || arr->size() != n) throw std::invalid_argument("scikit-learn trees: node arrays differ in length");
+  if (n == 0 || t.left.ndim() != 1 || t.value.ndim() != 2 || t.value.shape(0) != n || t.value.shape(1) != k)
+    throw std::invalid_argument("scikit-learn trees: wrong node array shapes");
+  return t;
+}
+
+// The core tree of one scikit-learn tree, with parent, depth and impurity decrease derived; the
+// links are checked as tree_from_state checks them. Reads only the arrays (no Python).
+Tree core_tree(const SklearnTree& a, int32_t k, int64_t n_features) {
+  const int64_t n = a.left.size();
+  const auto L = a.left.unchecked<1>(), R = a.right.unchecked<1>(), F = a.feature.unchecked<1>();
+  const auto S = a.samples.unchecked<1>();
+  const auto T = a.threshold.unchecked<1>(), W = a.weighted.unchecked<1>(), I = a.impurity.unchecked<1>();
+  const auto M = a.missing.unchecked<1>();
+  const auto V = a.value.unchecked<2>();
+  Tree t;
+  t.n_values = k;
+  const int64_t n_values = k;  // read by the field list's value entry
+#define PYINTERP_SIZE(type, name, initial, columns) t.name.assign(n * std::max<int64_t>(columns, 1), initial);
+  PYINTERP_TREE_FIELDS(PYINTERP_SIZE)
+#undef PYINTERP_SIZE
+  for (int64_t node = 0; node < n; ++node) {
+    const bool split = L(node) >= 0;
+    const bool ok = split ? L(node) > node && R(node) > node && L(node) < n && R(node) < n && F(node) >= 0 &&
+                                F(node) < n_features
+                          : R(node) < 0;
+    if (!ok) throw std::invalid_argument("scikit-learn trees: node links");
+    t.n_node_samples[node] = static_cast<int32_t>(S(node));
+    t.weighted_n_node_samples[node] = W(node);
+    t.impurity[node] = I(node);
+    double total = 0.0;
+    for (int32_t c = 0; c < k; ++c) total += V(node, c);
+    for (int32_t c = 0; c < k; ++c) t.value[node * k + c] = k > 1 ? V(node, c) / total : V(node, c);
+    if (!split) continue;
+    const auto l = static_cast<int32_t>(L(node)), r = static_cast<int32_t>(R(node));
+    t.feature[node] = static_cast<int32_t>(F(node));
+    t.threshold[node] = T(node);
+    t.missing_go_to_left[node] = M(node) != 0;
+    t.left[node] = l;
+    t.right[node] = r;
+    t.parent[l] = t.parent[r] = static_cast<int32_t>(node);
+    t.depth[l] = t.depth[r] = t.depth[node] + 1;  // preorder: the node's depth is set before its children's
+    t.impurity_decrease[node] = (W(node) * I(node) - W(l) * I(l) - W(r) * I(r)) / W(0);
+  }
+  return t;
+}
+
 // A scikit-learn forest's trees (single output), each a tuple of its own node arrays in the order
 // children_left, children_right, feature, threshold, missing_go_to_left, n_node_samples,
-// weighted_n_node_samples, impurity, value (n, n_values): read in place (strided views, their own
-// dtypes), with parent, depth and impurity decrease derived here, in one call for the whole
-// forest. The links are checked as tree_from_state checks them.
+// weighted_n_node_samples, impurity, value (n, n_values), in one call for the whole forest: the
+// arrays are checked with the GIL, then the trees are built on n_threads without it.
 Forest forest_from_sklearn_trees(const py::handle& criterion, int64_t n_features, int32_t n_classes, int64_t n_samples,
-                                 const py::list& trees, const py::handle& inbag) {
+                                 const py::list& trees, const py::handle& inbag, int n_threads) {
   Forest f;
   f.criterion = criterion_named(criterion);
   f.n_features = n_features;
@@ -180,64 +250,22 @@ Forest forest_from_sklearn_trees(const py::handle& criterion, int64_t n_features
   f.n_samples = n_samples;
   if (f.n_features < 1 || f.n_classes < 0 || f.n_samples < 1 || (f.n_classes > 0) != is_classification(f.criterion))
     throw std::invalid_argument("scikit-learn trees: inconsistent criterion, features, classes or samples");
+  if (n_threads < 1) throw std::invalid_argument("n_threads must be >= 1");
   const int32_t k = f.n_values();
-  for (const auto& item : trees) {
-    const auto a = item.cast<py::tuple>();
-    if (a.size() != 9) throw std::invalid_argument("scikit-learn trees: a tree is not 9 arrays");
-    const auto left = py::array_t<int64_t>::ensure(a[0]), right = py::array_t<int64_t>::ensure(a[1]),
-               feature = py::array_t<int64_t>::ensure(a[2]), samples = py::array_t<int64_t>::ensure(a[5]);
-    const auto threshold = py::array_t<double>::ensure(a[3]), weighted = py::array_t<double>::ensure(a[6]),
-               impurity = py::array_t<double>::ensure(a[7]), value = py::array_t<double>::ensure(a[8]);
-    const auto missing = py::array_t<uint8_t>::ensure(a[4]);
-    if (!left || !right || !feature || !samples || !threshold || !weighted || !impurity || !value || !missing)
-      throw std::invalid_argument("scikit-learn trees: node arrays of the wrong type");
-    const int64_t n = left.size();
-    for (const py::array* arr : {static_cast<const py::array*>(&right), static_cast<const py::array*>(&feature),
-                                 static_cast<const py::array*>(&samples), static_cast<const py::array*>(&threshold),
-                                 static_cast<const py::array*>(&weighted), static_cast<const py::array*>(&impurity),
-                                 static_cast<const py::array*>(&missing)})
-      if (arr->ndim() != 1 || arr->size() != n) throw std::invalid_argument("scikit-learn trees: node arrays differ in length");
-    if (n == 0 || left.ndim() != 1 || value.ndim() != 2 || value.shape(0) != n || value.shape(1) != k)
-      throw std::invalid_argument("scikit-learn trees: wrong node array shapes");
-    const auto L = left.unchecked<1>(), R = right.unchecked<1>(), F = feature.unchecked<1>(), S = samples.unchecked<1>();
-    const auto T = threshold.unchecked<1>(), W = weighted.unchecked<1>(), I = impurity.unchecked<1>();
-    const auto M = missing.unchecked<1>();
-    const auto V = value.unchecked<2>();
-    Tree t;
-    t.n_values = k;
-    const int64_t n_values = k;  // read by the field list's value entry
-#define PYINTERP_SIZE(type, name, initial, columns) t.name.assign(n * std::max<int64_t>(columns, 1), initial);
-    PYINTERP_TREE_FIELDS(PYINTERP_SIZE)
-#undef PYINTERP_SIZE
-    for (int64_t node = 0; node < n; ++node) {
-      const bool split = L(node) >= 0;
-      const bool ok = split ? L(node) > node && R(node) > node && L(node) < n && R(node) < n && F(node) >= 0 &&
-                                  F(node) < n_features
-                            : R(node) < 0;
-      if (!ok) throw std::invalid_argument("scikit-learn trees: node links");
-      t.n_node_samples[node] = static_cast<int32_t>(S(node));
-      t.weighted_n_node_samples[node] = W(node);
-      t.impurity[node] = I(node);
-      double total = 0.0;
-      for (int32_t c = 0; c < k; ++c) total += V(node, c);
-      for (int32_t c = 0; c < k; ++c) t.value[node * k + c] = k > 1 ? V(node, c) / total : V(node, c);
-      if (!split) continue;
-      const auto l = static_cast<int32_t>(L(node)), r = static_cast<int32_t>(R(node));
-      t.feature[node] = static_cast<int32_t>(F(node));
-      t.threshold[node] = T(node);
-      t.missing_go_to_left[node] = M(node) != 0;
-      t.left[node] = l;
-      t.right[node] = r;
-      t.parent[l] = t.parent[r] = static_cast<int32_t>(node);
-      t.depth[l] = t.depth[r] = t.depth[node] + 1;  // preorder: the node's depth is set before its children's
-      t.impurity_decrease[node] = (W(node) * I(node) - W(l) * I(l) - W(r) * I(r)) / W(0);
-    }
-    f.trees.push_back(std::move(t));
-  }
+  std::vector<SklearnTree> arrays;
+  arrays.reserve(trees.size());
+  for (const auto& item : trees) arrays.push_back(sklearn_tree(item, k));
   const auto counts = checked_array<uint32_t>(inbag, {-1}, "inbag", /*convert=*/true);
-  if (counts.size() != static_cast<int64_t>(f.trees.size()) * f.n_samples)
+  if (counts.size() != static_cast<int64_t>(arrays.size()) * f.n_samples)
     throw std::invalid_argument("scikit-learn trees: inbag has the wrong size");
   f.inbag.assign(counts.data(), counts.data() + counts.size());
+  f.trees.resize(arrays.size());
+  {
+    py::gil_scoped_release release;
+    parallel_for(static_cast<int64_t>(arrays.size()), n_threads, no_state, [&](int64_t i, int, NoState&) {
+      f.trees[i] = core_tree(arrays[i], k, n_features);
+    });
+  }
   return f;
 }
 
@@ -397,6 +425,7 @@ void bind_forest(py::module_& m) {
                   "Builds a forest from the mapping its pickle holds (also used to import other libraries' trees).")
       .def_static("from_sklearn_trees", &forest_from_sklearn_trees, py::arg("criterion"), py::arg("n_features"),
                   py::arg("n_classes"), py::arg("n_samples"), py::arg("trees"), py::arg("inbag"),
+                  py::arg("n_threads") = 1,
                   "Builds a forest from scikit-learn trees' node arrays in one call (forest/view.py).")
       .def(py::pickle([](const Forest& f) { return forest_state(f); },
                       [](const py::object& s) { return forest_from_state(s); }));

@@ -14,7 +14,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _core
-from .._validation import FOREST_X, core_X, validate_data
+from .._validation import FOREST_X, core_X, resolve_n_threads, validate_data
 from .estimators import _BaseForest
 from .tree import derived_fields
 
@@ -145,7 +145,8 @@ def _sklearn_inbag(forest, n_samples):
 
 def _sklearn_core(forest, n_samples):
     """The core forest of a scikit-learn forest: one core call reads every tree's node arrays in
-    place (per node work in Python cost ~0.3 ms a tree, more than the mining that follows)."""
+    place (per node work in Python cost ~0.3 ms a tree, more than the mining that follows), on the
+    forest's own n_jobs threads."""
     trees = [(t.children_left, t.children_right, t.feature, t.threshold, t.missing_go_to_left, t.n_node_samples,
               t.weighted_n_node_samples, t.impurity, t.value[:, 0, :])
              for t in (est.tree_ for est in forest.estimators_)]
@@ -158,4 +159,4 @@ def _sklearn_core(forest, n_samples):
         inbag = np.ones((n_trees, n_samples), dtype=np.uint32)
     n_classes = len(forest.classes_) if hasattr(forest, "classes_") else 0
     return _core.Forest.from_sklearn_trees(_sklearn_criterion(forest), forest.n_features_in_, n_classes, n_samples,
-                                           trees, inbag.ravel())
+                                           trees, inbag.ravel(), resolve_n_threads(forest.n_jobs))
