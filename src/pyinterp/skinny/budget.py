@@ -4,11 +4,13 @@ keeping the model with the best validation score among those with at most K feat
 from __future__ import annotations
 
 import math
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from scipy.stats import loguniform
 from sklearn.base import clone, is_classifier
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import ParameterSampler, train_test_split
 from sklearn.utils import Bunch
 from sklearn.utils._param_validation import Interval, RealNotInt, validate_params
@@ -52,7 +54,10 @@ def _trial(estimator, params, seed, budget, data):
     X, y, X_val, y_val = data
     model = clone(estimator).set_params(**params, feature_budget=budget, random_state=seed)
     try:
-        model.fit(X, y, X_val, y_val)
+        # a trial above the budget is reported in budget_search_ (n_selected -1), not warned of
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            model.fit(X, y, X_val, y_val)
     except FloatingPointError:
         return None
     if model.best_epoch_ is None or not 0 < model.n_selected_features_ <= budget:
