@@ -64,19 +64,19 @@ class _SkinnyTrees(BaseEstimator):
 
     def __init__(
         self,
-        n_trees=10,
-        depth=3,
+        n_trees=20,
+        depth=4,
         *,
         activation="sigmoid",
         gamma_s=1.0,
         penalty="l0",
         lambda0=100.0,
         temperature=0.01,
-        lambda2=10.0,
+        lambda2=0.01,
         learning_rate=0.1,
         solver="sgd",
-        batch_size=32,
-        max_epochs=300,
+        batch_size=64,
+        max_epochs=200,
         early_stopping=False,
         validation_fraction=0.2,
         n_iter_no_change=20,
@@ -236,12 +236,14 @@ class SkinnyTreesRegressor(RegressorMixin, _SkinnyTrees):
     ``penalty="group_lasso"`` uses the group soft-threshold of ``lambda0(t)/sqrt(m(2^d-1)) *
     sum_k ||W_k||`` instead; ``"none"`` trains dense soft trees.
 
-    Defaults (bench/skinny_defaults.py, docs/skinny_results.md "Defaults"): 10 trees of depth 3,
-    batches of 32, 300 epochs and ``lambda2=10``. The ridge is what sparsifies: at Glorot
-    initialisation a feature's group norm is far above the prox threshold, and only a ridge of
-    this order shrinks the groups of unused features below it within the epochs (with
-    ``lambda2 = 0.01`` every correlated-linear fit of the study, p = 100-1000, stayed dense). The
-    ridge is applied as ``lambda2 / (m (2^d - 1))``: lower it for much smaller models.
+    Sparsity comes from the ridge (bench/skinny_defaults.py, docs/skinny_results.md "Defaults"): at
+    Glorot initialisation a feature's group norm is far above the prox threshold, and only a ridge
+    of order ``lambda2 = 10`` shrinks the groups of unused features below it within the epochs
+    (with the default ``lambda2 = 0.01`` every correlated-linear fit of the study, p = 100-1000,
+    stayed dense). The default keeps a plain fit a dense soft-tree ensemble that fits small
+    problems (``lambda2 = 10`` dropped every feature of scikit-learn's diabetes and breast-cancer
+    data); ``fit_budget`` searches ``lambda2`` in [1, 100], and a model above its
+    ``feature_budget`` says to raise it. The ridge is applied as ``lambda2 / (m (2^d - 1))``.
 
     Loss: mean squared error without 1/2 (as the authors' code). Validation rows (``X_val, y_val``
     in ``fit``, or a ``validation_fraction`` split when ``early_stopping``) are scored after each
