@@ -66,8 +66,8 @@ def compare(p, n, s, tau, seed):
     D0 = q * np.sign(np.diag(r))
 
     t = time.perf_counter()
-    stage1 = DLBCD(tau=np.inf, init=D0).fit(X)
-    ours = DLBCD(tau=tau, init=stage1.components_).fit(X)
+    stage1 = DLBCD(tau=np.inf, init=D0, noise=0).fit(X)
+    ours = DLBCD(tau=tau, init=stage1.components_, noise=0).fit(X)
     t_ours = time.perf_counter() - t
     t = time.perf_counter()
     D1, sweeps1 = ref.port_stage(X, D0, np.inf)

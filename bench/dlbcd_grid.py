@@ -19,6 +19,8 @@ the first already succeeded.
     python bench/dlbcd_grid.py run --reps 10              # p = 2..20, s = 2..p, 1 process, 1 thread
     python bench/dlbcd_grid.py run --reps 10 --workers 2  # two processes
     python bench/dlbcd_grid.py report                      # docs section and plot from the file
+    python bench/dlbcd_grid.py noise-stage --workers 2     # DL-BCD's noise stage where a peer won
+    python bench/dlbcd_grid.py noise-report                # its docs section
     python bench/dlbcd_grid.py check-cell 20 10 0          # old vs new protocol on one cell
     python bench/dlbcd_grid.py noise-check 8,2 17,3        # DL-BCD on those cells at the reference code's 100 dB
     python bench/dlbcd_grid.py weight-check 4,2 20,12      # the peers there at the reference code's l1 weight
@@ -64,6 +66,10 @@ RESTARTS = 3
 # Each peer is fitted at these values and scored by its best fit -- an oracle choice in its favour.
 PEER_LAMBDAS = (0.1, 1.0)
 DLBCD_TAU, DLBCD_INF, SKLEARN, SPAMS = "DL-BCD tau=0.5", "DL-BCD tau=inf", "sklearn DictionaryLearning", "SPAMS trainDL"
+# DL-BCD tau = 0.5 followed by its noise stage (DLBCD(noise="auto"), the default since the grid's first four
+# sessions, which ran Algorithm 2 alone: noise=0). Fitted by `noise-stage` on chosen cells only.
+DLBCD_NOISE = "DL-BCD tau=0.5 + noise stage"
+GRID_METHODS = (DLBCD_TAU, DLBCD_INF, SKLEARN, SPAMS)
 
 
 def seed_of(p, s, rep):
@@ -90,10 +96,11 @@ def methods_available():
 # ---- the fits ---------------------------------------------------------------------------------------
 
 
-def fit_dlbcd_two_stage(X, rep, threads):
-    """Both DL-BCD results from one two-stage fit: (tau = 0.5 dictionary, tau = inf dictionary)."""
-    est = DLBCD(tau=TAU, init="l1", n_restarts=RESTARTS, random_state=rep, n_jobs=threads).fit(X)
-    return est.components_, est.l1_components_
+def fit_dlbcd_two_stage(X, rep, threads, noise=0):
+    """The DL-BCD results of one two-stage fit: (tau = 0.5 dictionary, tau = inf dictionary) and,
+    with noise="auto", the fitted estimator last (its components_ are the noise stage's)."""
+    est = DLBCD(tau=TAU, init="l1", n_restarts=RESTARTS, noise=noise, random_state=rep, n_jobs=threads).fit(X)
+    return (est.dlbcd_components_, est.l1_components_) + ((est,) if noise else ())
 
 
 PEERS = {SKLEARN: sklearn_dictionary, SPAMS: spams_dictionary}
@@ -115,6 +122,13 @@ def run_unit(p, s, rep, methods, threads):
     D, X = make_data(p, s, rep)
     base = dict(p=p, s=s, rep=rep, seed=seed_of(p, s, rep), load=round(os.getloadavg()[0], 2), threads=threads)
     records = []
+    if DLBCD_NOISE in methods:
+        with Timer() as timer:
+            _, _, est = fit_dlbcd_two_stage(X, rep, threads, noise="auto")
+        value = nmse(est.components_, D)
+        records.append(dict(base, method=DLBCD_NOISE, nmse=value, success=value < SUCCESS_NMSE, seconds=timer.wall,
+                            cpu_seconds=timer.cpu, dlbcd_nmse=nmse(est.dlbcd_components_, D), noise=est.noise_,
+                            start=est.noise_start_, cond=float(np.linalg.cond(D))))
     if DLBCD_TAU in methods or DLBCD_INF in methods:
         with Timer() as timer:
             E_tau, E_inf = fit_dlbcd_two_stage(X, rep, threads)
@@ -172,11 +186,11 @@ def cells_of(grid_p, s_step=1):
     return [(p, s) for p in grid_p for s in range(2, p + 1, s_step)]
 
 
-def pending_units(grid_p, reps, s_step, methods, done):
+def pending_units(cells, reps, methods, done):
     """(p, s, rep, missing methods), repetition-major so that every cell gains a repetition in turn."""
     units = []
     for rep in range(reps):
-        for p, s in cells_of(grid_p, s_step):
+        for p, s in cells:
             missing = [m for m in methods if (p, s, rep, m) not in done]
             if missing:
                 units.append((p, s, rep, missing))
@@ -196,11 +210,12 @@ def _stop(signum, frame):
     raise KeyboardInterrupt
 
 
-def run(grid_p, reps, s_step, workers, threads, path=RESULTS_FILE):
-    methods = methods_available()
-    if SPAMS not in methods:
-        print("spams not installed: SPAMS left out")
-    units = pending_units(grid_p, reps, s_step, methods, load_records(path))
+def run(cells, reps, workers, threads, path=RESULTS_FILE, methods=None):
+    if methods is None:
+        methods = methods_available()
+        if SPAMS not in methods:
+            print("spams not installed: SPAMS left out")
+    units = pending_units(cells, reps, methods, load_records(path))
     print(f"{len(units)} (p, s, rep) units to fit, {workers} process(es), {threads} thread(s) per DL-BCD fit",
           flush=True)
     signal.signal(signal.SIGTERM, _stop)
@@ -228,9 +243,9 @@ def run(grid_p, reps, s_step, workers, threads, path=RESULTS_FILE):
 # ---- the report ----------------------------------------------------------------------------------------
 
 
-def summarise(records):
+def summarise(records, methods=GRID_METHODS):
     """Per cell the repetitions every method has (complete reps), and per method the rate over them."""
-    methods = [m for m in (DLBCD_TAU, DLBCD_INF, SKLEARN, SPAMS) if any(k[3] == m for k in records)]
+    methods = [m for m in methods if any(k[3] == m for k in records)]
     reps_by = defaultdict(set)
     for p, s, rep, m in records:
         reps_by[p, s, m].add(rep)
@@ -248,6 +263,7 @@ def shown_path(path):
 
 
 def report(records, path=RESULTS_FILE):
+    records = {k: r for k, r in records.items() if k[3] in GRID_METHODS}
     methods, complete, rates = summarise(records)
     cells = sorted(complete)
     if not cells:
@@ -349,6 +365,75 @@ def report(records, path=RESULTS_FILE):
     write_section(DOCS / "dlbcd_results.md", "fig5_10", lines)
 
 
+# ---- the noise stage -----------------------------------------------------------------------------------
+
+
+def peer_won_cells(records):
+    """Cells where scikit-learn's or SPAMS' rate is above DL-BCD tau = 0.5's (Algorithm 2 alone)."""
+    methods, complete, rates = summarise({k: r for k, r in records.items() if k[3] in GRID_METHODS})
+    peers = [m for m in (SKLEARN, SPAMS) if m in methods]
+    return [c for c in sorted(complete) if any(rates[m][c] > rates[DLBCD_TAU][c] for m in peers)]
+
+
+def noise_report(records, path=RESULTS_FILE):
+    """The noise stage beside Algorithm 2 alone and the peers, on the cells it was fitted on."""
+    peers = [m for m in (SKLEARN, SPAMS) if any(k[3] == m for k in records)]
+    methods = [DLBCD_TAU, DLBCD_NOISE] + peers
+    # columns: (label, success of a data set (p, s, rep))
+    columns = [(f"{DLBCD_TAU} (grid)", lambda k: records[k + (DLBCD_TAU,)]["success"]),
+               (f"{DLBCD_TAU} (stage's input)", lambda k: records[k + (DLBCD_NOISE,)]["dlbcd_nmse"] < SUCCESS_NMSE),
+               (DLBCD_NOISE, lambda k: records[k + (DLBCD_NOISE,)]["success"])]
+    columns += [(m, lambda k, m=m: records[k + (m,)]["success"]) for m in peers]
+
+    def recovered(keys):
+        return [sum(bool(success(k)) for k in keys) for _, success in columns]
+
+    cells = sorted({(p, s) for p, s, _, m in records if m == DLBCD_NOISE})
+    keys = {c: [c + (r,) for r in range(1000) if all(c + (r, m) in records for m in methods)] for c in cells}
+    cells = [c for c in cells if keys[c]]
+    if not cells:
+        print("no noise-stage results yet")
+        return
+    every = [k for c in cells for k in keys[c]]
+    fits = [records[k + (DLBCD_NOISE,)] for k in every]
+    same = sum(f["dlbcd_nmse"] == records[k + (DLBCD_TAU,)]["nmse"] for k, f in zip(every, fits))
+    same_outcome = sum((f["dlbcd_nmse"] < SUCCESS_NMSE) == records[k + (DLBCD_TAU,)]["success"] for k, f in zip(every, fits))
+    loads = [f["load"] for f in fits]
+    per_cell = {c: recovered(keys[c]) for c in cells}
+    behind = [c for c, n in per_cell.items() if peers and n[2] < max(n[3:])]
+    header = "| | data sets | " + " | ".join(label for label, _ in columns) + " |"
+    rule = "|---|---:|" + "---:|" * len(columns)
+    lines = ["## Noise: DL-BCD's noise stage on the cells a peer won", "",
+             f"Generated by `bench/dlbcd_grid.py noise-report` from `{shown_path(path)}`: the Fig. 5.10 cells "
+             f"(SNR {SNR:g}, the thesis' 40 dB) where scikit-learn or SPAMS had a higher rate than DL-BCD tau = 0.5 "
+             f"alone, refitted with `DLBCD(noise=\"auto\")` on the same data and seeds; {len(cells)} cells, "
+             f"{len(every)} data sets; success = NMSE < {SUCCESS_NMSE}. \"Stage's input\" is the same fit's "
+             f"`dlbcd_components_` (Algorithm 2 alone with today's code); it has the NMSE the grid recorded in "
+             f"{same} of {len(every)} data sets (the grid's sessions ran earlier versions of the core) and the same "
+             f"outcome in {same_outcome}. The stage kept the lasso start in {sum(f['start'] == 'lasso' for f in fits)} "
+             f"data sets and DL-BCD's dictionary in {sum(f['start'] == 'dlbcd' for f in fits)}. CPU seconds per fit "
+             f"with the stage {np.mean([f['cpu_seconds'] for f in fits]):.2f}, Algorithm 2 alone in the grid "
+             f"{np.mean([records[k + (DLBCD_TAU,)]['cpu_seconds'] for k in every]):.2f}. Load average at the start "
+             f"of the fits {min(loads):.2f} to {max(loads):.2f} ({os.cpu_count()} CPUs).", "",
+             f"Cells where the noise stage recovers fewer data sets than a peer: "
+             f"{' '.join(map(str, behind)) or 'none'} (of {len(cells)}).", "",
+             header, rule, f"| all cells | {len(every)} | " + " | ".join(map(str, recovered(every))) + " |"]
+    conds = {k: records[k + (DLBCD_NOISE,)]["cond"] for k in every}
+    for lo, hi in zip(COND_EDGES[:-1], COND_EDGES[1:]):
+        here = [k for k in every if lo <= conds[k] < hi]
+        if here:
+            lines.append(f"| cond(D*) in [{lo:g}, {hi:g}) | {len(here)} | " + " | ".join(map(str, recovered(here))) + " |")
+    lines += ["", "Per cell (data sets recovered; bold where the noise stage is below a peer):", "",
+              header.replace("| |", "| (p, s) |", 1).replace("data sets", "reps", 1), rule]
+    for c in cells:
+        shown = [str(v) for v in per_cell[c]]
+        if c in behind:
+            shown[2] = f"**{shown[2]}**"
+        lines.append(f"| {c} | {len(keys[c])} | " + " | ".join(shown) + " |")
+    print("\n".join(lines))
+    write_section(DOCS / "dlbcd_results.md", "noise", lines)
+
+
 # ---- one cell, old protocol against the new ------------------------------------------------------------
 
 
@@ -431,6 +516,12 @@ def main():
     r.add_argument("--workers", type=int, default=1, help="processes (default 1: the machine is shared)")
     r.add_argument("--threads", type=int, default=1, help="threads of each DL-BCD fit (over its restarts)")
     sub.add_parser("report", help="write the docs section and plot from the results file")
+    ns = sub.add_parser("noise-stage", help="DL-BCD with its noise stage on the cells a peer won (or --cells)")
+    ns.add_argument("--cells", type=cell, nargs="+", help="cells as p,s (default: where a peer's rate is higher)")
+    ns.add_argument("--reps", type=int, default=10)
+    ns.add_argument("--workers", type=int, default=1)
+    ns.add_argument("--threads", type=int, default=1)
+    sub.add_parser("noise-report", help="write the noise stage's docs section from the results file")
     c = sub.add_parser("check-cell", help="old vs new protocol on one cell")
     c.add_argument("p", type=int)
     c.add_argument("s", type=int)
@@ -448,8 +539,14 @@ def main():
     parser.add_argument("--results", type=Path, default=RESULTS_FILE, help="the results file (JSON lines)")
     args = parser.parse_args()
     if args.command == "run":
-        run(args.grid_p, args.reps, args.s_step, args.workers, args.threads, args.results)
+        run(cells_of(args.grid_p, args.s_step), args.reps, args.workers, args.threads, args.results)
         report(load_records(args.results), args.results)
+    elif args.command == "noise-stage":
+        cells = args.cells or peer_won_cells(load_records(args.results))
+        run(cells, args.reps, args.workers, args.threads, args.results, methods=[DLBCD_NOISE])
+        noise_report(load_records(args.results), args.results)
+    elif args.command == "noise-report":
+        noise_report(load_records(args.results), args.results)
     elif args.command == "report":
         report(load_records(args.results), args.results)
     elif args.command == "weight-check":

@@ -28,7 +28,7 @@ def fit_once(p, n, s, lbfgs_memory, queue):
     D, X = gaussian_dictionary_problem(p, n, s, seed=p)
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
     wall, cpu = time.perf_counter(), time.process_time()
-    est = DLBCD(tau=0.5, init="l1", n_restarts=1, lbfgs_memory=lbfgs_memory, random_state=0, n_jobs=1).fit(X)
+    est = DLBCD(tau=0.5, init="l1", n_restarts=1, lbfgs_memory=lbfgs_memory, noise=0, random_state=0, n_jobs=1).fit(X)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     history = est.objective_history_
     queue.put(dict(wall=wall, cpu=cpu, n_iter=est.n_iter_, n_iter_l1=len(est.l1_objective_history_) - 1,
@@ -61,7 +61,7 @@ def main():
         print(label, rows[label], flush=True)
     lines = [f"## A full fit above the L-BFGS switch (p = {args.p})", "",
              f"`python bench/dlbcd_large_p.py --p {args.p} --n {args.n} --s {args.s} --solvers {' '.join(args.solvers)}`: random Gaussian D*, SG({args.s}), "
-             f"n = {args.n}, SNR 100; DLBCD(tau=0.5, init='l1', n_restarts=1, n_jobs=1), each fit in its own process. "
+             f"n = {args.n}, SNR 100; DLBCD(tau=0.5, init='l1', n_restarts=1, noise=0, n_jobs=1), each fit in its own process. "
              f"Load average {load:.2f} at the start, {os.getloadavg()[0]:.2f} at the end ({os.cpu_count()} CPUs; "
              "another long job of this project ran on one core meanwhile).", "",
              "| subproblem solver | wall s | CPU s | sweeps (l1 stage + tau stage) | final objective | objective "

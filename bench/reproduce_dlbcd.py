@@ -168,7 +168,7 @@ def single_run(reps):
         for r in range(reps):
             X = signals(D, n, "sg", 10 * r, sparsity=s)
             t = time.perf_counter()
-            est = DLBCD(tau=0.5, init=init, random_state=r).fit(X)
+            est = DLBCD(tau=0.5, init=init, noise=0, random_state=r).fit(X)
             seconds.append(time.perf_counter() - t)
             ok += dictionary_recovered(est.components_, D)
             sweeps.append(est.n_iter_)

@@ -289,7 +289,7 @@ def test_ctrl_c_stops_inside_one_long_tree():
     start = time.perf_counter()
     RandomForestRegressor(**kw).fit(X[:20_000], y[:20_000])
     small = time.perf_counter() - start
-    _interrupted(lambda: RandomForestRegressor(**kw).fit(X, y), 20 * small, fraction=0.25)
+    _interrupted(lambda: RandomForestRegressor(**kw).fit(X, y), 20 * small, fraction=0.5)
     assert len(RandomForestRegressor(**kw).fit(X[:1000], y[:1000])) == 1
 
 

@@ -6,10 +6,11 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin, _fit_context
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _core
+from . import noise as noise_stage
 from .._distributed import chunks, cluster_threads, run_units
 from .._progress import Progress, unchanged_if_stopped
 from .._seeds import draw_seeds, python_rng
@@ -92,6 +93,15 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         solution beats e_j.
     rho, sharpness_threshold : float, default=0.01, 1e-6
         Parameters of the sharpness test applied to every restart's result.
+    noise : "auto" or float >= 0, default="auto"
+        The noise stage (``pyinterp.dictionary.noise``): with noisy signals, the l1 objective on
+        D^{-1} x sees the noise amplified by up to cond(D) and its minimiser can miss an
+        ill-conditioned reference; the stage refits the noisy model X = A D^T + noise from DL-BCD's
+        dictionary (the sparsest of two starts at the noise level, then least-squares dictionary
+        steps). The value is the standard deviation of the noise per entry of X; "auto" estimates it
+        from DL-BCD's coefficients and skips the stage when the signals are noiseless (the zero
+        coefficients no wider than ``smoothing`` leaves them, or the noise below 1e-8 of X's root mean
+        square), so exact recovery stays exact; 0 switches it off (thesis Algorithm 2 alone).
     random_state : int, RandomState instance or None
     n_jobs : int or None
         Threads over restarts; results do not depend on it.
@@ -102,11 +112,18 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     Attributes
     ----------
     components_ : ndarray of shape (p, p)
-        The learned dictionary, atoms as unit-norm columns.
+        The learned dictionary, atoms as unit-norm columns: DL-BCD's, refined by the noise stage when
+        it ran.
+    dlbcd_components_ : ndarray of shape (p, p)
+        DL-BCD's dictionary, before the noise stage (``components_`` when the stage did not run).
+    noise_ : float
+        The noise level the stage used (given or estimated; 0 when it did not run).
+    noise_start_ : {"dlbcd", "lasso"} or None
+        The start the noise stage kept (None when it did not run).
     objective_history_ : ndarray
         f before the first sweep and after each sweep of the final (tau) stage of the kept restart.
     objective_ : float
-        Final objective.
+        Final objective of DL-BCD's dictionary.
     n_iter_ : int
         Sweeps of the final stage of the kept restart.
     l1_components_, l1_objective_history_ : ndarray
@@ -127,9 +144,9 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     -----
     The objective is on the coefficients D^{-1} x, so noise in x reaches them amplified by up to the
     condition number of D. With noisy signals an ill-conditioned reference dictionary can stop being
-    the minimiser: on the thesis' Fig. 5.10 data at 40 dB (docs/dlbcd_results.md), sparse cases whose
-    reference has condition number above 80 were recovered in about a third of the repetitions, those
-    below 40 in all, while at 100 dB all of the failed cases checked were recovered.
+    the minimiser: on the thesis' Fig. 5.10 data at 40 dB (docs/dlbcd_results.md), DL-BCD alone
+    recovered the sparse cases whose reference has condition number above 80 in about a third of the
+    repetitions, those below 40 in all. The noise stage (``noise``) is for those cases.
     """
 
     _parameter_constraints = {
@@ -142,12 +159,13 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         "smoothing": [Interval(Real, 0, None, closed="left")],
         "inner_tol": [Interval(Real, 0, None, closed="left")],
         "sharpness_threshold": [Interval(Real, 0, None, closed="neither")],
+        "noise": [StrOptions({"auto"}), Interval(Real, 0, None, closed="left")],
         "verbose": ["verbose"],
     }
 
     def __init__(self, tau=0.5, init="l1", n_restarts=1, max_iter=500, tol=1e-9, line_search="wolfe", smoothing=1e-5,
                  max_inner_iter=1000, lbfgs_memory=None, inner_tol=1e-10, start_noise=1e-3, rho=0.01,
-                 sharpness_threshold=1e-6, random_state=None, n_jobs=None, verbose=0):
+                 sharpness_threshold=1e-6, noise="auto", random_state=None, n_jobs=None, verbose=0):
         self.tau = tau
         self.init = init
         self.n_restarts = n_restarts
@@ -161,6 +179,7 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.start_noise = start_noise
         self.rho = rho
         self.sharpness_threshold = sharpness_threshold
+        self.noise = noise
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -201,6 +220,7 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         warm = warm and np.isfinite(tau)
         sharp_seeds = draw_seeds(rng, len(inits))
         seed = int(draw_seeds(rng))
+        noise_seed = int(draw_seeds(rng))  # drawn last: the earlier stages' seeds are those of noise=0
 
         D0s = np.ascontiguousarray(np.stack(inits))
         Q0s = np.ascontiguousarray(np.linalg.inv(D0s))
@@ -229,7 +249,8 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
         best, objectives, stats, sharp = keep_best([run[0] for run in runs], [run[1] for run in runs])
         D, history, n_iter = runs[best][:3]
-        self.components_ = D
+        self.dlbcd_components_ = D
+        self.components_, self.noise_, self.noise_start_ = self._noise_stage(X, D, noise_seed)
         self.objective_history_ = history
         self.objective_ = float(history[-1])
         self.n_iter_ = int(n_iter)
@@ -241,6 +262,21 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             self.l1_components_ = runs[best_l1][4]
             self.l1_objective_history_ = runs[best_l1][5]
         return self
+
+    def _noise_stage(self, X, D, seed):
+        """(dictionary, noise level, start) after the noise stage, or (D, 0.0, None) when it does not run."""
+        if self.noise == "auto":
+            sigma, scale = noise_stage.noise_level(X, D)
+            if noise_stage.is_noiseless(X, sigma, scale, self.smoothing):
+                return D, 0.0, None
+        else:
+            sigma = float(self.noise)
+            if not np.isfinite(sigma):
+                raise ValueError(f"noise must be 'auto' or a finite number >= 0, got {self.noise!r}")
+            if sigma == 0:
+                return D, 0.0, None
+        refined, start = noise_stage.refine(X, D, sigma, seed)
+        return refined, sigma, start
 
     def transform(self, X):
         """Coefficients D^{-1} x of every signal (rows of X), shape (n_samples, p)."""

@@ -1,0 +1,86 @@
+"""DL-BCD's noise stage (pyinterp.dictionary.noise): the noise estimate, the pursuit, and the recovery
+it adds on noisy signals without touching noiseless ones."""
+
+import numpy as np
+import pytest
+from sklearn.linear_model import orthogonal_mp_gram
+
+from pyinterp import DLBCD
+from pyinterp.datasets import make_dictionary_signals, make_gaussian_dictionary, make_sparse_coefficients
+from pyinterp.dictionary import noise
+from pyinterp.metrics import dictionary_nmse
+
+
+def grid_data(p, s, rep, snr=100):
+    """The data of repetition rep of cell (p, s) of bench/dlbcd_grid.py (Fig. 5.10 at the thesis' 40 dB)."""
+    seed = (100 * p + s) * 1000 + rep
+    D = make_gaussian_dictionary(p, random_state=seed)
+    A = make_sparse_coefficients(100 * p, p, "sg", sparsity=s, random_state=seed + 1)
+    return D, make_dictionary_signals(D, A, snr=snr, random_state=seed + 2)
+
+
+@pytest.mark.parametrize("sigma", [1e-3, 0.05])
+def test_noise_level_finds_the_noise_of_sparse_signals(sigma):
+    rng = np.random.default_rng(0)
+    D = make_gaussian_dictionary(10, random_state=1)
+    A = make_sparse_coefficients(4000, 10, "sg", sparsity=3, random_state=2)
+    X = A @ D.T + sigma * rng.standard_normal((4000, 10))
+    # a little high when the noise is large: nonzero coefficients fall into the zeros' cluster
+    assert noise.noise_level(X, D)[0] == pytest.approx(sigma, rel=0.15)
+    assert noise.noise_level(X, D)[0] >= sigma * 0.99
+    assert not noise.is_noiseless(X, *noise.noise_level(X, D), smoothing=1e-5)
+    clean = noise.noise_level(A @ D.T, D)
+    assert clean[0] < 1e-14  # noiseless: a scale near rounding, the stage is skipped
+    assert noise.is_noiseless(A @ D.T, *clean, smoothing=0.0)
+
+
+def test_pursuit_equals_scikit_learns_orthogonal_matching_pursuit():
+    rng = np.random.default_rng(3)
+    D = make_gaussian_dictionary(9, random_state=4)
+    X = make_sparse_coefficients(300, 9, "sg", sparsity=3, random_state=5) @ D.T + 0.05 * rng.standard_normal((300, 9))
+    sigma = 0.05
+    ours = noise.pursuit(X, D, sigma)
+    tol = (noise.RESIDUAL_FACTOR * sigma) ** 2 * 9
+    theirs = orthogonal_mp_gram(D.T @ D, D.T @ X.T, tol=tol, norms_squared=np.einsum("ij,ij->i", X, X)).T
+    np.testing.assert_array_equal(ours != 0, theirs != 0)
+    np.testing.assert_allclose(ours, theirs, atol=1e-10)
+    assert np.all(np.linalg.norm(X - ours @ D.T, axis=1) ** 2 <= tol * (1 + 1e-12))
+
+
+def test_noise_stage_recovers_an_ill_conditioned_dictionary_that_algorithm_2_misses():
+    D, X = grid_data(8, 2, 0)  # cond(D*) 1592: DL-BCD alone lands elsewhere, as scikit-learn does not
+    alone = DLBCD(n_restarts=3, noise=0, random_state=0).fit(X)
+    staged = DLBCD(n_restarts=3, random_state=0).fit(X)
+    assert dictionary_nmse(alone.components_, D) > 0.1
+    assert dictionary_nmse(staged.components_, D) < 1e-4
+    np.testing.assert_array_equal(staged.dlbcd_components_, alone.components_)  # the stage starts from it
+    assert staged.noise_start_ == "lasso"
+    assert staged.noise_ == pytest.approx(np.sqrt(2) / (100 * np.sqrt(8)), rel=0.2)  # SNR 100 on ||D a|| ~ sqrt(s)
+    assert np.allclose(np.linalg.norm(staged.components_, axis=0), 1.0)
+    again = DLBCD(n_restarts=3, random_state=0, n_jobs=2).fit(X)
+    np.testing.assert_array_equal(again.components_, staged.components_)
+
+
+def test_noise_stage_keeps_and_sharpens_a_good_dlbcd_answer():
+    D, X = grid_data(8, 2, 1)  # cond(D*) 6: DL-BCD alone recovers it
+    staged = DLBCD(n_restarts=3, random_state=1).fit(X)
+    before, after = dictionary_nmse(staged.dlbcd_components_, D), dictionary_nmse(staged.components_, D)
+    assert before < 1e-4 and after < before
+    assert staged.noise_start_ == "dlbcd"
+
+
+def test_noiseless_signals_skip_the_stage():
+    D, X = grid_data(6, 2, 0, snr=None)
+    est = DLBCD(n_restarts=2, random_state=0).fit(X)
+    assert est.noise_ == 0.0 and est.noise_start_ is None
+    assert est.components_ is est.dlbcd_components_
+    assert dictionary_nmse(est.components_, D) < 1e-10
+
+
+def test_a_given_noise_level_is_used_and_bad_ones_are_refused():
+    D, X = grid_data(6, 2, 2)
+    est = DLBCD(n_restarts=1, noise=0.004, random_state=0).fit(X)
+    assert est.noise_ == 0.004 and est.noise_start_ in ("dlbcd", "lasso")
+    for bad in ("loud", -1.0, np.inf):
+        with pytest.raises(ValueError, match="noise"):
+            DLBCD(noise=bad).fit(X)
