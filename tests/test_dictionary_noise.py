@@ -28,10 +28,21 @@ def test_noise_level_finds_the_noise_of_sparse_signals(sigma):
     # a little high when the noise is large: nonzero coefficients fall into the zeros' cluster
     assert noise.noise_level(X, D)[0] == pytest.approx(sigma, rel=0.15)
     assert noise.noise_level(X, D)[0] >= sigma * 0.99
-    assert not noise.is_noiseless(X, *noise.noise_level(X, D), smoothing=1e-5)
+    assert noise.stage_applies(X, *noise.noise_level(X, D), smoothing=1e-5)
     clean = noise.noise_level(A @ D.T, D)
     assert clean[0] < 1e-14  # noiseless: a scale near rounding, the stage is skipped
-    assert noise.is_noiseless(A @ D.T, *clean, smoothing=0.0)
+    assert not noise.stage_applies(A @ D.T, *clean, smoothing=0.0)
+
+
+def test_codes_without_zeros_give_no_noise_level():
+    # s = p: the cluster around 0 is the coefficients themselves; the grid's cell (2, 2), where the
+    # stage run on that estimate turned DL-BCD's 1.8e-3 into 3.5e-2
+    D, X = grid_data(2, 2, 2)
+    est = DLBCD(n_restarts=3, random_state=2).fit(X)
+    sigma, scale = noise.noise_level(X, est.dlbcd_components_)
+    assert sigma > 0.5
+    assert not noise.stage_applies(X, sigma, scale, smoothing=1e-5)
+    assert est.noise_start_ is None and est.components_ is est.dlbcd_components_
 
 
 def test_pursuit_equals_scikit_learns_orthogonal_matching_pursuit():

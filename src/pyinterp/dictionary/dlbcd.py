@@ -101,7 +101,9 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         steps). The value is the standard deviation of the noise per entry of X; "auto" estimates it
         from DL-BCD's coefficients and skips the stage when the signals are noiseless (the zero
         coefficients no wider than ``smoothing`` leaves them, or the noise below 1e-8 of X's root mean
-        square), so exact recovery stays exact; 0 switches it off (thesis Algorithm 2 alone).
+        square), so exact recovery stays exact, and when the estimate would hold a tenth of X's
+        energy or more (codes without zeros: no noise level to read); 0 switches it off (thesis
+        Algorithm 2 alone).
     random_state : int, RandomState instance or None
     n_jobs : int or None
         Threads over restarts; results do not depend on it.
@@ -267,7 +269,7 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         """(dictionary, noise level, start) after the noise stage, or (D, 0.0, None) when it does not run."""
         if self.noise == "auto":
             sigma, scale = noise_stage.noise_level(X, D)
-            if noise_stage.is_noiseless(X, sigma, scale, self.smoothing):
+            if not noise_stage.stage_applies(X, sigma, scale, self.smoothing):
                 return D, 0.0, None
         else:
             sigma = float(self.noise)

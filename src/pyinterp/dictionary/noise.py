@@ -34,6 +34,7 @@ RESIDUAL_FACTOR = 1.15
 LASSO_MAX_ITER = 100
 MOD_MAX_ITER = 10
 _NOISELESS = 1e-8  # sigma below this fraction of X's root mean square: nothing to refine
+_IMPLAUSIBLE = 0.1  # noise power above this fraction of X's (SNR below 10 dB): no cluster of zeros
 _SINGULAR_COND = 1e12
 _CLIP = 3.0
 _MAD_TO_SD = 0.6744897501960817  # the median of |N(0, 1)|
@@ -62,10 +63,14 @@ def noise_level(X, D):
     return float(np.median(scales / np.linalg.norm(W, axis=1))), float(np.median(scales))
 
 
-def is_noiseless(X, sigma, scale, smoothing):
-    """Whether the zero coefficients are as small as DL-BCD's own precision leaves them (its Huber
-    smoothing width, or rounding): then there is no noise to model."""
-    return scale <= smoothing or sigma <= _NOISELESS * np.sqrt(np.mean(X * X))
+def stage_applies(X, sigma, scale, smoothing):
+    """Whether the noise stage has something to do. Not when the zero coefficients are as small as
+    DL-BCD's own precision leaves them (its Huber smoothing width, or rounding): the signals are
+    noiseless. Nor when the estimate would put more than _IMPLAUSIBLE of X's energy in noise: then
+    the cluster around 0 is not made of zeros (codes with no zeros, s = p) and the estimate is not
+    a noise level."""
+    energy = np.mean(X * X)
+    return scale > smoothing and sigma**2 > _NOISELESS**2 * energy and sigma**2 < _IMPLAUSIBLE * energy
 
 
 def pursuit(X, D, sigma):
