@@ -267,18 +267,11 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
     def _noise_stage(self, X, D, seed):
         """(dictionary, noise level, start) after the noise stage, or (D, 0.0, None) when it does not run."""
-        if self.noise == "auto":
-            sigma, scale = noise_stage.noise_level(X, D)
-            if not noise_stage.stage_applies(X, sigma, scale, self.smoothing):
-                return D, 0.0, None
-        else:
-            sigma = float(self.noise)
-            if not np.isfinite(sigma):
-                raise ValueError(f"noise must be 'auto' or a finite number >= 0, got {self.noise!r}")
-            if sigma == 0:
-                return D, 0.0, None
-        refined, start = noise_stage.refine(X, D, sigma, seed)
-        return refined, sigma, start
+        if self.noise != "auto" and not np.isfinite(self.noise):
+            raise ValueError(f"noise must be 'auto' or a finite number >= 0, got {self.noise!r}")
+        if self.noise == 0:
+            return D, 0.0, None
+        return noise_stage.run(X, D, None if self.noise == "auto" else float(self.noise), self.smoothing, seed)
 
     def transform(self, X):
         """Coefficients D^{-1} x of every signal (rows of X), shape (n_samples, p)."""

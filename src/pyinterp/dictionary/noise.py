@@ -146,3 +146,19 @@ def refine(X, D, sigma, seed):
     atoms_needed = {start: np.count_nonzero(pursuit(X, fit, sigma)) for start, fit in fits.items()}
     start = min(fits, key=atoms_needed.get)  # DL-BCD's on ties
     return fits[start], start
+
+
+def run(X, D, sigma, smoothing, seed):
+    """The noise stage on signals X from DL-BCD's D, at noise level sigma (None: estimated):
+    (dictionary, sigma, start), or (D, 0.0, None) when it does not apply. X is scaled by a power of
+    two (exact) so that its largest entry lies in [1/2, 1): no square over- or underflows."""
+    exponent = np.frexp(np.max(np.abs(X)))[1]
+    X = np.ldexp(X, -exponent)
+    if sigma is None:
+        sigma, scale = noise_level(X, D)
+        if not stage_applies(X, sigma, scale, np.ldexp(smoothing, -exponent)):
+            return D, 0.0, None
+    else:
+        sigma = np.ldexp(sigma, -exponent)
+    refined, start = refine(X, D, sigma, seed)
+    return refined, float(np.ldexp(sigma, exponent)), start
