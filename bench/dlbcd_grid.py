@@ -411,7 +411,8 @@ def noise_report(records, path=RESULTS_FILE):
              f"`dlbcd_components_` (Algorithm 2 alone with today's code); it has the NMSE the grid recorded in "
              f"{same} of {len(every)} data sets (the grid's sessions ran earlier versions of the core) and the same "
              f"outcome in {same_outcome}. The stage kept the lasso start in {sum(f['start'] == 'lasso' for f in fits)} "
-             f"data sets and DL-BCD's dictionary in {sum(f['start'] == 'dlbcd' for f in fits)}. CPU seconds per fit "
+             f"data sets and DL-BCD's dictionary in {sum(f['start'] == 'dlbcd' for f in fits)}, and did not run in "
+             f"{sum(f['start'] is None for f in fits)} (no noise level: codes without zeros). CPU seconds per fit "
              f"with the stage {np.mean([f['cpu_seconds'] for f in fits]):.2f}, Algorithm 2 alone in the grid "
              f"{np.mean([records[k + (DLBCD_TAU,)]['cpu_seconds'] for k in every]):.2f}. Load average at the start "
              f"of the fits {min(loads):.2f} to {max(loads):.2f} ({os.cpu_count()} CPUs).", "",
