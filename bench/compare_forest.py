@@ -1,7 +1,7 @@
 """pyinterp vs scikit-learn (and ranger when Rscript has it) random forests, side by side.
 
-Each (library, case) runs in its own subprocess so its peak memory (max RSS) is its own; all
-use 2 threads. Prints fit time, peak memory, held-out score and the ratios sklearn / pyinterp.
+Each (library, case) runs in its own subprocess so its peak memory (max RSS) is its own, counted
+from the end of loading the data (the data stay resident and count); all use 2 threads. Prints fit time, peak memory, held-out score and the ratios sklearn / pyinterp.
 
     python bench/compare_forest.py                 # all cases
     python bench/compare_forest.py --cases b c112  # some cases
@@ -19,14 +19,19 @@ import numpy as np
 from benchkit.data import shared_npz, two_rules
 from benchkit.paths import SHARED_DATA
 from benchkit.peers import ranger_available, run_ranger
-from benchkit.timing import peak_rss_mb, run_isolated
+from benchkit.timing import peak_rss_mb, reset_peak_rss, run_isolated
 
 CASES = {
     "a": "regression n=2000 p=10000 max_features=100, 100 trees",
     "b": "regression n=20000 p=500 max_features=166, 100 trees",
     "c112": "all_bioc.npz y_bcrabl classification, 500 trees, max_features=112",
     "c4208": "all_bioc.npz y_bcrabl classification, 500 trees, max_features=4208",
+    # Width alone: the fixed cost of encoding X against per-tree work that barely grows with p.
+    "p1k": "regression n=1000 p=1,000 float32 max_features=sqrt, 100 trees",
+    "p10k": "regression n=1000 p=10,000 float32 max_features=sqrt, 100 trees",
+    "p100k": "regression n=1000 p=100,000 float32 max_features=sqrt, 100 trees",
 }
+WIDE = {"p1k": 1000, "p10k": 10_000, "p100k": 100_000}
 
 
 def load_case(case):
@@ -35,6 +40,10 @@ def load_case(case):
         n, p, mtry = (2000, 10000, 100) if case == "a" else (20000, 500, 166)
         X, y = two_rules(n + 2000, p, seed=0)
         return X[:n], y[:n], X[n:], y[n:], dict(task="regression", n_estimators=100, max_features=mtry)
+    if case in WIDE:
+        X, y = two_rules(1500, WIDE[case], seed=0)
+        X = X.astype(np.float32)
+        return X[:1000], y[:1000], X[1000:], y[1000:], dict(task="regression", n_estimators=100, max_features=int(np.sqrt(WIDE[case])))
     d = shared_npz("all_bioc")
     if d is None:
         return None
@@ -62,6 +71,7 @@ def run_worker(lib, case, trees):
 
         Reg, Clf = mod.RandomForestRegressor, mod.RandomForestClassifier
     model = (Reg if cfg["task"] == "regression" else Clf)(**kw)
+    reset_peak_rss()
     start = time.perf_counter()
     model.fit(Xtr, ytr)
     fit_s = time.perf_counter() - start
@@ -81,14 +91,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
     parser.add_argument("--trees", type=int, default=None, help="override the number of trees")
+    parser.add_argument("--no-ranger", action="store_true", help="skip ranger (its CSV input is slow at p=100k)")
     parser.add_argument("--worker", nargs=2, metavar=("LIB", "CASE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         print(json.dumps(run_worker(*args.worker, args.trees)))
         return
     libs = ["pyinterp", "sklearn"]
-    with_ranger = ranger_available()
-    print(f"2 threads each; Rscript with ranger: {'yes' if with_ranger else 'not installed, skipped'}")
+    with_ranger = not args.no_ranger and ranger_available()
+    print(f"2 threads each; ranger: {'yes' if with_ranger else ('skipped' if args.no_ranger else 'not installed, skipped')}")
     header = f"{'case':<6} {'library':<9} {'fit s':>8} {'predict s':>10} {'peak MB':>8} {'score':>7}"
     for case in args.cases:
         if case.startswith("c") and not (SHARED_DATA / "all_bioc.npz").exists():

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -110,6 +111,7 @@ def main():
             if spec["data"] not in written:
                 (write_snp if spec["data"] == "snp" else write_sparse)(folder)
                 written.add(spec["data"])
+                os.sync()  # the written pages' writeback would otherwise run during the first fits
             trees = args.trees or spec["trees"]
             print(f"\n{case}: {trees} trees\n{header}")
             results = {}

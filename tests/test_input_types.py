@@ -92,6 +92,59 @@ def test_compact_dtypes_give_the_forest_of_the_same_values_as_float64(dtype):
     assert_same_readings(Xt, X64, y, dict(n_estimators=30, max_features=4, random_state=3, oob_score=True))
 
 
+def byte_columns(dtype, n, seed=0):
+    """Columns for every path of the byte encoder: consecutive values from 0, consecutive values
+    shifted, values with gaps, one value, a range too wide for per-value scans, the type's extremes."""
+    rng = np.random.RandomState(seed)
+    info = np.iinfo(dtype) if dtype is not np.bool_ else None
+    low, high = (0, 1) if info is None else (info.min, info.max)
+    value_sets = [[0, 1, 2], [1, 2], [0, 2], [low, high], [3], list(range(max(low, -20), max(low, -20) + 12)),
+                  [low, 0, high], list(range(low, high + 1))]
+    if info is not None and low < 0:
+        value_sets.append([-1, 0, 1])
+    columns = [rng.choice(np.array(v, dtype=np.int64), size=n) for v in value_sets]
+    X = np.column_stack([columns[j % len(columns)] for j in range(37)]).astype(dtype)  # 37: 32 + a ragged block
+    y = X[:, :3].astype(float) @ [1.0, -2.0, 0.5] + rng.randn(n)
+    return X, y
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.bool_])
+@pytest.mark.parametrize("layout", ["C", "F", "strided rows", "sliced columns", "reversed"])
+def test_byte_columns_give_the_forest_of_the_same_values_as_float64(dtype, layout):
+    """1-byte X is transposed and ranked without a conversion (16 columns at a time where rows are
+    contiguous); n = 203 leaves a ragged group of rows."""
+    X, y = byte_columns(dtype, 406 if layout == "strided rows" else 203)
+    if layout == "F":
+        X = np.asfortranarray(X)
+    elif layout == "strided rows":
+        X, y = X[::2], y[::2]
+    elif layout == "sliced columns":
+        X = np.column_stack([X, X[:, :5]])[:, 3:]  # rows longer than the columns read
+    elif layout == "reversed":
+        X, y = X[::-1, ::-1], y[::-1]  # negative strides
+    assert_same_readings(X, X.astype(np.float64), y, dict(n_estimators=20, max_features=6, random_state=4, oob_score=True))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_small_integer_floats_are_ranked_as_by_the_sort(dtype):
+    """Float columns whose values are integers in [-128, 255] (and NaN) are ranked by counting; the
+    same columns shifted by 1000 take the sort and must give the same trees, thresholds 1000 apart."""
+    X, y = byte_columns(np.int8, 300, seed=5)
+    X = X.astype(dtype)
+    X[np.random.RandomState(6).rand(*X.shape) < 0.05] = np.nan
+    X[:, -1] = np.linspace(-1.0, 1.0, len(X))  # one column of real values: sorted either way
+    shifted = X.copy()
+    shifted[:, :-1] += 1000
+    kw = dict(n_estimators=20, max_features=6, random_state=2)
+    a, b = RandomForestRegressor(**kw).fit(X, y), RandomForestRegressor(**kw).fit(shifted, y)
+    for ta, tb in zip(a.trees_, b.trees_, strict=True):
+        for name in ta.__slots__:
+            if name != "threshold":
+                np.testing.assert_array_equal(getattr(ta, name), getattr(tb, name), err_msg=name)
+        split = (ta.feature >= 0) & (ta.feature < X.shape[1] - 1)
+        np.testing.assert_array_equal(ta.threshold[split] + 1000, tb.threshold[split])
+
+
 def test_int8_is_read_without_a_float_copy():
     """numpy allocations are traced; the core's are not. A float64 copy of X would be 8x its size."""
     X, y = genotypes(2000, 2500)  # 5 MB as int8, 40 MB as float64

@@ -8,6 +8,9 @@
 #include <stdexcept>
 #include <string>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -20,8 +23,13 @@ namespace {
 // Columns read together, so a C-ordered X is read row by row rather than one strided column.
 constexpr int64_t kBlock = 32;
 
-template <class Code>
-void write_codes(std::vector<uint8_t>& out, const uint32_t* ranks, int64_t n) {
+// Columns per task for 1-byte X: a task reads that many bytes of each row (several cache lines of
+// one page, where kBlock's 32 bytes would cost a TLB miss each when X lies on 4 KiB pages), within
+// about 4 MiB of codes per thread.
+int64_t byte_block(int64_t n_rows) { return std::clamp<int64_t>((int64_t{1} << 22) / n_rows / 16 * 16, kBlock, 256); }
+
+template <class Code, class Rank>
+void write_codes(std::vector<uint8_t>& out, const Rank* ranks, int64_t n) {
   out.resize(static_cast<size_t>(n) * sizeof(Code));
   Code* codes = reinterpret_cast<Code*>(out.data());
   for (int64_t i = 0; i < n; ++i) codes[i] = static_cast<Code>(ranks[i]);
@@ -47,6 +55,7 @@ struct EncodeScratch {
   std::vector<uint64_t> keys;  // order keys by row
   std::vector<uint32_t> ranks;
   std::vector<uint32_t> by_row;  // sparse columns: ranks by row
+  std::vector<uint8_t> bytes;    // 1-byte X: byte_block(n) columns x n rows of codes
 };
 
 // Columns j0..j1 of dense X, as doubles, into block (column after column).
@@ -64,9 +73,7 @@ void copy_block(const MatrixView& X, int64_t j0, int64_t j1, double* block) {
   switch (X.type) {
     case ValueType::float64: return copy_block<double>(X, j0, j1, block);
     case ValueType::float32: return copy_block<float>(X, j0, j1, block);
-    case ValueType::int8: return copy_block<int8_t>(X, j0, j1, block);
-    case ValueType::int16: return copy_block<int16_t>(X, j0, j1, block);
-    default: return copy_block<uint8_t>(X, j0, j1, block);
+    default: return copy_block<int16_t>(X, j0, j1, block);  // int16; 1-byte X takes encode_bytes
   }
 }
 
@@ -155,30 +162,144 @@ Ranked rank_column(const double* values, int64_t n, bool is_float32, EncodeScrat
   return r;
 }
 
-// Ranks of a column of 1-byte integers (values in [-128, 255]) by counting, without a sort.
+// Ranks by counting when every value of the column is an integer in [-128, 255] or NaN (genotype
+// codes held as floats; NaN ranked last, as rank_column does); false, without ranks, otherwise.
 constexpr int kSmallOffset = 128, kSmallValues = 384;
-Ranked rank_small_ints(const double* values, int64_t n, EncodeScratch& s) {
-  uint32_t rank_of[kSmallValues] = {};
+bool rank_small_values(const double* values, int64_t n, EncodeScratch& s, Ranked& r) {
   bool seen[kSmallValues] = {};
-  for (int64_t i = 0; i < n; ++i) seen[static_cast<int>(values[i]) + kSmallOffset] = true;
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = values[i];
+    if (!(v >= -kSmallOffset && v < kSmallValues - kSmallOffset)) {
+      if (!std::isnan(v)) return false;
+      r.missing = true;
+      continue;
+    }
+    const int k = static_cast<int>(v);
+    if (k != v) return false;
+    seen[k + kSmallOffset] = true;
+  }
+  uint32_t rank_of[kSmallValues];
   uint32_t rank = 0;
   for (int v = 0; v < kSmallValues; ++v)
     if (seen[v]) rank_of[v] = rank++;
-  for (int64_t i = 0; i < n; ++i) s.ranks[i] = rank_of[static_cast<int>(values[i]) + kSmallOffset];
-  Ranked r;
-  r.n_distinct = rank;
-  return r;
+  for (int64_t i = 0; i < n; ++i)
+    s.ranks[i] = std::isnan(values[i]) ? rank : rank_of[static_cast<int>(values[i]) + kSmallOffset];
+  r.n_distinct = rank + r.missing;
+  return true;
+}
+
+#if defined(__SSE2__)
+// 16 consecutive bytes of 8 rows (stride apart) transposed: column c's 8 bytes, xor flips, go to
+// out + c * out_stride.
+inline void transpose_8x16(const uint8_t* in, int64_t stride, uint64_t flips, uint8_t* out, int64_t out_stride) {
+  __m128i r[8];
+  for (int k = 0; k < 8; ++k) r[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + k * stride));
+  __m128i a[8], b[8];
+  for (int k = 0; k < 4; ++k) {  // byte pairs of rows 2k, 2k + 1: columns 0-7, then 8-15
+    a[2 * k] = _mm_unpacklo_epi8(r[2 * k], r[2 * k + 1]);
+    a[2 * k + 1] = _mm_unpackhi_epi8(r[2 * k], r[2 * k + 1]);
+  }
+  for (int h = 0; h < 2; ++h) {  // rows 0-3 (h = 0) or 4-7 for columns 0-3, 4-7, 8-11, 12-15
+    b[4 * h + 0] = _mm_unpacklo_epi16(a[4 * h + 0], a[4 * h + 2]);
+    b[4 * h + 1] = _mm_unpackhi_epi16(a[4 * h + 0], a[4 * h + 2]);
+    b[4 * h + 2] = _mm_unpacklo_epi16(a[4 * h + 1], a[4 * h + 3]);
+    b[4 * h + 3] = _mm_unpackhi_epi16(a[4 * h + 1], a[4 * h + 3]);
+  }
+  const __m128i x = _mm_set1_epi64x(static_cast<long long>(flips));
+  for (int q = 0; q < 4; ++q) {  // columns 4q .. 4q + 3
+    const __m128i lo = _mm_xor_si128(_mm_unpacklo_epi32(b[q], b[4 + q]), x);
+    const __m128i hi = _mm_xor_si128(_mm_unpackhi_epi32(b[q], b[4 + q]), x);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + (4 * q + 0) * out_stride), lo);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + (4 * q + 1) * out_stride), _mm_unpackhi_epi64(lo, lo));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + (4 * q + 2) * out_stride), hi);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + (4 * q + 3) * out_stride), _mm_unpackhi_epi64(hi, hi));
+  }
+}
+#endif
+
+// Bytes of a 1-byte X in its type's order (int8: the sign bit flipped), columns j0..j1 transposed
+// into codes (column after column, n rows each).
+void transpose_bytes(const MatrixView& X, int64_t j0, int64_t j1, uint8_t* __restrict codes) {
+  const int64_t n = X.n_rows, width = j1 - j0, row_stride = X.row_stride, col_stride = X.col_stride;
+  const uint8_t flip = X.type == ValueType::int8 ? 0x80 : 0;
+  const uint8_t* __restrict first = static_cast<const uint8_t*>(X.data) + j0 * col_stride;
+  if (row_stride == 1) {  // Fortran order: columns are contiguous
+    for (int64_t k = 0; k < width; ++k)
+      for (int64_t i = 0; i < n; ++i) codes[k * n + i] = first[k * col_stride + i] ^ flip;
+    return;
+  }
+  // Eight rows at a time: each column's eight bytes go out as one 8-byte store.
+  const uint64_t flips = flip * 0x0101010101010101ULL;
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const uint8_t* __restrict row = first + i * row_stride;
+    // Rows lie a row of X apart, too far for the hardware prefetcher: ask for the group after next.
+    if (i + 24 <= n)
+      for (int r = 16; r < 24; ++r) __builtin_prefetch(row + r * row_stride);
+    int64_t k = 0;
+#if defined(__SSE2__)
+    if (col_stride == 1) {
+      for (; k + 16 <= width; k += 16) transpose_8x16(row + k, row_stride, flips, codes + k * n + i, n);
+    }
+#endif
+    for (; k < width; ++k) {
+      uint64_t word = 0;
+      for (int r = 0; r < 8; ++r) word |= uint64_t{row[r * row_stride + k * col_stride]} << (8 * r);
+      word ^= flips;
+      std::memcpy(codes + k * n + i, &word, sizeof word);
+    }
+  }
+  for (; i < n; ++i)
+    for (int64_t k = 0; k < width; ++k) codes[k * n + i] = first[i * row_stride + k * col_stride] ^ flip;
+}
+
+// 1-byte columns j0..j1 (int8, uint8, bool: genotypes), transposed straight from X and ranked in
+// place by counting: one read of X, no conversion. When the values present are consecutive (0/1/2
+// genotypes) a column's codes are its bytes minus the smallest; otherwise a table maps them.
+template <class Store>
+void encode_bytes(const MatrixView& X, int64_t j0, int64_t j1, EncodeScratch& s, Store store) {
+  const int64_t n = X.n_rows;
+  transpose_bytes(X, j0, j1, s.bytes.data());
+  for (int64_t j = j0; j < j1; ++j) {
+    uint8_t* __restrict column = s.bytes.data() + (j - j0) * n;
+    uint8_t lowest = 255, highest = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      lowest = std::min(lowest, column[i]);
+      highest = std::max(highest, column[i]);
+    }
+    // Which values of [lowest, highest] occur: a scan per value while the range is short.
+    bool seen[256] = {};
+    if (highest - lowest < 8) {
+      for (int v = lowest; v <= highest; ++v) seen[v] = std::memchr(column, v, static_cast<size_t>(n)) != nullptr;
+    } else {
+      for (int64_t i = 0; i < n; ++i) seen[column[i]] = true;
+    }
+    uint8_t rank_of[256];
+    int rank = 0;
+    for (int v = lowest; v <= highest; ++v)
+      if (seen[v]) rank_of[v] = static_cast<uint8_t>(rank++);
+    if (rank == highest - lowest + 1) {
+      if (lowest != 0)
+        for (int64_t i = 0; i < n; ++i) column[i] = static_cast<uint8_t>(column[i] - lowest);
+    } else {
+      for (int64_t i = 0; i < n; ++i) column[i] = rank_of[column[i]];
+    }
+    Ranked ranked;
+    ranked.n_distinct = static_cast<uint32_t>(rank);
+    store(j, ranked, column);
+  }
 }
 
 // Encodes dense columns j0..j1, handing each to store(j, ranked, ranks by row).
 template <class Store>
 void encode_dense(const MatrixView& X, int64_t j0, int64_t j1, EncodeScratch& s, Store store) {
+  if (item_size(X.type) == 1) return encode_bytes(X, j0, j1, s, store);
   const int64_t n = X.n_rows;
   copy_block(X, j0, j1, s.block.data());
-  const bool small_ints = item_size(X.type) == 1;
   for (int64_t j = j0; j < j1; ++j) {
     const double* values = s.block.data() + (j - j0) * n;
-    const Ranked ranked = small_ints ? rank_small_ints(values, n, s) : rank_column(values, n, X.type != ValueType::float64, s);
+    Ranked ranked;
+    if (!rank_small_values(values, n, s, ranked)) ranked = rank_column(values, n, X.type != ValueType::float64, s);
     store(j, ranked, s.ranks.data());
   }
 }
@@ -287,7 +408,7 @@ ColumnCodes::ColumnCodes(const MatrixView& X, int n_threads, const XFile* file)
   if (X.layout == MatrixView::Layout::csr) throw std::invalid_argument("the column encoding reads a sparse X as CSC");
 
   const int64_t n = X.n_rows;
-  auto store = [&](int64_t j, const Ranked& ranked, const uint32_t* ranks) {
+  auto store = [&](int64_t j, const Ranked& ranked, const auto* ranks) {
     if (ranked.infinite) throw std::invalid_argument("X contains infinity (column " + std::to_string(j) + ")");
     n_codes_[j] = ranked.n_distinct - ranked.missing;
     has_missing_[j] = ranked.missing;
@@ -304,10 +425,15 @@ ColumnCodes::ColumnCodes(const MatrixView& X, int n_threads, const XFile* file)
   };
   // Columns c0..c1 of X, which panel holds (its column 0 is X's column c0).
   auto encode = [&](const MatrixView& panel, int64_t c0, int64_t c1) {
+    const int64_t block = !panel.sparse() && item_size(panel.type) == 1 ? byte_block(n) : kBlock;
     parallel_for(
-        (c1 - c0 + kBlock - 1) / kBlock, n_threads,
+        (c1 - c0 + block - 1) / block, n_threads,
         [&](int) {
           EncodeScratch s;
+          if (!panel.sparse() && item_size(panel.type) == 1) {
+            s.bytes.resize(block * n);
+            return s;
+          }
           s.block.resize(panel.sparse() ? n : kBlock * n);
           s.a.resize(n);
           s.b.resize(n);
@@ -317,8 +443,8 @@ ColumnCodes::ColumnCodes(const MatrixView& X, int n_threads, const XFile* file)
           return s;
         },
         [&](int64_t b, int, EncodeScratch& s) {
-          const int64_t j0 = b * kBlock, j1 = std::min(c1 - c0, j0 + kBlock);
-          auto store_in_X = [&](int64_t j, const Ranked& ranked, const uint32_t* ranks) { store(c0 + j, ranked, ranks); };
+          const int64_t j0 = b * block, j1 = std::min(c1 - c0, j0 + block);
+          auto store_in_X = [&](int64_t j, const Ranked& ranked, const auto* ranks) { store(c0 + j, ranked, ranks); };
           if (panel.sparse()) {
             encode_sparse(panel, j0, j1, s, store_in_X);
           } else {
