@@ -24,12 +24,12 @@ namespace {
 constexpr int64_t kBlock = 32;
 
 // Columns per task for 1-byte X: a task reads that many bytes of each row (several cache lines of
-// one page, where kBlock's 32 bytes would cost a TLB miss each when X lies on 4 KiB pages), within
-// about 4 MiB of codes per thread.
+// one page, where kBlock's 32 bytes would cost a TLB miss each when X lies on 4 KiB pages) and
+// writes as many columns, about 4 MiB in all.
 int64_t byte_block(int64_t n_rows) { return std::clamp<int64_t>((int64_t{1} << 22) / n_rows / 16 * 16, kBlock, 256); }
 
-template <class Code, class Rank>
-void write_codes(std::vector<uint8_t>& out, const Rank* ranks, int64_t n) {
+template <class Code>
+void write_codes(std::vector<uint8_t>& out, const uint32_t* ranks, int64_t n) {
   out.resize(static_cast<size_t>(n) * sizeof(Code));
   Code* codes = reinterpret_cast<Code*>(out.data());
   for (int64_t i = 0; i < n; ++i) codes[i] = static_cast<Code>(ranks[i]);
@@ -55,7 +55,6 @@ struct EncodeScratch {
   std::vector<uint64_t> keys;  // order keys by row
   std::vector<uint32_t> ranks;
   std::vector<uint32_t> by_row;  // sparse columns: ranks by row
-  std::vector<uint8_t> bytes;    // 1-byte X: byte_block(n) columns x n rows of codes
 };
 
 // Columns j0..j1 of dense X, as doubles, into block (column after column).
@@ -253,15 +252,16 @@ void transpose_bytes(const MatrixView& X, int64_t j0, int64_t j1, uint8_t* __res
     for (int64_t k = 0; k < width; ++k) codes[k * n + i] = first[i * row_stride + k * col_stride] ^ flip;
 }
 
-// 1-byte columns j0..j1 (int8, uint8, bool: genotypes), transposed straight from X and ranked in
-// place by counting: one read of X, no conversion. When the values present are consecutive (0/1/2
-// genotypes) a column's codes are its bytes minus the smallest; otherwise a table maps them.
-template <class Store>
-void encode_bytes(const MatrixView& X, int64_t j0, int64_t j1, EncodeScratch& s, Store store) {
+// 1-byte columns j0..j1 (int8, uint8, bool: genotypes), transposed straight from X into their
+// codes (column j at out + (j - j0) n) and ranked in place by counting: one read of X, no
+// conversion, no copy. When the values present are consecutive (0/1/2 genotypes) a column's codes
+// are its bytes minus the smallest; otherwise a table maps them. record(j, ranked) follows.
+template <class Record>
+void encode_bytes(const MatrixView& X, int64_t j0, int64_t j1, uint8_t* out, Record record) {
   const int64_t n = X.n_rows;
-  transpose_bytes(X, j0, j1, s.bytes.data());
+  transpose_bytes(X, j0, j1, out);
   for (int64_t j = j0; j < j1; ++j) {
-    uint8_t* __restrict column = s.bytes.data() + (j - j0) * n;
+    uint8_t* __restrict column = out + (j - j0) * n;
     uint8_t lowest = 255, highest = 0;
     for (int64_t i = 0; i < n; ++i) {
       lowest = std::min(lowest, column[i]);
@@ -286,14 +286,13 @@ void encode_bytes(const MatrixView& X, int64_t j0, int64_t j1, EncodeScratch& s,
     }
     Ranked ranked;
     ranked.n_distinct = static_cast<uint32_t>(rank);
-    store(j, ranked, column);
+    record(j, ranked);
   }
 }
 
 // Encodes dense columns j0..j1, handing each to store(j, ranked, ranks by row).
 template <class Store>
 void encode_dense(const MatrixView& X, int64_t j0, int64_t j1, EncodeScratch& s, Store store) {
-  if (item_size(X.type) == 1) return encode_bytes(X, j0, j1, s, store);
   const int64_t n = X.n_rows;
   copy_block(X, j0, j1, s.block.data());
   for (int64_t j = j0; j < j1; ++j) {
@@ -401,39 +400,45 @@ double XFile::at(int64_t i, int64_t j) const {
 }
 
 ColumnCodes::ColumnCodes(const MatrixView& X, int n_threads, const XFile* file)
-    : n_rows_(X.n_rows), columns_(X.n_cols), width_(X.n_cols), n_codes_(X.n_cols), has_missing_(X.n_cols) {
+    : n_rows_(X.n_rows), columns_(X.n_cols), owned_(X.n_cols), width_(X.n_cols), n_codes_(X.n_cols), has_missing_(X.n_cols) {
   if (X.n_rows <= 0 || X.n_cols <= 0) throw std::invalid_argument("X must have at least one row and one column");
   if (X.n_rows > static_cast<int64_t>(std::numeric_limits<uint32_t>::max()))
     throw std::invalid_argument("X has more than 2^32 - 1 rows, the engine's limit");
   if (X.layout == MatrixView::Layout::csr) throw std::invalid_argument("the column encoding reads a sparse X as CSC");
 
   const int64_t n = X.n_rows;
-  auto store = [&](int64_t j, const Ranked& ranked, const auto* ranks) {
+  const bool bytes = !X.sparse() && item_size(X.type) == 1;
+  // Not zeroed: the encoding threads write every byte, so its pages are first touched in parallel.
+  if (bytes) bytes_.reset(new uint8_t[static_cast<size_t>(n * X.n_cols)]);
+  auto store = [&](int64_t j, const Ranked& ranked, const uint32_t* ranks) {
     if (ranked.infinite) throw std::invalid_argument("X contains infinity (column " + std::to_string(j) + ")");
     n_codes_[j] = ranked.n_distinct - ranked.missing;
     has_missing_[j] = ranked.missing;
     if (ranked.n_distinct <= 256) {
       width_[j] = 1;
-      write_codes<uint8_t>(columns_[j], ranks, n);
+      write_codes<uint8_t>(owned_[j], ranks, n);
     } else if (ranked.n_distinct <= 65536) {
       width_[j] = 2;
-      write_codes<uint16_t>(columns_[j], ranks, n);
+      write_codes<uint16_t>(owned_[j], ranks, n);
     } else {
       width_[j] = 4;
-      write_codes<uint32_t>(columns_[j], ranks, n);
+      write_codes<uint32_t>(owned_[j], ranks, n);
     }
+    columns_[j] = owned_[j].data();
+  };
+  auto record_byte_column = [&](int64_t j, const Ranked& ranked) {
+    n_codes_[j] = ranked.n_distinct;
+    width_[j] = 1;
+    columns_[j] = bytes_.get() + j * n;
   };
   // Columns c0..c1 of X, which panel holds (its column 0 is X's column c0).
   auto encode = [&](const MatrixView& panel, int64_t c0, int64_t c1) {
-    const int64_t block = !panel.sparse() && item_size(panel.type) == 1 ? byte_block(n) : kBlock;
+    const int64_t block = bytes ? byte_block(n) : kBlock;
     parallel_for(
         (c1 - c0 + block - 1) / block, n_threads,
         [&](int) {
           EncodeScratch s;
-          if (!panel.sparse() && item_size(panel.type) == 1) {
-            s.bytes.resize(block * n);
-            return s;
-          }
+          if (bytes) return s;  // encoded in place
           s.block.resize(panel.sparse() ? n : kBlock * n);
           s.a.resize(n);
           s.b.resize(n);
@@ -444,8 +449,11 @@ ColumnCodes::ColumnCodes(const MatrixView& X, int n_threads, const XFile* file)
         },
         [&](int64_t b, int, EncodeScratch& s) {
           const int64_t j0 = b * block, j1 = std::min(c1 - c0, j0 + block);
-          auto store_in_X = [&](int64_t j, const Ranked& ranked, const auto* ranks) { store(c0 + j, ranked, ranks); };
-          if (panel.sparse()) {
+          auto store_in_X = [&](int64_t j, const Ranked& ranked, const uint32_t* ranks) { store(c0 + j, ranked, ranks); };
+          if (bytes) {
+            encode_bytes(panel, j0, j1, bytes_.get() + (c0 + j0) * n,
+                         [&](int64_t j, const Ranked& ranked) { record_byte_column(c0 + j, ranked); });
+          } else if (panel.sparse()) {
             encode_sparse(panel, j0, j1, s, store_in_X);
           } else {
             encode_dense(panel, j0, j1, s, store_in_X);

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -65,18 +66,20 @@ class ColumnCodes {
   }
   // Hints the cache to load the codes of rows[0..count) in column j.
   void prefetch(int64_t j, const uint32_t* rows, int64_t count) const {
-    const uint8_t* base = columns_[j].data();
+    const uint8_t* base = columns_[j];
     const int shift = width_[j] == 1 ? 0 : (width_[j] == 2 ? 1 : 2);
     for (int64_t k = 0; k < count; ++k) __builtin_prefetch(base + (static_cast<size_t>(rows[k]) << shift));
   }
   template <class Code>
   const Code* column(int64_t j) const {
-    return reinterpret_cast<const Code*>(columns_[j].data());
+    return reinterpret_cast<const Code*>(columns_[j]);
   }
 
  private:
   int64_t n_rows_;
-  std::vector<std::vector<uint8_t>> columns_;
+  std::vector<const uint8_t*> columns_;      // column j's codes, in...
+  std::vector<std::vector<uint8_t>> owned_;  // ...a buffer per column, or for 1-byte X
+  std::unique_ptr<uint8_t[]> bytes_;         // one buffer of all columns, n_rows apart
   std::vector<uint8_t> width_;
   std::vector<uint32_t> n_codes_;
   std::vector<uint8_t> has_missing_;
