@@ -3,7 +3,7 @@
 import numpy as np
 from benchkit.data import two_rules
 
-from pyinterp import RandomForestClassifier, RandomForestRegressor
+from pyinterp import RandomForestClassifier, RandomForestRegressor, _core
 
 
 class RegressionFit:
@@ -25,6 +25,27 @@ class RegressionFit:
 
     def peakmem_fit(self, shape):
         self._forest().fit(self.X, self.y)
+
+
+class GenotypeFit:
+    """Genotypes {0, 1, 2} as int8, n=2000 x p=50000 (C order, as np.load gives them): encoding
+    alone (the fixed cost of every fit) and a 2-tree fit, 2 threads."""
+
+    timeout = 300
+
+    def setup(self):
+        rng = np.random.default_rng(0)
+        self.X = rng.binomial(2, rng.uniform(0.05, 0.5, size=50_000), size=(2000, 50_000)).astype(np.int8)
+        self.y = self.X[:, 0] + (self.X[:, 1] > 0) * (self.X[:, 2] > 0) + rng.normal(0, 1, 2000)
+
+    def time_encode(self):
+        _core.ColumnCodes(self.X, 2)
+
+    def time_fit_2_trees(self):
+        RandomForestRegressor(n_estimators=2, max_features="sqrt", n_jobs=2, random_state=0).fit(self.X, self.y)
+
+    def peakmem_fit_2_trees(self):
+        RandomForestRegressor(n_estimators=2, max_features="sqrt", n_jobs=2, random_state=0).fit(self.X, self.y)
 
 
 class ClassificationFit:
