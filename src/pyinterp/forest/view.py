@@ -101,9 +101,7 @@ def sklearn_tree_arrays(tree):
     """A fitted scikit-learn tree's node arrays under the core's field names (single output)."""
     t = tree.tree_
     split = t.children_left >= 0
-    value = t.value[:, 0, :]
-    if value.shape[1] > 1:  # class fractions (older scikit-learn stored weighted counts)
-        value = value / value.sum(axis=1, keepdims=True)
+    value = t.value[:, 0, :]  # the mean, or the class fractions (as scikit-learn >= 1.4 stores them)
     arrays = {
         "feature": np.where(split, t.feature, -1).astype(np.int32),
         "threshold": np.where(split, t.threshold, 0.0),
