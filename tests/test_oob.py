@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 import pytest
 from reference import leaf_of
+from sklearn import ensemble
 from sklearn.metrics import accuracy_score, r2_score
 
 from pyinterp import RandomForestClassifier, RandomForestRegressor
@@ -78,6 +79,28 @@ def test_oob_needs_out_of_bag_rows(regression_data):
     X, y = regression_data
     with pytest.raises(ValueError, match="out-of-bag"):
         RandomForestRegressor(bootstrap=False, oob_score=True).fit(X, y)
+
+
+@pytest.mark.parametrize("max_samples", [0.5, 0.333, 2.5, 0.03, 0.001])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_max_samples_fraction_draws_as_scikit_learn(classification_data, max_samples, weighted):
+    """A fraction of n, or of the sum of the row weights (class weights included), truncated; with
+    scikit-learn's warning, word for word, when that leaves few draws."""
+    X, y = classification_data
+    w = np.random.RandomState(0).uniform(0.1, 3, len(y)) if weighted else None
+    kw = dict(n_estimators=3, max_samples=max_samples, class_weight={0: 1.0, 1: 2.5, 2: 0.5} if weighted else None,
+              random_state=0)
+    with warnings.catch_warnings(record=True) as theirs:
+        warnings.simplefilter("always")
+        sk = ensemble.RandomForestClassifier(**kw).fit(X, y, sample_weight=w)
+    with warnings.catch_warnings(record=True) as ours:
+        warnings.simplefilter("always")
+        forest = RandomForestClassifier(**kw).fit(X, y, sample_weight=w)
+    assert [len(rows) for rows in sk.estimators_samples_] == forest.inbag_counts_.sum(axis=1).tolist()
+    texts = [str(w.message) for w in theirs if "fractional value" in str(w.message)]
+    assert texts == [str(w.message) for w in ours]
+    if max_samples == 0.001:
+        assert texts  # the warning case is covered
 
 
 def test_oob_predict_after_fit_equals_the_oob_score_pass(regression_data, classification_data):

@@ -118,12 +118,13 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
 
     # -- fitting -------------------------------------------------------------------------------
 
-    def _params(self, n_samples, n_features, n_drawable):
+    def _params(self, n_samples, n_features, n_drawable, weight_sum=None):
+        """weight_sum: the sum of the row weights (class weights included), None when unweighted."""
         p = _core.ForestParams()
         p.criterion = self._criteria[self.criterion]
         p.n_estimators = self.n_estimators
         p.bootstrap = bool(self.bootstrap)
-        p.n_draws = resolve_n_draws(self.max_samples, n_samples, self.bootstrap)
+        p.n_draws = resolve_n_draws(self.max_samples, n_samples, self.bootstrap, weight_sum)
         p.max_features = resolve_max_features(self.max_features, n_features, n_drawable)
         # Node sizes and depths never exceed the rows drawn: larger limits mean the same ("never split",
         # "no limit") and are clamped there, so the core's arithmetic on them (2 * min_samples_leaf)
@@ -159,7 +160,8 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
             n_drawable = int(np.count_nonzero(feature_weights))
         else:
             n_drawable = n_features
-        params = self._params(n_samples, n_features, n_drawable)
+        weight_sum = None if sample_weight is None else float(sample_weight.sum())
+        params = self._params(n_samples, n_features, n_drawable, weight_sum)
         params.balanced_subsample = balanced_subsample
         params.monotonic_cst = self._monotonic_cst(X, n_classes, 1 if targets.ndim == 1 else targets.shape[1])
         grown = self._grown_trees(n_samples, n_features)
@@ -371,9 +373,8 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
     bounds). All as scikit-learn does.
 
     Parameters follow :class:`sklearn.ensemble.RandomForestRegressor`. Differences:
-    ``max_samples`` also works with ``bootstrap=False`` (subsampling without replacement), and a
-    fraction is rounded to the nearest count (scikit-learn truncates) of the rows, not of the sum
-    of sample weights;
+    ``max_samples`` also works with ``bootstrap=False`` (subsampling without replacement, a
+    fraction of the rows);
     ``max_features`` counts features that are not constant in the node, so a node evaluates
     ``max_features`` real candidates whenever that many exist; ``fit`` takes ``feature_weights``
     (probabilities, up to scale, of drawing each feature as a candidate; zero = never).
