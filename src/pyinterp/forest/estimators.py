@@ -143,7 +143,8 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         p.seed = root_seed(self.random_state)
         p.n_threads = resolve_n_threads(self.n_jobs)
         if self.oob_score and not p.bootstrap and p.n_draws == n_samples:
-            raise ValueError("out-of-bag estimation needs bootstrap=True or max_samples below the number of rows")
+            raise ValueError("Out of bag estimation only available if bootstrap=True (or, in pyinterp, with "
+                             "max_samples below the number of rows: subsampling without replacement)")
         return p
 
     def _fit(self, X, y, targets, n_classes, sample_weight, feature_weights, class_weight_rows=None,
@@ -246,9 +247,12 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         values, n_trees = self._forest.predict_oob(X, self._n_threads)
         missing = n_trees == 0
         if missing.any():
+            # scikit-learn's words, then where pyinterp differs: it predicts 0 for these rows and
+            # scores them, which can swamp oob_score_ (a row of y near 1000 predicted 0).
             warnings.warn(
-                f"{int(missing.sum())} rows were in the bag of every tree and have no out-of-bag "
-                "prediction; they are NaN (and left out of oob_score_). Use more trees.",
+                "Some inputs do not have OOB scores. This probably means too few trees were used to compute "
+                f"any reliable OOB estimates. {int(missing.sum())} of {n_samples} rows were in the bag of every "
+                "tree: their out-of-bag predictions are NaN and left out of oob_score_.",
                 UserWarning,
                 stacklevel=3,
             )
@@ -374,7 +378,8 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
 
     Parameters follow :class:`sklearn.ensemble.RandomForestRegressor`. Differences:
     ``max_samples`` also works with ``bootstrap=False`` (subsampling without replacement, a
-    fraction of the rows);
+    fraction of the rows); out-of-bag values of rows that every tree drew are NaN and left out of
+    ``oob_score_`` (scikit-learn predicts 0 for them and scores that);
     ``max_features`` counts features that are not constant in the node, so a node evaluates
     ``max_features`` real candidates whenever that many exist; ``fit`` takes ``feature_weights``
     (probabilities, up to scale, of drawing each feature as a candidate; zero = never).
