@@ -1,13 +1,15 @@
 """to_sklearn() and estimators_: pyinterp's trees as fitted scikit-learn trees, node for node, so
 scikit-learn's own predict / apply / decision_path, export_text and shap read them."""
 
+import pickle
+
 import numpy as np
 import pytest
 from conftest import SKLEARN_NAN_TREES
 from sklearn import ensemble
 from sklearn.tree import DecisionTreeRegressor, export_text
 
-from pyinterp import RandomForestClassifier, RandomForestRegressor
+from pyinterp import RandomForestClassifier, RandomForestRegressor, importance
 
 
 @pytest.fixture(params=["regression", "classification"])
@@ -68,3 +70,38 @@ def test_shap_reads_the_exported_forest(regression_data):
     np.testing.assert_allclose(values.sum(axis=1) + shap.TreeExplainer(forest.to_sklearn()).expected_value,
                                forest.predict(X[:20]), rtol=1e-5, atol=1e-6)
     assert isinstance(forest[0], DecisionTreeRegressor)
+
+
+@pytest.mark.filterwarnings("ignore:Some inputs do not have OOB scores")  # heavy rows are drawn by every tree
+@pytest.mark.parametrize("kind", ["regression", "classification", "weighted", "subsampled"])
+def test_out_of_bag_measures_of_the_export_are_the_forests(kind, regression_data, classification_data):
+    """The export carries the rows each tree was fitted on (pyinterp draws them differently from
+    scikit-learn, so no tree random_state regenerates them): every out-of-bag measure of the export
+    is the forest's, call after call, before and after pickling, and the export has the fitted
+    attributes scikit-learn's own forest of the same parameters has."""
+    classifier = kind == "classification"
+    X, y = classification_data if classifier else regression_data
+    X = X.astype(np.float32).astype(np.float64)  # scikit-learn's trees compare X as float32
+    w = np.random.RandomState(0).uniform(0.2, 3.0, len(y)) if kind == "weighted" else None
+    kw = dict(n_estimators=25, max_features=2, oob_score=True, random_state=0,
+              max_samples={"weighted": 0.8, "subsampled": 0.6}.get(kind), bootstrap=kind != "subsampled")
+    forest = (RandomForestClassifier if classifier else RandomForestRegressor)(**kw).fit(X, y, sample_weight=w)
+    export = forest.to_sklearn()
+    for sk in (export, pickle.loads(pickle.dumps(export))):
+        for measure in (importance.mdi_oob, importance.naive_oob, importance.ufi):
+            expected = measure(forest, X, y)
+            np.testing.assert_array_equal(measure(sk, X, y), expected)
+            np.testing.assert_array_equal(measure(sk, X, y), expected)  # nothing drawn from a global RNG
+        np.testing.assert_array_equal(importance.permutation_oob(sk, X, y, n_repeats=2, random_state=0),
+                                      importance.permutation_oob(forest, X, y, n_repeats=2, random_state=0))
+        for theirs, ours in zip(sk.estimators_samples_, forest.estimators_samples_, strict=True):
+            np.testing.assert_array_equal(theirs, ours)
+        assert sk.oob_score_ == forest.oob_score_
+        oob = "oob_decision_function_" if classifier else "oob_prediction_"
+        np.testing.assert_array_equal(getattr(sk, oob), getattr(forest, oob))
+    if forest.bootstrap:  # scikit-learn refuses max_samples without bootstrap
+        fitted = type(export)(**export.get_params()).fit(X, y, sample_weight=w)
+        # _sample_weight only regenerates scikit-learn's draws, which the carried counts replace.
+        expected = {name for name in vars(fitted) if name.endswith("_") or name.startswith("_n_samples")}
+        assert expected <= set(vars(export))
+        assert (export._n_samples, export._n_samples_bootstrap) == (fitted._n_samples, fitted._n_samples_bootstrap)
