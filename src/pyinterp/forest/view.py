@@ -46,9 +46,10 @@ def _is_sklearn_forest(forest) -> bool:
 
 def _refuse_outputs(n_outputs):
     if n_outputs != 1:
-        raise ValueError(f"forest has {n_outputs} outputs; this measure reads single-output forests (its "
-                         "definition weighs one response per row): fit one forest per output, or use mdi / "
-                         "feature_importances_, which sum the criterion over the outputs")
+        raise ValueError(f"forest has {n_outputs} outputs; this function reads single-output forests (it scores, "
+                         "explains or prints one response per row or leaf): fit one forest per output, or use "
+                         "what reads several (mdi / feature_importances_, signed paths, DWP and their miners), "
+                         "whose node impurity is the mean of the outputs'")
 
 
 def forest_view(forest, n_samples=None, *, multi_output=False) -> _ForestView:
