@@ -254,7 +254,7 @@ def test_mdi_reads_several_outputs_and_the_per_row_measures_refuse_them():
     np.testing.assert_allclose(importance.mdi(forest), forest.feature_importances_)
     message = (r"forest has 3 outputs; this function reads single-output forests \(it scores, explains or prints one "
                r"response per row or leaf\): fit one forest per output, or use what reads several \(mdi / "
-               r"feature_importances_, signed paths, DWP and their miners\)")
+               r"feature_importances_, signed paths, DWP, path prevalence and their miners\)")
     for call in (lambda: importance.mdi_oob(forest, X, Y[:, 0]), lambda: importance.contributions(forest, X),
                  lambda: importance.shap_values(forest, X), lambda: tree_rules(forest)):
         with pytest.raises(ValueError, match=message):
@@ -264,7 +264,8 @@ def test_mdi_reads_several_outputs_and_the_per_row_measures_refuse_them():
 def test_signed_paths_and_dwp_of_several_outputs_read_scikit_learns_impurity_decrease():
     """Paths read only the splits, the recorded impurity decrease (the mean of the outputs', as
     scikit-learn's multi-output tree records it) and the leaf depths: a multi-output tree's paths
-    are the reference's on scikit-learn's own tree, and DWP sums their depth weights 2^-D."""
+    are the reference's on scikit-learn's own tree, DWP sums their depth weights 2^-D, and path
+    prevalence reads the leaf scikit-learn routes each row to."""
     X, Y, _ = data()
     ours = one_tree(RandomForestRegressor, min_samples_leaf=5).fit(X, Y)
     sk = tree.DecisionTreeRegressor(min_samples_leaf=5, random_state=0).fit(X, Y)
@@ -279,6 +280,10 @@ def test_signed_paths_and_dwp_of_several_outputs_read_scikit_learns_impurity_dec
     want = [sum(2.0 ** -theirs.depth[leaf] for leaf, codes in zip(leaves, expected)
                 if set(interactions.encode(s)) <= set(codes)) for s in sets]
     np.testing.assert_allclose(interactions.dwp(ours, sets, 0.05), want, rtol=1e-12)
+    # Per-row prevalence: whether the leaf scikit-learn routes each row to holds the set.
+    reached = {leaf: codes for leaf, codes in zip(leaves, expected)}
+    want = [[float(set(interactions.encode(s)) <= set(reached[leaf])) for s in sets] for leaf in sk.apply(X[:20])]
+    np.testing.assert_array_equal(interactions.path_prevalence(ours, paths, X[:20], sets), want)
 
 
 def test_states_before_version_4_load_as_one_output():

@@ -48,8 +48,8 @@ def _refuse_outputs(n_outputs):
     if n_outputs != 1:
         raise ValueError(f"forest has {n_outputs} outputs; this function reads single-output forests (it scores, "
                          "explains or prints one response per row or leaf): fit one forest per output, or use "
-                         "what reads several (mdi / feature_importances_, signed paths, DWP and their miners), "
-                         "whose node impurity is the mean of the outputs'")
+                         "what reads several (mdi / feature_importances_, signed paths, DWP, path prevalence "
+                         "and their miners), whose node impurity is the mean of the outputs'")
 
 
 def forest_view(forest, n_samples=None, *, multi_output=False) -> _ForestView:
