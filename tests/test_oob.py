@@ -125,8 +125,8 @@ def test_max_samples_fraction_draws_as_scikit_learn(classification_data, max_sam
         warnings.simplefilter("always")
         forest = RandomForestClassifier(**kw).fit(X, y, sample_weight=w)
     assert [len(rows) for rows in sk.estimators_samples_] == forest.inbag_counts_.sum(axis=1).tolist()
-    texts = [str(w.message) for w in theirs if "fractional value" in str(w.message)]
-    assert texts == [str(w.message) for w in ours]
+    texts = [str(m.message) for m in theirs if "fractional value" in str(m.message)]
+    assert texts == [str(m.message) for m in ours]
     if max_samples == 0.001:
         assert texts  # the warning case is covered
 
