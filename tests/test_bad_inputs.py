@@ -739,9 +739,9 @@ NEW_CASES = {
         X0, Y_REG).predict(X0), lambda r: np.all((r >= Y_REG.min()) & (r <= Y_REG.max()))),
     "max_samples_2.0": (lambda: _inbag().fit(X0, Y_REG).inbag_counts_,
                         lambda c: np.array_equal(c.sum(axis=1), [2 * N] * 3)),
-    # draws in proportion to the weights: rows of weight 0 are never drawn
+    # draws in proportion to the weights (rows of weight 0 never drawn), twice their sum (scikit-learn 1.9)
     "max_samples_2.0_weights": (lambda: _inbag().fit(X0, Y_REG, np.r_[np.zeros(4), np.ones(N - 4)]).inbag_counts_,
-                                lambda c: np.array_equal(c.sum(axis=1), [2 * N] * 3) and not c[:, :4].any()),
+                                lambda c: np.array_equal(c.sum(axis=1), [2 * (N - 4)] * 3) and not c[:, :4].any()),
     "max_samples_2.0_without_bootstrap": (lambda: _inbag(bootstrap=False).fit(X0, Y_REG),
                                           (ValueError, r"max_samples must be in \(0.0, 1.0\], got 2.0")),
     "max_samples_2_40": (lambda: _forest(RandomForestRegressor, max_samples=2**40).fit(X0, Y_REG),

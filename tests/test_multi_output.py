@@ -10,9 +10,13 @@ from sklearn import ensemble, tree
 from sklearn.exceptions import DataConversionWarning
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils.class_weight import compute_sample_weight
+from reference import signed_path
 from test_sklearn_parity import assert_same_tree
 
 from pyinterp import RandomForestClassifier, RandomForestRegressor, importance, interactions
+from pyinterp.forest import tree_rules
+from pyinterp.forest.tree import Tree
+from pyinterp.forest.view import sklearn_tree_arrays
 
 
 def data(n=300, seed=1):
@@ -248,12 +252,38 @@ def test_mdi_reads_several_outputs_and_the_per_row_measures_refuse_them():
     X, Y, C = data()
     forest = RandomForestRegressor(5, random_state=0).fit(X, Y)
     np.testing.assert_allclose(importance.mdi(forest), forest.feature_importances_)
-    message = "forest has 3 outputs; this measure reads single-output forests"
+    message = (r"forest has 3 outputs; this function reads single-output forests \(it scores, explains or prints one "
+               r"response per row or leaf\): fit one forest per output, or use what reads several \(mdi / "
+               r"feature_importances_, signed paths, DWP, path prevalence and their miners\)")
     for call in (lambda: importance.mdi_oob(forest, X, Y[:, 0]), lambda: importance.contributions(forest, X),
-                 lambda: importance.shap_values(forest, X), lambda: interactions.signed_paths(forest),
-                 lambda: interactions.dwp(forest, [[0, 1]])):
+                 lambda: importance.shap_values(forest, X), lambda: tree_rules(forest)):
         with pytest.raises(ValueError, match=message):
             call()
+
+
+def test_signed_paths_and_dwp_of_several_outputs_read_scikit_learns_impurity_decrease():
+    """Paths read only the splits, the recorded impurity decrease (the mean of the outputs', as
+    scikit-learn's multi-output tree records it) and the leaf depths: a multi-output tree's paths
+    are the reference's on scikit-learn's own tree, DWP sums their depth weights 2^-D, and path
+    prevalence reads the leaf scikit-learn routes each row to."""
+    X, Y, _ = data()
+    ours = one_tree(RandomForestRegressor, min_samples_leaf=5).fit(X, Y)
+    sk = tree.DecisionTreeRegressor(min_samples_leaf=5, random_state=0).fit(X, Y)
+    arrays = sklearn_tree_arrays(sk)  # sk's impurities; the value (first output) is not read
+    theirs = Tree({**arrays, "value": arrays["value"].reshape(-1, 1)})
+    leaves = np.flatnonzero(theirs.left < 0)
+    expected = [signed_path(theirs, leaf, 0.05) for leaf in leaves]
+    paths = interactions.signed_paths(ours, 0.05)
+    assert [list(paths.codes[paths.indptr[r]:paths.indptr[r + 1]]) for r in range(len(paths))] == expected
+    assert 0 < sum(map(len, expected)) < sum(theirs.depth[leaves])  # the filter drops some splits, not all
+    sets = [[(int(theirs.feature[0]), -1)], [(1, 1), (2, -1)]]
+    want = [sum(2.0 ** -theirs.depth[leaf] for leaf, codes in zip(leaves, expected)
+                if set(interactions.encode(s)) <= set(codes)) for s in sets]
+    np.testing.assert_allclose(interactions.dwp(ours, sets, 0.05), want, rtol=1e-12)
+    # Per-row prevalence: whether the leaf scikit-learn routes each row to holds the set.
+    reached = {leaf: codes for leaf, codes in zip(leaves, expected)}
+    want = [[float(set(interactions.encode(s)) <= set(reached[leaf])) for s in sets] for leaf in sk.apply(X[:20])]
+    np.testing.assert_array_equal(interactions.path_prevalence(ours, paths, X[:20], sets), want)
 
 
 def test_states_before_version_4_load_as_one_output():

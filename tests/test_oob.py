@@ -1,10 +1,12 @@
 """In-bag counts, out-of-bag sets and out-of-bag predictions."""
 
+import re
 import warnings
 
 import numpy as np
 import pytest
 from reference import leaf_of
+from sklearn import ensemble
 from sklearn.metrics import accuracy_score, r2_score
 
 from pyinterp import RandomForestClassifier, RandomForestRegressor
@@ -64,20 +66,69 @@ def test_oob_score_takes_a_metric(regression_data):
     assert forest.oob_score_ == pytest.approx(-np.mean((y - forest.oob_prediction_) ** 2))
 
 
-def test_rows_never_out_of_bag_warn_and_are_nan(regression_data):
-    X, y = regression_data
-    with pytest.warns(UserWarning, match="no out-of-bag prediction"):
-        forest = RandomForestRegressor(n_estimators=2, oob_score=True, random_state=0).fit(X, y)
+# scikit-learn 1.9's texts (sklearn/ensemble/_forest.py, _bootstrap.py), asserted on both libraries.
+SKLEARN_NO_OOB = ("Some inputs do not have OOB scores. This probably means too few trees were used to compute any "
+                  "reliable OOB estimates.")
+SKLEARN_OOB_NEEDS_BOOTSTRAP = "Out of bag estimation only available if bootstrap=True"
+
+
+@pytest.mark.parametrize("Forest, SkForest, data", [
+    (RandomForestRegressor, ensemble.RandomForestRegressor, "regression_data"),
+    (RandomForestClassifier, ensemble.RandomForestClassifier, "classification_data"),
+])
+def test_rows_never_out_of_bag_warn_as_scikit_learn_and_are_nan(Forest, SkForest, data, request):
+    """scikit-learn's warning, then the row count; pyinterp's values for those rows are NaN and
+    left out of oob_score_ (scikit-learn's are 0 and scored: README's differences)."""
+    X, y = request.getfixturevalue(data)
+    with pytest.warns(UserWarning, match=re.escape(SKLEARN_NO_OOB)):
+        SkForest(n_estimators=2, oob_score=True, random_state=0).fit(X, y)
+    with pytest.warns(UserWarning, match=re.escape(SKLEARN_NO_OOB) + rf" \d+ of {len(y)} rows were in the bag of "
+                      "every tree: their out-of-bag predictions are NaN and left out of oob_score_."):
+        forest = Forest(n_estimators=2, oob_score=True, random_state=0).fit(X, y)
     never = (forest.inbag_counts_ > 0).all(axis=0)
     assert never.any()
-    assert np.all(np.isnan(forest.oob_prediction_[never]))
-    assert np.isfinite(forest.oob_score_)
+    if Forest is RandomForestRegressor:
+        assert np.all(np.isnan(forest.oob_prediction_[never]))
+        assert forest.oob_score_ == r2_score(y[~never], forest.oob_prediction_[~never])
+    else:
+        proba = forest.oob_decision_function_
+        assert np.all(np.isnan(proba[never]))
+        assert forest.oob_score_ == accuracy_score(y[~never], forest.classes_[proba[~never].argmax(axis=1)])
 
 
-def test_oob_needs_out_of_bag_rows(regression_data):
-    X, y = regression_data
-    with pytest.raises(ValueError, match="out-of-bag"):
-        RandomForestRegressor(bootstrap=False, oob_score=True).fit(X, y)
+@pytest.mark.parametrize("Forest, SkForest", [(RandomForestRegressor, ensemble.RandomForestRegressor),
+                                              (RandomForestClassifier, ensemble.RandomForestClassifier)])
+def test_oob_without_bootstrap_raises_scikit_learns_error(classification_data, Forest, SkForest):
+    X, y = classification_data
+    with pytest.raises(ValueError, match=re.escape(SKLEARN_OOB_NEEDS_BOOTSTRAP)):
+        SkForest(bootstrap=False, oob_score=True).fit(X, y)
+    for max_samples in (None, 1.0, len(y)):  # no row left out of any tree
+        with pytest.raises(ValueError, match=re.escape(SKLEARN_OOB_NEEDS_BOOTSTRAP) + r" \(or, in pyinterp, with "
+                           "max_samples below the number of rows"):
+            Forest(bootstrap=False, oob_score=True, max_samples=max_samples).fit(X, y)
+    assert np.isfinite(Forest(20, bootstrap=False, oob_score=True, max_samples=0.5, random_state=0).fit(X, y).oob_score_)
+
+
+@pytest.mark.parametrize("max_samples", [0.5, 0.333, 2.5, 0.03, 0.001])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_max_samples_fraction_draws_as_scikit_learn(classification_data, max_samples, weighted):
+    """A fraction of n, or of the sum of the row weights (class weights included), truncated; with
+    scikit-learn's warning, word for word, when that leaves few draws."""
+    X, y = classification_data
+    w = np.random.RandomState(0).uniform(0.1, 3, len(y)) if weighted else None
+    kw = dict(n_estimators=3, max_samples=max_samples, class_weight={0: 1.0, 1: 2.5, 2: 0.5} if weighted else None,
+              random_state=0)
+    with warnings.catch_warnings(record=True) as theirs:
+        warnings.simplefilter("always")
+        sk = ensemble.RandomForestClassifier(**kw).fit(X, y, sample_weight=w)
+    with warnings.catch_warnings(record=True) as ours:
+        warnings.simplefilter("always")
+        forest = RandomForestClassifier(**kw).fit(X, y, sample_weight=w)
+    assert [len(rows) for rows in sk.estimators_samples_] == forest.inbag_counts_.sum(axis=1).tolist()
+    texts = [str(m.message) for m in theirs if "fractional value" in str(m.message)]
+    assert texts == [str(m.message) for m in ours]
+    if max_samples == 0.001:
+        assert texts  # the warning case is covered
 
 
 def test_oob_predict_after_fit_equals_the_oob_score_pass(regression_data, classification_data):

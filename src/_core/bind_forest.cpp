@@ -220,9 +220,9 @@ Tree core_tree(const SklearnTree& a, int32_t k, int64_t n_features) {
     t.n_node_samples[node] = static_cast<int32_t>(S(node));
     t.weighted_n_node_samples[node] = W(node);
     t.impurity[node] = I(node);
-    double total = 0.0;
-    for (int32_t c = 0; c < k; ++c) total += V(node, c);
-    for (int32_t c = 0; c < k; ++c) t.value[node * k + c] = k > 1 ? V(node, c) / total : V(node, c);
+    // Class fractions as scikit-learn >= 1.4 stores them, taken as they are (its predict_proba
+    // does not renormalise them either).
+    for (int32_t c = 0; c < k; ++c) t.value[node * k + c] = V(node, c);
     if (!split) continue;
     const auto l = static_cast<int32_t>(L(node)), r = static_cast<int32_t>(R(node));
     t.feature[node] = static_cast<int32_t>(F(node));

@@ -40,6 +40,7 @@ import mmap
 import numbers
 import os
 import re
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -358,16 +359,27 @@ def resolve_max_features(max_features, n_features, n_drawable):
     return max(1, min(k, n_drawable))
 
 
-def resolve_n_draws(max_samples, n_samples, bootstrap):
-    """Rows drawn per tree. With bootstrap (draws with replacement) an int may exceed n and a
-    fraction 1, as in scikit-learn 1.9, up to the core's int32 count; without, at most all rows."""
+def resolve_n_draws(max_samples, n_samples, bootstrap, weight_sum=None):
+    """Rows drawn per tree, as scikit-learn 1.9 counts them. With bootstrap (draws with
+    replacement) an int may exceed n, and a fraction is of n or, when weighted (weight_sum), of the
+    sum of the weights, truncated, with scikit-learn's warning when that leaves few draws; up to
+    the core's int32 count. Without bootstrap (pyinterp's subsampling), a fraction of n, at most
+    all rows."""
     if max_samples is None:
         return n_samples
     most = INT32_MAX if bootstrap else n_samples
     if isinstance(max_samples, numbers.Integral) and not isinstance(max_samples, bool):
         return check_int("max_samples", max_samples, 1, most)
-    check_real("max_samples", max_samples, 0.0, most / n_samples, low_open=True)
-    return max(1, int(round(max_samples * n_samples)))
+    of = weight_sum if bootstrap and weight_sum is not None else n_samples
+    check_real("max_samples", max_samples, 0.0, most / of, low_open=True)
+    n_draws = max(int(max_samples * of), 1)
+    if bootstrap and n_draws < max(10, n_samples ** (1 / 3)):
+        total = (f"the number of samples is {n_samples} " if weight_sum is None
+                 else f"the total sum of sample weights is {weight_sum} ")
+        warnings.warn(f"Using the fractional value {max_samples=} when {total}results in a low number ({n_draws}) of "
+                      "bootstrap samples. We recommend passing `max_samples` as an integer instead.", UserWarning,
+                      stacklevel=7)  # the caller of fit
+    return n_draws
 
 
 def check_weights_vector(name, weights, length, *, what):

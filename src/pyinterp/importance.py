@@ -7,7 +7,7 @@ several outputs, whose impurity is the mean of the outputs'; the others refuse t
 weighs one response per row). For scikit-learn forests,
 the out-of-bag sets are recovered the way scikit-learn itself does for ``oob_score_`` (from each
 tree's ``random_state``), which is why those functions need the training X; pyinterp forests store
-their in-bag counts.
+their in-bag counts, and their ``to_sklearn()`` exports carry them.
 
 Definitions (thesis ch. 8, with T trees and f_{T,k} the Saabas contribution of feature k):
 

@@ -118,12 +118,13 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
 
     # -- fitting -------------------------------------------------------------------------------
 
-    def _params(self, n_samples, n_features, n_drawable):
+    def _params(self, n_samples, n_features, n_drawable, weight_sum=None):
+        """weight_sum: the sum of the row weights (class weights included), None when unweighted."""
         p = _core.ForestParams()
         p.criterion = self._criteria[self.criterion]
         p.n_estimators = self.n_estimators
         p.bootstrap = bool(self.bootstrap)
-        p.n_draws = resolve_n_draws(self.max_samples, n_samples, self.bootstrap)
+        p.n_draws = resolve_n_draws(self.max_samples, n_samples, self.bootstrap, weight_sum)
         p.max_features = resolve_max_features(self.max_features, n_features, n_drawable)
         # Node sizes and depths never exceed the rows drawn: larger limits mean the same ("never split",
         # "no limit") and are clamped there, so the core's arithmetic on them (2 * min_samples_leaf)
@@ -142,7 +143,8 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         p.seed = root_seed(self.random_state)
         p.n_threads = resolve_n_threads(self.n_jobs)
         if self.oob_score and not p.bootstrap and p.n_draws == n_samples:
-            raise ValueError("out-of-bag estimation needs bootstrap=True or max_samples below the number of rows")
+            raise ValueError("Out of bag estimation only available if bootstrap=True (or, in pyinterp, with "
+                             "max_samples below the number of rows: subsampling without replacement)")
         return p
 
     def _fit(self, X, y, targets, n_classes, sample_weight, feature_weights, class_weight_rows=None,
@@ -159,7 +161,8 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
             n_drawable = int(np.count_nonzero(feature_weights))
         else:
             n_drawable = n_features
-        params = self._params(n_samples, n_features, n_drawable)
+        weight_sum = None if sample_weight is None else float(sample_weight.sum())
+        params = self._params(n_samples, n_features, n_drawable, weight_sum)
         params.balanced_subsample = balanced_subsample
         params.monotonic_cst = self._monotonic_cst(X, n_classes, 1 if targets.ndim == 1 else targets.shape[1])
         grown = self._grown_trees(n_samples, n_features)
@@ -244,9 +247,12 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         values, n_trees = self._forest.predict_oob(X, self._n_threads)
         missing = n_trees == 0
         if missing.any():
+            # scikit-learn's words, then where pyinterp differs: it predicts 0 for these rows and
+            # scores them, which can swamp oob_score_ (a row of y near 1000 predicted 0).
             warnings.warn(
-                f"{int(missing.sum())} rows were in the bag of every tree and have no out-of-bag "
-                "prediction; they are NaN (and left out of oob_score_). Use more trees.",
+                "Some inputs do not have OOB scores. This probably means too few trees were used to compute "
+                f"any reliable OOB estimates. {int(missing.sum())} of {n_samples} rows were in the bag of every "
+                "tree: their out-of-bag predictions are NaN and left out of oob_score_.",
                 UserWarning,
                 stacklevel=3,
             )
@@ -371,9 +377,9 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
     bounds). All as scikit-learn does.
 
     Parameters follow :class:`sklearn.ensemble.RandomForestRegressor`. Differences:
-    ``max_samples`` also works with ``bootstrap=False`` (subsampling without replacement), and a
-    fraction is rounded to the nearest count (scikit-learn truncates) of the rows, not of the sum
-    of sample weights;
+    ``max_samples`` also works with ``bootstrap=False`` (subsampling without replacement, a
+    fraction of the rows); out-of-bag values of rows that every tree drew are NaN and left out of
+    ``oob_score_`` (scikit-learn predicts 0 for them and scores that);
     ``max_features`` counts features that are not constant in the node, so a node evaluates
     ``max_features`` real candidates whenever that many exist; ``fit`` takes ``feature_weights``
     (probabilities, up to scale, of drawing each feature as a candidate; zero = never).

@@ -5,6 +5,7 @@ node, built from the core's node arrays. scikit-learn is imported only when a fo
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 import numpy as np
 
@@ -90,20 +91,41 @@ class TreeEstimators(Sequence):
         return self._built[i]
 
 
+def _drawn_rows(inbag):
+    """scikit-learn's ``_get_estimators_indices`` for an export, so its ``estimators_samples_``
+    gives the rows pyinterp drew (as pyinterp's does) rather than draws from tree random_states."""
+    rows = np.arange(inbag.shape[1])
+    for counts in inbag:
+        yield np.repeat(rows, counts)
+
+
 def to_sklearn(forest):
-    """A fitted scikit-learn RandomForestRegressor / RandomForestClassifier with the same trees."""
+    """A fitted scikit-learn RandomForestRegressor / RandomForestClassifier with the same trees.
+
+    It carries what scikit-learn's fitted forest carries for its out-of-bag sets, in the form
+    pyinterp has them: pyinterp draws rows differently, so no tree random_state regenerates them;
+    the in-bag counts travel as ``_pyinterp_inbag`` (read by pyinterp's out-of-bag measures before
+    any regeneration) and back ``estimators_samples_``. The out-of-bag attributes are copied."""
     from sklearn import ensemble
 
     classifier = hasattr(forest, "classes_")
     Forest = ensemble.RandomForestClassifier if classifier else ensemble.RandomForestRegressor
     params = {name: getattr(forest, name) for name in ("n_estimators", "max_depth", "min_samples_split",
                                                        "min_samples_leaf", "min_weight_fraction_leaf", "max_features",
-                                                       "max_leaf_nodes", "min_impurity_decrease", "bootstrap", "n_jobs",
-                                                       "random_state", "ccp_alpha", "max_samples", "monotonic_cst")}
+                                                       "max_leaf_nodes", "min_impurity_decrease", "bootstrap",
+                                                       "oob_score", "n_jobs", "random_state", "ccp_alpha",
+                                                       "max_samples", "monotonic_cst")}
     if classifier:
         params["class_weight"] = forest.class_weight
     out = Forest(criterion=_sklearn_criterion(forest), **params)
     out.estimators_ = list(forest.estimators_)
     out.estimator_ = out.estimators_[0].__class__(**out.estimators_[0].get_params())
+    inbag = forest._forest.inbag
     out._n_samples = forest._forest.n_samples
+    out._n_samples_bootstrap = int(inbag[0].sum()) if forest.bootstrap else None
+    out._pyinterp_inbag = inbag
+    out._get_estimators_indices = partial(_drawn_rows, inbag)
+    for name in ("oob_score_", "oob_prediction_", "oob_decision_function_"):
+        if hasattr(forest, name):
+            setattr(out, name, getattr(forest, name))
     return _fitted_attributes(out, forest)

@@ -1,7 +1,7 @@
 """One view of a fitted forest for the core, whichever library fitted it: pyinterp forests hand over
 their core Forest; scikit-learn forests are imported into one (Forest.from_sklearn_trees), with their
 in-bag counts regenerated the way scikit-learn's own oob_score_ does when the training rows are
-given."""
+given (or, for pyinterp's exports, the counts they carry)."""
 
 from __future__ import annotations
 
@@ -46,9 +46,10 @@ def _is_sklearn_forest(forest) -> bool:
 
 def _refuse_outputs(n_outputs):
     if n_outputs != 1:
-        raise ValueError(f"forest has {n_outputs} outputs; this measure reads single-output forests (its "
-                         "definition weighs one response per row): fit one forest per output, or use mdi / "
-                         "feature_importances_, which sum the criterion over the outputs")
+        raise ValueError(f"forest has {n_outputs} outputs; this function reads single-output forests (it scores, "
+                         "explains or prints one response per row or leaf): fit one forest per output, or use "
+                         "what reads several (mdi / feature_importances_, signed paths, DWP, path prevalence "
+                         "and their miners), whose node impurity is the mean of the outputs'")
 
 
 def forest_view(forest, n_samples=None, *, multi_output=False) -> _ForestView:
@@ -101,9 +102,7 @@ def sklearn_tree_arrays(tree):
     """A fitted scikit-learn tree's node arrays under the core's field names (single output)."""
     t = tree.tree_
     split = t.children_left >= 0
-    value = t.value[:, 0, :]
-    if value.shape[1] > 1:  # class fractions (older scikit-learn stored weighted counts)
-        value = value / value.sum(axis=1, keepdims=True)
+    value = t.value[:, 0, :]  # the mean, or the class fractions (as scikit-learn >= 1.4 stores them)
     arrays = {
         "feature": np.where(split, t.feature, -1).astype(np.int32),
         "threshold": np.where(split, t.threshold, 0.0),
@@ -120,9 +119,10 @@ def sklearn_tree_arrays(tree):
 
 
 def _sklearn_inbag(forest, n_samples):
-    """(n_trees, n_samples) in-bag counts of the rows scikit-learn drew for each tree, regenerated
-    as its own oob_score_ does (private helpers, whose signature gained sample_weight in 1.7); what
-    does not depend on the tree is worked out once."""
+    """(n_trees, n_samples) in-bag counts of the rows each tree was fitted on: those a pyinterp
+    export carries (``_pyinterp_inbag``), else scikit-learn's draws regenerated as its own
+    oob_score_ does (private helpers, whose signature gained sample_weight in 1.7); what does not
+    depend on the tree is worked out once. Without bootstrap scikit-learn fits every row."""
     from sklearn.ensemble import _forest as skf
 
     trained_on = getattr(forest, "_n_samples", n_samples)
@@ -131,12 +131,18 @@ def _sklearn_inbag(forest, n_samples):
             f"X has {n_samples} rows but the forest was trained on {trained_on}: "
             "out-of-bag measures need the training rows"
         )
+    carried = getattr(forest, "_pyinterp_inbag", None)
+    if carried is not None:
+        return carried
+    n_trees = len(forest.estimators_)
+    if not forest.bootstrap:
+        return np.ones((n_trees, n_samples), dtype=np.uint32)
     weights = getattr(forest, "_sample_weight", None)
     extra = (weights,) if "sample_weight" in inspect.signature(skf._generate_sample_indices).parameters else ()
     n_draws = getattr(forest, "_n_samples_bootstrap", None)
     if n_draws is None:
         n_draws = skf._get_n_samples_bootstrap(n_samples, forest.max_samples, *extra)
-    inbag = np.empty((len(forest.estimators_), n_samples), dtype=np.uint32)
+    inbag = np.empty((n_trees, n_samples), dtype=np.uint32)
     for t, est in enumerate(forest.estimators_):
         inbag[t] = np.bincount(skf._generate_sample_indices(est.random_state, n_samples, n_draws, *extra),
                                minlength=n_samples)
@@ -153,10 +159,8 @@ def _sklearn_core(forest, n_samples):
     n_trees = len(trees)
     if n_samples is None:  # only the tree structure is needed
         n_samples, inbag = 1, np.zeros(n_trees, dtype=np.uint32)
-    elif forest.bootstrap:
-        inbag = _sklearn_inbag(forest, n_samples)
     else:
-        inbag = np.ones((n_trees, n_samples), dtype=np.uint32)
+        inbag = _sklearn_inbag(forest, n_samples)
     n_classes = len(forest.classes_) if hasattr(forest, "classes_") else 0
     return _core.Forest.from_sklearn_trees(_sklearn_criterion(forest), forest.n_features_in_, n_classes, n_samples,
                                            trees, inbag.ravel(), resolve_n_threads(forest.n_jobs))

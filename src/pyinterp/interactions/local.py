@@ -28,7 +28,7 @@ def leaf_rows(paths: SignedPaths, leaves: np.ndarray) -> np.ndarray:
 
 def sample_rows(forest, paths: SignedPaths, X, n_jobs=None) -> np.ndarray:
     """(n_samples, n_trees): the path row of the leaf each row of X reaches in each tree."""
-    view = forest_view(forest)
+    view = forest_view(forest, multi_output=True)  # leaves only: no node values or responses
     X = check_rows(view, X)
     return leaf_rows(paths, view.core.apply(X, resolve_n_threads(n_jobs)))
 

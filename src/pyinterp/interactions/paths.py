@@ -115,6 +115,8 @@ def signed_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="afte
     ``feature_groups``: one group name per feature (e.g. the gene of each probe); the codes then
     index the groups (in order of first appearance), a group counts as one feature - its first
     split on a path decides, by that split's direction - and ``names`` are the group names.
+    A forest of several outputs (2-d y) gives the same: paths read only the splits, their recorded
+    impurity decrease (of the criterion, the mean of the outputs') and the in-bag weights.
     """
     args, names = _core_args(forest, epsilon, weight, first_occurrence, impurity_scale, node_counts, feature_groups,
                              n_jobs)
@@ -151,7 +153,7 @@ def _n_indexed(core_args):
 def _core_args(forest, epsilon, weight, first_occurrence, impurity_scale, node_counts, feature_groups, n_jobs):
     """The core's arguments, and what the codes will index: the group names with
     ``feature_groups``, else the forest's feature names, else None."""
-    view = forest_view(forest)
+    view = forest_view(forest, multi_output=True)  # no node values or responses are read
     groups = check_feature_groups(feature_groups, view.core.n_features)
     if groups is not None:
         names = groups.names
