@@ -32,6 +32,7 @@ from .._validation import (INT32_MAX, FOREST_FIT_X, ForestInputMixin, IntInterva
                            check_columns, check_forest_size, check_up_front, core_X, regression_target,
                            resolve_n_threads, share_feature_names, validate_data, validate_fit_data)
 from ..forest import RandomForestClassifier, RandomForestRegressor
+from ..forest.view import forest_view
 from .dwp import sum_codes
 from .local import leaf_rows
 from .paths import SignedPaths, decode, signed_paths
@@ -602,7 +603,9 @@ class BootstrapLeaves:
         codes = paths.codes if params.signed else paths.codes >> 1
         self.paths = SignedPaths(paths.indptr, codes.astype(np.int32), paths.weight, paths.depth, paths.tree,
                                  paths.leaf, paths.names)
-        rows = leaf_rows(paths, forest.apply(X))  # (n_rows, n_trees)
+        # X is the fit's validated array: its leaves through the core, without the column-name check
+        # (the selected forest carries the estimator's names, which an array lacks).
+        rows = leaf_rows(paths, forest_view(forest).core.apply(core_X(X), resolve_n_threads(forest.n_jobs)))
         counted = forest.inbag_counts_.T == 0 if params.style == "R" else np.ones(rows.shape, dtype=bool)
         rows = rows[counted]
         self.size = np.bincount(rows, minlength=len(paths)).astype(np.float64)
