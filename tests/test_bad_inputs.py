@@ -26,8 +26,9 @@ from pyinterp._validation import IntInterval
 from pyinterp.datasets import (make_boolean_response, make_collinear_dictionary, make_correlated_linear,
                                make_dictionary_signals, make_gaussian_dictionary, make_lss, make_sparse_coefficients)
 from pyinterp.forest import tree_rules
-from pyinterp.interactions import (InteractionTable, decode, distinct_paths, dwp, encode, interaction_rule, minimal,
-                                   path_prevalence, prevalent_sets, random_intersection_trees, signed_paths)
+from pyinterp.interactions import (InteractionTable, TooManyPathCodes, decode, distinct_paths, dwp, encode,
+                                   interaction_rule, minimal, path_prevalence, prevalent_sets,
+                                   random_intersection_trees, signed_paths)
 from pyinterp.metrics import (dictionary_nmse, dictionary_recovered, lenient_score, proximity_curve, proximity_score,
                               strict_score)
 from pyinterp.partitioned import solve_path
@@ -541,6 +542,19 @@ FUNCTION_CASES = {
     "signed_paths_groups_short": (lambda: signed_paths(RF_REG, feature_groups=["a"]), (ValueError, "feature_groups")),
     "signed_paths_n_jobs_true": (lambda: signed_paths(RF_REG, n_jobs=True), (ValueError, "n_jobs")),
     "distinct_paths_weight_typo": (lambda: distinct_paths(RF_REG, weight="dept"), (InvalidParameterError, "'weight'")),
+    # max_codes: a positive int; a budget below the paths' codes raises TooManyPathCodes naming it
+    "signed_paths_max_codes_1": (lambda: signed_paths(RF_REG, max_codes=1),
+                                 (TooManyPathCodes, "more than max_codes = 1; ")),
+    "distinct_paths_max_codes_1": (lambda: distinct_paths(RF_REG, max_codes=1),
+                                   (TooManyPathCodes, "more than max_codes = 1; ")),
+    "dwp_max_codes_1": (lambda: dwp(RF_REG, [[(0, 1)]], max_codes=1), (TooManyPathCodes, "max_codes = 1; ")),
+    "signed_paths_max_codes_0": (lambda: signed_paths(RF_REG, max_codes=0), (InvalidParameterError, "'max_codes'")),
+    "signed_paths_max_codes_true": (lambda: signed_paths(RF_REG, max_codes=True),
+                                    (InvalidParameterError, "'max_codes'")),
+    "signed_paths_max_codes_float": (lambda: signed_paths(RF_REG, max_codes=1e9),
+                                     (InvalidParameterError, "'max_codes'")),
+    "signed_paths_max_codes_2_70": (lambda: signed_paths(RF_REG, max_codes=2**70).codes,
+                                    lambda r: np.array_equal(r, signed_paths(RF_REG).codes)),
     "path_prevalence_more_features": (lambda: path_prevalence(RF_REG, signed_paths(RF_REG), np.hstack([X0, X0]),
                                                               [[(0, 1)]]), (ValueError, "features")),
     "path_prevalence_nan_X": (lambda: path_prevalence(RF_REG, signed_paths(RF_REG), with_value(X0, 0, 0, np.nan),
