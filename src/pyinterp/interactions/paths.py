@@ -98,7 +98,13 @@ class SignedPaths:
         return len(self.weight)
 
     def path(self, row) -> tuple:
-        """The signed features of one leaf as ((k, sign), ...)."""
+        """The signed features of one leaf (``row``, an index in [-len, len)) as ((k, sign), ...)."""
+        n = len(self)
+        if not isinstance(row, (Integral, np.integer)) or isinstance(row, (bool, np.bool_)):
+            raise TypeError(f"row must be an integer index, got {row!r}")
+        if not -n <= row < n:
+            raise IndexError(f"row {row} is outside [-{n}, {n}): the paths have {n} leaves")
+        row = int(row) % n
         return decode(self.codes[self.indptr[row] : self.indptr[row + 1]])
 
 
