@@ -39,7 +39,7 @@ double decrease(const Tree& tree, int32_t t, const SignedPathOptions& o) {
 }
 
 // One depth-first walk per tree, so each node is visited once; at each leaf, on_leaf(node, depth)
-// reads its path's codes, first occurrences in path order, in s.active.
+// reads its path's codes (in path order, unsorted) in s.active.
 template <class OnLeaf>
 void walk(const Tree& tree, const SignedPathOptions& o, Scratch& s, OnLeaf on_leaf) {
   int32_t current = 0;  // depth of the path state
