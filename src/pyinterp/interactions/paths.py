@@ -132,8 +132,8 @@ def signed_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="afte
     split on a path decides, by that split's direction - and ``names`` are the group names.
     A forest of several outputs (2-d y) gives the same: paths read only the splits, their recorded
     impurity decrease (of the criterion, the mean of the outputs') and the in-bag weights.
-    ``max_codes``: the signed features a reading may hold over all its leaves' paths (``len(codes)``;
-    4 bytes each), which grow as leaves x depth in deep trees. Past it the call raises
+    ``max_codes`` (default 2^31, 8 GiB): the signed features a reading may hold over all its leaves'
+    paths (``len(codes)``; 4 bytes each), which grow as leaves x depth in deep trees. Past it the call raises
     :class:`TooManyPathCodes` (a MemoryError) before building any output: raise ``epsilon``,
     grow shallower trees or raise ``max_codes``.
     """
