@@ -131,7 +131,7 @@ def test_irf_says_the_order_of_its_table(style, keys, lss_file, tmp_path, capsys
     printed = [[float(v) for v in line.split()[-len(header) + 1:]] for line in lines[1:6]]
     assert printed == sorted(printed, key=lambda row: (-row[0], -row[1]))
     page = (tmp_path / "report.html").read_text()
-    assert f"Iterative random forest: interactions by {order} (stability across bootstraps)" in page
+    assert f"<h2 id='irf'>Iterative random forest: interactions by {order}</h2>" in page
     assert "by stability across bootstraps" not in page
 
 

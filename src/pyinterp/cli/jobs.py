@@ -109,7 +109,7 @@ def irf(data, args, report, truth=None):
     scores = table.columns
     keys = TABLE_ORDER[model.style]
     order = ", then ".join(keys)
-    report.add_table("irf", f"Iterative random forest: interactions by {order} (stability across bootstraps)",
+    report.add_table("irf", f"Iterative random forest: interactions by {order}",
                      ["interaction", "order", *scores, *(["truth"] if truth else [])],
                      _interaction_rows(table, scores, truth))
     top = table[: args.top]
