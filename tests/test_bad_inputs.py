@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import re
+import sys
 import warnings
 from dataclasses import dataclass
 
@@ -26,10 +27,11 @@ from pyinterp._validation import IntInterval
 from pyinterp.datasets import (make_boolean_response, make_collinear_dictionary, make_correlated_linear,
                                make_dictionary_signals, make_gaussian_dictionary, make_lss, make_sparse_coefficients)
 from pyinterp.forest import tree_rules
-from pyinterp.interactions import (InteractionTable, decode, distinct_paths, dwp, encode, interaction_rule, minimal,
-                                   path_prevalence, prevalent_sets, random_intersection_trees, signed_paths)
+from pyinterp.interactions import (InteractionTable, TooManyPathCodes, decode, distinct_paths, dwp, encode,
+                                   interaction_rule, minimal, path_prevalence, prevalent_sets,
+                                   random_intersection_trees, signed_paths)
 from pyinterp.metrics import (dictionary_nmse, dictionary_recovered, lenient_score, proximity_curve, proximity_score,
-                              strict_score)
+                              singleton_equivalent, strict_score)
 from pyinterp.partitioned import solve_path
 from pyinterp.skinny import fit_budget
 
@@ -171,6 +173,9 @@ ENTRIES = {
     **{f"RandomForestClassifier.{m}": Entry(lambda X, y, w, m=m: getattr(RF_CLF, m)(X), "clf", nan=True,
                                             invariant=False, weights=False, fits=False)
        for m in ("predict", "predict_proba", "apply", "decision_path")},
+    # exp: log 0 = -inf is predict_log_proba's value for a class no tree predicts, as in scikit-learn
+    "RandomForestClassifier.predict_log_proba": Entry(lambda X, y, w: np.exp(RF_CLF.predict_log_proba(X)), "clf",
+                                                      nan=True, invariant=False, weights=False, fits=False),
     "RandomForestClassifier.oob_predict_proba": Entry(lambda X, y, w: RF_CLF.oob_predict_proba(X), "clf", nan=True,
                                                       invariant=False, weights=False, rows="train", fits=False),
     "RandomForestClassifier.score": Entry(lambda X, y, w: RF_CLF.score(X, y, w), "clf", nan=True, invariant=False,
@@ -479,7 +484,7 @@ def test_entry_point(entry_name, case_name):
 ESTIMATORS = [RandomForestRegressor(), RandomForestClassifier(), LSSFind(), LocalLSSFind(),
               IterativeRandomForest(task="classification"), SkinnyTreesRegressor(), SkinnyTreesClassifier(), DLBCD(),
               PartitionedRatio(2)]
-METHODS = ("predict", "predict_proba", "apply", "decision_path", "oob_predict", "oob_predict_proba", "score",
+METHODS = ("predict", "predict_proba", "predict_log_proba", "apply", "decision_path", "oob_predict", "oob_predict_proba", "score",
            "transform", "objective", "local_interactions", "decision_function", "dwp")
 
 
@@ -517,6 +522,9 @@ def test_forest_limits_beyond_int64_mean_never(name, unlimited, value):
 # -- functions over sets, forests and parameters ---------------------------------------------------
 
 FW = np.array([1.0, 2.0, 3.0, 4.0])
+TABLE = InteractionTable([((0, 1),), ((1, -1), (2, 1)), ((0, -1), (2, 1))], {"dwp": np.array([0.9, 0.5, np.nan])},
+                         ["a", "b", "c"])
+PATHS = signed_paths(RF_REG)
 FUNCTION_CASES = {
     # dwp: indices must lie below the forest's feature count, with names or without
     "dwp_feature_beyond_p": (lambda: dwp(RF_REG, [[(4, 1)]]), (ValueError, "names feature 4, but there are 4")),
@@ -541,6 +549,19 @@ FUNCTION_CASES = {
     "signed_paths_groups_short": (lambda: signed_paths(RF_REG, feature_groups=["a"]), (ValueError, "feature_groups")),
     "signed_paths_n_jobs_true": (lambda: signed_paths(RF_REG, n_jobs=True), (ValueError, "n_jobs")),
     "distinct_paths_weight_typo": (lambda: distinct_paths(RF_REG, weight="dept"), (InvalidParameterError, "'weight'")),
+    # max_codes: a positive int; a budget below the paths' codes raises TooManyPathCodes naming it
+    "signed_paths_max_codes_1": (lambda: signed_paths(RF_REG, max_codes=1),
+                                 (TooManyPathCodes, "more than max_codes = 1; ")),
+    "distinct_paths_max_codes_1": (lambda: distinct_paths(RF_REG, max_codes=1),
+                                   (TooManyPathCodes, "more than max_codes = 1; ")),
+    "dwp_max_codes_1": (lambda: dwp(RF_REG, [[(0, 1)]], max_codes=1), (TooManyPathCodes, "max_codes = 1; ")),
+    "signed_paths_max_codes_0": (lambda: signed_paths(RF_REG, max_codes=0), (InvalidParameterError, "'max_codes'")),
+    "signed_paths_max_codes_true": (lambda: signed_paths(RF_REG, max_codes=True),
+                                    (InvalidParameterError, "'max_codes'")),
+    "signed_paths_max_codes_float": (lambda: signed_paths(RF_REG, max_codes=1e9),
+                                     (InvalidParameterError, "'max_codes'")),
+    "signed_paths_max_codes_2_70": (lambda: signed_paths(RF_REG, max_codes=2**70).codes,
+                                    lambda r: np.array_equal(r, signed_paths(RF_REG).codes)),
     "path_prevalence_more_features": (lambda: path_prevalence(RF_REG, signed_paths(RF_REG), np.hstack([X0, X0]),
                                                               [[(0, 1)]]), (ValueError, "features")),
     "path_prevalence_nan_X": (lambda: path_prevalence(RF_REG, signed_paths(RF_REG), with_value(X0, 0, 0, np.nan),
@@ -574,6 +595,25 @@ FUNCTION_CASES = {
                                      (ValueError, r"max_top must be in \[1, 2147483647\]")),
     "proximity_curve_max_top_beyond_ranking": (lambda: proximity_curve([[(0, 1)]], [[(1, 1)], [(0, 1)]], max_top=4),
                                                lambda r: np.array_equal(r, [0.0, 1.0, 1.0, 1.0])),
+    "singleton_equivalent_string": (lambda: singleton_equivalent("ab"),
+                                    (TypeError, "interactions must be an iterable of interactions")),
+    "singleton_equivalent_none": (lambda: singleton_equivalent(None),
+                                  (TypeError, "interactions must be an iterable of interactions")),
+    "singleton_equivalent_flat_set": (lambda: singleton_equivalent([(0, 1)]),
+                                      (TypeError, r"interactions\[0\]: a signed feature must be a pair")),
+    "singleton_equivalent_sign_0": (lambda: singleton_equivalent([[(0, 0)]]),
+                                    (ValueError, r"interactions\[0\]: a sign must be -1 or \+1")),
+    "singleton_equivalent_negative_feature": (lambda: singleton_equivalent([[(1, 1)], [(-1, 1)]]),
+                                              (ValueError, r"interactions\[1\]: a feature must be a column index")),
+    "singleton_equivalent_float_feature": (lambda: singleton_equivalent([[(1.0, 1)]]),
+                                           (TypeError, r"interactions\[0\]: the feature must be an integer")),
+    "singleton_equivalent_bool_feature": (lambda: singleton_equivalent([[(True, 1)]]),
+                                          (TypeError, r"interactions\[0\]: the feature must be an integer")),
+    "singleton_equivalent_empty_set": (lambda: singleton_equivalent([[]]),
+                                       (ValueError, r"interactions\[0\] is an empty interaction")),
+    "singleton_equivalent_nothing": (lambda: singleton_equivalent([]), lambda r: r == []),
+    "singleton_equivalent_numpy_ints": (lambda: singleton_equivalent([[(np.int64(2), np.int8(1))]]),
+                                        lambda r: r == [((2, 1),), ((2, -1),)]),
     "dictionary_nmse_nan": (lambda: dictionary_nmse(np.full((3, 3), np.nan), np.eye(3)),
                             (ValueError, "Input estimate contains NaN")),
     "dictionary_nmse_shapes": (lambda: dictionary_nmse(np.eye(3), np.eye(4)),
@@ -636,6 +676,49 @@ FUNCTION_CASES = {
     "Tree_missing_fields": (lambda: Tree({}), (ValueError, "arrays lacks the node fields")),
     "InteractionTable_column_length": (lambda: InteractionTable([((0, 1),)], {"dwp": np.ones(2)}),
                                        (ValueError, "column 'dwp' must have one value per interaction")),
+    # select: one boolean per row, or integer indices in [-len, len)
+    "InteractionTable.select_short_mask": (lambda: TABLE.select([True]),
+                                           (ValueError, "mask has 1 booleans for a table of 3 interactions")),
+    "InteractionTable.select_long_mask": (lambda: TABLE.select([True] * 4),
+                                          (ValueError, "mask has 4 booleans for a table of 3 interactions")),
+    "InteractionTable.select_index_beyond": (lambda: TABLE.select([3]),
+                                             (IndexError, r"mask holds indices outside \[-3, 3\)")),
+    "InteractionTable.select_index_2_70": (lambda: TABLE.select(np.array([2**63], dtype=np.uint64)),
+                                           (IndexError, "mask holds indices outside")),
+    "InteractionTable.select_float_indices": (lambda: TABLE.select([0.7]),
+                                              (TypeError, "mask must hold booleans or integer indices")),
+    "InteractionTable.select_nan": (lambda: TABLE.select([np.nan]), (TypeError, "mask must hold booleans")),
+    "InteractionTable.select_strings": (lambda: TABLE.select(["a"]), (TypeError, "mask must hold booleans")),
+    "InteractionTable.select_none": (lambda: TABLE.select(None), (ValueError, "mask must be a 1-d sequence")),
+    "InteractionTable.select_scalar_true": (lambda: TABLE.select(True), (ValueError, "mask must be a 1-d sequence")),
+    "InteractionTable.select_2d": (lambda: TABLE.select([[True, False, True]]),
+                                   (ValueError, "mask must be a 1-d sequence")),
+    "InteractionTable.select_ragged": (lambda: TABLE.select([[0], [0, 1]]), (ValueError, "mask must be a 1-d")),
+    "InteractionTable.select_nothing": (lambda: TABLE.select([]), lambda r: len(r) == 0 and r.columns == ["dwp"]),
+    "InteractionTable.select_negative_index": (lambda: TABLE.select([-1, 0]),
+                                               lambda r: r.features == [TABLE.features[2], TABLE.features[0]]),
+    "InteractionTable.select_mask": (lambda: TABLE.select(TABLE["dwp"] > 0.3),  # NaN is not above
+                                     lambda r: r.features == TABLE.features[:2] and np.array_equal(r["dwp"], [0.9, 0.5])),
+    # to_frame: every row and column, NaN scores kept, an empty table gives the columns
+    "InteractionTable.to_frame_nan_score": (lambda: TABLE.to_frame(),
+                                            lambda f: f.shape == (3, 5) and np.isnan(f["dwp"][2])
+                                            and list(f["interaction"]) == ["a+", "b- & c+", "a- & c+"]),
+    "InteractionTable.to_frame_empty": (lambda: TABLE.select([]).to_frame(),
+                                        lambda f: f.shape == (0, 5) and list(f.columns) == ["interaction", "order",
+                                                                                            "features", "names",
+                                                                                            "dwp"]),
+    "InteractionTable.to_frame_without_names": (lambda: InteractionTable([((1, 1),)], {"s": [1.0]}).to_frame(),
+                                                lambda f: f["names"][0] == (("x1", 1),)),
+    # SignedPaths.path: an integer row in [-len, len)
+    "SignedPaths.path_beyond": (lambda: PATHS.path(len(PATHS)),
+                                (IndexError, f"row {len(PATHS)} is outside \\[-{len(PATHS)}, {len(PATHS)}\\)")),
+    "SignedPaths.path_below": (lambda: PATHS.path(-len(PATHS) - 1), (IndexError, "is outside")),
+    "SignedPaths.path_2_70": (lambda: PATHS.path(2**70), (IndexError, "row 1180591620717411303424 is outside")),
+    "SignedPaths.path_float": (lambda: PATHS.path(1.0), (TypeError, "row must be an integer index")),
+    "SignedPaths.path_bool": (lambda: PATHS.path(True), (TypeError, "row must be an integer index")),
+    "SignedPaths.path_string": (lambda: PATHS.path("0"), (TypeError, "row must be an integer index")),
+    "SignedPaths.path_last": (lambda: PATHS.path(-1), lambda r: r == decode(PATHS.codes[PATHS.indptr[-2]:])),
+    "SignedPaths.path_numpy_int": (lambda: PATHS.path(np.int32(0)), lambda r: r == PATHS.path(0)),
     "encode_sign_3": (lambda: encode([(0, 3)]), (ValueError, "a signed feature is")),
     "encode_unknown_name": (lambda: encode([("x", 1)], names=("a", "b")), (ValueError, "names 'x', which is not")),
     "decode_negative": (lambda: decode([-1]), (ValueError, "codes must be non-negative integers")),
@@ -655,6 +738,12 @@ def test_function(name):
             call()
     else:
         assert outcome(call())
+
+
+def test_to_frame_without_pandas_says_it_needs_pandas(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas fails, as where it is not installed
+    with pytest.raises(ImportError, match="InteractionTable.to_frame needs pandas: pip install pandas"):
+        TABLE.to_frame()
 
 
 # -- impurity-based results at extreme target scales -------------------------------------------------

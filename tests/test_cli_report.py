@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 from pyinterp import IterativeRandomForest, LSSFind, RandomForestRegressor, cli
+from pyinterp.cli import jobs
 from pyinterp.cli.report import HTML_ROWS, Report
 from pyinterp.datasets import make_lss
 from pyinterp.importance import mdi_oob
@@ -113,6 +114,36 @@ def test_the_html_report_holds_every_table(lss_file, tmp_path, capsys):
         rows = table.head(HTML_ROWS).itertuples(index=False)
         assert shown[1:] == [[f"{v:.4g}" if isinstance(v, float) else str(v) for v in row] for row in rows]
         assert f"{name}.csv holds them all" in page
+
+
+@pytest.mark.parametrize("style, keys", [("R", ("cpe", "stability")), ("pyinterp", ("stability", "prevalence"))])
+def test_irf_says_the_order_of_its_table(style, keys, lss_file, tmp_path, capsys, monkeypatch):
+    """The heading and the page's table title name the order of the fitted style (R iRF's cpe by
+    default, not stability), the printed columns start with the sort keys, and the rows follow them."""
+    monkeypatch.setattr(jobs, "IterativeRandomForest", lambda **kw: IterativeRandomForest(style=style, **kw))
+    out = run(capsys, "interactions", lss_file, "--target", "response", "--n-estimators", 20, "--top", 5,
+              "--out", tmp_path)
+    order = ", then ".join(keys)
+    assert re.search(rf"selected; top 5 of \d+ by {order}:\n", out)
+    lines = out.split(f"by {order}:\n")[1].splitlines()
+    header = lines[0].split()
+    assert header[0] == "interaction" and header[1:3] == list(keys) and ("cpe" in header) == (style == "R")
+    printed = [[float(v) for v in line.split()[-len(header) + 1:]] for line in lines[1:6]]
+    assert printed == sorted(printed, key=lambda row: (-row[0], -row[1]))
+    page = (tmp_path / "report.html").read_text()
+    assert f"<h2 id='irf'>Iterative random forest: interactions by {order}</h2>" in page
+    assert "by stability across bootstraps" not in page
+
+
+def test_interactions_on_a_file_write_nothing_to_stderr(lss_file):
+    """Every run on a file (a DataFrame of named columns) warned, from iRF, "X does not have valid
+    feature names, but RandomForestRegressor was fitted with feature names"."""
+    command = Path(sys.executable).parent / "pyinterp"  # 30 trees: every row is out of bag in some tree
+    done = subprocess.run([command, "interactions", lss_file, "--target", "response", "--n-estimators", "30",
+                           "--n-jobs", "1"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "Iterative random forest" in done.stdout
+    assert done.stderr == ""
 
 
 def test_a_long_table_shows_its_first_rows_on_the_page(tmp_path, capsys):

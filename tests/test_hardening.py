@@ -1,9 +1,12 @@
 """Reproducers of the bad-input campaign (issue 22), one test each: every one now gives a clear
 error naming the problem or a correct result, never a crash, a hang or silent garbage."""
 
+import subprocess
+import sys
 import threading
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,7 +17,8 @@ from sklearn.exceptions import ConvergenceWarning
 from pyinterp import (DLBCD, IterativeRandomForest, LSSFind, PartitionedRatio, RandomForestClassifier,
                       RandomForestRegressor, SkinnyTreesRegressor, frequent_itemsets)
 from pyinterp.importance import dstump, permutation_oob
-from pyinterp.interactions import TooManyIntersections, dwp, prevalent_sets, random_intersection_trees
+from pyinterp.interactions import (TooManyIntersections, TooManyPathCodes, distinct_paths, dwp, prevalent_sets,
+                                   random_intersection_trees, signed_paths)
 from pyinterp.skinny import fit_budget
 
 from ctrl_c import ctrl_c_after
@@ -43,6 +47,67 @@ def test_rit_budget_is_deterministic_and_reachable_from_irf(regression_data):
                                 rit_n_trees=1, random_state=0)
     with pytest.raises(TooManyIntersections, match="max_nodes"):
         irf.fit(X, y)
+
+
+def test_signed_paths_are_under_a_budget_of_codes(regression_data):
+    """Signed paths grow as leaves x depth with no limit (issue 22, point 1): max_codes bounds the
+    codes of all leaves' paths exactly - those epsilon keeps - for every reading that builds them."""
+    X, y = regression_data
+    forest = RandomForestRegressor(n_estimators=5, random_state=0).fit(X, y)
+    n = len(signed_paths(forest, 0.0).codes)
+    kept = len(signed_paths(forest, 0.05).codes)
+    assert kept < n - 1
+    np.testing.assert_array_equal(signed_paths(forest, 0.0, max_codes=n).codes, signed_paths(forest, 0.0).codes)
+    assert len(signed_paths(forest, 0.05, max_codes=kept).codes) == kept
+    message = f"the signed paths hold {n} codes, more than max_codes = {n - 1}; raise epsilon"
+    for read in (signed_paths, distinct_paths):
+        with pytest.raises(TooManyPathCodes, match=message):
+            read(forest, 0.0, max_codes=n - 1)
+    with pytest.raises(TooManyPathCodes, match="max_codes = 10;"):
+        dwp(forest, [[(0, 1)]], 0.0, max_codes=10)
+    with pytest.raises(TooManyPathCodes, match="max_codes = 10;"):
+        prevalent_sets(forest, 0.1, epsilon=0.0, max_codes=10)
+    assert issubclass(TooManyPathCodes, MemoryError)
+
+
+# One tree, a chain of L splits on L distinct features: the leaf at depth d holds d codes, the
+# paths L (L + 1) / 2 + L in all (800 MB of int32 codes for L = 20,000). Prints the error and how
+# much the call raised the process's peak resident memory, in MB.
+DEEP_CHAIN = """
+import resource, sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+from hand_trees import Hand
+from pyinterp.interactions import TooManyPathCodes, signed_paths
+
+L = int(sys.argv[2])
+n = 2 * L + 1
+left, right, feature = (np.full(n, -1, np.int32) for _ in range(3))
+inner = np.arange(0, 2 * L, 2)  # preorder: inner node i has the leaf i + 1 on the left, the rest on the right
+left[inner], right[inner], feature[inner] = inner + 1, inner + 2, np.arange(L)
+weight, impurity = np.ones(n), np.zeros(n)
+weight[inner], impurity[inner] = L + 1 - np.arange(L), 1.0  # every split decreases impurity
+hand = Hand([(feature, left, right, weight, impurity, np.zeros(n))], n_features=L)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+try:
+    signed_paths(hand.forest, 0.0, max_codes=10**6)
+except TooManyPathCodes as e:
+    print(e)
+print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024)
+"""
+
+
+def test_signed_paths_over_budget_are_refused_before_they_are_built():
+    """The codes of a deep tree's paths are counted from its structure, with no output built: the
+    call, refused, leaves the peak memory of a fresh process where it was (the paths would add
+    800 MB)."""
+    L = 20_000
+    done = subprocess.run([sys.executable, "-c", DEEP_CHAIN, str(Path(__file__).parent), str(L)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    message, grown = done.stdout.splitlines()
+    assert message.startswith(f"the signed paths hold {L * (L + 1) // 2 + L} codes, more than max_codes = 1000000; ")
+    assert int(grown) < 100  # MB
 
 
 @pytest.mark.parametrize("name, value", [("depth", 2**31), ("min_size", 2**31), ("n_trees", 2**63)])

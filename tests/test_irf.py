@@ -211,6 +211,29 @@ def test_irf_bootstrap_redoes_the_fit():
             model.bootstrap(X, y, index)
 
 
+@pytest.mark.parametrize("style", ["R", "pyinterp"])
+def test_irf_on_a_data_frame_warns_of_nothing_and_equals_the_array_fit(style):
+    """The selected forest carries the frame's column names; the leaves of the R style's candidate
+    RIT were read from it with the validated array, which warned "X does not have valid feature
+    names" on every fit (and every command line run on a file)."""
+    import warnings
+
+    pd = pytest.importorskip("pandas")
+    X, y, _ = make_lss(n_samples=200, n_features=5, n_interactions=1, order=2, snr=5, random_state=0)
+    frame = pd.DataFrame(X, columns=[f"gene{j}" for j in range(5)])
+    kw = dict(n_iterations=2, n_estimators=20, n_bootstraps=2, rit_n_trees=20, style=style, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = IterativeRandomForest(**kw).fit(frame, y)
+        predicted = model.predict(frame)
+    plain = IterativeRandomForest(**kw).fit(X, y)
+    assert len(model.interactions_) > 0
+    assert model.interactions_.features == plain.interactions_.features
+    np.testing.assert_array_equal(model.interactions_["cpe"], plain.interactions_["cpe"])
+    np.testing.assert_array_equal(predicted, plain.predict(X))
+    assert model.interactions_[0].names[0][0].startswith("gene")
+
+
 def test_irf_small_resample_without_the_class_of_interest():
     rng = np.random.default_rng(0)
     X = rng.random((200, 4))

@@ -212,10 +212,15 @@ def test_dictionary_atoms_and_objective_history(dlbcd, tmp_path):
     assert np.all(np.diff(ax.lines[1].get_ydata()) <= 0)  # the objective never increases
 
 
-def test_skinny_path(tmp_path):
+@pytest.fixture(scope="module")
+def skinny():
     X, y, _ = make_correlated_linear(120, 20, correlation=0.5, random_state=0)
-    model = SkinnyTreesRegressor(n_trees=3, depth=2, lambda2=2.0, learning_rate=0.1, temperature=0.01, batch_size=32,
-                                 max_epochs=20, random_state=0).fit(X[:90], y[:90], X[90:], y[90:])
+    return SkinnyTreesRegressor(n_trees=3, depth=2, lambda2=2.0, learning_rate=0.1, temperature=0.01, batch_size=32,
+                                max_epochs=20, random_state=0).fit(X[:90], y[:90], X[90:], y[90:])
+
+
+def test_skinny_path(skinny, tmp_path):
+    model = skinny
     ax = plotting.plot_skinny_path(model)
     save(ax, tmp_path)
     np.testing.assert_array_equal(ax.lines[0].get_ydata(), model.history_["n_selected"])
@@ -227,6 +232,46 @@ def test_skinny_path(tmp_path):
     twin = [a for a in ax.figure.axes if a is not ax]
     assert len(twin) == 1
     np.testing.assert_array_equal(twin[0].lines[0].get_ydata(), model.history_["val_score"])
+
+
+# Each single-axes plot with what it draws from (fixtures by name).
+SINGLE_AXES = {
+    "plot_importances": lambda f: (plotting.plot_importances, (RandomForestRegressor(10, random_state=0).fit(
+        *f("lss_data")[:2]), *f("lss_data")[:2])),
+    "plot_lssfind": lambda f: (plotting.plot_lssfind, (f("lss"),)),
+    "plot_interaction_network": lambda f: (plotting.plot_interaction_network, (f("irf"),)),
+    "plot_interaction_response": lambda f: (plotting.plot_interaction_response,
+                                            (f("lss").rule(f("lss").minimal_.features[0]), *f("lss_data")[:2])),
+    "plot_ratio_path": lambda f: (plotting.plot_ratio_path, (f("ratio"),)),
+    "plot_dictionary_atoms": lambda f: (plotting.plot_dictionary_atoms, (f("dlbcd"),)),
+    "plot_objective_history": lambda f: (plotting.plot_objective_history, (f("dlbcd"),)),
+    "plot_skinny_path": lambda f: (plotting.plot_skinny_path, (f("skinny"),)),
+}
+
+
+@pytest.mark.parametrize("name", SINGLE_AXES)
+def test_a_plot_given_ax_draws_there_and_returns_it(name, request):
+    plot, args = SINGLE_AXES[name](request.getfixturevalue)
+    fig, (other, ax) = plt.subplots(1, 2)
+    assert plot(*args, ax=ax) is ax
+    assert ax.has_data() and not other.has_data()
+    assert plt.get_fignums() == [fig.number]  # no figure of its own
+
+
+def test_every_single_axes_plot_takes_ax():
+    import inspect
+
+    takes_ax = {name for name in plotting.__all__ if "ax" in inspect.signature(getattr(plotting, name)).parameters}
+    assert takes_ax == set(SINGLE_AXES)
+
+
+def test_irf_scores_draw_their_three_panels_on_the_given_figure(irf):
+    fig = plt.figure()
+    assert plotting.plot_irf_scores(irf, top=3, fig=fig) is fig
+    assert [ax.get_title() for ax in fig.axes] == ["stability", "prevalence", "precision"]
+    assert all(len(bars(ax)) == 3 for ax in fig.axes)
+    assert plt.get_fignums() == [fig.number]
+    assert "drawn on ``fig``" in " ".join(plotting.plot_irf_scores.__doc__.split())  # its docstring says so
 
 
 @pytest.mark.parametrize("plot, argument, unfitted, args", [

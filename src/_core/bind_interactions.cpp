@@ -1,4 +1,4 @@
-// Python bindings of interaction discovery: signed leaf paths, set matching, frequent itemsets.
+// Python bindings of interaction discovery: signed leaf paths, set matching, frequent itemsets, RIT.
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
@@ -88,10 +88,12 @@ py::tuple transactions_csr(const py::object& transactions) {
 template <class Read, class Convert>
 auto path_binding(Read read, Convert convert) {
   return [read, convert](const Forest& f, double epsilon, FirstOccurrence first, LeafWeight weight, DecreaseScale scale,
-                         NodeCounts counts, int n_threads, const py::object& groups, int32_t n_groups) {
+                         NodeCounts counts, int n_threads, const py::object& groups, int32_t n_groups,
+                         int64_t max_codes) {
     SignedPathOptions o{epsilon, first, weight, scale, counts};
     o.groups = optional_data<int32_t>(groups, {f.n_features}, "feature_groups");
     o.n_groups = n_groups;
+    o.max_codes = max_codes;
     decltype(read(f, o, n_threads)) out;
     {
       py::gil_scoped_release release;
@@ -113,6 +115,7 @@ void bind_interactions(py::module_& m) {
       .value("weighted", DecreaseScale::weighted)
       .value("within_node", DecreaseScale::within_node);
   py::enum_<NodeCounts>(m, "NodeCounts").value("weighted", NodeCounts::weighted).value("distinct", NodeCounts::distinct);
+  py::register_exception<TooManyPathCodes>(m, "TooManyPathCodes", PyExc_MemoryError);
 
   m.def("signed_paths", path_binding(signed_paths, [](SignedPaths&& paths) {
           py::dict d;
@@ -125,13 +128,15 @@ void bind_interactions(py::module_& m) {
           return d;
         }),
         py::arg("forest"), py::arg("epsilon"), py::arg("first_occurrence"), py::arg("weight"), py::arg("scale"),
-        py::arg("counts"), py::arg("n_threads") = 1, py::arg("groups") = py::none(), py::arg("n_groups") = 0);
+        py::arg("counts"), py::arg("n_threads") = 1, py::arg("groups") = py::none(), py::arg("n_groups") = 0,
+        py::arg("max_codes") = INT64_MAX);
   m.def("distinct_signed_paths", path_binding(distinct_signed_paths, [](WeightedCsr&& rows) {
           return py::make_tuple(move_array(std::move(rows.indptr)), move_array(std::move(rows.items)),
                                 move_array(std::move(rows.weight)));
         }),
         py::arg("forest"), py::arg("epsilon"), py::arg("first_occurrence"), py::arg("weight"), py::arg("scale"),
-        py::arg("counts"), py::arg("n_threads") = 1, py::arg("groups") = py::none(), py::arg("n_groups") = 0);
+        py::arg("counts"), py::arg("n_threads") = 1, py::arg("groups") = py::none(), py::arg("n_groups") = 0,
+        py::arg("max_codes") = INT64_MAX);
 
   m.def(
       "match_sets",

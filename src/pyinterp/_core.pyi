@@ -201,6 +201,7 @@ def signed_paths(
     n_threads: int = 1,
     groups: npt.NDArray[np.int32] | None = None,
     n_groups: int = 0,
+    max_codes: int = ...,
 ) -> dict[str, npt.NDArray[Any]]: ...
 
 def distinct_signed_paths(
@@ -213,6 +214,7 @@ def distinct_signed_paths(
     n_threads: int = 1,
     groups: npt.NDArray[np.int32] | None = None,
     n_groups: int = 0,
+    max_codes: int = ...,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.float64]]: ...
 
 def match_sets(
@@ -248,6 +250,7 @@ def random_intersection_trees(
 
 class TooManyIntersections(MemoryError): ...
 class TooManyItemsets(MemoryError): ...
+class TooManyPathCodes(MemoryError): ...
 
 def transactions_csr(transactions: Iterable[Iterable[int]]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
 

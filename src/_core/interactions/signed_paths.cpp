@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 
 #include "../common/parallel.hpp"
 #include "distinct_rows.hpp"
@@ -37,16 +38,10 @@ double decrease(const Tree& tree, int32_t t, const SignedPathOptions& o) {
   return o.scale == DecreaseScale::within_node ? d * root / own : d;
 }
 
-// One depth-first walk per tree, so each node is visited once and a leaf costs only its own codes.
-void tree_paths(const Tree& tree, int32_t t, int64_t n_trees, const SignedPathOptions& o, Scratch& s,
-                SignedPaths& out) {
-  const double root_w = tree.weighted_n_node_samples[0];
-  const size_t n_leaves = static_cast<size_t>(tree.node_count() + 1) / 2;
-  out.indptr.reserve(n_leaves + 1);
-  out.weight.reserve(n_leaves);
-  out.depth.reserve(n_leaves);
-  out.tree.reserve(n_leaves);
-  out.leaf.reserve(n_leaves);
+// One depth-first walk per tree, so each node is visited once; at each leaf, on_leaf(node, depth)
+// reads its path's codes (in path order, unsorted) in s.active.
+template <class OnLeaf>
+void walk(const Tree& tree, const SignedPathOptions& o, Scratch& s, OnLeaf on_leaf) {
   int32_t current = 0;  // depth of the path state
   s.stack.assign(1, {0, 0});
   s.active.clear();
@@ -78,6 +73,22 @@ void tree_paths(const Tree& tree, int32_t t, int64_t n_trees, const SignedPathOp
       s.stack.push_back({tree.left[node], depth + 1});
       continue;
     }
+    on_leaf(node, depth);
+  }
+  for (; current > 0; --current)
+    if (s.marked[current] >= 0) s.seen[s.marked[current]] = 0;
+}
+
+void tree_paths(const Tree& tree, int32_t t, int64_t n_trees, const SignedPathOptions& o, Scratch& s,
+                SignedPaths& out) {
+  const double root_w = tree.weighted_n_node_samples[0];
+  const size_t n_leaves = static_cast<size_t>(tree.node_count() + 1) / 2;
+  out.indptr.reserve(n_leaves + 1);
+  out.weight.reserve(n_leaves);
+  out.depth.reserve(n_leaves);
+  out.tree.reserve(n_leaves);
+  out.leaf.reserve(n_leaves);
+  walk(tree, o, s, [&](int32_t node, int32_t depth) {
     for (const int32_t code : s.active) out.codes.push_back(code);  // a few codes: no memmove call
     std::sort(out.codes.end() - static_cast<std::ptrdiff_t>(s.active.size()), out.codes.end());
     out.indptr.push_back(static_cast<int64_t>(out.codes.size()));
@@ -87,9 +98,7 @@ void tree_paths(const Tree& tree, int32_t t, int64_t n_trees, const SignedPathOp
     out.weight.push_back(o.weight == LeafWeight::depth
                              ? std::ldexp(1.0, -depth) / static_cast<double>(n_trees)
                              : tree.weighted_n_node_samples[node] / (root_w * static_cast<double>(n_trees)));
-  }
-  for (; current > 0; --current)
-    if (s.marked[current] >= 0) s.seen[s.marked[current]] = 0;
+  });
 }
 
 // Rows in leaf-id order (the walk emits preorder, which is node order for trees numbered in
@@ -115,6 +124,7 @@ void sort_by_leaf(SignedPaths& p) {
 // The number of features (or groups) the codes index.
 int64_t check(const Forest& forest, const SignedPathOptions& options) {
   if (!(options.epsilon >= 0.0)) throw std::invalid_argument("epsilon must be >= 0");
+  if (options.max_codes < 1) throw std::invalid_argument("max_codes must be >= 1");
   if (forest.n_features > (int64_t{1} << 30)) throw std::invalid_argument("too many features for signed codes");
   if (!options.groups) return forest.n_features;
   if (options.n_groups > (int64_t{1} << 30)) throw std::invalid_argument("too many feature groups for signed codes");
@@ -124,19 +134,55 @@ int64_t check(const Forest& forest, const SignedPathOptions& options) {
   return options.n_groups;
 }
 
+Scratch scratch(int64_t n_keys) {
+  Scratch s;
+  s.seen.assign(2 * static_cast<size_t>(n_keys), 0);  // by feature (group) or by code
+  return s;
+}
+
+int64_t saturated_sum(const std::vector<int64_t>& values) {
+  int64_t sum = 0;
+  for (const int64_t v : values) sum = v > INT64_MAX - sum ? INT64_MAX : sum + v;
+  return sum;
+}
+
+// Refuses, before any output is built, a reading whose paths hold more than max_codes codes. A
+// bound from the node depths decides for most forests: a leaf's path holds at most one code per
+// level and per feature (group), or per (feature, side) with `every`. Only a forest above the
+// budget by that bound is walked once more, without output, to count its codes (epsilon may
+// filter most of them); the walk costs one step per node however long the paths are.
+void check_size(const Forest& forest, const SignedPathOptions& o, int64_t n_keys, int n_threads) {
+  const int64_t n_trees = static_cast<int64_t>(forest.trees.size());
+  const int64_t per_path = o.first_occurrence == FirstOccurrence::every ? 2 * n_keys : n_keys;
+  std::vector<int64_t> codes(n_trees, 0);
+  parallel_for(n_trees, n_threads, no_state, [&](int64_t t, int, NoState&) {
+    const Tree& tree = forest.trees[t];
+    for (int64_t node = 0; node < tree.node_count(); ++node)
+      if (tree.is_leaf(node)) codes[t] += std::min<int64_t>(tree.depth[node], per_path);
+  });
+  if (saturated_sum(codes) <= o.max_codes) return;
+  parallel_for(
+      n_trees, n_threads, [&](int) { return scratch(n_keys); },
+      [&](int64_t t, int, Scratch& s) {
+        codes[t] = 0;
+        walk(forest.trees[t], o, s, [&](int32_t, int32_t) { codes[t] += static_cast<int64_t>(s.active.size()); });
+      });
+  const int64_t total = saturated_sum(codes);
+  if (total > o.max_codes)
+    throw TooManyPathCodes("the signed paths hold " + std::to_string(total) + " codes, more than max_codes = " +
+                           std::to_string(o.max_codes) + "; raise epsilon, grow shallower trees (max_depth, "
+                           "min_samples_leaf) or raise max_codes");
+}
+
 }  // namespace
 
 SignedPaths signed_paths(const Forest& forest, const SignedPathOptions& options, int n_threads) {
   const int64_t n_keys = check(forest, options);
+  check_size(forest, options, n_keys, n_threads);
   const int64_t n_trees = static_cast<int64_t>(forest.trees.size());
   std::vector<SignedPaths> per_tree(n_trees);
   parallel_for(
-      n_trees, n_threads,
-      [&](int) {
-        Scratch s;
-        s.seen.assign(2 * static_cast<size_t>(n_keys), 0);  // by feature (group) or by code
-        return s;
-      },
+      n_trees, n_threads, [&](int) { return scratch(n_keys); },
       [&](int64_t t, int, Scratch& s) {
         tree_paths(forest.trees[t], static_cast<int32_t>(t), n_trees, options, s, per_tree[t]);
         sort_by_leaf(per_tree[t]);
@@ -164,6 +210,7 @@ SignedPaths signed_paths(const Forest& forest, const SignedPathOptions& options,
 
 WeightedCsr distinct_signed_paths(const Forest& forest, const SignedPathOptions& options, int n_threads) {
   const int64_t n_keys = check(forest, options);
+  check_size(forest, options, n_keys, n_threads);
   const int64_t n_trees = static_cast<int64_t>(forest.trees.size());
   std::vector<WeightedCsr> per_tree(n_trees);
   struct Worker {
@@ -175,7 +222,7 @@ WeightedCsr distinct_signed_paths(const Forest& forest, const SignedPathOptions&
       n_trees, n_threads,
       [&](int) {
         Worker w;
-        w.scratch.seen.assign(2 * static_cast<size_t>(n_keys), 0);  // by feature (group) or by code
+        w.scratch = scratch(n_keys);
         return w;
       },
       [&](int64_t t, int, Worker& w) {

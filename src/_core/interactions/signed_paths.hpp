@@ -3,8 +3,11 @@
 // impurity decrease exceeds eps, each feature counted at its first occurrence, with the leaf's
 // depth, tree and weight. Codes: 2k for (k, -1), 2k + 1 for (k, +1); sorted within a path.
 // With feature groups, k is the split feature's group: a group counts as one feature.
+// The codes of all leaves' paths grow as leaves x path length (quadratically in the depth of deep
+// trees): past max_codes a reading stops with TooManyPathCodes before any output is built.
 #pragma once
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "../forest/forest.hpp"
@@ -36,6 +39,11 @@ struct SignedPathOptions {
   // Per feature, its group in [0, n_groups) (n_features values), or null: each feature alone.
   const int32_t* groups = nullptr;
   int32_t n_groups = 0;
+  int64_t max_codes = INT64_MAX;  // codes over all leaves' paths before TooManyPathCodes (>= 1)
+};
+
+struct TooManyPathCodes : std::length_error {
+  using std::length_error::length_error;
 };
 
 // One row per leaf, trees in order and leaves in node order within a tree (CSR).

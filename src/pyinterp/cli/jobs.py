@@ -11,6 +11,7 @@ import numpy as np
 from ..forest import RandomForestClassifier, RandomForestRegressor
 from ..importance import mdi_oob
 from ..interactions import IterativeRandomForest, LSSFind, signed_paths
+from ..interactions.irf import TABLE_ORDER
 from ..plotting import (plot_importances, plot_interaction_network, plot_interaction_response, plot_irf_scores,
                         plot_lssfind)
 from .figures import draw
@@ -106,11 +107,13 @@ def irf(data, args, report, truth=None):
                                   n_jobs=args.n_jobs).fit(data.X, data.y)
     table = model.interactions_
     scores = table.columns
-    report.add_table("irf", "Iterative random forest: interactions by stability across bootstraps",
+    keys = TABLE_ORDER[model.style]
+    order = ", then ".join(keys)
+    report.add_table("irf", f"Iterative random forest: interactions by {order}",
                      ["interaction", "order", *scores, *(["truth"] if truth else [])],
                      _interaction_rows(table, scores, truth))
     top = table[: args.top]
-    found = f"top {len(top)} of {len(table)} by stability:" if len(table) else "no interaction."
+    found = f"top {len(top)} of {len(table)} by {order}:" if len(table) else "no interaction."
     report.say(f"\nIterative random forest (5 iterations, {args.n_estimators} trees, 10 bootstraps) in "
                f"{time.perf_counter() - start:.2f} s, iteration {model.selected_iteration_ + 1} selected; {found}")
     if not len(table):
@@ -120,10 +123,11 @@ def irf(data, args, report, truth=None):
          top=min(args.top, 20), panels=True, size=(10.0, 1.5 + 0.3 * min(len(table), args.top, 20)))
     draw(report, "irf_network", "iRF: features joined by stable interactions", plot_interaction_network, model,
          size=(6.0, 6.0))
-    report.say(f"  {'interaction':<40} {'stability':>9} {'prevalence':>10} {'precision':>9}")
+    shown = [*keys, *(c for c in ("stability", "prevalence", "precision") if c not in keys)]  # sort keys first
+    report.say(f"  {'interaction':<40}" + "".join(f" {c:>10}" for c in shown))
     for r in top:
         mark = ("  true" if r.features in truth.interactions else "") if truth else ""
-        report.say(f"  {table.label(r.features):<40} {r.stability:>9.2f} {r.prevalence:>10.3f} {r.precision:>9.3f}{mark}")
+        report.say(f"  {table.label(r.features):<40}" + "".join(f" {getattr(r, c):>10.3f}" for c in shown) + mark)
 
 
 def _why_no_interaction(model) -> str:

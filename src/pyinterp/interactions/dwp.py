@@ -55,7 +55,7 @@ def dwp(forest, sets, epsilon=0.01, **path_options) -> np.ndarray:
     ``forest`` is a pyinterp or scikit-learn forest, or precomputed :class:`SignedPaths` (then
     epsilon and the path options are those the paths were made with). ``path_options`` are
     passed to :func:`signed_paths` (weight, first_occurrence, impurity_scale, node_counts,
-    feature_groups, n_jobs). A set holding both signs of a feature has DWP 0; the empty set has
+    feature_groups, max_codes, n_jobs). A set holding both signs of a feature has DWP 0; the empty set has
     DWP 1.
     """
     indptr, codes, weight, names, n = _weighted_paths(forest, epsilon, path_options)

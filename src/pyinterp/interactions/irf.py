@@ -32,6 +32,7 @@ from .._validation import (INT32_MAX, FOREST_FIT_X, ForestInputMixin, IntInterva
                            check_columns, check_forest_size, check_up_front, core_X, regression_target,
                            resolve_n_threads, share_feature_names, validate_data, validate_fit_data)
 from ..forest import RandomForestClassifier, RandomForestRegressor
+from ..forest.view import forest_view
 from .dwp import sum_codes
 from .local import leaf_rows
 from .paths import SignedPaths, decode, signed_paths
@@ -40,6 +41,9 @@ from .rules import interaction_rule, resolve_interaction
 from .table import InteractionTable
 
 _SCORES = ("prevalence", "precision", "cpe", "fsd", "mip")
+# The columns interactions_ is ordered by (descending, then by the features), per style: R iRF 3.0's
+# order by cpe, or pyinterp's by stability.
+TABLE_ORDER = {"R": ("cpe", "stability"), "pyinterp": ("stability", "prevalence")}
 _LOG_SCORES = ("cpe", "fsd", "mip")  # their sta_* columns: share of bootstraps with a positive score
 
 
@@ -195,7 +199,8 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
 
     Attributes
     ----------
-    interactions_ : InteractionTable ordered by cpe (``style="R"``) or stability, then prevalence.
+    interactions_ : InteractionTable ordered by cpe, then stability (``style="R"``), or by stability,
+        then prevalence (``"pyinterp"``): ``TABLE_ORDER[style]``.
     forest_ : the selected iteration's forest; ``predict`` uses it.
     selected_iteration_ : int (0-based)
     oob_errors_, importances_, feature_weights_ : per iteration (1 - OOB R^2 or accuracy; the
@@ -495,7 +500,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
     def _table(self, candidates, columns) -> InteractionTable:
         """The records ordered by cpe (R's order) or stability then prevalence, then the features."""
         features = [decode(s) if self.signed else tuple((k, 0) for k in s) for s in candidates]
-        first = ("cpe", "stability") if self.style == "R" else ("stability", "prevalence")
+        first = TABLE_ORDER[self.style]
         order = sorted(range(len(candidates)),
                        key=lambda i: (*(-np.nan_to_num(columns[c][i], nan=-np.inf) for c in first), features[i]))
         groups = getattr(self, "feature_groups_", None)  # absent in pickles of 0.1.0
@@ -602,7 +607,9 @@ class BootstrapLeaves:
         codes = paths.codes if params.signed else paths.codes >> 1
         self.paths = SignedPaths(paths.indptr, codes.astype(np.int32), paths.weight, paths.depth, paths.tree,
                                  paths.leaf, paths.names)
-        rows = leaf_rows(paths, forest.apply(X))  # (n_rows, n_trees)
+        # X is the fit's validated array: its leaves through the core, without the column-name check
+        # (the selected forest carries the estimator's names, which an array lacks).
+        rows = leaf_rows(paths, forest_view(forest).core.apply(core_X(X), resolve_n_threads(forest.n_jobs)))
         counted = forest.inbag_counts_.T == 0 if params.style == "R" else np.ones(rows.shape, dtype=bool)
         rows = rows[counted]
         self.size = np.bincount(rows, minlength=len(paths)).astype(np.float64)

@@ -10,8 +10,15 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 
 from .. import _core
 from .._groups import check_feature_groups
-from .._validation import resolve_n_threads
+from .._validation import IntInterval, check_budget, resolve_n_threads
 from ..forest.view import forest_view
+
+TooManyPathCodes = _core.TooManyPathCodes
+
+# Codes a reading's paths may hold over all leaves (4 bytes each; ~8 GiB): hundreds of times what the
+# forests of LSSFind and iRF hold on thousands of rows, far below the leaves x depth of a deep forest
+# on many rows and features.
+MAX_CODES = 2**31
 
 _FIRST = {"after_filter": _core.FirstOccurrence.after_filter, "literal": _core.FirstOccurrence.literal,
           "every": _core.FirstOccurrence.every}
@@ -27,6 +34,7 @@ PATH_CONSTRAINTS = {
     "impurity_scale": [StrOptions(set(_SCALE))],
     "node_counts": [StrOptions(set(_COUNTS))],
     "feature_groups": ["array-like", None],
+    "max_codes": [IntInterval(Integral, 1, None, closed="left")],
     "n_jobs": [Integral, None],
 }
 
@@ -90,13 +98,20 @@ class SignedPaths:
         return len(self.weight)
 
     def path(self, row) -> tuple:
-        """The signed features of one leaf as ((k, sign), ...)."""
+        """The signed features of one leaf (``row``, an index in [-len, len)) as ((k, sign), ...)."""
+        n = len(self)
+        if not isinstance(row, (Integral, np.integer)) or isinstance(row, (bool, np.bool_)):
+            raise TypeError(f"row must be an integer index, got {row!r}")
+        if not -n <= row < n:
+            raise IndexError(f"row {row} is outside [-{n}, {n}): the paths have {n} leaves")
+        row = int(row) % n
         return decode(self.codes[self.indptr[row] : self.indptr[row + 1]])
 
 
 @validate_params(PATH_CONSTRAINTS, prefer_skip_nested_validation=True)
 def signed_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="after_filter",
-                 impurity_scale="weighted", node_counts="weighted", feature_groups=None, n_jobs=None) -> SignedPaths:
+                 impurity_scale="weighted", node_counts="weighted", feature_groups=None, max_codes=MAX_CODES,
+                 n_jobs=None) -> SignedPaths:
     """F_eps for every leaf of a fitted pyinterp or scikit-learn forest.
 
     A node enters its leaves' paths when its impurity decrease exceeds ``epsilon``: by default the
@@ -117,40 +132,48 @@ def signed_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="afte
     split on a path decides, by that split's direction - and ``names`` are the group names.
     A forest of several outputs (2-d y) gives the same: paths read only the splits, their recorded
     impurity decrease (of the criterion, the mean of the outputs') and the in-bag weights.
+    ``max_codes`` (default 2^31, 8 GiB): the signed features a reading may hold over all its leaves'
+    paths (``len(codes)``; 4 bytes each), which grow as leaves x depth in deep trees. Past it the call raises
+    :class:`TooManyPathCodes` (a MemoryError) before building any output: raise ``epsilon``,
+    grow shallower trees or raise ``max_codes``.
     """
     args, names = _core_args(forest, epsilon, weight, first_occurrence, impurity_scale, node_counts, feature_groups,
-                             n_jobs)
+                             max_codes, n_jobs)
     return SignedPaths(**_core.signed_paths(*args), names=names, n_indexed=_n_indexed(args))
 
 
 @validate_params(PATH_CONSTRAINTS, prefer_skip_nested_validation=True)
 def distinct_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="after_filter",
-                   impurity_scale="weighted", node_counts="weighted", feature_groups=None, n_jobs=None):
+                   impurity_scale="weighted", node_counts="weighted", feature_groups=None, max_codes=MAX_CODES,
+                   n_jobs=None):
     """The distinct F_eps of the forest's leaves with their weights summed, as CSR arrays
     (indptr, codes, weight): what any sum of leaf weights over paths needs (DWP, mining), without
-    one row per leaf. Options as for :func:`signed_paths`."""
+    one row per leaf. Options as for :func:`signed_paths`; ``max_codes`` bounds the codes of all the
+    leaves' paths, before identical paths are merged."""
     return named_distinct_paths(forest, epsilon, weight=weight, first_occurrence=first_occurrence,
                                 impurity_scale=impurity_scale, node_counts=node_counts,
-                                feature_groups=feature_groups, n_jobs=n_jobs)[0]
+                                feature_groups=feature_groups, max_codes=max_codes, n_jobs=n_jobs)[0]
 
 
 @validate_params(PATH_CONSTRAINTS, prefer_skip_nested_validation=True)
 def named_distinct_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="after_filter",
-                         impurity_scale="weighted", node_counts="weighted", feature_groups=None, n_jobs=None):
+                         impurity_scale="weighted", node_counts="weighted", feature_groups=None, max_codes=MAX_CODES,
+                         n_jobs=None):
     """(:func:`distinct_paths`, the names its codes index or None, how many features or groups they
     index), from one reading of the forest."""
     args, names = _core_args(forest, epsilon, weight, first_occurrence, impurity_scale, node_counts, feature_groups,
-                             n_jobs)
+                             max_codes, n_jobs)
     return _core.distinct_signed_paths(*args), names, _n_indexed(args)
 
 
 def _n_indexed(core_args):
     """How many features (no groups) or groups the codes of a path reading index."""
-    n_groups = core_args[-1]
+    n_groups = core_args[-2]
     return core_args[0].n_features if n_groups == 0 else n_groups
 
 
-def _core_args(forest, epsilon, weight, first_occurrence, impurity_scale, node_counts, feature_groups, n_jobs):
+def _core_args(forest, epsilon, weight, first_occurrence, impurity_scale, node_counts, feature_groups, max_codes,
+               n_jobs):
     """The core's arguments, and what the codes will index: the group names with
     ``feature_groups``, else the forest's feature names, else None."""
     view = forest_view(forest, multi_output=True)  # no node values or responses are read
@@ -162,4 +185,4 @@ def _core_args(forest, epsilon, weight, first_occurrence, impurity_scale, node_c
         names = None if names is None else tuple(names)
     return (view.core, float(epsilon), _FIRST[first_occurrence], _WEIGHT[weight], _SCALE[impurity_scale],
             _COUNTS[node_counts], resolve_n_threads(n_jobs), None if groups is None else groups.index,
-            0 if groups is None else len(groups.names)), names
+            0 if groups is None else len(groups.names), check_budget(max_codes)), names

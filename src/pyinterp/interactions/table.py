@@ -71,15 +71,40 @@ class InteractionTable(Sequence):
         return self._record(f, self.named(f), *(v[key].item() for v in self._columns.values()))
 
     def select(self, mask) -> "InteractionTable":
-        """The rows where ``mask`` is true (or the rows at the given indices), in order."""
-        idx = np.flatnonzero(mask) if np.asarray(mask).dtype == bool else np.asarray(mask, dtype=np.intp)
+        """The rows where ``mask`` is true (one boolean per interaction), or the rows at the given
+        integer indices (negative ones count from the end), in order."""
+        idx = self._rows(mask)
         return InteractionTable([self._features[i] for i in idx], {n: v[idx] for n, v in self._columns.items()},
                                 self._names)
+
+    def _rows(self, mask) -> np.ndarray:
+        n = len(self._features)
+        shape_error = ValueError(f"mask must be a 1-d sequence of booleans or integer indices, got {mask!r}")
+        try:
+            m = np.asarray(mask)
+        except ValueError:  # ragged nesting
+            raise shape_error from None
+        if m.ndim != 1:
+            raise shape_error
+        if m.dtype == bool:
+            if len(m) != n:
+                raise ValueError(f"mask has {len(m)} booleans for a table of {n} interactions")
+            return np.flatnonzero(m)
+        if not len(m):
+            return np.zeros(0, dtype=np.intp)
+        if m.dtype.kind not in "iu":
+            raise TypeError(f"mask must hold booleans or integer indices, got values of dtype {m.dtype}")
+        if m.min() < -n or m.max() >= n:
+            raise IndexError(f"mask holds indices outside [-{n}, {n}) for a table of {n} interactions")
+        return m.astype(np.intp)
 
     def to_frame(self):
         """A pandas DataFrame: 'interaction' label, 'order', 'features' (indices), 'names' (the
         same with the column or group names, 'x<k>' without), then the score columns."""
-        import pandas as pd
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("InteractionTable.to_frame needs pandas: pip install pandas") from None
 
         return pd.DataFrame({"interaction": [self.label(f) for f in self._features],
                              "order": [len(f) for f in self._features],

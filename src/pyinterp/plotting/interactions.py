@@ -54,9 +54,11 @@ _IRF_SCORES = ("stability", "prevalence", "precision")
 
 
 def plot_irf_scores(irf, *, top=20, fig=None):
-    """iRF's stability, prevalence and precision of the ``top`` first interactions (ordered as
-    ``interactions_``: by stability, then prevalence), one panel each, sharing the interaction
-    labels. Returns the Figure."""
+    """iRF's stability, prevalence and precision of the ``top`` first interactions (in the order of
+    ``interactions_``: by cpe, then stability, for ``style="R"``; by stability, then prevalence,
+    for ``"pyinterp"``), one panel each, sharing the interaction labels. The three panels are drawn
+    on ``fig`` (a matplotlib Figure, e.g. a subfigure; a new one if None), so this plot takes
+    ``fig=``, not ``ax=``. Returns the Figure."""
     check_fitted(irf, IterativeRandomForest, "irf", "interactions_")
     check_top(top)
     table = irf.interactions_[:top]
