@@ -10,11 +10,12 @@ Both run the defaults: 5 iterations x 500 trees, mtry sqrt(p), RIT depth 5 x 500
 10 bootstraps, the lowest-OOB-error iteration (R: select.iter=TRUE). Per data set it prints each
 tool's top interactions with stability / prevalence / precision / cpe, the rank agreement (Spearman
 correlation of the table positions of the interactions both report, top-10 overlap), where the true
-interactions rank, the time, the peak resident memory (R: its largest process) and the load average
-when each run started and ended (other jobs share the machine: read every figure with it), then
-the ratios to R (R time / pyinterp time, pyinterp peak / R peak). R is skipped when Rscript or the iRF
-package is absent (install: apt-get install r-base-core r-cran-ranger ...; R CMD INSTALL of the iRF
-3.0 source).
+interactions rank, the time (wall seconds of the fit; CPU seconds of the whole process, R's forked
+workers included, and of pyinterp's fit alone), the peak resident memory (R: its largest process),
+the load average when each run started and ended (other jobs share the machine: read every figure
+with it), and the ratios to R: R time / pyinterp time, the same in CPU seconds (which other jobs
+disturb less), pyinterp peak / R peak. R is skipped when Rscript or the iRF package is absent
+(install: apt-get install r-base-core r-cran-ranger ...; R CMD INSTALL of the iRF 3.0 source).
 
     python bench/compare_irf_r.py                    # all three
     python bench/compare_irf_r.py --data lss50 --top 10
@@ -79,14 +80,16 @@ def r_available():
 
 
 def timed(cmd):
-    """Run cmd under /usr/bin/time -v: (stdout, peak resident MB of its largest process, load
-    averages (1, 5, 15 min) at the start and at the end)."""
+    """Run cmd under /usr/bin/time -v: (stdout, peak resident MB of its largest process, its CPU
+    seconds (user + system, the children it reaped included: R's forked workers), load averages
+    (1, 5, 15 min) at the start and at the end)."""
     load = os.getloadavg()
     out = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True)
     if out.returncode != 0:
         raise RuntimeError(out.stderr[-2000:])
-    peak_kb = next(int(line.split()[-1]) for line in out.stderr.splitlines() if "Maximum resident" in line)
-    return out.stdout, peak_kb / 1024, (load, os.getloadavg())
+    usage = {line.split(":")[0].strip(): line.split()[-1] for line in out.stderr.splitlines() if ":" in line}
+    cpu = float(usage["User time (seconds)"]) + float(usage["System time (seconds)"])
+    return out.stdout, int(usage["Maximum resident set size (kbytes)"]) / 1024, cpu, (load, os.getloadavg())
 
 
 def parse_r_name(name):
@@ -99,7 +102,7 @@ def run_r(X, y, task, tmp, threads):
     data, table, script = Path(tmp) / "data.csv", Path(tmp) / "r_table.csv", Path(tmp) / "irf.R"
     np.savetxt(data, np.column_stack([y, X]), delimiter=",", fmt="%.10g")
     script.write_text(IRF_R)
-    stdout, peak, load = timed(["Rscript", str(script), str(data), str(table), task, "0", str(threads)])
+    stdout, peak, cpu, load = timed(["Rscript", str(script), str(data), str(table), task, "0", str(threads)])
     elapsed, selected = stdout.split()[-2:]
     rows = []
     lines = table.read_text().splitlines()
@@ -107,14 +110,14 @@ def run_r(X, y, task, tmp, threads):
     for line in lines[1:]:
         values = dict(zip(header, (v.strip('"') for v in line.split(","))))
         rows.append((parse_r_name(values["int"]), {s: float(values[s].replace("NA", "nan")) for s in SCORES}))
-    return dict(rows=rows, seconds=float(elapsed), peak_mb=peak, load=load, selected=int(selected))
+    return dict(rows=rows, seconds=float(elapsed), cpu=cpu, peak_mb=peak, load=load, selected=int(selected))
 
 
 def run_pyinterp(data_file, style, threads):
-    stdout, peak, load = timed([sys.executable, __file__, "--worker", str(data_file), style, str(threads)])
+    stdout, peak, cpu, load = timed([sys.executable, __file__, "--worker", str(data_file), style, str(threads)])
     out = json.loads(stdout.splitlines()[-1])
     out["rows"] = [(tuple(map(tuple, f)), s) for f, s in out["rows"]]
-    out["peak_mb"], out["load"] = peak, load
+    out["peak_mb"], out["cpu"], out["load"] = peak, cpu, load
     return out
 
 
@@ -122,13 +125,13 @@ def worker(data_file, style, threads):
     import pyinterp
     with np.load(data_file) as d:
         X, y, task = d["X"], d["y"], str(d["task"])
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     model = pyinterp.IterativeRandomForest(task=task, style=style, random_state=0,
                                           n_jobs=int(threads)).fit(X, y)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     table = model.interactions_
     rows = [(r.features, {s: float(getattr(r, s)) for s in SCORES}) for r in table]
-    print(json.dumps(dict(rows=rows, seconds=seconds, selected=model.selected_iteration_ + 1)))
+    print(json.dumps(dict(rows=rows, seconds=seconds, fit_cpu=cpu, selected=model.selected_iteration_ + 1)))
 
 
 def spearman(a, b):
@@ -148,13 +151,16 @@ def loads(load):
 def report(name, results, true, top, threads):
     print(f"\n=== {name} ({threads} thread{'s' if threads > 1 else ''}) ===")
     for tool, res in results.items():
-        print(f"{tool:<16} {len(res['rows']):>4} interactions, {res['seconds']:7.1f} s, peak {res['peak_mb']:6.0f} MB, "
-              f"selected iteration {res['selected']}, {loads(res['load'])} (1/5 min, start -> end)")
+        in_fit = f" ({res['fit_cpu']:.1f} in fit)" if "fit_cpu" in res else ""
+        print(f"{tool:<16} {len(res['rows']):>4} interactions, {res['seconds']:7.1f} s, "
+              f"{res['cpu']:6.1f} CPU-s{in_fit}, peak {res['peak_mb']:6.0f} MB, selected iteration {res['selected']}, "
+              f"{loads(res['load'])} (1/5 min, start -> end)")
     r = results.get("R iRF 3.0")
     if r is not None:
         for tool, res in results.items():
             if tool != "R iRF 3.0":
-                print(f"{tool:<16} vs R: {r['seconds'] / res['seconds']:5.1f}x faster, "
+                print(f"{tool:<16} vs R: {r['seconds'] / res['seconds']:5.1f}x faster "
+                      f"({r['cpu'] / res['cpu']:.1f}x fewer CPU-seconds), "
                       f"peak {res['peak_mb'] / r['peak_mb']:.2f}x R's")
     for tool, res in results.items():
         print(f"\n{tool}: top {top} (table order)")
