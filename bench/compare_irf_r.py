@@ -1,5 +1,6 @@
 """pyinterp's IterativeRandomForest (style="R" and style="pyinterp") next to the R iRF 3.0 package
-(ranger backend) on issue 24's three data sets, each tool in its own process, one thread each:
+(ranger backend) on issue 24's three data sets, each tool in its own process, one thread each
+(``--threads N``: pyinterp's n_jobs and R's n.core):
 
 1. lss50: make_lss(n=1000, p=50) (two order-2 rules, SNR 5);
 2. mixed500: n=1000, p=500, one order-2 and one order-3 rule at SNR 2 (benchkit.data.lss_orders);
@@ -9,12 +10,16 @@ Both run the defaults: 5 iterations x 500 trees, mtry sqrt(p), RIT depth 5 x 500
 10 bootstraps, the lowest-OOB-error iteration (R: select.iter=TRUE). Per data set it prints each
 tool's top interactions with stability / prevalence / precision / cpe, the rank agreement (Spearman
 correlation of the table positions of the interactions both report, top-10 overlap), where the true
-interactions rank, the time and the peak resident memory. R is skipped when Rscript or the iRF
-package is absent (install: apt-get install r-base-core r-cran-ranger ...; R CMD INSTALL of the iRF
-3.0 source).
+interactions rank, the time (wall seconds of the fit; CPU seconds of the whole process, R's forked
+workers included, and of pyinterp's fit alone), the peak resident memory (R: its largest process),
+the load average when each run started and ended (other jobs share the machine: read every figure
+with it), and the ratios to R: R time / pyinterp time, the same in CPU seconds (which other jobs
+disturb less), pyinterp peak / R peak. R is skipped when Rscript or the iRF package is absent
+(install: apt-get install r-base-core r-cran-ranger ...; R CMD INSTALL of the iRF 3.0 source).
 
     python bench/compare_irf_r.py                    # all three
     python bench/compare_irf_r.py --data lss50 --top 10
+    python bench/compare_irf_r.py --threads 2         # issue 20's setting
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ if (args[3] == "classification") y <- as.factor(y)
 set.seed(as.integer(args[4]))
 t0 <- proc.time()
 fit <- iRF(x, y, n.iter = 5, ntree = 500, select.iter = TRUE, n.bootstrap = 10, type = "ranger",
-           verbose = FALSE, n.core = 1)
+           verbose = FALSE, n.core = as.integer(args[5]))
 elapsed <- (proc.time() - t0)[["elapsed"]]
 write.csv(fit$interaction, args[2], row.names = FALSE)
 cat(elapsed, fit$selected.iter, "\n")
@@ -75,12 +80,16 @@ def r_available():
 
 
 def timed(cmd):
-    """Run cmd under /usr/bin/time -v: (stdout, peak resident MB)."""
+    """Run cmd under /usr/bin/time -v: (stdout, peak resident MB of its largest process, its CPU
+    seconds (user + system, the children it reaped included: R's forked workers), load averages
+    (1, 5, 15 min) at the start and at the end)."""
+    load = os.getloadavg()
     out = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True)
     if out.returncode != 0:
         raise RuntimeError(out.stderr[-2000:])
-    peak_kb = next(int(line.split()[-1]) for line in out.stderr.splitlines() if "Maximum resident" in line)
-    return out.stdout, peak_kb / 1024
+    usage = {line.split(":")[0].strip(): line.split()[-1] for line in out.stderr.splitlines() if ":" in line}
+    cpu = float(usage["User time (seconds)"]) + float(usage["System time (seconds)"])
+    return out.stdout, int(usage["Maximum resident set size (kbytes)"]) / 1024, cpu, (load, os.getloadavg())
 
 
 def parse_r_name(name):
@@ -89,11 +98,11 @@ def parse_r_name(name):
     return tuple(sorted(items))
 
 
-def run_r(X, y, task, tmp):
+def run_r(X, y, task, tmp, threads):
     data, table, script = Path(tmp) / "data.csv", Path(tmp) / "r_table.csv", Path(tmp) / "irf.R"
     np.savetxt(data, np.column_stack([y, X]), delimiter=",", fmt="%.10g")
     script.write_text(IRF_R)
-    stdout, peak = timed(["Rscript", str(script), str(data), str(table), task, "0"])
+    stdout, peak, cpu, load = timed(["Rscript", str(script), str(data), str(table), task, "0", str(threads)])
     elapsed, selected = stdout.split()[-2:]
     rows = []
     lines = table.read_text().splitlines()
@@ -101,27 +110,28 @@ def run_r(X, y, task, tmp):
     for line in lines[1:]:
         values = dict(zip(header, (v.strip('"') for v in line.split(","))))
         rows.append((parse_r_name(values["int"]), {s: float(values[s].replace("NA", "nan")) for s in SCORES}))
-    return dict(rows=rows, seconds=float(elapsed), peak_mb=peak, selected=int(selected))
+    return dict(rows=rows, seconds=float(elapsed), cpu=cpu, peak_mb=peak, load=load, selected=int(selected))
 
 
-def run_pyinterp(data_file, style):
-    stdout, peak = timed([sys.executable, __file__, "--worker", str(data_file), style])
+def run_pyinterp(data_file, style, threads):
+    stdout, peak, cpu, load = timed([sys.executable, __file__, "--worker", str(data_file), style, str(threads)])
     out = json.loads(stdout.splitlines()[-1])
     out["rows"] = [(tuple(map(tuple, f)), s) for f, s in out["rows"]]
-    out["peak_mb"] = peak
+    out["peak_mb"], out["cpu"], out["load"] = peak, cpu, load
     return out
 
 
-def worker(data_file, style):
+def worker(data_file, style, threads):
     import pyinterp
     with np.load(data_file) as d:
         X, y, task = d["X"], d["y"], str(d["task"])
-    start = time.perf_counter()
-    model = pyinterp.IterativeRandomForest(task=task, style=style, random_state=0, n_jobs=1).fit(X, y)
-    seconds = time.perf_counter() - start
+    start, cpu = time.perf_counter(), time.process_time()
+    model = pyinterp.IterativeRandomForest(task=task, style=style, random_state=0,
+                                          n_jobs=int(threads)).fit(X, y)
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     table = model.interactions_
     rows = [(r.features, {s: float(getattr(r, s)) for s in SCORES}) for r in table]
-    print(json.dumps(dict(rows=rows, seconds=seconds, selected=model.selected_iteration_ + 1)))
+    print(json.dumps(dict(rows=rows, seconds=seconds, fit_cpu=cpu, selected=model.selected_iteration_ + 1)))
 
 
 def spearman(a, b):
@@ -133,11 +143,25 @@ def label(features):
     return " ".join(f"{k}{'+' if s > 0 else '-'}" for k, s in features)
 
 
-def report(name, results, true, top):
-    print(f"\n=== {name} ===")
+def loads(load):
+    start, end = load
+    return f"load {start[0]:.1f}/{start[1]:.1f} -> {end[0]:.1f}/{end[1]:.1f}"
+
+
+def report(name, results, true, top, threads):
+    print(f"\n=== {name} ({threads} thread{'s' if threads > 1 else ''}) ===")
     for tool, res in results.items():
-        print(f"{tool:<16} {len(res['rows']):>4} interactions, {res['seconds']:7.1f} s, peak {res['peak_mb']:6.0f} MB, "
-              f"selected iteration {res['selected']}")
+        in_fit = f" ({res['fit_cpu']:.1f} in fit)" if "fit_cpu" in res else ""
+        print(f"{tool:<16} {len(res['rows']):>4} interactions, {res['seconds']:7.1f} s, "
+              f"{res['cpu']:6.1f} CPU-s{in_fit}, peak {res['peak_mb']:6.0f} MB, selected iteration {res['selected']}, "
+              f"{loads(res['load'])} (1/5 min, start -> end)")
+    r = results.get("R iRF 3.0")
+    if r is not None:
+        for tool, res in results.items():
+            if tool != "R iRF 3.0":
+                print(f"{tool:<16} vs R: {r['seconds'] / res['seconds']:5.1f}x faster "
+                      f"({r['cpu'] / res['cpu']:.1f}x fewer CPU-seconds), "
+                      f"peak {res['peak_mb'] / r['peak_mb']:.2f}x R's")
     for tool, res in results.items():
         print(f"\n{tool}: top {top} (table order)")
         print(f"  {'interaction':<28}" + "".join(f"{s:>11}" for s in SCORES))
@@ -172,7 +196,8 @@ def main():
     parser.add_argument("--data", nargs="+", default=["lss50", "mixed500", "all_bioc"],
                         choices=["lss50", "mixed500", "all_bioc"])
     parser.add_argument("--top", type=int, default=8)
-    parser.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--threads", type=int, default=1, help="pyinterp's n_jobs and R's n.core (default 1)")
+    parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         return worker(*args.worker)
@@ -185,10 +210,10 @@ def main():
             np.savez(data_file, X=X, y=y, task=task)
             results = {}
             if with_r:
-                results["R iRF 3.0"] = run_r(X, y, task, tmp)
+                results["R iRF 3.0"] = run_r(X, y, task, tmp, args.threads)
             for style in ("R", "pyinterp"):
-                results[f"pyinterp {style}"] = run_pyinterp(data_file, style)
-        report(name, results, true, args.top)
+                results[f"pyinterp {style}"] = run_pyinterp(data_file, style, args.threads)
+        report(name, results, true, args.top, args.threads)
         sys.stdout.flush()
 
 
