@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from reference import signed_path, signed_path_every
 
 from pyinterp import RandomForestClassifier, RandomForestRegressor, _core
-from pyinterp._csr import to_csr
+from pyinterp._csr import take_rows, to_csr, to_tuples
 from pyinterp.interactions import dwp, random_intersection_trees, signed_paths
 
 SETTINGS = dict(max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
@@ -103,6 +103,15 @@ def intersection_family(sets, at_least):
         for chosen in itertools.combinations(sets, r):
             family.add(tuple(sorted(frozenset.intersection(*chosen))))
     return family
+
+
+@settings(**SETTINGS)
+@given(code_sets, st.data())
+def test_take_rows_gathers_the_chosen_rows_in_order(rows, data):
+    picks = data.draw(st.lists(st.integers(0, max(len(rows) - 1, 0)), max_size=2 * len(rows)))
+    indptr, codes = take_rows(*to_csr([sorted(r) for r in rows]), np.array(picks, dtype=np.intp))
+    assert to_tuples(indptr, codes) == [tuple(sorted(rows[i])) for i in picks]
+    assert indptr.dtype == np.int64 and codes.dtype == np.int32
 
 
 @settings(**SETTINGS)

@@ -23,7 +23,7 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted
 
 from .. import importance
-from .._csr import to_csr, to_tuples
+from .._csr import take_rows, to_tuples
 from .._distributed import cluster_threads, data_on_workers, run_units
 from .._seeds import draw_seeds, python_rng
 from .._groups import check_feature_groups
@@ -641,7 +641,7 @@ class BootstrapLeaves:
         if len(rows) == 0:
             return []
         p = self.paths
-        indptr, codes = to_csr([p.codes[p.indptr[r]:p.indptr[r + 1]] for r in rows])
+        indptr, codes = take_rows(p.indptr, p.codes, rows)
         depth = rit_levels(params.rit_depth, params.rit_root_sets)
         out_indptr, out_codes, _ = rit_csr(indptr, codes, weight[rows], depth=depth,
                                            n_children=params.rit_n_children, min_size=params.rit_min_size,
