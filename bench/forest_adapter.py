@@ -2,46 +2,69 @@
 for a 100- and a 500-tree RandomForestRegressor (make_lss n=2000, p=50, max_features=1.0, as
 bench/compare_interactions.py section 1), the best-of time of
 
-- the conversion alone (pyinterp.forest.view.forest_view: the trees' arrays into one core Forest),
-  with and without the in-bag counts the out-of-bag measures regenerate;
-- LSSFind-style mining (interactions.prevalent_sets, |S| <= 3, adjusted DWP >= 0.5) on the
-  scikit-learn forest, conversion included; the work is that time less the conversion.
+- convert: the structure-only import (pyinterp.forest.view.forest_view(rf)), the trees' node
+  arrays into one core Forest; mining: LSSFind-style mining after it (interactions.prevalent_sets,
+  |S| <= 3, adjusted DWP >= 0.5) with the import already done, i.e. the work alone;
+- +inbag: the import with the in-bag counts the out-of-bag measures regenerate
+  (forest_view(rf, n)); mdi_oob: MDI-oob after it (importance.mdi_oob less that import, which it
+  does itself on every call).
 
-Times are CPU seconds of this single-threaded process (best of --repeats): on the shared machine
-the wall clock mostly measures waiting for a core.
+Every conversion is a real one: forest_view keeps the structure-only import per forest object
+(_SKLEARN_CORES), so that cache is cleared before each timed conversion (and kept warm for the
+mining, which would otherwise time the import again). The forest, the measures and the import run
+on --n-jobs threads (the forest's own n_jobs is what the import uses). Times are CPU seconds of
+this process (all its threads; best of --repeats): on the shared machine the wall clock mostly
+measures waiting for a core; with --wall, wall seconds.
 
-    python bench/forest_adapter.py [--trees 100 500] [--repeats 5]
+    python bench/forest_adapter.py [--trees 100 500] [--n-jobs 1 2] [--repeats 7] [--wall]
 """
 
 from __future__ import annotations
 
 import argparse
+import time
 
-from benchkit.timing import best_cpu_of, load_line
+from benchkit.timing import best_of, load, load_line
 from sklearn.ensemble import RandomForestRegressor
 
 from pyinterp.datasets import make_lss
-from pyinterp.forest.view import forest_view
+from pyinterp.forest import view
+from pyinterp.importance import mdi_oob
 from pyinterp.interactions import prevalent_sets
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--trees", type=int, nargs="+", default=[100, 500])
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--n-jobs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--wall", action="store_true", help="wall-clock seconds instead of CPU seconds")
     args = parser.parse_args()
+    clock = time.perf_counter if args.wall else time.process_time
+
+    def best(fn, cold=True):
+        def run():
+            if cold:
+                view._SKLEARN_CORES.clear()
+            return fn()
+        return best_of(run, args.repeats, clock=clock)[0] * 1e3
+
     X, y, _ = make_lss(n_samples=2000, n_features=50, n_interactions=2, order=2, snr=5, random_state=0)
-    print(load_line())
-    print(f"{'trees':>6} {'nodes/tree':>10} {'convert ms':>11} {'per tree':>9} {'+inbag ms':>10} "
-          f"{'mining ms':>10} {'convert / work':>15}")
+    print(load_line(), "|", "wall" if args.wall else "CPU", "ms, best of", args.repeats)
+    print(f"{'trees':>5} {'jobs':>4} {'nodes/tree':>10} {'convert':>8} {'mining':>7} {'ratio':>6} "
+          f"{'+inbag':>7} {'mdi_oob':>8} {'ratio':>6} {'load':>5}")
     for n_trees in args.trees:
         rf = RandomForestRegressor(n_trees, max_features=1.0, random_state=0, n_jobs=2).fit(X, y)
         nodes = sum(e.tree_.node_count for e in rf.estimators_) / n_trees
-        convert, _ = best_cpu_of(lambda: forest_view(rf), args.repeats)
-        with_inbag, _ = best_cpu_of(lambda: forest_view(rf, len(y)), args.repeats)
-        mining, _ = best_cpu_of(lambda: prevalent_sets(rf, 0.5 / 8, max_order=3, n_jobs=1), args.repeats)
-        print(f"{n_trees:>6} {nodes:>10.0f} {convert * 1e3:>11.1f} {convert / n_trees * 1e3:>9.3f} "
-              f"{with_inbag * 1e3:>10.1f} {mining * 1e3:>10.1f} {convert / (mining - convert):>15.0%}")
+        for n_jobs in args.n_jobs:
+            rf.set_params(n_jobs=n_jobs)
+            convert = best(lambda: view.forest_view(rf))
+            view.forest_view(rf)  # the structure-only import, kept for the mining
+            mining = best(lambda: prevalent_sets(rf, 0.5 / 8, max_order=3, n_jobs=n_jobs), cold=False)
+            inbag = best(lambda: view.forest_view(rf, len(y)))
+            oob = best(lambda: mdi_oob(rf, X, y, n_jobs=n_jobs)) - inbag
+            print(f"{n_trees:>5} {n_jobs:>4} {nodes:>10.0f} {convert:>8.2f} {mining:>7.2f} {convert / mining:>6.0%} "
+                  f"{inbag:>7.2f} {oob:>8.2f} {inbag / oob:>6.0%} {load():>5.2f}")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,9 @@
 """Importing scikit-learn forests in one core call (Forest.from_sklearn_trees) gives the trees the
 per-tree conversion gives (forest/view.py::sklearn_tree_arrays, the reference) and scikit-learn's
-predictions."""
+predictions; the in-bag counts regenerated in the core (_core.sklearn_inbag) are the rows
+scikit-learn drew, bit for bit."""
+
+import inspect
 
 import numpy as np
 import pytest
@@ -62,3 +65,93 @@ def test_one_call_import_refuses_malformed_trees():
         _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [tuple([arrays[0][:-1]] + arrays[1:])], inbag)
     with pytest.raises(ValueError, match="inbag"):
         _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [tuple(arrays)], np.zeros(3, dtype=np.uint32))
+
+
+@pytest.mark.parametrize("kind", ["best-first, max_samples", "entropy, sample weights"])
+def test_one_call_import_of_other_growth_and_weights(kind):
+    X, y = data(1)
+    if kind.startswith("best-first"):
+        rf = RandomForestRegressor(8, max_leaf_nodes=40, max_samples=0.4, random_state=2).fit(X, y)
+    else:
+        labels = np.digitize(y, np.quantile(y, [0.3, 0.6]))
+        weights = np.random.RandomState(3).uniform(0.2, 2.0, len(y))
+        rf = RandomForestClassifier(8, criterion="entropy", random_state=3).fit(X, labels, sample_weight=weights)
+    view = forest_view(rf, len(y))
+    for i, est in enumerate(rf.estimators_):
+        expected, got = sklearn_tree_arrays(est), view.core.tree(i)
+        for name, array in expected.items():
+            assert got[name].dtype == array.dtype, name
+            np.testing.assert_array_equal(got[name], array, err_msg=name)
+
+
+def test_one_call_import_reads_any_layout_and_dtype():
+    # The node arrays are read in place whatever their strides; other dtypes are converted.
+    X, y = data()
+    t = RandomForestRegressor(1, max_depth=6, random_state=0).fit(X, y).estimators_[0].tree_
+    arrays = [t.children_left, t.children_right, t.feature, t.threshold, t.missing_go_to_left, t.n_node_samples,
+              t.weighted_n_node_samples, t.impurity, t.value[:, 0, :]]
+    inbag = np.zeros(1, dtype=np.uint32)
+    base = _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [tuple(arrays)], inbag).tree(0)
+    other = [a.astype(np.int32) if a.dtype == np.intp else np.asfortranarray(a) for a in arrays]
+    padded = [np.repeat(a, 3, axis=0)[::3] for a in arrays]  # strided views of wider buffers
+    for variant in (other, padded):
+        got = _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [tuple(variant)], inbag).tree(0)
+        for name in base:
+            np.testing.assert_array_equal(got[name], base[name], err_msg=name)
+    leaf_with_child = [a.copy() for a in arrays]
+    leaf = int(np.flatnonzero(t.children_left < 0)[0])
+    leaf_with_child[1][leaf] = leaf + 1
+    with pytest.raises(ValueError, match="node links"):
+        _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [tuple(leaf_with_child)], inbag)
+
+
+def sklearn_draws(seed, n, n_draws, weights=None):
+    from sklearn.ensemble import _forest as skf
+    extra = (weights,) if "sample_weight" in inspect.signature(skf._generate_sample_indices).parameters else ()
+    return np.bincount(skf._generate_sample_indices(seed, n, n_draws, *extra), minlength=n)
+
+
+def draws_weighted():  # scikit-learn 1.7+ draws rows in proportion to the sample weights
+    from sklearn.ensemble import _forest as skf
+    return "sample_weight" in inspect.signature(skf._generate_sample_indices).parameters
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 8, 9, 255, 256, 257, 1000, 65536, 65537])
+def test_core_inbag_draws_are_scikit_learns_bit_for_bit(n):
+    # numpy's legacy RandomState (MT19937, masked rejection; choice(p) for weights) reproduced.
+    seeds = np.array([0, 1, 7, 12345, 2**31 - 2, 2**32 - 1], dtype=np.uint32)
+    for n_draws in (n, max(1, n // 3), 2 * n + 1):
+        got = _core.sklearn_inbag(seeds, n, n_draws)
+        assert got.shape == (len(seeds), n) and got.dtype == np.uint32
+        for t, seed in enumerate(seeds):
+            np.testing.assert_array_equal(got[t], sklearn_draws(int(seed), n, n_draws))
+    if not draws_weighted():
+        return
+    weights = np.random.RandomState(n).uniform(0, 3, n)
+    weights[::4] = 0.0  # rows of weight 0 are never drawn
+    if weights.sum() == 0:
+        weights[-1] = 1.0
+    cdf = (weights / np.sum(weights)).cumsum()
+    cdf /= cdf[-1]
+    got = _core.sklearn_inbag(seeds, n, n, cdf, n_threads=2)
+    for t, seed in enumerate(seeds):
+        np.testing.assert_array_equal(got[t], sklearn_draws(int(seed), n, n, weights))
+
+
+@pytest.mark.parametrize("n_jobs", [1, 3])
+@pytest.mark.parametrize("kind", ["plain", "max_samples", "sample weights", "balanced"])
+def test_inbag_counts_are_the_rows_scikit_learn_drew(kind, n_jobs):
+    X, y = data(2)
+    labels = (y > np.median(y)).astype(int)
+    if kind == "plain":
+        rf = RandomForestRegressor(10, max_depth=3, random_state=4).fit(X, y)
+    elif kind == "max_samples":
+        rf = RandomForestRegressor(10, max_depth=3, max_samples=0.37, random_state=5).fit(X, y)
+    elif kind == "sample weights":
+        w = np.random.RandomState(6).uniform(0, 2, len(y))
+        rf = RandomForestRegressor(10, max_depth=3, random_state=6).fit(X, y, sample_weight=w)
+    else:
+        rf = RandomForestClassifier(10, max_depth=3, class_weight="balanced", random_state=7).fit(X, labels)
+    inbag = forest_view(rf.set_params(n_jobs=n_jobs), len(y)).core.inbag
+    for t, rows in enumerate(rf.estimators_samples_):  # scikit-learn's own record of its draws
+        np.testing.assert_array_equal(inbag[t], np.bincount(rows, minlength=len(y)))

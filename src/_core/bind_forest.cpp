@@ -12,6 +12,7 @@
 #include "common/parallel.hpp"
 #include "forest/encoding.hpp"
 #include "forest/forest.hpp"
+#include "forest/sklearn_trees.hpp"
 #include "py_util.hpp"
 
 namespace pyinterp {
@@ -167,12 +168,19 @@ Forest forest_from_state(const py::object& state) {
   return f;
 }
 
-// One scikit-learn tree's node arrays, checked and read in place (strided views, their own dtypes).
+// One scikit-learn tree's node arrays, checked with the GIL (their own dtypes, or converted
+// copies it keeps alive) and described for the core (forest/sklearn_trees.hpp) to read in place.
 struct SklearnTree {
   py::array_t<int64_t> left, right, feature, samples;
   py::array_t<double> threshold, weighted, impurity, value;
   py::array_t<uint8_t> missing;
+  SklearnNodes nodes;
 };
+
+template <class T, class A>
+Strided<T> strided(const A& a) {
+  return {reinterpret_cast<const char*>(a.data()), static_cast<int64_t>(a.strides(0))};
+}
 
 SklearnTree sklearn_tree(const py::handle& item, int32_t k) {
   const auto a = item.cast<py::tuple>();
@@ -181,7 +189,7 @@ SklearnTree sklearn_tree(const py::handle& item, int32_t k) {
                 py::array_t<int64_t>::ensure(a[2]),   py::array_t<int64_t>::ensure(a[5]),
                 py::array_t<double>::ensure(a[3]),    py::array_t<double>::ensure(a[6]),
                 py::array_t<double>::ensure(a[7]),    py::array_t<double>::ensure(a[8]),
-                py::array_t<uint8_t>::ensure(a[4])};
+                py::array_t<uint8_t>::ensure(a[4]),   {}};
   if (!t.left || !t.right || !t.feature || !t.samples || !t.threshold || !t.weighted || !t.impurity || !t.value ||
       !t.missing)
     throw std::invalid_argument("scikit-learn trees: node arrays of the wrong type");
@@ -193,47 +201,17 @@ SklearnTree sklearn_tree(const py::handle& item, int32_t k) {
     if (arr->ndim() != 1 || arr->size() != n) throw std::invalid_argument("scikit-learn trees: node arrays differ in length");
   if (n == 0 || t.left.ndim() != 1 || t.value.ndim() != 2 || t.value.shape(0) != n || t.value.shape(1) != k)
     throw std::invalid_argument("scikit-learn trees: wrong node array shapes");
-  return t;
-}
-
-// The core tree of one scikit-learn tree, with parent, depth and impurity decrease derived; the
-// links are checked as tree_from_state checks them. Reads only the arrays (no Python).
-Tree core_tree(const SklearnTree& a, int32_t k, int64_t n_features) {
-  const int64_t n = a.left.size();
-  const auto L = a.left.unchecked<1>(), R = a.right.unchecked<1>(), F = a.feature.unchecked<1>();
-  const auto S = a.samples.unchecked<1>();
-  const auto T = a.threshold.unchecked<1>(), W = a.weighted.unchecked<1>(), I = a.impurity.unchecked<1>();
-  const auto M = a.missing.unchecked<1>();
-  const auto V = a.value.unchecked<2>();
-  Tree t;
-  t.n_values = k;
-  const int64_t n_values = k;  // read by the field list's value entry
-#define PYINTERP_SIZE(type, name, initial, columns) t.name.assign(n * std::max<int64_t>(columns, 1), initial);
-  PYINTERP_TREE_FIELDS(PYINTERP_SIZE)
-#undef PYINTERP_SIZE
-  for (int64_t node = 0; node < n; ++node) {
-    const bool split = L(node) >= 0;
-    const bool ok = split ? L(node) > node && R(node) > node && L(node) < n && R(node) < n && F(node) >= 0 &&
-                                F(node) < n_features
-                          : R(node) < 0;
-    if (!ok) throw std::invalid_argument("scikit-learn trees: node links");
-    t.n_node_samples[node] = static_cast<int32_t>(S(node));
-    t.weighted_n_node_samples[node] = W(node);
-    t.impurity[node] = I(node);
-    // Class fractions as scikit-learn >= 1.4 stores them, taken as they are (its predict_proba
-    // does not renormalise them either).
-    for (int32_t c = 0; c < k; ++c) t.value[node * k + c] = V(node, c);
-    if (!split) continue;
-    const auto l = static_cast<int32_t>(L(node)), r = static_cast<int32_t>(R(node));
-    t.feature[node] = static_cast<int32_t>(F(node));
-    t.threshold[node] = T(node);
-    t.missing_go_to_left[node] = M(node) != 0;
-    t.left[node] = l;
-    t.right[node] = r;
-    t.parent[l] = t.parent[r] = static_cast<int32_t>(node);
-    t.depth[l] = t.depth[r] = t.depth[node] + 1;  // preorder: the node's depth is set before its children's
-    t.impurity_decrease[node] = (W(node) * I(node) - W(l) * I(l) - W(r) * I(r)) / W(0);
-  }
+  t.nodes.n_nodes = n;
+  t.nodes.left = strided<int64_t>(t.left);
+  t.nodes.right = strided<int64_t>(t.right);
+  t.nodes.feature = strided<int64_t>(t.feature);
+  t.nodes.n_node_samples = strided<int64_t>(t.samples);
+  t.nodes.threshold = strided<double>(t.threshold);
+  t.nodes.weighted_n_node_samples = strided<double>(t.weighted);
+  t.nodes.impurity = strided<double>(t.impurity);
+  t.nodes.value = strided<double>(t.value);
+  t.nodes.value_column = t.value.strides(1);
+  t.nodes.missing_go_to_left = strided<uint8_t>(t.missing);
   return t;
 }
 
@@ -263,7 +241,7 @@ Forest forest_from_sklearn_trees(const py::handle& criterion, int64_t n_features
   {
     py::gil_scoped_release release;
     parallel_for(static_cast<int64_t>(arrays.size()), n_threads, no_state, [&](int64_t i, int, NoState&) {
-      f.trees[i] = core_tree(arrays[i], k, n_features);
+      f.trees[i] = tree_from_sklearn(arrays[i].nodes, k, n_features);
     });
   }
   return f;
@@ -429,6 +407,24 @@ void bind_forest(py::module_& m) {
                   "Builds a forest from scikit-learn trees' node arrays in one call (forest/view.py).")
       .def(py::pickle([](const Forest& f) { return forest_state(f); },
                       [](const py::object& s) { return forest_from_state(s); }));
+
+  m.def(
+      "sklearn_inbag",
+      [](const py::handle& seeds, int64_t n_samples, int64_t n_draws, const py::object& cdf, int n_threads) {
+        const auto s = checked_array<uint32_t>(seeds, {-1}, "seeds", /*convert=*/true);
+        const double* c = optional_data<double>(cdf, {n_samples}, "cdf");
+        if (n_threads < 1) throw std::invalid_argument("n_threads must be >= 1");
+        std::vector<uint32_t> seed(s.data(), s.data() + s.size());
+        std::vector<uint32_t> counts;
+        {
+          py::gil_scoped_release release;
+          counts = sklearn_inbag(seed, n_samples, n_draws, c, n_threads);
+        }
+        return move_array(std::move(counts)).attr("reshape")(static_cast<py::ssize_t>(seed.size()), n_samples);
+      },
+      py::arg("seeds"), py::arg("n_samples"), py::arg("n_draws"), py::arg("cdf") = py::none(), py::arg("n_threads") = 1,
+      "In-bag counts (n_trees, n_samples) of scikit-learn's bootstrap, regenerated from the trees' integer "
+      "seeds bit for bit as its _generate_sample_indices draws them (forest/view.py).");
 
   m.def(
       "join_forests",

@@ -1,0 +1,53 @@
+// Forests fitted by scikit-learn, read into core trees (forest/view.py hands them over in one call,
+// bind_forest.cpp checks the arrays): the node arrays read in place, and the in-bag counts of
+// scikit-learn's bootstrap regenerated from each tree's seed as numpy's legacy RandomState draws them.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "tree.hpp"
+
+namespace pyinterp {
+
+// One node field in place: scikit-learn's node arrays are fields of one array of structs, so each
+// is strided. Loads go through memcpy: a view need not be aligned.
+template <class T>
+struct Strided {
+  const char* data = nullptr;
+  int64_t stride = 0;  // bytes from one node to the next
+  T operator[](int64_t i) const {
+    T v;
+    std::memcpy(&v, data + i * stride, sizeof(T));
+    return v;
+  }
+};
+
+// A scikit-learn tree's node arrays (single output): children_left, children_right, feature,
+// n_node_samples (intp), threshold, weighted_n_node_samples, impurity (float64),
+// missing_go_to_left (uint8), and value (n_nodes x n_values, column stride value_column).
+struct SklearnNodes {
+  int64_t n_nodes = 0;
+  Strided<int64_t> left, right, feature, n_node_samples;
+  Strided<double> threshold, weighted_n_node_samples, impurity, value;
+  int64_t value_column = 0;  // bytes from one value of a node to the next
+  Strided<uint8_t> missing_go_to_left;
+};
+
+// The core tree of one scikit-learn tree in one pass over its nodes: every field copied (values as
+// class fractions when n_values > 1; leaves' split fields at their leaf values) and parent, depth
+// and impurity decrease derived, ((N_t I_t - N_l I_l - N_r I_r) / N_root as the builder records
+// it). Throws std::invalid_argument unless every child is a later node and every feature within
+// [0, n_features): links that could make a walk loop or leave the tree.
+Tree tree_from_sklearn(const SklearnNodes& nodes, int32_t n_values, int64_t n_features);
+
+// In-bag counts (n_seeds x n_samples, row t for seeds[t]) of scikit-learn's bootstrap: for each
+// tree, n_draws rows drawn by numpy.random.RandomState(seed), bit for bit as
+// sklearn.ensemble._forest._generate_sample_indices draws them: randint(0, n_samples, n_draws)
+// (MT19937, masked rejection) or, given cdf (scikit-learn 1.7+ with sample weights, the
+// normalised cumulative weights numpy's choice(p=...) builds), the first row whose cdf exceeds
+// each random_sample(). n_samples <= 2^32; threads do not change the result.
+std::vector<uint32_t> sklearn_inbag(const std::vector<uint32_t>& seeds, int64_t n_samples, int64_t n_draws,
+                                    const double* cdf, int n_threads);
+
+}  // namespace pyinterp
