@@ -22,6 +22,35 @@ def test_single_candidate_frequencies_follow_the_weights():
     assert stats.chisquare(observed[positive], expected).pvalue > 1e-3
 
 
+@pytest.mark.parametrize("weights", [
+    [1.0, 2.0, 3.0, 4.0, 0.0, 5.0, 0.5, 8.0],  # spread
+    [1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 50.0],  # one feature holds 50/56 of the mass (iRF-like)
+])
+def test_two_candidates_are_drawn_without_replacement_in_proportion_to_the_weights(weights):
+    """Binary feature j disagrees with the two-class y on 2 (7 - j) < 16 rows of each class, so its split
+    beats feature i's for i < j and a stump's root holds the larger of its two candidates:
+    P(max = j) = sum over i < j of P({i, j} drawn), with P({a, b}) = w_a w_b / W (1 / (W - w_a) +
+    1 / (W - w_b)) for draws without replacement in proportion to the weights."""
+    y = np.repeat([0.0, 1.0], 32)
+    X = np.tile(y[:, None], (1, 8))
+    for j in range(8):
+        flips = 2 * (7 - j)
+        X[:flips, j], X[32:32 + flips, j] = 1.0, 0.0
+    w = np.array(weights)
+    forest = RandomForestRegressor(n_estimators=4000, max_features=2, max_depth=1, bootstrap=False, random_state=0)
+    forest.fit(X, y, feature_weights=w)
+    observed = np.bincount([t.feature[0] for t in forest.trees_], minlength=8)
+    W = w.sum()
+    pair = lambda a, b: w[a] * w[b] / W * (1 / (W - w[a]) + 1 / (W - w[b]))  # noqa: E731
+    expected = np.array([sum(pair(i, j) for i in range(j)) for j in range(8)]) * len(forest.trees_)
+    assert observed[4] == 0 and observed[0] == 0  # feature 0 is never the larger of two
+    large = expected >= 5  # the cells of fewer expected trees pooled into one, if there are any
+    cells_o, cells_e = observed[large], expected[large]
+    if expected[~large].sum() > 0:
+        cells_o, cells_e = np.append(cells_o, observed[~large].sum()), np.append(cells_e, expected[~large].sum())
+    assert stats.chisquare(cells_o, cells_e).pvalue > 1e-3
+
+
 def test_zero_weight_features_are_never_split_on(regression_data):
     X, y = regression_data
     weights = np.array([0.0, 1.0, 0.0, 1.0, 1.0, 0.0])
