@@ -146,3 +146,53 @@ def test_caller_data_untouched():
     frequent_itemsets(tx, w, 1)
     np.testing.assert_array_equal(tx[0], [3, 1, 3])
     np.testing.assert_array_equal(w, [2.0])
+
+
+def test_list_outer_reads_like_any_iterable():
+    """A list or tuple of rows is read in place (lists and tuples of exact ints directly, anything
+    else row by row): the same CSR as a generator of the same rows."""
+    import enum
+
+    from pyinterp import _core
+
+    class Code(enum.IntEnum):
+        A = 7
+
+    class Evil:  # an item whose __index__ empties the outer list while it is read
+        def __init__(self, outer):
+            self.outer = outer
+
+        def __index__(self):
+            self.outer.clear()
+            return 1
+
+    rows = [[3, -1, 2**62], (4, Code.A), np.array([5, 6]), {8}, [], (np.int16(9), 10), range(2), [-(2**63)]]
+    want = _core.transactions_csr(iter(rows))
+    for outer in (rows, tuple(rows)):
+        got = _core.transactions_csr(outer)
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
+            assert a.dtype == np.int64
+    np.testing.assert_array_equal(_core.transactions_csr([[1, 2], [3]])[0], [0, 2, 3])
+    for bad, error in (([[1, True]], TypeError), ([(1,), [2**63]], ValueError), ([[1], 2], TypeError)):
+        with pytest.raises(error):
+            _core.transactions_csr(bad)
+    outer = [[1]]
+    outer.append([Evil(outer)])
+    outer.append([2])
+    with pytest.raises(ValueError, match="changed size"):
+        _core.transactions_csr(outer)
+
+
+def test_csr_dict():
+    from pyinterp import _core
+
+    indptr = np.array([0, 2, 2, 5], np.int64)
+    items = np.array([1, 2000, -3, 0, 2**62], np.int64)
+    got = _core.csr_dict(indptr, items, np.array([1.5, 2.0, 0.25]))
+    assert list(got.items()) == [((1, 2000), 1.5), ((), 2.0), ((-3, 0, 2**62), 0.25)]
+    assert all(type(i) is int for k in got for i in k) and all(type(v) is float for v in got.values())
+    with pytest.raises(ValueError):
+        _core.csr_dict(np.array([0, 3], np.int64), items, np.array([1.0]))
+    with pytest.raises(ValueError):
+        _core.csr_dict(indptr, items, np.array([1.0]))
