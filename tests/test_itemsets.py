@@ -196,3 +196,37 @@ def test_csr_dict():
         _core.csr_dict(np.array([0, 3], np.int64), items, np.array([1.0]))
     with pytest.raises(ValueError):
         _core.csr_dict(indptr, items, np.array([1.0]))
+
+
+@pytest.mark.parametrize("n_items, n_tx, max_size", [
+    (40, 600, 8),    # at most 64 labels: one word per row, masks keep the root's bits
+    (150, 1500, 4),  # 65-256 labels: branches past label 64 renumber their frequent labels
+    (300, 1500, 3),  # more than 256 labels: no bit sets, rows walked per branch
+])
+def test_root_bit_sets_match_brute_force(n_items, n_tx, max_size):
+    rng = np.random.default_rng(n_items)
+    p = 1.0 / np.arange(1, n_items + 1) ** 0.3
+    tx = [tuple(rng.choice(n_items, size=rng.integers(1, 10), replace=False, p=p / p.sum()) * 3 - 50)
+          for _ in range(n_tx)]
+    w = rng.integers(1, 9, n_tx) / 8  # sums exact
+    for min_support in (2.0, 6.0):
+        want = brute_force(tx, w, min_support, max_size)
+        for n_jobs in (1, 2):
+            assert frequent_itemsets(tx, w, min_support, max_size, n_jobs=n_jobs) == want
+    # 2-itemsets only: supports straight from the pair table
+    assert frequent_itemsets(tx, w, 2.0, 2) == brute_force(tx, w, 2.0, 2)
+
+
+def test_many_root_rows_thread_independent():
+    """More than 65536 distinct rows: the pair table is summed over blocks of rows; the result
+    (values and order) is the same for any n_jobs, and equals brute force."""
+    rng = np.random.default_rng(7)
+    tx = [tuple(rng.choice(100, size=3, replace=False)) for _ in range(140_000)]
+    w = rng.random(len(tx))
+    one = frequent_itemsets(tx, w, 60.0, 2, n_jobs=1)
+    assert list(frequent_itemsets(tx, w, 60.0, 2, n_jobs=2).items()) == list(one.items())
+    assert list(frequent_itemsets(tx, w, 60.0, None, n_jobs=2).items()) == list(frequent_itemsets(tx, w, 60.0).items())
+    ref = brute_force(tx, w, 60.0, 2)
+    ref = {k: v for k, v in ref.items() if abs(v - 60.0) > 1e-9}
+    assert ref.keys() <= one.keys() and len(one) >= len(ref) > 100
+    np.testing.assert_allclose([one[k] for k in ref], list(ref.values()), rtol=1e-12)

@@ -55,6 +55,49 @@ struct Occurrences {
   std::vector<int64_t> fill_;
 };
 
+// The root database of at most kMaxBitLabels labels, also as one bit set per row (n_words words,
+// bit r = label r), with the weight of the rows holding each pair of labels: pair[e * m + r],
+// r < e, is the support of {r, e}. A branch then reads its frequent labels off the pair table and
+// projects a row by masking, instead of walking and copying every row's labels before e.
+constexpr int32_t kMaxBitLabels = 256;
+
+struct RootBits {
+  int32_t n_words = 0;
+  std::vector<uint64_t> bits;  // row t: bits[t * n_words : (t + 1) * n_words]
+  std::vector<double> pair;
+
+  // The pair table is summed over fixed blocks of rows (fixed by the row count alone) and the
+  // blocks added in order, so its values do not depend on the number of threads.
+  void build(const Database& db, int n_threads) {
+    const int32_t m = db.n_labels();
+    const int64_t n = db.size();
+    n_words = (m + 63) / 64;
+    bits.assign(static_cast<size_t>(n) * n_words, 0);
+    const int64_t block = std::max<int64_t>(int64_t{1} << 16, (n + 15) / 16);
+    const int64_t n_blocks = std::max<int64_t>(1, (n + block - 1) / block);
+    std::vector<std::vector<double>> partial(static_cast<size_t>(n_blocks));
+    parallel_for(n_blocks, n_threads, no_state, [&](int64_t b, int, NoState&) {
+      std::vector<double>& c = partial[b];
+      c.assign(static_cast<size_t>(m) * m, 0.0);
+      for (int64_t t = b * block; t < std::min(n, (b + 1) * block); ++t) {
+        const int32_t* a = db.items.data() + db.indptr[t];
+        const auto len = static_cast<int32_t>(db.indptr[t + 1] - db.indptr[t]);
+        const double w = db.weight[t];
+        uint64_t* row = bits.data() + t * n_words;
+        for (int32_t j = 0; j < len; ++j) {
+          row[a[j] >> 6] |= uint64_t{1} << (a[j] & 63);
+          double* ce = c.data() + static_cast<size_t>(a[j]) * m;
+          for (int32_t i = 0; i < j; ++i) ce[a[i]] += w;
+        }
+        if ((t & 0xffff) == 0) checkpoint();
+      }
+    });
+    pair = std::move(partial[0]);
+    for (int64_t b = 1; b < n_blocks; ++b)
+      for (size_t k = 0; k < pair.size(); ++k) pair[k] += partial[b][k];
+  }
+};
+
 // A conditional database of at most 64 labels: each row one bit mask, so projecting is masking,
 // counting walks set bits and merging hashes one word. Bit r is label r of the database the masks
 // were made from (Miner::mask_item_), so deeper mask levels need no relabelling.
@@ -104,10 +147,11 @@ class Miner {
  public:
   Miner(const ItemsetOptions& options, std::atomic<int64_t>& emitted) : options_(options), emitted_(emitted) {}
 
-  void branch(const Database& root, const Occurrences& occ, int32_t e, Itemsets& out) {
+  void branch(const Database& root, const Occurrences& occ, const RootBits* bits, int32_t e, Itemsets& out) {
     out_ = &out;
     prefix_.assign(1, root.item_of[e]);
     emit(root.support[e]);
+    if (bits && extend_bits(root, occ, *bits, e)) return;
     extend(root, occ, e, 0);
   }
 
@@ -118,6 +162,59 @@ class Miner {
   static Level& at(std::deque<Level>& levels, size_t d) {
     while (levels.size() <= d) levels.emplace_back();
     return levels[d];
+  }
+
+  // extend() at the root from its bit sets: the supports of the labels before e from the pair
+  // table, each row of e cut to the frequent ones by masking. False (nothing done) when more than
+  // 64 labels stay frequent: extend() builds a row database then.
+  bool extend_bits(const Database& root, const Occurrences& occ, const RootBits& rb, int32_t e) {
+    if (e == 0 || prefix_.size() >= max_size()) return true;
+    checkpoint();
+    const int32_t m = root.n_labels();
+    const double* pair = rb.pair.data() + static_cast<size_t>(e) * m;
+    kept_.clear();
+    for (int32_t r = 0; r < e; ++r)
+      if (pair[r] >= options_.min_support) kept_.push_back(r);
+    if (prefix_.size() + 1 == max_size()) {
+      for (const int32_t r : kept_) emit_with(root.item_of[r], pair[r]);
+      return true;
+    }
+    if (kept_.size() > 64) return false;
+    if (kept_.empty()) return true;
+    Masks& mk = at(mask_levels_, 0);
+    // Labels below 64 keep their bit; otherwise the kept labels are renumbered 0, 1, ... in order.
+    const bool same_bits = kept_.back() < 64;
+    mask_item_.assign(64, 0);
+    keep_words_.assign(static_cast<size_t>(rb.n_words), 0);
+    relabel_.assign(static_cast<size_t>(e), -1);
+    mk.active = 0;
+    for (size_t k = 0; k < kept_.size(); ++k) {
+      const int32_t r = kept_[k];
+      const int b = same_bits ? r : static_cast<int>(k);
+      relabel_[r] = b;
+      mk.support[b] = pair[r];
+      mask_item_[b] = root.item_of[r];
+      mk.active |= uint64_t{1} << b;
+      keep_words_[r >> 6] |= uint64_t{1} << (r & 63);
+    }
+    const int32_t used_words = (kept_.back() >> 6) + 1;
+    open_masks(mk, occ.begin[e + 1] - occ.begin[e]);
+    const uint64_t keep0 = keep_words_[0];
+    for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) {
+      const int64_t t = occ.transaction[o];
+      const uint64_t* row = rb.bits.data() + t * rb.n_words;
+      uint64_t x;
+      if (same_bits) {
+        x = row[0] & keep0;
+      } else {
+        x = 0;
+        for (int32_t k = 0; k < used_words; ++k)
+          for (uint64_t y = row[k] & keep_words_[k]; y; y &= y - 1) x |= uint64_t{1} << relabel_[64 * k + lowest_bit(y)];
+      }
+      if (x) mk.add(x, root.weight[t], mask_slot_);
+    }
+    grow_masks(mk, 0);
+    return true;
   }
 
   // prefix_ ends with the item of label e of db and has been reported: reports its extensions by
@@ -291,6 +388,7 @@ class Miner {
   std::vector<int64_t> prefix_;
   std::vector<double> support_;
   std::vector<int32_t> gathered_, kept_, relabel_, row_, mask_slot_;
+  std::vector<uint64_t> keep_words_;
   MergingWriter writer_;
 };
 
@@ -321,29 +419,30 @@ std::vector<int64_t> item_ids(const int64_t* items, int64_t n_occ, std::vector<i
   return values;
 }
 
-// The root database. Identical transactions are merged before anything else is counted: forest
-// paths filtered by epsilon collapse to a few distinct rows, and supports, relabelling and the
-// second merge (rows that become identical without their infrequent items) then cost next to nothing.
+// The root database: supports counted on the caller's rows (a repeated item once per row), then
+// each row cut to its frequent items, relabelled in decreasing support and merged with identical
+// rows in one pass (forest paths filtered by epsilon collapse to a few distinct rows). Rows over at
+// most kBitsetLabels labels are sorted and deduplicated by setting bits and reading them back.
 Database root_database(const CsrView<int64_t>& tx, double min_support) {
   const int64_t n_occ = tx.n > 0 ? tx.indptr[tx.n] : 0;
   std::vector<int32_t> ids;
   const std::vector<int64_t> values = item_ids(tx.items, n_occ, ids);
-  Database distinct;  // rows of ascending distinct ids, merged
-  MergingWriter writer;
-  writer.open(distinct, tx.n, n_occ);
-  for (int64_t t = 0; t < tx.n; ++t) {
-    const auto first = ids.begin() + tx.indptr[t], last = ids.begin() + tx.indptr[t + 1];
-    if (!std::is_sorted(first, last)) std::sort(first, last);
-    const auto end = std::unique(first, last);
-    if (end != first) writer.add(&*first, end - first, tx.weight(t));
-  }
-  std::vector<int32_t>().swap(ids);
+  const auto n_values = static_cast<int32_t>(values.size());
 
   std::vector<double> support(values.size(), 0.0);
-  for (int64_t t = 0; t < distinct.size(); ++t)
-    for (int64_t j = distinct.indptr[t]; j < distinct.indptr[t + 1]; ++j) support[distinct.items[j]] += distinct.weight[t];
+  {
+    std::vector<int64_t> seen(values.size(), -1);  // the last row counting each id
+    for (int64_t t = 0; t < tx.n; ++t) {
+      const double w = tx.weight(t);
+      for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j)
+        if (seen[ids[j]] != t) {
+          seen[ids[j]] = t;
+          support[ids[j]] += w;
+        }
+    }
+  }
   std::vector<int32_t> order;
-  for (int32_t id = 0; id < static_cast<int32_t>(values.size()); ++id)
+  for (int32_t id = 0; id < n_values; ++id)
     if (support[id] >= min_support) order.push_back(id);
   std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return support[a] > support[b]; });
   Database db;
@@ -353,26 +452,31 @@ Database root_database(const CsrView<int64_t>& tx, double min_support) {
     db.support.push_back(support[id]);
     db.item_of.push_back(values[id]);
   }
-  // With every item frequent, relabelling is a bijection: the rows stay distinct, no second merge.
-  const bool all_kept = order.size() == values.size();
-  if (all_kept) {
-    db.items.reserve(distinct.items.size());
-    db.indptr.reserve(static_cast<size_t>(distinct.size()) + 1);
-    db.weight.reserve(static_cast<size_t>(distinct.size()));
-  } else {
-    writer.open(db, distinct.size(), static_cast<int64_t>(distinct.items.size()));
-  }
+
+  MergingWriter writer;
+  writer.open(db, tx.n, n_occ);
   std::vector<int32_t> row;
-  for (int64_t t = 0; t < distinct.size(); ++t) {
+  constexpr int32_t kBitsetLabels = 512;
+  const int32_t n_words = (db.n_labels() + 63) / 64;
+  std::vector<uint64_t> bits(static_cast<size_t>(n_words), 0);
+  for (int64_t t = 0; t < tx.n; ++t) {
     row.clear();
-    for (int64_t j = distinct.indptr[t]; j < distinct.indptr[t + 1]; ++j)
-      if (label[distinct.items[j]] >= 0) row.push_back(label[distinct.items[j]]);
-    std::sort(row.begin(), row.end());
-    if (row.empty()) continue;
-    if (all_kept)
-      db.push(row.data(), row.data() + row.size(), distinct.weight[t]);
-    else
-      writer.add(row.data(), static_cast<int64_t>(row.size()), distinct.weight[t]);
+    if (db.n_labels() <= kBitsetLabels) {
+      for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j) {
+        const int32_t l = label[ids[j]];
+        if (l >= 0) bits[l >> 6] |= uint64_t{1} << (l & 63);
+      }
+      for (int32_t k = 0; k < n_words; ++k) {
+        for (uint64_t x = bits[k]; x; x &= x - 1) row.push_back(64 * k + __builtin_ctzll(x));
+        bits[k] = 0;
+      }
+    } else {
+      for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j)
+        if (label[ids[j]] >= 0) row.push_back(label[ids[j]]);
+      std::sort(row.begin(), row.end());
+      row.erase(std::unique(row.begin(), row.end()), row.end());
+    }
+    if (!row.empty()) writer.add(row.data(), static_cast<int64_t>(row.size()), tx.weight(t));
   }
   return db;
 }
@@ -385,6 +489,9 @@ Itemsets frequent_itemsets(const CsrView<int64_t>& tx, const ItemsetOptions& opt
   const Database root = root_database(tx, options.min_support);
   Occurrences occ;
   occ.build(root);
+  RootBits bits;
+  const bool use_bits = root.n_labels() <= kMaxBitLabels && options.max_size >= 2;
+  if (use_bits) bits.build(root, n_threads);
   std::vector<Itemsets> branches(static_cast<size_t>(root.n_labels()));
   std::atomic<int64_t> emitted{0};
   // Rarer labels (larger e) project more of each transaction: hand them out first.
@@ -392,7 +499,7 @@ Itemsets frequent_itemsets(const CsrView<int64_t>& tx, const ItemsetOptions& opt
       root.n_labels(), n_threads, [&](int) { return Miner(options, emitted); },
       [&](int64_t task, int, Miner& miner) {
         const auto e = static_cast<int32_t>(root.n_labels() - 1 - task);
-        miner.branch(root, occ, e, branches[e]);
+        miner.branch(root, occ, use_bits ? &bits : nullptr, e, branches[e]);
       });
   Itemsets out;
   for (const Itemsets& b : branches) {
