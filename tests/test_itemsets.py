@@ -230,3 +230,23 @@ def test_many_root_rows_thread_independent():
     ref = {k: v for k, v in ref.items() if abs(v - 60.0) > 1e-9}
     assert ref.keys() <= one.keys() and len(one) >= len(ref) > 100
     np.testing.assert_allclose([one[k] for k in ref], list(ref.values()), rtol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_dense_databases_match_brute_force(data):
+    """Dense transactions over few items: branches mined by superset sums (every subset's support at
+    once), beside bit-mask recursion where items are many; any max_size."""
+    n_items = data.draw(st.integers(2, 22))
+    n_tx = data.draw(st.integers(1, 70))
+    seed = data.draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    tx = [tuple(rng.choice(n_items, size=rng.integers(0, min(n_items, 10) + 1), replace=False) - 5)
+          for _ in range(n_tx)]
+    w = rng.integers(0, 9, n_tx) / 8
+    min_support = data.draw(st.integers(1, 16)) / 8
+    max_size = data.draw(st.sampled_from([1, 2, 3, 5, None]))
+    want = brute_force(tx, w, min_support, max_size or 99)
+    got = frequent_itemsets(tx, w, min_support, max_size)
+    assert got == want
+    assert list(frequent_itemsets(tx, w, min_support, max_size, n_jobs=2).items()) == list(got.items())

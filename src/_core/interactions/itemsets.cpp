@@ -151,7 +151,7 @@ class Miner {
     out_ = &out;
     prefix_.assign(1, root.item_of[e]);
     emit(root.support[e]);
-    if (bits && extend_bits(root, occ, *bits, e)) return;
+    if (!(bits && extend_bits(root, occ, *bits, e)))
     extend(root, occ, e, 0);
   }
 
@@ -181,6 +181,43 @@ class Miner {
     }
     if (kept_.size() > 64) return false;
     if (kept_.empty()) return true;
+    const auto n_occ = occ.begin[e + 1] - occ.begin[e];
+    constexpr int64_t kAhead = 16;  // a branch reads one row in ten or so: each read would miss
+    if (dense(static_cast<int>(kept_.size()), n_occ)) {
+      const auto k = static_cast<int>(kept_.size());
+      std::array<double, kZetaBits> first{};
+      keep_words_.assign(static_cast<size_t>(rb.n_words), 0);
+      relabel_.assign(static_cast<size_t>(e), -1);
+      for (int j = 0; j < k; ++j) {
+        relabel_[kept_[j]] = j;
+        zeta_item_[j] = root.item_of[kept_[j]];
+        first[j] = pair[kept_[j]];
+        keep_words_[kept_[j] >> 6] |= uint64_t{1} << (kept_[j] & 63);
+      }
+      const int32_t used_words = (kept_.back() >> 6) + 1;
+      const bool contiguous = kept_.back() == k - 1;  // labels 0..k-1: bits already in place
+      zeta_open(k);
+      for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) {
+        if (o + kAhead < occ.begin[e + 1]) {
+          const int64_t ahead = occ.transaction[o + kAhead];
+          __builtin_prefetch(rb.bits.data() + ahead * rb.n_words);
+          __builtin_prefetch(root.weight.data() + ahead);
+        }
+        const int64_t t = occ.transaction[o];
+        const uint64_t* row = rb.bits.data() + t * rb.n_words;
+        uint32_t x = 0;
+        if (contiguous) {
+          x = static_cast<uint32_t>(row[0] & keep_words_[0]);
+        } else {
+          for (int32_t w = 0; w < used_words; ++w)
+            for (uint64_t y = row[w] & keep_words_[w]; y; y &= y - 1) x |= uint32_t{1} << relabel_[64 * w + lowest_bit(y)];
+        }
+        zeta_[x] += root.weight[t];
+      }
+      zeta_sum(k);
+      zeta_grow(0, static_cast<uint32_t>((uint64_t{1} << k) - 1), first.data());
+      return true;
+    }
     Masks& mk = at(mask_levels_, 0);
     // Labels below 64 keep their bit; otherwise the kept labels are renumbered 0, 1, ... in order.
     const bool same_bits = kept_.back() < 64;
@@ -198,9 +235,14 @@ class Miner {
       keep_words_[r >> 6] |= uint64_t{1} << (r & 63);
     }
     const int32_t used_words = (kept_.back() >> 6) + 1;
-    open_masks(mk, occ.begin[e + 1] - occ.begin[e]);
+    open_masks(mk, n_occ);
     const uint64_t keep0 = keep_words_[0];
     for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) {
+      if (o + kAhead < occ.begin[e + 1]) {
+        const int64_t ahead = occ.transaction[o + kAhead];
+        __builtin_prefetch(rb.bits.data() + ahead * rb.n_words);
+        __builtin_prefetch(root.weight.data() + ahead);
+      }
       const int64_t t = occ.transaction[o];
       const uint64_t* row = rb.bits.data() + t * rb.n_words;
       uint64_t x;
@@ -350,6 +392,27 @@ class Miner {
       return;
     }
     if (!keep) return;
+    const int k = __builtin_popcountll(keep);
+    if (dense(k, m.begin[e + 1] - m.begin[e])) {
+      std::array<int8_t, 64> index{};
+      std::array<double, kZetaBits> first{};
+      int j = 0;
+      for (uint64_t bits = keep; bits; bits &= bits - 1, ++j) {
+        index[lowest_bit(bits)] = static_cast<int8_t>(j);
+        zeta_item_[j] = mask_item_[lowest_bit(bits)];
+        first[j] = support[lowest_bit(bits)];
+      }
+      zeta_open(k);
+      for (int32_t r = m.begin[e]; r < m.begin[e + 1]; ++r) {
+        const int32_t i = m.holding[r];
+        uint32_t x = 0;
+        for (uint64_t y = m.rows[i] & keep; y; y &= y - 1) x |= uint32_t{1} << index[lowest_bit(y)];
+        zeta_[x] += m.weight[i];
+      }
+      zeta_sum(k);
+      zeta_grow(0, static_cast<uint32_t>((uint64_t{1} << k) - 1), first.data());
+      return;
+    }
     Masks& c = at(mask_levels_, d);
     c.active = keep;
     c.support = support;
@@ -359,6 +422,42 @@ class Miner {
       if (m.rows[i] & keep) c.add(m.rows[i] & keep, m.weight[i], mask_slot_);
     }
     grow_masks(c, d);
+  }
+
+  // A conditional database of k <= kZetaBits labels is mined at once when rows outnumber its
+  // subsets enough: zeta_[x] sums the weights of the rows equal to x (bit b = its b-th label),
+  // superset sums (k 2^(k-1) additions) turn it into the support of every subset, and zeta_grow
+  // reports them in grow_masks' order, with no projection, indexing or merging below.
+  static constexpr int kZetaBits = 16;
+  static bool dense(int k, int64_t n_rows) { return k <= kZetaBits && (k <= 8 || (int64_t{1} << k) <= 16 * n_rows); }
+
+  void zeta_open(int k) { zeta_.assign(size_t{1} << k, 0.0); }
+
+  void zeta_sum(int k) {
+    double* g = zeta_.data();
+    const size_t n = size_t{1} << k;
+    for (size_t bit = 1; bit < n; bit <<= 1)
+      for (size_t base = 0; base < n; base += 2 * bit)
+        for (size_t x = base; x < base + bit; ++x) g[x] += g[x + bit];
+  }
+
+  // Reports prefix_ + s + {b} for each b of cand (each frequent with s; their supports first[b] if
+  // given, else from zeta_), each followed by its extensions by the labels of cand before b.
+  void zeta_grow(uint32_t s, uint32_t cand, const double* first) {
+    checkpoint();
+    for (uint32_t bits = cand; bits; bits &= bits - 1) {
+      const int b = __builtin_ctz(bits);
+      const uint32_t t = s | (uint32_t{1} << b);
+      prefix_.push_back(zeta_item_[b]);
+      emit(first ? first[b] : zeta_[t]);
+      if (prefix_.size() < max_size()) {
+        uint32_t next = 0;
+        for (uint32_t c = cand & ((uint32_t{1} << b) - 1); c; c &= c - 1)
+          if (zeta_[t | (c & (0u - c))] >= options_.min_support) next |= c & (0u - c);
+        if (next) zeta_grow(t, next, nullptr);
+      }
+      prefix_.pop_back();
+    }
   }
 
   void emit_with(int64_t item, double support) {
@@ -389,6 +488,8 @@ class Miner {
   std::vector<double> support_;
   std::vector<int32_t> gathered_, kept_, relabel_, row_, mask_slot_;
   std::vector<uint64_t> keep_words_;
+  std::vector<double> zeta_;
+  std::array<int64_t, kZetaBits> zeta_item_{};
   MergingWriter writer_;
 };
 
@@ -455,28 +556,42 @@ Database root_database(const CsrView<int64_t>& tx, double min_support) {
 
   MergingWriter writer;
   writer.open(db, tx.n, n_occ);
-  std::vector<int32_t> row;
+  // Rows are relabelled a batch at a time and their first hash slots prefetched before merging.
+  constexpr int64_t kBatch = 32;
+  std::vector<int32_t> batch;
+  std::array<int64_t, kBatch + 1> bound{};
+  std::array<uint64_t, kBatch> hash{};
   constexpr int32_t kBitsetLabels = 512;
   const int32_t n_words = (db.n_labels() + 63) / 64;
   std::vector<uint64_t> bits(static_cast<size_t>(n_words), 0);
-  for (int64_t t = 0; t < tx.n; ++t) {
-    row.clear();
-    if (db.n_labels() <= kBitsetLabels) {
-      for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j) {
-        const int32_t l = label[ids[j]];
-        if (l >= 0) bits[l >> 6] |= uint64_t{1} << (l & 63);
+  for (int64_t t0 = 0; t0 < tx.n; t0 += kBatch) {
+    const int64_t n_batch = std::min(kBatch, tx.n - t0);
+    batch.clear();
+    for (int64_t b = 0; b < n_batch; ++b) {
+      const int64_t t = t0 + b;
+      const size_t first = batch.size();
+      if (db.n_labels() <= kBitsetLabels) {
+        for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j) {
+          const int32_t l = label[ids[j]];
+          if (l >= 0) bits[l >> 6] |= uint64_t{1} << (l & 63);
+        }
+        for (int32_t k = 0; k < n_words; ++k) {
+          for (uint64_t x = bits[k]; x; x &= x - 1) batch.push_back(64 * k + __builtin_ctzll(x));
+          bits[k] = 0;
+        }
+      } else {
+        for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j)
+          if (label[ids[j]] >= 0) batch.push_back(label[ids[j]]);
+        std::sort(batch.begin() + static_cast<std::ptrdiff_t>(first), batch.end());
+        batch.erase(std::unique(batch.begin() + static_cast<std::ptrdiff_t>(first), batch.end()), batch.end());
       }
-      for (int32_t k = 0; k < n_words; ++k) {
-        for (uint64_t x = bits[k]; x; x &= x - 1) row.push_back(64 * k + __builtin_ctzll(x));
-        bits[k] = 0;
-      }
-    } else {
-      for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j)
-        if (label[ids[j]] >= 0) row.push_back(label[ids[j]]);
-      std::sort(row.begin(), row.end());
-      row.erase(std::unique(row.begin(), row.end()), row.end());
+      bound[b + 1] = static_cast<int64_t>(batch.size());
+      hash[b] = row_hash(batch.data() + first, bound[b + 1] - bound[b]);
+      writer.prefetch(hash[b]);
     }
-    if (!row.empty()) writer.add(row.data(), static_cast<int64_t>(row.size()), tx.weight(t));
+    for (int64_t b = 0; b < n_batch; ++b)
+      if (bound[b + 1] > bound[b])
+        writer.add(batch.data() + bound[b], bound[b + 1] - bound[b], tx.weight(t0 + b), hash[b]);
   }
   return db;
 }
