@@ -34,12 +34,20 @@ struct Occurrences {
   std::vector<int64_t> transaction;
   std::vector<int32_t> position;
 
-  void build(const Database& db) {
+  // Without positions (with_position false) only what extend_bits reads is built.
+  void build(const Database& db, bool with_position = true) {
     const int32_t m = db.n_labels();
     begin.assign(static_cast<size_t>(m) + 1, 0);
     for (const int32_t e : db.items) ++begin[e + 1];
     std::partial_sum(begin.begin(), begin.end(), begin.begin());
     transaction.resize(db.items.size());
+    if (!with_position) {
+      std::vector<int64_t>& next = fill_;
+      next.assign(begin.begin(), begin.end() - 1);
+      for (int64_t t = 0; t < db.size(); ++t)
+        for (int64_t j = db.indptr[t]; j < db.indptr[t + 1]; ++j) transaction[next[db.items[j]]++] = t;
+      return;
+    }
     position.resize(db.items.size());
     std::vector<int64_t>& next = fill_;
     next.assign(begin.begin(), begin.end() - 1);
@@ -602,11 +610,18 @@ Itemsets frequent_itemsets(const CsrView<int64_t>& tx, const ItemsetOptions& opt
   if (!(options.min_support > 0.0)) throw std::invalid_argument("min_support must be > 0");
   if (options.max_size < 1) throw std::invalid_argument("max_size must be >= 1");
   const Database root = root_database(tx, options.min_support);
-  Occurrences occ;
-  occ.build(root);
   RootBits bits;
   const bool use_bits = root.n_labels() <= kMaxBitLabels && options.max_size >= 2;
   if (use_bits) bits.build(root, n_threads);
+  // Positions within rows are read only by branches mined from rows: without bit sets, or those
+  // keeping more than 64 labels with itemsets of 3 or more wanted.
+  bool positions = !use_bits;
+  for (int32_t e = 0, m = root.n_labels(); use_bits && options.max_size > 2 && !positions && e < m; ++e)
+    positions = std::count_if(bits.pair.begin() + static_cast<std::ptrdiff_t>(e) * m,
+                              bits.pair.begin() + static_cast<std::ptrdiff_t>(e) * m + e,
+                              [&](double v) { return v >= options.min_support; }) > 64;
+  Occurrences occ;
+  occ.build(root, positions);
   std::vector<Itemsets> branches(static_cast<size_t>(root.n_labels()));
   std::atomic<int64_t> emitted{0};
   // Rarer labels (larger e) project more of each transaction: hand them out first.
