@@ -166,7 +166,8 @@ def test_list_outer_reads_like_any_iterable():
             self.outer.clear()
             return 1
 
-    rows = [[3, -1, 2**62], (4, Code.A), np.array([5, 6]), {8}, [], (np.int16(9), 10), range(2), [-(2**63)]]
+    rows = [[3, -1, 2**62], (4, Code.A, 5), np.array([5, 6]), {8}, [], (np.int16(9), 10), range(2), [-(2**63)],
+            [1, np.int64(2), 3, Code.A]]
     want = _core.transactions_csr(iter(rows))
     for outer in (rows, tuple(rows)):
         got = _core.transactions_csr(outer)
@@ -196,6 +197,17 @@ def test_csr_dict():
         _core.csr_dict(np.array([0, 3], np.int64), items, np.array([1.0]))
     with pytest.raises(ValueError):
         _core.csr_dict(indptr, items, np.array([1.0]))
+    import gc  # the collector, held off while the tuples are made, is left as it was found
+
+    assert gc.isenabled()
+    _core.csr_dict(indptr, items, np.array([1.5, 2.0, 0.25]))
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        _core.csr_dict(indptr, items, np.array([1.5, 2.0, 0.25]))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 @pytest.mark.parametrize("n_items, n_tx, max_size", [

@@ -72,22 +72,30 @@ void append_row(const py::handle& row, std::vector<int64_t>& items) {
   for (py::ssize_t j = 0; j < n; ++j) items.push_back(item_value(elems[j]));
 }
 
-// Items of a list or tuple row appended; exact Python ints (the common case) read without
-// item_value's checks. item_value may run Python code (__index__) that changes the row: its items
-// are re-read after each such call.
+// One exact Python int as an int64.
+int64_t exact_int(PyObject* o) {
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (overflow) throw py::value_error("transaction items must fit in a signed 64-bit integer");
+  return v;
+}
+
+// Items of a list or tuple row appended. Exact Python ints (the common case) are written straight
+// into place; from the first other item on, item by item: item_value may run Python code
+// (__index__) that changes the row, so its items are re-read after each such call.
 void append_ints(PyObject* row, std::vector<int64_t>& items) {
-  for (py::ssize_t j = 0; j < PySequence_Fast_GET_SIZE(row); ++j) {
-    PyObject* o = PySequence_Fast_ITEMS(row)[j];
-    if (!PyLong_CheckExact(o)) {
-      const auto held = py::reinterpret_borrow<py::object>(o);
-      items.push_back(item_value(held.ptr()));
-      continue;
-    }
-    int overflow = 0;
-    const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (overflow) throw py::value_error("transaction items must fit in a signed 64-bit integer");
-    if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
-    items.push_back(v);
+  const py::ssize_t n = PySequence_Fast_GET_SIZE(row);
+  PyObject* const* elems = PySequence_Fast_ITEMS(row);
+  const size_t first = items.size();
+  items.resize(first + static_cast<size_t>(n));
+  int64_t* out = items.data() + first;
+  py::ssize_t j = 0;
+  for (; j < n && PyLong_CheckExact(elems[j]); ++j) out[j] = exact_int(elems[j]);
+  if (j == n) return;
+  items.resize(first + static_cast<size_t>(j));
+  for (; j < PySequence_Fast_GET_SIZE(row); ++j) {
+    const auto held = py::reinterpret_borrow<py::object>(PySequence_Fast_ITEMS(row)[j]);
+    items.push_back(PyLong_CheckExact(held.ptr()) ? exact_int(held.ptr()) : item_value(held.ptr()));
   }
 }
 
@@ -149,6 +157,14 @@ py::dict csr_dict(const py::array& indptr_, const py::array& items_, const py::a
     if (!o) throw py::error_already_set();
     return o;
   };
+  // Tuples of ints cannot form cycles: the cyclic collector is held off while thousands of them
+  // are made (it would otherwise run every 700 allocations, walking every young object).
+  struct HoldGc {
+    int was_enabled = PyGC_Disable();
+    ~HoldGc() {
+      if (was_enabled) PyGC_Enable();
+    }
+  } hold_gc;
   py::dict out;
   const int64_t* items = it.data();
   const double* v = values.data();
