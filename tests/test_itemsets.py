@@ -146,3 +146,119 @@ def test_caller_data_untouched():
     frequent_itemsets(tx, w, 1)
     np.testing.assert_array_equal(tx[0], [3, 1, 3])
     np.testing.assert_array_equal(w, [2.0])
+
+
+def test_list_outer_reads_like_any_iterable():
+    """A list or tuple of rows is read in place (lists and tuples of exact ints directly, anything
+    else row by row): the same CSR as a generator of the same rows."""
+    import enum
+
+    from pyinterp import _core
+
+    class Code(enum.IntEnum):
+        A = 7
+
+    class Evil:  # an item whose __index__ empties the outer list while it is read
+        def __init__(self, outer):
+            self.outer = outer
+
+        def __index__(self):
+            self.outer.clear()
+            return 1
+
+    rows = [[3, -1, 2**62], (4, Code.A, 5), np.array([5, 6]), {8}, [], (np.int16(9), 10), range(2), [-(2**63)],
+            [1, np.int64(2), 3, Code.A]]
+    want = _core.transactions_csr(iter(rows))
+    for outer in (rows, tuple(rows)):
+        got = _core.transactions_csr(outer)
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
+            assert a.dtype == np.int64
+    np.testing.assert_array_equal(_core.transactions_csr([[1, 2], [3]])[0], [0, 2, 3])
+    for bad, error in (([[1, True]], TypeError), ([(1,), [2**63]], ValueError), ([[1], 2], TypeError)):
+        with pytest.raises(error):
+            _core.transactions_csr(bad)
+    outer = [[1]]
+    outer.append([Evil(outer)])
+    outer.append([2])
+    with pytest.raises(ValueError, match="changed size"):
+        _core.transactions_csr(outer)
+
+
+def test_csr_dict():
+    from pyinterp import _core
+
+    indptr = np.array([0, 2, 2, 5], np.int64)
+    items = np.array([1, 2000, -3, 0, 2**62], np.int64)
+    got = _core.csr_dict(indptr, items, np.array([1.5, 2.0, 0.25]))
+    assert list(got.items()) == [((1, 2000), 1.5), ((), 2.0), ((-3, 0, 2**62), 0.25)]
+    assert all(type(i) is int for k in got for i in k) and all(type(v) is float for v in got.values())
+    with pytest.raises(ValueError):
+        _core.csr_dict(np.array([0, 3], np.int64), items, np.array([1.0]))
+    with pytest.raises(ValueError):
+        _core.csr_dict(indptr, items, np.array([1.0]))
+    import gc  # the collector, held off while the tuples are made, is left as it was found
+
+    assert gc.isenabled()
+    _core.csr_dict(indptr, items, np.array([1.5, 2.0, 0.25]))
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        _core.csr_dict(indptr, items, np.array([1.5, 2.0, 0.25]))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+@pytest.mark.parametrize("n_items, n_tx, max_size", [
+    (40, 600, 8),    # at most 64 labels: one word per row, masks keep the root's bits
+    (150, 1500, 4),  # 65-256 labels: branches past label 64 renumber their frequent labels
+    (300, 1500, 3),  # more than 256 labels: no bit sets, rows walked per branch
+])
+def test_root_bit_sets_match_brute_force(n_items, n_tx, max_size):
+    rng = np.random.default_rng(n_items)
+    p = 1.0 / np.arange(1, n_items + 1) ** 0.3
+    tx = [tuple(rng.choice(n_items, size=rng.integers(1, 10), replace=False, p=p / p.sum()) * 3 - 50)
+          for _ in range(n_tx)]
+    w = rng.integers(1, 9, n_tx) / 8  # sums exact
+    for min_support in (2.0, 6.0):
+        want = brute_force(tx, w, min_support, max_size)
+        for n_jobs in (1, 2):
+            assert frequent_itemsets(tx, w, min_support, max_size, n_jobs=n_jobs) == want
+    # 2-itemsets only: supports straight from the pair table
+    assert frequent_itemsets(tx, w, 2.0, 2) == brute_force(tx, w, 2.0, 2)
+
+
+def test_many_root_rows_thread_independent():
+    """More than 65536 distinct rows: the pair table is summed over blocks of rows; the result
+    (values and order) is the same for any n_jobs, and equals brute force."""
+    rng = np.random.default_rng(7)
+    tx = [tuple(rng.choice(100, size=3, replace=False)) for _ in range(140_000)]
+    w = rng.random(len(tx))
+    one = frequent_itemsets(tx, w, 60.0, 2, n_jobs=1)
+    assert list(frequent_itemsets(tx, w, 60.0, 2, n_jobs=2).items()) == list(one.items())
+    assert list(frequent_itemsets(tx, w, 60.0, None, n_jobs=2).items()) == list(frequent_itemsets(tx, w, 60.0).items())
+    ref = brute_force(tx, w, 60.0, 2)
+    ref = {k: v for k, v in ref.items() if abs(v - 60.0) > 1e-9}
+    assert ref.keys() <= one.keys() and len(one) >= len(ref) > 100
+    np.testing.assert_allclose([one[k] for k in ref], list(ref.values()), rtol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_dense_databases_match_brute_force(data):
+    """Dense transactions over few items: branches mined by superset sums (every subset's support at
+    once), beside bit-mask recursion where items are many; any max_size."""
+    n_items = data.draw(st.integers(2, 22))
+    n_tx = data.draw(st.integers(1, 70))
+    seed = data.draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    tx = [tuple(rng.choice(n_items, size=rng.integers(0, min(n_items, 10) + 1), replace=False) - 5)
+          for _ in range(n_tx)]
+    w = rng.integers(0, 9, n_tx) / 8
+    min_support = data.draw(st.integers(1, 16)) / 8
+    max_size = data.draw(st.sampled_from([1, 2, 3, 5, None]))
+    want = brute_force(tx, w, min_support, max_size or 99)
+    got = frequent_itemsets(tx, w, min_support, max_size)
+    assert got == want
+    assert list(frequent_itemsets(tx, w, min_support, max_size, n_jobs=2).items()) == list(got.items())

@@ -72,15 +72,110 @@ void append_row(const py::handle& row, std::vector<int64_t>& items) {
   for (py::ssize_t j = 0; j < n; ++j) items.push_back(item_value(elems[j]));
 }
 
+// One exact Python int as an int64.
+int64_t exact_int(PyObject* o) {
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (overflow) throw py::value_error("transaction items must fit in a signed 64-bit integer");
+  return v;
+}
+
+// Items of a list or tuple row appended. Exact Python ints (the common case) are written straight
+// into place; from the first other item on, item by item: item_value may run Python code
+// (__index__) that changes the row, so its items are re-read after each such call.
+void append_ints(PyObject* row, std::vector<int64_t>& items) {
+  const py::ssize_t n = PySequence_Fast_GET_SIZE(row);
+  PyObject* const* elems = PySequence_Fast_ITEMS(row);
+  const size_t first = items.size();
+  items.resize(first + static_cast<size_t>(n));
+  int64_t* out = items.data() + first;
+  py::ssize_t j = 0;
+  for (; j < n && PyLong_CheckExact(elems[j]); ++j) out[j] = exact_int(elems[j]);
+  if (j == n) return;
+  items.resize(first + static_cast<size_t>(j));
+  for (; j < PySequence_Fast_GET_SIZE(row); ++j) {
+    const auto held = py::reinterpret_borrow<py::object>(PySequence_Fast_ITEMS(row)[j]);
+    items.push_back(PyLong_CheckExact(held.ptr()) ? exact_int(held.ptr()) : item_value(held.ptr()));
+  }
+}
+
 // Python iterable of iterables of integers -> CSR (indptr, items) in one pass, with the GIL.
+// A list or tuple of lists and tuples (what callers pass) is read in place, its size known up front.
 py::tuple transactions_csr(const py::object& transactions) {
-  if (!py::isinstance<py::iterable>(transactions)) throw py::type_error(kNotTransactions);
   std::vector<int64_t> indptr{0}, items;
-  for (const py::handle row : transactions) {
-    append_row(row, items);
-    indptr.push_back(static_cast<int64_t>(items.size()));
+  PyObject* outer = transactions.ptr();
+  if (PyList_CheckExact(outer) || PyTuple_CheckExact(outer)) {
+    const py::ssize_t n = PySequence_Fast_GET_SIZE(outer);
+    PyObject* const* rows = PySequence_Fast_ITEMS(outer);
+    indptr.reserve(static_cast<size_t>(n) + 1);
+    int64_t total = 0;
+    for (py::ssize_t t = 0; t < n; ++t)
+      if (PyList_CheckExact(rows[t]) || PyTuple_CheckExact(rows[t])) total += PySequence_Fast_GET_SIZE(rows[t]);
+    items.reserve(static_cast<size_t>(total));
+    for (py::ssize_t t = 0; t < n; ++t) {
+      // The row is held while it is read, and the outer items re-read: item_value may run Python
+      // code (__index__) that changes them.
+      if (PySequence_Fast_GET_SIZE(outer) != n) throw py::value_error("transactions changed size while being read");
+      const auto row = py::reinterpret_borrow<py::object>(PySequence_Fast_ITEMS(outer)[t]);
+      if (PyList_CheckExact(row.ptr()) || PyTuple_CheckExact(row.ptr()))
+        append_ints(row.ptr(), items);
+      else
+        append_row(row, items);
+      indptr.push_back(static_cast<int64_t>(items.size()));
+    }
+  } else {
+    if (!py::isinstance<py::iterable>(transactions)) throw py::type_error(kNotTransactions);
+    for (const py::handle row : transactions) {
+      append_row(row, items);
+      indptr.push_back(static_cast<int64_t>(items.size()));
+    }
   }
   return py::make_tuple(move_array(std::move(indptr)), move_array(std::move(items)));
+}
+
+// CSR rows and one value per row -> {tuple of Python ints: float}, in row order, built here
+// rather than through numpy's tolist and a Python zip. Small items share their int objects.
+py::dict csr_dict(const py::array& indptr_, const py::array& items_, const py::array& values_) {
+  const auto ip = checked_array<int64_t>(indptr_, {-1}, "indptr");
+  const auto it = checked_array<int64_t>(items_, {-1}, "items");
+  const int64_t n = ip.shape(0) - 1;
+  const auto values = checked_array<double>(values_, {n}, "values");
+  const int64_t* p = ip.data();
+  if (n < 0 || p[0] != 0 || p[n] != it.shape(0)) throw std::invalid_argument("indptr must run from 0 to len(items)");
+  for (int64_t i = 0; i < n; ++i)
+    if (p[i + 1] < p[i]) throw std::invalid_argument("indptr must be non-decreasing");
+  constexpr int64_t kCached = 1024;
+  std::vector<py::object> small(kCached);
+  auto as_int = [&](int64_t v) {
+    if (v >= 0 && v < kCached) {
+      py::object& o = small[static_cast<size_t>(v)];
+      if (!o) o = py::reinterpret_steal<py::object>(PyLong_FromLongLong(v));
+      if (!o) throw py::error_already_set();
+      return o.inc_ref().ptr();
+    }
+    PyObject* o = PyLong_FromLongLong(v);
+    if (!o) throw py::error_already_set();
+    return o;
+  };
+  // Tuples of ints cannot form cycles: the cyclic collector is held off while thousands of them
+  // are made (it would otherwise run every 700 allocations, walking every young object).
+  struct HoldGc {
+    int was_enabled = PyGC_Disable();
+    ~HoldGc() {
+      if (was_enabled) PyGC_Enable();
+    }
+  } hold_gc;
+  py::dict out;
+  const int64_t* items = it.data();
+  const double* v = values.data();
+  for (int64_t r = 0; r < n; ++r) {
+    auto key = py::reinterpret_steal<py::object>(PyTuple_New(static_cast<py::ssize_t>(p[r + 1] - p[r])));
+    if (!key) throw py::error_already_set();
+    for (int64_t j = p[r]; j < p[r + 1]; ++j) PyTuple_SET_ITEM(key.ptr(), static_cast<py::ssize_t>(j - p[r]), as_int(items[j]));
+    auto value = py::reinterpret_steal<py::object>(PyFloat_FromDouble(v[r]));
+    if (!value || PyDict_SetItem(out.ptr(), key.ptr(), value.ptr()) != 0) throw py::error_already_set();
+  }
+  return out;
 }
 
 // A binding of a signed-path reading: the options as arguments, `read` without the GIL, then
@@ -194,6 +289,8 @@ void bind_interactions(py::module_& m) {
   m.def(
       "transactions_csr", &transactions_csr, py::arg("transactions"),
       "Python iterable of iterables of integers -> CSR (indptr, items), both int64.");
+  m.def("csr_dict", &csr_dict, py::arg("indptr"), py::arg("items"), py::arg("values"),
+        "CSR rows (int64) and one float per row -> dict of {tuple of ints: float}, in row order.");
   m.def(
       "frequent_itemsets",
       [](const py::array& indptr, const py::array& items, const py::object& weights, double min_support,

@@ -34,12 +34,20 @@ struct Occurrences {
   std::vector<int64_t> transaction;
   std::vector<int32_t> position;
 
-  void build(const Database& db) {
+  // Without positions (with_position false) only what extend_bits reads is built.
+  void build(const Database& db, bool with_position = true) {
     const int32_t m = db.n_labels();
     begin.assign(static_cast<size_t>(m) + 1, 0);
     for (const int32_t e : db.items) ++begin[e + 1];
     std::partial_sum(begin.begin(), begin.end(), begin.begin());
     transaction.resize(db.items.size());
+    if (!with_position) {
+      std::vector<int64_t>& next = fill_;
+      next.assign(begin.begin(), begin.end() - 1);
+      for (int64_t t = 0; t < db.size(); ++t)
+        for (int64_t j = db.indptr[t]; j < db.indptr[t + 1]; ++j) transaction[next[db.items[j]]++] = t;
+      return;
+    }
     position.resize(db.items.size());
     std::vector<int64_t>& next = fill_;
     next.assign(begin.begin(), begin.end() - 1);
@@ -53,6 +61,49 @@ struct Occurrences {
 
  private:
   std::vector<int64_t> fill_;
+};
+
+// The root database of at most kMaxBitLabels labels, also as one bit set per row (n_words words,
+// bit r = label r), with the weight of the rows holding each pair of labels: pair[e * m + r],
+// r < e, is the support of {r, e}. A branch then reads its frequent labels off the pair table and
+// projects a row by masking, instead of walking and copying every row's labels before e.
+constexpr int32_t kMaxBitLabels = 256;
+
+struct RootBits {
+  int32_t n_words = 0;
+  std::vector<uint64_t> bits;  // row t: bits[t * n_words : (t + 1) * n_words]
+  std::vector<double> pair;
+
+  // The pair table is summed over fixed blocks of rows (fixed by the row count alone) and the
+  // blocks added in order, so its values do not depend on the number of threads.
+  void build(const Database& db, int n_threads) {
+    const int32_t m = db.n_labels();
+    const int64_t n = db.size();
+    n_words = (m + 63) / 64;
+    bits.assign(static_cast<size_t>(n) * n_words, 0);
+    const int64_t block = std::max<int64_t>(int64_t{1} << 16, (n + 15) / 16);
+    const int64_t n_blocks = std::max<int64_t>(1, (n + block - 1) / block);
+    std::vector<std::vector<double>> partial(static_cast<size_t>(n_blocks));
+    parallel_for(n_blocks, n_threads, no_state, [&](int64_t b, int, NoState&) {
+      std::vector<double>& c = partial[b];
+      c.assign(static_cast<size_t>(m) * m, 0.0);
+      for (int64_t t = b * block; t < std::min(n, (b + 1) * block); ++t) {
+        const int32_t* a = db.items.data() + db.indptr[t];
+        const auto len = static_cast<int32_t>(db.indptr[t + 1] - db.indptr[t]);
+        const double w = db.weight[t];
+        uint64_t* row = bits.data() + t * n_words;
+        for (int32_t j = 0; j < len; ++j) {
+          row[a[j] >> 6] |= uint64_t{1} << (a[j] & 63);
+          double* ce = c.data() + static_cast<size_t>(a[j]) * m;
+          for (int32_t i = 0; i < j; ++i) ce[a[i]] += w;
+        }
+        if ((t & 0xffff) == 0) checkpoint();
+      }
+    });
+    pair = std::move(partial[0]);
+    for (int64_t b = 1; b < n_blocks; ++b)
+      for (size_t k = 0; k < pair.size(); ++k) pair[k] += partial[b][k];
+  }
 };
 
 // A conditional database of at most 64 labels: each row one bit mask, so projecting is masking,
@@ -104,10 +155,11 @@ class Miner {
  public:
   Miner(const ItemsetOptions& options, std::atomic<int64_t>& emitted) : options_(options), emitted_(emitted) {}
 
-  void branch(const Database& root, const Occurrences& occ, int32_t e, Itemsets& out) {
+  void branch(const Database& root, const Occurrences& occ, const RootBits* bits, int32_t e, Itemsets& out) {
     out_ = &out;
     prefix_.assign(1, root.item_of[e]);
     emit(root.support[e]);
+    if (!(bits && extend_bits(root, occ, *bits, e)))
     extend(root, occ, e, 0);
   }
 
@@ -118,6 +170,101 @@ class Miner {
   static Level& at(std::deque<Level>& levels, size_t d) {
     while (levels.size() <= d) levels.emplace_back();
     return levels[d];
+  }
+
+  // extend() at the root from its bit sets: the supports of the labels before e from the pair
+  // table, each row of e cut to the frequent ones by masking. False (nothing done) when more than
+  // 64 labels stay frequent: extend() builds a row database then.
+  bool extend_bits(const Database& root, const Occurrences& occ, const RootBits& rb, int32_t e) {
+    if (e == 0 || prefix_.size() >= max_size()) return true;
+    checkpoint();
+    const int32_t m = root.n_labels();
+    const double* pair = rb.pair.data() + static_cast<size_t>(e) * m;
+    kept_.clear();
+    for (int32_t r = 0; r < e; ++r)
+      if (pair[r] >= options_.min_support) kept_.push_back(r);
+    if (prefix_.size() + 1 == max_size()) {
+      for (const int32_t r : kept_) emit_with(root.item_of[r], pair[r]);
+      return true;
+    }
+    if (kept_.size() > 64) return false;
+    if (kept_.empty()) return true;
+    const auto n_occ = occ.begin[e + 1] - occ.begin[e];
+    constexpr int64_t kAhead = 16;  // a branch reads one row in ten or so: each read would miss
+    if (dense(static_cast<int>(kept_.size()), n_occ)) {
+      const auto k = static_cast<int>(kept_.size());
+      std::array<double, kZetaBits> first{};
+      keep_words_.assign(static_cast<size_t>(rb.n_words), 0);
+      relabel_.assign(static_cast<size_t>(e), -1);
+      for (int j = 0; j < k; ++j) {
+        relabel_[kept_[j]] = j;
+        zeta_item_[j] = root.item_of[kept_[j]];
+        first[j] = pair[kept_[j]];
+        keep_words_[kept_[j] >> 6] |= uint64_t{1} << (kept_[j] & 63);
+      }
+      const int32_t used_words = (kept_.back() >> 6) + 1;
+      const bool contiguous = kept_.back() == k - 1;  // labels 0..k-1: bits already in place
+      zeta_open(k);
+      for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) {
+        if (o + kAhead < occ.begin[e + 1]) {
+          const int64_t ahead = occ.transaction[o + kAhead];
+          __builtin_prefetch(rb.bits.data() + ahead * rb.n_words);
+          __builtin_prefetch(root.weight.data() + ahead);
+        }
+        const int64_t t = occ.transaction[o];
+        const uint64_t* row = rb.bits.data() + t * rb.n_words;
+        uint32_t x = 0;
+        if (contiguous) {
+          x = static_cast<uint32_t>(row[0] & keep_words_[0]);
+        } else {
+          for (int32_t w = 0; w < used_words; ++w)
+            for (uint64_t y = row[w] & keep_words_[w]; y; y &= y - 1) x |= uint32_t{1} << relabel_[64 * w + lowest_bit(y)];
+        }
+        zeta_[x] += root.weight[t];
+      }
+      zeta_sum(k);
+      zeta_grow(0, static_cast<uint32_t>((uint64_t{1} << k) - 1), first.data());
+      return true;
+    }
+    Masks& mk = at(mask_levels_, 0);
+    // Labels below 64 keep their bit; otherwise the kept labels are renumbered 0, 1, ... in order.
+    const bool same_bits = kept_.back() < 64;
+    mask_item_.assign(64, 0);
+    keep_words_.assign(static_cast<size_t>(rb.n_words), 0);
+    relabel_.assign(static_cast<size_t>(e), -1);
+    mk.active = 0;
+    for (size_t k = 0; k < kept_.size(); ++k) {
+      const int32_t r = kept_[k];
+      const int b = same_bits ? r : static_cast<int>(k);
+      relabel_[r] = b;
+      mk.support[b] = pair[r];
+      mask_item_[b] = root.item_of[r];
+      mk.active |= uint64_t{1} << b;
+      keep_words_[r >> 6] |= uint64_t{1} << (r & 63);
+    }
+    const int32_t used_words = (kept_.back() >> 6) + 1;
+    open_masks(mk, n_occ);
+    const uint64_t keep0 = keep_words_[0];
+    for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) {
+      if (o + kAhead < occ.begin[e + 1]) {
+        const int64_t ahead = occ.transaction[o + kAhead];
+        __builtin_prefetch(rb.bits.data() + ahead * rb.n_words);
+        __builtin_prefetch(root.weight.data() + ahead);
+      }
+      const int64_t t = occ.transaction[o];
+      const uint64_t* row = rb.bits.data() + t * rb.n_words;
+      uint64_t x;
+      if (same_bits) {
+        x = row[0] & keep0;
+      } else {
+        x = 0;
+        for (int32_t k = 0; k < used_words; ++k)
+          for (uint64_t y = row[k] & keep_words_[k]; y; y &= y - 1) x |= uint64_t{1} << relabel_[64 * k + lowest_bit(y)];
+      }
+      if (x) mk.add(x, root.weight[t], mask_slot_);
+    }
+    grow_masks(mk, 0);
+    return true;
   }
 
   // prefix_ ends with the item of label e of db and has been reported: reports its extensions by
@@ -253,6 +400,27 @@ class Miner {
       return;
     }
     if (!keep) return;
+    const int k = __builtin_popcountll(keep);
+    if (dense(k, m.begin[e + 1] - m.begin[e])) {
+      std::array<int8_t, 64> index{};
+      std::array<double, kZetaBits> first{};
+      int j = 0;
+      for (uint64_t bits = keep; bits; bits &= bits - 1, ++j) {
+        index[lowest_bit(bits)] = static_cast<int8_t>(j);
+        zeta_item_[j] = mask_item_[lowest_bit(bits)];
+        first[j] = support[lowest_bit(bits)];
+      }
+      zeta_open(k);
+      for (int32_t r = m.begin[e]; r < m.begin[e + 1]; ++r) {
+        const int32_t i = m.holding[r];
+        uint32_t x = 0;
+        for (uint64_t y = m.rows[i] & keep; y; y &= y - 1) x |= uint32_t{1} << index[lowest_bit(y)];
+        zeta_[x] += m.weight[i];
+      }
+      zeta_sum(k);
+      zeta_grow(0, static_cast<uint32_t>((uint64_t{1} << k) - 1), first.data());
+      return;
+    }
     Masks& c = at(mask_levels_, d);
     c.active = keep;
     c.support = support;
@@ -262,6 +430,42 @@ class Miner {
       if (m.rows[i] & keep) c.add(m.rows[i] & keep, m.weight[i], mask_slot_);
     }
     grow_masks(c, d);
+  }
+
+  // A conditional database of k <= kZetaBits labels is mined at once when rows outnumber its
+  // subsets enough: zeta_[x] sums the weights of the rows equal to x (bit b = its b-th label),
+  // superset sums (k 2^(k-1) additions) turn it into the support of every subset, and zeta_grow
+  // reports them in grow_masks' order, with no projection, indexing or merging below.
+  static constexpr int kZetaBits = 16;
+  static bool dense(int k, int64_t n_rows) { return k <= kZetaBits && (k <= 8 || (int64_t{1} << k) <= 16 * n_rows); }
+
+  void zeta_open(int k) { zeta_.assign(size_t{1} << k, 0.0); }
+
+  void zeta_sum(int k) {
+    double* g = zeta_.data();
+    const size_t n = size_t{1} << k;
+    for (size_t bit = 1; bit < n; bit <<= 1)
+      for (size_t base = 0; base < n; base += 2 * bit)
+        for (size_t x = base; x < base + bit; ++x) g[x] += g[x + bit];
+  }
+
+  // Reports prefix_ + s + {b} for each b of cand (each frequent with s; their supports first[b] if
+  // given, else from zeta_), each followed by its extensions by the labels of cand before b.
+  void zeta_grow(uint32_t s, uint32_t cand, const double* first) {
+    checkpoint();
+    for (uint32_t bits = cand; bits; bits &= bits - 1) {
+      const int b = __builtin_ctz(bits);
+      const uint32_t t = s | (uint32_t{1} << b);
+      prefix_.push_back(zeta_item_[b]);
+      emit(first ? first[b] : zeta_[t]);
+      if (prefix_.size() < max_size()) {
+        uint32_t next = 0;
+        for (uint32_t c = cand & ((uint32_t{1} << b) - 1); c; c &= c - 1)
+          if (zeta_[t | (c & (0u - c))] >= options_.min_support) next |= c & (0u - c);
+        if (next) zeta_grow(t, next, nullptr);
+      }
+      prefix_.pop_back();
+    }
   }
 
   void emit_with(int64_t item, double support) {
@@ -291,6 +495,9 @@ class Miner {
   std::vector<int64_t> prefix_;
   std::vector<double> support_;
   std::vector<int32_t> gathered_, kept_, relabel_, row_, mask_slot_;
+  std::vector<uint64_t> keep_words_;
+  std::vector<double> zeta_;
+  std::array<int64_t, kZetaBits> zeta_item_{};
   MergingWriter writer_;
 };
 
@@ -321,29 +528,30 @@ std::vector<int64_t> item_ids(const int64_t* items, int64_t n_occ, std::vector<i
   return values;
 }
 
-// The root database. Identical transactions are merged before anything else is counted: forest
-// paths filtered by epsilon collapse to a few distinct rows, and supports, relabelling and the
-// second merge (rows that become identical without their infrequent items) then cost next to nothing.
+// The root database: supports counted on the caller's rows (a repeated item once per row), then
+// each row cut to its frequent items, relabelled in decreasing support and merged with identical
+// rows in one pass (forest paths filtered by epsilon collapse to a few distinct rows). Rows over at
+// most kBitsetLabels labels are sorted and deduplicated by setting bits and reading them back.
 Database root_database(const CsrView<int64_t>& tx, double min_support) {
   const int64_t n_occ = tx.n > 0 ? tx.indptr[tx.n] : 0;
   std::vector<int32_t> ids;
   const std::vector<int64_t> values = item_ids(tx.items, n_occ, ids);
-  Database distinct;  // rows of ascending distinct ids, merged
-  MergingWriter writer;
-  writer.open(distinct, tx.n, n_occ);
-  for (int64_t t = 0; t < tx.n; ++t) {
-    const auto first = ids.begin() + tx.indptr[t], last = ids.begin() + tx.indptr[t + 1];
-    if (!std::is_sorted(first, last)) std::sort(first, last);
-    const auto end = std::unique(first, last);
-    if (end != first) writer.add(&*first, end - first, tx.weight(t));
-  }
-  std::vector<int32_t>().swap(ids);
+  const auto n_values = static_cast<int32_t>(values.size());
 
   std::vector<double> support(values.size(), 0.0);
-  for (int64_t t = 0; t < distinct.size(); ++t)
-    for (int64_t j = distinct.indptr[t]; j < distinct.indptr[t + 1]; ++j) support[distinct.items[j]] += distinct.weight[t];
+  {
+    std::vector<int64_t> seen(values.size(), -1);  // the last row counting each id
+    for (int64_t t = 0; t < tx.n; ++t) {
+      const double w = tx.weight(t);
+      for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j)
+        if (seen[ids[j]] != t) {
+          seen[ids[j]] = t;
+          support[ids[j]] += w;
+        }
+    }
+  }
   std::vector<int32_t> order;
-  for (int32_t id = 0; id < static_cast<int32_t>(values.size()); ++id)
+  for (int32_t id = 0; id < n_values; ++id)
     if (support[id] >= min_support) order.push_back(id);
   std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return support[a] > support[b]; });
   Database db;
@@ -353,26 +561,45 @@ Database root_database(const CsrView<int64_t>& tx, double min_support) {
     db.support.push_back(support[id]);
     db.item_of.push_back(values[id]);
   }
-  // With every item frequent, relabelling is a bijection: the rows stay distinct, no second merge.
-  const bool all_kept = order.size() == values.size();
-  if (all_kept) {
-    db.items.reserve(distinct.items.size());
-    db.indptr.reserve(static_cast<size_t>(distinct.size()) + 1);
-    db.weight.reserve(static_cast<size_t>(distinct.size()));
-  } else {
-    writer.open(db, distinct.size(), static_cast<int64_t>(distinct.items.size()));
-  }
-  std::vector<int32_t> row;
-  for (int64_t t = 0; t < distinct.size(); ++t) {
-    row.clear();
-    for (int64_t j = distinct.indptr[t]; j < distinct.indptr[t + 1]; ++j)
-      if (label[distinct.items[j]] >= 0) row.push_back(label[distinct.items[j]]);
-    std::sort(row.begin(), row.end());
-    if (row.empty()) continue;
-    if (all_kept)
-      db.push(row.data(), row.data() + row.size(), distinct.weight[t]);
-    else
-      writer.add(row.data(), static_cast<int64_t>(row.size()), distinct.weight[t]);
+
+  MergingWriter writer;
+  writer.open(db, tx.n, n_occ);
+  // Rows are relabelled a batch at a time and their first hash slots prefetched before merging.
+  constexpr int64_t kBatch = 32;
+  std::vector<int32_t> batch;
+  std::array<int64_t, kBatch + 1> bound{};
+  std::array<uint64_t, kBatch> hash{};
+  constexpr int32_t kBitsetLabels = 512;
+  const int32_t n_words = (db.n_labels() + 63) / 64;
+  std::vector<uint64_t> bits(static_cast<size_t>(n_words), 0);
+  for (int64_t t0 = 0; t0 < tx.n; t0 += kBatch) {
+    const int64_t n_batch = std::min(kBatch, tx.n - t0);
+    batch.clear();
+    for (int64_t b = 0; b < n_batch; ++b) {
+      const int64_t t = t0 + b;
+      const size_t first = batch.size();
+      if (db.n_labels() <= kBitsetLabels) {
+        for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j) {
+          const int32_t l = label[ids[j]];
+          if (l >= 0) bits[l >> 6] |= uint64_t{1} << (l & 63);
+        }
+        for (int32_t k = 0; k < n_words; ++k) {
+          for (uint64_t x = bits[k]; x; x &= x - 1) batch.push_back(64 * k + __builtin_ctzll(x));
+          bits[k] = 0;
+        }
+      } else {
+        for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j)
+          if (label[ids[j]] >= 0) batch.push_back(label[ids[j]]);
+        std::sort(batch.begin() + static_cast<std::ptrdiff_t>(first), batch.end());
+        batch.erase(std::unique(batch.begin() + static_cast<std::ptrdiff_t>(first), batch.end()), batch.end());
+      }
+      bound[b + 1] = static_cast<int64_t>(batch.size());
+      hash[b] = row_hash(batch.data() + first, bound[b + 1] - bound[b]);
+      writer.prefetch(hash[b]);
+    }
+    for (int64_t b = 0; b < n_batch; ++b)
+      if (bound[b + 1] > bound[b])
+        writer.add(batch.data() + bound[b], bound[b + 1] - bound[b], tx.weight(t0 + b), hash[b]);
   }
   return db;
 }
@@ -383,8 +610,18 @@ Itemsets frequent_itemsets(const CsrView<int64_t>& tx, const ItemsetOptions& opt
   if (!(options.min_support > 0.0)) throw std::invalid_argument("min_support must be > 0");
   if (options.max_size < 1) throw std::invalid_argument("max_size must be >= 1");
   const Database root = root_database(tx, options.min_support);
+  RootBits bits;
+  const bool use_bits = root.n_labels() <= kMaxBitLabels && options.max_size >= 2;
+  if (use_bits) bits.build(root, n_threads);
+  // Positions within rows are read only by branches mined from rows: without bit sets, or those
+  // keeping more than 64 labels with itemsets of 3 or more wanted.
+  bool positions = !use_bits;
+  for (int32_t e = 0, m = root.n_labels(); use_bits && options.max_size > 2 && !positions && e < m; ++e)
+    positions = std::count_if(bits.pair.begin() + static_cast<std::ptrdiff_t>(e) * m,
+                              bits.pair.begin() + static_cast<std::ptrdiff_t>(e) * m + e,
+                              [&](double v) { return v >= options.min_support; }) > 64;
   Occurrences occ;
-  occ.build(root);
+  occ.build(root, positions);
   std::vector<Itemsets> branches(static_cast<size_t>(root.n_labels()));
   std::atomic<int64_t> emitted{0};
   // Rarer labels (larger e) project more of each transaction: hand them out first.
@@ -392,7 +629,7 @@ Itemsets frequent_itemsets(const CsrView<int64_t>& tx, const ItemsetOptions& opt
       root.n_labels(), n_threads, [&](int) { return Miner(options, emitted); },
       [&](int64_t task, int, Miner& miner) {
         const auto e = static_cast<int32_t>(root.n_labels() - 1 - task);
-        miner.branch(root, occ, e, branches[e]);
+        miner.branch(root, occ, use_bits ? &bits : nullptr, e, branches[e]);
       });
   Itemsets out;
   for (const Itemsets& b : branches) {

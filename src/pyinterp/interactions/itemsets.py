@@ -8,7 +8,6 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, validate_params
 
 from .. import _core
-from .._csr import to_tuples
 from .._validation import INT32_MAX, IntInterval, check_budget, resolve_n_threads
 
 __all__ = ["TooManyItemsets", "frequent_itemsets"]
@@ -72,4 +71,4 @@ def frequent_itemsets(transactions, weights=None, min_support=1.0, max_size=None
             raise ValueError("weights must be finite and non-negative")
     out_indptr, out_items, support = mine_csr(indptr, items, weights, float(min_support),
                                               INT32_MAX if max_size is None else max_size, max_itemsets, n_jobs)
-    return dict(zip(to_tuples(out_indptr, out_items), support.tolist()))
+    return _core.csr_dict(out_indptr, out_items, support)
