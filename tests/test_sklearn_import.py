@@ -10,7 +10,7 @@ import pytest
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
 from pyinterp import _core
-from pyinterp.forest.view import forest_view, sklearn_tree_arrays
+from pyinterp.forest.view import forest_view, sklearn_node_arrays, sklearn_tree_arrays
 
 
 def data(seed=0):
@@ -45,8 +45,7 @@ def test_one_call_import_equals_the_per_tree_conversion(kind, n_jobs):
 def test_one_call_import_refuses_malformed_trees():
     X, y = data()
     t = RandomForestRegressor(2, max_depth=3, random_state=0).fit(X, y).estimators_[0].tree_
-    arrays = [t.children_left, t.children_right, t.feature, t.threshold, t.missing_go_to_left, t.n_node_samples,
-              t.weighted_n_node_samples, t.impurity, t.value[:, 0, :]]
+    arrays = list(sklearn_node_arrays(t))
     inbag = np.zeros(1, dtype=np.uint32)
     assert _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [tuple(arrays)], inbag).n_trees == 1
     with pytest.raises(ValueError, match="9 arrays"):
@@ -88,8 +87,7 @@ def test_one_call_import_reads_any_layout_and_dtype():
     # The node arrays are read in place whatever their strides; other dtypes are converted.
     X, y = data()
     t = RandomForestRegressor(1, max_depth=6, random_state=0).fit(X, y).estimators_[0].tree_
-    arrays = [t.children_left, t.children_right, t.feature, t.threshold, t.missing_go_to_left, t.n_node_samples,
-              t.weighted_n_node_samples, t.impurity, t.value[:, 0, :]]
+    arrays = list(sklearn_node_arrays(t))
     inbag = np.zeros(1, dtype=np.uint32)
     base = _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [tuple(arrays)], inbag).tree(0)
     other = [a.astype(np.int32) if a.dtype == np.intp else np.asfortranarray(a) for a in arrays]

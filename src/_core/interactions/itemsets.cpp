@@ -74,6 +74,17 @@ struct RootBits {
   std::vector<uint64_t> bits;  // row t: bits[t * n_words : (t + 1) * n_words]
   std::vector<double> pair;
 
+  const uint64_t* row(int64_t t) const { return bits.data() + t * n_words; }
+  // A branch reads one root row in ten or so, each a miss: its loops fetch rows kAhead occurrences
+  // ahead of the one they read (transactions of occurrences [o, end)), with the rows' weights.
+  static constexpr int64_t kAhead = 16;
+  void prefetch(const Occurrences& occ, int64_t o, int64_t end, const double* weight) const {
+    if (o + kAhead >= end) return;
+    const int64_t ahead = occ.transaction[o + kAhead];
+    __builtin_prefetch(row(ahead));
+    __builtin_prefetch(weight + ahead);
+  }
+
   // The pair table is summed over fixed blocks of rows (fixed by the row count alone) and the
   // blocks added in order, so its values do not depend on the number of threads.
   void build(const Database& db, int n_threads) {
@@ -190,7 +201,6 @@ class Miner {
     if (kept_.size() > 64) return false;
     if (kept_.empty()) return true;
     const auto n_occ = occ.begin[e + 1] - occ.begin[e];
-    constexpr int64_t kAhead = 16;  // a branch reads one row in ten or so: each read would miss
     if (dense(static_cast<int>(kept_.size()), n_occ)) {
       const auto k = static_cast<int>(kept_.size());
       std::array<double, kZetaBits> first{};
@@ -206,13 +216,9 @@ class Miner {
       const bool contiguous = kept_.back() == k - 1;  // labels 0..k-1: bits already in place
       zeta_open(k);
       for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) {
-        if (o + kAhead < occ.begin[e + 1]) {
-          const int64_t ahead = occ.transaction[o + kAhead];
-          __builtin_prefetch(rb.bits.data() + ahead * rb.n_words);
-          __builtin_prefetch(root.weight.data() + ahead);
-        }
+        rb.prefetch(occ, o, occ.begin[e + 1], root.weight.data());
         const int64_t t = occ.transaction[o];
-        const uint64_t* row = rb.bits.data() + t * rb.n_words;
+        const uint64_t* row = rb.row(t);
         uint32_t x = 0;
         if (contiguous) {
           x = static_cast<uint32_t>(row[0] & keep_words_[0]);
@@ -246,13 +252,9 @@ class Miner {
     open_masks(mk, n_occ);
     const uint64_t keep0 = keep_words_[0];
     for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) {
-      if (o + kAhead < occ.begin[e + 1]) {
-        const int64_t ahead = occ.transaction[o + kAhead];
-        __builtin_prefetch(rb.bits.data() + ahead * rb.n_words);
-        __builtin_prefetch(root.weight.data() + ahead);
-      }
+      rb.prefetch(occ, o, occ.begin[e + 1], root.weight.data());
       const int64_t t = occ.transaction[o];
-      const uint64_t* row = rb.bits.data() + t * rb.n_words;
+      const uint64_t* row = rb.row(t);
       uint64_t x;
       if (same_bits) {
         x = row[0] & keep0;

@@ -160,13 +160,18 @@ def _sklearn_inbag(forest, n_samples, n_threads=1):
     return inbag
 
 
+def sklearn_node_arrays(t):
+    """The node arrays of a scikit-learn ``tree_``, in the order ``_core.Forest.from_sklearn_trees``
+    reads them (in place, one output's values)."""
+    return (t.children_left, t.children_right, t.feature, t.threshold, t.missing_go_to_left, t.n_node_samples,
+            t.weighted_n_node_samples, t.impurity, t.value[:, 0, :])
+
+
 def _sklearn_core(forest, n_samples):
     """The core forest of a scikit-learn forest: one core call reads every tree's node arrays in
     place (per node work in Python cost ~0.3 ms a tree, more than the mining that follows), on the
     forest's own n_jobs threads."""
-    trees = [(t.children_left, t.children_right, t.feature, t.threshold, t.missing_go_to_left, t.n_node_samples,
-              t.weighted_n_node_samples, t.impurity, t.value[:, 0, :])
-             for t in (est.tree_ for est in forest.estimators_)]
+    trees = [sklearn_node_arrays(est.tree_) for est in forest.estimators_]
     n_trees, n_threads = len(trees), resolve_n_threads(forest.n_jobs)
     if n_samples is None:  # only the tree structure is needed
         n_samples, inbag = 1, np.zeros(n_trees, dtype=np.uint32)
