@@ -290,8 +290,8 @@ def test_refitted_sklearn_forest_is_read_again():
 
 @pytest.mark.parametrize("max_depth", [3, None])
 def test_rows_sharing_walks_equal_rows_alone(max_depth):
-    # rows of a block that take the same branches of a shallow tree share its walks; one row at a
-    # time shares nothing: the results are bit-identical
+    # rows that take the same branches of a shallow tree share its walks; one row at a time shares
+    # nothing: the results are bit-identical
     X, y = _data(n=300, p=6)
     forest, _ = _fit("classification", pyinterp.RandomForestClassifier, max_depth, n_estimators=6, X=X, y=y)
     rows = X[:40]
@@ -300,6 +300,11 @@ def test_rows_sharing_walks_equal_rows_alone(max_depth):
     pairs, top = imp.shap_top_interactions(forest, rows, k=6)
     alone = np.concatenate([imp.shap_values(forest, rows[i:i + 1])[0] for i in range(len(rows))])
     np.testing.assert_array_equal(values, alone)
+    # values group rows over chunks of up to 1024: rows on either side of a chunk's edge
+    many = np.random.RandomState(1).rand(1100, X.shape[1])
+    chunked = imp.shap_values(forest, many)[0]
+    for i in (0, 1, 1023, 1024, 1099):
+        np.testing.assert_array_equal(chunked[i], imp.shap_values(forest, many[i:i + 1])[0][0])
     full = np.concatenate([imp.shap_interaction_values(forest, rows[i:i + 1]) for i in range(len(rows))])
     np.testing.assert_array_equal(imp.shap_interaction_values(forest, rows), full)
     for c, matrix in enumerate(light):

@@ -372,10 +372,10 @@ UsedFeatures used_features(const Forest& forest, const std::vector<TreeInfo>& in
   return used;
 }
 
-// Rows [begin, end) of X at the used features: (end - begin) x n_used, row-major.
-void gather_rows(const MatrixView& X, const UsedFeatures& used, int64_t begin, int64_t end, std::vector<double>& out) {
+// Rows [begin, end) of X at the used features into out: (end - begin) x n_used, row-major.
+void gather_rows(const MatrixView& X, const UsedFeatures& used, int64_t begin, int64_t end, double* out) {
   const auto n_used = static_cast<int64_t>(used.features.size());
-  out.assign((end - begin) * n_used, 0.0);
+  std::fill_n(out, (end - begin) * n_used, 0.0);
   if (X.layout == MatrixView::Layout::csr) {
     for (int64_t i = begin; i < end; ++i)
       for (int64_t e = X.slice_begin(i); e < X.slice_begin(i + 1); ++e) {
@@ -389,6 +389,24 @@ void gather_rows(const MatrixView& X, const UsedFeatures& used, int64_t begin, i
     for (int64_t i = begin; i < end; ++i)
       for (int64_t u = 0; u < n_used; ++u) out[(i - begin) * n_used + u] = X.at(i, used.features[u]);
   }
+}
+
+void gather_rows(const MatrixView& X, const UsedFeatures& used, int64_t begin, int64_t end, std::vector<double>& out) {
+  out.resize((end - begin) * used.features.size());
+  gather_rows(X, used, begin, end, out.data());
+}
+
+// A row's output (p x nv) from its sums over the used features (n_used x nv), zeros elsewhere: each
+// entry written once.
+void write_row(const double* acc, const UsedFeatures& used, int32_t nv, int64_t p, double* row) {
+  int64_t next = 0;  // the first feature not yet written
+  for (size_t u = 0; u < used.features.size(); ++u) {
+    const int64_t j = used.features[u];
+    std::fill(row + next * nv, row + j * nv, 0.0);
+    std::copy_n(acc + u * nv, nv, row + j * nv);
+    next = j + 1;
+  }
+  std::fill(row + next * nv, row + p * nv, 0.0);
 }
 
 // What every call reads of the forest, built once per call.
@@ -551,6 +569,48 @@ class InterventionalWalker {
   int32_t stride_ = 0;
 };
 
+// Rows grouped by the child they take at every split of a tree of at most 64 splits: the tree's
+// values depend on a row only through those choices, so each group is walked once, for its first
+// row, and serves every row of the group - bit-identical to walking each. Shallow forests share most
+// walks (all_bioc: ~4 splits a tree, ~10 groups among 128 rows). Groups are numbered in the order of
+// their first rows; a mask's group is found by open addressing (no sort, no allocation once grown).
+class RowGroups {
+ public:
+  // Groups rows 0..n-1 (row_of(r) an accessor of row r) and returns the number of groups.
+  template <class RowOf>
+  int32_t group(const Tree& tree, const TreeInfo& info, int64_t n, const RowOf& row_of) {
+    size_t n_slots = 16;
+    while (n_slots < 2 * static_cast<size_t>(n)) n_slots *= 2;
+    keys_.resize(n_slots);
+    ids_.assign(n_slots, -1);
+    of_row_.resize(n);
+    first_.clear();
+    for (int64_t r = 0; r < n; ++r) {
+      const auto x = row_of(r);
+      uint64_t mask = 0;
+      for (size_t k = 0; k < info.splits.size(); ++k) {
+        const int32_t node = info.splits[k];
+        if (tree.child_of(node, x(tree.feature[node])) == tree.left[node]) mask |= uint64_t{1} << k;
+      }
+      size_t h = static_cast<size_t>(mask * 0x9E3779B97F4A7C15ull >> 32) & (n_slots - 1);
+      while (ids_[h] >= 0 && keys_[h] != mask) h = (h + 1) & (n_slots - 1);
+      if (ids_[h] < 0) {
+        ids_[h] = static_cast<int32_t>(first_.size());
+        keys_[h] = mask;
+        first_.push_back(static_cast<int32_t>(r));
+      }
+      of_row_[r] = ids_[h];
+    }
+    return static_cast<int32_t>(first_.size());
+  }
+  int32_t of_row(int64_t r) const { return of_row_[r]; }
+  int32_t first(int32_t g) const { return first_[g]; }
+
+ private:
+  std::vector<uint64_t> keys_;
+  std::vector<int32_t> ids_, of_row_, first_;
+};
+
 // Rows per task: up to 32, enough that a column-major gather reads whole cache lines and that rows
 // of a shallow tree share walks (for_row_groups); fewer when X has under 256 rows, so that there are
 // at least 8 tasks for the threads. A function of the row count only: block sums (the mean
@@ -566,8 +626,8 @@ struct Scratch {
   KeySums pairs;
   std::vector<std::pair<int64_t, int64_t>> spans;
   std::vector<double> rows, acc, base;
-  std::vector<uint64_t> masks;
-  std::vector<int32_t> group_order;
+  RowGroups groups;
+  std::vector<int32_t> group_order, group_offset, group_fill;
   std::vector<size_t> order;
   std::vector<std::pair<int64_t, double>> emitted;  // one tree's interaction entries: (key * nv + c, value)
 };
@@ -599,40 +659,28 @@ void for_blocks(const Prepared& prep, const MatrixView& X, int32_t n_values, int
                });
 }
 
-// The rows of a block grouped by the child they take at every split of a tree (a tree of at most
-// 64 splits): a tree's values depend on the row only through those choices, so each group is
-// walked once, for its first row, and the result serves every row of the group - bit-identical to
-// walking each. Shallow forests on few rows (all_bioc: ~4 splits a tree) share most walks; a tree
-// with more splits, or a block of one row, is walked row by row (groups of one).
-// fn(first row, rows of the group as [first, last) into order).
+// fn(first row, the group's rows as [begin, end) of int32 row indices) per group of a block's rows
+// (RowGroups); a tree of more than 64 splits, or a block of one row, row by row (groups of one).
 template <class Fn>
 void for_row_groups(const Tree& tree, const TreeInfo& info, const Block& block, Scratch& s, Fn fn) {
   const int64_t nb = block.end - block.begin;
   auto& order = s.group_order;
   order.resize(nb);
-  for (int64_t r = 0; r < nb; ++r) order[r] = static_cast<int32_t>(r);
   if (info.splits.empty() || nb == 1) {
+    for (int64_t r = 0; r < nb; ++r) order[r] = static_cast<int32_t>(r);
     for (int64_t r = 0; r < nb; ++r) fn(r, order.data() + r, order.data() + r + 1);
     return;
   }
-  auto& masks = s.masks;
-  masks.assign(nb, 0);
-  for (int64_t r = 0; r < nb; ++r) {
-    const auto x = block.row(r);
-    uint64_t mask = 0;
-    for (size_t k = 0; k < info.splits.size(); ++k) {
-      const int32_t node = info.splits[k];
-      if (tree.child_of(node, x(tree.feature[node])) == tree.left[node]) mask |= uint64_t{1} << k;
-    }
-    masks[r] = mask;
-  }
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return masks[a] < masks[b]; });
-  for (int64_t g = 0; g < nb;) {
-    int64_t h = g + 1;
-    while (h < nb && masks[order[h]] == masks[order[g]]) ++h;
-    fn(order[g], order.data() + g, order.data() + h);
-    g = h;
-  }
+  const int32_t n_groups = s.groups.group(tree, info, nb, [&](int64_t r) { return block.row(r); });
+  // The rows by group (counting sort, rows increasing within a group).
+  auto& offset = s.group_offset;
+  offset.assign(n_groups + 1, 0);
+  for (int64_t r = 0; r < nb; ++r) ++offset[s.groups.of_row(r) + 1];
+  for (int32_t g = 0; g < n_groups; ++g) offset[g + 1] += offset[g];
+  auto& fill = s.group_fill;
+  fill.assign(offset.begin(), offset.end() - 1);
+  for (int64_t r = 0; r < nb; ++r) order[fill[s.groups.of_row(r)]++] = static_cast<int32_t>(r);
+  for (int32_t g = 0; g < n_groups; ++g) fn(s.groups.first(g), order.data() + offset[g], order.data() + offset[g + 1]);
 }
 
 // Tree t's interaction values for row x: emit(a, b, c, value) for a != b with half the tree's
@@ -704,36 +752,84 @@ std::vector<double> shap_expected_value(const Forest& forest) {
   return expected;
 }
 
+// Rows explained together by shap_values: their groups (RowGroups) are formed over all of them, so
+// a tree is walked once per group of the chunk rather than of each thread's block. Bounded so the
+// chunk's gathered rows and per-tree group indices stay within ~64 MB.
+int64_t chunk_rows(int64_t n_rows, int64_t n_used, int64_t n_trees) {
+  constexpr int64_t kBytes = int64_t{1} << 26, kMaxRows = 1024;
+  return std::clamp<int64_t>(kBytes / (8 * n_used + 4 * n_trees + 1), 1, std::min(kMaxRows, std::max<int64_t>(n_rows, 1)));
+}
+
 void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_threads) {
   const Prepared prep(forest, X, n_threads);
   const int32_t nv = forest.n_values();
   const int64_t p = forest.n_features;
-  const auto& used = prep.used.features;
-  const int64_t width = static_cast<int64_t>(used.size()) * nv;
-  const double scale = 1.0 / static_cast<double>(forest.trees.size());
-  for_blocks(prep, X, nv, n_threads, [&](const Block& block, Scratch& s) {
-    // Summed per row over the used features, trees in order, then written out once: the row's
-    // p-long output is touched twice (zeros, values) whatever the number of trees.
-    s.acc.assign((block.end - block.begin) * width, 0.0);
-    for (size_t t = 0; t < forest.trees.size(); ++t) {
-      const TreeInfo& info = prep.infos[t];
-      for_row_groups(forest.trees[t], info, block, s, [&](int64_t first, const int32_t* g, const int32_t* h) {
-        s.base.assign(info.features.size() * nv, 0.0);
-        s.walker.walk(forest.trees[t], info, prep.rules[info.rule_size], block.row(first), scale, s.base.data());
-        for (const int32_t* r = g; r != h; ++r)
-          for (size_t a = 0; a < info.features.size(); ++a) {
-            double* acc = s.acc.data() + *r * width + int64_t{prep.used.index[info.features[a]]} * nv;
-            for (int32_t c = 0; c < nv; ++c) acc[c] += s.base[a * nv + c];
+  const auto n_used = static_cast<int64_t>(prep.used.features.size());
+  const auto n_trees = static_cast<int64_t>(forest.trees.size());
+  const int64_t width = n_used * nv;
+  const double scale = 1.0 / static_cast<double>(n_trees);
+  // A tree's walks are stored per group when they fit its share of 2^22 values (32 MB); otherwise
+  // its rows are walked one by one. The choice depends on the tree and the chunk only.
+  const int64_t tree_budget = std::max<int64_t>((int64_t{1} << 22) / n_trees, 64);
+  const int64_t chunk = chunk_rows(X.n_rows, n_used, n_trees);
+  std::vector<double> rows;
+  std::vector<int32_t> group(n_trees * chunk);    // per tree and chunk row: the row's group, or -1 (walked alone)
+  std::vector<std::vector<double>> stored(n_trees);  // per tree: groups x its features x nv
+  for (int64_t c0 = 0; c0 < X.n_rows; c0 += chunk) {
+    const int64_t nc = std::min(X.n_rows - c0, chunk), size = row_block(nc), n_blocks = (nc + size - 1) / size;
+    rows.resize(nc * n_used);
+    parallel_for(n_blocks, n_threads, no_state, [&](int64_t blk, int, NoState&) {
+      const int64_t begin = blk * size, end = std::min(nc, begin + size);
+      gather_rows(X, prep.used, c0 + begin, c0 + end, rows.data() + begin * n_used);
+    });
+    const Block whole{c0, c0 + nc, rows.data(), n_used, prep.used.index.data()};
+    // Each tree's groups, and one walk per group (the walk of the group's first row).
+    parallel_for(
+        n_trees, n_threads,
+        [&](int) { return std::pair<Walker, RowGroups>(Walker(prep.extent.max_depth, prep.extent.max_m, nv, prep.extent.max_features), RowGroups()); },
+        [&](int64_t t, int, std::pair<Walker, RowGroups>& state) {
+          auto& [walker, groups] = state;
+          const TreeInfo& info = prep.infos[t];
+          int32_t* of_row = group.data() + t * chunk;
+          stored[t].clear();
+          const int32_t n_groups = info.splits.empty() ? 0 : groups.group(forest.trees[t], info, nc, [&](int64_t r) { return whole.row(r); });
+          const auto n_values = static_cast<int64_t>(n_groups) * static_cast<int64_t>(info.features.size()) * nv;
+          if (n_groups == 0 || n_values > tree_budget) {
+            std::fill_n(of_row, nc, -1);
+            return;
           }
-      });
-    }
-    for (int64_t i = block.begin; i < block.end; ++i) {
-      double* row = out + i * p * nv;
-      const double* acc = s.acc.data() + (i - block.begin) * width;
-      std::fill_n(row, p * nv, 0.0);
-      for (size_t u = 0; u < used.size(); ++u) std::copy_n(acc + u * nv, nv, row + int64_t{used[u]} * nv);
-    }
-  });
+          stored[t].assign(n_values, 0.0);
+          for (int32_t g = 0; g < n_groups; ++g)
+            walker.walk(forest.trees[t], info, prep.rules[info.rule_size], whole.row(groups.first(g)), scale,
+                        stored[t].data() + static_cast<int64_t>(g) * info.features.size() * nv);
+          for (int64_t r = 0; r < nc; ++r) of_row[r] = groups.of_row(r);
+        });
+    // Every row's sum over the trees in tree order, then its output row written once.
+    parallel_for(n_blocks, n_threads, [&](int) { return Scratch(prep.extent, nv); }, [&](int64_t blk, int, Scratch& s) {
+      const int64_t begin = blk * size, end = std::min(nc, begin + size);
+      s.acc.resize(width);
+      for (int64_t r = begin; r < end; ++r) {
+        std::fill(s.acc.begin(), s.acc.end(), 0.0);
+        for (int64_t t = 0; t < n_trees; ++t) {
+          const TreeInfo& info = prep.infos[t];
+          const auto n_local = static_cast<int64_t>(info.features.size());
+          const double* values;
+          if (const int32_t g = group[t * chunk + r]; g >= 0) {
+            values = stored[t].data() + g * n_local * nv;
+          } else {
+            s.base.assign(n_local * nv, 0.0);
+            s.walker.walk(forest.trees[t], info, prep.rules[info.rule_size], whole.row(r), scale, s.base.data());
+            values = s.base.data();
+          }
+          for (int64_t a = 0; a < n_local; ++a) {
+            double* acc = s.acc.data() + int64_t{prep.used.index[info.features[a]]} * nv;
+            for (int32_t c = 0; c < nv; ++c) acc[c] += values[a * nv + c];
+          }
+        }
+        write_row(s.acc.data(), prep.used, nv, p, out + (c0 + r) * p * nv);
+      }
+    });
+  }
 }
 
 void shap_interaction_values(const Forest& forest, const MatrixView& X, double* out, int n_threads) {
@@ -918,9 +1014,7 @@ std::vector<double> shap_values_interventional(const Forest& forest, const Matri
         const double* part = partial.data() + (i * n_chunks + chunk) * width;
         for (int64_t k = 0; k < width; ++k) acc[k] += part[k];
       }
-      double* row = out + (begin + i) * p * nv;
-      std::fill_n(row, p * nv, 0.0);
-      for (int64_t u = 0; u < n_used; ++u) std::copy_n(acc.data() + u * nv, nv, row + int64_t{prep.used.features[u]} * nv);
+      write_row(acc.data(), prep.used, nv, p, out + (begin + i) * p * nv);
     }
   }
   // The mean prediction over the background rows.

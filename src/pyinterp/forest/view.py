@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import operator
 import sys
 import weakref
 from dataclasses import dataclass
@@ -79,12 +80,13 @@ def forest_view(forest, n_samples=None, *, multi_output=False) -> _ForestView:
 # forest holds the same tree objects (a refit replaces them). Reading 500 trees costs ~70 ms, more
 # than explaining 128 rows of them (all_bioc's SHAP values). Trees edited in place are not noticed.
 _SKLEARN_CORES = weakref.WeakKeyDictionary()
+_TREE_OF = operator.attrgetter("tree_")
 
 
 def _sklearn_structure(forest):
-    trees = tuple(est.tree_ for est in forest.estimators_)
+    trees = tuple(map(_TREE_OF, forest.estimators_))
     cached = _SKLEARN_CORES.get(forest)
-    if cached is not None and len(cached[0]) == len(trees) and all(a is b for a, b in zip(cached[0], trees)):
+    if cached is not None and cached[0] == trees:  # element by element: identity (trees define no __eq__)
         return cached[1]
     core = _sklearn_core(forest, None)
     _SKLEARN_CORES[forest] = (trees, core)
@@ -95,7 +97,7 @@ def check_rows(view, X):
     """X validated against the forest's training columns, in the dtype its thresholds compare."""
     X = validate_data(view.estimator, X, reset=False, **FOREST_X)
     if view.float32:
-        X = X.astype(np.float32)
+        X = X.astype(np.float32, copy=False)
     return core_X(X)
 
 
