@@ -10,9 +10,10 @@ pyinterp first call), the largest difference of the values and the load average.
 (a) simulated regression, n = 1000 training rows, p = 100, fully grown trees: path-dependent values
 for --rows rows, interaction values for --interaction-rows rows, interventional values for
 --interventional-rows rows against --background training rows. (b) all_bioc (p = 12,625, classes)
-from ../shared/data when present: values and interventional values for every row; shap's
-interaction values there would be an n x p x p tensor of 1.3 GB per row and class, so pyinterp's
-memory-light forms (mean |interaction| per pair, top-k pairs per row) are timed alone.
+from ../shared/data when present: values and interventional values for every row, interaction
+values for --real-interaction-rows rows (an n x p x p tensor of 1.3 GB per row and class, both
+libraries), and pyinterp's memory-light forms (mean |interaction| per pair, top-k pairs per row),
+which shap does not have, alone.
 """
 
 from __future__ import annotations
@@ -33,6 +34,14 @@ from pyinterp import importance as imp
 def _layout(values):
     """shap's output as (rows, ..., outputs): older versions return a list per class."""
     return np.stack(values, axis=-1) if isinstance(values, list) else np.asarray(values)
+
+
+def _max_diff(ours, peer):
+    """max |ours - peer|, a (row, feature) slice at a time: all_bioc's interaction values are 2.5 GB
+    a row."""
+    peer = _layout(peer)
+    return max(float(np.abs(a - b).max()) for a, b in zip(ours.reshape(-1, *ours.shape[2:]),
+                                                          peer.reshape(-1, *peer.shape[2:])))
 
 
 def _load():
@@ -57,7 +66,7 @@ def compare(name, forest, rows, jobs, shap, kind, background=None):
             t_peer, peer = best_of(lambda: explainer.shap_interaction_values(rows), repeats=repeats)
         else:
             t_peer, peer = best_of(lambda: explainer.shap_values(rows, check_additivity=False), repeats=repeats)
-        diff = np.abs(ours - _layout(peer)).max()
+        diff = _max_diff(ours, peer)
         line += (f" | shap build {t_build:7.3f} s, call {t_peer:8.3f} s | ratio {t_peer / t_ours:6.2f} "
                  f"(with build and first read {(t_build + t_peer) / t_first:5.2f})  max |diff| {diff:.1e}")
     print(f"{line}  {_load()}", flush=True)
@@ -75,6 +84,8 @@ def main():
     parser.add_argument("--rows", type=int, default=1000)
     parser.add_argument("--interaction-rows", type=int, default=5)
     parser.add_argument("--interventional-rows", type=int, default=100)
+    parser.add_argument("--real-interaction-rows", type=int, default=1,
+                        help="all_bioc rows of interaction values (2.5 GB a row in each library)")
     parser.add_argument("--background", type=int, default=100, help="background rows of interventional SHAP")
     parser.add_argument("--top-k", type=int, default=10)
     parser.add_argument("--jobs", type=int, default=2)
@@ -108,6 +119,8 @@ def main():
     compare("(b) values", forest, Xb, args.jobs, shap, "values")
     background = Xb[np.random.RandomState(0).choice(len(Xb), min(args.background, len(Xb)), replace=False)]
     compare(f"(b) interventional ({len(background)} bg)", forest, Xb, args.jobs, shap, "interventional", background)
+    if args.real_interaction_rows > 0:
+        compare("(b) interaction values", forest, Xb[: args.real_interaction_rows], args.jobs, shap, "interactions")
     alone("(b) mean |interaction| per pair", Xb, args.jobs,
           lambda: imp.shap_interaction_importance(forest, Xb, n_jobs=args.jobs), lambda out: f"{out[0].nnz} pairs")
     alone(f"(b) top-{args.top_k} pairs per row", Xb, args.jobs,

@@ -3,7 +3,10 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <initializer_list>
+#include <new>
 #include <memory>
 #include <string>
 #include <vector>
@@ -167,6 +170,19 @@ py::array move_array(std::vector<T>&& data) {
   py::capsule free_when_done(owned.get(), [](void* p) { delete static_cast<std::vector<T>*>(p); });
   const std::vector<T>& v = *owned.release();
   return py::array(static_cast<py::ssize_t>(v.size()), v.data(), free_when_done);
+}
+
+// A C-ordered numpy array of zeros from calloc, freed by a capsule. Large blocks come from the
+// kernel's zero pages, untouched until written (numpy.zeros would also madvise them into 2 MB huge
+// pages, each zeroed whole by the first write into it): for outputs the core adds sparse entries to.
+template <class T>
+py::array_t<T> zeros_array(const std::vector<py::ssize_t>& shape) {
+  size_t n = 1;
+  for (const py::ssize_t d : shape) n *= static_cast<size_t>(d);
+  void* data = std::calloc(std::max<size_t>(n, 1), sizeof(T));
+  if (data == nullptr) throw std::bad_alloc();
+  py::capsule free_when_done(data, [](void* q) { std::free(q); });
+  return py::array_t<T>(shape, static_cast<T*>(data), free_when_done);
 }
 
 // A read-only numpy view of core memory that keeps `owner` alive.

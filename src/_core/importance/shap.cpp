@@ -837,7 +837,6 @@ void shap_interaction_values(const Forest& forest, const MatrixView& X, double* 
   const int32_t nv = forest.n_values();
   const int64_t p = forest.n_features;
   for_blocks(prep, X, nv, n_threads, [&](const Block& block, Scratch& s) {
-    std::fill_n(out + block.begin * p * p * nv, (block.end - block.begin) * p * p * nv, 0.0);
     block_interactions(
         forest, prep, block, s, [](int32_t, int32_t) { return true; },
         [&](int64_t r, int32_t a, int32_t b, int32_t c, double v) {

@@ -20,7 +20,8 @@ std::vector<double> shap_expected_value(const Forest& forest);
 // out: n_rows x n_features x n_values (every entry written).
 void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_threads);
 
-// out: n_rows x n_features x n_features x n_values (every entry written); out[i, a, b] (a != b)
+// out: n_rows x n_features x n_features x n_values, zeros on entry (the values are added: the caller's
+// zeroed memory can stay untouched where trees put nothing); out[i, a, b] (a != b)
 // is half the Shapley interaction index of (a, b), out[i, a, a] the main effect, so out[i, a, :]
 // sums to the SHAP value of a.
 void shap_interaction_values(const Forest& forest, const MatrixView& X, double* out, int n_threads);
