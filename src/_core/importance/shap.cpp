@@ -804,15 +804,15 @@ void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_t
                         stored[t].data() + static_cast<int64_t>(g) * info.features.size() * nv);
           for (int64_t r = 0; r < nc; ++r) of_row[r] = groups.of_row(r);
         });
-    // Every row's sum over the trees in tree order, then its output row written once.
+    // Every row's sum over the trees in tree order, a block of rows tree by tree (a deep tree stays in
+    // cache for the block), then each output row written once.
     parallel_for(n_blocks, n_threads, [&](int) { return Scratch(prep.extent, nv); }, [&](int64_t blk, int, Scratch& s) {
       const int64_t begin = blk * size, end = std::min(nc, begin + size);
-      s.acc.resize(width);
-      for (int64_t r = begin; r < end; ++r) {
-        std::fill(s.acc.begin(), s.acc.end(), 0.0);
-        for (int64_t t = 0; t < n_trees; ++t) {
-          const TreeInfo& info = prep.infos[t];
-          const auto n_local = static_cast<int64_t>(info.features.size());
+      s.acc.assign((end - begin) * width, 0.0);
+      for (int64_t t = 0; t < n_trees; ++t) {
+        const TreeInfo& info = prep.infos[t];
+        const auto n_local = static_cast<int64_t>(info.features.size());
+        for (int64_t r = begin; r < end; ++r) {
           const double* values;
           if (const int32_t g = group[t * chunk + r]; g >= 0) {
             values = stored[t].data() + g * n_local * nv;
@@ -821,13 +821,12 @@ void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_t
             s.walker.walk(forest.trees[t], info, prep.rules[info.rule_size], whole.row(r), scale, s.base.data());
             values = s.base.data();
           }
-          for (int64_t a = 0; a < n_local; ++a) {
-            double* acc = s.acc.data() + int64_t{prep.used.index[info.features[a]]} * nv;
-            for (int32_t c = 0; c < nv; ++c) acc[c] += values[a * nv + c];
-          }
+          double* acc = s.acc.data() + (r - begin) * width;
+          for (int64_t a = 0; a < n_local; ++a)
+            for (int32_t c = 0; c < nv; ++c) acc[int64_t{prep.used.index[info.features[a]]} * nv + c] += values[a * nv + c];
         }
-        write_row(s.acc.data(), prep.used, nv, p, out + (c0 + r) * p * nv);
       }
+      for (int64_t r = begin; r < end; ++r) write_row(s.acc.data() + (r - begin) * width, prep.used, nv, p, out + (c0 + r) * p * nv);
     });
   }
 }
