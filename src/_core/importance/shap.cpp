@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -486,15 +487,19 @@ class KeySums {
   std::vector<double> sums_;
 };
 
-// Interventional TreeSHAP of one tree for row x against background row r (Lundberg et al. 2020,
-// Algorithm 3): where x and r take the same child nothing is decided; where they part, the walk
-// follows both, x's child with the feature taken from x and r's with it taken from r, and a feature
-// decided once follows that row in the subtree. A leaf of value v reached with U features from x
-// and V from r adds v (U-1)! V! / (U+V)! to each of the former and -v U! (V-1)! / (U+V)! to each of
-// the latter (the Shapley weights of the game on those U + V features). Explicit stack: any depth.
+// Interventional TreeSHAP of one tree for row x against background rows (Lundberg et al. 2020,
+// Algorithm 3), all background rows in one walk. For one background row r: where x and r take the
+// same child nothing is decided; where they part, the walk follows both, x's child with the feature
+// taken from x and r's with it taken from r, and a feature decided once follows that row in the
+// subtree. A leaf of value v reached with U features from x and V from r adds v (U-1)! V! / (U+V)!
+// to each of the former and -v U! (V-1)! / (U+V)! to each of the latter (the Shapley weights of the
+// game on those U + V features). Background rows that have made the same choices so far share
+// that walk: it carries a group of rows (a range of rows_, partitioned in place as the rows part),
+// and a leaf adds the group's size times one row's terms. Explicit stack: any depth.
 class InterventionalWalker {
  public:
-  InterventionalWalker(int32_t max_depth, int32_t max_features) : from_(max_features, 0) {
+  InterventionalWalker(int32_t max_depth, int32_t max_features, int64_t n_background)
+      : from_(max_features, 0), rows_(n_background) {
     // weight_[a][b] = a! b! / (a + b + 1)!, by the recurrence in b (no factorials).
     weight_.assign(static_cast<size_t>(max_depth + 1) * (max_depth + 1), 0.0);
     stride_ = max_depth + 1;
@@ -507,13 +512,16 @@ class InterventionalWalker {
     }
   }
 
-  // Adds the tree's values times scale to phi (slots x n_values; slot[j] is feature j's row).
-  template <class RowX, class RowR>
-  void walk(const Tree& tree, const TreeInfo& info, const RowX& x, const RowR& r, double scale, const int32_t* slot,
-            double* phi) {
+  // Adds the tree's values against every background row, times scale, to phi (slots x n_values;
+  // slot[j] is feature j's row). r_of(k) is background row k's accessor.
+  template <class RowX, class RowOf>
+  void walk(const Tree& tree, const TreeInfo& info, const RowX& x, const RowOf& r_of, double scale,
+            const int32_t* slot, double* phi) {
     const int32_t nv = tree.n_values;
+    const auto n_background = static_cast<int32_t>(rows_.size());
+    for (int32_t k = 0; k < n_background; ++k) rows_[k] = k;
     stack_.clear();
-    stack_.push_back({0, -1, 0});
+    stack_.push_back({0, -1, 0, 0, n_background});
     while (!stack_.empty()) {
       const Item it = stack_.back();
       stack_.pop_back();
@@ -523,48 +531,61 @@ class InterventionalWalker {
         continue;
       }
       if (it.local >= 0) {
-        from_[it.local] = it.side;
+        from_[it.local] = static_cast<int8_t>(it.side);
         (it.side == 1 ? xs_ : rs_).push_back(slot[info.features[it.local]]);
-        stack_.push_back({-1, it.local, it.side});
+        stack_.push_back({-1, it.local, it.side, 0, 0});
       }
       const int32_t node = it.node;
       if (tree.is_leaf(node)) {
         const auto u = static_cast<int32_t>(xs_.size()), v = static_cast<int32_t>(rs_.size());
         const double* value = tree.value.data() + static_cast<int64_t>(node) * nv;
+        const double group = scale * static_cast<double>(it.end - it.begin);
         if (u > 0) {
-          const double w = scale * weight_[(u - 1) * stride_ + v];
+          const double w = group * weight_[(u - 1) * stride_ + v];
           for (const int32_t j : xs_)
             for (int32_t c = 0; c < nv; ++c) phi[int64_t{j} * nv + c] += w * value[c];
         }
         if (v > 0) {
-          const double w = scale * weight_[u * stride_ + v - 1];
+          const double w = group * weight_[u * stride_ + v - 1];
           for (const int32_t j : rs_)
             for (int32_t c = 0; c < nv; ++c) phi[int64_t{j} * nv + c] -= w * value[c];
         }
         continue;
       }
       const int32_t feature = tree.feature[node], local = info.local[node];
-      const int32_t cx = tree.child_of(node, x(feature)), cr = tree.child_of(node, r(feature));
-      if (from_[local] == 1 || cx == cr) {
-        stack_.push_back({cx, -1, 0});
-      } else if (from_[local] == 2) {
-        stack_.push_back({cr, -1, 0});
-      } else {
-        stack_.push_back({cr, local, 2});
-        stack_.push_back({cx, local, 1});
+      const int32_t cx = tree.child_of(node, x(feature));
+      if (from_[local] == 1) {
+        stack_.push_back({cx, -1, 0, it.begin, it.end});
+        continue;
+      }
+      // The group's rows taking x's child first, then the others (who all take the other child).
+      const auto mid = static_cast<int32_t>(
+          std::partition(rows_.data() + it.begin, rows_.data() + it.end,
+                         [&](int32_t k) { return tree.child_of(node, r_of(k)(feature)) == cx; }) -
+          rows_.data());
+      const int32_t other = cx == tree.left[node] ? tree.right[node] : tree.left[node];
+      if (mid > it.begin) stack_.push_back({cx, -1, 0, it.begin, mid});  // agree with x: nothing decided
+      if (it.end == mid) continue;
+      if (from_[local] == 2) {  // decided from r above: each row follows itself
+        stack_.push_back({other, -1, 0, mid, it.end});
+      } else {  // parting: both ways, the feature decided from r, and from x
+        stack_.push_back({other, local, 2, mid, it.end});
+        stack_.push_back({cx, local, 1, mid, it.end});
       }
     }
   }
 
  private:
   struct Item {
-    int32_t node;   // -1: the exit marker of a decided feature
-    int32_t local;  // the feature decided on entering node (-1: none)
-    int32_t side;   // 1: from x, 2: from r
+    int32_t node;        // -1: the exit marker of a decided feature
+    int32_t local;       // the feature decided on entering node (-1: none)
+    int32_t side;        // 1: from x, 2: from r
+    int32_t begin, end;  // the group: rows_[begin, end)
   };
   std::vector<Item> stack_;
   std::vector<int8_t> from_;  // per local feature: 0 undecided, 1 from x, 2 from r
   std::vector<int32_t> xs_, rs_;
+  std::vector<int32_t> rows_;  // background row indices, grouped in place by the walk
   std::vector<double> weight_;
   int32_t stride_ = 0;
 };
@@ -974,6 +995,8 @@ std::vector<double> shap_values_interventional(const Forest& forest, const Matri
   if (background.n_cols != forest.n_features)
     throw std::invalid_argument("background has a different number of features than the forest");
   if (background.n_rows == 0) throw std::invalid_argument("background has no rows");
+  if (background.n_rows > std::numeric_limits<int32_t>::max())
+    throw std::invalid_argument("background has more than 2^31 - 1 rows");
   const int32_t nv = forest.n_values();
   const int64_t p = forest.n_features, n_background = background.n_rows;
   const auto n_used = static_cast<int64_t>(prep.used.features.size());
@@ -998,13 +1021,13 @@ std::vector<double> shap_values_interventional(const Forest& forest, const Matri
     const Block block{begin, end, x_rows.data(), n_used, index};
     partial.assign(nb * n_chunks * width, 0.0);
     parallel_for(
-        nb * n_chunks, n_threads, [&](int) { return InterventionalWalker(prep.extent.max_depth, prep.extent.max_features); },
+        nb * n_chunks, n_threads,
+        [&](int) { return InterventionalWalker(prep.extent.max_depth, prep.extent.max_features, n_background); },
         [&](int64_t task, int, InterventionalWalker& walker) {
           const int64_t i = task / n_chunks, chunk = task % n_chunks;
           const auto last = std::min<int64_t>(static_cast<int64_t>(forest.trees.size()), (chunk + 1) * kTreeChunk);
           for (int64_t t = chunk * kTreeChunk; t < last; ++t)
-            for (int64_t r = 0; r < n_background; ++r)
-              walker.walk(forest.trees[t], prep.infos[t], block.row(i), r_at(r), scale, index, partial.data() + task * width);
+            walker.walk(forest.trees[t], prep.infos[t], block.row(i), r_at, scale, index, partial.data() + task * width);
         });
     for (int64_t i = 0; i < nb; ++i) {
       std::fill(acc.begin(), acc.end(), 0.0);
