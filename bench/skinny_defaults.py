@@ -8,6 +8,17 @@ the support F1, the held-out R^2 (AUC on real data) and the fit time; and the sa
 fit of the estimator's defaults with feature_budget. Everything runs on one core (n_jobs=1).
 
     python bench/skinny_defaults.py [--trials 10] [--seeds 2] [--real tox_171 madelon]
+
+``--lambda2`` runs the study behind ``lambda2="auto"`` instead: one plain ``fit(X, y)`` with
+``feature_budget`` and otherwise the estimator's defaults, per lambda2 candidate (fixed values, and
+the step-scaled rule lambda2 = E m(2^d-1) / (2 lr T), T the run's SGD steps, which fixes the ridge's
+total shrink exp(-E) of an unused group), on correlated-linear problems (p {100, 300, 1000} x
+N {300, 1000} x seeds, K = 16), on real data at K = p / 4 (stratified 80/20 splits, one per seed)
+and on scikit-learn's diabetes (K = 5) and breast-cancer (K = 8) data; plus the no-budget fits of
+the last two at the default lambda2. Per candidate: fits within the budget (1..K features, so no
+warning), fits that dropped every feature, support F1, held-out R^2 / AUC.
+
+    python bench/skinny_defaults.py --lambda2 [--seeds 3] [--real colon glioma prostate_ge]
 """
 
 from __future__ import annotations
@@ -31,7 +42,7 @@ from pyinterp.skinny import PAPER_SPACE, fit_budget
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 N_TEST = 500
-REAL = ("tox_171", "madelon")
+REAL = ("tox_171", "madelon", "colon", "glioma", "prostate_ge")
 OLD = dict(n_trees=20, depth=4, lambda2=0.01, learning_rate=0.1, batch_size=64, max_epochs=200)
 SMALL = dict(n_trees=10, depth=3, learning_rate=0.1, batch_size=32, max_epochs=300)
 README_SPACE = {"learning_rate": loguniform(1e-3, 1e-1), "lambda2": loguniform(1e-2, 1e2),
@@ -109,12 +120,122 @@ def clone_with(est, **params):
     return type(est)(**{**est.get_params(), **params})
 
 
+# -- the lambda2="auto" study (--lambda2) -----------------------------------------------------------
+
+def steps_rule(exponent):
+    """lambda2 that shrinks a group the loss leaves alone by exp(-exponent) over the run's SGD steps."""
+    def rule(est, n_rows, p=None, budget=None):
+        steps = est.max_epochs * -(-n_rows // est.batch_size)
+        return exponent * est.n_trees * (2**est.depth - 1) / (2 * est.learning_rate * steps)
+    rule.__name__ = f"steps E={exponent:g}"
+    return rule
+
+
+def budget_rule(per_log):
+    """steps_rule with E = per_log * ln(p / K): more shrink the more features the budget removes."""
+    def rule(est, n_rows, p, budget):
+        return steps_rule(per_log * np.log(p / max(budget, 1)))(est, n_rows, p, budget)
+    rule.__name__ = f"budget E={per_log:g} ln(p/K)"
+    return rule
+
+
+LAMBDA2_CANDIDATES = [0.01, 1.0, 3.0, 10.0, 30.0, 100.0, steps_rule(10), steps_rule(20), steps_rule(40),
+                      budget_rule(5), budget_rule(7)]
+
+
+def candidate_name(c):
+    return c.__name__ if callable(c) else f"{c:g}"
+
+
+def sklearn_problems(seeds):
+    from sklearn.datasets import load_breast_cancer, load_diabetes
+    for name, load, budget in (("diabetes", load_diabetes, 5), ("breast_cancer", load_breast_cancer, 8)):
+        X, y = load(return_X_y=True)
+        for seed in range(seeds):
+            X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.25, random_state=seed,
+                                                      stratify=y if name == "breast_cancer" else None)
+            scaler = StandardScaler().fit(X_tr)
+            yield (f"{name} seed={seed}", name, (scaler.transform(X_tr), y_tr, scaler.transform(X_te), y_te),
+                   None, budget, name == "diabetes", seed)
+
+
+def lambda2_problems(seeds, real):
+    for p in (100, 300, 1000):
+        for n in (300, 1000):
+            for seed in range(seeds):
+                X, y, support = make_correlated_linear(n + N_TEST, p, random_state=seed)
+                yield (f"p={p} N={n} seed={seed}", f"linear p={p}", (X[:n], y[:n], X[n:], y[n:]), support, 16,
+                       True, seed)
+    for name in real:
+        data = np.load(DATA / f"{name}.npz")
+        X, y = data["X"].astype(np.float64), data["y"]
+        for seed in range(seeds):
+            X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.2, stratify=y, random_state=seed)
+            scaler = StandardScaler().fit(X_tr)
+            X_tr, X_te = scaler.transform(X_tr), scaler.transform(X_te)
+            yield (f"{name} seed={seed}", name, (np.nan_to_num(X_tr), y_tr, np.nan_to_num(X_te), y_te), None,
+                   X.shape[1] // 4, False, seed)
+    yield from sklearn_problems(seeds)
+
+
+def lambda2_study(seeds, real):
+    rows = []
+    for label, group, (X, y, X_test, y_test), support, budget, regression, seed in lambda2_problems(seeds, real):
+        Est = SkinnyTreesRegressor if regression else SkinnyTreesClassifier
+        for cand in LAMBDA2_CANDIDATES:
+            lambda2 = cand(Est(), *X.shape, budget) if callable(cand) else cand
+            start = time.perf_counter()
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", ConvergenceWarning)
+                model = Est(lambda2=lambda2, feature_budget=budget, random_state=seed).fit(X, y)
+            k = model.n_selected_features_
+            row = dict(problem=label, group=group, cand=candidate_name(cand), lambda2=lambda2, k=k, budget=budget,
+                       within=0 < k <= budget, empty=k == 0, warned=any(w.category is ConvergenceWarning for w in caught),
+                       f1=f1(model.selected_features_, support) if support is not None else np.nan,
+                       score=score(model, X_test, y_test) if k > 0 or regression else 0.5,
+                       time=time.perf_counter() - start)
+            rows.append(row)
+            print(f"{label:26s} {row['cand']:20s} lambda2={lambda2:8.3g} k={k:5d}/{budget:<5d} F1={row['f1']:.2f} "
+                  f"score={row['score']:.3f} {row['time']:.1f}s", flush=True)
+    print("\nwithout a budget, lambda2 = 0.01 (the default) against 10:")
+    for label, group, (X, y, X_test, y_test), _, _, regression, seed in sklearn_problems(seeds):
+        Est = SkinnyTreesRegressor if regression else SkinnyTreesClassifier
+        for lambda2 in (0.01, 10.0):
+            model = Est(lambda2=lambda2, random_state=seed).fit(X, y)
+            print(f"{label:26s} lambda2={lambda2:g} k={model.n_selected_features_} "
+                  f"score={score(model, X_test, y_test) if model.n_selected_features_ else 0.5:.3f}", flush=True)
+    groups = list(dict.fromkeys(r["group"] for r in rows))
+    print("\nper candidate and problem group: fits within the budget (1..K) / fits | fits with 0 features | "
+          "mean features | mean support F1 | mean held-out R^2 (linear, diabetes) or AUC")
+    print("| lambda2 | " + " | ".join(groups) + " |")
+    print("|---|" + "---|" * len(groups))
+    for cand in dict.fromkeys(r["cand"] for r in rows):
+        cells = []
+        for g in groups:
+            sel = [r for r in rows if r["cand"] == cand and r["group"] == g]
+            cell = (f"{sum(r['within'] for r in sel)}/{len(sel)}, {sum(r['empty'] for r in sel)} empty, "
+                    f"k {np.mean([r['k'] for r in sel]):.0f}")
+            if not np.isnan(sel[0]["f1"]):
+                cell += f", F1 {np.mean([r['f1'] for r in sel]):.2f}"
+            cell += f", {np.mean([r['score'] for r in sel]):.3f}"
+            if not cand[0].isdigit():
+                cell += f" (lambda2 {min(r['lambda2'] for r in sel):.3g}-{max(r['lambda2'] for r in sel):.3g})"
+            cells.append(cell)
+        print(f"| {cand} | " + " | ".join(cells) + " |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--trials", type=int, default=10)
     parser.add_argument("--seeds", type=int, default=2)
     parser.add_argument("--real", nargs="*", default=[], choices=REAL, help="real data sets at a 25 %% budget")
+    parser.add_argument("--lambda2", action="store_true", help="the lambda2='auto' study instead")
     args = parser.parse_args()
+    if args.lambda2:
+        print(f"load average at the start: {os.getloadavg()[0]:.2f}; one core")
+        lambda2_study(args.seeds, args.real)
+        print(f"\nload average at the end: {os.getloadavg()[0]:.2f}")
+        return
     warnings.simplefilter("ignore", ConvergenceWarning)  # trials above the budget; counted in the table
     print(f"load average at the start: {os.getloadavg()[0]:.2f}; {args.trials} trials per fit_budget, n_jobs=1")
     problems = list(synthetic_problems(args.seeds)) + (list(real_problems(args.real)))

@@ -96,7 +96,7 @@ def test_training_engines_agree_in_float64():
     X, y, _ = make_correlated_linear(60, 10, random_state=0)
     a = SkinnyTreesRegressor(**FAST, dtype="float64").fit(X, y)
     from pyinterp.skinny import training
-    cfg = a._config(10)
+    cfg = a._config(*X.shape)
     cfg.engine = reference_skinny.ENGINE
     rng = python_rng(0)
     ref = training.train(cfg, X, y, kernels.mse_loss, 1, rng)
@@ -331,6 +331,8 @@ def test_pickle_and_pandas(sparse_fit):
         (dict(depth=0), ValueError, "depth"),
         (dict(learning_rate=0.0), ValueError, "learning_rate"),
         (dict(lambda0=-1.0), ValueError, "lambda0"),
+        (dict(lambda2="max"), ValueError, "lambda2"),
+        (dict(lambda2=-1.0), ValueError, "lambda2"),
         (dict(temperature=-0.1), ValueError, "temperature"),
         (dict(batch_size=1.5), TypeError, "batch_size"),
         (dict(dtype="float16"), ValueError, "dtype"),
@@ -418,6 +420,60 @@ def test_fit_budget_defaults_meet_the_budget_of_issue_24():
     true_positives = np.intersect1d(best.selected_features_, support).size
     assert 2 * true_positives / (best.n_selected_features_ + support.size) >= 0.9
     assert (best.budget_search_.n_selected > 0).sum() >= 5
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # 4 epochs: only the value counts
+def test_auto_lambda2_is_the_dense_default_without_a_budget_and_the_budget_rule_with_one():
+    """lambda2="auto": 0.01 without a budget (or a budget of p or more); with K < p,
+    5 ln(p/K) m(2^d-1) / (2 lr T), T = max_epochs * ceil(n_train / batch_size), by hand."""
+    X, y, _ = make_correlated_linear(100, 20, random_state=0)
+    params = dict(n_trees=3, depth=2, max_epochs=4, batch_size=32, learning_rate=0.1, random_state=0)
+    assert SkinnyTreesRegressor(**params).get_params()["lambda2"] == "auto"
+    assert SkinnyTreesRegressor(**params).fit(X, y).lambda2_ == 0.01
+    assert SkinnyTreesRegressor(**params, feature_budget=20).fit(X, y).lambda2_ == 0.01
+    # 100 rows in batches of 32: 4 steps an epoch, 16 in all; 3 trees of 3 splits
+    by_hand = 5 * math.log(20 / 4) * 9 / (2 * 0.1 * 16)
+    assert SkinnyTreesRegressor(**params, feature_budget=4).fit(X, y).lambda2_ == pytest.approx(by_hand, rel=1e-12)
+    # the rule counts the training rows left after early stopping's split: 80 rows, 3 steps an epoch
+    split = SkinnyTreesRegressor(**params, feature_budget=4, early_stopping=True).fit(X, y)
+    assert split.lambda2_ == pytest.approx(by_hand * 4 / 3, rel=1e-12)
+    assert SkinnyTreesClassifier(**params, feature_budget=0).fit(X, y > 0).lambda2_ == pytest.approx(
+        5 * math.log(20) * 9 / (2 * 0.1 * 16), rel=1e-12)
+    assert SkinnyTreesRegressor(**params, lambda2=0.3, feature_budget=4).fit(X, y).lambda2_ == 0.3
+
+
+def test_a_plain_fit_with_a_budget_meets_it_on_the_issue_24_problem():
+    """The estimator's defaults with feature_budget=16 on p = N = 300 with 8 true features (lambda2
+    = 0.01, the former default, kept all 300; bench/skinny_defaults.py --lambda2 measured 8
+    features, F1 1.0, on seeds 0-2)."""
+    X, y, support = make_correlated_linear(300, 300, correlation=0.5, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = SkinnyTreesRegressor(feature_budget=16, random_state=0).fit(X, y)
+    assert 0 < model.n_selected_features_ <= 16
+    true_positives = np.intersect1d(model.selected_features_, support).size
+    assert 2 * true_positives / (model.n_selected_features_ + support.size) >= 0.9
+
+
+@pytest.mark.parametrize("Estimator", [SkinnyTreesRegressor, SkinnyTreesClassifier])
+def test_auto_lambda2_without_a_budget_fits_exactly_as_lambda2_0_01(Estimator):
+    X, y, _ = make_correlated_linear(120, 15, random_state=1)
+    target = y if Estimator is SkinnyTreesRegressor else y > np.median(y)
+    auto = Estimator(**FAST).fit(X, target)
+    fixed = Estimator(**FAST, lambda2=0.01).fit(X, target)
+    out = "predict" if Estimator is SkinnyTreesRegressor else "predict_proba"
+    np.testing.assert_array_equal(getattr(auto, out)(X), getattr(fixed, out)(X))
+    np.testing.assert_array_equal(auto.split_weights_, fixed.split_weights_)
+
+
+def test_fit_budget_leaves_lambda2_to_the_auto_rule_when_its_space_does_not_draw_it():
+    X, y, _ = make_correlated_linear(200, 40, correlation=0.5, random_state=5)
+    base = SkinnyTreesRegressor(n_trees=5, depth=2, batch_size=32, max_epochs=60)
+    best = fit_budget(base, X, y, max_features=10, n_trials=2, random_state=0,
+                      param_distributions={"learning_rate": [0.05, 0.1]})
+    assert best.lambda2 == "auto" and 0 < best.n_selected_features_ <= 10
+    # 160 training rows (fit_budget's 20 % validation split): 5 steps an epoch
+    assert best.lambda2_ == pytest.approx(5 * math.log(40 / 10) * 15 / (2 * best.learning_rate * 60 * 5), rel=1e-12)
 
 
 def test_a_model_above_its_budget_says_what_to_change():

@@ -103,7 +103,10 @@ def fit_budget(
     Each trial clones ``estimator`` with hyperparameters drawn from ``param_distributions``
     (scikit-learn ``ParameterSampler`` format; default ``DEFAULT_SPACE``: temperature
     log-U[1e-3, 1e-1], learning rate log-U[1e-2, 0.3], lambda2 log-U[1, 100], the space that met
-    the budget on every problem of bench/skinny_defaults.py with the estimator's defaults;
+    the budget on every problem of bench/skinny_defaults.py with the estimator's defaults and
+    holds the values the estimator's ``lambda2="auto"`` took with a budget in its study, 4-52; a
+    space that does not draw lambda2 leaves it to the estimator, whose ``"auto"`` then resolves in
+    each trial with that trial's K, learning rate and training rows;
     ``PAPER_SPACE`` holds the authors' real-data ranges, whose lambda2 <= 1 rarely sparsifies
     such models), ``feature_budget=K`` and its own seed, and fits it
     with the same validation rows (``X_val, y_val``, or a ``validation_fraction`` split of X,
