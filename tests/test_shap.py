@@ -314,3 +314,17 @@ def test_rows_sharing_walks_equal_rows_alone(max_depth):
             want_pairs, want_values = _top_pairs(full[i, ..., c], 6)
             np.testing.assert_array_equal(pairs[i, ..., c], want_pairs)
             np.testing.assert_array_equal(top[i, :, c], want_values)
+
+
+def test_interaction_tensor_beyond_memory_is_refused_by_name():
+    # n x p x p values past this machine's memory: a clear error naming X and the light forms,
+    # before anything is allocated
+    from pyinterp._validation import physical_memory
+
+    p = 1000
+    X, y = np.random.RandomState(0).rand(40, p), np.arange(40.0)
+    forest = SkRegressor(n_estimators=2, max_depth=3, random_state=0).fit(X, y)
+    rows = np.zeros((physical_memory() // (8 * p * p) + 1, p))
+    with pytest.raises(ValueError, match="^X: .* GiB of interaction values.*shap_interaction_importance"):
+        imp.shap_interaction_values(forest, rows)
+    assert imp.shap_interaction_values(forest, rows[:2]).shape == (2, p, p)
