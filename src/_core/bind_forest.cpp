@@ -273,15 +273,17 @@ void bind_forest(py::module_& m) {
       .def_readwrite("seed", &ForestParams::seed)
       .def_readwrite("first_tree", &ForestParams::first_tree)
       .def_readwrite("n_threads", &ForestParams::n_threads)
-      // Pickled for chunks of a forest fitted on other processes (dask workers).
+      // Pickled for chunks of a forest fitted on other processes (dask workers), and copied by
+      // copy.copy through the same state: every field, or a worker grows another forest.
       .def(py::pickle(
           [](const ForestParams& p) {
             return py::make_tuple(p.criterion, p.n_estimators, p.bootstrap, p.n_draws, p.max_features,
                                   p.min_samples_split, p.min_samples_leaf, p.min_weight_fraction_leaf, p.max_depth,
-                                  p.min_impurity_decrease, p.balanced_subsample, p.seed, p.first_tree, p.n_threads);
+                                  p.max_leaf_nodes, p.ccp_alpha, p.monotonic_cst, p.min_impurity_decrease,
+                                  p.balanced_subsample, p.seed, p.first_tree, p.n_threads);
           },
           [](const py::tuple& t) {
-            if (t.size() != 14) throw std::invalid_argument("corrupt ForestParams state");
+            if (t.size() != 17) throw std::invalid_argument("corrupt ForestParams state");
             ForestParams p;
             p.criterion = t[0].cast<Criterion>();
             p.n_estimators = t[1].cast<int64_t>();
@@ -292,11 +294,14 @@ void bind_forest(py::module_& m) {
             p.min_samples_leaf = t[6].cast<int64_t>();
             p.min_weight_fraction_leaf = t[7].cast<double>();
             p.max_depth = t[8].cast<int64_t>();
-            p.min_impurity_decrease = t[9].cast<double>();
-            p.balanced_subsample = t[10].cast<bool>();
-            p.seed = t[11].cast<uint64_t>();
-            p.first_tree = t[12].cast<int64_t>();
-            p.n_threads = t[13].cast<int>();
+            p.max_leaf_nodes = t[9].cast<int64_t>();
+            p.ccp_alpha = t[10].cast<double>();
+            p.monotonic_cst = t[11].cast<std::vector<int8_t>>();
+            p.min_impurity_decrease = t[12].cast<double>();
+            p.balanced_subsample = t[13].cast<bool>();
+            p.seed = t[14].cast<uint64_t>();
+            p.first_tree = t[15].cast<int64_t>();
+            p.n_threads = t[16].cast<int>();
             return p;
           }));
 
