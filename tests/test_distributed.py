@@ -98,7 +98,7 @@ def test_forest_params_pickle_every_field():
         min_samples_leaf=2, min_weight_fraction_leaf=0.01, max_depth=6, max_leaf_nodes=9, ccp_alpha=1e-3,
         min_impurity_decrease=1e-4, random_state=11, n_jobs=2)._params(100, 12, 12)
     params.monotonic_cst = [1, -1] + [0] * 10
-    params.balanced_subsample, params.first_tree = True, 3
+    params.balanced_subsample, params.first_tree, params.min_weight_split = True, 3, 6.0
     fields = [name for name in dir(params) if not name.startswith("_")]
     for copied in (pickle.loads(pickle.dumps(params)), copy.copy(params)):
         assert {f: getattr(copied, f) for f in fields} == {f: getattr(params, f) for f in fields}

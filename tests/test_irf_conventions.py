@@ -160,3 +160,33 @@ def test_pyinterp_style_scores_the_union_over_every_bootstrap():
     np.testing.assert_array_equal(model.interactions_["stability"], [np.mean([s in f for f in found]) for s in codes])
     stability = model.interactions_["stability"]
     assert np.all(np.diff(stability) <= 0)
+
+
+@pytest.mark.filterwarnings("ignore:Some inputs do not have OOB scores")
+@pytest.mark.parametrize("task, kwargs, largest_leaf_split", [
+    ("regression", {}, 5),  # R iRF's forests: ranger's min.node.size 5 for regression
+    ("regression", {"style": "pyinterp"}, 1),  # grown to purity
+    ("classification", {}, 1),  # ranger's min.node.size 1 for classification
+    ("regression", {"forest_min_node_size": 10}, 10),
+])
+def test_forest_nodes_of_at_most_min_node_size_draws_are_not_split(task, kwargs, largest_leaf_split):
+    """ranger counts a node's in-bag draws, repeats included, and splits it only above min.node.size:
+    every split node of every forest (iterations and bootstraps) weighs more, and nodes of that
+    weight or less whose rows differ stay leaves."""
+    rng = np.random.RandomState(0)
+    X = rng.uniform(size=(200, 5))
+    y = X[:, 0] * X[:, 1] + 0.3 * rng.randn(200)
+    if task == "classification":
+        y = (y > np.median(y)).astype(int)
+    model = IterativeRandomForest(n_iterations=1, n_estimators=6, n_bootstraps=1, rit_n_trees=10, task=task,
+                                  random_state=0, **kwargs).fit(X, y)
+    for forest in (model.forest_, model.bootstrap(X, y, 0).forest):
+        trees = [e.tree_ for e in forest.estimators_]
+        split_weights = np.concatenate([t.weighted_n_node_samples[t.children_left >= 0] for t in trees])
+        assert split_weights.min() > largest_leaf_split
+        impure_leaves = np.concatenate([t.weighted_n_node_samples[(t.children_left < 0) & (t.impurity > 0)]
+                                        for t in trees])
+        if largest_leaf_split > 1:
+            assert (impure_leaves <= largest_leaf_split).sum() > 10
+        else:
+            assert split_weights.min() <= 5  # small nodes split on

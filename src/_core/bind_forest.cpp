@@ -262,6 +262,7 @@ void bind_forest(py::module_& m) {
       .def_readwrite("n_draws", &ForestParams::n_draws)
       .def_readwrite("max_features", &ForestParams::max_features)
       .def_readwrite("min_samples_split", &ForestParams::min_samples_split)
+      .def_readwrite("min_weight_split", &ForestParams::min_weight_split)
       .def_readwrite("min_samples_leaf", &ForestParams::min_samples_leaf)
       .def_readwrite("min_weight_fraction_leaf", &ForestParams::min_weight_fraction_leaf)
       .def_readwrite("max_depth", &ForestParams::max_depth)
@@ -278,12 +279,13 @@ void bind_forest(py::module_& m) {
       .def(py::pickle(
           [](const ForestParams& p) {
             return py::make_tuple(p.criterion, p.n_estimators, p.bootstrap, p.n_draws, p.max_features,
-                                  p.min_samples_split, p.min_samples_leaf, p.min_weight_fraction_leaf, p.max_depth,
-                                  p.max_leaf_nodes, p.ccp_alpha, p.monotonic_cst, p.min_impurity_decrease,
-                                  p.balanced_subsample, p.seed, p.first_tree, p.n_threads);
+                                  p.min_samples_split, p.min_weight_split, p.min_samples_leaf,
+                                  p.min_weight_fraction_leaf, p.max_depth, p.max_leaf_nodes, p.ccp_alpha,
+                                  p.monotonic_cst, p.min_impurity_decrease, p.balanced_subsample, p.seed,
+                                  p.first_tree, p.n_threads);
           },
           [](const py::tuple& t) {
-            if (t.size() != 17) throw std::invalid_argument("corrupt ForestParams state");
+            if (t.size() != 18) throw std::invalid_argument("corrupt ForestParams state");
             ForestParams p;
             p.criterion = t[0].cast<Criterion>();
             p.n_estimators = t[1].cast<int64_t>();
@@ -291,17 +293,18 @@ void bind_forest(py::module_& m) {
             p.n_draws = t[3].cast<int64_t>();
             p.max_features = t[4].cast<int64_t>();
             p.min_samples_split = t[5].cast<int64_t>();
-            p.min_samples_leaf = t[6].cast<int64_t>();
-            p.min_weight_fraction_leaf = t[7].cast<double>();
-            p.max_depth = t[8].cast<int64_t>();
-            p.max_leaf_nodes = t[9].cast<int64_t>();
-            p.ccp_alpha = t[10].cast<double>();
-            p.monotonic_cst = t[11].cast<std::vector<int8_t>>();
-            p.min_impurity_decrease = t[12].cast<double>();
-            p.balanced_subsample = t[13].cast<bool>();
-            p.seed = t[14].cast<uint64_t>();
-            p.first_tree = t[15].cast<int64_t>();
-            p.n_threads = t[16].cast<int>();
+            p.min_weight_split = t[6].cast<double>();
+            p.min_samples_leaf = t[7].cast<int64_t>();
+            p.min_weight_fraction_leaf = t[8].cast<double>();
+            p.max_depth = t[9].cast<int64_t>();
+            p.max_leaf_nodes = t[10].cast<int64_t>();
+            p.ccp_alpha = t[11].cast<double>();
+            p.monotonic_cst = t[12].cast<std::vector<int8_t>>();
+            p.min_impurity_decrease = t[13].cast<double>();
+            p.balanced_subsample = t[14].cast<bool>();
+            p.seed = t[15].cast<uint64_t>();
+            p.first_tree = t[16].cast<int64_t>();
+            p.n_threads = t[17].cast<int>();
             return p;
           }));
 

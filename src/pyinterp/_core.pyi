@@ -28,6 +28,7 @@ class ForestParams:
     n_draws: int
     max_features: int
     min_samples_split: int
+    min_weight_split: float
     min_samples_leaf: int
     min_weight_fraction_leaf: float
     max_depth: int

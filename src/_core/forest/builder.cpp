@@ -636,7 +636,8 @@ TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e, Rng& r
   upper_ = e.upper;
 
   const bool leaf = (params_.max_depth >= 0 && e.depth >= params_.max_depth) || m < params_.min_samples_split ||
-                    m < 2 * params_.min_samples_leaf || stats.weight < 2 * min_weight_leaf_ ||
+                    stats.weight < params_.min_weight_split || m < 2 * params_.min_samples_leaf ||
+                    stats.weight < 2 * min_weight_leaf_ ||
                     stats.impurity <= kEpsilon;
   if (leaf) return out;
   prepare_node(e.start, e.end, value_.data());

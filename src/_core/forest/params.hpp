@@ -14,6 +14,9 @@ struct ForestParams {
   int64_t n_draws = 0;           // rows drawn per tree; with bootstrap off, n_draws == n means all rows
   int64_t max_features = 1;      // features evaluated per node (non-constant ones counted)
   int64_t min_samples_split = 2;
+  // Nodes whose in-bag weight is below it are leaves. With unweighted rows the weight counts draws,
+  // repeats included, as ranger's min.node.size counts a node's samples (its value + 1 here).
+  double min_weight_split = 0.0;
   int64_t min_samples_leaf = 1;
   double min_weight_fraction_leaf = 0.0;  // of the tree's total in-bag weight
   int64_t max_depth = -1;        // -1: unlimited

@@ -135,6 +135,8 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         p.min_samples_leaf = min(count_or_fraction("min_samples_leaf", self.min_samples_leaf, n_samples,
                                                    fraction_max=0.5), most)
         p.min_weight_fraction_leaf = float(self.min_weight_fraction_leaf)
+        # Not a parameter: IterativeRandomForest sets it on its own forests for ranger's node size.
+        p.min_weight_split = float(getattr(self, "_min_weight_split", 0.0))
         p.max_depth = -1 if self.max_depth is None else min(self.max_depth, most)
         # A tree has fewer than 2^31 nodes: larger budgets are the same as that one (still best-first).
         p.max_leaf_nodes = -1 if self.max_leaf_nodes is None else min(self.max_leaf_nodes, INT32_MAX)

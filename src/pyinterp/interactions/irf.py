@@ -171,6 +171,11 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
 
     Parameters beyond the ones above
     --------------------------------
+    forest_min_node_size : int or None
+        ranger's ``min.node.size`` for every forest: a node of at most this many in-bag draws
+        (repeats counted, as ranger counts them) is not split. None: what R iRF 3.0's forests use
+        under ``style="R"`` (ranger's defaults: 5 for regression, 1 for classification) and 1,
+        trees grown to purity, under ``style="pyinterp"``.
     task : {"auto", "classification", "regression"}
         What y is. "auto" decides from y's values at fit (integer labels and two-valued y are
         classes). "classification" / "regression" say it, and declare it to scikit-learn, so
@@ -223,6 +228,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         "max_features": "no_validation",
         "min_samples_leaf": "no_validation",
         "max_depth": "no_validation",
+        "forest_min_node_size": [IntInterval(Integral, 1, None, closed="left"), None],
         "importance": [StrOptions({"mdi", "mdi_oob"})],
         "weight_floor": [Interval(Real, 0, 1, closed="both")],
         "iteration": [StrOptions({"oob", "last"}), IntInterval(Integral, 0, None, closed="left")],
@@ -251,8 +257,9 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         "verbose": ["verbose"],
     }
 
-    def __init__(self, n_iterations=5, n_estimators=500, *, task="auto", max_features="sqrt", min_samples_leaf=1, max_depth=None,
-                 importance="mdi", weight_floor=1e-5, iteration="oob", n_bootstraps=10, signed=True, cut=None,
+    def __init__(self, n_iterations=5, n_estimators=500, *, task="auto", max_features="sqrt", min_samples_leaf=1,
+                 max_depth=None, forest_min_node_size=None, importance="mdi", weight_floor=1e-5, iteration="oob",
+                 n_bootstraps=10, signed=True, cut=None,
                  class_id=None, min_node_size=1, rit_depth=5, rit_n_trees=500, rit_n_children=2.0, rit_min_size=2,
                  bootstrap_n_estimators=None, bootstrap_max_samples=None, first_split=True, rit_leaves="class",
                  rit_leaf_weight="size_precision", rit_root_sets=2, rit_report="leaves", style="R", random_state=None,
@@ -263,6 +270,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         self.max_features = max_features
         self.min_samples_leaf = min_samples_leaf
         self.max_depth = max_depth
+        self.forest_min_node_size = forest_min_node_size
         self.importance = importance
         self.weight_floor = weight_floor
         self.iteration = iteration
@@ -291,8 +299,15 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
 
     def _forest(self, seed, n_jobs, n_estimators, oob_score=False, verbose=0):
         Forest = RandomForestClassifier if self.classification_ else RandomForestRegressor
-        return Forest(n_estimators, max_features=self.max_features, min_samples_leaf=self.min_samples_leaf,
-                      max_depth=self.max_depth, oob_score=oob_score, random_state=seed, n_jobs=n_jobs, verbose=verbose)
+        forest = Forest(n_estimators, max_features=self.max_features, min_samples_leaf=self.min_samples_leaf,
+                        max_depth=self.max_depth, oob_score=oob_score, random_state=seed, n_jobs=n_jobs,
+                        verbose=verbose)
+        size = self.forest_min_node_size
+        if size is None:
+            size = 5 if self.style == "R" and not self.classification_ else 1
+        if size > 1:  # a node of `size` draws or fewer stays a leaf (a single draw always does)
+            forest._min_weight_split = size + 1.0
+        return forest
 
     def _resolve_params(self, n_samples):
         """What the constraints cannot say: ``iteration`` below ``n_iterations``, and the trees and
@@ -529,6 +544,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
     def __setstate__(self, state):
         state.setdefault("task", "auto")  # pickles of 0.1.0 predate the parameter
         state.setdefault("style", "pyinterp")  # earlier pickles were fitted in this style
+        state.setdefault("forest_min_node_size", 1)  # and grew their trees to purity
         super().__setstate__(state)
 
     def __sklearn_tags__(self):
