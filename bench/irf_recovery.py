@@ -58,7 +58,7 @@ def run(args):
             X, y, true = make_lss(n_samples=args.n, n_features=p, n_interactions=K, order=order, snr=snr,
                                   random_state=seed)
             for name, est in methods(args, seed).items():
-                if (order, p, float(snr), rep, name) in done:
+                if (order, p, float(snr), rep, name) in done or name not in args.methods:
                     continue
                 start = time.perf_counter()
                 est.fit(X, y)
@@ -118,6 +118,8 @@ def main():
     parser.add_argument("--max-order", type=int, default=4, help="LSSFind's largest mined set")
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--fresh", action="store_true", help="overwrite --out instead of resuming it")
+    parser.add_argument("--methods", nargs="+", default=["lssfind", "irf_R", "irf_pyinterp"],
+                        help="the methods to run (rows of a method's earlier runs are kept: delete them to redo it)")
     args = parser.parse_args()
     if args.summary:
         return summary(args.summary)

@@ -119,7 +119,8 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
 
     ``style`` chooses between two sets of conventions for steps 2-3:
 
-    - ``"R"`` (default) does what R iRF 3.0 does (``iRF(..., oob.importance=TRUE)``): the
+    - ``"R"`` (default) does what R iRF 3.0 does (``iRF(..., oob.importance=TRUE)``): the forests
+      stop at ranger's node size (``forest_min_node_size``); the
       candidates are the sets one RIT finds on the selected forest (seed ``rit_seed_``); each
       bootstrap forest is fitted on the resample's distinct rows; a leaf's size, class-1 count
       and precision count only the rows out-of-bag for its tree, and leaves below
@@ -128,8 +129,8 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
       (y > ``cut`` when ``cut`` is y's minimum, where R would leave no class 0), a leaf when its
       mean is > ``cut``; each interaction's columns average the bootstraps whose RIT found
       something and where its cpe, fsd and mip are finite; the table is ordered by cpe.
-    - ``"pyinterp"`` (the behaviour before the R conventions): every set any bootstrap's RIT
-      found is a candidate; bootstrap forests see the resample with its repeats; sizes count all
+    - ``"pyinterp"`` (the behaviour before the R conventions): trees grown to purity; every set
+      any bootstrap's RIT found is a candidate; bootstrap forests see the resample with its repeats; sizes count all
       the rows in the leaf; prev1 / prev0 are the shares of the row mass of the leaves predicting
       the class of interest / of the other leaves in leaves containing S; y > ``cut`` is class 1;
       stability divides by every bootstrap, each log score averages the bootstraps where it is
