@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cmath>
 #include <deque>
 #include <numeric>
 #include <string>
@@ -73,6 +74,7 @@ struct RootBits {
   int32_t n_words = 0;
   std::vector<uint64_t> bits;  // row t: bits[t * n_words : (t + 1) * n_words]
   std::vector<double> pair;
+  bool whole = false;  // every row's weight a whole number, their total below 2^53: exact bit counts
 
   const uint64_t* row(int64_t t) const { return bits.data() + t * n_words; }
   // A branch reads one root row in ten or so, each a miss: its loops fetch rows kAhead occurrences
@@ -111,6 +113,13 @@ struct RootBits {
         if ((t & 0xffff) == 0) checkpoint();
       }
     });
+    double total = 0.0;
+    whole = true;
+    for (const double w : db.weight) {
+      whole = whole && w < 0x1p53 && w == std::floor(w);
+      total += w;
+    }
+    whole = whole && total < 0x1p53;
     pair = std::move(partial[0]);
     for (int64_t b = 1; b < n_blocks; ++b)
       for (size_t k = 0; k < pair.size(); ++k) pair[k] += partial[b][k];
@@ -160,11 +169,51 @@ struct Masks {
 
 int lowest_bit(uint64_t x) { return __builtin_ctzll(x); }
 
+// count[b] = sum over i < n of popcount(bits[i] & vert[cand[b] * words + word[i]]), b < n_cand: the
+// supports of a node's extensions when every row stands for its weight in bits (Miner::vertical_).
+// The x86-64 baseline has no popcnt instruction: a copy compiled for it is picked at run time.
+#define PYINTERP_COUNT_BODY                                                                         \
+  for (int32_t b = 0; b < n_cand; ++b) {                                                            \
+    const uint64_t* v = vert + static_cast<int64_t>(cand[b]) * words;                               \
+    uint64_t c0 = 0, c1 = 0;                                                                        \
+    int32_t i = 0;                                                                                  \
+    for (; i + 1 < n; i += 2) {                                                                     \
+      c0 += static_cast<uint64_t>(__builtin_popcountll(bits[i] & v[word[i]]));                      \
+      c1 += static_cast<uint64_t>(__builtin_popcountll(bits[i + 1] & v[word[i + 1]]));              \
+    }                                                                                               \
+    if (i < n) c0 += static_cast<uint64_t>(__builtin_popcountll(bits[i] & v[word[i]]));             \
+    count[b] = c0 + c1;                                                                             \
+  }
+
+using CountFn = void (*)(const int32_t* word, const uint64_t* bits, int32_t n, const uint64_t* vert, int64_t words,
+                         const int32_t* cand, int32_t n_cand, uint64_t* count);
+
+void count_and(const int32_t* word, const uint64_t* bits, int32_t n, const uint64_t* vert, int64_t words,
+               const int32_t* cand, int32_t n_cand, uint64_t* count) {
+  PYINTERP_COUNT_BODY
+}
+
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__POPCNT__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("popcnt"))) void count_and_popcnt(const int32_t* word, const uint64_t* bits, int32_t n,
+                                                         const uint64_t* vert, int64_t words, const int32_t* cand,
+                                                         int32_t n_cand, uint64_t* count) {
+  PYINTERP_COUNT_BODY
+}
+CountFn pick_count_and() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("popcnt") ? count_and_popcnt : count_and;
+}
+#else
+CountFn pick_count_and() { return count_and; }
+#endif
+#undef PYINTERP_COUNT_BODY
+
 // Mines the branches (itemsets whose first label in root order is e) of the root database; each
 // branch is one task, written to its own output so the concatenation is in label order.
 class Miner {
  public:
-  Miner(const ItemsetOptions& options, std::atomic<int64_t>& emitted) : options_(options), emitted_(emitted) {}
+  Miner(const ItemsetOptions& options, std::atomic<int64_t>& emitted, CountFn count_and)
+      : options_(options), emitted_(emitted), count_and_(count_and) {}
 
   void branch(const Database& root, const Occurrences& occ, const RootBits* bits, int32_t e, Itemsets& out) {
     out_ = &out;
@@ -198,9 +247,12 @@ class Miner {
       for (const int32_t r : kept_) emit_with(root.item_of[r], pair[r]);
       return true;
     }
-    if (kept_.size() > 64) return false;
     if (kept_.empty()) return true;
     const auto n_occ = occ.begin[e + 1] - occ.begin[e];
+    if (rb.whole && !(kept_.size() <= kSmallZeta && dense(static_cast<int>(kept_.size()), n_occ)) &&
+        vertical(root, occ, rb, e))
+      return true;
+    if (kept_.size() > 64) return false;
     if (dense(static_cast<int>(kept_.size()), n_occ)) {
       const auto k = static_cast<int>(kept_.size());
       std::array<double, kZetaBits> first{};
@@ -434,11 +486,114 @@ class Miner {
     grow_masks(c, d);
   }
 
+  // A branch of a root whose weights are whole numbers, mined from vertical bit sets (Eclat): bit
+  // positions are the branch's rows, a row of weight w taking w of them, so a support is a count
+  // of set bits, exact and independent of any order of summation. Kept label j (kept_[j]) is the
+  // bit set vert_[j * vwords_ : (j + 1) * vwords_]; a node (an itemset of the branch) keeps only the
+  // nonzero words of its rows' set, so deep, sparse nodes cost their rows, not the branch's.
+  // False (nothing done) when the bit sets would be large (many rows of large weight, or more
+  // than kMaxVertWords words): the branch is then mined by masks or rows.
+  static constexpr int64_t kMaxVertWords = int64_t{1} << 22;
+  struct Node {
+    std::vector<int32_t> word;   // the nonzero words of the node's row set...
+    std::vector<uint64_t> bits;  // ...and their bits
+    std::vector<int32_t> cand;   // its frequent extensions (kept labels, ascending) and their supports
+    std::vector<double> support;
+  };
+  bool vertical(const Database& root, const Occurrences& occ, const RootBits& rb, int32_t e) {
+    const auto k = static_cast<int32_t>(kept_.size());
+    const int64_t o0 = occ.begin[e], o1 = occ.begin[e + 1];
+    uint64_t n_bits = 0;
+    for (int64_t o = o0; o < o1; ++o) n_bits += static_cast<uint64_t>(root.weight[occ.transaction[o]]);
+    if (n_bits > 2 * static_cast<uint64_t>(o1 - o0) + 64) return false;
+    const auto words = static_cast<int64_t>((n_bits + 63) / 64);
+    if (words * k > kMaxVertWords) return false;
+    vwords_ = words;
+    vert_.assign(static_cast<size_t>(words * k), 0);
+    keep_words_.assign(static_cast<size_t>(rb.n_words), 0);
+    relabel_.assign(static_cast<size_t>(e), -1);
+    vitem_.resize(static_cast<size_t>(k));
+    Node& top = at(nodes_, 0);
+    top.cand.resize(static_cast<size_t>(k));
+    top.support.resize(static_cast<size_t>(k));
+    const double* pair = rb.pair.data() + static_cast<size_t>(e) * root.n_labels();
+    for (int32_t j = 0; j < k; ++j) {
+      const int32_t r = kept_[j];
+      relabel_[r] = j;
+      vitem_[j] = root.item_of[r];
+      top.cand[j] = j;
+      top.support[j] = pair[r];
+      keep_words_[r >> 6] |= uint64_t{1} << (r & 63);
+    }
+    const int32_t used_words = (kept_.back() >> 6) + 1;
+    uint64_t pos = 0;
+    for (int64_t o = o0; o < o1; ++o) {
+      rb.prefetch(occ, o, o1, root.weight.data());
+      const int64_t t = occ.transaction[o];
+      const auto w = static_cast<uint64_t>(root.weight[t]);
+      const uint64_t* row = rb.row(t);
+      for (int32_t q = 0; q < used_words; ++q)
+        for (uint64_t y = row[q] & keep_words_[q]; y; y &= y - 1) {
+          uint64_t* v = vert_.data() + static_cast<int64_t>(relabel_[64 * q + lowest_bit(y)]) * words;
+          for (uint64_t b = pos; b < pos + w; ++b) v[b >> 6] |= uint64_t{1} << (b & 63);
+        }
+      pos += w;
+    }
+    // The branch's own node: every row (all words, all bits: bits past the last row are 0 in vert_).
+    top.word.resize(static_cast<size_t>(words));
+    std::iota(top.word.begin(), top.word.end(), 0);
+    top.bits.assign(static_cast<size_t>(words), ~uint64_t{0});
+    vertical_grow(top, 1);
+    return true;
+  }
+
+  // Reports prefix_ + {c} for each candidate c of node (ascending), each followed by its extensions
+  // by the candidates before it, in grow_masks' order.
+  void vertical_grow(const Node& node, size_t d) {
+    checkpoint();
+    const auto n_cand = static_cast<int32_t>(node.cand.size());
+    const auto n = static_cast<int32_t>(node.word.size());
+    for (int32_t a = 0; a < n_cand; ++a) {
+      const int32_t c = node.cand[a];
+      prefix_.push_back(vitem_[c]);
+      emit(node.support[a]);
+      if (a > 0 && prefix_.size() < max_size()) {
+        Node& child = at(nodes_, d);
+        child.word.resize(static_cast<size_t>(n));
+        child.bits.resize(static_cast<size_t>(n));
+        const uint64_t* v = vert_.data() + static_cast<int64_t>(c) * vwords_;
+        int32_t m = 0;
+        for (int32_t i = 0; i < n; ++i) {
+          const uint64_t x = node.bits[i] & v[node.word[i]];
+          child.word[m] = node.word[i];
+          child.bits[m] = x;
+          m += x != 0;
+        }
+        child.word.resize(static_cast<size_t>(m));
+        child.bits.resize(static_cast<size_t>(m));
+        count_.resize(static_cast<size_t>(a));
+        count_and_(child.word.data(), child.bits.data(), m, vert_.data(), vwords_, node.cand.data(), a, count_.data());
+        child.cand.clear();
+        child.support.clear();
+        for (int32_t b = 0; b < a; ++b) {
+          const auto s = static_cast<double>(count_[b]);
+          if (s >= options_.min_support) {
+            child.cand.push_back(node.cand[b]);
+            child.support.push_back(s);
+          }
+        }
+        if (!child.cand.empty()) vertical_grow(child, d + 1);
+      }
+      prefix_.pop_back();
+    }
+  }
+
   // A conditional database of k <= kZetaBits labels is mined at once when rows outnumber its
   // subsets enough: zeta_[x] sums the weights of the rows equal to x (bit b = its b-th label),
   // superset sums (k 2^(k-1) additions) turn it into the support of every subset, and zeta_grow
   // reports them in grow_masks' order, with no projection, indexing or merging below.
   static constexpr int kZetaBits = 16;
+  static constexpr size_t kSmallZeta = 10;  // below this, superset sums beat vertical bit sets
   static bool dense(int k, int64_t n_rows) { return k <= kZetaBits && (k <= 8 || (int64_t{1} << k) <= 16 * n_rows); }
 
   void zeta_open(int k) { zeta_.assign(size_t{1} << k, 0.0); }
@@ -501,6 +656,12 @@ class Miner {
   std::vector<double> zeta_;
   std::array<int64_t, kZetaBits> zeta_item_{};
   MergingWriter writer_;
+  CountFn count_and_;
+  std::deque<Node> nodes_;  // nodes_[d]: a node of d + 1 items in the vertical branch
+  std::vector<uint64_t> vert_;
+  int64_t vwords_ = 0;
+  std::vector<int64_t> vitem_;
+  std::vector<uint64_t> count_;
 };
 
 // Dense ids 0..n_distinct-1 for the items (ascending item order), through a lookup table when
@@ -626,9 +787,10 @@ Itemsets frequent_itemsets(const CsrView<int64_t>& tx, const ItemsetOptions& opt
   occ.build(root, positions);
   std::vector<Itemsets> branches(static_cast<size_t>(root.n_labels()));
   std::atomic<int64_t> emitted{0};
+  const CountFn count_and = pick_count_and();
   // Rarer labels (larger e) project more of each transaction: hand them out first.
   parallel_for(
-      root.n_labels(), n_threads, [&](int) { return Miner(options, emitted); },
+      root.n_labels(), n_threads, [&](int) { return Miner(options, emitted, count_and); },
       [&](int64_t task, int, Miner& miner) {
         const auto e = static_cast<int32_t>(root.n_labels() - 1 - task);
         miner.branch(root, occ, use_bits ? &bits : nullptr, e, branches[e]);
