@@ -88,31 +88,12 @@ struct RootBits {
   }
 
   // The pair table is summed over fixed blocks of rows (fixed by the row count alone) and the
-  // blocks added in order, so its values do not depend on the number of threads.
+  // blocks added in order, so its values do not depend on the number of threads. Whole-number
+  // weights below 2^32 in total are counted in integers (exact, and faster to add).
   void build(const Database& db, int n_threads) {
     const int32_t m = db.n_labels();
     const int64_t n = db.size();
     n_words = (m + 63) / 64;
-    bits.assign(static_cast<size_t>(n) * n_words, 0);
-    const int64_t block = std::max<int64_t>(int64_t{1} << 16, (n + 15) / 16);
-    const int64_t n_blocks = std::max<int64_t>(1, (n + block - 1) / block);
-    std::vector<std::vector<double>> partial(static_cast<size_t>(n_blocks));
-    parallel_for(n_blocks, n_threads, no_state, [&](int64_t b, int, NoState&) {
-      std::vector<double>& c = partial[b];
-      c.assign(static_cast<size_t>(m) * m, 0.0);
-      for (int64_t t = b * block; t < std::min(n, (b + 1) * block); ++t) {
-        const int32_t* a = db.items.data() + db.indptr[t];
-        const auto len = static_cast<int32_t>(db.indptr[t + 1] - db.indptr[t]);
-        const double w = db.weight[t];
-        uint64_t* row = bits.data() + t * n_words;
-        for (int32_t j = 0; j < len; ++j) {
-          row[a[j] >> 6] |= uint64_t{1} << (a[j] & 63);
-          double* ce = c.data() + static_cast<size_t>(a[j]) * m;
-          for (int32_t i = 0; i < j; ++i) ce[a[i]] += w;
-        }
-        if ((t & 0xffff) == 0) checkpoint();
-      }
-    });
     double total = 0.0;
     whole = true;
     for (const double w : db.weight) {
@@ -120,9 +101,50 @@ struct RootBits {
       total += w;
     }
     whole = whole && total < 0x1p53;
+    const bool counts = whole && total < 0x1p32;
+    bits.assign(static_cast<size_t>(n) * n_words, 0);
+    const int64_t block = std::max<int64_t>(int64_t{1} << 13, (n + 15) / 16);
+    const int64_t n_blocks = std::max<int64_t>(1, (n + block - 1) / block);
+    std::vector<std::vector<double>> partial(static_cast<size_t>(counts ? 0 : n_blocks));
+    std::vector<std::vector<uint32_t>> partial_counts(static_cast<size_t>(counts ? n_blocks : 0));
+    parallel_for(n_blocks, n_threads, no_state, [&](int64_t b, int, NoState&) {
+      if (counts)
+        add_pairs(db, b * block, std::min(n, (b + 1) * block), partial_counts[b], [&](int64_t t) {
+          return static_cast<uint32_t>(db.weight[t]);
+        });
+      else
+        add_pairs(db, b * block, std::min(n, (b + 1) * block), partial[b], [&](int64_t t) { return db.weight[t]; });
+    });
+    if (counts) {
+      std::vector<uint32_t>& c = partial_counts[0];
+      for (int64_t b = 1; b < n_blocks; ++b)
+        for (size_t k = 0; k < c.size(); ++k) c[k] += partial_counts[b][k];
+      pair.assign(c.begin(), c.end());
+      return;
+    }
     pair = std::move(partial[0]);
     for (int64_t b = 1; b < n_blocks; ++b)
       for (size_t k = 0; k < pair.size(); ++k) pair[k] += partial[b][k];
+  }
+
+ private:
+  // Rows [begin, end): their bits, and their weights added to c[e * m + r] for each pair r < e.
+  template <class T, class Weight>
+  void add_pairs(const Database& db, int64_t begin, int64_t end, std::vector<T>& c, Weight weight) {
+    const int32_t m = db.n_labels();
+    c.assign(static_cast<size_t>(m) * m, T{0});
+    for (int64_t t = begin; t < end; ++t) {
+      const int32_t* a = db.items.data() + db.indptr[t];
+      const auto len = static_cast<int32_t>(db.indptr[t + 1] - db.indptr[t]);
+      const T w = weight(t);
+      uint64_t* row = bits.data() + t * n_words;
+      for (int32_t j = 0; j < len; ++j) {
+        row[a[j] >> 6] |= uint64_t{1} << (a[j] & 63);
+        T* ce = c.data() + static_cast<size_t>(a[j]) * m;
+        for (int32_t i = 0; i < j; ++i) ce[a[i]] += w;
+      }
+      if ((t & 0xffff) == 0) checkpoint();
+    }
   }
 };
 
@@ -503,8 +525,7 @@ class Miner {
   bool vertical(const Database& root, const Occurrences& occ, const RootBits& rb, int32_t e) {
     const auto k = static_cast<int32_t>(kept_.size());
     const int64_t o0 = occ.begin[e], o1 = occ.begin[e + 1];
-    uint64_t n_bits = 0;
-    for (int64_t o = o0; o < o1; ++o) n_bits += static_cast<uint64_t>(root.weight[occ.transaction[o]]);
+    const auto n_bits = static_cast<uint64_t>(root.support[e]);  // the weight of e's rows, exactly
     if (n_bits > 2 * static_cast<uint64_t>(o1 - o0) + 64) return false;
     const auto words = static_cast<int64_t>((n_bits + 63) / 64);
     if (words * k > kMaxVertWords) return false;
@@ -535,7 +556,11 @@ class Miner {
       for (int32_t q = 0; q < used_words; ++q)
         for (uint64_t y = row[q] & keep_words_[q]; y; y &= y - 1) {
           uint64_t* v = vert_.data() + static_cast<int64_t>(relabel_[64 * q + lowest_bit(y)]) * words;
-          for (uint64_t b = pos; b < pos + w; ++b) v[b >> 6] |= uint64_t{1} << (b & 63);
+          if (w == 1) {
+            v[pos >> 6] |= uint64_t{1} << (pos & 63);
+          } else {
+            for (uint64_t b = pos; b < pos + w; ++b) v[b >> 6] |= uint64_t{1} << (b & 63);
+          }
         }
       pos += w;
     }
