@@ -689,65 +689,39 @@ class Miner {
   std::vector<uint64_t> count_;
 };
 
-// Dense ids 0..n_distinct-1 for the items (ascending item order), through a lookup table when
-// the items span a small range and a sorted copy otherwise.
-std::vector<int64_t> item_ids(const int64_t* items, int64_t n_occ, std::vector<int32_t>& ids) {
-  ids.resize(static_cast<size_t>(n_occ));
-  if (n_occ == 0) return {};
-  const auto [lo, hi] = std::minmax_element(items, items + n_occ);
-  const uint64_t span = static_cast<uint64_t>(*hi) - static_cast<uint64_t>(*lo);
-  std::vector<int64_t> values;
-  if (span < static_cast<uint64_t>(std::max<int64_t>(n_occ, int64_t{1} << 16))) {
-    std::vector<int32_t> id(span + 1, -1);
-    for (int64_t j = 0; j < n_occ; ++j) id[static_cast<uint64_t>(items[j] - *lo)] = 0;
-    for (uint64_t v = 0; v <= span; ++v)
-      if (id[v] == 0) {
-        id[v] = static_cast<int32_t>(values.size());
-        values.push_back(*lo + static_cast<int64_t>(v));
-      }
-    for (int64_t j = 0; j < n_occ; ++j) ids[j] = id[static_cast<uint64_t>(items[j] - *lo)];
-  } else {
-    values.assign(items, items + n_occ);
-    std::sort(values.begin(), values.end());
-    values.erase(std::unique(values.begin(), values.end()), values.end());
-    for (int64_t j = 0; j < n_occ; ++j)
-      ids[j] = static_cast<int32_t>(std::lower_bound(values.begin(), values.end(), items[j]) - values.begin());
-  }
-  return values;
-}
-
 // The root database: supports counted on the caller's rows (a repeated item once per row), then
 // each row cut to its frequent items, relabelled in decreasing support and merged with identical
 // rows in one pass (forest paths filtered by epsilon collapse to a few distinct rows). Rows over at
 // most kBitsetLabels labels are sorted and deduplicated by setting bits and reading them back.
-Database root_database(const CsrView<int64_t>& tx, double min_support) {
+// Items are read through dense ids: id_at(j) for occurrence j, value_of(id) its item, n_ids ids,
+// ascending with the items (so ties in support keep item order).
+template <class IdAt, class ValueOf>
+Database root_database(const CsrView<int64_t>& tx, double min_support, int64_t n_ids, IdAt id_at, ValueOf value_of) {
   const int64_t n_occ = tx.n > 0 ? tx.indptr[tx.n] : 0;
-  std::vector<int32_t> ids;
-  const std::vector<int64_t> values = item_ids(tx.items, n_occ, ids);
-  const auto n_values = static_cast<int32_t>(values.size());
-
-  std::vector<double> support(values.size(), 0.0);
+  std::vector<double> support(static_cast<size_t>(n_ids), 0.0);
   {
-    std::vector<int64_t> seen(values.size(), -1);  // the last row counting each id
+    std::vector<int64_t> seen(static_cast<size_t>(n_ids), -1);  // the last row counting each id
     for (int64_t t = 0; t < tx.n; ++t) {
       const double w = tx.weight(t);
-      for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j)
-        if (seen[ids[j]] != t) {
-          seen[ids[j]] = t;
-          support[ids[j]] += w;
+      for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j) {
+        const int32_t id = id_at(j);
+        if (seen[id] != t) {
+          seen[id] = t;
+          support[id] += w;
         }
+      }
     }
   }
   std::vector<int32_t> order;
-  for (int32_t id = 0; id < n_values; ++id)
+  for (int32_t id = 0; id < n_ids; ++id)
     if (support[id] >= min_support) order.push_back(id);
   std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return support[a] > support[b]; });
   Database db;
-  std::vector<int32_t> label(values.size(), -1);
+  std::vector<int32_t> label(static_cast<size_t>(n_ids), -1);
   for (const int32_t id : order) {
     label[id] = db.n_labels();
     db.support.push_back(support[id]);
-    db.item_of.push_back(values[id]);
+    db.item_of.push_back(value_of(id));
   }
 
   MergingWriter writer;
@@ -762,27 +736,28 @@ Database root_database(const CsrView<int64_t>& tx, double min_support) {
   std::vector<uint64_t> bits(static_cast<size_t>(n_words), 0);
   for (int64_t t0 = 0; t0 < tx.n; t0 += kBatch) {
     const int64_t n_batch = std::min(kBatch, tx.n - t0);
-    batch.clear();
+    batch.resize(static_cast<size_t>(tx.indptr[t0 + n_batch] - tx.indptr[t0]));
+    int32_t* out = batch.data();
     for (int64_t b = 0; b < n_batch; ++b) {
       const int64_t t = t0 + b;
-      const size_t first = batch.size();
+      int32_t* const first = out;
       if (db.n_labels() <= kBitsetLabels) {
         for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j) {
-          const int32_t l = label[ids[j]];
+          const int32_t l = label[id_at(j)];
           if (l >= 0) bits[l >> 6] |= uint64_t{1} << (l & 63);
         }
         for (int32_t k = 0; k < n_words; ++k) {
-          for (uint64_t x = bits[k]; x; x &= x - 1) batch.push_back(64 * k + __builtin_ctzll(x));
+          for (uint64_t x = bits[k]; x; x &= x - 1) *out++ = 64 * k + __builtin_ctzll(x);
           bits[k] = 0;
         }
       } else {
         for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j)
-          if (label[ids[j]] >= 0) batch.push_back(label[ids[j]]);
-        std::sort(batch.begin() + static_cast<std::ptrdiff_t>(first), batch.end());
-        batch.erase(std::unique(batch.begin() + static_cast<std::ptrdiff_t>(first), batch.end()), batch.end());
+          if (label[id_at(j)] >= 0) *out++ = label[id_at(j)];
+        std::sort(first, out);
+        out = std::unique(first, out);
       }
-      bound[b + 1] = static_cast<int64_t>(batch.size());
-      hash[b] = row_hash(batch.data() + first, bound[b + 1] - bound[b]);
+      bound[b + 1] = out - batch.data();
+      hash[b] = row_hash(first, out - first);
       writer.prefetch(hash[b]);
     }
     for (int64_t b = 0; b < n_batch; ++b)
@@ -790,6 +765,31 @@ Database root_database(const CsrView<int64_t>& tx, double min_support) {
         writer.add(batch.data() + bound[b], bound[b + 1] - bound[b], tx.weight(t0 + b), hash[b]);
   }
   return db;
+}
+
+// Items spanning a small range are their own ids (item - smallest); others are numbered through a
+// sorted copy.
+Database root_database(const CsrView<int64_t>& tx, double min_support) {
+  const int64_t n_occ = tx.n > 0 ? tx.indptr[tx.n] : 0;
+  if (n_occ == 0) return root_database(tx, min_support, 0, [](int64_t) { return 0; }, [](int32_t) { return int64_t{0}; });
+  const int64_t* items = tx.items;
+  const auto [lo_at, hi_at] = std::minmax_element(items, items + n_occ);
+  const int64_t lo = *lo_at;
+  const uint64_t span = static_cast<uint64_t>(*hi_at) - static_cast<uint64_t>(lo);
+  if (span < static_cast<uint64_t>(std::max<int64_t>(n_occ, int64_t{1} << 16)))
+    return root_database(
+        tx, min_support, static_cast<int64_t>(span) + 1,
+        [&](int64_t j) { return static_cast<int32_t>(static_cast<uint64_t>(items[j]) - static_cast<uint64_t>(lo)); },
+        [&](int32_t id) { return static_cast<int64_t>(static_cast<uint64_t>(lo) + static_cast<uint64_t>(id)); });
+  std::vector<int64_t> values(items, items + n_occ);
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  std::vector<int32_t> ids(static_cast<size_t>(n_occ));
+  for (int64_t j = 0; j < n_occ; ++j)
+    ids[j] = static_cast<int32_t>(std::lower_bound(values.begin(), values.end(), items[j]) - values.begin());
+  return root_database(
+      tx, min_support, static_cast<int64_t>(values.size()), [&](int64_t j) { return ids[j]; },
+      [&](int32_t id) { return values[id]; });
 }
 
 }  // namespace
