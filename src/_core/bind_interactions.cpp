@@ -158,7 +158,9 @@ py::dict csr_dict(const py::array& indptr_, const py::array& items_, const py::a
     return o;
   };
   // Tuples of ints cannot form cycles: the cyclic collector is held off while thousands of them
-  // are made (it would otherwise run every 700 allocations, walking every young object).
+  // are made (it would otherwise run every 700 allocations, walking every young object), and each
+  // is untracked once full (as the collector itself would on its first visit), so the dict of them
+  // stays untracked too and later collections do not walk the output at all.
   struct HoldGc {
     int was_enabled = PyGC_Disable();
     ~HoldGc() {
@@ -172,6 +174,7 @@ py::dict csr_dict(const py::array& indptr_, const py::array& items_, const py::a
     auto key = py::reinterpret_steal<py::object>(PyTuple_New(static_cast<py::ssize_t>(p[r + 1] - p[r])));
     if (!key) throw py::error_already_set();
     for (int64_t j = p[r]; j < p[r + 1]; ++j) PyTuple_SET_ITEM(key.ptr(), static_cast<py::ssize_t>(j - p[r]), as_int(items[j]));
+    PyObject_GC_UnTrack(key.ptr());
     auto value = py::reinterpret_steal<py::object>(PyFloat_FromDouble(v[r]));
     if (!value || PyDict_SetItem(out.ptr(), key.ptr(), value.ptr()) != 0) throw py::error_already_set();
   }
