@@ -546,6 +546,10 @@ class Miner {
       top.support[j] = pair[r];
       keep_words_[r >> 6] |= uint64_t{1} << (r & 63);
     }
+    // Row t's bits go to position pos of the kept labels' sets (w positions for weight w).
+    vrow_.resize(static_cast<size_t>(e));
+    for (int32_t j = 0; j < k; ++j) vrow_[kept_[j]] = vert_.data() + static_cast<int64_t>(j) * words;
+    uint64_t** const vrow = vrow_.data();
     const int32_t used_words = (kept_.back() >> 6) + 1;
     uint64_t pos = 0;
     for (int64_t o = o0; o < o1; ++o) {
@@ -553,15 +557,16 @@ class Miner {
       const int64_t t = occ.transaction[o];
       const auto w = static_cast<uint64_t>(root.weight[t]);
       const uint64_t* row = rb.row(t);
-      for (int32_t q = 0; q < used_words; ++q)
-        for (uint64_t y = row[q] & keep_words_[q]; y; y &= y - 1) {
-          uint64_t* v = vert_.data() + static_cast<int64_t>(relabel_[64 * q + lowest_bit(y)]) * words;
-          if (w == 1) {
-            v[pos >> 6] |= uint64_t{1} << (pos & 63);
-          } else {
-            for (uint64_t b = pos; b < pos + w; ++b) v[b >> 6] |= uint64_t{1} << (b & 63);
-          }
-        }
+      if (w == 1) {
+        const int64_t at = static_cast<int64_t>(pos >> 6);
+        const uint64_t bit = uint64_t{1} << (pos & 63);
+        for (int32_t q = 0; q < used_words; ++q)
+          for (uint64_t y = row[q] & keep_words_[q]; y; y &= y - 1) vrow[64 * q + lowest_bit(y)][at] |= bit;
+      } else {
+        for (int32_t q = 0; q < used_words; ++q)
+          for (uint64_t y = row[q] & keep_words_[q]; y; y &= y - 1)
+            for (uint64_t b = pos; b < pos + w; ++b) vrow[64 * q + lowest_bit(y)][b >> 6] |= uint64_t{1} << (b & 63);
+      }
       pos += w;
     }
     // The branch's own node: every row (all words, all bits: bits past the last row are 0 in vert_).
@@ -618,7 +623,7 @@ class Miner {
   // superset sums (k 2^(k-1) additions) turn it into the support of every subset, and zeta_grow
   // reports them in grow_masks' order, with no projection, indexing or merging below.
   static constexpr int kZetaBits = 16;
-  static constexpr size_t kSmallZeta = 10;  // below this, superset sums beat vertical bit sets
+  static constexpr size_t kSmallZeta = 13;  // up to this, superset sums beat vertical bit sets
   static bool dense(int k, int64_t n_rows) { return k <= kZetaBits && (k <= 8 || (int64_t{1} << k) <= 16 * n_rows); }
 
   void zeta_open(int k) { zeta_.assign(size_t{1} << k, 0.0); }
@@ -686,6 +691,7 @@ class Miner {
   std::vector<uint64_t> vert_;
   int64_t vwords_ = 0;
   std::vector<int64_t> vitem_;
+  std::vector<uint64_t*> vrow_;  // label -> its set in vert_
   std::vector<uint64_t> count_;
 };
 
