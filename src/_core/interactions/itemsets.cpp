@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cmath>
 #include <deque>
+#include <memory>
 #include <numeric>
 #include <string>
 
@@ -30,10 +31,28 @@ struct Database : WeightedCsr {
 
 // For each label, where it occurs: (transaction, position within the transaction), grouped by
 // label via a counting sort, so one pass over a database yields every conditional database.
+// An array whose resize does not zero it (every entry is written before it is read).
+template <class T>
+class Scratch {
+ public:
+  void resize(size_t n) {
+    if (n > capacity_) {
+      data_.reset(new T[n]);
+      capacity_ = n;
+    }
+  }
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+
+ private:
+  std::unique_ptr<T[]> data_;
+  size_t capacity_ = 0;
+};
+
 struct Occurrences {
   std::vector<int64_t> begin;  // per label + 1
-  std::vector<int64_t> transaction;
-  std::vector<int32_t> position;
+  Scratch<int64_t> transaction;
+  Scratch<int32_t> position;
 
   // Without positions (with_position false) only what extend_bits reads is built.
   void build(const Database& db, bool with_position = true) {
@@ -752,18 +771,24 @@ Database root_database(const CsrView<int64_t>& tx, double min_support, int64_t n
           const int32_t l = label[id_at(j)];
           if (l >= 0) bits[l >> 6] |= uint64_t{1} << (l & 63);
         }
+        // Equal rows have equal bits: their words are hashed (fewer than their labels).
+        uint64_t h = 0;
         for (int32_t k = 0; k < n_words; ++k) {
+          h = (h ^ bits[k]) * 0x9e3779b97f4a7c15ULL;
           for (uint64_t x = bits[k]; x; x &= x - 1) *out++ = 64 * k + __builtin_ctzll(x);
           bits[k] = 0;
         }
+        h ^= h >> 29;
+        h *= 0xbf58476d1ce4e5b9ULL;
+        hash[b] = h ^ (h >> 32);
       } else {
         for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j)
           if (label[id_at(j)] >= 0) *out++ = label[id_at(j)];
         std::sort(first, out);
         out = std::unique(first, out);
+        hash[b] = row_hash(first, out - first);
       }
       bound[b + 1] = out - batch.data();
-      hash[b] = row_hash(first, out - first);
       writer.prefetch(hash[b]);
     }
     for (int64_t b = 0; b < n_batch; ++b)
@@ -779,9 +804,12 @@ Database root_database(const CsrView<int64_t>& tx, double min_support) {
   const int64_t n_occ = tx.n > 0 ? tx.indptr[tx.n] : 0;
   if (n_occ == 0) return root_database(tx, min_support, 0, [](int64_t) { return 0; }, [](int32_t) { return int64_t{0}; });
   const int64_t* items = tx.items;
-  const auto [lo_at, hi_at] = std::minmax_element(items, items + n_occ);
-  const int64_t lo = *lo_at;
-  const uint64_t span = static_cast<uint64_t>(*hi_at) - static_cast<uint64_t>(lo);
+  int64_t lo = items[0], hi = items[0];
+  for (int64_t j = 1; j < n_occ; ++j) {
+    lo = std::min(lo, items[j]);
+    hi = std::max(hi, items[j]);
+  }
+  const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
   if (span < static_cast<uint64_t>(std::max<int64_t>(n_occ, int64_t{1} << 16)))
     return root_database(
         tx, min_support, static_cast<int64_t>(span) + 1,
