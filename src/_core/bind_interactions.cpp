@@ -72,8 +72,15 @@ void append_row(const py::handle& row, std::vector<int64_t>& items) {
   for (py::ssize_t j = 0; j < n; ++j) items.push_back(item_value(elems[j]));
 }
 
-// One exact Python int as an int64.
+// One exact Python int as an int64; ints of one digit (any item below 2^30) read in place.
 int64_t exact_int(PyObject* o) {
+#if PY_VERSION_HEX >= 0x030C0000
+  if (PyUnstable_Long_IsCompact(reinterpret_cast<PyLongObject*>(o)))
+    return static_cast<int64_t>(PyUnstable_Long_CompactValue(reinterpret_cast<PyLongObject*>(o)));
+#elif !defined(PYPY_VERSION)
+  const py::ssize_t size = Py_SIZE(o);
+  if (size >= -1 && size <= 1) return size * static_cast<int64_t>(reinterpret_cast<PyLongObject*>(o)->ob_digit[0]);
+#endif
   int overflow = 0;
   const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
   if (overflow) throw py::value_error("transaction items must fit in a signed 64-bit integer");
