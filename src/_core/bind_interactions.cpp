@@ -174,7 +174,12 @@ py::dict csr_dict(const py::array& indptr_, const py::array& items_, const py::a
       if (was_enabled) PyGC_Enable();
     }
   } hold_gc;
+#if PY_VERSION_HEX < 0x030D0000 && !defined(PYPY_VERSION)
+  auto out = py::reinterpret_steal<py::dict>(_PyDict_NewPresized(static_cast<py::ssize_t>(n)));  // no regrowth
+  if (!out) throw py::error_already_set();
+#else
   py::dict out;
+#endif
   const int64_t* items = it.data();
   const double* v = values.data();
   for (int64_t r = 0; r < n; ++r) {
