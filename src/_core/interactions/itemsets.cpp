@@ -684,9 +684,16 @@ class Miner {
     if (++emitted_ > options_.max_itemsets)
       throw TooManyItemsets("more than max_itemsets = " + std::to_string(options_.max_itemsets) +
                             " frequent itemsets; raise min_support, lower max_size or raise max_itemsets");
-    const size_t first = out_->items.size();
-    out_->items.insert(out_->items.end(), prefix_.begin(), prefix_.end());
-    std::sort(out_->items.begin() + static_cast<std::ptrdiff_t>(first), out_->items.end());
+    // The prefix copied in ascending item order (an insertion sort: a few items).
+    const size_t first = out_->items.size(), k = prefix_.size();
+    out_->items.resize(first + k);
+    int64_t* const dst = out_->items.data() + first;
+    for (size_t i = 0; i < k; ++i) {
+      const int64_t v = prefix_[i];
+      size_t j = i;
+      for (; j > 0 && dst[j - 1] > v; --j) dst[j] = dst[j - 1];
+      dst[j] = v;
+    }
     out_->indptr.push_back(static_cast<int64_t>(out_->items.size()));
     out_->support.push_back(support);
   }
