@@ -728,7 +728,8 @@ class Miner {
 // Items are read through dense ids: id_at(j) for occurrence j, value_of(id) its item, n_ids ids,
 // ascending with the items (so ties in support keep item order).
 template <class IdAt, class ValueOf>
-Database root_database(const CsrView<int64_t>& tx, double min_support, int64_t n_ids, IdAt id_at, ValueOf value_of) {
+Database root_database(const CsrView<int64_t>& tx, double min_support, int64_t n_ids, IdAt id_at, ValueOf value_of,
+                       int n_threads) {
   const int64_t n_occ = tx.n > 0 ? tx.indptr[tx.n] : 0;
   std::vector<double> support(static_cast<size_t>(n_ids), 0.0);
   {
@@ -756,45 +757,73 @@ Database root_database(const CsrView<int64_t>& tx, double min_support, int64_t n
     db.item_of.push_back(value_of(id));
   }
 
+  // Row t relabelled (frequent labels only, ascending, once each) into out, its hash into *hash;
+  // returns the end. Rows over at most kBitsetLabels labels are sorted and deduplicated by setting
+  // bits and reading them back, and hashed by their words (equal rows have equal words).
+  constexpr int32_t kBitsetLabels = 512;
+  const int32_t n_words = (db.n_labels() + 63) / 64;
+  auto relabel = [&](int64_t t, int32_t* out, uint64_t* bits, uint64_t* hash) {
+    int32_t* const first = out;
+    if (db.n_labels() <= kBitsetLabels) {
+      for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j) {
+        const int32_t l = label[id_at(j)];
+        if (l >= 0) bits[l >> 6] |= uint64_t{1} << (l & 63);
+      }
+      uint64_t h = 0;
+      for (int32_t k = 0; k < n_words; ++k) {
+        h = (h ^ bits[k]) * 0x9e3779b97f4a7c15ULL;
+        for (uint64_t x = bits[k]; x; x &= x - 1) *out++ = 64 * k + __builtin_ctzll(x);
+        bits[k] = 0;
+      }
+      h ^= h >> 29;
+      h *= 0xbf58476d1ce4e5b9ULL;
+      *hash = h ^ (h >> 32);
+    } else {
+      for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j)
+        if (label[id_at(j)] >= 0) *out++ = label[id_at(j)];
+      std::sort(first, out);
+      out = std::unique(first, out);
+      *hash = row_hash(first, out - first);
+    }
+    return out;
+  };
+
   MergingWriter writer;
   writer.open(db, tx.n, n_occ);
-  // Rows are relabelled a batch at a time and their first hash slots prefetched before merging.
+  constexpr int64_t kBlock = 4096;
+  if (n_threads > 1 && tx.n > kBlock) {
+    // Rows relabelled and hashed in parallel, each in place of its input (a row only shrinks),
+    // then merged in order, each row's first hash slot fetched kAhead rows before it is merged.
+    std::vector<int32_t> rows(static_cast<size_t>(n_occ));
+    std::vector<int32_t> len(static_cast<size_t>(tx.n));
+    std::vector<uint64_t> hash(static_cast<size_t>(tx.n));
+    parallel_for((tx.n + kBlock - 1) / kBlock, n_threads, [&](int) { return std::vector<uint64_t>(n_words, 0); },
+                 [&](int64_t b, int, std::vector<uint64_t>& bits) {
+                   for (int64_t t = b * kBlock; t < std::min(tx.n, (b + 1) * kBlock); ++t) {
+                     int32_t* first = rows.data() + tx.indptr[t];
+                     len[t] = static_cast<int32_t>(relabel(t, first, bits.data(), &hash[t]) - first);
+                   }
+                 });
+    constexpr int64_t kAhead = 16;
+    for (int64_t t = 0; t < tx.n; ++t) {
+      if (t + kAhead < tx.n) writer.prefetch(hash[t + kAhead]);
+      if (len[t] > 0) writer.add(rows.data() + tx.indptr[t], len[t], tx.weight(t), hash[t]);
+    }
+    return db;
+  }
+  // One thread: rows are relabelled a batch at a time (in cache) and their first hash slots
+  // prefetched before merging.
   constexpr int64_t kBatch = 32;
   std::vector<int32_t> batch;
   std::array<int64_t, kBatch + 1> bound{};
   std::array<uint64_t, kBatch> hash{};
-  constexpr int32_t kBitsetLabels = 512;
-  const int32_t n_words = (db.n_labels() + 63) / 64;
   std::vector<uint64_t> bits(static_cast<size_t>(n_words), 0);
   for (int64_t t0 = 0; t0 < tx.n; t0 += kBatch) {
     const int64_t n_batch = std::min(kBatch, tx.n - t0);
     batch.resize(static_cast<size_t>(tx.indptr[t0 + n_batch] - tx.indptr[t0]));
     int32_t* out = batch.data();
     for (int64_t b = 0; b < n_batch; ++b) {
-      const int64_t t = t0 + b;
-      int32_t* const first = out;
-      if (db.n_labels() <= kBitsetLabels) {
-        for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j) {
-          const int32_t l = label[id_at(j)];
-          if (l >= 0) bits[l >> 6] |= uint64_t{1} << (l & 63);
-        }
-        // Equal rows have equal bits: their words are hashed (fewer than their labels).
-        uint64_t h = 0;
-        for (int32_t k = 0; k < n_words; ++k) {
-          h = (h ^ bits[k]) * 0x9e3779b97f4a7c15ULL;
-          for (uint64_t x = bits[k]; x; x &= x - 1) *out++ = 64 * k + __builtin_ctzll(x);
-          bits[k] = 0;
-        }
-        h ^= h >> 29;
-        h *= 0xbf58476d1ce4e5b9ULL;
-        hash[b] = h ^ (h >> 32);
-      } else {
-        for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j)
-          if (label[id_at(j)] >= 0) *out++ = label[id_at(j)];
-        std::sort(first, out);
-        out = std::unique(first, out);
-        hash[b] = row_hash(first, out - first);
-      }
+      out = relabel(t0 + b, out, bits.data(), &hash[b]);
       bound[b + 1] = out - batch.data();
       writer.prefetch(hash[b]);
     }
@@ -807,9 +836,9 @@ Database root_database(const CsrView<int64_t>& tx, double min_support, int64_t n
 
 // Items spanning a small range are their own ids (item - smallest); others are numbered through a
 // sorted copy.
-Database root_database(const CsrView<int64_t>& tx, double min_support) {
+Database root_database(const CsrView<int64_t>& tx, double min_support, int n_threads) {
   const int64_t n_occ = tx.n > 0 ? tx.indptr[tx.n] : 0;
-  if (n_occ == 0) return root_database(tx, min_support, 0, [](int64_t) { return 0; }, [](int32_t) { return int64_t{0}; });
+  if (n_occ == 0) return root_database(tx, min_support, 0, [](int64_t) { return 0; }, [](int32_t) { return int64_t{0}; }, 1);
   const int64_t* items = tx.items;
   int64_t lo = items[0], hi = items[0];
   for (int64_t j = 1; j < n_occ; ++j) {
@@ -821,7 +850,7 @@ Database root_database(const CsrView<int64_t>& tx, double min_support) {
     return root_database(
         tx, min_support, static_cast<int64_t>(span) + 1,
         [&](int64_t j) { return static_cast<int32_t>(static_cast<uint64_t>(items[j]) - static_cast<uint64_t>(lo)); },
-        [&](int32_t id) { return static_cast<int64_t>(static_cast<uint64_t>(lo) + static_cast<uint64_t>(id)); });
+        [&](int32_t id) { return static_cast<int64_t>(static_cast<uint64_t>(lo) + static_cast<uint64_t>(id)); }, n_threads);
   std::vector<int64_t> values(items, items + n_occ);
   std::sort(values.begin(), values.end());
   values.erase(std::unique(values.begin(), values.end()), values.end());
@@ -830,7 +859,7 @@ Database root_database(const CsrView<int64_t>& tx, double min_support) {
     ids[j] = static_cast<int32_t>(std::lower_bound(values.begin(), values.end(), items[j]) - values.begin());
   return root_database(
       tx, min_support, static_cast<int64_t>(values.size()), [&](int64_t j) { return ids[j]; },
-      [&](int32_t id) { return values[id]; });
+      [&](int32_t id) { return values[id]; }, n_threads);
 }
 
 }  // namespace
@@ -838,7 +867,7 @@ Database root_database(const CsrView<int64_t>& tx, double min_support) {
 Itemsets frequent_itemsets(const CsrView<int64_t>& tx, const ItemsetOptions& options, int n_threads) {
   if (!(options.min_support > 0.0)) throw std::invalid_argument("min_support must be > 0");
   if (options.max_size < 1) throw std::invalid_argument("max_size must be >= 1");
-  const Database root = root_database(tx, options.min_support);
+  const Database root = root_database(tx, options.min_support, n_threads);
   RootBits bits;
   const bool use_bits = root.n_labels() <= kMaxBitLabels && options.max_size >= 2;
   if (use_bits) bits.build(root, n_threads);
