@@ -29,7 +29,7 @@ import time
 
 import numpy as np
 from benchkit.peers import mlxtend_itemsets, not_installed, optional, reference
-from benchkit.timing import best_of
+from benchkit.timing import best_of, load, load_line
 from sklearn.ensemble import RandomForestRegressor
 
 import pyinterp
@@ -308,6 +308,7 @@ def main():
     args = parser.parse_args()
     sections = {s.strip() for s in args.sections.split(",") if s.strip()}
 
+    print(load_line())
     run = Run(args)
     if "1" in sections:
         run.section_dwp()
@@ -317,7 +318,7 @@ def main():
         run.section_irf()
     print()
     run.table.print()
-    print()
+    print(f"\nload average {load():.2f} at the end")
     if run.failures:
         print("OUTPUTS DIFFER:")
         for line in run.failures:

@@ -199,6 +199,10 @@ def test_csr_dict():
         _core.csr_dict(indptr, items, np.array([1.0]))
     import gc  # the collector, held off while the tuples are made, is left as it was found
 
+    assert not gc.is_tracked(got) and not any(gc.is_tracked(k) for k in got)  # tuples of ints: no cycles
+    got[(7,)] = []  # a dict that later holds a container is tracked again
+    assert gc.is_tracked(got)
+
     assert gc.isenabled()
     _core.csr_dict(indptr, items, np.array([1.5, 2.0, 0.25]))
     assert gc.isenabled()
@@ -262,3 +266,59 @@ def test_dense_databases_match_brute_force(data):
     got = frequent_itemsets(tx, w, min_support, max_size)
     assert got == want
     assert list(frequent_itemsets(tx, w, min_support, max_size, n_jobs=2).items()) == list(got.items())
+
+
+@pytest.mark.parametrize("n_items, n_tx, weights, max_size", [
+    (40, 600, None, None),     # unit weights: branches of 14+ labels mined from vertical bit sets
+    (40, 600, "few", 4),       # whole weights 0-3: a row takes as many bit positions as it weighs
+    (100, 700, None, 5),       # more than 64 labels: label words past the first
+    (40, 600, "heavy", None),  # whole weights averaging over 2: bit masks and superset sums instead
+])
+def test_whole_weight_branches_match_brute_force(n_items, n_tx, weights, max_size):
+    """Whole-number weights: supports counted as set bits of vertical bit sets (Eclat); the same
+    sets, supports and order as brute force and for any n_jobs."""
+    rng = np.random.default_rng(n_items + n_tx)
+    p = 1.0 / np.arange(1, n_items + 1) ** 0.5
+    tx = [tuple(rng.choice(n_items, size=rng.integers(1, 9), replace=False, p=p / p.sum()) * 7 - 30)
+          for _ in range(n_tx)]
+    w = {None: None, "few": rng.integers(0, 4, n_tx).astype(float),
+         "heavy": rng.integers(1, 10, n_tx).astype(float)}[weights]
+    for min_support in (3.0, 8.0):
+        want = brute_force(tx, [1.0] * n_tx if w is None else w, min_support, max_size or 99)
+        got = frequent_itemsets(tx, w, min_support, max_size)
+        assert got == want and len(got) > 100
+        assert list(frequent_itemsets(tx, w, min_support, max_size, n_jobs=2).items()) == list(got.items())
+
+
+def test_many_rows_parallel_root_thread_independent():
+    """More than 4096 rows: with 2 threads the root's rows are relabelled in parallel blocks and
+    merged in order afterwards; duplicated rows merge into rows of weight 2."""
+    rng = np.random.default_rng(21)
+    p = 1.0 / np.arange(1, 61)
+    tx = [tuple(rng.choice(60, size=rng.integers(1, 8), replace=False, p=p / p.sum())) for _ in range(9000)]
+    tx += tx[:700]
+    one = frequent_itemsets(tx, None, 25)
+    assert list(frequent_itemsets(tx, None, 25, n_jobs=2).items()) == list(one.items())
+    assert one == brute_force(tx, [1.0] * len(tx), 25, 99)
+
+
+def test_int_items_around_one_digit():
+    """Ints of one 30-bit digit are read in place; larger and negative ones as before, bools refused."""
+    from pyinterp import _core
+
+    row = [0, 1, -1, 2**30 - 1, -(2**30 - 1), 2**30, -(2**30), 2**62, -(2**63), 2**63 - 1]
+    indptr, items = _core.transactions_csr([row, tuple(row)])
+    assert indptr.tolist() == [0, 10, 20] and items.tolist() == row * 2
+    with pytest.raises(TypeError, match="bool"):
+        _core.transactions_csr([[1, True]])
+
+
+def test_calls_in_turn_reuse_the_root_scratch():
+    """The root's bit sets and occurrence index are kept by the calling thread between calls: calls
+    on other databases in between (no bit sets, positions, fewer rows) leave no trace."""
+    rng = np.random.default_rng(4)
+    small = [tuple(rng.choice(30, size=rng.integers(1, 8), replace=False)) for _ in range(300)]
+    wide = [tuple(rng.choice(300, size=rng.integers(1, 6), replace=False)) for _ in range(900)]
+    for tx, min_support, max_size in [(small, 4, None), (wide, 3, 3), (small[:50], 2, None), (small, 6, 4)]:
+        assert frequent_itemsets(tx, None, min_support, max_size) == brute_force(tx, [1.0] * len(tx), min_support,
+                                                                                   max_size or 99)

@@ -72,8 +72,15 @@ void append_row(const py::handle& row, std::vector<int64_t>& items) {
   for (py::ssize_t j = 0; j < n; ++j) items.push_back(item_value(elems[j]));
 }
 
-// One exact Python int as an int64.
+// One exact Python int as an int64; ints of one digit (any item below 2^30) read in place.
 int64_t exact_int(PyObject* o) {
+#if PY_VERSION_HEX >= 0x030C0000
+  if (PyUnstable_Long_IsCompact(reinterpret_cast<PyLongObject*>(o)))
+    return static_cast<int64_t>(PyUnstable_Long_CompactValue(reinterpret_cast<PyLongObject*>(o)));
+#elif !defined(PYPY_VERSION)
+  const py::ssize_t size = Py_SIZE(o);
+  if (size >= -1 && size <= 1) return size * static_cast<int64_t>(reinterpret_cast<PyLongObject*>(o)->ob_digit[0]);
+#endif
   int overflow = 0;
   const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
   if (overflow) throw py::value_error("transaction items must fit in a signed 64-bit integer");
@@ -158,20 +165,28 @@ py::dict csr_dict(const py::array& indptr_, const py::array& items_, const py::a
     return o;
   };
   // Tuples of ints cannot form cycles: the cyclic collector is held off while thousands of them
-  // are made (it would otherwise run every 700 allocations, walking every young object).
+  // are made (it would otherwise run every 700 allocations, walking every young object), and each
+  // is untracked once full (as the collector itself would on its first visit), so the dict of them
+  // stays untracked too and later collections do not walk the output at all.
   struct HoldGc {
     int was_enabled = PyGC_Disable();
     ~HoldGc() {
       if (was_enabled) PyGC_Enable();
     }
   } hold_gc;
+#if PY_VERSION_HEX < 0x030D0000 && !defined(PYPY_VERSION)
+  auto out = py::reinterpret_steal<py::dict>(_PyDict_NewPresized(static_cast<py::ssize_t>(n)));  // no regrowth
+  if (!out) throw py::error_already_set();
+#else
   py::dict out;
+#endif
   const int64_t* items = it.data();
   const double* v = values.data();
   for (int64_t r = 0; r < n; ++r) {
     auto key = py::reinterpret_steal<py::object>(PyTuple_New(static_cast<py::ssize_t>(p[r + 1] - p[r])));
     if (!key) throw py::error_already_set();
     for (int64_t j = p[r]; j < p[r + 1]; ++j) PyTuple_SET_ITEM(key.ptr(), static_cast<py::ssize_t>(j - p[r]), as_int(items[j]));
+    PyObject_GC_UnTrack(key.ptr());
     auto value = py::reinterpret_steal<py::object>(PyFloat_FromDouble(v[r]));
     if (!value || PyDict_SetItem(out.ptr(), key.ptr(), value.ptr()) != 0) throw py::error_already_set();
   }

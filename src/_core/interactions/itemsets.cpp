@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cmath>
 #include <deque>
+#include <memory>
 #include <numeric>
 #include <string>
 
@@ -29,10 +31,39 @@ struct Database : WeightedCsr {
 
 // For each label, where it occurs: (transaction, position within the transaction), grouped by
 // label via a counting sort, so one pass over a database yields every conditional database.
+// An array whose resize does not zero it (every entry is written before it is read).
+template <class T>
+class Scratch {
+ public:
+  void resize(size_t n) {
+    if (n > capacity_) {
+      data_.reset(new T[n]);
+      capacity_ = n;
+    }
+  }
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+  size_t bytes() const { return capacity_ * sizeof(T); }
+  void release() {
+    data_.reset();
+    capacity_ = 0;
+  }
+
+ private:
+  std::unique_ptr<T[]> data_;
+  size_t capacity_ = 0;
+};
+
 struct Occurrences {
   std::vector<int64_t> begin;  // per label + 1
-  std::vector<int64_t> transaction;
-  std::vector<int32_t> position;
+  Scratch<int64_t> transaction;
+  Scratch<int32_t> position;
+
+  size_t bytes() const { return transaction.bytes() + position.bytes(); }
+  void release() {
+    transaction.release();
+    position.release();
+  }
 
   // Without positions (with_position false) only what extend_bits reads is built.
   void build(const Database& db, bool with_position = true) {
@@ -73,8 +104,14 @@ struct RootBits {
   int32_t n_words = 0;
   std::vector<uint64_t> bits;  // row t: bits[t * n_words : (t + 1) * n_words]
   std::vector<double> pair;
+  bool whole = false;  // every row's weight a whole number, their total below 2^53: exact bit counts
 
   const uint64_t* row(int64_t t) const { return bits.data() + t * n_words; }
+  size_t bytes() const { return bits.capacity() * sizeof(uint64_t) + pair.capacity() * sizeof(double); }
+  void release() {
+    std::vector<uint64_t>().swap(bits);
+    std::vector<double>().swap(pair);
+  }
   // A branch reads one root row in ten or so, each a miss: its loops fetch rows kAhead occurrences
   // ahead of the one they read (transactions of occurrences [o, end)), with the rows' weights.
   static constexpr int64_t kAhead = 16;
@@ -86,34 +123,63 @@ struct RootBits {
   }
 
   // The pair table is summed over fixed blocks of rows (fixed by the row count alone) and the
-  // blocks added in order, so its values do not depend on the number of threads.
+  // blocks added in order, so its values do not depend on the number of threads. Whole-number
+  // weights below 2^32 in total are counted in integers (exact, and faster to add).
   void build(const Database& db, int n_threads) {
     const int32_t m = db.n_labels();
     const int64_t n = db.size();
     n_words = (m + 63) / 64;
+    double total = 0.0;
+    whole = true;
+    for (const double w : db.weight) {
+      whole = whole && w < 0x1p53 && w == std::floor(w);
+      total += w;
+    }
+    whole = whole && total < 0x1p53;
+    const bool counts = whole && total < 0x1p32;
     bits.assign(static_cast<size_t>(n) * n_words, 0);
-    const int64_t block = std::max<int64_t>(int64_t{1} << 16, (n + 15) / 16);
+    const int64_t block = std::max<int64_t>(int64_t{1} << 13, (n + 15) / 16);
     const int64_t n_blocks = std::max<int64_t>(1, (n + block - 1) / block);
-    std::vector<std::vector<double>> partial(static_cast<size_t>(n_blocks));
+    std::vector<std::vector<double>> partial(static_cast<size_t>(counts ? 0 : n_blocks));
+    std::vector<std::vector<uint32_t>> partial_counts(static_cast<size_t>(counts ? n_blocks : 0));
     parallel_for(n_blocks, n_threads, no_state, [&](int64_t b, int, NoState&) {
-      std::vector<double>& c = partial[b];
-      c.assign(static_cast<size_t>(m) * m, 0.0);
-      for (int64_t t = b * block; t < std::min(n, (b + 1) * block); ++t) {
-        const int32_t* a = db.items.data() + db.indptr[t];
-        const auto len = static_cast<int32_t>(db.indptr[t + 1] - db.indptr[t]);
-        const double w = db.weight[t];
-        uint64_t* row = bits.data() + t * n_words;
-        for (int32_t j = 0; j < len; ++j) {
-          row[a[j] >> 6] |= uint64_t{1} << (a[j] & 63);
-          double* ce = c.data() + static_cast<size_t>(a[j]) * m;
-          for (int32_t i = 0; i < j; ++i) ce[a[i]] += w;
-        }
-        if ((t & 0xffff) == 0) checkpoint();
-      }
+      if (counts)
+        add_pairs(db, b * block, std::min(n, (b + 1) * block), partial_counts[b], [&](int64_t t) {
+          return static_cast<uint32_t>(db.weight[t]);
+        });
+      else
+        add_pairs(db, b * block, std::min(n, (b + 1) * block), partial[b], [&](int64_t t) { return db.weight[t]; });
     });
+    if (counts) {
+      std::vector<uint32_t>& c = partial_counts[0];
+      for (int64_t b = 1; b < n_blocks; ++b)
+        for (size_t k = 0; k < c.size(); ++k) c[k] += partial_counts[b][k];
+      pair.assign(c.begin(), c.end());
+      return;
+    }
     pair = std::move(partial[0]);
     for (int64_t b = 1; b < n_blocks; ++b)
       for (size_t k = 0; k < pair.size(); ++k) pair[k] += partial[b][k];
+  }
+
+ private:
+  // Rows [begin, end): their bits, and their weights added to c[e * m + r] for each pair r < e.
+  template <class T, class Weight>
+  void add_pairs(const Database& db, int64_t begin, int64_t end, std::vector<T>& c, Weight weight) {
+    const int32_t m = db.n_labels();
+    c.assign(static_cast<size_t>(m) * m, T{0});
+    for (int64_t t = begin; t < end; ++t) {
+      const int32_t* a = db.items.data() + db.indptr[t];
+      const auto len = static_cast<int32_t>(db.indptr[t + 1] - db.indptr[t]);
+      const T w = weight(t);
+      uint64_t* row = bits.data() + t * n_words;
+      for (int32_t j = 0; j < len; ++j) {
+        row[a[j] >> 6] |= uint64_t{1} << (a[j] & 63);
+        T* ce = c.data() + static_cast<size_t>(a[j]) * m;
+        for (int32_t i = 0; i < j; ++i) ce[a[i]] += w;
+      }
+      if ((t & 0xffff) == 0) checkpoint();
+    }
   }
 };
 
@@ -160,11 +226,51 @@ struct Masks {
 
 int lowest_bit(uint64_t x) { return __builtin_ctzll(x); }
 
+// count[b] = sum over i < n of popcount(bits[i] & vert[cand[b] * words + word[i]]), b < n_cand: the
+// supports of a node's extensions when every row stands for its weight in bits (Miner::vertical_).
+// The x86-64 baseline has no popcnt instruction: a copy compiled for it is picked at run time.
+#define PYINTERP_COUNT_BODY                                                                         \
+  for (int32_t b = 0; b < n_cand; ++b) {                                                            \
+    const uint64_t* v = vert + static_cast<int64_t>(cand[b]) * words;                               \
+    uint64_t c0 = 0, c1 = 0;                                                                        \
+    int32_t i = 0;                                                                                  \
+    for (; i + 1 < n; i += 2) {                                                                     \
+      c0 += static_cast<uint64_t>(__builtin_popcountll(bits[i] & v[word[i]]));                      \
+      c1 += static_cast<uint64_t>(__builtin_popcountll(bits[i + 1] & v[word[i + 1]]));              \
+    }                                                                                               \
+    if (i < n) c0 += static_cast<uint64_t>(__builtin_popcountll(bits[i] & v[word[i]]));             \
+    count[b] = c0 + c1;                                                                             \
+  }
+
+using CountFn = void (*)(const int32_t* word, const uint64_t* bits, int32_t n, const uint64_t* vert, int64_t words,
+                         const int32_t* cand, int32_t n_cand, uint64_t* count);
+
+void count_and(const int32_t* word, const uint64_t* bits, int32_t n, const uint64_t* vert, int64_t words,
+               const int32_t* cand, int32_t n_cand, uint64_t* count) {
+  PYINTERP_COUNT_BODY
+}
+
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__POPCNT__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("popcnt"))) void count_and_popcnt(const int32_t* word, const uint64_t* bits, int32_t n,
+                                                         const uint64_t* vert, int64_t words, const int32_t* cand,
+                                                         int32_t n_cand, uint64_t* count) {
+  PYINTERP_COUNT_BODY
+}
+CountFn pick_count_and() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("popcnt") ? count_and_popcnt : count_and;
+}
+#else
+CountFn pick_count_and() { return count_and; }
+#endif
+#undef PYINTERP_COUNT_BODY
+
 // Mines the branches (itemsets whose first label in root order is e) of the root database; each
 // branch is one task, written to its own output so the concatenation is in label order.
 class Miner {
  public:
-  Miner(const ItemsetOptions& options, std::atomic<int64_t>& emitted) : options_(options), emitted_(emitted) {}
+  Miner(const ItemsetOptions& options, std::atomic<int64_t>& emitted, CountFn count_and)
+      : options_(options), emitted_(emitted), count_and_(count_and) {}
 
   void branch(const Database& root, const Occurrences& occ, const RootBits* bits, int32_t e, Itemsets& out) {
     out_ = &out;
@@ -198,9 +304,12 @@ class Miner {
       for (const int32_t r : kept_) emit_with(root.item_of[r], pair[r]);
       return true;
     }
-    if (kept_.size() > 64) return false;
     if (kept_.empty()) return true;
     const auto n_occ = occ.begin[e + 1] - occ.begin[e];
+    if (rb.whole && !(kept_.size() <= kSmallZeta && dense(static_cast<int>(kept_.size()), n_occ)) &&
+        vertical(root, occ, rb, e))
+      return true;
+    if (kept_.size() > 64) return false;
     if (dense(static_cast<int>(kept_.size()), n_occ)) {
       const auto k = static_cast<int>(kept_.size());
       std::array<double, kZetaBits> first{};
@@ -434,11 +543,122 @@ class Miner {
     grow_masks(c, d);
   }
 
+  // A branch of a root whose weights are whole numbers, mined from vertical bit sets (Eclat): bit
+  // positions are the branch's rows, a row of weight w taking w of them, so a support is a count
+  // of set bits, exact and independent of any order of summation. Kept label j (kept_[j]) is the
+  // bit set vert_[j * vwords_ : (j + 1) * vwords_]; a node (an itemset of the branch) keeps only the
+  // nonzero words of its rows' set, so deep, sparse nodes cost their rows, not the branch's.
+  // False (nothing done) when the bit sets would be large (many rows of large weight, or more
+  // than kMaxVertWords words): the branch is then mined by masks or rows.
+  static constexpr int64_t kMaxVertWords = int64_t{1} << 22;
+  struct Node {
+    std::vector<int32_t> word;   // the nonzero words of the node's row set...
+    std::vector<uint64_t> bits;  // ...and their bits
+    std::vector<int32_t> cand;   // its frequent extensions (kept labels, ascending) and their supports
+    std::vector<double> support;
+  };
+  bool vertical(const Database& root, const Occurrences& occ, const RootBits& rb, int32_t e) {
+    const auto k = static_cast<int32_t>(kept_.size());
+    const int64_t o0 = occ.begin[e], o1 = occ.begin[e + 1];
+    const auto n_bits = static_cast<uint64_t>(root.support[e]);  // the weight of e's rows, exactly
+    if (n_bits > 2 * static_cast<uint64_t>(o1 - o0) + 64) return false;
+    const auto words = static_cast<int64_t>((n_bits + 63) / 64);
+    if (words * k > kMaxVertWords) return false;
+    vwords_ = words;
+    vert_.assign(static_cast<size_t>(words * k), 0);
+    keep_words_.assign(static_cast<size_t>(rb.n_words), 0);
+    relabel_.assign(static_cast<size_t>(e), -1);
+    vitem_.resize(static_cast<size_t>(k));
+    Node& top = at(nodes_, 0);
+    top.cand.resize(static_cast<size_t>(k));
+    top.support.resize(static_cast<size_t>(k));
+    const double* pair = rb.pair.data() + static_cast<size_t>(e) * root.n_labels();
+    for (int32_t j = 0; j < k; ++j) {
+      const int32_t r = kept_[j];
+      relabel_[r] = j;
+      vitem_[j] = root.item_of[r];
+      top.cand[j] = j;
+      top.support[j] = pair[r];
+      keep_words_[r >> 6] |= uint64_t{1} << (r & 63);
+    }
+    // Row t's bits go to position pos of the kept labels' sets (w positions for weight w).
+    vrow_.resize(static_cast<size_t>(e));
+    for (int32_t j = 0; j < k; ++j) vrow_[kept_[j]] = vert_.data() + static_cast<int64_t>(j) * words;
+    uint64_t** const vrow = vrow_.data();
+    const int32_t used_words = (kept_.back() >> 6) + 1;
+    uint64_t pos = 0;
+    for (int64_t o = o0; o < o1; ++o) {
+      rb.prefetch(occ, o, o1, root.weight.data());
+      const int64_t t = occ.transaction[o];
+      const auto w = static_cast<uint64_t>(root.weight[t]);
+      const uint64_t* row = rb.row(t);
+      if (w == 1) {
+        const int64_t at = static_cast<int64_t>(pos >> 6);
+        const uint64_t bit = uint64_t{1} << (pos & 63);
+        for (int32_t q = 0; q < used_words; ++q)
+          for (uint64_t y = row[q] & keep_words_[q]; y; y &= y - 1) vrow[64 * q + lowest_bit(y)][at] |= bit;
+      } else {
+        for (int32_t q = 0; q < used_words; ++q)
+          for (uint64_t y = row[q] & keep_words_[q]; y; y &= y - 1)
+            for (uint64_t b = pos; b < pos + w; ++b) vrow[64 * q + lowest_bit(y)][b >> 6] |= uint64_t{1} << (b & 63);
+      }
+      pos += w;
+    }
+    // The branch's own node: every row (all words, all bits: bits past the last row are 0 in vert_).
+    top.word.resize(static_cast<size_t>(words));
+    std::iota(top.word.begin(), top.word.end(), 0);
+    top.bits.assign(static_cast<size_t>(words), ~uint64_t{0});
+    vertical_grow(top, 1);
+    return true;
+  }
+
+  // Reports prefix_ + {c} for each candidate c of node (ascending), each followed by its extensions
+  // by the candidates before it, in grow_masks' order.
+  void vertical_grow(const Node& node, size_t d) {
+    checkpoint();
+    const auto n_cand = static_cast<int32_t>(node.cand.size());
+    const auto n = static_cast<int32_t>(node.word.size());
+    for (int32_t a = 0; a < n_cand; ++a) {
+      const int32_t c = node.cand[a];
+      prefix_.push_back(vitem_[c]);
+      emit(node.support[a]);
+      if (a > 0 && prefix_.size() < max_size()) {
+        Node& child = at(nodes_, d);
+        child.word.resize(static_cast<size_t>(n));
+        child.bits.resize(static_cast<size_t>(n));
+        const uint64_t* v = vert_.data() + static_cast<int64_t>(c) * vwords_;
+        int32_t m = 0;
+        for (int32_t i = 0; i < n; ++i) {
+          const uint64_t x = node.bits[i] & v[node.word[i]];
+          child.word[m] = node.word[i];
+          child.bits[m] = x;
+          m += x != 0;
+        }
+        child.word.resize(static_cast<size_t>(m));
+        child.bits.resize(static_cast<size_t>(m));
+        count_.resize(static_cast<size_t>(a));
+        count_and_(child.word.data(), child.bits.data(), m, vert_.data(), vwords_, node.cand.data(), a, count_.data());
+        child.cand.clear();
+        child.support.clear();
+        for (int32_t b = 0; b < a; ++b) {
+          const auto s = static_cast<double>(count_[b]);
+          if (s >= options_.min_support) {
+            child.cand.push_back(node.cand[b]);
+            child.support.push_back(s);
+          }
+        }
+        if (!child.cand.empty()) vertical_grow(child, d + 1);
+      }
+      prefix_.pop_back();
+    }
+  }
+
   // A conditional database of k <= kZetaBits labels is mined at once when rows outnumber its
   // subsets enough: zeta_[x] sums the weights of the rows equal to x (bit b = its b-th label),
   // superset sums (k 2^(k-1) additions) turn it into the support of every subset, and zeta_grow
   // reports them in grow_masks' order, with no projection, indexing or merging below.
   static constexpr int kZetaBits = 16;
+  static constexpr size_t kSmallZeta = 13;  // up to this, superset sums beat vertical bit sets
   static bool dense(int k, int64_t n_rows) { return k <= kZetaBits && (k <= 8 || (int64_t{1} << k) <= 16 * n_rows); }
 
   void zeta_open(int k) { zeta_.assign(size_t{1} << k, 0.0); }
@@ -480,9 +700,16 @@ class Miner {
     if (++emitted_ > options_.max_itemsets)
       throw TooManyItemsets("more than max_itemsets = " + std::to_string(options_.max_itemsets) +
                             " frequent itemsets; raise min_support, lower max_size or raise max_itemsets");
-    const size_t first = out_->items.size();
-    out_->items.insert(out_->items.end(), prefix_.begin(), prefix_.end());
-    std::sort(out_->items.begin() + static_cast<std::ptrdiff_t>(first), out_->items.end());
+    // The prefix copied in ascending item order (an insertion sort: a few items).
+    const size_t first = out_->items.size(), k = prefix_.size();
+    out_->items.resize(first + k);
+    int64_t* const dst = out_->items.data() + first;
+    for (size_t i = 0; i < k; ++i) {
+      const int64_t v = prefix_[i];
+      size_t j = i;
+      for (; j > 0 && dst[j - 1] > v; --j) dst[j] = dst[j - 1];
+      dst[j] = v;
+    }
     out_->indptr.push_back(static_cast<int64_t>(out_->items.size()));
     out_->support.push_back(support);
   }
@@ -501,102 +728,119 @@ class Miner {
   std::vector<double> zeta_;
   std::array<int64_t, kZetaBits> zeta_item_{};
   MergingWriter writer_;
+  CountFn count_and_;
+  std::deque<Node> nodes_;  // nodes_[d]: a node of d + 1 items in the vertical branch
+  std::vector<uint64_t> vert_;
+  int64_t vwords_ = 0;
+  std::vector<int64_t> vitem_;
+  std::vector<uint64_t*> vrow_;  // label -> its set in vert_
+  std::vector<uint64_t> count_;
 };
-
-// Dense ids 0..n_distinct-1 for the items (ascending item order), through a lookup table when
-// the items span a small range and a sorted copy otherwise.
-std::vector<int64_t> item_ids(const int64_t* items, int64_t n_occ, std::vector<int32_t>& ids) {
-  ids.resize(static_cast<size_t>(n_occ));
-  if (n_occ == 0) return {};
-  const auto [lo, hi] = std::minmax_element(items, items + n_occ);
-  const uint64_t span = static_cast<uint64_t>(*hi) - static_cast<uint64_t>(*lo);
-  std::vector<int64_t> values;
-  if (span < static_cast<uint64_t>(std::max<int64_t>(n_occ, int64_t{1} << 16))) {
-    std::vector<int32_t> id(span + 1, -1);
-    for (int64_t j = 0; j < n_occ; ++j) id[static_cast<uint64_t>(items[j] - *lo)] = 0;
-    for (uint64_t v = 0; v <= span; ++v)
-      if (id[v] == 0) {
-        id[v] = static_cast<int32_t>(values.size());
-        values.push_back(*lo + static_cast<int64_t>(v));
-      }
-    for (int64_t j = 0; j < n_occ; ++j) ids[j] = id[static_cast<uint64_t>(items[j] - *lo)];
-  } else {
-    values.assign(items, items + n_occ);
-    std::sort(values.begin(), values.end());
-    values.erase(std::unique(values.begin(), values.end()), values.end());
-    for (int64_t j = 0; j < n_occ; ++j)
-      ids[j] = static_cast<int32_t>(std::lower_bound(values.begin(), values.end(), items[j]) - values.begin());
-  }
-  return values;
-}
 
 // The root database: supports counted on the caller's rows (a repeated item once per row), then
 // each row cut to its frequent items, relabelled in decreasing support and merged with identical
 // rows in one pass (forest paths filtered by epsilon collapse to a few distinct rows). Rows over at
 // most kBitsetLabels labels are sorted and deduplicated by setting bits and reading them back.
-Database root_database(const CsrView<int64_t>& tx, double min_support) {
+// Items are read through dense ids: id_at(j) for occurrence j, value_of(id) its item, n_ids ids,
+// ascending with the items (so ties in support keep item order).
+template <class IdAt, class ValueOf>
+Database root_database(const CsrView<int64_t>& tx, double min_support, int64_t n_ids, IdAt id_at, ValueOf value_of,
+                       int n_threads) {
   const int64_t n_occ = tx.n > 0 ? tx.indptr[tx.n] : 0;
-  std::vector<int32_t> ids;
-  const std::vector<int64_t> values = item_ids(tx.items, n_occ, ids);
-  const auto n_values = static_cast<int32_t>(values.size());
-
-  std::vector<double> support(values.size(), 0.0);
+  std::vector<double> support(static_cast<size_t>(n_ids), 0.0);
   {
-    std::vector<int64_t> seen(values.size(), -1);  // the last row counting each id
+    std::vector<int64_t> seen(static_cast<size_t>(n_ids), -1);  // the last row counting each id
     for (int64_t t = 0; t < tx.n; ++t) {
       const double w = tx.weight(t);
-      for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j)
-        if (seen[ids[j]] != t) {
-          seen[ids[j]] = t;
-          support[ids[j]] += w;
+      for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j) {
+        const int32_t id = id_at(j);
+        if (seen[id] != t) {
+          seen[id] = t;
+          support[id] += w;
         }
+      }
     }
   }
   std::vector<int32_t> order;
-  for (int32_t id = 0; id < n_values; ++id)
+  for (int32_t id = 0; id < n_ids; ++id)
     if (support[id] >= min_support) order.push_back(id);
   std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return support[a] > support[b]; });
   Database db;
-  std::vector<int32_t> label(values.size(), -1);
+  std::vector<int32_t> label(static_cast<size_t>(n_ids), -1);
   for (const int32_t id : order) {
     label[id] = db.n_labels();
     db.support.push_back(support[id]);
-    db.item_of.push_back(values[id]);
+    db.item_of.push_back(value_of(id));
   }
+
+  // Row t relabelled (frequent labels only, ascending, once each) into out, its hash into *hash;
+  // returns the end. Rows over at most kBitsetLabels labels are sorted and deduplicated by setting
+  // bits and reading them back, and hashed by their words (equal rows have equal words).
+  constexpr int32_t kBitsetLabels = 512;
+  const int32_t n_words = (db.n_labels() + 63) / 64;
+  auto relabel = [&](int64_t t, int32_t* out, uint64_t* bits, uint64_t* hash) {
+    int32_t* const first = out;
+    if (db.n_labels() <= kBitsetLabels) {
+      for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j) {
+        const int32_t l = label[id_at(j)];
+        if (l >= 0) bits[l >> 6] |= uint64_t{1} << (l & 63);
+      }
+      uint64_t h = 0;
+      for (int32_t k = 0; k < n_words; ++k) {
+        h = (h ^ bits[k]) * 0x9e3779b97f4a7c15ULL;
+        for (uint64_t x = bits[k]; x; x &= x - 1) *out++ = 64 * k + __builtin_ctzll(x);
+        bits[k] = 0;
+      }
+      h ^= h >> 29;
+      h *= 0xbf58476d1ce4e5b9ULL;
+      *hash = h ^ (h >> 32);
+    } else {
+      for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j)
+        if (label[id_at(j)] >= 0) *out++ = label[id_at(j)];
+      std::sort(first, out);
+      out = std::unique(first, out);
+      *hash = row_hash(first, out - first);
+    }
+    return out;
+  };
 
   MergingWriter writer;
   writer.open(db, tx.n, n_occ);
-  // Rows are relabelled a batch at a time and their first hash slots prefetched before merging.
+  constexpr int64_t kBlock = 4096;
+  if (n_threads > 1 && tx.n > kBlock) {
+    // Rows relabelled and hashed in parallel, each in place of its input (a row only shrinks),
+    // then merged in order, each row's first hash slot fetched kAhead rows before it is merged.
+    std::vector<int32_t> rows(static_cast<size_t>(n_occ));
+    std::vector<int32_t> len(static_cast<size_t>(tx.n));
+    std::vector<uint64_t> hash(static_cast<size_t>(tx.n));
+    parallel_for((tx.n + kBlock - 1) / kBlock, n_threads, [&](int) { return std::vector<uint64_t>(n_words, 0); },
+                 [&](int64_t b, int, std::vector<uint64_t>& bits) {
+                   for (int64_t t = b * kBlock; t < std::min(tx.n, (b + 1) * kBlock); ++t) {
+                     int32_t* first = rows.data() + tx.indptr[t];
+                     len[t] = static_cast<int32_t>(relabel(t, first, bits.data(), &hash[t]) - first);
+                   }
+                 });
+    constexpr int64_t kAhead = 16;
+    for (int64_t t = 0; t < tx.n; ++t) {
+      if (t + kAhead < tx.n) writer.prefetch(hash[t + kAhead]);
+      if (len[t] > 0) writer.add(rows.data() + tx.indptr[t], len[t], tx.weight(t), hash[t]);
+    }
+    return db;
+  }
+  // One thread: rows are relabelled a batch at a time (in cache) and their first hash slots
+  // prefetched before merging.
   constexpr int64_t kBatch = 32;
   std::vector<int32_t> batch;
   std::array<int64_t, kBatch + 1> bound{};
   std::array<uint64_t, kBatch> hash{};
-  constexpr int32_t kBitsetLabels = 512;
-  const int32_t n_words = (db.n_labels() + 63) / 64;
   std::vector<uint64_t> bits(static_cast<size_t>(n_words), 0);
   for (int64_t t0 = 0; t0 < tx.n; t0 += kBatch) {
     const int64_t n_batch = std::min(kBatch, tx.n - t0);
-    batch.clear();
+    batch.resize(static_cast<size_t>(tx.indptr[t0 + n_batch] - tx.indptr[t0]));
+    int32_t* out = batch.data();
     for (int64_t b = 0; b < n_batch; ++b) {
-      const int64_t t = t0 + b;
-      const size_t first = batch.size();
-      if (db.n_labels() <= kBitsetLabels) {
-        for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j) {
-          const int32_t l = label[ids[j]];
-          if (l >= 0) bits[l >> 6] |= uint64_t{1} << (l & 63);
-        }
-        for (int32_t k = 0; k < n_words; ++k) {
-          for (uint64_t x = bits[k]; x; x &= x - 1) batch.push_back(64 * k + __builtin_ctzll(x));
-          bits[k] = 0;
-        }
-      } else {
-        for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j)
-          if (label[ids[j]] >= 0) batch.push_back(label[ids[j]]);
-        std::sort(batch.begin() + static_cast<std::ptrdiff_t>(first), batch.end());
-        batch.erase(std::unique(batch.begin() + static_cast<std::ptrdiff_t>(first), batch.end()), batch.end());
-      }
-      bound[b + 1] = static_cast<int64_t>(batch.size());
-      hash[b] = row_hash(batch.data() + first, bound[b + 1] - bound[b]);
+      out = relabel(t0 + b, out, bits.data(), &hash[b]);
+      bound[b + 1] = out - batch.data();
       writer.prefetch(hash[b]);
     }
     for (int64_t b = 0; b < n_batch; ++b)
@@ -606,13 +850,68 @@ Database root_database(const CsrView<int64_t>& tx, double min_support) {
   return db;
 }
 
+// Items spanning a small range are their own ids (item - smallest); others are numbered through a
+// sorted copy.
+Database root_database(const CsrView<int64_t>& tx, double min_support, int n_threads) {
+  const int64_t n_occ = tx.n > 0 ? tx.indptr[tx.n] : 0;
+  if (n_occ == 0) return root_database(tx, min_support, 0, [](int64_t) { return 0; }, [](int32_t) { return int64_t{0}; }, 1);
+  const int64_t* items = tx.items;
+  int64_t lo = items[0], hi = items[0];
+  for (int64_t j = 1; j < n_occ; ++j) {
+    lo = std::min(lo, items[j]);
+    hi = std::max(hi, items[j]);
+  }
+  const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+  if (span < static_cast<uint64_t>(std::max<int64_t>(n_occ, int64_t{1} << 16)))
+    return root_database(
+        tx, min_support, static_cast<int64_t>(span) + 1,
+        [&](int64_t j) { return static_cast<int32_t>(static_cast<uint64_t>(items[j]) - static_cast<uint64_t>(lo)); },
+        [&](int32_t id) { return static_cast<int64_t>(static_cast<uint64_t>(lo) + static_cast<uint64_t>(id)); }, n_threads);
+  std::vector<int64_t> values(items, items + n_occ);
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  std::vector<int32_t> ids(static_cast<size_t>(n_occ));
+  for (int64_t j = 0; j < n_occ; ++j)
+    ids[j] = static_cast<int32_t>(std::lower_bound(values.begin(), values.end(), items[j]) - values.begin());
+  return root_database(
+      tx, min_support, static_cast<int64_t>(values.size()), [&](int64_t j) { return ids[j]; },
+      [&](int32_t id) { return values[id]; }, n_threads);
+}
+
+// The root's bit sets and occurrence index, kept by the calling thread from one call to the next
+// when at most kKeptBytes: repeated calls then reuse their pages. Freed and allocated afresh, they
+// were faulted in again on every call (the allocator hands the freed top of the heap back to the
+// system): about 900 page faults, 20% of a basket call from Python.
+struct RootScratch {
+  RootBits bits;
+  Occurrences occ;
+  static constexpr size_t kKeptBytes = size_t{16} << 20;
+
+  static RootScratch& of_this_thread() {
+    static thread_local RootScratch scratch;
+    return scratch;
+  }
+  // Releases what is over the limit when a call ends (however it ends).
+  struct Trim {
+    RootScratch& s;
+    ~Trim() {
+      if (s.bits.bytes() + s.occ.bytes() > kKeptBytes) {
+        s.bits.release();
+        s.occ.release();
+      }
+    }
+  };
+};
+
 }  // namespace
 
 Itemsets frequent_itemsets(const CsrView<int64_t>& tx, const ItemsetOptions& options, int n_threads) {
   if (!(options.min_support > 0.0)) throw std::invalid_argument("min_support must be > 0");
   if (options.max_size < 1) throw std::invalid_argument("max_size must be >= 1");
-  const Database root = root_database(tx, options.min_support);
-  RootBits bits;
+  const Database root = root_database(tx, options.min_support, n_threads);
+  RootScratch& scratch = RootScratch::of_this_thread();  // workers see it through these references
+  const RootScratch::Trim trim{scratch};
+  RootBits& bits = scratch.bits;
   const bool use_bits = root.n_labels() <= kMaxBitLabels && options.max_size >= 2;
   if (use_bits) bits.build(root, n_threads);
   // Positions within rows are read only by branches mined from rows: without bit sets, or those
@@ -622,13 +921,14 @@ Itemsets frequent_itemsets(const CsrView<int64_t>& tx, const ItemsetOptions& opt
     positions = std::count_if(bits.pair.begin() + static_cast<std::ptrdiff_t>(e) * m,
                               bits.pair.begin() + static_cast<std::ptrdiff_t>(e) * m + e,
                               [&](double v) { return v >= options.min_support; }) > 64;
-  Occurrences occ;
+  Occurrences& occ = scratch.occ;
   occ.build(root, positions);
   std::vector<Itemsets> branches(static_cast<size_t>(root.n_labels()));
   std::atomic<int64_t> emitted{0};
+  const CountFn count_and = pick_count_and();
   // Rarer labels (larger e) project more of each transaction: hand them out first.
   parallel_for(
-      root.n_labels(), n_threads, [&](int) { return Miner(options, emitted); },
+      root.n_labels(), n_threads, [&](int) { return Miner(options, emitted, count_and); },
       [&](int64_t task, int, Miner& miner) {
         const auto e = static_cast<int32_t>(root.n_labels() - 1 - task);
         miner.branch(root, occ, use_bits ? &bits : nullptr, e, branches[e]);
