@@ -6,7 +6,9 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include "bindings.hpp"
 #include "common/parallel.hpp"
@@ -248,6 +250,21 @@ Forest forest_from_sklearn_trees(const py::handle& criterion, int64_t n_features
 }
 
 
+// ForestParams' fields as one tuple of references, the one list its pickle reads and writes.
+template <class Params>
+auto params_state(Params& p) {
+  return std::tie(p.criterion, p.n_estimators, p.bootstrap, p.n_draws, p.max_features, p.min_samples_split,
+                  p.min_weight_split, p.min_samples_leaf, p.min_weight_fraction_leaf, p.max_depth, p.max_leaf_nodes,
+                  p.ccp_alpha, p.monotonic_cst, p.min_impurity_decrease, p.balanced_subsample, p.seed, p.first_tree,
+                  p.n_threads);
+}
+
+// fields[i] = t[i], each cast to its field's type.
+template <class Fields, size_t... I>
+void assign_from(const py::tuple& t, Fields& fields, std::index_sequence<I...>) {
+  ((std::get<I>(fields) = t[I].template cast<std::decay_t<std::tuple_element_t<I, Fields>>>()), ...);
+}
+
 }  // namespace
 
 void bind_forest(py::module_& m) {
@@ -275,38 +292,16 @@ void bind_forest(py::module_& m) {
       .def_readwrite("first_tree", &ForestParams::first_tree)
       .def_readwrite("n_threads", &ForestParams::n_threads)
       // Pickled for chunks of a forest fitted on other processes (dask workers), and copied by
-      // copy.copy through the same state: every field, or a worker grows another forest.
-      .def(py::pickle(
-          [](const ForestParams& p) {
-            return py::make_tuple(p.criterion, p.n_estimators, p.bootstrap, p.n_draws, p.max_features,
-                                  p.min_samples_split, p.min_weight_split, p.min_samples_leaf,
-                                  p.min_weight_fraction_leaf, p.max_depth, p.max_leaf_nodes, p.ccp_alpha,
-                                  p.monotonic_cst, p.min_impurity_decrease, p.balanced_subsample, p.seed,
-                                  p.first_tree, p.n_threads);
-          },
-          [](const py::tuple& t) {
-            if (t.size() != 18) throw std::invalid_argument("corrupt ForestParams state");
-            ForestParams p;
-            p.criterion = t[0].cast<Criterion>();
-            p.n_estimators = t[1].cast<int64_t>();
-            p.bootstrap = t[2].cast<bool>();
-            p.n_draws = t[3].cast<int64_t>();
-            p.max_features = t[4].cast<int64_t>();
-            p.min_samples_split = t[5].cast<int64_t>();
-            p.min_weight_split = t[6].cast<double>();
-            p.min_samples_leaf = t[7].cast<int64_t>();
-            p.min_weight_fraction_leaf = t[8].cast<double>();
-            p.max_depth = t[9].cast<int64_t>();
-            p.max_leaf_nodes = t[10].cast<int64_t>();
-            p.ccp_alpha = t[11].cast<double>();
-            p.monotonic_cst = t[12].cast<std::vector<int8_t>>();
-            p.min_impurity_decrease = t[13].cast<double>();
-            p.balanced_subsample = t[14].cast<bool>();
-            p.seed = t[15].cast<uint64_t>();
-            p.first_tree = t[16].cast<int64_t>();
-            p.n_threads = t[17].cast<int>();
-            return p;
-          }));
+      // copy.copy through the same state: every field (params_state), or a worker grows another forest.
+      .def(py::pickle([](const ForestParams& p) { return py::cast(params_state(p)); },
+                      [](const py::tuple& t) {
+                        ForestParams p;
+                        auto fields = params_state(p);
+                        if (t.size() != std::tuple_size_v<decltype(fields)>)
+                          throw std::invalid_argument("corrupt ForestParams state");
+                        assign_from(t, fields, std::make_index_sequence<std::tuple_size_v<decltype(fields)>>{});
+                        return p;
+                      }));
 
   // X's column encoding, built once and handed to several fit_forest calls on the same X (the
   // chunks of a forest that one cluster worker fits). Not picklable on purpose: it is rebuilt

@@ -272,10 +272,10 @@ def shap_interaction_values(forest, X, *, n_jobs=None):
     view = _view(forest)
     X = _check_X(view, X)
     p, n_values = view.core.n_features, 1 if view.classes is None else len(view.classes)
-    need = X.shape[0] * p * p * n_values * 8
-    if need > physical_memory():
+    need, have = X.shape[0] * p * p * n_values * 8, physical_memory()
+    if need > have:
         raise ValueError(f"X: {X.shape[0]} rows of {p} features need {need / 2**30:.3g} GiB of interaction values, "
-                         f"more than this machine's {physical_memory() / 2**30:.3g} GiB of memory; explain fewer rows "
+                         f"more than this machine's {have / 2**30:.3g} GiB of memory; explain fewer rows "
                          "at a time, or use shap_interaction_importance / shap_top_interactions, which never hold "
                          "the p x p tensor")
     return _per_output(view, _core.shap_interaction_values(view.core, X, resolve_n_threads(n_jobs)))

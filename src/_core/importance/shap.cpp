@@ -806,10 +806,10 @@ void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_t
     const Block whole{c0, c0 + nc, rows.data(), n_used, prep.used.index.data()};
     // Each tree's groups, and one walk per group (the walk of the group's first row).
     parallel_for(
-        n_trees, n_threads,
-        [&](int) { return std::pair<Walker, RowGroups>(Walker(prep.extent.max_depth, prep.extent.max_m, nv, prep.extent.max_features), RowGroups()); },
-        [&](int64_t t, int, std::pair<Walker, RowGroups>& state) {
-          auto& [walker, groups] = state;
+        n_trees, n_threads, [&](int) { return Scratch(prep.extent, nv); },
+        [&](int64_t t, int, Scratch& s) {
+          Walker& walker = s.walker;
+          RowGroups& groups = s.groups;
           const TreeInfo& info = prep.infos[t];
           int32_t* of_row = group.data() + t * chunk;
           stored[t].clear();
