@@ -7,19 +7,31 @@ from scipy import stats
 from pyinterp import RandomForestRegressor
 
 
-def test_single_candidate_frequencies_follow_the_weights():
+@pytest.mark.parametrize("scale", [1.0, 1e-300, 1e300])  # the sampler's fixed point is scale-free
+def test_single_candidate_frequencies_follow_the_weights(scale):
     rng = np.random.RandomState(0)
     X = rng.rand(50, 8)
     y = rng.rand(50)
     weights = np.array([1.0, 2.0, 3.0, 4.0, 0.0, 5.0, 0.5, 8.0])
     forest = RandomForestRegressor(n_estimators=4000, max_features=1, max_depth=1, random_state=0)
-    forest.fit(X, y, feature_weights=weights)
+    forest.fit(X, y, feature_weights=weights * scale)
     roots = np.array([t.feature[0] for t in forest.trees_])
     observed = np.bincount(roots, minlength=8)
     assert observed[4] == 0
     positive = weights > 0
     expected = weights[positive] / weights.sum() * len(roots)
     assert stats.chisquare(observed[positive], expected).pvalue > 1e-3
+
+
+def test_a_weight_far_below_the_largest_is_still_drawn(regression_data):
+    """Every positive weight keeps at least one unit of the sampler's fixed point: with max_features
+    None both positive features are candidates at every node, however small the second weight."""
+    X, y = regression_data
+    weights = np.array([0.0, 0.0, 0.0, 0.0, 1.0, 1e-300])
+    forest = RandomForestRegressor(n_estimators=5, max_features=None, random_state=0, bootstrap=False)
+    forest.fit(X, y, feature_weights=weights)
+    used = np.unique(np.concatenate([t.feature[t.left >= 0] for t in forest.trees_]))
+    assert set(used) == {4, 5}
 
 
 @pytest.mark.parametrize("weights", [

@@ -1,5 +1,6 @@
 #include "feature_sampler.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
@@ -16,15 +17,20 @@ FeatureSampler::FeatureSampler(int64_t n_features, const std::vector<double>& we
   if (static_cast<int64_t>(weights.size()) != n_features)
     throw std::invalid_argument("feature_weights must have one entry per feature");
   weighted_ = true;
-  weights_ = weights;
-  leaves_ = 1;
-  while (leaves_ < n_features) leaves_ *= 2;
-  tree_.assign(2 * leaves_, 0.0);
+  int bits = 0;
+  for (leaves_ = 1; leaves_ < n_features; leaves_ *= 2) ++bits;
+  double largest = 0.0;
+  for (double w : weights) {
+    if (!(w >= 0.0) || !std::isfinite(w)) throw std::invalid_argument("feature_weights must be finite and non-negative");
+    largest = std::max(largest, w);
+  }
+  units_.resize(n_features);
+  tree_.assign(2 * leaves_, 0);
   for (int64_t j = 0; j < n_features; ++j) {
-    if (!(weights[j] >= 0.0) || !std::isfinite(weights[j]))
-      throw std::invalid_argument("feature_weights must be finite and non-negative");
-    tree_[leaves_ + j] = weights[j];
-    n_drawable_ += weights[j] > 0.0;
+    const double w = weights[j];
+    units_[j] = w > 0.0 ? std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(std::ldexp(w / largest, 62 - bits)))) : 0;
+    tree_[leaves_ + j] = units_[j];
+    n_drawable_ += w > 0.0;
   }
   for (int64_t k = leaves_ - 1; k >= 1; --k) tree_[k] = tree_[2 * k] + tree_[2 * k + 1];
 }
@@ -38,36 +44,33 @@ int64_t FeatureSampler::next(Rng& rng) {
 }
 
 int64_t FeatureSampler::draw_weighted(Rng& rng) {
-  double u = rng.uniform() * tree_[1];
+  uint64_t u = rng.below(tree_[1]);
+  const uint64_t* tree = tree_.data();
   int64_t k = 1;
-  while (k < leaves_) {
-    const double left = tree_[2 * k];
-    const double right = tree_[2 * k + 1];
-    // Rounding can leave u at or past the last positive mass: never descend into an empty subtree.
-    if (right <= 0.0 || (left > 0.0 && u < left)) {
-      k = 2 * k;
-    } else {
-      u -= left;
-      k = 2 * k + 1;
-    }
+  while (k < leaves_) {  // u < tree[k] throughout, so the subtree entered has mass above u
+    const uint64_t left = tree[2 * k];
+    const bool right = u >= left;
+    u -= right ? left : 0;
+    k = 2 * k + right;
   }
   const int64_t feature = k - leaves_;
-  set_leaf(feature, 0.0);
+  take_from_path(feature, units_[feature]);
   drawn_.push_back(static_cast<int32_t>(feature));
   ++n_drawn_;
   return feature;
 }
 
-void FeatureSampler::set_leaf(int64_t leaf, double value) {
-  int64_t k = leaves_ + leaf;
-  tree_[k] = value;
-  // Recomputing parents as sums of children (never by adding a difference) makes a restore exact.
-  for (k /= 2; k >= 1; k /= 2) tree_[k] = tree_[2 * k] + tree_[2 * k + 1];
+void FeatureSampler::take_from_path(int64_t feature, uint64_t units) {
+  for (int64_t k = leaves_ + feature; k >= 1; k /= 2) tree_[k] -= units;
+}
+
+void FeatureSampler::add_to_path(int64_t feature, uint64_t units) {
+  for (int64_t k = leaves_ + feature; k >= 1; k /= 2) tree_[k] += units;
 }
 
 void FeatureSampler::reset() {
   if (weighted_) {
-    for (int32_t f : drawn_) set_leaf(f, weights_[f]);
+    for (int32_t f : drawn_) add_to_path(f, units_[f]);
     drawn_.clear();
   }
   n_drawn_ = 0;
