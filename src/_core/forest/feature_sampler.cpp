@@ -17,22 +17,22 @@ FeatureSampler::FeatureSampler(int64_t n_features, const std::vector<double>& we
   if (static_cast<int64_t>(weights.size()) != n_features)
     throw std::invalid_argument("feature_weights must have one entry per feature");
   weighted_ = true;
-  int bits = 0;
-  for (leaves_ = 1; leaves_ < n_features; leaves_ *= 2) ++bits;
+  int64_t leaves = 8;
+  for (levels_ = 1; leaves < n_features; leaves *= 8) ++levels_;
+  internal_ = (leaves - 1) / 7;
   double largest = 0.0;
   for (double w : weights) {
     if (!(w >= 0.0) || !std::isfinite(w)) throw std::invalid_argument("feature_weights must be finite and non-negative");
     largest = std::max(largest, w);
   }
   units_.resize(n_features);
-  tree_.assign(2 * leaves_, 0);
+  sums_.assign(8 * internal_, 0);
   for (int64_t j = 0; j < n_features; ++j) {
     const double w = weights[j];
-    units_[j] = w > 0.0 ? std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(std::ldexp(w / largest, 62 - bits)))) : 0;
-    tree_[leaves_ + j] = units_[j];
+    units_[j] = w > 0.0 ? std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(std::ldexp(w / largest, 62 - 3 * levels_)))) : 0;
+    add_to_path(j, units_[j]);
     n_drawable_ += w > 0.0;
   }
-  for (int64_t k = leaves_ - 1; k >= 1; --k) tree_[k] = tree_[2 * k] + tree_[2 * k + 1];
 }
 
 int64_t FeatureSampler::next(Rng& rng) {
@@ -44,28 +44,40 @@ int64_t FeatureSampler::next(Rng& rng) {
 }
 
 int64_t FeatureSampler::draw_weighted(Rng& rng) {
-  uint64_t u = rng.below(tree_[1]);
-  const uint64_t* tree = tree_.data();
-  int64_t k = 1;
-  while (k < leaves_) {  // u < tree[k] throughout, so the subtree entered has mass above u
-    const uint64_t left = tree[2 * k];
-    const bool right = u >= left;
-    u -= right ? left : 0;
-    k = 2 * k + right;
+  uint64_t u = rng.below(total_);
+  const uint64_t* sums = sums_.data();
+  int64_t node = 0;
+  for (int level = 0; level < levels_; ++level) {
+    // The child whose mass holds u: the number of children whose running sum is <= u. u stays below
+    // the mass of the node entered, so a child without mass is never the one.
+    const uint64_t* child = sums + 8 * node;
+    uint64_t running = 0, before = 0;
+    int64_t c = 0;
+    for (int k = 0; k < 8; ++k) {
+      running += child[k];
+      const bool past = running <= u;
+      c += past;
+      before = past ? running : before;
+    }
+    u -= before;
+    node = 8 * node + 1 + c;
   }
-  const int64_t feature = k - leaves_;
+  const int64_t feature = node - internal_;
   take_from_path(feature, units_[feature]);
   drawn_.push_back(static_cast<int32_t>(feature));
   ++n_drawn_;
   return feature;
 }
 
+// sums_[node - 1] is the mass below `node` (node > 0): child (node - 1) % 8 of (node - 1) / 8.
 void FeatureSampler::take_from_path(int64_t feature, uint64_t units) {
-  for (int64_t k = leaves_ + feature; k >= 1; k /= 2) tree_[k] -= units;
+  total_ -= units;
+  for (int64_t node = internal_ + feature; node > 0; node = (node - 1) / 8) sums_[node - 1] -= units;
 }
 
 void FeatureSampler::add_to_path(int64_t feature, uint64_t units) {
-  for (int64_t k = leaves_ + feature; k >= 1; k /= 2) tree_[k] += units;
+  total_ += units;
+  for (int64_t node = internal_ + feature; node > 0; node = (node - 1) / 8) sums_[node - 1] += units;
 }
 
 void FeatureSampler::reset() {

@@ -4,11 +4,12 @@
 //
 // The sum tree holds the weights as 64-bit fixed-point integers: integer sums are exact, so a drawn
 // weight is taken out of its path and put back by subtraction and addition alone, and a uniform
-// integer below the root always lands on a positive leaf -- the descent needs no guard and no branch
-// (a draw costs ~1/4 of the former double tree's, whose restores recomputed every path from children
-// and whose descent mispredicted half its levels). The largest weight gets 2^(62 - log2 leaves)
-// units (2^53 at p <= 512, 2^42 at p <= 10^6): the total stays below 2^62, each weight keeps about
-// as many bits relative to the largest, and a positive weight below one unit is given one.
+// integer below the total always lands on a positive leaf -- the descent needs no guard and no
+// branch. Its nodes have 8 children, whose sums fill one 64-byte line: a draw reads log8(p) lines
+// (3 at p <= 512), not log2(p), and the tree is cold by then (the split search between draws
+// evicts it). The largest weight gets 2^(62 - 3 levels) units (2^53 at p <= 512, 2^41 at p <=
+// 2^21): the total stays below 2^62, each weight keeps about as many bits relative to the largest,
+// and a positive weight below one unit is given one.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -41,11 +42,14 @@ class FeatureSampler {
   int64_t n_drawn_ = 0;
   // Uniform mode.
   std::vector<int32_t> pool_;
-  // Weighted mode: heap-ordered sum tree with `leaves_` leaves (a power of two), node 1 the root,
-  // node k's children 2k and 2k + 1; units_[j] is feature j's weight in fixed point.
+  // Weighted mode: an 8-ary sum tree, nodes numbered breadth first (node i's children 8i+1..8i+8),
+  // the first `internal_` nodes internal and node internal_ + j feature j's leaf; sums_[8i + c] is
+  // the mass below node i's child c, total_ the root's. units_[j] is feature j's weight in fixed point.
   bool weighted_ = false;
-  int64_t leaves_ = 0;
-  std::vector<uint64_t> tree_;
+  int64_t internal_ = 0;
+  int levels_ = 0;
+  uint64_t total_ = 0;
+  std::vector<uint64_t> sums_;
   std::vector<uint64_t> units_;
   std::vector<int32_t> drawn_;
 };
