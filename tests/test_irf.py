@@ -156,8 +156,11 @@ def test_irf_python_irf_settings_recover_and_are_thread_independent():
     X, y, true = make_lss(n_samples=600, n_features=10, n_interactions=1, order=2, snr=5, random_state=0)
     one = fit_on_one_and_two_threads(PYTHON_IRF, X, y)
     table = one.interactions_
+    # Recovery: no interaction of two or more distinct features is more stable than the true pair
+    # (its stability itself, 0.3-0.9 over seeds at these small settings, is no fixed bar).
     stability = dict(zip(table.features, table["stability"]))
-    assert stability[true[0]] >= 0.5
+    interactions = [s for f, s in stability.items() if len({k for k, _ in f}) >= 2]
+    assert stability[true[0]] == max(interactions) > 0
     assert one.selected_iteration_ == PYTHON_IRF["n_iterations"] - 1
     # weight_floor 0: the weights are the previous importances, normalised.
     np.testing.assert_allclose(one.feature_weights_[1], one.importances_[0] / one.importances_[0].sum())
