@@ -271,7 +271,10 @@ def test_ctrl_c_exits_with_130_and_one_line(tmp_path):
     command = Path(sys.executable).parent / "pyinterp"
     process = subprocess.Popen([command, "all", path, "--target", "y", "--n-estimators", "5000", "--out", tmp_path],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                               env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                               # A test run started in the background of a shell script ignores
+                               # SIGINT, and so would the command it starts.
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert "n=3000, p=30" in process.stdout.readline()  # the data are read: the fit begins
     time.sleep(0.5)
     sent = time.perf_counter()
