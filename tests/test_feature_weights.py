@@ -23,6 +23,25 @@ def test_single_candidate_frequencies_follow_the_weights(scale):
     assert stats.chisquare(observed[positive], expected).pvalue > 1e-3
 
 
+@pytest.mark.parametrize("p", [9, 65, 513])  # one feature past a full 8-ary tree of 1, 2 or 3 levels
+def test_root_frequencies_follow_the_weights_past_a_power_of_8(p):
+    rng = np.random.RandomState(p)
+    X = rng.rand(30, p)
+    y = rng.rand(30)
+    weights = rng.pareto(1.0, p) + 0.01
+    weights[-1] = weights.sum()  # the last feature, alone in its subtree, draws half the roots
+    forest = RandomForestRegressor(n_estimators=3000, max_features=1, max_depth=1, random_state=0)
+    forest.fit(X, y, feature_weights=weights)
+    observed = np.bincount([t.feature[0] for t in forest.trees_], minlength=p)
+    expected = weights / weights.sum() * len(forest.trees_)
+    large = expected >= 5  # the cells of fewer expected roots pooled into one
+    cells_o, cells_e = observed[large], expected[large]
+    if (~large).any():
+        cells_o, cells_e = np.append(cells_o, observed[~large].sum()), np.append(cells_e, expected[~large].sum())
+    assert observed[-1] > 0.4 * len(forest.trees_)
+    assert stats.chisquare(cells_o, cells_e).pvalue > 1e-3
+
+
 def test_a_weight_far_below_the_largest_is_still_drawn(regression_data):
     """Every positive weight keeps at least one unit of the sampler's fixed point: with max_features
     None both positive features are candidates at every node, however small the second weight."""

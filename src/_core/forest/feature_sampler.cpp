@@ -26,7 +26,10 @@ FeatureSampler::FeatureSampler(int64_t n_features, const std::vector<double>& we
     largest = std::max(largest, w);
   }
   units_.resize(n_features);
-  sums_.assign(8 * internal_, 0);
+  // Only the entries up to the last feature's leaf and its 7 right neighbours are read: a descent
+  // enters only nodes with mass, and the last such node of a level holds the last feature's
+  // ancestor (8 * internal_ entries would be up to 9p when p is just above a power of 8).
+  sums_.assign(internal_ + n_features + 7, 0);
   for (int64_t j = 0; j < n_features; ++j) {
     const double w = weights[j];
     units_[j] = w > 0.0 ? std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(std::ldexp(w / largest, 62 - 3 * levels_)))) : 0;
