@@ -13,9 +13,12 @@ def ctrl_c_after(seconds):
 
     Python ignores a KeyboardInterrupt raised in code the garbage collector runs (a finalizer, or a
     gc.callbacks entry: hypothesis installs one), printing "Exception ignored", so there is no
-    automatic collection within (CI lost the signal twice in hypothesis' callback)."""
+    automatic collection within (CI lost the signal twice in hypothesis' callback). Python's own
+    handler is in place within: a test run started in the background of a shell script inherits
+    SIGINT ignored, and Python then installs none."""
     gc.collect()
     gc.disable()
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(seconds, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
     try:
@@ -23,4 +26,5 @@ def ctrl_c_after(seconds):
     finally:
         timer.cancel()
         timer.join()
+        signal.signal(signal.SIGINT, previous)
         gc.enable()
