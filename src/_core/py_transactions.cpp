@@ -1,5 +1,6 @@
 #include "py_transactions.hpp"
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -164,6 +165,23 @@ py::dict csr_dict(const py::array& indptr_, const py::array& items_, const py::a
 #else
   py::dict out;
 #endif
+  // Values repeat (supports are often small whole numbers): equal ones share one float, found
+  // through a direct-mapped cache of the last float made per slot (fewer to make and to free).
+  constexpr size_t kFloatSlots = 1024;
+  std::vector<py::object> floats(kFloatSlots);
+  std::vector<uint64_t> float_bits(kFloatSlots);
+  auto as_float = [&](double x) {
+    uint64_t b;
+    std::memcpy(&b, &x, sizeof b);
+    const size_t s = static_cast<size_t>((b * 0x9e3779b97f4a7c15ULL) >> 54);
+    py::object& o = floats[s];
+    if (!o || float_bits[s] != b) {
+      o = py::reinterpret_steal<py::object>(PyFloat_FromDouble(x));
+      if (!o) throw py::error_already_set();
+      float_bits[s] = b;
+    }
+    return o.ptr();
+  };
   const int64_t* items = it.data();
   const double* v = values.data();
   for (int64_t r = 0; r < n; ++r) {
@@ -171,8 +189,7 @@ py::dict csr_dict(const py::array& indptr_, const py::array& items_, const py::a
     if (!key) throw py::error_already_set();
     for (int64_t j = p[r]; j < p[r + 1]; ++j) PyTuple_SET_ITEM(key.ptr(), static_cast<py::ssize_t>(j - p[r]), as_int(items[j]));
     PyObject_GC_UnTrack(key.ptr());
-    auto value = py::reinterpret_steal<py::object>(PyFloat_FromDouble(v[r]));
-    if (!value || PyDict_SetItem(out.ptr(), key.ptr(), value.ptr()) != 0) throw py::error_already_set();
+    if (PyDict_SetItem(out.ptr(), key.ptr(), as_float(v[r])) != 0) throw py::error_already_set();
   }
   return out;
 }
