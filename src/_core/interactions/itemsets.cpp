@@ -750,15 +750,26 @@ Database root_database(const CsrView<int64_t>& tx, double min_support, int64_t n
   std::vector<double> support(static_cast<size_t>(n_ids), 0.0);
   {
     std::vector<int64_t> seen(static_cast<size_t>(n_ids), -1);  // the last row counting each id
-    for (int64_t t = 0; t < tx.n; ++t) {
-      const double w = tx.weight(t);
-      for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j) {
-        const int32_t id = id_at(j);
-        if (seen[id] != t) {
-          seen[id] = t;
-          support[id] += w;
+    if (tx.weights) {
+      for (int64_t t = 0; t < tx.n; ++t) {
+        const double w = tx.weights[t];
+        for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j) {
+          const int32_t id = id_at(j);
+          if (seen[id] != t) {
+            seen[id] = t;
+            support[id] += w;
+          }
         }
       }
+    } else {  // counts: integer additions, no branch
+      std::vector<int64_t> count(static_cast<size_t>(n_ids), 0);
+      for (int64_t t = 0; t < tx.n; ++t)
+        for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j) {
+          const int32_t id = id_at(j);
+          count[id] += seen[id] != t;
+          seen[id] = t;
+        }
+      std::copy(count.begin(), count.end(), support.begin());
     }
   }
   std::vector<int32_t> order;
@@ -856,11 +867,21 @@ Database root_database(const CsrView<int64_t>& tx, double min_support, int n_thr
   const int64_t n_occ = tx.n > 0 ? tx.indptr[tx.n] : 0;
   if (n_occ == 0) return root_database(tx, min_support, 0, [](int64_t) { return 0; }, [](int32_t) { return int64_t{0}; }, 1);
   const int64_t* items = tx.items;
-  int64_t lo = items[0], hi = items[0];
-  for (int64_t j = 1; j < n_occ; ++j) {
-    lo = std::min(lo, items[j]);
-    hi = std::max(hi, items[j]);
+  // Four independent minima and maxima: one pair would wait on each comparison in turn.
+  std::array<int64_t, 4> lo4{}, hi4{};
+  lo4.fill(items[0]);
+  hi4.fill(items[0]);
+  int64_t j = 0;
+  for (; j + 4 <= n_occ; j += 4)
+    for (int k = 0; k < 4; ++k) {
+      lo4[k] = std::min(lo4[k], items[j + k]);
+      hi4[k] = std::max(hi4[k], items[j + k]);
+    }
+  for (; j < n_occ; ++j) {
+    lo4[0] = std::min(lo4[0], items[j]);
+    hi4[0] = std::max(hi4[0], items[j]);
   }
+  const int64_t lo = *std::min_element(lo4.begin(), lo4.end()), hi = *std::max_element(hi4.begin(), hi4.end());
   const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
   if (span < static_cast<uint64_t>(std::max<int64_t>(n_occ, int64_t{1} << 16)))
     return root_database(
