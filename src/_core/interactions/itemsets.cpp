@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <climits>
 #include <cmath>
 #include <deque>
 #include <memory>
@@ -56,7 +57,7 @@ class Scratch {
 
 struct Occurrences {
   std::vector<int64_t> begin;  // per label + 1
-  Scratch<int64_t> transaction;
+  Scratch<int32_t> transaction;  // 32 bits: half the bytes to write and to read back per occurrence
   Scratch<int32_t> position;
 
   size_t bytes() const { return transaction.bytes() + position.bytes(); }
@@ -67,6 +68,7 @@ struct Occurrences {
 
   // Without positions (with_position false) only what extend_bits reads is built.
   void build(const Database& db, bool with_position = true) {
+    if (db.size() > INT32_MAX) throw std::length_error("more than 2^31 - 1 distinct transactions");
     const int32_t m = db.n_labels();
     begin.assign(static_cast<size_t>(m) + 1, 0);
     for (const int32_t e : db.items) ++begin[e + 1];
@@ -76,7 +78,7 @@ struct Occurrences {
       std::vector<int64_t>& next = fill_;
       next.assign(begin.begin(), begin.end() - 1);
       for (int64_t t = 0; t < db.size(); ++t)
-        for (int64_t j = db.indptr[t]; j < db.indptr[t + 1]; ++j) transaction[next[db.items[j]]++] = t;
+        for (int64_t j = db.indptr[t]; j < db.indptr[t + 1]; ++j) transaction[next[db.items[j]]++] = static_cast<int32_t>(t);
       return;
     }
     position.resize(db.items.size());
@@ -85,7 +87,7 @@ struct Occurrences {
     for (int64_t t = 0; t < db.size(); ++t)
       for (int64_t j = db.indptr[t]; j < db.indptr[t + 1]; ++j) {
         const int64_t slot = next[db.items[j]]++;
-        transaction[slot] = t;
+        transaction[slot] = static_cast<int32_t>(t);
         position[slot] = static_cast<int32_t>(j - db.indptr[t]);
       }
   }
