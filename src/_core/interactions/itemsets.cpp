@@ -124,9 +124,9 @@ struct RootBits {
     __builtin_prefetch(weight + ahead);
   }
 
-  // The pair table is summed over fixed blocks of rows (fixed by the row count alone) and the
-  // blocks added in order, so its values do not depend on the number of threads. Whole-number
-  // weights below 2^32 in total are counted in integers (exact, and faster to add).
+  // The pair table's values do not depend on the number of threads. Whole-number weights below
+  // 2^32 in total are counted in integers (exact in any order, and faster to add); other weights
+  // are summed over fixed blocks of rows (fixed by the row count alone), the blocks added in order.
   void build(const Database& db, int n_threads) {
     const int32_t m = db.n_labels();
     const int64_t n = db.size();
@@ -140,25 +140,30 @@ struct RootBits {
     whole = whole && total < 0x1p53;
     const bool counts = whole && total < 0x1p32;
     bits.assign(static_cast<size_t>(n) * n_words, 0);
-    const int64_t block = std::max<int64_t>(int64_t{1} << 13, (n + 15) / 16);
-    const int64_t n_blocks = std::max<int64_t>(1, (n + block - 1) / block);
-    std::vector<std::vector<double>> partial(static_cast<size_t>(counts ? 0 : n_blocks));
-    std::vector<std::vector<uint32_t>> partial_counts(static_cast<size_t>(counts ? n_blocks : 0));
-    parallel_for(n_blocks, n_threads, no_state, [&](int64_t b, int, NoState&) {
-      if (counts)
-        add_pairs(db, b * block, std::min(n, (b + 1) * block), partial_counts[b], [&](int64_t t) {
-          return static_cast<uint32_t>(db.weight[t]);
-        });
-      else
-        add_pairs(db, b * block, std::min(n, (b + 1) * block), partial[b], [&](int64_t t) { return db.weight[t]; });
-    });
     if (counts) {
-      std::vector<uint32_t>& c = partial_counts[0];
-      for (int64_t b = 1; b < n_blocks; ++b)
-        for (size_t k = 0; k < c.size(); ++k) c[k] += partial_counts[b][k];
+      // One table per worker, over small blocks handed out as workers free up, added at the end.
+      constexpr int64_t kCountBlock = 1024;
+      std::vector<std::vector<uint32_t>> per_worker(static_cast<size_t>(std::max(1, n_threads)));
+      parallel_for((n + kCountBlock - 1) / kCountBlock, n_threads, no_state, [&](int64_t b, int worker, NoState&) {
+        std::vector<uint32_t>& c = per_worker[worker];
+        if (c.empty()) c.assign(static_cast<size_t>(m) * m, 0);
+        add_pairs(db, b * kCountBlock, std::min(n, (b + 1) * kCountBlock), c,
+                  [&](int64_t t) { return static_cast<uint32_t>(db.weight[t]); });
+      });
+      std::vector<uint32_t>& c = per_worker[0];
+      c.resize(static_cast<size_t>(m) * m);  // no rows: no task ran
+      for (size_t w = 1; w < per_worker.size(); ++w)
+        for (size_t k = 0; k < per_worker[w].size(); ++k) c[k] += per_worker[w][k];
       pair.assign(c.begin(), c.end());
       return;
     }
+    const int64_t block = std::max<int64_t>(int64_t{1} << 13, (n + 15) / 16);
+    const int64_t n_blocks = std::max<int64_t>(1, (n + block - 1) / block);
+    std::vector<std::vector<double>> partial(static_cast<size_t>(n_blocks));
+    parallel_for(n_blocks, n_threads, no_state, [&](int64_t b, int, NoState&) {
+      partial[b].assign(static_cast<size_t>(m) * m, 0.0);
+      add_pairs(db, b * block, std::min(n, (b + 1) * block), partial[b], [&](int64_t t) { return db.weight[t]; });
+    });
     pair = std::move(partial[0]);
     for (int64_t b = 1; b < n_blocks; ++b)
       for (size_t k = 0; k < pair.size(); ++k) pair[k] += partial[b][k];
@@ -169,7 +174,6 @@ struct RootBits {
   template <class T, class Weight>
   void add_pairs(const Database& db, int64_t begin, int64_t end, std::vector<T>& c, Weight weight) {
     const int32_t m = db.n_labels();
-    c.assign(static_cast<size_t>(m) * m, T{0});
     for (int64_t t = begin; t < end; ++t) {
       const int32_t* a = db.items.data() + db.indptr[t];
       const auto len = static_cast<int32_t>(db.indptr[t + 1] - db.indptr[t]);
