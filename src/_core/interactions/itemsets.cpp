@@ -139,7 +139,7 @@ struct RootBits {
     }
     whole = whole && total < 0x1p53;
     const bool counts = whole && total < 0x1p32;
-    bits.assign(static_cast<size_t>(n) * n_words, 0);
+    bits.resize(static_cast<size_t>(n) * n_words);  // each row zeroed when its bits are set
     if (counts) {
       // One table per worker, over small blocks handed out as workers free up, added at the end.
       constexpr int64_t kCountBlock = 1024;
@@ -179,6 +179,7 @@ struct RootBits {
       const auto len = static_cast<int32_t>(db.indptr[t + 1] - db.indptr[t]);
       const T w = weight(t);
       uint64_t* row = bits.data() + t * n_words;
+      std::fill(row, row + n_words, 0);
       for (int32_t j = 0; j < len; ++j) {
         row[a[j] >> 6] |= uint64_t{1} << (a[j] & 63);
         T* ce = c.data() + static_cast<size_t>(a[j]) * m;
