@@ -56,7 +56,7 @@ class Scratch {
 
 struct Occurrences {
   std::vector<int64_t> begin;  // per label + 1
-  Scratch<int64_t> transaction;
+  Scratch<int32_t> transaction;  // 32 bits: half the bytes to write and to read back per occurrence
   Scratch<int32_t> position;
 
   size_t bytes() const { return transaction.bytes() + position.bytes(); }
@@ -67,6 +67,7 @@ struct Occurrences {
 
   // Without positions (with_position false) only what extend_bits reads is built.
   void build(const Database& db, bool with_position = true) {
+    if (db.size() > INT32_MAX) throw std::length_error("more than 2^31 - 1 distinct transactions");
     const int32_t m = db.n_labels();
     begin.assign(static_cast<size_t>(m) + 1, 0);
     for (const int32_t e : db.items) ++begin[e + 1];
@@ -76,7 +77,7 @@ struct Occurrences {
       std::vector<int64_t>& next = fill_;
       next.assign(begin.begin(), begin.end() - 1);
       for (int64_t t = 0; t < db.size(); ++t)
-        for (int64_t j = db.indptr[t]; j < db.indptr[t + 1]; ++j) transaction[next[db.items[j]]++] = t;
+        for (int64_t j = db.indptr[t]; j < db.indptr[t + 1]; ++j) transaction[next[db.items[j]]++] = static_cast<int32_t>(t);
       return;
     }
     position.resize(db.items.size());
@@ -85,7 +86,7 @@ struct Occurrences {
     for (int64_t t = 0; t < db.size(); ++t)
       for (int64_t j = db.indptr[t]; j < db.indptr[t + 1]; ++j) {
         const int64_t slot = next[db.items[j]]++;
-        transaction[slot] = t;
+        transaction[slot] = static_cast<int32_t>(t);
         position[slot] = static_cast<int32_t>(j - db.indptr[t]);
       }
   }
@@ -122,9 +123,9 @@ struct RootBits {
     __builtin_prefetch(weight + ahead);
   }
 
-  // The pair table is summed over fixed blocks of rows (fixed by the row count alone) and the
-  // blocks added in order, so its values do not depend on the number of threads. Whole-number
-  // weights below 2^32 in total are counted in integers (exact, and faster to add).
+  // The pair table's values do not depend on the number of threads. Whole-number weights below
+  // 2^32 in total are counted in integers (exact in any order, and faster to add); other weights
+  // are summed over fixed blocks of rows (fixed by the row count alone), the blocks added in order.
   void build(const Database& db, int n_threads) {
     const int32_t m = db.n_labels();
     const int64_t n = db.size();
@@ -137,26 +138,31 @@ struct RootBits {
     }
     whole = whole && total < 0x1p53;
     const bool counts = whole && total < 0x1p32;
-    bits.assign(static_cast<size_t>(n) * n_words, 0);
-    const int64_t block = std::max<int64_t>(int64_t{1} << 13, (n + 15) / 16);
-    const int64_t n_blocks = std::max<int64_t>(1, (n + block - 1) / block);
-    std::vector<std::vector<double>> partial(static_cast<size_t>(counts ? 0 : n_blocks));
-    std::vector<std::vector<uint32_t>> partial_counts(static_cast<size_t>(counts ? n_blocks : 0));
-    parallel_for(n_blocks, n_threads, no_state, [&](int64_t b, int, NoState&) {
-      if (counts)
-        add_pairs(db, b * block, std::min(n, (b + 1) * block), partial_counts[b], [&](int64_t t) {
-          return static_cast<uint32_t>(db.weight[t]);
-        });
-      else
-        add_pairs(db, b * block, std::min(n, (b + 1) * block), partial[b], [&](int64_t t) { return db.weight[t]; });
-    });
+    bits.resize(static_cast<size_t>(n) * n_words);  // each row zeroed when its bits are set
     if (counts) {
-      std::vector<uint32_t>& c = partial_counts[0];
-      for (int64_t b = 1; b < n_blocks; ++b)
-        for (size_t k = 0; k < c.size(); ++k) c[k] += partial_counts[b][k];
+      // One table per worker, over small blocks handed out as workers free up, added at the end.
+      constexpr int64_t kCountBlock = 1024;
+      std::vector<std::vector<uint32_t>> per_worker(static_cast<size_t>(std::max(1, n_threads)));
+      parallel_for((n + kCountBlock - 1) / kCountBlock, n_threads, no_state, [&](int64_t b, int worker, NoState&) {
+        std::vector<uint32_t>& c = per_worker[worker];
+        if (c.empty()) c.assign(static_cast<size_t>(m) * m, 0);
+        add_pairs(db, b * kCountBlock, std::min(n, (b + 1) * kCountBlock), c,
+                  [&](int64_t t) { return static_cast<uint32_t>(db.weight[t]); });
+      });
+      std::vector<uint32_t>& c = per_worker[0];
+      c.resize(static_cast<size_t>(m) * m);  // no rows: no task ran
+      for (size_t w = 1; w < per_worker.size(); ++w)
+        for (size_t k = 0; k < per_worker[w].size(); ++k) c[k] += per_worker[w][k];
       pair.assign(c.begin(), c.end());
       return;
     }
+    const int64_t block = std::max<int64_t>(int64_t{1} << 13, (n + 15) / 16);
+    const int64_t n_blocks = std::max<int64_t>(1, (n + block - 1) / block);
+    std::vector<std::vector<double>> partial(static_cast<size_t>(n_blocks));
+    parallel_for(n_blocks, n_threads, no_state, [&](int64_t b, int, NoState&) {
+      partial[b].assign(static_cast<size_t>(m) * m, 0.0);
+      add_pairs(db, b * block, std::min(n, (b + 1) * block), partial[b], [&](int64_t t) { return db.weight[t]; });
+    });
     pair = std::move(partial[0]);
     for (int64_t b = 1; b < n_blocks; ++b)
       for (size_t k = 0; k < pair.size(); ++k) pair[k] += partial[b][k];
@@ -167,12 +173,12 @@ struct RootBits {
   template <class T, class Weight>
   void add_pairs(const Database& db, int64_t begin, int64_t end, std::vector<T>& c, Weight weight) {
     const int32_t m = db.n_labels();
-    c.assign(static_cast<size_t>(m) * m, T{0});
     for (int64_t t = begin; t < end; ++t) {
       const int32_t* a = db.items.data() + db.indptr[t];
       const auto len = static_cast<int32_t>(db.indptr[t + 1] - db.indptr[t]);
       const T w = weight(t);
       uint64_t* row = bits.data() + t * n_words;
+      std::fill(row, row + n_words, 0);
       for (int32_t j = 0; j < len; ++j) {
         row[a[j] >> 6] |= uint64_t{1} << (a[j] & 63);
         T* ce = c.data() + static_cast<size_t>(a[j]) * m;
@@ -750,15 +756,26 @@ Database root_database(const CsrView<int64_t>& tx, double min_support, int64_t n
   std::vector<double> support(static_cast<size_t>(n_ids), 0.0);
   {
     std::vector<int64_t> seen(static_cast<size_t>(n_ids), -1);  // the last row counting each id
-    for (int64_t t = 0; t < tx.n; ++t) {
-      const double w = tx.weight(t);
-      for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j) {
-        const int32_t id = id_at(j);
-        if (seen[id] != t) {
-          seen[id] = t;
-          support[id] += w;
+    if (tx.weights) {
+      for (int64_t t = 0; t < tx.n; ++t) {
+        const double w = tx.weights[t];
+        for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j) {
+          const int32_t id = id_at(j);
+          if (seen[id] != t) {
+            seen[id] = t;
+            support[id] += w;
+          }
         }
       }
+    } else {  // counts: integer additions, no branch
+      std::vector<int64_t> count(static_cast<size_t>(n_ids), 0);
+      for (int64_t t = 0; t < tx.n; ++t)
+        for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j) {
+          const int32_t id = id_at(j);
+          count[id] += seen[id] != t;
+          seen[id] = t;
+        }
+      std::copy(count.begin(), count.end(), support.begin());
     }
   }
   std::vector<int32_t> order;
@@ -856,11 +873,21 @@ Database root_database(const CsrView<int64_t>& tx, double min_support, int n_thr
   const int64_t n_occ = tx.n > 0 ? tx.indptr[tx.n] : 0;
   if (n_occ == 0) return root_database(tx, min_support, 0, [](int64_t) { return 0; }, [](int32_t) { return int64_t{0}; }, 1);
   const int64_t* items = tx.items;
-  int64_t lo = items[0], hi = items[0];
-  for (int64_t j = 1; j < n_occ; ++j) {
-    lo = std::min(lo, items[j]);
-    hi = std::max(hi, items[j]);
+  // Four independent minima and maxima: one pair would wait on each comparison in turn.
+  std::array<int64_t, 4> lo4{}, hi4{};
+  lo4.fill(items[0]);
+  hi4.fill(items[0]);
+  int64_t j = 0;
+  for (; j + 4 <= n_occ; j += 4)
+    for (int k = 0; k < 4; ++k) {
+      lo4[k] = std::min(lo4[k], items[j + k]);
+      hi4[k] = std::max(hi4[k], items[j + k]);
+    }
+  for (; j < n_occ; ++j) {
+    lo4[0] = std::min(lo4[0], items[j]);
+    hi4[0] = std::max(hi4[0], items[j]);
   }
+  const int64_t lo = *std::min_element(lo4.begin(), lo4.end()), hi = *std::max_element(hi4.begin(), hi4.end());
   const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
   if (span < static_cast<uint64_t>(std::max<int64_t>(n_occ, int64_t{1} << 16)))
     return root_database(
