@@ -69,6 +69,9 @@ DLBCD_TAU, DLBCD_INF, SKLEARN, SPAMS = "DL-BCD tau=0.5", "DL-BCD tau=inf", "skle
 # DL-BCD tau = 0.5 followed by its noise stage (DLBCD(noise="auto"), the default since the grid's first four
 # sessions, which ran Algorithm 2 alone: noise=0). Fitted by `noise-stage` on chosen cells only.
 DLBCD_NOISE = "DL-BCD tau=0.5 + noise stage"
+# How the noise stage picks between its two debiased starts, recorded with each of its fits: records without
+# it were fitted when the stage kept the start needing the fewest pursuit atoms ("fewest atoms").
+SELECTION = "penalised misfit"
 GRID_METHODS = (DLBCD_TAU, DLBCD_INF, SKLEARN, SPAMS)
 
 
@@ -128,7 +131,7 @@ def run_unit(p, s, rep, methods, threads):
         value = nmse(est.components_, D)
         records.append(dict(base, method=DLBCD_NOISE, nmse=value, success=value < SUCCESS_NMSE, seconds=timer.wall,
                             cpu_seconds=timer.cpu, dlbcd_nmse=nmse(est.dlbcd_components_, D), noise=est.noise_,
-                            start=est.noise_start_, cond=float(np.linalg.cond(D))))
+                            start=est.noise_start_, cond=float(np.linalg.cond(D)), selection=SELECTION))
     if DLBCD_TAU in methods or DLBCD_INF in methods:
         with Timer() as timer:
             E_tau, E_inf = fit_dlbcd_two_stage(X, rep, threads)
@@ -375,6 +378,19 @@ def peer_won_cells(records):
     return [c for c in sorted(complete) if any(rates[m][c] > rates[DLBCD_TAU][c] for m in peers)]
 
 
+def selection_line(cells, keys, records):
+    """Which cells' noise-stage fits used today's choice between the stage's starts (SELECTION)."""
+    def criterion(k):
+        record = records[k + (DLBCD_NOISE,)]
+        # where the stage did not run the choice never arose: any code gives the same result
+        return SELECTION if record["start"] is None else record.get("selection", "fewest atoms")
+    old = [c for c in cells if any(criterion(k) != SELECTION for k in keys[c])]
+    if not old:
+        return f"The stage chose between its starts by {SELECTION} in every cell."
+    return (f"The stage chose between its starts by {SELECTION} in {len(cells) - len(old)} cells; the other "
+            f"{len(old)} hold fits of the previous choice (fewest atoms), not refitted: {' '.join(map(str, old))}.")
+
+
 def noise_report(records, path=RESULTS_FILE):
     """The noise stage beside Algorithm 2 alone and the peers, on the cells it was fitted on."""
     peers = [m for m in (SKLEARN, SPAMS) if any(k[3] == m for k in records)]
@@ -412,8 +428,10 @@ def noise_report(records, path=RESULTS_FILE):
              f"{same} of {len(every)} data sets (the grid's sessions ran earlier versions of the core) and the same "
              f"outcome in {same_outcome}. The stage kept the lasso start in {sum(f['start'] == 'lasso' for f in fits)} "
              f"data sets and DL-BCD's dictionary in {sum(f['start'] == 'dlbcd' for f in fits)}, and did not run in "
-             f"{sum(f['start'] is None for f in fits)} (no noise level: codes without zeros). CPU seconds per fit "
-             f"with the stage {np.mean([f['cpu_seconds'] for f in fits]):.2f}, Algorithm 2 alone in the grid "
+             f"{sum(f['start'] is None for f in fits)} (no noise level: codes without zeros). "
+             f"{selection_line(cells, keys, records)} CPU seconds per fit with the stage "
+             f"{np.mean([f['cpu_seconds'] for f in fits if f.get('selection') == SELECTION] or [np.nan]):.2f} "
+             f"(fits with today's selection), Algorithm 2 alone in the grid "
              f"{np.mean([records[k + (DLBCD_TAU,)]['cpu_seconds'] for k in every]):.2f}. Load average at the start "
              f"of the fits {min(loads):.2f} to {max(loads):.2f} ({os.cpu_count()} CPUs).", "",
              f"Cells where the noise stage recovers fewer data sets than a peer: "

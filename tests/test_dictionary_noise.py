@@ -80,6 +80,37 @@ def test_noise_stage_keeps_and_sharpens_a_good_dlbcd_answer():
     assert staged.noise_start_ == "dlbcd"
 
 
+def test_the_penalised_misfit_picks_the_right_start_where_the_atom_count_did_not():
+    # grid cell (9, 2) rep 9, cond(D*) 59: DL-BCD's debiased dictionary is wrong (NMSE 0.04) yet
+    # explains the signals to the noise level with fewer pursuit atoms than D* itself
+    D, X = grid_data(9, 2, 9)
+    staged = DLBCD(n_restarts=3, random_state=9).fit(X)
+    assert dictionary_nmse(staged.dlbcd_components_, D) > 0.01
+    assert dictionary_nmse(staged.components_, D) < 1e-4
+    assert staged.noise_start_ == "lasso"
+    scale = 2.0 ** -np.frexp(np.max(np.abs(X)))[1]  # the stage's scaling of X
+    Xs, sigma = scale * X, scale * staged.noise_
+    wrong = noise._mod(Xs, staged.dlbcd_components_, sigma)
+    assert np.count_nonzero(noise.pursuit(Xs, wrong, sigma)) < np.count_nonzero(noise.pursuit(Xs, D, sigma))
+    assert noise.penalised_misfit(Xs, D, sigma) < noise.penalised_misfit(Xs, wrong, sigma)
+
+
+def test_penalised_misfit_refits_each_lasso_support_by_least_squares():
+    from sklearn.linear_model import Lasso
+
+    rng = np.random.default_rng(6)
+    D = make_gaussian_dictionary(7, random_state=7)
+    X = make_sparse_coefficients(50, 7, "sg", sparsity=2, random_state=8) @ D.T + 0.02 * rng.standard_normal((50, 7))
+    sigma = 0.02
+    weight = sigma * np.sqrt(2 * np.log(7))
+    support = Lasso(alpha=weight / 7, fit_intercept=False, max_iter=1000, tol=1e-8).fit(D, X.T).coef_ != 0
+    expected = 0.0
+    for x, S in zip(X, support):
+        r = x - D[:, S] @ np.linalg.lstsq(D[:, S], x, rcond=None)[0]
+        expected += r @ r / (2 * sigma**2) + np.log(7) * S.sum()
+    assert noise.penalised_misfit(X, D, sigma) == pytest.approx(expected, rel=1e-9)
+
+
 def test_noiseless_signals_skip_the_stage():
     D, X = grid_data(6, 2, 0, snr=None)
     est = DLBCD(n_restarts=2, random_state=0).fit(X)

@@ -97,8 +97,8 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         The noise stage (``pyinterp.dictionary.noise``): with noisy signals, the l1 objective on
         D^{-1} x sees the noise amplified by up to cond(D) and its minimiser can miss an
         ill-conditioned reference; the stage refits the noisy model X = A D^T + noise from DL-BCD's
-        dictionary (the sparsest of two starts at the noise level, then least-squares dictionary
-        steps). The value is the standard deviation of the noise per entry of X; "auto" estimates it
+        dictionary (least-squares dictionary steps from two starts, then the one with the lower
+        penalised misfit of that model at the noise level). The value is the standard deviation of the noise per entry of X; "auto" estimates it
         from DL-BCD's coefficients and skips the stage when the signals are noiseless (the zero
         coefficients no wider than ``smoothing`` leaves them, or the noise below 1e-8 of X's root mean
         square), so exact recovery stays exact, and when the estimate would hold a tenth of X's
