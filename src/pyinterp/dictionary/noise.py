@@ -38,6 +38,7 @@ RESIDUAL_FACTOR = 1.15
 LASSO_MAX_ITER = 100
 MOD_MAX_ITER = 50
 SCORE_LASSO_MAX_ITER = 1000
+SCORE_BLOCK_BYTES = 1 << 26  # the scoring's least-squares systems at a time (64 MiB)
 _NOISELESS = 1e-8  # sigma below this fraction of X's root mean square: nothing to refine
 _IMPLAUSIBLE = 0.1  # noise power above this fraction of X's (SNR below 10 dB): no cluster of zeros
 _SINGULAR_COND = 1e12
@@ -151,10 +152,16 @@ def penalised_misfit(X, D, sigma):
         # scikit-learn's Lasso divides the squared error by the rows of its design (p): alpha = weight / p
         lasso = Lasso(alpha=weight / p, fit_intercept=False, precompute=True, max_iter=SCORE_LASSO_MAX_ITER, tol=1e-8)
         support = lasso.fit(D, X.T).coef_ != 0
-    # least squares on each support at once: the Gram matrix restricted to it, the identity outside
-    mask = support[:, :, None] & support[:, None, :]
-    systems = np.where(mask, D.T @ D, 0.0) + np.where(support, 0.0, 1.0)[:, :, None] * np.eye(p)
-    codes = np.linalg.solve(systems, np.where(support, X @ D, 0.0)[..., None])[..., 0]
+    # least squares on each support at once: the Gram matrix restricted to it, the identity outside;
+    # in blocks of signals whose p x p systems take at most SCORE_BLOCK_BYTES
+    gram, correlations = D.T @ D, X @ D
+    codes = np.empty_like(correlations)
+    block = max(1, SCORE_BLOCK_BYTES // (8 * p * p))
+    for start in range(0, n, block):
+        s = support[start:start + block]
+        systems = np.where(s[:, :, None] & s[:, None, :], gram, 0.0) + np.where(s, 0.0, 1.0)[:, :, None] * np.eye(p)
+        right = np.where(s, correlations[start:start + block], 0.0)[..., None]
+        codes[start:start + block] = np.linalg.solve(systems, right)[..., 0]
     residual = X - codes @ D.T
     return float(np.sum(residual * residual) / (2.0 * sigma * sigma) + np.log(p) * np.count_nonzero(support))
 
