@@ -30,9 +30,10 @@ FeatureSampler::FeatureSampler(int64_t n_features, const std::vector<double>& we
   // enters only nodes with mass, and the last such node of a level holds the last feature's
   // ancestor (8 * internal_ entries would be up to 9p when p is just above a power of 8).
   sums_.assign(internal_ + n_features + 7, 0);
+  const int unit_bits = 62 - 3 * levels_;  // the largest weight's units: 2^unit_bits
   for (int64_t j = 0; j < n_features; ++j) {
     const double w = weights[j];
-    units_[j] = w > 0.0 ? std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(std::ldexp(w / largest, 62 - 3 * levels_)))) : 0;
+    units_[j] = w > 0.0 ? std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(std::ldexp(w / largest, unit_bits)))) : 0;
     add_to_path(j, units_[j]);
     n_drawable_ += w > 0.0;
   }
