@@ -1,16 +1,19 @@
 """Importing scikit-learn forests in one core call (Forest.from_sklearn_trees) gives the trees the
 per-tree conversion gives (forest/view.py::sklearn_tree_arrays, the reference) and scikit-learn's
-predictions; the in-bag counts regenerated in the core (_core.sklearn_inbag) are the rows
+predictions; signed paths read from their node arrays in place (SklearnTrees) are those of that
+copy, bit for bit; the in-bag counts regenerated in the core (_core.sklearn_inbag) are the rows
 scikit-learn drew, bit for bit."""
 
 import inspect
+import itertools
 
 import numpy as np
 import pytest
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
 from pyinterp import _core
-from pyinterp.forest.view import forest_view, sklearn_node_arrays, sklearn_tree_arrays
+from pyinterp.forest.view import forest_view, sklearn_node_arrays, sklearn_tree_arrays, structure_view
+from pyinterp.interactions import signed_paths
 
 
 def data(seed=0):
@@ -153,3 +156,102 @@ def test_inbag_counts_are_the_rows_scikit_learn_drew(kind, n_jobs):
     inbag = forest_view(rf.set_params(n_jobs=n_jobs), len(y)).core.inbag
     for t, rows in enumerate(rf.estimators_samples_):  # scikit-learn's own record of its draws
         np.testing.assert_array_equal(inbag[t], np.bincount(rows, minlength=len(y)))
+
+
+def path_readings(trees, n_threads=1, groups=None, n_groups=0):
+    """Every signed-path reading of a core forest or of scikit-learn trees in place."""
+    out = []
+    for first, weight, scale, counts in itertools.product(_core.FirstOccurrence.__members__.values(),
+                                                          _core.LeafWeight.__members__.values(),
+                                                          _core.DecreaseScale.__members__.values(),
+                                                          _core.NodeCounts.__members__.values()):
+        for epsilon in (0.0, 0.01):
+            args = (trees, epsilon, first, weight, scale, counts, n_threads, groups, n_groups)
+            out.append(_core.signed_paths(*args))
+            out.append(dict(zip(("indptr", "codes", "weight"), _core.distinct_signed_paths(*args))))
+    return out
+
+
+@pytest.mark.parametrize("kind", ["regression", "four classes", "best-first, max_samples"])
+def test_paths_read_in_place_are_the_core_copys_bit_for_bit(kind):
+    X, y = data(4)
+    if kind == "regression":
+        rf = RandomForestRegressor(6, max_depth=9, random_state=0).fit(X, y)
+    elif kind == "four classes":
+        rf = RandomForestClassifier(6, random_state=1).fit(X, np.digitize(y, np.quantile(y, [0.25, 0.5, 0.75])))
+    else:
+        rf = RandomForestRegressor(6, max_leaf_nodes=30, max_samples=0.5, random_state=2).fit(X, y)
+    copy, in_place = forest_view(rf).core, structure_view(rf).core
+    assert isinstance(copy, _core.Forest) and isinstance(in_place, _core.SklearnTrees)
+    assert (in_place.n_features, in_place.n_trees) == (6, 6)
+    groups = np.array([0, 0, 1, 2, 1, 2], dtype=np.int32)
+    for got, expected in zip(path_readings(in_place, 2) + path_readings(in_place, 1, groups, 3),
+                             path_readings(copy) + path_readings(copy, 1, groups, 3), strict=True):
+        assert got.keys() == expected.keys()
+        for key in expected:
+            assert got[key].dtype == expected[key].dtype, key
+            np.testing.assert_array_equal(got[key], expected[key], err_msg=key)
+    # and through the public reading, which takes the in-place route for scikit-learn forests
+    public = signed_paths(rf, 0.0, weight="samplesize")
+    np.testing.assert_array_equal(public.weight, _core.signed_paths(
+        copy, 0.0, _core.FirstOccurrence.after_filter, _core.LeafWeight.samplesize, _core.DecreaseScale.weighted,
+        _core.NodeCounts.weighted)["weight"])
+
+
+def test_paths_in_place_read_any_layout_and_refuse_malformed_trees():
+    X, y = data()
+    t = RandomForestRegressor(1, max_depth=6, random_state=0).fit(X, y).estimators_[0].tree_
+    arrays = list(sklearn_node_arrays(t))
+    base = path_readings(_core.SklearnTrees(6, 1, [tuple(arrays)]))
+    other = [a.astype(np.int32) if a.dtype == np.intp else np.asfortranarray(a) for a in arrays]
+    padded = [np.repeat(a, 3, axis=0)[::3] for a in arrays]
+    for variant in (other, padded):
+        for got, expected in zip(path_readings(_core.SklearnTrees(6, 1, [tuple(variant)])), base, strict=True):
+            for key in expected:
+                np.testing.assert_array_equal(got[key], expected[key], err_msg=key)
+
+    def bad(edit, n_features=6):
+        edited = [a.copy() for a in arrays]
+        edit(edited)
+        trees = _core.SklearnTrees(n_features, 1, [tuple(arrays), tuple(edited)])  # shapes pass; links are read later
+        for reading in (_core.signed_paths, _core.distinct_signed_paths):
+            with pytest.raises(ValueError, match="node links"):
+                reading(trees, 0.0, _core.FirstOccurrence.after_filter, _core.LeafWeight.depth,
+                        _core.DecreaseScale.weighted, _core.NodeCounts.weighted, 2)
+
+    leaf = int(np.flatnonzero(t.children_left < 0)[0])
+    bad(lambda a: a[0].__setitem__(0, 0))  # the root its own child
+    bad(lambda a: a[1].__setitem__(leaf, leaf + 1))  # a leaf with one child
+    bad(lambda a: a[0].__setitem__(0, len(a[0])))  # past the last node
+    bad(lambda a: None, n_features=int(t.feature.max()))  # a feature past n_features
+
+    def joined(a):  # every node's children both the next node: 2^depth visits of a 7-node array
+        n = 7
+        for i in range(9):
+            a[i] = a[i][:n].copy()
+        a[0][:] = np.r_[np.arange(1, n), -1]
+        a[1][:] = a[0]
+        a[2][:] = np.r_[np.zeros(n - 1, dtype=np.intp), -2]
+    bad(joined)
+    with pytest.raises(ValueError, match="9 arrays"):
+        _core.SklearnTrees(6, 1, [tuple(arrays[:8])])
+    with pytest.raises(ValueError, match="length"):
+        _core.SklearnTrees(6, 1, [tuple([arrays[0][:-1]] + arrays[1:])])
+    with pytest.raises(ValueError, match="shapes"):
+        _core.SklearnTrees(6, 2, [tuple(arrays)])  # a regression tree holds one value per node
+
+
+def test_paths_in_place_keep_the_code_budget():
+    # Without node depths the cheap bound is loose, so budgets between the true count and it are
+    # decided by the counting walk: the reading is refused exactly when its codes exceed max_codes.
+    X, y = data()
+    rf = RandomForestRegressor(4, random_state=0).fit(X, y)
+    in_place = structure_view(rf).core
+    args = (in_place, 0.0, _core.FirstOccurrence.every, _core.LeafWeight.depth, _core.DecreaseScale.weighted,
+            _core.NodeCounts.weighted, 1, None, 0)
+    codes = len(_core.signed_paths(*args)["codes"])
+    assert len(_core.signed_paths(*args, codes)["codes"]) == codes
+    assert len(_core.distinct_signed_paths(*args, codes)[1]) <= codes
+    for reading in (_core.signed_paths, _core.distinct_signed_paths):
+        with pytest.raises(_core.TooManyPathCodes, match=f"{codes} codes"):
+            reading(*args, codes - 1)

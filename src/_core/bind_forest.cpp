@@ -15,6 +15,7 @@
 #include "forest/encoding.hpp"
 #include "forest/forest.hpp"
 #include "forest/sklearn_trees.hpp"
+#include "py_sklearn_trees.hpp"
 #include "py_util.hpp"
 
 namespace pyinterp {
@@ -170,15 +171,6 @@ Forest forest_from_state(const py::object& state) {
   return f;
 }
 
-// One scikit-learn tree's node arrays, checked with the GIL (their own dtypes, or converted
-// copies it keeps alive) and described for the core (forest/sklearn_trees.hpp) to read in place.
-struct SklearnTree {
-  py::array_t<int64_t> left, right, feature, samples;
-  py::array_t<double> threshold, weighted, impurity, value;
-  py::array_t<uint8_t> missing;
-  SklearnNodes nodes;
-};
-
 template <class T, class A>
 Strided<T> strided(const A& a) {
   return {reinterpret_cast<const char*>(a.data()), static_cast<int64_t>(a.strides(0))};
@@ -203,6 +195,7 @@ SklearnTree sklearn_tree(const py::handle& item, int32_t k) {
     if (arr->ndim() != 1 || arr->size() != n) throw std::invalid_argument("scikit-learn trees: node arrays differ in length");
   if (n == 0 || t.left.ndim() != 1 || t.value.ndim() != 2 || t.value.shape(0) != n || t.value.shape(1) != k)
     throw std::invalid_argument("scikit-learn trees: wrong node array shapes");
+  if (n > std::numeric_limits<int32_t>::max()) throw std::invalid_argument("scikit-learn trees: more than 2^31 - 1 nodes");
   t.nodes.n_nodes = n;
   t.nodes.left = strided<int64_t>(t.left);
   t.nodes.right = strided<int64_t>(t.right);
@@ -217,10 +210,8 @@ SklearnTree sklearn_tree(const py::handle& item, int32_t k) {
   return t;
 }
 
-// A scikit-learn forest's trees (single output), each a tuple of its own node arrays in the order
-// children_left, children_right, feature, threshold, missing_go_to_left, n_node_samples,
-// weighted_n_node_samples, impurity, value (n, n_values), in one call for the whole forest: the
-// arrays are checked with the GIL, then the trees are built on n_threads without it.
+// A scikit-learn forest's trees (single output) as core trees, in one call for the whole forest:
+// the arrays are checked with the GIL, then the trees are built on n_threads without it.
 Forest forest_from_sklearn_trees(const py::handle& criterion, int64_t n_features, int32_t n_classes, int64_t n_samples,
                                  const py::list& trees, const py::handle& inbag, int n_threads) {
   Forest f;
@@ -232,18 +223,17 @@ Forest forest_from_sklearn_trees(const py::handle& criterion, int64_t n_features
     throw std::invalid_argument("scikit-learn trees: inconsistent criterion, features, classes or samples");
   if (n_threads < 1) throw std::invalid_argument("n_threads must be >= 1");
   const int32_t k = f.n_values();
-  std::vector<SklearnTree> arrays;
-  arrays.reserve(trees.size());
-  for (const auto& item : trees) arrays.push_back(sklearn_tree(item, k));
+  const SklearnTrees in_place = sklearn_trees(n_features, k, trees);
+  const std::vector<SklearnNodes>& nodes = in_place.nodes.trees;
   const auto counts = checked_array<uint32_t>(inbag, {-1}, "inbag", /*convert=*/true);
-  if (counts.size() != static_cast<int64_t>(arrays.size()) * f.n_samples)
+  if (counts.size() != static_cast<int64_t>(nodes.size()) * f.n_samples)
     throw std::invalid_argument("scikit-learn trees: inbag has the wrong size");
   f.inbag.assign(counts.data(), counts.data() + counts.size());
-  f.trees.resize(arrays.size());
+  f.trees.resize(nodes.size());
   {
     py::gil_scoped_release release;
-    parallel_for(static_cast<int64_t>(arrays.size()), n_threads, no_state, [&](int64_t i, int, NoState&) {
-      f.trees[i] = tree_from_sklearn(arrays[i].nodes, k, n_features);
+    parallel_for(static_cast<int64_t>(nodes.size()), n_threads, no_state, [&](int64_t i, int, NoState&) {
+      f.trees[i] = tree_from_sklearn(nodes[i], k, n_features);
     });
   }
   return f;
@@ -266,6 +256,16 @@ void assign_from(const py::tuple& t, Fields& fields, std::index_sequence<I...>) 
 }
 
 }  // namespace
+
+SklearnTrees sklearn_trees(int64_t n_features, int32_t n_values, const py::list& trees) {
+  if (n_features < 1 || n_values < 1) throw std::invalid_argument("scikit-learn trees: need n_features, n_values >= 1");
+  SklearnTrees out;
+  out.arrays.reserve(trees.size());
+  for (const auto& item : trees) out.arrays.push_back(sklearn_tree(item, n_values));
+  out.nodes.n_features = n_features;
+  for (const SklearnTree& t : out.arrays) out.nodes.trees.push_back(t.nodes);
+  return out;
+}
 
 void bind_forest(py::module_& m) {
   py::enum_<Criterion> criterion(m, "Criterion");
@@ -410,6 +410,12 @@ void bind_forest(py::module_& m) {
                   "Builds a forest from scikit-learn trees' node arrays in one call (forest/view.py).")
       .def(py::pickle([](const Forest& f) { return forest_state(f); },
                       [](const py::object& s) { return forest_from_state(s); }));
+
+  py::class_<SklearnTrees>(m, "SklearnTrees",
+                           "A scikit-learn forest's node arrays, held for the core to read in place (signed paths).")
+      .def(py::init(&sklearn_trees), py::arg("n_features"), py::arg("n_values"), py::arg("trees"))
+      .def_property_readonly("n_features", [](const SklearnTrees& t) { return t.nodes.n_features; })
+      .def_property_readonly("n_trees", [](const SklearnTrees& t) { return t.nodes.trees.size(); });
 
   m.def(
       "sklearn_inbag",

@@ -6,6 +6,7 @@
 #include "interactions/rit.hpp"
 #include "interactions/set_matches.hpp"
 #include "interactions/signed_paths.hpp"
+#include "py_sklearn_trees.hpp"
 #include "py_transactions.hpp"
 #include "py_util.hpp"
 
@@ -27,13 +28,18 @@ CsrView<Item> csr_view(const py::handle& indptr, const py::handle& items, const 
   return {p, it.data(), n, optional_data<double>(weights, {n}, "weights")};
 }
 
-// A binding of a signed-path reading: the options as arguments, `read` without the GIL, then
-// `convert` its result to Python objects.
-template <class Read, class Convert>
+// What a signed-path reading walks: a core forest, or a scikit-learn forest's arrays in place.
+const Forest& trees_of(const Forest& f) { return f; }
+const SklearnForestNodes& trees_of(const SklearnTrees& t) { return t.nodes; }
+
+// A binding of a signed-path reading of a Trees (Forest or SklearnTrees): the options as
+// arguments, `read` without the GIL, then `convert` its result to Python objects.
+template <class Trees, class Read, class Convert>
 auto path_binding(Read read, Convert convert) {
-  return [read, convert](const Forest& f, double epsilon, FirstOccurrence first, LeafWeight weight, DecreaseScale scale,
+  return [read, convert](const Trees& trees, double epsilon, FirstOccurrence first, LeafWeight weight, DecreaseScale scale,
                          NodeCounts counts, int n_threads, const py::object& groups, int32_t n_groups,
                          int64_t max_codes) {
+    const auto& f = trees_of(trees);
     SignedPathOptions o{epsilon, first, weight, scale, counts};
     o.groups = optional_data<int32_t>(groups, {f.n_features}, "feature_groups");
     o.n_groups = n_groups;
@@ -45,6 +51,13 @@ auto path_binding(Read read, Convert convert) {
     }
     return convert(std::move(out));
   };
+}
+
+template <class Binding>
+void def_path_reading(py::module_& m, const char* name, Binding binding) {
+  m.def(name, binding, py::arg("forest"), py::arg("epsilon"), py::arg("first_occurrence"), py::arg("weight"),
+        py::arg("scale"), py::arg("counts"), py::arg("n_threads") = 1, py::arg("groups") = py::none(),
+        py::arg("n_groups") = 0, py::arg("max_codes") = INT64_MAX);
 }
 
 }  // namespace
@@ -61,26 +74,29 @@ void bind_interactions(py::module_& m) {
   py::enum_<NodeCounts>(m, "NodeCounts").value("weighted", NodeCounts::weighted).value("distinct", NodeCounts::distinct);
   py::register_exception<TooManyPathCodes>(m, "TooManyPathCodes", PyExc_MemoryError);
 
-  m.def("signed_paths", path_binding(signed_paths, [](SignedPaths&& paths) {
-          py::dict d;
-          d["indptr"] = move_array(std::move(paths.indptr));
-          d["codes"] = move_array(std::move(paths.codes));
-          d["weight"] = move_array(std::move(paths.weight));
-          d["depth"] = move_array(std::move(paths.depth));
-          d["tree"] = move_array(std::move(paths.tree));
-          d["leaf"] = move_array(std::move(paths.leaf));
-          return d;
-        }),
-        py::arg("forest"), py::arg("epsilon"), py::arg("first_occurrence"), py::arg("weight"), py::arg("scale"),
-        py::arg("counts"), py::arg("n_threads") = 1, py::arg("groups") = py::none(), py::arg("n_groups") = 0,
-        py::arg("max_codes") = INT64_MAX);
-  m.def("distinct_signed_paths", path_binding(distinct_signed_paths, [](WeightedCsr&& rows) {
-          return py::make_tuple(move_array(std::move(rows.indptr)), move_array(std::move(rows.items)),
-                                move_array(std::move(rows.weight)));
-        }),
-        py::arg("forest"), py::arg("epsilon"), py::arg("first_occurrence"), py::arg("weight"), py::arg("scale"),
-        py::arg("counts"), py::arg("n_threads") = 1, py::arg("groups") = py::none(), py::arg("n_groups") = 0,
-        py::arg("max_codes") = INT64_MAX);
+  const auto paths_dict = [](SignedPaths&& paths) {
+    py::dict d;
+    d["indptr"] = move_array(std::move(paths.indptr));
+    d["codes"] = move_array(std::move(paths.codes));
+    d["weight"] = move_array(std::move(paths.weight));
+    d["depth"] = move_array(std::move(paths.depth));
+    d["tree"] = move_array(std::move(paths.tree));
+    d["leaf"] = move_array(std::move(paths.leaf));
+    return d;
+  };
+  const auto csr_tuple = [](WeightedCsr&& rows) {
+    return py::make_tuple(move_array(std::move(rows.indptr)), move_array(std::move(rows.items)),
+                          move_array(std::move(rows.weight)));
+  };
+  const auto read_paths = [](const auto& f, const SignedPathOptions& o, int n) { return signed_paths(f, o, n); };
+  const auto read_distinct = [](const auto& f, const SignedPathOptions& o, int n) {
+    return distinct_signed_paths(f, o, n);
+  };
+  // Each reading takes a core Forest, or a scikit-learn forest's arrays (SklearnTrees) in place.
+  def_path_reading(m, "signed_paths", path_binding<Forest>(read_paths, paths_dict));
+  def_path_reading(m, "signed_paths", path_binding<SklearnTrees>(read_paths, paths_dict));
+  def_path_reading(m, "distinct_signed_paths", path_binding<Forest>(read_distinct, csr_tuple));
+  def_path_reading(m, "distinct_signed_paths", path_binding<SklearnTrees>(read_distinct, csr_tuple));
 
   m.def(
       "match_sets",

@@ -194,8 +194,16 @@ class NodeCounts(enum.Enum):
     weighted = 0
     distinct = 1
 
+class SklearnTrees:
+    """A scikit-learn forest's node arrays, held for the core to read in place (signed paths)."""
+    def __init__(self, n_features: int, n_values: int, trees: list[tuple[npt.NDArray[Any], ...]]) -> None: ...
+    @property
+    def n_features(self) -> int: ...
+    @property
+    def n_trees(self) -> int: ...
+
 def signed_paths(
-    forest: Forest,
+    forest: Forest | SklearnTrees,
     epsilon: float,
     first_occurrence: FirstOccurrence,
     weight: LeafWeight,
@@ -208,7 +216,7 @@ def signed_paths(
 ) -> dict[str, npt.NDArray[Any]]: ...
 
 def distinct_signed_paths(
-    forest: Forest,
+    forest: Forest | SklearnTrees,
     epsilon: float,
     first_occurrence: FirstOccurrence,
     weight: LeafWeight,

@@ -59,7 +59,9 @@ Tree tree_from_sklearn(const SklearnNodes& nodes, int32_t k, int64_t n_features)
   const double root = weighted[0];
   for (int64_t node = 0; node < n; ++node) {
     const int32_t l = left[node], r = right[node];
-    if (l >= 0) decrease[node] = (weighted[node] * impurity[node] - weighted[l] * impurity[l] - weighted[r] * impurity[r]) / root;
+    if (l >= 0)
+      decrease[node] = impurity_decrease(weighted[node] * impurity[node], weighted[l] * impurity[l],
+                                         weighted[r] * impurity[r], root);
   }
   return t;
 }

@@ -12,6 +12,12 @@
 namespace pyinterp {
 namespace {
 
+// A node to visit (its edge from the parent is read from the parent: carrying the edge's feature,
+// side and test on the stack made the walk slower).
+struct Step {
+  int32_t node, depth;
+};
+
 // State of the depth-first walk: per depth, the feature marked as seen there (or -1) and whether
 // a code was appended; the codes of the current path's first occurrences in `active`.
 struct Scratch {
@@ -19,35 +25,126 @@ struct Scratch {
   std::vector<int32_t> marked;
   std::vector<uint8_t> pushed;
   std::vector<int32_t> active;
-  std::vector<std::pair<int32_t, int32_t>> stack;  // (node, depth)
+  std::vector<Step> stack;
+  std::vector<int32_t> parent;  // per node of a tree read in place: its parent, and N I
+  std::vector<double> product;
 };
 
-double node_size(const Tree& tree, int32_t node, NodeCounts counts) {
-  return counts == NodeCounts::weighted ? tree.weighted_n_node_samples[node] : tree.n_node_samples[node];
+// The node fields a walk reads, with node sizes N counted as `counts` says, from a core tree (its
+// links checked when it was built) ... Readers hold raw pointers and the walk takes them by value,
+// so the pointers stay in registers (through a reference, every store to the output vectors could
+// change them: the walk was 20 % slower).
+struct CoreNodes {
+  const int32_t *left_, *right_, *feature_, *parent_, *samples_;
+  const double *weighted_, *impurity_, *decrease_;
+  int64_t n;
+  NodeCounts counts;
+
+  CoreNodes(const Tree& t, NodeCounts counts)
+      : left_(t.left.data()), right_(t.right.data()), feature_(t.feature.data()), parent_(t.parent.data()),
+        samples_(t.n_node_samples.data()), weighted_(t.weighted_n_node_samples.data()), impurity_(t.impurity.data()),
+        decrease_(t.impurity_decrease.data()), n(t.node_count()), counts(counts) {}
+  int64_t count() const { return n; }
+  bool inner(int64_t node) const { return left_[node] >= 0; }
+  int32_t left(int64_t node) const { return left_[node]; }
+  int32_t right(int64_t node) const { return right_[node]; }
+  int32_t parent(int64_t node) const { return parent_[node]; }
+  int32_t feature(int64_t node) const { return feature_[node]; }
+  double weighted(int64_t node) const { return weighted_[node]; }
+  double size(int64_t node) const { return counts == NodeCounts::weighted ? weighted_[node] : samples_[node]; }
+  // (N_t I_t - N_l I_l - N_r I_r) / N_root of inner node t: recorded for weighted counts.
+  double decrease(int64_t t) const {
+    if (counts == NodeCounts::weighted) return decrease_[t];
+    const int32_t l = left_[t], r = right_[t];
+    return impurity_decrease(size(t) * impurity_[t], size(l) * impurity_[l], size(r) * impurity_[r], size(0));
+  }
+};
+
+// ... or from a scikit-learn tree's node arrays in place: no copy. One sequential pass first
+// checks every node's links and feature (what tree_from_sklearn checks) and gathers what the copy
+// would derive: parents, and N I per node for the decreases (computing them from a right child's
+// struct where its parent is met would be a cache miss per split), by the formula the copy uses.
+struct SklearnReader {
+  SklearnNodes a;
+  const int32_t* parent_;
+  const double* product_;  // N I per node
+  NodeCounts counts;
+
+  SklearnReader(const SklearnNodes& nodes, int64_t n_features, NodeCounts counts, std::vector<int32_t>& parent,
+                std::vector<double>& product)
+      : a(nodes), counts(counts) {
+    const int64_t n = a.n_nodes;
+    parent.assign(static_cast<size_t>(n), -1);
+    product.resize(static_cast<size_t>(n));
+    for (int64_t node = 0; node < n; ++node) {
+      product[node] = size(node) * a.impurity[node];
+      const int64_t l = a.left[node], r = a.right[node];
+      if (l < 0 && r < 0) continue;
+      const int64_t f = a.feature[node];
+      if (!(l > node && r > node && l < n && r < n && f >= 0 && f < n_features))
+        throw std::invalid_argument("scikit-learn trees: node links");
+      parent[l] = parent[r] = static_cast<int32_t>(node);
+    }
+    parent_ = parent.data();
+    product_ = product.data();
+  }
+  int64_t count() const { return a.n_nodes; }
+  bool inner(int64_t node) const { return a.left[node] >= 0; }
+  int32_t left(int64_t node) const { return static_cast<int32_t>(a.left[node]); }
+  int32_t right(int64_t node) const { return static_cast<int32_t>(a.right[node]); }
+  int32_t parent(int64_t node) const { return parent_[node]; }
+  int32_t feature(int64_t node) const { return static_cast<int32_t>(a.feature[node]); }
+  double weighted(int64_t node) const { return a.weighted_n_node_samples[node]; }
+  double size(int64_t node) const {
+    return counts == NodeCounts::weighted ? a.weighted_n_node_samples[node] : static_cast<double>(a.n_node_samples[node]);
+  }
+  double decrease(int64_t t) const {
+    return impurity_decrease(product_[t], product_[a.left[t]], product_[a.right[t]], size(0));
+  }
+};
+
+int64_t tree_count(const Forest& forest) { return static_cast<int64_t>(forest.trees.size()); }
+int64_t tree_count(const SklearnForestNodes& forest) { return static_cast<int64_t>(forest.trees.size()); }
+CoreNodes nodes(const Forest& forest, int64_t t, NodeCounts counts, Scratch&) { return {forest.trees[t], counts}; }
+SklearnReader nodes(const SklearnForestNodes& forest, int64_t t, NodeCounts counts, Scratch& s) {
+  return {forest.trees[t], forest.n_features, counts, s.parent, s.product};
+}
+
+// An upper bound on the codes of all leaves' paths of tree t: one per level and per key; without
+// depths, (n + 1) / 2 leaves each below fewer than n nodes (children follow their parents).
+int64_t code_bound(const Forest& forest, int64_t t, int64_t per_path) {
+  const Tree& tree = forest.trees[t];
+  int64_t codes = 0;
+  for (int64_t node = 0; node < tree.node_count(); ++node)
+    if (tree.is_leaf(node)) codes += std::min<int64_t>(tree.depth[node], per_path);
+  return codes;
+}
+int64_t code_bound(const SklearnForestNodes& forest, int64_t t, int64_t per_path) {
+  const int64_t n = forest.trees[t].n_nodes;
+  return (n + 1) / 2 * std::min<int64_t>(n - 1, per_path);
 }
 
 // The impurity decrease of inner node t compared with epsilon.
-double decrease(const Tree& tree, int32_t t, const SignedPathOptions& o) {
-  const double root = node_size(tree, 0, o.counts), own = node_size(tree, t, o.counts);
-  double d = tree.impurity_decrease[t];
-  if (o.counts == NodeCounts::distinct) {
-    const int32_t l = tree.left[t], r = tree.right[t];
-    d = (own * tree.impurity[t] - node_size(tree, l, o.counts) * tree.impurity[l] -
-         node_size(tree, r, o.counts) * tree.impurity[r]) / root;
-  }
-  return o.scale == DecreaseScale::within_node ? d * root / own : d;
+template <class Nodes>
+double decrease(const Nodes& tree, int64_t t, const SignedPathOptions& o) {
+  const double d = tree.decrease(t);
+  return o.scale == DecreaseScale::within_node ? d * tree.size(0) / tree.size(t) : d;
 }
 
 // One depth-first walk per tree, so each node is visited once; at each leaf, on_leaf(node, depth)
-// reads its path's codes (in path order, unsorted) in s.active.
-template <class OnLeaf>
-void walk(const Tree& tree, const SignedPathOptions& o, Scratch& s, OnLeaf on_leaf) {
+// reads its path's codes (in path order, unsorted) in s.active. A walk that would visit more
+// nodes than the tree has (links that join, possible only in arrays read in place) throws.
+template <class Nodes, class OnLeaf>
+void walk(const Nodes tree, const SignedPathOptions& o, Scratch& s, OnLeaf on_leaf) {
   int32_t current = 0;  // depth of the path state
+  int64_t visits = 0;
   s.stack.assign(1, {0, 0});
   s.active.clear();
   while (!s.stack.empty()) {
-    const auto [node, depth] = s.stack.back();
+    const Step step = s.stack.back();
+    const int32_t node = step.node, depth = step.depth;
     s.stack.pop_back();
+    if (++visits > tree.count()) throw std::invalid_argument("scikit-learn trees: node links");
     for (; current >= depth && current > 0; --current) {  // leave the previous branch
       if (s.marked[current] >= 0) s.seen[s.marked[current]] = 0;
       if (s.pushed[current]) s.active.pop_back();
@@ -58,8 +155,9 @@ void walk(const Tree& tree, const SignedPathOptions& o, Scratch& s, OnLeaf on_le
         s.marked.resize(depth + 1);
         s.pushed.resize(depth + 1);
       }
-      const int32_t parent = tree.parent[node], k = o.groups ? o.groups[tree.feature[parent]] : tree.feature[parent];
-      const int32_t code = 2 * k + (node == tree.right[parent] ? 1 : 0);
+      const int32_t parent = tree.parent(node);
+      const int32_t k = o.groups ? o.groups[tree.feature(parent)] : tree.feature(parent);
+      const int32_t code = 2 * k + (node == tree.right(parent) ? 1 : 0);
       const int32_t key = o.first_occurrence == FirstOccurrence::every ? code : k;  // what may occur once
       const bool passes = decrease(tree, parent, o) > o.epsilon;
       const bool first = !s.seen[key] && (passes || o.first_occurrence == FirstOccurrence::literal);
@@ -68,9 +166,9 @@ void walk(const Tree& tree, const SignedPathOptions& o, Scratch& s, OnLeaf on_le
       if (first) s.seen[key] = 1;
       if (first && passes) s.active.push_back(code);
     }
-    if (!tree.is_leaf(node)) {
-      s.stack.push_back({tree.right[node], depth + 1});
-      s.stack.push_back({tree.left[node], depth + 1});
+    if (tree.inner(node)) {
+      s.stack.push_back({tree.right(node), depth + 1});
+      s.stack.push_back({tree.left(node), depth + 1});
       continue;
     }
     on_leaf(node, depth);
@@ -79,10 +177,11 @@ void walk(const Tree& tree, const SignedPathOptions& o, Scratch& s, OnLeaf on_le
     if (s.marked[current] >= 0) s.seen[s.marked[current]] = 0;
 }
 
-void tree_paths(const Tree& tree, int32_t t, int64_t n_trees, const SignedPathOptions& o, Scratch& s,
+template <class Nodes>
+void tree_paths(const Nodes tree, int32_t t, int64_t n_trees, const SignedPathOptions& o, Scratch& s,
                 SignedPaths& out) {
-  const double root_w = tree.weighted_n_node_samples[0];
-  const size_t n_leaves = static_cast<size_t>(tree.node_count() + 1) / 2;
+  const double root_w = tree.weighted(0);
+  const size_t n_leaves = static_cast<size_t>(tree.count() + 1) / 2;
   out.indptr.reserve(n_leaves + 1);
   out.weight.reserve(n_leaves);
   out.depth.reserve(n_leaves);
@@ -97,7 +196,7 @@ void tree_paths(const Tree& tree, int32_t t, int64_t n_trees, const SignedPathOp
     out.leaf.push_back(node);
     out.weight.push_back(o.weight == LeafWeight::depth
                              ? std::ldexp(1.0, -depth) / static_cast<double>(n_trees)
-                             : tree.weighted_n_node_samples[node] / (root_w * static_cast<double>(n_trees)));
+                             : tree.weighted(node) / (root_w * static_cast<double>(n_trees)));
   });
 }
 
@@ -122,7 +221,8 @@ void sort_by_leaf(SignedPaths& p) {
 }
 
 // The number of features (or groups) the codes index.
-int64_t check(const Forest& forest, const SignedPathOptions& options) {
+template <class Trees>
+int64_t check(const Trees& forest, const SignedPathOptions& options) {
   if (!(options.epsilon >= 0.0)) throw std::invalid_argument("epsilon must be >= 0");
   if (options.max_codes < 1) throw std::invalid_argument("max_codes must be >= 1");
   if (forest.n_features > (int64_t{1} << 30)) throw std::invalid_argument("too many features for signed codes");
@@ -151,21 +251,18 @@ int64_t saturated_sum(const std::vector<int64_t>& values) {
 // level and per feature (group), or per (feature, side) with `every`. Only a forest above the
 // budget by that bound is walked once more, without output, to count its codes (epsilon may
 // filter most of them); the walk costs one step per node however long the paths are.
-void check_size(const Forest& forest, const SignedPathOptions& o, int64_t n_keys, int n_threads) {
-  const int64_t n_trees = static_cast<int64_t>(forest.trees.size());
+template <class Trees>
+void check_size(const Trees& forest, const SignedPathOptions& o, int64_t n_keys, int n_threads) {
+  const int64_t n = tree_count(forest);
   const int64_t per_path = o.first_occurrence == FirstOccurrence::every ? 2 * n_keys : n_keys;
-  std::vector<int64_t> codes(n_trees, 0);
-  parallel_for(n_trees, n_threads, no_state, [&](int64_t t, int, NoState&) {
-    const Tree& tree = forest.trees[t];
-    for (int64_t node = 0; node < tree.node_count(); ++node)
-      if (tree.is_leaf(node)) codes[t] += std::min<int64_t>(tree.depth[node], per_path);
-  });
+  std::vector<int64_t> codes(n, 0);
+  parallel_for(n, n_threads, no_state, [&](int64_t t, int, NoState&) { codes[t] = code_bound(forest, t, per_path); });
   if (saturated_sum(codes) <= o.max_codes) return;
   parallel_for(
-      n_trees, n_threads, [&](int) { return scratch(n_keys); },
+      n, n_threads, [&](int) { return scratch(n_keys); },
       [&](int64_t t, int, Scratch& s) {
         codes[t] = 0;
-        walk(forest.trees[t], o, s, [&](int32_t, int32_t) { codes[t] += static_cast<int64_t>(s.active.size()); });
+        walk(nodes(forest, t, o.counts, s), o, s, [&](int32_t, int32_t) { codes[t] += static_cast<int64_t>(s.active.size()); });
       });
   const int64_t total = saturated_sum(codes);
   if (total > o.max_codes)
@@ -174,17 +271,16 @@ void check_size(const Forest& forest, const SignedPathOptions& o, int64_t n_keys
                            "min_samples_leaf) or raise max_codes");
 }
 
-}  // namespace
-
-SignedPaths signed_paths(const Forest& forest, const SignedPathOptions& options, int n_threads) {
+template <class Trees>
+SignedPaths all_paths(const Trees& forest, const SignedPathOptions& options, int n_threads) {
   const int64_t n_keys = check(forest, options);
   check_size(forest, options, n_keys, n_threads);
-  const int64_t n_trees = static_cast<int64_t>(forest.trees.size());
+  const int64_t n_trees = tree_count(forest);
   std::vector<SignedPaths> per_tree(n_trees);
   parallel_for(
       n_trees, n_threads, [&](int) { return scratch(n_keys); },
       [&](int64_t t, int, Scratch& s) {
-        tree_paths(forest.trees[t], static_cast<int32_t>(t), n_trees, options, s, per_tree[t]);
+        tree_paths(nodes(forest, t, options.counts, s), static_cast<int32_t>(t), n_trees, options, s, per_tree[t]);
         sort_by_leaf(per_tree[t]);
       });
   SignedPaths all;
@@ -208,10 +304,11 @@ SignedPaths signed_paths(const Forest& forest, const SignedPathOptions& options,
   return all;
 }
 
-WeightedCsr distinct_signed_paths(const Forest& forest, const SignedPathOptions& options, int n_threads) {
+template <class Trees>
+WeightedCsr distinct_paths(const Trees& forest, const SignedPathOptions& options, int n_threads) {
   const int64_t n_keys = check(forest, options);
   check_size(forest, options, n_keys, n_threads);
-  const int64_t n_trees = static_cast<int64_t>(forest.trees.size());
+  const int64_t n_trees = tree_count(forest);
   std::vector<WeightedCsr> per_tree(n_trees);
   struct Worker {
     Scratch scratch;
@@ -228,7 +325,8 @@ WeightedCsr distinct_signed_paths(const Forest& forest, const SignedPathOptions&
       [&](int64_t t, int, Worker& w) {
         SignedPaths& p = w.leaves;
         p.clear();
-        tree_paths(forest.trees[t], static_cast<int32_t>(t), n_trees, options, w.scratch, p);
+        tree_paths(nodes(forest, t, options.counts, w.scratch), static_cast<int32_t>(t), n_trees, options, w.scratch,
+                   p);
         sort_by_leaf(p);
         w.writer.open(per_tree[t], p.weight.size(), p.codes.size());
         for (size_t r = 0; r < p.weight.size(); ++r)
@@ -243,6 +341,21 @@ WeightedCsr distinct_signed_paths(const Forest& forest, const SignedPathOptions&
     for (int64_t r = 0; r < p.size(); ++r)
       writer.add(p.items.data() + p.indptr[r], p.indptr[r + 1] - p.indptr[r], p.weight[r]);
   return all;
+}
+
+}  // namespace
+
+SignedPaths signed_paths(const Forest& forest, const SignedPathOptions& options, int n_threads) {
+  return all_paths(forest, options, n_threads);
+}
+SignedPaths signed_paths(const SklearnForestNodes& forest, const SignedPathOptions& options, int n_threads) {
+  return all_paths(forest, options, n_threads);
+}
+WeightedCsr distinct_signed_paths(const Forest& forest, const SignedPathOptions& options, int n_threads) {
+  return distinct_paths(forest, options, n_threads);
+}
+WeightedCsr distinct_signed_paths(const SklearnForestNodes& forest, const SignedPathOptions& options, int n_threads) {
+  return distinct_paths(forest, options, n_threads);
 }
 
 }  // namespace pyinterp

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../forest/forest.hpp"
+#include "../forest/sklearn_trees.hpp"
 #include "../common/csr.hpp"
 
 namespace pyinterp {
@@ -63,11 +64,15 @@ struct SignedPaths {
   }
 };
 
+// From a core forest, or from a scikit-learn forest's node arrays in place (the same paths as its
+// core copy would give, without making one; std::invalid_argument on links a tree cannot have).
 SignedPaths signed_paths(const Forest& forest, const SignedPathOptions& options, int n_threads);
+SignedPaths signed_paths(const SklearnForestNodes& forest, const SignedPathOptions& options, int n_threads);
 
 // The distinct paths of the forest with their leaves' weights summed (rows in order of first
 // occurrence, trees in order): all that prevalence needs, far smaller than one row per leaf
 // once epsilon has filtered the paths. Output does not depend on n_threads.
 WeightedCsr distinct_signed_paths(const Forest& forest, const SignedPathOptions& options, int n_threads);
+WeightedCsr distinct_signed_paths(const SklearnForestNodes& forest, const SignedPathOptions& options, int n_threads);
 
 }  // namespace pyinterp

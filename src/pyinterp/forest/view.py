@@ -76,6 +76,22 @@ def forest_view(forest, n_samples=None, *, multi_output=False) -> _ForestView:
     )
 
 
+def structure_view(forest) -> _ForestView:
+    """forest_view (multi-output allowed) for readings of the trees' structure alone (signed
+    paths): a scikit-learn forest's node arrays are then read in place (``_core.SklearnTrees``, the
+    same paths as its core copy gives), so no copy is made (~0.07 ms a tree, as long as the mining
+    after it)."""
+    if not _is_sklearn_forest(forest):
+        return forest_view(forest, multi_output=True)
+    check_is_fitted(forest)
+    if forest.n_outputs_ != 1:
+        raise ValueError("multi-output scikit-learn forests are not supported")
+    n_values = len(forest.classes_) if hasattr(forest, "classes_") else 1
+    trees = _core.SklearnTrees(forest.n_features_in_, n_values,
+                               [sklearn_node_arrays(est.tree_) for est in forest.estimators_])
+    return _ForestView(trees, forest, getattr(forest, "classes_", None), True)
+
+
 # scikit-learn forest -> (its trees, their core Forest): the structure-only import, kept while the
 # forest holds the same tree objects (a refit replaces them). Reading 500 trees costs ~70 ms, more
 # than explaining 128 rows of them (all_bioc's SHAP values). Trees edited in place are not noticed.

@@ -1,0 +1,31 @@
+// scikit-learn trees crossing into the core (forest/view.py hands them over as tuples of node
+// arrays): checked with the GIL, kept alive, and described for the core to read in place
+// (forest/sklearn_trees.hpp), whether it copies them (Forest.from_sklearn_trees) or walks them as
+// they are (SklearnTrees: signed paths).
+#pragma once
+#include <vector>
+
+#include "forest/sklearn_trees.hpp"
+#include "py_util.hpp"
+
+namespace pyinterp {
+
+// One tree's node arrays (their own dtypes, or converted copies) and their description.
+struct SklearnTree {
+  py::array_t<int64_t> left, right, feature, samples;
+  py::array_t<double> threshold, weighted, impurity, value;
+  py::array_t<uint8_t> missing;
+  SklearnNodes nodes;
+};
+
+// A forest's trees, each a tuple of its node arrays in the order children_left, children_right,
+// feature, threshold, missing_go_to_left, n_node_samples, weighted_n_node_samples, impurity, value
+// (n, n_values). Shapes and dtypes are checked here; links and features by whoever reads them.
+struct SklearnTrees {
+  std::vector<SklearnTree> arrays;
+  SklearnForestNodes nodes;  // views of `arrays`
+};
+
+SklearnTrees sklearn_trees(int64_t n_features, int32_t n_values, const py::list& trees);
+
+}  // namespace pyinterp
