@@ -7,7 +7,8 @@ bench/compare_interactions.py section 1), the best-of time of
   (interactions.prevalent_sets, |S| <= 3, adjusted DWP >= 0.5) from the forest itself, its view
   included;
 - copy: the structure-only import into one core Forest (forest_view(rf)), which prediction, SHAP
-  and rules read (kept per forest object, _SKLEARN_CORES: cleared before each timed copy);
+  and rules read. It is kept per forest object (_SKLEARN_CORES), and a kept copy is walked
+  instead of the arrays, so that cache is cleared before every timed call;
 - +inbag: the import with the in-bag counts the out-of-bag measures regenerate
   (forest_view(rf, n)); mdi_oob: MDI-oob after it (importance.mdi_oob less that import, which it
   does itself on every call).
@@ -42,10 +43,9 @@ def main():
     args = parser.parse_args()
     clock = time.perf_counter if args.wall else time.process_time
 
-    def best(fn, cold=True):
+    def best(fn):
         def run():
-            if cold:
-                view._SKLEARN_CORES.clear()
+            view._SKLEARN_CORES.clear()  # every call cold: no copy kept from the one before
             return fn()
         return best_of(run, args.repeats, clock=clock)[0] * 1e3
 
@@ -58,8 +58,8 @@ def main():
         nodes = sum(e.tree_.node_count for e in rf.estimators_) / n_trees
         for n_jobs in args.n_jobs:
             rf.set_params(n_jobs=n_jobs)
-            structure = best(lambda: view.structure_view(rf), cold=False)
-            mining = best(lambda: prevalent_sets(rf, 0.5 / 8, max_order=3, n_jobs=n_jobs), cold=False)
+            structure = best(lambda: view.structure_view(rf))
+            mining = best(lambda: prevalent_sets(rf, 0.5 / 8, max_order=3, n_jobs=n_jobs))
             copy = best(lambda: view.forest_view(rf))
             inbag = best(lambda: view.forest_view(rf, len(y)))
             oob = best(lambda: mdi_oob(rf, X, y, n_jobs=n_jobs)) - inbag

@@ -181,8 +181,10 @@ def test_paths_read_in_place_are_the_core_copys_bit_for_bit(kind):
         rf = RandomForestClassifier(6, random_state=1).fit(X, np.digitize(y, np.quantile(y, [0.25, 0.5, 0.75])))
     else:
         rf = RandomForestRegressor(6, max_leaf_nodes=30, max_samples=0.5, random_state=2).fit(X, y)
-    copy, in_place = forest_view(rf).core, structure_view(rf).core
+    in_place = structure_view(rf).core  # no copy kept yet: the arrays in place
+    copy = forest_view(rf).core
     assert isinstance(copy, _core.Forest) and isinstance(in_place, _core.SklearnTrees)
+    assert structure_view(rf).core is copy  # a copy kept for other readings is walked instead
     assert (in_place.n_features, in_place.n_trees) == (6, 6)
     groups = np.array([0, 0, 1, 2, 1, 2], dtype=np.int32)
     for got, expected in zip(path_readings(in_place, 2) + path_readings(in_place, 1, groups, 3),
