@@ -12,7 +12,8 @@ import pytest
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
 from pyinterp import _core
-from pyinterp.forest.view import forest_view, sklearn_node_arrays, sklearn_tree_arrays, structure_view
+from pyinterp.forest.view import forest_view, sklearn_node_arrays, sklearn_tree_arrays
+from pyinterp.importance import mdi_oob
 from pyinterp.interactions import signed_paths
 
 
@@ -181,10 +182,10 @@ def test_paths_read_in_place_are_the_core_copys_bit_for_bit(kind):
         rf = RandomForestClassifier(6, random_state=1).fit(X, np.digitize(y, np.quantile(y, [0.25, 0.5, 0.75])))
     else:
         rf = RandomForestRegressor(6, max_leaf_nodes=30, max_samples=0.5, random_state=2).fit(X, y)
-    in_place = structure_view(rf).core  # no copy kept yet: the arrays in place
+    in_place = forest_view(rf, in_place=True).core  # no copy kept yet: the arrays in place
     copy = forest_view(rf).core
     assert isinstance(copy, _core.Forest) and isinstance(in_place, _core.SklearnTrees)
-    assert structure_view(rf).core is copy  # a copy kept for other readings is walked instead
+    assert forest_view(rf, in_place=True).core is copy  # a copy kept for other readings is walked instead
     assert (in_place.n_features, in_place.n_trees) == (6, 6)
     groups = np.array([0, 0, 1, 2, 1, 2], dtype=np.int32)
     for got, expected in zip(path_readings(in_place, 2) + path_readings(in_place, 1, groups, 3),
@@ -248,7 +249,7 @@ def test_paths_in_place_keep_the_code_budget():
     # decided by the counting walk: the reading is refused exactly when its codes exceed max_codes.
     X, y = data()
     rf = RandomForestRegressor(4, random_state=0).fit(X, y)
-    in_place = structure_view(rf).core
+    in_place = forest_view(rf, in_place=True).core
     args = (in_place, 0.0, _core.FirstOccurrence.every, _core.LeafWeight.depth, _core.DecreaseScale.weighted,
             _core.NodeCounts.weighted, 1, None, 0)
     codes = len(_core.signed_paths(*args)["codes"])
@@ -257,3 +258,51 @@ def test_paths_in_place_keep_the_code_budget():
     for reading in (_core.signed_paths, _core.distinct_signed_paths):
         with pytest.raises(_core.TooManyPathCodes, match=f"{codes} codes"):
             reading(*args, codes - 1)
+
+
+@pytest.mark.parametrize("kind", ["regression", "binary, sample weights", "four classes, entropy"])
+def test_out_of_bag_measures_in_place_are_the_copys_bit_for_bit(kind):
+    X, y = data(5)
+    weights = None
+    if kind == "regression":
+        rf, target = RandomForestRegressor(8, max_depth=7, random_state=0).fit(X, y), y
+    elif kind.startswith("binary"):
+        target = (y > np.median(y)).astype(int)
+        weights = np.random.RandomState(1).uniform(0.2, 2.0, len(y))
+        rf = RandomForestClassifier(8, random_state=1).fit(X, target, sample_weight=weights)
+    else:
+        target = np.digitize(y, np.quantile(y, [0.25, 0.5, 0.75]))
+        rf = RandomForestClassifier(8, criterion="entropy", random_state=2).fit(X, target)
+    in_place, copy = forest_view(rf, len(y), in_place=True).core, forest_view(rf, len(y)).core
+    assert isinstance(in_place, _core.SklearnTrees) and isinstance(copy, _core.Forest)
+    np.testing.assert_array_equal(in_place.inbag, copy.inbag)
+    Xf = X.astype(np.float32)  # scikit-learn compares float32(x) <= threshold
+    labels = y if kind == "regression" else target.astype(np.int32)
+    for measure in _core.OobMeasure.__members__.values():
+        for n_threads in (1, 3):
+            got = _core.oob_importance(in_place, Xf, labels, weights, measure, n_threads)
+            expected = _core.oob_importance(copy, Xf, labels, weights, measure, 1)
+            for a, b in zip(got, expected, strict=True):
+                np.testing.assert_array_equal(a, b)
+    # the public measures take the in-place route, and give what they gave through the copy
+    got = mdi_oob(rf, X, target, sample_weight=weights, return_std=True)
+    expected = _core.oob_importance(copy, Xf, labels, None if weights is None else weights / np.mean(weights),
+                                    _core.OobMeasure.mdi_oob, 1)[:2]
+    for a, b in zip(got, expected, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=0)
+
+
+def test_out_of_bag_measures_in_place_refuse_malformed_trees():
+    X, y = data()
+    rf = RandomForestRegressor(3, max_depth=4, random_state=0).fit(X, y)
+    trees = [sklearn_node_arrays(est.tree_) for est in rf.estimators_]
+    bad = [a.copy() for a in trees[2]]
+    bad[1][0] = 0  # the root its own right child: routing would loop
+    inbag = forest_view(rf, len(y)).core.inbag.ravel()
+    forest = _core.SklearnTrees.with_inbag("squared_error", 6, 0, len(y), trees[:2] + [tuple(bad)], inbag)
+    with pytest.raises(ValueError, match="node links"):
+        _core.oob_importance(forest, X, y, None, _core.OobMeasure.mdi_oob, 2)
+    with pytest.raises(ValueError, match="inbag"):
+        _core.SklearnTrees.with_inbag("squared_error", 6, 0, len(y), trees, inbag[:-1])
+    with pytest.raises(ValueError, match="inconsistent"):
+        _core.SklearnTrees.with_inbag("gini", 6, 0, len(y), trees, inbag)

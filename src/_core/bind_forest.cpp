@@ -214,31 +214,24 @@ SklearnTree sklearn_tree(const py::handle& item, int32_t k) {
 // the arrays are checked with the GIL, then the trees are built on n_threads without it.
 Forest forest_from_sklearn_trees(const py::handle& criterion, int64_t n_features, int32_t n_classes, int64_t n_samples,
                                  const py::list& trees, const py::handle& inbag, int n_threads) {
+  if (n_threads < 1) throw std::invalid_argument("n_threads must be >= 1");
+  SklearnTrees in_place = sklearn_oob_trees(criterion, n_features, n_classes, n_samples, trees, inbag);
+  const SklearnForestNodes& nodes = in_place.nodes;
   Forest f;
-  f.criterion = criterion_named(criterion);
+  f.criterion = nodes.criterion;
   f.n_features = n_features;
   f.n_classes = n_classes;
   f.n_samples = n_samples;
-  if (f.n_features < 1 || f.n_classes < 0 || f.n_samples < 1 || (f.n_classes > 0) != is_classification(f.criterion))
-    throw std::invalid_argument("scikit-learn trees: inconsistent criterion, features, classes or samples");
-  if (n_threads < 1) throw std::invalid_argument("n_threads must be >= 1");
-  const int32_t k = f.n_values();
-  const SklearnTrees in_place = sklearn_trees(n_features, k, trees);
-  const std::vector<SklearnNodes>& nodes = in_place.nodes.trees;
-  const auto counts = checked_array<uint32_t>(inbag, {-1}, "inbag", /*convert=*/true);
-  if (counts.size() != static_cast<int64_t>(nodes.size()) * f.n_samples)
-    throw std::invalid_argument("scikit-learn trees: inbag has the wrong size");
-  f.inbag.assign(counts.data(), counts.data() + counts.size());
-  f.trees.resize(nodes.size());
+  f.inbag = std::move(in_place.nodes.inbag);
+  f.trees.resize(nodes.trees.size());
   {
     py::gil_scoped_release release;
-    parallel_for(static_cast<int64_t>(nodes.size()), n_threads, no_state, [&](int64_t i, int, NoState&) {
-      f.trees[i] = tree_from_sklearn(nodes[i], k, n_features);
+    parallel_for(static_cast<int64_t>(nodes.trees.size()), n_threads, no_state, [&](int64_t i, int, NoState&) {
+      f.trees[i] = tree_from_sklearn(nodes.trees[i], nodes.n_values, n_features);
     });
   }
   return f;
 }
-
 
 // ForestParams' fields as one tuple of references, the one list its pickle reads and writes.
 template <class Params>
@@ -263,7 +256,24 @@ SklearnTrees sklearn_trees(int64_t n_features, int32_t n_values, const py::list&
   out.arrays.reserve(trees.size());
   for (const auto& item : trees) out.arrays.push_back(sklearn_tree(item, n_values));
   out.nodes.n_features = n_features;
+  out.nodes.n_values = n_values;
   for (const SklearnTree& t : out.arrays) out.nodes.trees.push_back(t.nodes);
+  return out;
+}
+
+SklearnTrees sklearn_oob_trees(const py::handle& criterion, int64_t n_features, int32_t n_classes, int64_t n_samples,
+                               const py::list& trees, const py::handle& inbag) {
+  const Criterion c = criterion_named(criterion);
+  if (n_features < 1 || n_classes < 0 || n_samples < 1 || (n_classes > 0) != is_classification(c))
+    throw std::invalid_argument("scikit-learn trees: inconsistent criterion, features, classes or samples");
+  SklearnTrees out = sklearn_trees(n_features, std::max(n_classes, 1), trees);
+  out.nodes.criterion = c;
+  out.nodes.n_classes = n_classes;
+  out.nodes.n_samples = n_samples;
+  const auto counts = checked_array<uint32_t>(inbag, {-1}, "inbag", /*convert=*/true);
+  if (counts.size() != static_cast<int64_t>(out.nodes.trees.size()) * n_samples)
+    throw std::invalid_argument("scikit-learn trees: inbag has the wrong size");
+  out.nodes.inbag.assign(counts.data(), counts.data() + counts.size());
   return out;
 }
 
@@ -412,10 +422,19 @@ void bind_forest(py::module_& m) {
                       [](const py::object& s) { return forest_from_state(s); }));
 
   py::class_<SklearnTrees>(m, "SklearnTrees",
-                           "A scikit-learn forest's node arrays, held for the core to read in place (signed paths).")
+                           "A scikit-learn forest's node arrays, held for the core to read in place (signed paths; "
+                           "with in-bag counts, the out-of-bag measures).")
       .def(py::init(&sklearn_trees), py::arg("n_features"), py::arg("n_values"), py::arg("trees"))
+      .def_static("with_inbag", &sklearn_oob_trees, py::arg("criterion"), py::arg("n_features"), py::arg("n_classes"),
+                  py::arg("n_samples"), py::arg("trees"), py::arg("inbag"),
+                  "The trees with what the out-of-bag measures read beside them (as Forest.from_sklearn_trees).")
       .def_property_readonly("n_features", [](const SklearnTrees& t) { return t.nodes.n_features; })
-      .def_property_readonly("n_trees", [](const SklearnTrees& t) { return t.nodes.trees.size(); });
+      .def_property_readonly("n_trees", [](const SklearnTrees& t) { return t.nodes.trees.size(); })
+      .def_property_readonly("n_samples", [](const SklearnTrees& t) { return t.nodes.n_samples; })
+      .def_property_readonly("inbag", [](py::object self) {
+        const SklearnForestNodes& f = self.cast<const SklearnTrees&>().nodes;
+        return view(f.inbag, {static_cast<py::ssize_t>(f.trees.size()), f.n_samples}, self);
+      });
 
   m.def(
       "sklearn_inbag",

@@ -8,14 +8,19 @@
 #include "importance/dstump.hpp"
 #include "importance/importance.hpp"
 #include "importance/shap.hpp"
+#include "py_sklearn_trees.hpp"
 #include "py_util.hpp"
 
 namespace pyinterp {
 namespace {
 
-Targets targets_of(const Forest& f, const py::object& y, const py::object& sample_weight, int64_t n) {
-  if (f.n_outputs != 1)
-    throw std::invalid_argument("out-of-bag measures read one output; the forest has " + std::to_string(f.n_outputs));
+int32_t n_outputs(const Forest& f) { return f.n_outputs; }
+int32_t n_outputs(const SklearnForestNodes&) { return 1; }
+
+template <class Trees>
+Targets targets_of(const Trees& f, const py::object& y, const py::object& sample_weight, int64_t n) {
+  if (n_outputs(f) != 1)
+    throw std::invalid_argument("out-of-bag measures read one output; the forest has " + std::to_string(n_outputs(f)));
   Targets t;
   if (f.n_classes > 0) {
     t.classes = checked_array<int32_t>(y, {n}, "y (class indices)").data();
@@ -45,19 +50,28 @@ void bind_importance(py::module_& m) {
       .value("left", StumpSide::left)
       .value("max", StumpSide::max);
 
+  // A core Forest, or a scikit-learn forest's arrays in place with their in-bag counts (SklearnTrees).
+  const auto oob = [](const auto& f, const py::object& X, const py::object& y, const py::object& sample_weight,
+                      OobMeasure measure, int n_threads) {
+    const MatrixView v = matrix_view(X);
+    const Targets t = targets_of(f, y, sample_weight, v.n_rows);
+    Importance imp;
+    {
+      py::gil_scoped_release release;
+      imp = oob_importance(f, v, t, measure, n_threads);
+    }
+    return importance_arrays(imp);
+  };
   m.def(
       "oob_importance",
-      [](const Forest& f, const py::object& X, const py::object& y, const py::object& sample_weight,
-         OobMeasure measure, int n_threads) {
-        const MatrixView v = matrix_view(X);
-        const Targets t = targets_of(f, y, sample_weight, v.n_rows);
-        Importance imp;
-        {
-          py::gil_scoped_release release;
-          imp = oob_importance(f, v, t, measure, n_threads);
-        }
-        return importance_arrays(imp);
-      },
+      [oob](const Forest& f, const py::object& X, const py::object& y, const py::object& sample_weight,
+            OobMeasure measure, int n_threads) { return oob(f, X, y, sample_weight, measure, n_threads); },
+      py::arg("forest"), py::arg("X"), py::arg("y"), py::arg("sample_weight"), py::arg("measure"),
+      py::arg("n_threads") = 1);
+  m.def(
+      "oob_importance",
+      [oob](const SklearnTrees& f, const py::object& X, const py::object& y, const py::object& sample_weight,
+            OobMeasure measure, int n_threads) { return oob(f.nodes, X, y, sample_weight, measure, n_threads); },
       py::arg("forest"), py::arg("X"), py::arg("y"), py::arg("sample_weight"), py::arg("measure"),
       py::arg("n_threads") = 1);
 

@@ -28,4 +28,9 @@ struct SklearnTrees {
 
 SklearnTrees sklearn_trees(int64_t n_features, int32_t n_values, const py::list& trees);
 
+// The same with what the out-of-bag measures read beside the trees: criterion (a name),
+// n_classes (0 for regression), the training rows and their in-bag counts (n_trees x n_samples).
+SklearnTrees sklearn_oob_trees(const py::handle& criterion, int64_t n_features, int32_t n_classes, int64_t n_samples,
+                               const py::list& trees, const py::handle& inbag);
+
 }  // namespace pyinterp

@@ -117,7 +117,7 @@ class StumpSide(enum.Enum):
     max = 2
 
 def oob_importance(
-    forest: Forest,
+    forest: Forest | SklearnTrees,
     X: ForestX,
     y: npt.NDArray[np.float64] | npt.NDArray[np.int32],
     sample_weight: npt.NDArray[np.float64] | None,
@@ -195,12 +195,26 @@ class NodeCounts(enum.Enum):
     distinct = 1
 
 class SklearnTrees:
-    """A scikit-learn forest's node arrays, held for the core to read in place (signed paths)."""
+    """A scikit-learn forest's node arrays, held for the core to read in place (signed paths; with
+    in-bag counts, the out-of-bag measures)."""
     def __init__(self, n_features: int, n_values: int, trees: list[tuple[npt.NDArray[Any], ...]]) -> None: ...
+    @staticmethod
+    def with_inbag(
+        criterion: str,
+        n_features: int,
+        n_classes: int,
+        n_samples: int,
+        trees: list[tuple[npt.NDArray[Any], ...]],
+        inbag: npt.NDArray[np.uint32],
+    ) -> SklearnTrees: ...
     @property
     def n_features(self) -> int: ...
     @property
     def n_trees(self) -> int: ...
+    @property
+    def n_samples(self) -> int: ...
+    @property
+    def inbag(self) -> npt.NDArray[np.uint32]: ...
 
 def signed_paths(
     forest: Forest | SklearnTrees,

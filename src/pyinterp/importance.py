@@ -91,8 +91,8 @@ def _check_targets(view, y, n_samples):
     return index.astype(np.int32)
 
 
-def _oob_inputs(forest, X, y, sample_weight):
-    view = _view(forest, n_samples=X.shape[0] if hasattr(X, "shape") else len(X))
+def _oob_inputs(forest, X, y, sample_weight, in_place=False):
+    view = _view(forest, n_samples=X.shape[0] if hasattr(X, "shape") else len(X), in_place=in_place)
     X = _check_X(view, X)
     if view.core.n_samples != X.shape[0]:
         raise ValueError(
@@ -123,7 +123,7 @@ def _result(mean, std, return_std):
 
 
 def _oob_measure(measure, forest, X, y, sample_weight, return_std, n_jobs):
-    view, X, targets, sample_weight = _oob_inputs(forest, X, y, sample_weight)
+    view, X, targets, sample_weight = _oob_inputs(forest, X, y, sample_weight, in_place=True)
     mean, std, _ = _core.oob_importance(
         view.core, X, targets, sample_weight, measure, resolve_n_threads(n_jobs)
     )

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "criterion.hpp"
 #include "tree.hpp"
 
 namespace pyinterp {
@@ -34,12 +35,18 @@ struct SklearnNodes {
   Strided<uint8_t> missing_go_to_left;
 };
 
-// A scikit-learn forest read in place (single output), for what reads only the trees' structure
-// (signed paths): no core copy is made. The arrays are trusted only as far as tree_from_sklearn
-// trusts them: readers check each link and feature as they meet it.
+// A scikit-learn forest read in place (single output), for what reads its trees without a core
+// copy (signed paths, the out-of-bag measures): the arrays are trusted only as far as
+// tree_from_sklearn trusts them (node_readers.hpp's SklearnReader checks them tree by tree).
 struct SklearnForestNodes {
   int64_t n_features = 0;
+  int32_t n_values = 1;  // values per node: 1 (the mean) or n_classes (fractions)
   std::vector<SklearnNodes> trees;
+  // For the out-of-bag measures only (else unset): as Forest holds them.
+  Criterion criterion = Criterion::squared_error;
+  int32_t n_classes = 0;
+  int64_t n_samples = 0;
+  std::vector<uint32_t> inbag;  // n_trees x n_samples
 };
 
 // Inner node t's impurity decrease (N_t I_t - N_l I_l - N_r I_r) / N_root from its own and its

@@ -30,7 +30,8 @@ void collect(std::vector<std::pair<int32_t, double>>& node_scores, TreeScores& o
 }
 
 
-void check_training_rows(const Forest& forest, const MatrixView& X) {
+template <class Trees>
+void check_training_rows(const Trees& forest, const MatrixView& X) {
   if (X.n_cols != forest.n_features) throw std::invalid_argument("X has a different number of features than the forest");
   if (X.n_rows != forest.n_samples)
     throw std::invalid_argument("out-of-bag importances need the training rows: X has a different number of rows");
@@ -40,30 +41,32 @@ double oob_impurity(Criterion c, const NodeSums& s, int64_t node, int32_t nv) {
   return impurity_of_sums(c, s.w[node], s.wy.data() + node * nv, s.wyy[node], nv);
 }
 
-double mixed_impurity(Criterion c, const Tree& tree, const NodeSums& s, int64_t node) {
+template <class Nodes>
+double mixed_impurity(Criterion c, const Nodes& tree, const NodeSums& s, int64_t node, std::vector<double>& values) {
   const int32_t nv = tree.n_values;
-  return mixed_impurity(c, tree.value.data() + node * nv, s.w[node], s.wy.data() + node * nv, s.wyy[node], nv);
+  values.resize(nv);
+  for (int32_t v = 0; v < nv; ++v) values[v] = tree.value(node, v);
+  return mixed_impurity(c, values.data(), s.w[node], s.wy.data() + node * nv, s.wyy[node], nv);
 }
 
-void tree_oob_scores(const Tree& tree, const NodeSums& s, OobMeasure measure, Criterion c,
-                     std::vector<std::pair<int32_t, double>>& node_scores) {
+template <class Nodes>
+void tree_oob_scores(const Nodes tree, const NodeSums& s, OobMeasure measure, Criterion c,
+                     std::vector<std::pair<int32_t, double>>& node_scores, std::vector<double>& values) {
   const int32_t nv = tree.n_values;
   const double oob_total = s.w[0];
-  const double inbag_total = tree.weighted_n_node_samples[0];
+  const double inbag_total = tree.weighted(0);
   node_scores.clear();
-  for (int64_t t = 0; t < tree.node_count(); ++t) {
-    if (tree.is_leaf(t)) continue;
-    const int64_t l = tree.left[t], r = tree.right[t];
+  for (int64_t t = 0; t < tree.count(); ++t) {
+    if (!tree.inner(t)) continue;
+    const int64_t l = tree.left(t), r = tree.right(t);
     double score = 0.0;
     switch (measure) {
       case OobMeasure::mdi_oob: {
         // Thesis eq. (8.20) summed by node: sum over the OOB rows of each child of
         // <mu(child) - mu(t), y_i>.
-        const double* mt = tree.value.data() + t * nv;
         for (const int64_t c : {l, r}) {
-          const double* mc = tree.value.data() + c * nv;
           const double* wy = s.wy.data() + c * nv;
-          for (int32_t v = 0; v < nv; ++v) score += (mc[v] - mt[v]) * wy[v];
+          for (int32_t v = 0; v < nv; ++v) score += (tree.value(c, v) - tree.value(t, v)) * wy[v];
         }
         score /= oob_total;
         break;
@@ -76,20 +79,40 @@ void tree_oob_scores(const Tree& tree, const NodeSums& s, OobMeasure measure, Cr
         break;
       case OobMeasure::ufi:
         if (s.w[l] <= 0.0 || s.w[r] <= 0.0) continue;
-        score = (tree.weighted_n_node_samples[t] * mixed_impurity(c, tree, s, t) -
-                 tree.weighted_n_node_samples[l] * mixed_impurity(c, tree, s, l) -
-                 tree.weighted_n_node_samples[r] * mixed_impurity(c, tree, s, r)) /
+        score = (tree.weighted(t) * mixed_impurity(c, tree, s, t, values) -
+                 tree.weighted(l) * mixed_impurity(c, tree, s, l, values) -
+                 tree.weighted(r) * mixed_impurity(c, tree, s, r, values)) /
                 inbag_total;
         break;
     }
-    node_scores.emplace_back(tree.feature[t], score);
+    node_scores.emplace_back(tree.feature(t), score);
   }
 }
 
 struct OobWorker {
   NodeSums sums;
   std::vector<std::pair<int32_t, double>> node_scores;
+  std::vector<double> values;   // one node's values (mixed impurity)
+  std::vector<int32_t> parent;  // a node reader's buffer
 };
+
+template <class Trees>
+Importance oob_importance_of(const Trees& forest, const MatrixView& X, const Targets& targets, OobMeasure measure,
+                             int n_threads) {
+  check_training_rows(forest, X);
+  const int64_t n_trees = tree_count(forest);
+  std::vector<TreeScores> per_tree(n_trees);
+  parallel_for(
+      n_trees, n_threads, [](int) { return OobWorker{}; },
+      [&](int64_t t, int, OobWorker& worker) {
+        const auto tree = nodes(forest, t, worker.parent);
+        oob_node_sums(tree, forest.inbag.data() + t * forest.n_samples, X, targets, worker.sums);
+        if (worker.sums.n_rows == 0) return;
+        tree_oob_scores(tree, worker.sums, measure, forest.criterion, worker.node_scores, worker.values);
+        collect(worker.node_scores, per_tree[t]);
+      });
+  return reduce_tree_scores(per_tree, forest.n_features);
+}
 
 // Loss of one row at a leaf: squared error, or 0/1 misclassification (argmax, first on ties).
 double leaf_loss(const Tree& tree, int32_t leaf, const Targets& targets, int64_t i) {
@@ -139,19 +162,12 @@ Importance reduce_tree_scores(const std::vector<TreeScores>& trees, int64_t n_fe
 
 Importance oob_importance(const Forest& forest, const MatrixView& X, const Targets& targets, OobMeasure measure,
                           int n_threads) {
-  check_training_rows(forest, X);
-  const int64_t n_trees = static_cast<int64_t>(forest.trees.size());
-  std::vector<TreeScores> per_tree(n_trees);
-  parallel_for(
-      n_trees, n_threads, [](int) { return OobWorker{}; },
-      [&](int64_t t, int, OobWorker& worker) {
-        const Tree& tree = forest.trees[t];
-        oob_node_sums(tree, forest.inbag.data() + t * forest.n_samples, X, targets, worker.sums);
-        if (worker.sums.n_rows == 0) return;
-        tree_oob_scores(tree, worker.sums, measure, forest.criterion, worker.node_scores);
-        collect(worker.node_scores, per_tree[t]);
-      });
-  return reduce_tree_scores(per_tree, forest.n_features);
+  return oob_importance_of(forest, X, targets, measure, n_threads);
+}
+
+Importance oob_importance(const SklearnForestNodes& forest, const MatrixView& X, const Targets& targets,
+                          OobMeasure measure, int n_threads) {
+  return oob_importance_of(forest, X, targets, measure, n_threads);
 }
 
 Importance permutation_importance(const Forest& forest, const MatrixView& X, const Targets& targets, int n_repeats,

@@ -8,6 +8,7 @@
 
 #include "../common/matrix.hpp"
 #include "../forest/forest.hpp"
+#include "../forest/sklearn_trees.hpp"
 #include "targets.hpp"
 
 namespace pyinterp {
@@ -24,6 +25,9 @@ struct Importance {
 // measure impurity with the forest's criterion.
 Importance oob_importance(const Forest& forest, const MatrixView& X, const Targets& targets, OobMeasure measure,
                           int n_threads);
+// The same of a scikit-learn forest read in place (its in-bag counts set), the copy's bit for bit.
+Importance oob_importance(const SklearnForestNodes& forest, const MatrixView& X, const Targets& targets,
+                          OobMeasure measure, int n_threads);
 
 // Mean decrease in impurity: per feature, the sum of its nodes' impurity_decrease averaged over the
 // trees. normalize: each tree's sums scaled to one (trees with a single node skipped) and the mean

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "../common/matrix.hpp"
-#include "../forest/tree.hpp"
+#include "../forest/node_readers.hpp"
 #include "targets.hpp"
 
 namespace pyinterp {
@@ -18,8 +18,10 @@ struct NodeSums {
   int64_t n_rows = 0;       // OOB rows of the tree with positive weight
 };
 
-// counts: the tree's in-bag count per training row; rows with count 0 are out of bag.
-void oob_node_sums(const Tree& tree, const uint32_t* counts, const MatrixView& X, const Targets& targets,
+// counts: the tree's in-bag count per training row; rows with count 0 are out of bag. Nodes: a
+// node reader (node_readers.hpp), a core tree's or a scikit-learn tree's in place.
+template <class Nodes>
+void oob_node_sums(const Nodes tree, const uint32_t* counts, const MatrixView& X, const Targets& targets,
                    NodeSums& sums);
 
 }  // namespace pyinterp

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "../common/parallel.hpp"
+#include "../forest/node_readers.hpp"
 #include "distinct_rows.hpp"
 
 namespace pyinterp {
@@ -26,89 +27,33 @@ struct Scratch {
   std::vector<uint8_t> pushed;
   std::vector<int32_t> active;
   std::vector<Step> stack;
-  std::vector<int32_t> parent;  // per node of a tree read in place: its parent, and N I
-  std::vector<double> product;
+  std::vector<int32_t> parent;          // per node of a tree read in place
+  std::vector<double> product, decrease;  // per node, where decreases are derived
 };
 
-// The node fields a walk reads, with node sizes N counted as `counts` says, from a core tree (its
-// links checked when it was built) ... Readers hold raw pointers and the walk takes them by value,
-// so the pointers stay in registers (through a reference, every store to the output vectors could
-// change them: the walk was 20 % slower).
-struct CoreNodes {
-  const int32_t *left_, *right_, *feature_, *parent_, *samples_;
-  const double *weighted_, *impurity_, *decrease_;
-  int64_t n;
-  NodeCounts counts;
-
-  CoreNodes(const Tree& t, NodeCounts counts)
-      : left_(t.left.data()), right_(t.right.data()), feature_(t.feature.data()), parent_(t.parent.data()),
-        samples_(t.n_node_samples.data()), weighted_(t.weighted_n_node_samples.data()), impurity_(t.impurity.data()),
-        decrease_(t.impurity_decrease.data()), n(t.node_count()), counts(counts) {}
-  int64_t count() const { return n; }
-  bool inner(int64_t node) const { return left_[node] >= 0; }
-  int32_t left(int64_t node) const { return left_[node]; }
-  int32_t right(int64_t node) const { return right_[node]; }
-  int32_t parent(int64_t node) const { return parent_[node]; }
-  int32_t feature(int64_t node) const { return feature_[node]; }
-  double weighted(int64_t node) const { return weighted_[node]; }
-  double size(int64_t node) const { return counts == NodeCounts::weighted ? weighted_[node] : samples_[node]; }
-  // (N_t I_t - N_l I_l - N_r I_r) / N_root of inner node t: recorded for weighted counts.
-  double decrease(int64_t t) const {
-    if (counts == NodeCounts::weighted) return decrease_[t];
-    const int32_t l = left_[t], r = right_[t];
-    return impurity_decrease(size(t) * impurity_[t], size(l) * impurity_[l], size(r) * impurity_[r], size(0));
-  }
-};
-
-// ... or from a scikit-learn tree's node arrays in place: no copy. One sequential pass first
-// checks every node's links and feature (what tree_from_sklearn checks) and gathers what the copy
-// would derive: parents, and N I per node for the decreases (computing them from a right child's
-// struct where its parent is met would be a cache miss per split), by the formula the copy uses.
-struct SklearnReader {
-  SklearnNodes a;
-  const int32_t* parent_;
-  const double* product_;  // N I per node
-  NodeCounts counts;
-
-  SklearnReader(const SklearnNodes& nodes, int64_t n_features, NodeCounts counts, std::vector<int32_t>& parent,
-                std::vector<double>& product)
-      : a(nodes), counts(counts) {
-    const int64_t n = a.n_nodes;
-    parent.assign(static_cast<size_t>(n), -1);
-    product.resize(static_cast<size_t>(n));
-    for (int64_t node = 0; node < n; ++node) {
-      product[node] = size(node) * a.impurity[node];
-      const int64_t l = a.left[node], r = a.right[node];
-      if (l < 0 && r < 0) continue;
-      const int64_t f = a.feature[node];
-      if (!(l > node && r > node && l < n && r < n && f >= 0 && f < n_features))
-        throw std::invalid_argument("scikit-learn trees: node links");
-      parent[l] = parent[r] = static_cast<int32_t>(node);
-    }
-    parent_ = parent.data();
-    product_ = product.data();
-  }
-  int64_t count() const { return a.n_nodes; }
-  bool inner(int64_t node) const { return a.left[node] >= 0; }
-  int32_t left(int64_t node) const { return static_cast<int32_t>(a.left[node]); }
-  int32_t right(int64_t node) const { return static_cast<int32_t>(a.right[node]); }
-  int32_t parent(int64_t node) const { return parent_[node]; }
-  int32_t feature(int64_t node) const { return static_cast<int32_t>(a.feature[node]); }
-  double weighted(int64_t node) const { return a.weighted_n_node_samples[node]; }
-  double size(int64_t node) const {
-    return counts == NodeCounts::weighted ? a.weighted_n_node_samples[node] : static_cast<double>(a.n_node_samples[node]);
-  }
-  double decrease(int64_t t) const {
-    return impurity_decrease(product_[t], product_[a.left[t]], product_[a.right[t]], size(0));
-  }
-};
-
-int64_t tree_count(const Forest& forest) { return static_cast<int64_t>(forest.trees.size()); }
-int64_t tree_count(const SklearnForestNodes& forest) { return static_cast<int64_t>(forest.trees.size()); }
-CoreNodes nodes(const Forest& forest, int64_t t, NodeCounts counts, Scratch&) { return {forest.trees[t], counts}; }
-SklearnReader nodes(const SklearnForestNodes& forest, int64_t t, NodeCounts counts, Scratch& s) {
-  return {forest.trees[t], forest.n_features, counts, s.parent, s.product};
+template <class Nodes>
+double node_size(const Nodes& tree, int64_t node, NodeCounts counts) {
+  return counts == NodeCounts::weighted ? tree.weighted(node) : tree.distinct(node);
 }
+
+// Each inner node's decrease (N_t I_t - N_l I_l - N_r I_r) / N_root with sizes N as `counts`
+// says: the one a core tree records for weighted sizes, else derived from N I per node (gathered in
+// one pass first: a right child's fields, read where its parent is, would be a cache miss per
+// split in a tree read in place) by the formula the copy records.
+template <class Nodes>
+const double* decreases(const Nodes& tree, NodeCounts counts, Scratch& s) {
+  if (counts == NodeCounts::weighted && tree.recorded_decreases() != nullptr) return tree.recorded_decreases();
+  const int64_t n = tree.count();
+  s.product.resize(static_cast<size_t>(n));
+  s.decrease.resize(static_cast<size_t>(n));
+  for (int64_t node = 0; node < n; ++node) s.product[node] = node_size(tree, node, counts) * tree.impurity(node);
+  const double root = node_size(tree, 0, counts);
+  for (int64_t node = 0; node < n; ++node)
+    if (tree.inner(node))
+      s.decrease[node] = impurity_decrease(s.product[node], s.product[tree.left(node)], s.product[tree.right(node)], root);
+  return s.decrease.data();
+}
+
 
 // An upper bound on the codes of all leaves' paths of tree t: one per level and per key; without
 // depths, (n + 1) / 2 leaves each below fewer than n nodes (children follow their parents).
@@ -124,11 +69,11 @@ int64_t code_bound(const SklearnForestNodes& forest, int64_t t, int64_t per_path
   return (n + 1) / 2 * std::min<int64_t>(n - 1, per_path);
 }
 
-// The impurity decrease of inner node t compared with epsilon.
+// The impurity decrease of inner node t (dec: decreases()) as the options scale it.
 template <class Nodes>
-double decrease(const Nodes& tree, int64_t t, const SignedPathOptions& o) {
-  const double d = tree.decrease(t);
-  return o.scale == DecreaseScale::within_node ? d * tree.size(0) / tree.size(t) : d;
+double decrease(const Nodes& tree, const double* dec, int64_t t, const SignedPathOptions& o) {
+  return o.scale == DecreaseScale::within_node ? dec[t] * node_size(tree, 0, o.counts) / node_size(tree, t, o.counts)
+                                               : dec[t];
 }
 
 // One depth-first walk per tree, so each node is visited once; at each leaf, on_leaf(node, depth)
@@ -136,6 +81,7 @@ double decrease(const Nodes& tree, int64_t t, const SignedPathOptions& o) {
 // nodes than the tree has (links that join, possible only in arrays read in place) throws.
 template <class Nodes, class OnLeaf>
 void walk(const Nodes tree, const SignedPathOptions& o, Scratch& s, OnLeaf on_leaf) {
+  const double* dec = decreases(tree, o.counts, s);
   int32_t current = 0;  // depth of the path state
   int64_t visits = 0;
   s.stack.assign(1, {0, 0});
@@ -159,7 +105,7 @@ void walk(const Nodes tree, const SignedPathOptions& o, Scratch& s, OnLeaf on_le
       const int32_t k = o.groups ? o.groups[tree.feature(parent)] : tree.feature(parent);
       const int32_t code = 2 * k + (node == tree.right(parent) ? 1 : 0);
       const int32_t key = o.first_occurrence == FirstOccurrence::every ? code : k;  // what may occur once
-      const bool passes = decrease(tree, parent, o) > o.epsilon;
+      const bool passes = decrease(tree, dec, parent, o) > o.epsilon;
       const bool first = !s.seen[key] && (passes || o.first_occurrence == FirstOccurrence::literal);
       s.marked[depth] = first ? key : -1;
       s.pushed[depth] = first && passes;
@@ -262,7 +208,7 @@ void check_size(const Trees& forest, const SignedPathOptions& o, int64_t n_keys,
       n, n_threads, [&](int) { return scratch(n_keys); },
       [&](int64_t t, int, Scratch& s) {
         codes[t] = 0;
-        walk(nodes(forest, t, o.counts, s), o, s, [&](int32_t, int32_t) { codes[t] += static_cast<int64_t>(s.active.size()); });
+        walk(nodes(forest, t, s.parent), o, s, [&](int32_t, int32_t) { codes[t] += static_cast<int64_t>(s.active.size()); });
       });
   const int64_t total = saturated_sum(codes);
   if (total > o.max_codes)
@@ -280,7 +226,7 @@ SignedPaths all_paths(const Trees& forest, const SignedPathOptions& options, int
   parallel_for(
       n_trees, n_threads, [&](int) { return scratch(n_keys); },
       [&](int64_t t, int, Scratch& s) {
-        tree_paths(nodes(forest, t, options.counts, s), static_cast<int32_t>(t), n_trees, options, s, per_tree[t]);
+        tree_paths(nodes(forest, t, s.parent), static_cast<int32_t>(t), n_trees, options, s, per_tree[t]);
         sort_by_leaf(per_tree[t]);
       });
   SignedPaths all;
@@ -325,7 +271,7 @@ WeightedCsr distinct_paths(const Trees& forest, const SignedPathOptions& options
       [&](int64_t t, int, Worker& w) {
         SignedPaths& p = w.leaves;
         p.clear();
-        tree_paths(nodes(forest, t, options.counts, w.scratch), static_cast<int32_t>(t), n_trees, options, w.scratch,
+        tree_paths(nodes(forest, t, w.scratch.parent), static_cast<int32_t>(t), n_trees, options, w.scratch,
                    p);
         sort_by_leaf(p);
         w.writer.open(per_tree[t], p.weight.size(), p.codes.size());

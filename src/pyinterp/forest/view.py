@@ -54,9 +54,15 @@ def _refuse_outputs(n_outputs):
                          "and their miners), whose node impurity is the mean of the outputs'")
 
 
-def forest_view(forest, n_samples=None, *, multi_output=False) -> _ForestView:
+def forest_view(forest, n_samples=None, *, multi_output=False, in_place=False) -> _ForestView:
     """n_samples: training rows, needed to recover scikit-learn's out-of-bag sets. multi_output:
-    whether the caller reads forests of several outputs (else they are refused, naming why)."""
+    whether the caller reads forests of several outputs (else they are refused, naming why).
+    in_place: the caller's core readings also take a scikit-learn forest's node arrays where they
+    lie (``_core.SklearnTrees``: signed paths, the out-of-bag measures), so none is copied unless
+    a copy is kept already. Making the copy (~0.05 ms and 160 KB a tree of 2,500 nodes) costs
+    about what mining its paths does; walking in place costs a third more than walking the copy,
+    so only a forest read three times or more would gain from one, and it would hold the memory
+    while the forest lives."""
     if isinstance(forest, _BaseForest):
         check_is_fitted(forest, "_forest")
         if not multi_output:
@@ -68,7 +74,13 @@ def forest_view(forest, n_samples=None, *, multi_output=False) -> _ForestView:
         if forest.n_outputs_ != 1:
             raise ValueError("multi-output scikit-learn forests are not supported")
         classes = getattr(forest, "classes_", None)
-        core = _sklearn_structure(forest) if n_samples is None else _sklearn_core(forest, n_samples)
+        if n_samples is not None:
+            core = _sklearn_core(forest, n_samples, in_place)
+        elif not in_place:
+            core = _sklearn_structure(forest)
+        elif (core := _kept_structure(forest)) is None:
+            core = _core.SklearnTrees(forest.n_features_in_, 1 if classes is None else len(classes),
+                                      [sklearn_node_arrays(est.tree_) for est in forest.estimators_])
         return _ForestView(core, forest, classes, True)
     raise TypeError(
         "forest must be a fitted pyinterp RandomForestRegressor/RandomForestClassifier or scikit-learn "
@@ -83,35 +95,21 @@ _SKLEARN_CORES = weakref.WeakKeyDictionary()
 _TREE_OF = operator.attrgetter("tree_")
 
 
-def _sklearn_structure(forest):
-    trees = tuple(map(_TREE_OF, forest.estimators_))
+def _kept_structure(forest):
+    """The structure-only import kept for forest, or None."""
     cached = _SKLEARN_CORES.get(forest)
-    if cached is not None and cached[0] == trees:  # element by element: identity (trees define no __eq__)
-        return cached[1]
-    core = _sklearn_core(forest, None)
-    _SKLEARN_CORES[forest] = (trees, core)
-    return core
-
-
-def structure_view(forest) -> _ForestView:
-    """forest_view (multi-output allowed) for readings of the trees' structure alone (signed
-    paths): a scikit-learn forest's node arrays are then read in place (``_core.SklearnTrees``, the
-    same paths as its core copy gives) unless its core copy is kept already. Making the copy
-    (~0.05 ms and 160 KB a tree of 2,500 nodes) costs about what the mining after it does; walking
-    in place costs a third more than walking the copy, so only a forest mined three times or more
-    would gain from a copy, and it would hold the memory while the forest lives."""
-    if not _is_sklearn_forest(forest):
-        return forest_view(forest, multi_output=True)
-    check_is_fitted(forest)
-    if forest.n_outputs_ != 1:
-        raise ValueError("multi-output scikit-learn forests are not supported")
-    classes = getattr(forest, "classes_", None)
-    cached = _SKLEARN_CORES.get(forest)
+    # element by element: identity (trees define no __eq__)
     if cached is not None and cached[0] == tuple(map(_TREE_OF, forest.estimators_)):
-        return _ForestView(cached[1], forest, classes, True)
-    trees = _core.SklearnTrees(forest.n_features_in_, 1 if classes is None else len(classes),
-                               [sklearn_node_arrays(est.tree_) for est in forest.estimators_])
-    return _ForestView(trees, forest, classes, True)
+        return cached[1]
+    return None
+
+
+def _sklearn_structure(forest):
+    core = _kept_structure(forest)
+    if core is None:
+        core = _sklearn_core(forest, None)
+        _SKLEARN_CORES[forest] = (tuple(map(_TREE_OF, forest.estimators_)), core)
+    return core
 
 
 def check_rows(view, X):
@@ -190,10 +188,11 @@ def sklearn_node_arrays(t):
             t.weighted_n_node_samples, t.impurity, t.value[:, 0, :])
 
 
-def _sklearn_core(forest, n_samples):
+def _sklearn_core(forest, n_samples, in_place=False):
     """The core forest of a scikit-learn forest: one core call reads every tree's node arrays in
     place (per node work in Python cost ~0.3 ms a tree, more than the mining that follows), on the
-    forest's own n_jobs threads."""
+    forest's own n_jobs threads; or, in_place with n_samples, the arrays held as they are with
+    the in-bag counts beside them."""
     trees = [sklearn_node_arrays(est.tree_) for est in forest.estimators_]
     n_trees, n_threads = len(trees), resolve_n_threads(forest.n_jobs)
     if n_samples is None:  # only the tree structure is needed
@@ -201,5 +200,7 @@ def _sklearn_core(forest, n_samples):
     else:
         inbag = _sklearn_inbag(forest, n_samples, n_threads)
     n_classes = len(forest.classes_) if hasattr(forest, "classes_") else 0
-    return _core.Forest.from_sklearn_trees(_sklearn_criterion(forest), forest.n_features_in_, n_classes, n_samples,
-                                           trees, inbag.ravel(), n_threads)
+    args = (_sklearn_criterion(forest), forest.n_features_in_, n_classes, n_samples, trees, inbag.ravel())
+    if in_place:
+        return _core.SklearnTrees.with_inbag(*args)
+    return _core.Forest.from_sklearn_trees(*args, n_threads)

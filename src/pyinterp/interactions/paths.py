@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from .. import _core
 from .._groups import check_feature_groups
 from .._validation import IntInterval, check_budget, resolve_n_threads
-from ..forest.view import structure_view
+from ..forest.view import forest_view
 
 TooManyPathCodes = _core.TooManyPathCodes
 
@@ -176,7 +176,7 @@ def _core_args(forest, epsilon, weight, first_occurrence, impurity_scale, node_c
                n_jobs):
     """The core's arguments, and what the codes will index: the group names with
     ``feature_groups``, else the forest's feature names, else None."""
-    view = structure_view(forest)  # no node values or responses are read
+    view = forest_view(forest, multi_output=True, in_place=True)  # no node values or responses are read
     groups = check_feature_groups(feature_groups, view.core.n_features)
     if groups is not None:
         names = groups.names
