@@ -54,7 +54,6 @@ const double* decreases(const Nodes& tree, NodeCounts counts, Scratch& s) {
   return s.decrease.data();
 }
 
-
 // An upper bound on the codes of all leaves' paths of tree t: one per level and per key; without
 // depths, (n + 1) / 2 leaves each below fewer than n nodes (children follow their parents).
 int64_t code_bound(const Forest& forest, int64_t t, int64_t per_path) {
