@@ -158,3 +158,14 @@ def test_agreeing_starts_run_no_third_one(monkeypatch):
     staged = DLBCD(n_restarts=3, random_state=1).fit(X)
     assert weights == [noise.LASSO_WEIGHT]
     assert staged.noise_start_ in ("dlbcd", "lasso") and dictionary_nmse(staged.components_, D) < 1e-4
+
+
+def test_disagreeing_starts_still_keep_the_right_one():
+    # grid cell (8, 2) rep 3, cond(D*) 48: DL-BCD's answer is wrong (0.16), the lasso start right; the
+    # third start runs and is not kept. (With 200 MOD steps per start instead of 50, DL-BCD's wrong
+    # dictionary fitted the noise to a lower misfit than D* and was kept.)
+    D, X = grid_data(8, 2, 3)
+    staged = DLBCD(n_restarts=3, random_state=3).fit(X)
+    assert dictionary_nmse(staged.dlbcd_components_, D) > 0.1
+    assert dictionary_nmse(staged.components_, D) < 1e-4
+    assert staged.noise_start_ == "lasso"

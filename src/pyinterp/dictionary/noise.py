@@ -20,9 +20,9 @@ the noise obeys is x = D a + e, so this stage fits that model, starting from DL-
 3b. when the two debiased starts disagree (one of them, at least, sits in a wrong minimum), a third
    start, the penalised model at the lighter weight LIGHT_WEIGHT sigma from DL-BCD's dictionary (the
    heavy weight's shrinkage can carry the refit into another wrong minimum, and it does when the
-   noise estimate is high), and every start gets MOD steps up to MOD_MAX_ITER_DISAGREE in all (MOD
-   creeps: a right start can still be a few 1e-3 off after MOD_MAX_ITER). When they agree nothing
-   more runs;
+   noise estimate is high), debiased the same way. When they agree nothing more runs. (More MOD
+   steps are no help: run to convergence, a wrong dictionary can fit the noise to a lower misfit
+   than D*, docs/architecture.md);
 4. of the results, the one with the lowest penalised misfit of the noisy sparse model: each
    signal's support from a lasso at weight sigma sqrt(2 log p) (convex, so not the greedy
    pursuit's choices), its coefficients refitted by least squares on it (no shrinkage to favour a
@@ -45,7 +45,6 @@ AGREEMENT = 1e-4  # dictionary NMSE below which two debiased starts are the same
 RESIDUAL_FACTOR = 1.15
 LASSO_MAX_ITER = 100
 MOD_MAX_ITER = 50
-MOD_MAX_ITER_DISAGREE = 200
 SCORE_LASSO_MAX_ITER = 1000
 SCORE_BLOCK_BYTES = 1 << 26  # the scoring's least-squares systems at a time (64 MiB)
 _NOISELESS = 1e-8  # sigma below this fraction of X's root mean square: nothing to refine
@@ -133,9 +132,9 @@ def _lasso_candidate(X, D, sigma, seed, weight=LASSO_WEIGHT):
     return np.ascontiguousarray(atoms) if usable else None
 
 
-def _mod(X, D, sigma, steps=MOD_MAX_ITER):
-    """At most `steps` MOD steps from D: pursuit codes, then the least-squares dictionary (unused atoms kept)."""
-    for _ in range(steps):
+def _mod(X, D, sigma):
+    """MOD steps from D: pursuit codes, then the least-squares dictionary (unused atoms kept)."""
+    for _ in range(MOD_MAX_ITER):
         A = pursuit(X, D, sigma)
         used = np.any(A != 0, axis=0)
         new = D.copy()
@@ -187,10 +186,9 @@ def refine(X, D, sigma, seed):
     if lasso is not None:
         fits["lasso"] = _mod(X, lasso, sigma)
     if "lasso" not in fits or dictionary_nmse(fits["lasso"], fits["dlbcd"]) > AGREEMENT:
-        fits = {start: _mod(X, fit, sigma, MOD_MAX_ITER_DISAGREE - MOD_MAX_ITER) for start, fit in fits.items()}
         light = _lasso_candidate(X, D, sigma, seed, LIGHT_WEIGHT)
         if light is not None:
-            fits["light"] = _mod(X, light, sigma, MOD_MAX_ITER_DISAGREE)
+            fits["light"] = _mod(X, light, sigma)
     misfit = {start: penalised_misfit(X, fit, sigma) for start, fit in fits.items()}
     start = min(fits, key=misfit.get)  # the first of dlbcd, lasso, light on ties
     return fits[start], start
