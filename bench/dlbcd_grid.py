@@ -69,9 +69,10 @@ DLBCD_TAU, DLBCD_INF, SKLEARN, SPAMS = "DL-BCD tau=0.5", "DL-BCD tau=inf", "skle
 # DL-BCD tau = 0.5 followed by its noise stage (DLBCD(noise="auto"), the default since the grid's first four
 # sessions, which ran Algorithm 2 alone: noise=0). Fitted by `noise-stage` on chosen cells only.
 DLBCD_NOISE = "DL-BCD tau=0.5 + noise stage"
-# How the noise stage picks between its two debiased starts, recorded with each of its fits: records without
-# it were fitted when the stage kept the start needing the fewest pursuit atoms ("fewest atoms").
-SELECTION = "penalised misfit"
+# How the noise stage picks between its debiased starts, recorded with each of its fits: records without
+# it were fitted when the stage kept the start needing the fewest pursuit atoms ("fewest atoms"), records
+# with "penalised misfit" when it had two starts only (no light-penalty third start when they disagree).
+SELECTION = "penalised misfit, third start on disagreement (50 MOD steps)"
 GRID_METHODS = (DLBCD_TAU, DLBCD_INF, SKLEARN, SPAMS)
 
 
@@ -387,8 +388,9 @@ def selection_line(cells, keys, records):
     old = [c for c in cells if any(criterion(k) != SELECTION for k in keys[c])]
     if not old:
         return f"The stage chose between its starts by {SELECTION} in every cell."
+    earlier = sorted({criterion(k) for c in old for k in keys[c]} - {SELECTION})
     return (f"The stage chose between its starts by {SELECTION} in {len(cells) - len(old)} cells; the other "
-            f"{len(old)} hold fits of the previous choice (fewest atoms), not refitted: {' '.join(map(str, old))}.")
+            f"{len(old)} hold fits of an earlier choice ({'; '.join(earlier)}), not refitted: {' '.join(map(str, old))}.")
 
 
 def noise_report(records, path=RESULTS_FILE):
@@ -427,7 +429,8 @@ def noise_report(records, path=RESULTS_FILE):
              f"`dlbcd_components_` (Algorithm 2 alone with today's code); it has the NMSE the grid recorded in "
              f"{same} of {len(every)} data sets (the grid's sessions ran earlier versions of the core) and the same "
              f"outcome in {same_outcome}. The stage kept the lasso start in {sum(f['start'] == 'lasso' for f in fits)} "
-             f"data sets and DL-BCD's dictionary in {sum(f['start'] == 'dlbcd' for f in fits)}, and did not run in "
+             f"data sets, the light-penalty start in {sum(f['start'] == 'light' for f in fits)} and DL-BCD's "
+             f"dictionary in {sum(f['start'] == 'dlbcd' for f in fits)}, and did not run in "
              f"{sum(f['start'] is None for f in fits)} (no noise level: codes without zeros). "
              f"{selection_line(cells, keys, records)} CPU seconds per fit with the stage "
              f"{np.mean([f['cpu_seconds'] for f in fits if f.get('selection') == SELECTION] or [np.nan]):.2f} "

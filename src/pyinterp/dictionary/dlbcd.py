@@ -97,8 +97,8 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         The noise stage (``pyinterp.dictionary.noise``): with noisy signals, the l1 objective on
         D^{-1} x sees the noise amplified by up to cond(D) and its minimiser can miss an
         ill-conditioned reference; the stage refits the noisy model X = A D^T + noise from DL-BCD's
-        dictionary (least-squares dictionary steps from two starts, then the one with the lower
-        penalised misfit of that model at the noise level). The value is the standard deviation of the noise per entry of X; "auto" estimates it
+        dictionary (least-squares dictionary steps from two starts, a third when those disagree,
+        then the one with the lowest penalised misfit of that model at the noise level). The value is the standard deviation of the noise per entry of X; "auto" estimates it
         from DL-BCD's coefficients and skips the stage when the signals are noiseless (the zero
         coefficients no wider than ``smoothing`` leaves them, or the noise below 1e-8 of X's root mean
         square), so exact recovery stays exact, and when the estimate would hold a tenth of X's
@@ -120,7 +120,7 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         DL-BCD's dictionary, before the noise stage (``components_`` when the stage did not run).
     noise_ : float
         The noise level the stage used (given or estimated; 0 when it did not run).
-    noise_start_ : {"dlbcd", "lasso"} or None
+    noise_start_ : {"dlbcd", "lasso", "light"} or None
         The start the noise stage kept (None when it did not run).
     objective_history_ : ndarray
         f before the first sweep and after each sweep of the final (tau) stage of the kept restart.

@@ -17,7 +17,13 @@ the noise obeys is x = D a + e, so this stage fits that model, starting from DL-
    matching pursuit to a residual of (RESIDUAL_FACTOR sigma)^2 p per signal (the stopping rule of
    K-SVD denoising, Elad & Aharon 2006), then the least-squares dictionary for them, which removes
    the penalty's bias;
-4. of the two results, the one with the lower penalised misfit of the noisy sparse model: each
+3b. when the two debiased starts disagree (one of them, at least, sits in a wrong minimum), a third
+   start, the penalised model at the lighter weight LIGHT_WEIGHT sigma from DL-BCD's dictionary (the
+   heavy weight's shrinkage can carry the refit into another wrong minimum, and it does when the
+   noise estimate is high), debiased the same way. When they agree nothing more runs. (More MOD
+   steps are no help: run to convergence, a wrong dictionary can fit the noise to a lower misfit
+   than D*, docs/architecture.md);
+4. of the results, the one with the lowest penalised misfit of the noisy sparse model: each
    signal's support from a lasso at weight sigma sqrt(2 log p) (convex, so not the greedy
    pursuit's choices), its coefficients refitted by least squares on it (no shrinkage to favour a
    shrunk dictionary), scored ||x - D a||^2 / (2 sigma^2) + log p per atom (the Gaussian
@@ -34,6 +40,8 @@ import warnings
 import numpy as np
 
 LASSO_WEIGHT = 10.0
+LIGHT_WEIGHT = 3.0  # the third start's weight, run only when the first two disagree
+AGREEMENT = 1e-4  # dictionary NMSE below which two debiased starts are the same dictionary
 RESIDUAL_FACTOR = 1.15
 LASSO_MAX_ITER = 100
 MOD_MAX_ITER = 50
@@ -111,12 +119,12 @@ def pursuit(X, D, sigma):
     return A
 
 
-def _lasso_candidate(X, D, sigma, seed):
+def _lasso_candidate(X, D, sigma, seed, weight=LASSO_WEIGHT):
     from sklearn.decomposition import dict_learning
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the lasso's ConvergenceWarnings: this is only a starting point
-        _, atoms, _ = dict_learning(X, D.shape[1], alpha=LASSO_WEIGHT * sigma, max_iter=LASSO_MAX_ITER, tol=1e-8,
+        _, atoms, _ = dict_learning(X, D.shape[1], alpha=weight * sigma, max_iter=LASSO_MAX_ITER, tol=1e-8,
                                     method="cd", dict_init=D.T.copy(), code_init=X @ np.linalg.inv(D).T,
                                     random_state=seed)
     atoms = atoms.T
@@ -167,16 +175,22 @@ def penalised_misfit(X, D, sigma):
 
 
 def refine(X, D, sigma, seed):
-    """The dictionary of the noise stage (1-4 above) and which start it came from ("dlbcd" or "lasso").
-    Each start is debiased first and then compared: the lasso start's shrinkage would otherwise make
-    it look worse than it is. The atoms the pursuit needs are not the comparison: a wrong
-    dictionary can explain the signals to the noise level with fewer of them than D* itself."""
+    """The dictionary of the noise stage (1-4 above) and which start it came from ("dlbcd", "lasso" or
+    "light"). Each start is debiased first and then compared: the lasso start's shrinkage would
+    otherwise make it look worse than it is. The atoms the pursuit needs are not the comparison: a
+    wrong dictionary can explain the signals to the noise level with fewer of them than D* itself."""
+    from ..metrics import dictionary_nmse
+
     lasso = _lasso_candidate(X, D, sigma, seed)
     fits = {"dlbcd": _mod(X, D, sigma)}
     if lasso is not None:
         fits["lasso"] = _mod(X, lasso, sigma)
+    if "lasso" not in fits or dictionary_nmse(fits["lasso"], fits["dlbcd"]) > AGREEMENT:
+        light = _lasso_candidate(X, D, sigma, seed, LIGHT_WEIGHT)
+        if light is not None:
+            fits["light"] = _mod(X, light, sigma)
     misfit = {start: penalised_misfit(X, fit, sigma) for start, fit in fits.items()}
-    start = min(fits, key=misfit.get)  # DL-BCD's on ties
+    start = min(fits, key=misfit.get)  # the first of dlbcd, lasso, light on ties
     return fits[start], start
 
 
