@@ -40,6 +40,8 @@ struct CoreNodes {
   double distinct(int64_t node) const { return samples_[node]; }
   double impurity(int64_t node) const { return impurity_[node]; }
   double value(int64_t node, int32_t v) const { return value_[node * n_values + v]; }
+  // The node's n_values values, in place (scratch unused).
+  const double* values(int64_t node, double*) const { return value_ + node * n_values; }
   // The recorded (N_t I_t - N_l I_l - N_r I_r) / N_root with weighted sizes, or null: derive it.
   const double* recorded_decreases() const { return decrease_; }
 };
@@ -84,6 +86,11 @@ struct SklearnReader {
     std::memcpy(&out, a.value.data + node * a.value.stride + v * a.value_column, sizeof(double));
     return out;
   }
+  // The node's n_values values, gathered into scratch (strided in place).
+  const double* values(int64_t node, double* scratch) const {
+    for (int32_t v = 0; v < n_values; ++v) scratch[v] = value(node, v);
+    return scratch;
+  }
   const double* recorded_decreases() const { return nullptr; }
 };
 
@@ -95,12 +102,10 @@ inline SklearnReader nodes(const SklearnForestNodes& forest, int64_t t, std::vec
 inline int64_t tree_count(const Forest& forest) { return static_cast<int64_t>(forest.trees.size()); }
 inline int64_t tree_count(const SklearnForestNodes& forest) { return static_cast<int64_t>(forest.trees.size()); }
 
-// Child of inner node `node` taken by a row whose value of its feature is v (Tree::child_of).
+// Child of inner node `node` taken by a row whose value of its feature is v.
 template <class Nodes>
 int32_t child_of(const Nodes& tree, int64_t node, double v) {
-  if (v <= tree.threshold(node)) return tree.left(node);
-  if (v > tree.threshold(node)) return tree.right(node);
-  return tree.missing_go_to_left(node) ? tree.left(node) : tree.right(node);  // NaN
+  return route(v, tree.threshold(node), tree.missing_go_to_left(node), tree.left(node), tree.right(node));
 }
 
 // Leaf reached by a row given as an accessor `x(feature)`.

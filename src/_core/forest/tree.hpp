@@ -29,6 +29,14 @@ namespace pyinterp {
   FIELD(double, impurity_decrease, 0.0, 0)           \
   FIELD(double, value, 0.0, n_values)
 
+// The child a row whose split value is v takes: left when v <= threshold, right when above, and
+// for NaN the side missing_go_to_left names. The one routing rule of every tree reader.
+inline int32_t route(double v, double threshold, bool missing_go_to_left, int32_t left, int32_t right) {
+  if (v <= threshold) return left;
+  if (v > threshold) return right;
+  return missing_go_to_left ? left : right;  // NaN
+}
+
 struct Tree {
   int32_t n_values = 1;  // 1 for regression (the mean), n_classes for classification (fractions)
 #define PYINTERP_DECLARE(type, name, initial, columns) std::vector<type> name;
@@ -64,9 +72,7 @@ struct Tree {
 
   // Child of internal node `node` taken by a row whose value of its feature is v.
   int32_t child_of(int64_t node, double v) const {
-    if (v <= threshold[node]) return left[node];
-    if (v > threshold[node]) return right[node];
-    return missing_go_to_left[node] ? left[node] : right[node];  // NaN
+    return route(v, threshold[node], missing_go_to_left[node] != 0, left[node], right[node]);
   }
 
   // Leaf reached by a row given as an accessor `x(feature)`.

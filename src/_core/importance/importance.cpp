@@ -45,8 +45,7 @@ template <class Nodes>
 double mixed_impurity(Criterion c, const Nodes& tree, const NodeSums& s, int64_t node, std::vector<double>& values) {
   const int32_t nv = tree.n_values;
   values.resize(nv);
-  for (int32_t v = 0; v < nv; ++v) values[v] = tree.value(node, v);
-  return mixed_impurity(c, values.data(), s.w[node], s.wy.data() + node * nv, s.wyy[node], nv);
+  return mixed_impurity(c, tree.values(node, values.data()), s.w[node], s.wy.data() + node * nv, s.wyy[node], nv);
 }
 
 template <class Nodes>
