@@ -79,8 +79,7 @@ def forest_view(forest, n_samples=None, *, multi_output=False, in_place=False) -
         elif not in_place:
             core = _sklearn_structure(forest)
         elif (core := _kept_structure(forest)) is None:
-            core = _core.SklearnTrees(forest.n_features_in_, 1 if classes is None else len(classes),
-                                      [sklearn_node_arrays(est.tree_) for est in forest.estimators_])
+            core = _sklearn_core(forest, None, in_place=True)
         return _ForestView(core, forest, classes, True)
     raise TypeError(
         "forest must be a fitted pyinterp RandomForestRegressor/RandomForestClassifier or scikit-learn "
@@ -191,15 +190,17 @@ def sklearn_node_arrays(t):
 def _sklearn_core(forest, n_samples, in_place=False):
     """The core forest of a scikit-learn forest: one core call reads every tree's node arrays in
     place (per node work in Python cost ~0.3 ms a tree, more than the mining that follows), on the
-    forest's own n_jobs threads; or, in_place with n_samples, the arrays held as they are with
-    the in-bag counts beside them."""
+    forest's own n_jobs threads; or, in_place, the arrays held as they are (with the in-bag counts
+    beside them when n_samples is given)."""
     trees = [sklearn_node_arrays(est.tree_) for est in forest.estimators_]
+    n_classes = len(forest.classes_) if hasattr(forest, "classes_") else 0
+    if in_place and n_samples is None:
+        return _core.SklearnTrees(forest.n_features_in_, max(n_classes, 1), trees)
     n_trees, n_threads = len(trees), resolve_n_threads(forest.n_jobs)
     if n_samples is None:  # only the tree structure is needed
         n_samples, inbag = 1, np.zeros(n_trees, dtype=np.uint32)
     else:
         inbag = _sklearn_inbag(forest, n_samples, n_threads)
-    n_classes = len(forest.classes_) if hasattr(forest, "classes_") else 0
     args = (_sklearn_criterion(forest), forest.n_features_in_, n_classes, n_samples, trees, inbag.ravel())
     if in_place:
         return _core.SklearnTrees.with_inbag(*args)
