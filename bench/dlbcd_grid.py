@@ -19,6 +19,8 @@ the first already succeeded.
     python bench/dlbcd_grid.py run --reps 10              # p = 2..20, s = 2..p, 1 process, 1 thread
     python bench/dlbcd_grid.py run --reps 10 --workers 2  # two processes
     python bench/dlbcd_grid.py report                      # docs section and plot from the file
+    python bench/dlbcd_grid.py --results bench/results_data/dlbcd_cell_2_2.jsonl run --grid-p 2 --reps 100
+                                                           # one cell widened, in its own file (tables printed only)
     python bench/dlbcd_grid.py noise-stage --workers 2     # DL-BCD's noise stage where a peer won
     python bench/dlbcd_grid.py noise-report                # its docs section
     python bench/dlbcd_grid.py check-cell 20 10 0          # old vs new protocol on one cell
@@ -347,6 +349,8 @@ def report(records, path=RESULTS_FILE):
             row = [f"{rates[m][p, s]:.1f}" if (p, s) in complete else "" for s in range(2, s_max + 1)]
             lines.append(f"| {p} | " + " | ".join(row) + " |")
     print("\n".join(lines))
+    if Path(path).resolve() != RESULTS_FILE.resolve():  # another file (one cell widened): printed only
+        return
 
     plt = pyplot()
     from matplotlib.ticker import MaxNLocator  # after pyplot(), which picks the backend
