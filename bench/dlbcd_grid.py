@@ -192,8 +192,16 @@ def cells_of(grid_p, s_step=1):
     return [(p, s) for p in grid_p for s in range(2, p + 1, s_step)]
 
 
+def current(records):
+    """The keys of the records today's code would not change: all but the noise-stage fits of an earlier
+    choice between the stage's starts (refitted; where the stage did not run the choice never arose)."""
+    return {k for k, r in records.items()
+            if k[3] != DLBCD_NOISE or r["start"] is None or r.get("selection") == SELECTION}
+
+
 def pending_units(cells, reps, methods, done):
     """(p, s, rep, missing methods), repetition-major so that every cell gains a repetition in turn."""
+    done = current(done)
     units = []
     for rep in range(reps):
         for p, s in cells:
@@ -206,7 +214,7 @@ def pending_units(cells, reps, methods, done):
 def still_missing(jobs, path):
     """Drops, just before each fit, what another process has meanwhile added to the file."""
     for p, s, rep, missing, threads in jobs:
-        done = load_records(path)
+        done = current(load_records(path))
         missing = [m for m in missing if (p, s, rep, m) not in done]
         if missing:
             yield p, s, rep, missing, threads
