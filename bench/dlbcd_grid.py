@@ -5,7 +5,8 @@ descent, 200 iterations) and SPAMS trainDL (spams-bin, when installed; 1000 iter
 thesis), each peer fitted at the l1 weights PEER_LAMBDAS and counted a success when one fit succeeds.
 
 Every outcome is appended as one JSON line to RESULTS_FILE, keyed by (p, s, rep, method). The data
-of a repetition depend only on (p, s, rep) (seed_of), so reruns skip what the file holds and the grid
+of a repetition depend only on (p, s, rep) (seed_of), so reruns skip what the file holds (but for
+noise-stage fits of an earlier choice between the stage's starts: `current`) and the grid
 accumulates across sessions, in any order or subset; a single-process run also skips what another
 process writes to the same file while it runs. A run goes repetition by repetition over the
 whole grid (rep 0 of every cell, then rep 1, ...): stopped at any point, every cell has about the
