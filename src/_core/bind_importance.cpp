@@ -37,6 +37,27 @@ py::tuple importance_arrays(const Importance& imp) {
   return py::make_tuple(copy_array(imp.mean), copy_array(imp.std_error), imp.n_trees);
 }
 
+// The out-of-bag measures of a Trees (Forest, or SklearnTrees with their in-bag counts).
+template <class Trees>
+void def_oob_importance(py::module_& m) {
+  m.def(
+      "oob_importance",
+      [](const Trees& trees, const py::object& X, const py::object& y, const py::object& sample_weight,
+         OobMeasure measure, int n_threads) {
+        const auto& f = trees_of(trees);
+        const MatrixView v = matrix_view(X);
+        const Targets t = targets_of(f, y, sample_weight, v.n_rows);
+        Importance imp;
+        {
+          py::gil_scoped_release release;
+          imp = oob_importance(f, v, t, measure, n_threads);
+        }
+        return importance_arrays(imp);
+      },
+      py::arg("forest"), py::arg("X"), py::arg("y"), py::arg("sample_weight"), py::arg("measure"),
+      py::arg("n_threads") = 1);
+}
+
 }  // namespace
 
 void bind_importance(py::module_& m) {
@@ -50,30 +71,8 @@ void bind_importance(py::module_& m) {
       .value("left", StumpSide::left)
       .value("max", StumpSide::max);
 
-  // A core Forest, or a scikit-learn forest's arrays in place with their in-bag counts (SklearnTrees).
-  const auto oob = [](const auto& f, const py::object& X, const py::object& y, const py::object& sample_weight,
-                      OobMeasure measure, int n_threads) {
-    const MatrixView v = matrix_view(X);
-    const Targets t = targets_of(f, y, sample_weight, v.n_rows);
-    Importance imp;
-    {
-      py::gil_scoped_release release;
-      imp = oob_importance(f, v, t, measure, n_threads);
-    }
-    return importance_arrays(imp);
-  };
-  m.def(
-      "oob_importance",
-      [oob](const Forest& f, const py::object& X, const py::object& y, const py::object& sample_weight,
-            OobMeasure measure, int n_threads) { return oob(f, X, y, sample_weight, measure, n_threads); },
-      py::arg("forest"), py::arg("X"), py::arg("y"), py::arg("sample_weight"), py::arg("measure"),
-      py::arg("n_threads") = 1);
-  m.def(
-      "oob_importance",
-      [oob](const SklearnTrees& f, const py::object& X, const py::object& y, const py::object& sample_weight,
-            OobMeasure measure, int n_threads) { return oob(f.nodes, X, y, sample_weight, measure, n_threads); },
-      py::arg("forest"), py::arg("X"), py::arg("y"), py::arg("sample_weight"), py::arg("measure"),
-      py::arg("n_threads") = 1);
+  def_oob_importance<Forest>(m);
+  def_oob_importance<SklearnTrees>(m);
 
   m.def(
       "mdi", [](const Forest& f, bool normalize) { return move_array(mdi(f, normalize)); }, py::arg("forest"),

@@ -28,10 +28,6 @@ CsrView<Item> csr_view(const py::handle& indptr, const py::handle& items, const 
   return {p, it.data(), n, optional_data<double>(weights, {n}, "weights")};
 }
 
-// What a signed-path reading walks: a core forest, or a scikit-learn forest's arrays in place.
-const Forest& trees_of(const Forest& f) { return f; }
-const SklearnForestNodes& trees_of(const SklearnTrees& t) { return t.nodes; }
-
 // A binding of a signed-path reading of a Trees (Forest or SklearnTrees): the options as
 // arguments, `read` without the GIL, then `convert` its result to Python objects.
 template <class Trees, class Read, class Convert>

@@ -5,6 +5,7 @@
 #pragma once
 #include <vector>
 
+#include "forest/forest.hpp"
 #include "forest/sklearn_trees.hpp"
 #include "py_util.hpp"
 
@@ -32,5 +33,10 @@ SklearnTrees sklearn_trees(int64_t n_features, int32_t n_values, const py::list&
 // n_classes (0 for regression), the training rows and their in-bag counts (n_trees x n_samples).
 SklearnTrees sklearn_oob_trees(const py::handle& criterion, int64_t n_features, int32_t n_classes, int64_t n_samples,
                                const py::list& trees, const py::handle& inbag);
+
+// What a core reading walks of a binding's forest argument: a core Forest, or SklearnTrees' arrays
+// in place. Bindings taking either are one template over the argument's type.
+inline const Forest& trees_of(const Forest& f) { return f; }
+inline const SklearnForestNodes& trees_of(const SklearnTrees& t) { return t.nodes; }
 
 }  // namespace pyinterp
