@@ -75,7 +75,7 @@ DLBCD_NOISE = "DL-BCD tau=0.5 + noise stage"
 # How the noise stage picks between its debiased starts, recorded with each of its fits: records without
 # it were fitted when the stage kept the start needing the fewest pursuit atoms ("fewest atoms"), records
 # with "penalised misfit" when it had two starts only (no light-penalty third start when they disagree).
-SELECTION = "penalised misfit, third start on disagreement (50 MOD steps)"
+SELECTION = "penalised misfit, third start on disagreement, near ties polished (50 + 350 MOD steps)"
 GRID_METHODS = (DLBCD_TAU, DLBCD_INF, SKLEARN, SPAMS)
 
 

@@ -169,3 +169,34 @@ def test_disagreeing_starts_still_keep_the_right_one():
     assert dictionary_nmse(staged.dlbcd_components_, D) > 0.1
     assert dictionary_nmse(staged.components_, D) < 1e-4
     assert staged.noise_start_ == "lasso"
+
+
+def test_near_tied_results_are_polished_before_the_choice(monkeypatch):
+    # grid cell (6, 2) rep 3: after 50 MOD steps the light start's wrong dictionary (NMSE 0.097) scores
+    # 1.5 standard deviations of the misfit below the lasso start's right one; polished, the right one leads
+    D, X = grid_data(6, 2, 3)
+    staged = DLBCD(n_restarts=3, random_state=3).fit(X)
+    assert dictionary_nmse(staged.components_, D) < 1e-4
+    assert staged.noise_start_ == "lasso"
+    monkeypatch.setattr(noise, "NEAR_TIE", 0.0)  # no polishing: the 50-step scores decide
+    unpolished = DLBCD(n_restarts=3, random_state=3).fit(X)
+    assert unpolished.noise_start_ == "light" and dictionary_nmse(unpolished.components_, D) > 0.05
+
+
+def test_results_far_behind_are_not_polished(monkeypatch):
+    # grid cell (8, 2) rep 3 (above): DL-BCD's wrong result trails by 7 standard deviations after 50 steps;
+    # polished for 200 it would fit the noise below D*'s misfit and be kept
+    D, X = grid_data(8, 2, 3)
+    polished = []
+    original = noise._mod
+
+    def counted(X, D, sigma, max_iter=noise.MOD_MAX_ITER):
+        polished.append(max_iter > noise.MOD_MAX_ITER)
+        return original(X, D, sigma, max_iter)
+
+    monkeypatch.setattr(noise, "_mod", counted)
+    staged = DLBCD(n_restarts=3, random_state=3).fit(X)
+    assert staged.noise_start_ == "lasso" and not any(polished)
+    monkeypatch.setattr(noise, "NEAR_TIE", np.inf)  # every result polished: the wrong one wins
+    everything = DLBCD(n_restarts=3, random_state=3).fit(X)
+    assert dictionary_nmse(everything.components_, D) > 0.1
