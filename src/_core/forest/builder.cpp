@@ -601,7 +601,7 @@ Tree TreeBuilder::build(const std::vector<double>& w, Rng& rng) {
   Tree tree;
   tree.n_values = data_.targets.n_values();
   value_.resize(tree.n_values);
-  child_value_.resize(tree.n_values);
+  child_values_.clear();
   const Grown root = grow_node(tree, {0, static_cast<int64_t>(samples_.size()), 0, -1, false}, rng);
   if (params_.max_leaf_nodes > 0) {
     grow_best_first(tree, root, rng);
@@ -614,7 +614,13 @@ Tree TreeBuilder::build(const std::vector<double>& w, Rng& rng) {
 TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e, Rng& rng) {
   checkpoint();  // a tree on many rows takes seconds: a user's interrupt stops it between nodes
   const int64_t m = e.end - e.start;
-  const NodeStats stats = node_stats(e.start, e.end, value_.data());
+  const int64_t n_values = static_cast<int64_t>(value_.size());
+  NodeStats stats = e.stats;  // a child's, as its parent's split found them (the same rows, the same order)
+  if (e.values_at >= 0) {
+    std::copy_n(child_values_.begin() + e.values_at, n_values, value_.begin());
+  } else {
+    stats = node_stats(e.start, e.end, value_.data());
+  }
   if (e.parent < 0) root_weight_ = stats.weight;
   if (tree.node_count() == std::numeric_limits<int32_t>::max()) throw std::length_error("tree exceeds 2^31 - 1 nodes");
   const int32_t node = tree.add_node();
@@ -631,7 +637,7 @@ TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e, Rng& r
     if (tree.n_values == 2) stored[1] = 1.0 - stored[0];
   }
   if (e.parent >= 0) (e.is_left ? tree.left : tree.right)[e.parent] = node;
-  Grown out{node, e.start, e.end, e.end, e.depth, 0.0, false, e.lower, e.upper, 0.0};
+  Grown out{node, e.start, e.end, e.end, e.depth, 0.0, false, e.lower, e.upper, 0.0, {}, {}, -1};
   lower_ = e.lower;
   upper_ = e.upper;
 
@@ -646,14 +652,19 @@ TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e, Rng& r
 
   int64_t n_missing = 0;
   const int64_t mid = partition_rows(e.start, e.end, split.feature, split.lo, split.missing_left, n_missing);
-  const NodeStats l = node_stats(e.start, mid, child_value_.data());
-  const double left_value = child_value_[0];
-  const NodeStats r = node_stats(mid, e.end, child_value_.data());
-  out.middle = params_.criterion == Criterion::absolute_error ? (left_value + child_value_[0]) / 2
-                                                               : left_value / 2 + child_value_[0] / 2;
+  const int64_t at = static_cast<int64_t>(child_values_.size());
+  child_values_.resize(at + 2 * n_values);
+  const NodeStats l = node_stats(e.start, mid, child_values_.data() + at);
+  const NodeStats r = node_stats(mid, e.end, child_values_.data() + at + n_values);
+  const double left_value = child_values_[at], right_value = child_values_[at + n_values];
+  out.middle = params_.criterion == Criterion::absolute_error ? (left_value + right_value) / 2
+                                                               : left_value / 2 + right_value / 2;
   const double decrease =
       (stats.weight * stats.impurity - l.weight * l.impurity - r.weight * r.impurity) / root_weight_;
-  if (decrease + kEpsilon < params_.min_impurity_decrease) return out;
+  if (decrease + kEpsilon < params_.min_impurity_decrease) {
+    child_values_.resize(at);
+    return out;
+  }
 
   tree.feature[node] = static_cast<int32_t>(split.feature);
   tree.threshold[node] = threshold_between(split.feature, split.lo, split.hi, e.start, mid);
@@ -663,6 +674,9 @@ TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e, Rng& r
   out.mid = mid;
   out.decrease = decrease;
   out.split = true;
+  out.left = l;
+  out.right = r;
+  out.values_at = at;
   return out;
 }
 
@@ -709,7 +723,8 @@ void TreeBuilder::grow_best_first(Tree& tree, const Grown& root, Rng& rng) {
 }
 
 TreeBuilder::NodeRange TreeBuilder::child_range(const Tree& tree, const Grown& g, bool left) const {
-  NodeRange r{left ? g.start : g.mid, left ? g.mid : g.end, g.depth + 1, g.node, left, g.lower, g.upper};
+  NodeRange r{left ? g.start : g.mid, left ? g.mid : g.end, g.depth + 1, g.node, left, g.lower, g.upper,
+              left ? g.left : g.right, g.values_at + (left ? 0 : static_cast<int64_t>(value_.size()))};
   const int8_t cst = params_.monotonic_cst.empty() ? 0 : params_.monotonic_cst[tree.feature[g.node]];
   // Increasing: the left child's values stay below the middle, the right child's above it.
   if (cst != 0) (left == (cst > 0) ? r.upper : r.lower) = g.middle;

@@ -45,6 +45,10 @@ class TreeBuilder {
     bool is_left;
     double lower = -std::numeric_limits<double>::infinity();  // monotonic constraints' bounds
     double upper = std::numeric_limits<double>::infinity();   // on the node's value
+    // A child's statistics and values (at child_values_[values_at]), found when its parent was
+    // split; values_at < 0: not known yet (the root).
+    NodeStats stats;
+    int64_t values_at = -1;
   };
   // A grown node: its index, rows, and, if it was split, the first right row and its decrease.
   struct Grown {
@@ -55,6 +59,8 @@ class TreeBuilder {
     bool split;
     double lower, upper;  // the node's bounds
     double middle;        // between the children's values (the bound a monotonic split passes on)
+    NodeStats left, right;  // the children's statistics; their values at child_values_[values_at]
+    int64_t values_at;
   };
   // The left (left = true) or right child's range, with the bounds a monotonic constraint on the
   // split feature passes to it (scikit-learn's rule: the middle of the children's values).
@@ -184,7 +190,8 @@ class TreeBuilder {
   bool every_boundary() const { return leaf_limits_ || cst_ != 0; }
   double root_weight_ = 0.0;
   double mean_y_ = 0.0;  // what prepare_node centred the node's targets on (one output)
-  std::vector<double> value_, child_value_;  // a node's and its children's values
+  std::vector<double> value_;         // a node's values
+  std::vector<double> child_values_;  // per split of the tree, its left and right child's values
   std::vector<uint32_t> samples_, right_rows_;
   std::vector<int64_t> candidates_;  // features drawn at the current node, in draw order
   std::vector<uint32_t> by_y_;       // node positions ordered by y (best_threshold_split)
