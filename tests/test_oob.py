@@ -158,3 +158,15 @@ def test_oob_score_on_named_columns_warns_nothing():
         warnings.simplefilter("error")
         forest = RandomForestRegressor(n_estimators=30, oob_score=True, random_state=0).fit(frame, rng.rand(80))
         np.testing.assert_array_equal(forest.oob_predict(frame), forest.oob_prediction_)
+
+
+def test_out_of_bag_leaves_are_the_leaves_of_the_trees_that_did_not_draw_the_row(regression_data):
+    X, y = regression_data
+    forest = RandomForestRegressor(n_estimators=20, random_state=0, n_jobs=2).fit(X, y)
+    leaves = forest._forest.apply_oob(X, 2)
+    out = forest.inbag_counts_.T == 0
+    assert out.any() and (~out).any()
+    np.testing.assert_array_equal(leaves, np.where(out, forest.apply(X), -1))
+    np.testing.assert_array_equal(forest._forest.apply_oob(X, 1), leaves)
+    with pytest.raises(ValueError, match="out-of-bag leaves need the training rows"):
+        forest._forest.apply_oob(X[1:], 1)

@@ -393,6 +393,17 @@ void bind_forest(py::module_& m) {
           },
           py::arg("X"), py::arg("n_threads") = 1)
       .def(
+          "apply_oob",
+          [](const Forest& f, const py::object& X, int n_threads) {
+            const MatrixView v = matrix_view(X);
+            py::array_t<int64_t> out({v.n_rows, static_cast<int64_t>(f.trees.size())});
+            int64_t* p = out.mutable_data();
+            py::gil_scoped_release release;
+            apply_oob(f, v, p, n_threads);
+            return out;
+          },
+          py::arg("X"), py::arg("n_threads") = 1)
+      .def(
           "decision_path",
           [](const Forest& f, const py::object& X, int n_threads) {
             const MatrixView v = matrix_view(X);

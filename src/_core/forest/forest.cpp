@@ -278,6 +278,19 @@ void apply(const Forest& forest, const MatrixView& X, int64_t* out, int n_thread
   });
 }
 
+void apply_oob(const Forest& forest, const MatrixView& X, int64_t* out, int n_threads) {
+  check_width(forest, X);
+  if (X.n_rows != forest.n_samples) throw std::invalid_argument("out-of-bag leaves need the training rows");
+  const int64_t n_trees = static_cast<int64_t>(forest.trees.size()), n = forest.n_samples;
+  for_row_blocks(n, n_threads, [&](int64_t begin, int64_t end) {
+    for (int64_t t = 0; t < n_trees; ++t) {
+      const uint32_t* counts = forest.inbag.data() + t * n;
+      for (int64_t i = begin; i < end; ++i)
+        out[i * n_trees + t] = counts[i] != 0 ? -1 : forest.trees[t].leaf_of([&](int32_t j) { return X.at(i, j); });
+    }
+  });
+}
+
 DecisionPaths decision_path(const Forest& forest, const MatrixView& X, int n_threads) {
   check_width(forest, X);
   DecisionPaths paths;

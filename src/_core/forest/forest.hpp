@@ -50,6 +50,10 @@ void predict_oob(const Forest& forest, const MatrixView& X, double* out, int64_t
 // Leaf reached in every tree: out is n_rows x n_trees.
 void apply(const Forest& forest, const MatrixView& X, int64_t* out, int n_threads);
 
+// The same for the trees each row is out of bag for, -1 for the others (their rows are not run
+// down). X must be the training matrix.
+void apply_oob(const Forest& forest, const MatrixView& X, int64_t* out, int n_threads);
+
 // Nodes visited by each row, trees in order, node ids offset by node_offsets (CSR).
 struct DecisionPaths {
   std::vector<int64_t> indptr, indices, node_offsets;

@@ -12,16 +12,17 @@ from .paths import SignedPaths
 
 
 def leaf_rows(paths: SignedPaths, leaves: np.ndarray) -> np.ndarray:
-    """Path rows of the (n_samples, n_trees) leaf ids returned by a forest's apply."""
+    """Path rows of the (n_samples, n_trees) leaf ids returned by a forest's apply (or apply_oob,
+    whose -1 entries, the in-bag ones, stay -1)."""
     n_trees = leaves.shape[1]
     n_nodes = int(paths.leaf.max()) + 1 if len(paths) else 0
     # Every tree has a leaf, so paths of this forest cover trees 0..n_trees-1 and its leaf ids.
     if not len(paths) or int(paths.tree.max()) + 1 != n_trees or (leaves.size and int(leaves.max()) >= n_nodes):
         raise ValueError("the signed paths do not belong to this forest")
-    lookup = np.full((n_trees, n_nodes), -1, dtype=np.int64)
+    lookup = np.full((n_trees, n_nodes + 1), -1, dtype=np.int64)  # the last column: leaf id -1
     lookup[paths.tree, paths.leaf] = np.arange(len(paths))
     rows = lookup[np.arange(n_trees), leaves]
-    if np.any(rows < 0):
+    if np.any((rows < 0) & (leaves >= 0)):
         raise ValueError("the signed paths do not belong to this forest")
     return rows
 
