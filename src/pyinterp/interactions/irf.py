@@ -409,8 +409,10 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
             spill = stack.enter_context(tempfile.TemporaryDirectory(prefix="pyinterp-irf-"))
             found, files = [], []
             for b, (leaves, sets) in enumerate(runs):
-                files.append(os.path.join(spill, f"bootstrap{b}.npz"))
-                np.savez(files[-1], **leaves)
+                # one .npy per array (an .npz would checksum every byte on writing and reading)
+                files.append({name: os.path.join(spill, f"bootstrap{b}-{name}.npy") for name in leaves})
+                for name, array in leaves.items():
+                    np.save(files[-1][name], array)
                 found.append(sets)
                 del leaves
                 progress.update()
@@ -696,9 +698,8 @@ def _prevalences(queries, indptr, codes, mass1, mass0, positive):
     return mass1_s / max(mass1.sum(), 1e-300), mass0_s / max(mass0.sum(), 1e-300), prec
 
 
-def _spilled_prevalences(file, queries):
-    with np.load(file) as arrays:
-        return _prevalences(queries, **{name: arrays[name] for name in arrays.files})
+def _spilled_prevalences(files, queries):
+    return _prevalences(queries, **{name: np.load(file) for name, file in files.items()})
 
 
 def _bootstrap_unit(irf, X, y, z, index):
