@@ -618,6 +618,8 @@ TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e, Rng& r
   NodeStats stats = e.stats;  // a child's, as its parent's split found them (the same rows, the same order)
   if (e.values_at >= 0) {
     std::copy_n(child_values_.begin() + e.values_at, n_values, value_.begin());
+    // Depth-first, children are grown in the reverse order of their values': these are on top.
+    if (e.values_at + n_values == static_cast<int64_t>(child_values_.size())) child_values_.resize(e.values_at);
   } else {
     stats = node_stats(e.start, e.end, value_.data());
   }
@@ -654,9 +656,9 @@ TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e, Rng& r
   const int64_t mid = partition_rows(e.start, e.end, split.feature, split.lo, split.missing_left, n_missing);
   const int64_t at = static_cast<int64_t>(child_values_.size());
   child_values_.resize(at + 2 * n_values);
-  const NodeStats l = node_stats(e.start, mid, child_values_.data() + at);
-  const NodeStats r = node_stats(mid, e.end, child_values_.data() + at + n_values);
-  const double left_value = child_values_[at], right_value = child_values_[at + n_values];
+  const NodeStats l = node_stats(e.start, mid, child_values_.data() + at + n_values);
+  const NodeStats r = node_stats(mid, e.end, child_values_.data() + at);
+  const double left_value = child_values_[at + n_values], right_value = child_values_[at];
   out.middle = params_.criterion == Criterion::absolute_error ? (left_value + right_value) / 2
                                                                : left_value / 2 + right_value / 2;
   const double decrease =
@@ -724,7 +726,7 @@ void TreeBuilder::grow_best_first(Tree& tree, const Grown& root, Rng& rng) {
 
 TreeBuilder::NodeRange TreeBuilder::child_range(const Tree& tree, const Grown& g, bool left) const {
   NodeRange r{left ? g.start : g.mid, left ? g.mid : g.end, g.depth + 1, g.node, left, g.lower, g.upper,
-              left ? g.left : g.right, g.values_at + (left ? 0 : static_cast<int64_t>(value_.size()))};
+              left ? g.left : g.right, g.values_at + (left ? static_cast<int64_t>(value_.size()) : 0)};
   const int8_t cst = params_.monotonic_cst.empty() ? 0 : params_.monotonic_cst[tree.feature[g.node]];
   // Increasing: the left child's values stay below the middle, the right child's above it.
   if (cst != 0) (left == (cst > 0) ? r.upper : r.lower) = g.middle;

@@ -59,7 +59,7 @@ class TreeBuilder {
     bool split;
     double lower, upper;  // the node's bounds
     double middle;        // between the children's values (the bound a monotonic split passes on)
-    NodeStats left, right;  // the children's statistics; their values at child_values_[values_at]
+    NodeStats left, right;  // the children's statistics; the right one's values at child_values_[values_at], then the left's
     int64_t values_at;
   };
   // The left (left = true) or right child's range, with the bounds a monotonic constraint on the
@@ -191,7 +191,9 @@ class TreeBuilder {
   double root_weight_ = 0.0;
   double mean_y_ = 0.0;  // what prepare_node centred the node's targets on (one output)
   std::vector<double> value_;         // a node's values
-  std::vector<double> child_values_;  // per split of the tree, its left and right child's values
+  // The values of children not yet grown, the right child's then the left's per split: a stack
+  // depth-first (children are grown left first), at most two per leaf best-first (max_leaf_nodes).
+  std::vector<double> child_values_;
   std::vector<uint32_t> samples_, right_rows_;
   std::vector<int64_t> candidates_;  // features drawn at the current node, in draw order
   std::vector<uint32_t> by_y_;       // node positions ordered by y (best_threshold_split)
