@@ -59,8 +59,8 @@ class TreeBuilder {
     bool split;
     double lower, upper;  // the node's bounds
     double middle;        // between the children's values (the bound a monotonic split passes on)
-    NodeStats left, right;  // the children's statistics; the right one's values at child_values_[values_at], then the left's
-    int64_t values_at;
+    NodeStats left, right;  // the children's statistics
+    int64_t values_at;      // the right child's values at child_values_[values_at], then the left's
   };
   // The left (left = true) or right child's range, with the bounds a monotonic constraint on the
   // split feature passes to it (scikit-learn's rule: the middle of the children's values).
