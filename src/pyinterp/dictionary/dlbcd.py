@@ -98,7 +98,9 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         D^{-1} x sees the noise amplified by up to cond(D) and its minimiser can miss an
         ill-conditioned reference; the stage refits the noisy model X = A D^T + noise from DL-BCD's
         dictionary (least-squares dictionary steps from two starts, a third when those disagree,
-        then the one with the lowest penalised misfit of that model at the noise level). The value is the standard deviation of the noise per entry of X; "auto" estimates it
+        more steps for the results whose scores are too close to rank, then the one with the lowest
+        penalised misfit of that model at the noise level). The value is the standard deviation of
+        the noise per entry of X; "auto" estimates it
         from DL-BCD's coefficients and skips the stage when the signals are noiseless (the zero
         coefficients no wider than ``smoothing`` leaves them, or the noise below 1e-8 of X's root mean
         square), so exact recovery stays exact, and when the estimate would hold a tenth of X's
