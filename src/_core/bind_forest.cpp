@@ -248,6 +248,17 @@ void assign_from(const py::tuple& t, Fields& fields, std::index_sequence<I...>) 
   ((std::get<I>(fields) = t[I].template cast<std::decay_t<std::tuple_element_t<I, Fields>>>()), ...);
 }
 
+// An (n_rows, n_trees) array of leaves from one of forest.hpp's leaf functions (apply, apply_oob).
+template <void (*Leaves)(const Forest&, const MatrixView&, int64_t*, int)>
+py::array_t<int64_t> leaves_of(const Forest& f, const py::object& X, int n_threads) {
+  const MatrixView v = matrix_view(X);
+  py::array_t<int64_t> out({v.n_rows, static_cast<int64_t>(f.trees.size())});
+  int64_t* p = out.mutable_data();
+  py::gil_scoped_release release;
+  Leaves(f, v, p, n_threads);
+  return out;
+}
+
 }  // namespace
 
 SklearnTrees sklearn_trees(int64_t n_features, int32_t n_values, const py::list& trees) {
@@ -381,28 +392,8 @@ void bind_forest(py::module_& m) {
             return py::make_tuple(out, counts);
           },
           py::arg("X"), py::arg("n_threads") = 1)
-      .def(
-          "apply",
-          [](const Forest& f, const py::object& X, int n_threads) {
-            const MatrixView v = matrix_view(X);
-            py::array_t<int64_t> out({v.n_rows, static_cast<int64_t>(f.trees.size())});
-            int64_t* p = out.mutable_data();
-            py::gil_scoped_release release;
-            apply(f, v, p, n_threads);
-            return out;
-          },
-          py::arg("X"), py::arg("n_threads") = 1)
-      .def(
-          "apply_oob",
-          [](const Forest& f, const py::object& X, int n_threads) {
-            const MatrixView v = matrix_view(X);
-            py::array_t<int64_t> out({v.n_rows, static_cast<int64_t>(f.trees.size())});
-            int64_t* p = out.mutable_data();
-            py::gil_scoped_release release;
-            apply_oob(f, v, p, n_threads);
-            return out;
-          },
-          py::arg("X"), py::arg("n_threads") = 1)
+      .def("apply", leaves_of<apply>, py::arg("X"), py::arg("n_threads") = 1)
+      .def("apply_oob", leaves_of<apply_oob>, py::arg("X"), py::arg("n_threads") = 1)
       .def(
           "decision_path",
           [](const Forest& f, const py::object& X, int n_threads) {
