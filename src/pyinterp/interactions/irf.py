@@ -628,15 +628,11 @@ class BootstrapLeaves:
                                  paths.leaf, paths.names)
         # X is the fit's validated array: its leaves through the core, without the column-name check
         # (the selected forest carries the estimator's names, which an array lacks).
-        core, n_threads = forest_view(forest).core, resolve_n_threads(forest.n_jobs)
-        if params.style == "R":  # each row in the trees it is out of bag for
-            rows = leaf_rows(paths, core.apply_oob(core_X(X), n_threads))
-            counted = rows >= 0
-            rows = rows[counted]
-        else:
-            rows = leaf_rows(paths, core.apply(core_X(X), n_threads))
-            counted = np.ones(rows.shape, dtype=bool)
-            rows = rows.ravel()
+        core = forest_view(forest).core
+        apply = core.apply_oob if params.style == "R" else core.apply  # R: rows in the trees they are out of bag for
+        rows = leaf_rows(paths, apply(core_X(X), resolve_n_threads(forest.n_jobs)))
+        counted = rows >= 0
+        rows = rows[counted]
         self.size = np.bincount(rows, minlength=len(paths)).astype(np.float64)
         self.positive = np.bincount(rows, weights=np.broadcast_to(z[:, None], counted.shape)[counted],
                                     minlength=len(paths))
