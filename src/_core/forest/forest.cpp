@@ -268,27 +268,33 @@ void predict_oob(const Forest& forest, const MatrixView& X, double* out, int64_t
   });
 }
 
+namespace {
+
+// Leaves of every row in every tree, or -1 where inbag (n_trees x n_rows, or nullptr) counts the row
+// as drawn for the tree.
+void leaves_of(const Forest& forest, const MatrixView& X, const uint32_t* inbag, int64_t* out, int n_threads) {
+  const int64_t n_trees = static_cast<int64_t>(forest.trees.size()), n = X.n_rows;
+  for_row_blocks(n, n_threads, [&](int64_t begin, int64_t end) {
+    for (int64_t t = 0; t < n_trees; ++t) {
+      const uint32_t* counts = inbag ? inbag + t * n : nullptr;
+      for (int64_t i = begin; i < end; ++i)
+        out[i * n_trees + t] =
+            counts && counts[i] != 0 ? -1 : forest.trees[t].leaf_of([&](int32_t j) { return X.at(i, j); });
+    }
+  });
+}
+
+}  // namespace
+
 void apply(const Forest& forest, const MatrixView& X, int64_t* out, int n_threads) {
   check_width(forest, X);
-  const int64_t n_trees = static_cast<int64_t>(forest.trees.size());
-  for_row_blocks(X.n_rows, n_threads, [&](int64_t begin, int64_t end) {
-    for (int64_t t = 0; t < n_trees; ++t)
-      for (int64_t i = begin; i < end; ++i)
-        out[i * n_trees + t] = forest.trees[t].leaf_of([&](int32_t j) { return X.at(i, j); });
-  });
+  leaves_of(forest, X, nullptr, out, n_threads);
 }
 
 void apply_oob(const Forest& forest, const MatrixView& X, int64_t* out, int n_threads) {
   check_width(forest, X);
   if (X.n_rows != forest.n_samples) throw std::invalid_argument("out-of-bag leaves need the training rows");
-  const int64_t n_trees = static_cast<int64_t>(forest.trees.size()), n = forest.n_samples;
-  for_row_blocks(n, n_threads, [&](int64_t begin, int64_t end) {
-    for (int64_t t = 0; t < n_trees; ++t) {
-      const uint32_t* counts = forest.inbag.data() + t * n;
-      for (int64_t i = begin; i < end; ++i)
-        out[i * n_trees + t] = counts[i] != 0 ? -1 : forest.trees[t].leaf_of([&](int32_t j) { return X.at(i, j); });
-    }
-  });
+  leaves_of(forest, X, forest.inbag.data(), out, n_threads);
 }
 
 DecisionPaths decision_path(const Forest& forest, const MatrixView& X, int n_threads) {
