@@ -143,9 +143,10 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
       top (median rank 7-15) while :class:`LSSFind` (``mode="rank"``) did (median 1-2): prefer
       LSSFind for rules of order 3 and more.
 
-    Until every bootstrap is done, each finished bootstrap's leaves wait in a temporary directory
-    (``TMPDIR``; about 20 MB per bootstrap at n = 1000), so memory does not grow with
-    ``n_bootstraps``. Inside ``joblib.parallel_backend("dask")`` the forests and the bootstraps run
+    ``style="R"`` scores its candidates inside each bootstrap, which keeps only the scores. With
+    ``style="pyinterp"``, until every bootstrap is done, each finished bootstrap's leaves wait in a
+    temporary directory (``TMPDIR``; about 20 MB per bootstrap at n = 1000), so memory does not
+    grow with ``n_bootstraps``. Inside ``joblib.parallel_backend("dask")`` the forests and the bootstraps run
     on the cluster's workers, with the same result (docs/distributed.md).
 
     Defaults and why: 5 iterations, 500 trees, RIT depth 5 with 500 trees, 2 children and
@@ -394,29 +395,38 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
     def _bootstrap_stage(self, X, y, z, n_jobs, progress) -> InteractionTable:
         """One unit of work per bootstrap: on the cluster's workers with a distributed joblib
         backend, else on threads here (the forest, paths and RIT release the GIL). Each draws from
-        its own seeds, so the result does not depend on where it runs. A bootstrap's scores need
+        its own seeds, so the result does not depend on where it runs. R style scores its
+        candidates, known before the bootstraps, in each unit. Otherwise a bootstrap's scores need
         the sets every other bootstrap finds, so its leaves wait for them: on disk (a temporary
         directory), not in memory, which then does not grow with the number of bootstraps."""
         units = [(b,) for b in range(self.n_bootstraps)]
         lean = copy.copy(self)  # what a bootstrap reads, without the forest (sent to the workers)
         del lean.forest_
+        candidates = self._candidates(X, z)
+        scoring = None if candidates is None else _Scoring(candidates)
         with contextlib.ExitStack() as stack:
             if cluster_threads():
-                runs = run_units(_bootstrap_unit, (lean, X, y, z), units)
+                runs = run_units(_bootstrap_unit, (lean, X, y, z, scoring), units)
             else:  # threads that stop with the fit on Ctrl-C
                 runs = stack.enter_context(worker_threads(n_jobs))(
-                    lambda unit: _bootstrap_unit(lean, X, y, z, *unit), units)
-            spill = stack.enter_context(tempfile.TemporaryDirectory(prefix="pyinterp-irf-"))
-            found, files = [], []
-            for b, (leaves, sets) in enumerate(runs):
-                # one .npy per array (an .npz would checksum every byte on writing and reading)
-                files.append({name: os.path.join(spill, f"bootstrap{b}-{name}.npy") for name in leaves})
-                for name, array in leaves.items():
-                    np.save(files[-1][name], array)
+                    lambda unit: _bootstrap_unit(lean, X, y, z, scoring, *unit), units)
+            found, results = [], []
+            spill = None if scoring else stack.enter_context(tempfile.TemporaryDirectory(prefix="pyinterp-irf-"))
+            for b, (result, sets) in enumerate(runs):
+                if spill:  # one .npy per array (an .npz would checksum every byte on writing and reading)
+                    results.append({name: os.path.join(spill, f"bootstrap{b}-{name}.npy") for name in result})
+                    for name, array in result.items():
+                        np.save(results[-1][name], array)
+                else:
+                    results.append(result)
                 found.append(sets)
-                del leaves
+                del result
                 progress.update()
-            return self._score(found, files, n_jobs, self._candidates(X, z))
+            if scoring is None:
+                scoring = _Scoring(set().union(*found))
+                results = [scoring.scores(*prevalences) for prevalences in Parallel(n_jobs=n_jobs, backend="threading")(
+                    delayed(_spilled_prevalences)(files, scoring.queries) for files in results)]
+            return self._score(found, results, scoring.candidates)
 
     def _candidates(self, X, z):
         """R style: the sets one RIT finds on the selected forest's out-of-bag leaves, the only
@@ -484,19 +494,11 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
 
     # -- scoring -------------------------------------------------------------------------------
 
-    def _score(self, found, files, n_jobs, candidates=None) -> InteractionTable:
-        """The candidates (by default every interaction found in any bootstrap) scored on every
-        bootstrap forest (from its leaves in ``files``, read one at a time per thread, here: the
-        files are on this machine)."""
+    def _score(self, found, per_run, candidates) -> InteractionTable:
+        """The table of the candidates from their scores on every bootstrap forest (per_run, one
+        dict of score arrays per bootstrap) and the sets each bootstrap's RIT found."""
         found = [set(f) for f in found]
-        candidates = set().union(*found) if candidates is None else set(candidates)
-        candidates = sorted(candidates, key=lambda s: (len(s), s))
-        index = _query_index(candidates)
-        queries = list(index)
-        per_run = [_bootstrap_scores(*prevalences, index, candidates)
-                   for prevalences in Parallel(n_jobs=n_jobs, backend="threading")(
-                       delayed(_spilled_prevalences)(file, queries) for file in files)]
-        scores = {name: np.array([run[name] for run in per_run]).reshape(len(files), len(candidates))
+        scores = {name: np.array([run[name] for run in per_run]).reshape(len(per_run), len(candidates))
                   for name in _SCORES}
         recovered = np.array([[s in f for s in candidates] for f in found], dtype=float).reshape(scores["cpe"].shape)
         if self.style == "R":
@@ -698,7 +700,22 @@ def _spilled_prevalences(files, queries):
     return _prevalences(queries, **{name: np.load(file) for name, file in files.items()})
 
 
-def _bootstrap_unit(irf, X, y, z, index):
-    """Bootstrap ``index``'s scoring arrays and the sets its RIT found; the forest stays here."""
+class _Scoring:
+    """The candidates in the table's order (size, then items) and the sets their scores look up."""
+
+    def __init__(self, candidates):
+        self.candidates = sorted(set(candidates), key=lambda s: (len(s), s))
+        self.index = _query_index(self.candidates)
+        self.queries = list(self.index)
+
+    def scores(self, prev1, prev0, prec) -> dict:
+        return _bootstrap_scores(prev1, prev0, prec, self.index, self.candidates)
+
+
+def _bootstrap_unit(irf, X, y, z, scoring, index):
+    """Bootstrap ``index``'s candidate scores (scoring given) or scoring arrays, and the sets its
+    RIT found; the forest stays here."""
     run = irf._bootstrap(X, y, z, index)
-    return run.leaves.scoring_arrays(), run.interactions
+    if scoring is None:
+        return run.leaves.scoring_arrays(), run.interactions
+    return scoring.scores(*run.leaves.prevalences(scoring.queries)), run.interactions
