@@ -158,20 +158,36 @@ bool TreeBuilder::evaluate(const Code* col, int64_t start, int64_t end, Stats& s
 
   if constexpr (Stats::kCounting) {
   if (static_cast<int64_t>(n_codes) <= kCountingRatio * m) {
-    // Histograms by code, filled as the codes are gathered; the missing rows' bin is not in the bitmap.
+    // Histograms by code, filled as the codes are gathered; the missing rows' bin is not in the
+    // bitmap. The loop is kept short (a copy of stats, the row counts only with leaf limits, the
+    // codes' range read from the bitmap after it): in a small node its registers are the cost.
     uint64_t* occupied = occupied_.data();
-    for (int64_t pos = 0; pos < m; ++pos) {
-      if (pos + kPrefetch < m) __builtin_prefetch(col + idx[pos + kPrefetch]);
-      const uint32_t c = col[idx[pos]];
-      stats.hist_add(c, pos);
-      if (Missing && c == missing.code) {
-        ++missing.rows;
-        continue;
+    auto gather = [&](auto count_rows) {
+      Stats local = stats;  // hist_add changes the histograms only
+      uint32_t* counts = hist_n_.data();
+      for (int64_t pos = 0; pos < m; ++pos) {
+        if (pos + kPrefetch < m) __builtin_prefetch(col + idx[pos + kPrefetch]);
+        const uint32_t c = col[idx[pos]];
+        local.hist_add(c, pos);
+        if (Missing && c == missing.code) {
+          ++missing.rows;
+          continue;
+        }
+        if constexpr (decltype(count_rows)::value) ++counts[c];
+        occupied[c >> 6] |= uint64_t{1} << (c & 63);
       }
-      if (leaf_limits_) ++hist_n_[c];
-      occupied[c >> 6] |= uint64_t{1} << (c & 63);
-      cmin = std::min(cmin, c);
-      cmax = std::max(cmax, c);
+    };
+    if (leaf_limits_) {
+      gather(std::true_type{});
+    } else {
+      gather(std::false_type{});
+    }
+    if (missing.rows < m) {
+      uint32_t first = 0, last = (missing.code - 1) >> 6;
+      while (occupied[first] == 0) ++first;
+      while (occupied[last] == 0) --last;
+      cmin = (first << 6) + static_cast<uint32_t>(__builtin_ctzll(occupied[first]));
+      cmax = (last << 6) + 63 - static_cast<uint32_t>(__builtin_clzll(occupied[last]));
     }
     if (missing.rows == m || (cmin == cmax && missing.rows == 0)) {
       if (missing.rows < m) {
