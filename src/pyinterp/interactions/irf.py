@@ -146,8 +146,8 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
     ``style="R"`` scores its candidates inside each bootstrap, which keeps only the scores. With
     ``style="pyinterp"``, until every bootstrap is done, each finished bootstrap's leaves wait in a
     temporary directory (``TMPDIR``; about 20 MB per bootstrap at n = 1000), so memory does not
-    grow with ``n_bootstraps``. Inside ``joblib.parallel_backend("dask")`` the forests and the bootstraps run
-    on the cluster's workers, with the same result (docs/distributed.md).
+    grow with ``n_bootstraps``. Inside ``joblib.parallel_backend("dask")`` the forests and the
+    bootstraps run on the cluster's workers, with the same result (docs/distributed.md).
 
     Defaults and why: 5 iterations, 500 trees, RIT depth 5 with 500 trees, 2 children and
     minimum size 2, signed paths, ``style="R"`` - the R iRF 3.0 defaults the method was published with;
@@ -424,8 +424,9 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
                 progress.update()
             if scoring is None:
                 scoring = _Scoring(set().union(*found))
-                results = [scoring.scores(*prevalences) for prevalences in Parallel(n_jobs=n_jobs, backend="threading")(
-                    delayed(_spilled_prevalences)(files, scoring.queries) for files in results)]
+                prevalences = Parallel(n_jobs=n_jobs, backend="threading")(
+                    delayed(_spilled_prevalences)(files, scoring.queries) for files in results)
+                results = [scoring.scores(*p) for p in prevalences]
             return self._score(found, results, scoring.candidates)
 
     def _candidates(self, X, z):
