@@ -69,18 +69,27 @@ def _mip(log_prec, index, candidates):
                      for s in candidates])
 
 
-def _bootstrap_scores(prev1, prev0, prec, index, candidates) -> dict:
-    """The five scores of the candidates on one bootstrap forest, from the prevalences and
-    precisions of the sets in ``index``."""
-    rows = np.array([index[s] for s in candidates], dtype=np.intp)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return {
-            "prevalence": prev1[rows],
-            "precision": prec[rows],
-            "cpe": np.log(prev1[rows]) - np.log(prev0[rows]),
-            "fsd": _fsd(prev1, index, candidates),
-            "mip": _mip(np.log(prec), index, candidates),
-        }
+class _Scoring:
+    """The candidates in the table's order (size, then items) and the sets their scores look up."""
+
+    def __init__(self, candidates):
+        self.candidates = sorted(set(candidates), key=lambda s: (len(s), s))
+        self.index = _query_index(self.candidates)
+        self.queries = list(self.index)
+
+    def scores(self, prev1, prev0, prec) -> dict:
+        """The five scores of the candidates on one bootstrap forest, from the prevalences and
+        precisions of ``queries``."""
+        index, candidates = self.index, self.candidates
+        rows = np.array([index[s] for s in candidates], dtype=np.intp)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return {
+                "prevalence": prev1[rows],
+                "precision": prec[rows],
+                "cpe": np.log(prev1[rows]) - np.log(prev0[rows]),
+                "fsd": _fsd(prev1, index, candidates),
+                "mip": _mip(np.log(prec), index, candidates),
+            }
 
 
 def _masked_mean(values, mask):
@@ -411,16 +420,17 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
                 runs = stack.enter_context(worker_threads(n_jobs))(
                     lambda unit: _bootstrap_unit(lean, X, y, z, scoring, *unit), units)
             found, results = [], []
-            spill = None if scoring else stack.enter_context(tempfile.TemporaryDirectory(prefix="pyinterp-irf-"))
+            spill = None
+            if scoring is None:
+                spill = stack.enter_context(tempfile.TemporaryDirectory(prefix="pyinterp-irf-"))
             for b, (result, sets) in enumerate(runs):
-                if spill:  # one .npy per array (an .npz would checksum every byte on writing and reading)
-                    results.append({name: os.path.join(spill, f"bootstrap{b}-{name}.npy") for name in result})
+                if spill is not None:  # the leaves to disk, one .npy per array (an .npz checksums every byte)
+                    files = {name: os.path.join(spill, f"bootstrap{b}-{name}.npy") for name in result}
                     for name, array in result.items():
-                        np.save(results[-1][name], array)
-                else:
-                    results.append(result)
+                        np.save(files[name], array)
+                    result = files
+                results.append(result)
                 found.append(sets)
-                del result
                 progress.update()
             if scoring is None:
                 scoring = _Scoring(set().union(*found))
@@ -699,18 +709,6 @@ def _prevalences(queries, indptr, codes, mass1, mass0, positive):
 
 def _spilled_prevalences(files, queries):
     return _prevalences(queries, **{name: np.load(file) for name, file in files.items()})
-
-
-class _Scoring:
-    """The candidates in the table's order (size, then items) and the sets their scores look up."""
-
-    def __init__(self, candidates):
-        self.candidates = sorted(set(candidates), key=lambda s: (len(s), s))
-        self.index = _query_index(self.candidates)
-        self.queries = list(self.index)
-
-    def scores(self, prev1, prev0, prec) -> dict:
-        return _bootstrap_scores(prev1, prev0, prec, self.index, self.candidates)
 
 
 def _bootstrap_unit(irf, X, y, z, scoring, index):
