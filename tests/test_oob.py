@@ -170,3 +170,92 @@ def test_out_of_bag_leaves_are_the_leaves_of_the_trees_that_did_not_draw_the_row
     np.testing.assert_array_equal(forest._forest.apply_oob(X, 1), leaves)
     with pytest.raises(ValueError, match="out-of-bag leaves need the training rows"):
         forest._forest.apply_oob(X[1:], 1)
+
+
+# -- out-of-bag rows routed as the trees grow --------------------------------------------------
+
+
+def _oob_cases(regression_data, classification_data, tmp_path):
+    X, y = regression_data
+    Xc, yc = classification_data
+    rng = np.random.RandomState(3)
+    holes = np.where(rng.rand(*X.shape) < 0.15, np.nan, X)
+    weights = rng.randint(0, 3, size=len(y)).astype(float)  # rows drawn with weight 0: neither in bag nor out
+    path = tmp_path / "X.npy"
+    np.save(path, np.asfortranarray(X))
+    sparse = pytest.importorskip("scipy.sparse").csc_matrix(np.where(X < 0.5, 0.0, X))
+    return {
+        "depth-first": (RandomForestRegressor, {}, X, y, None),
+        "missing values": (RandomForestRegressor, {}, holes, y, None),
+        "best-first": (RandomForestRegressor, dict(max_leaf_nodes=12), holes, y, None),
+        "min_impurity_decrease": (RandomForestRegressor, dict(min_impurity_decrease=0.01), X, y, None),
+        "subsample, zero weights": (RandomForestRegressor, dict(bootstrap=False, max_samples=0.6), X, y, weights),
+        "sparse": (RandomForestRegressor, {}, sparse, y, None),
+        "int8": (RandomForestRegressor, dict(min_samples_leaf=3), (X * 3).astype(np.int8), y, None),
+        "memory-mapped": (RandomForestRegressor, {}, np.load(path, mmap_mode="r"), y, None),
+        "two outputs": (RandomForestRegressor, {}, X, np.c_[y, y ** 2], None),
+        "classes": (RandomForestClassifier, {}, holes, yc, weights),
+        "entropy, best-first": (RandomForestClassifier, dict(criterion="entropy", max_leaf_nodes=9), Xc, yc, None),
+    }
+
+
+@pytest.mark.parametrize("case", ["depth-first", "missing values", "best-first", "min_impurity_decrease",
+                                  "subsample, zero weights", "sparse", "int8", "memory-mapped", "two outputs",
+                                  "classes", "entropy, best-first"])
+def test_leaves_recorded_during_the_fit_are_the_leaves_a_descent_finds(regression_data, classification_data,
+                                                                      tmp_path, case):
+    Forest, kw, X, y, weights = _oob_cases(regression_data, classification_data, tmp_path)[case]
+    forest = Forest(n_estimators=25, random_state=0, n_jobs=2, **kw)
+    forest._oob_leaves = True  # kept after fit, as IterativeRandomForest keeps them
+    forest.fit(X, y, sample_weight=weights)
+    core, Xv = forest._forest, forest._checked_rows(X)
+    assert core.has_oob_leaves
+    recorded, descended = core.predict_oob(Xv, 2, training=True), core.predict_oob(Xv, 2)
+    np.testing.assert_array_equal(recorded[0], descended[0])
+    np.testing.assert_array_equal(recorded[1], descended[1])
+    leaves = core.apply_oob(Xv, 1, training=True)
+    np.testing.assert_array_equal(leaves, core.apply_oob(Xv, 2))
+    np.testing.assert_array_equal(leaves, np.where(forest.inbag_counts_.T == 0, forest.apply(X), -1))
+
+
+def test_recorded_leaves_serve_the_fit_only(regression_data):
+    X, y = regression_data
+    forest = RandomForestRegressor(n_estimators=20, oob_score=True, random_state=0).fit(X, y)
+    assert not forest._forest.has_oob_leaves  # freed once oob_score_ is computed: as large as the in-bag counts
+    kept = RandomForestRegressor(n_estimators=20, oob_score=True, random_state=0)
+    kept._oob_leaves = True
+    kept.fit(X, y)
+    assert kept._forest.has_oob_leaves
+    np.testing.assert_array_equal(kept.oob_prediction_, forest.oob_prediction_)
+    # Other rows of the same shape are run down the trees, never answered from the recorded leaves.
+    other = X[::-1].copy()
+    np.testing.assert_array_equal(kept.oob_predict(other), forest.oob_predict(other))
+    assert not np.array_equal(kept.oob_predict(other), kept.oob_prediction_)
+    kept._forest.drop_oob_leaves()
+    assert not kept._forest.has_oob_leaves
+    np.testing.assert_array_equal(kept.oob_predict(X), forest.oob_prediction_)
+
+
+def test_pruned_forests_record_no_leaves(regression_data):
+    """Pruning renumbers the nodes after growth: out-of-bag rows of a pruned forest are run down it."""
+    X, y = regression_data
+    forest = RandomForestRegressor(n_estimators=20, ccp_alpha=0.01, oob_score=True, random_state=0)
+    forest._oob_leaves = True
+    forest.fit(X, y)
+    assert not forest._forest.has_oob_leaves
+    np.testing.assert_array_equal(forest.oob_predict(X), forest.oob_prediction_)
+
+
+def test_joined_forests_keep_recorded_leaves_only_if_every_part_has_them(regression_data):
+    from pyinterp import _core
+
+    X, y = regression_data
+    parts = []
+    for keep in (True, True, False):
+        forest = RandomForestRegressor(n_estimators=5, random_state=len(parts))
+        forest._oob_leaves = keep
+        parts.append(forest.fit(X, y)._forest)
+    both = _core.join_forests(parts[:2])
+    assert both.has_oob_leaves and not _core.join_forests(parts).has_oob_leaves
+    Xv = np.asfortranarray(X)
+    np.testing.assert_array_equal(both.apply_oob(Xv, 1, training=True), both.apply_oob(Xv, 1))

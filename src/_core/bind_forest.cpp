@@ -239,7 +239,7 @@ auto params_state(Params& p) {
   return std::tie(p.criterion, p.n_estimators, p.bootstrap, p.n_draws, p.max_features, p.min_samples_split,
                   p.min_weight_split, p.min_samples_leaf, p.min_weight_fraction_leaf, p.max_depth, p.max_leaf_nodes,
                   p.ccp_alpha, p.monotonic_cst, p.min_impurity_decrease, p.balanced_subsample, p.seed, p.first_tree,
-                  p.n_threads);
+                  p.n_threads, p.record_oob_leaves);
 }
 
 // fields[i] = t[i], each cast to its field's type.
@@ -248,14 +248,17 @@ void assign_from(const py::tuple& t, Fields& fields, std::index_sequence<I...>) 
   ((std::get<I>(fields) = t[I].template cast<std::decay_t<std::tuple_element_t<I, Fields>>>()), ...);
 }
 
-// An (n_rows, n_trees) array of leaves from one of forest.hpp's leaf functions (apply, apply_oob).
-template <void (*Leaves)(const Forest&, const MatrixView&, int64_t*, int)>
-py::array_t<int64_t> leaves_of(const Forest& f, const py::object& X, int n_threads) {
+// An (n_rows, n_trees) array of leaves from apply, or from apply_oob (oob).
+py::array_t<int64_t> leaves_of(const Forest& f, const py::object& X, int n_threads, bool oob, bool training) {
   const MatrixView v = matrix_view(X);
   py::array_t<int64_t> out({v.n_rows, static_cast<int64_t>(f.trees.size())});
   int64_t* p = out.mutable_data();
   py::gil_scoped_release release;
-  Leaves(f, v, p, n_threads);
+  if (oob) {
+    apply_oob(f, v, p, n_threads, training);
+  } else {
+    apply(f, v, p, n_threads);
+  }
   return out;
 }
 
@@ -312,6 +315,7 @@ void bind_forest(py::module_& m) {
       .def_readwrite("seed", &ForestParams::seed)
       .def_readwrite("first_tree", &ForestParams::first_tree)
       .def_readwrite("n_threads", &ForestParams::n_threads)
+      .def_readwrite("record_oob_leaves", &ForestParams::record_oob_leaves)
       // Pickled for chunks of a forest fitted on other processes (dask workers), and copied by
       // copy.copy through the same state: every field (params_state), or a worker grows another forest.
       .def(py::pickle([](const ForestParams& p) { return py::cast(params_state(p)); },
@@ -379,7 +383,7 @@ void bind_forest(py::module_& m) {
           py::arg("X"), py::arg("n_threads") = 1)
       .def(
           "predict_oob",
-          [](const Forest& f, const py::object& X, int n_threads) {
+          [](const Forest& f, const py::object& X, int n_threads, bool training) {
             const MatrixView v = matrix_view(X);
             py::array_t<double> out({v.n_rows, static_cast<int64_t>(f.n_values())});
             py::array_t<int64_t> counts(v.n_rows);
@@ -387,13 +391,24 @@ void bind_forest(py::module_& m) {
             int64_t* c = counts.mutable_data();
             {
               py::gil_scoped_release release;
-              predict_oob(f, v, p, c, n_threads);
+              predict_oob(f, v, p, c, n_threads, training);
             }
             return py::make_tuple(out, counts);
           },
+          py::arg("X"), py::arg("n_threads") = 1, py::arg("training") = false)
+      .def(
+          "apply", [](const Forest& f, const py::object& X, int n_threads) { return leaves_of(f, X, n_threads, false, false); },
           py::arg("X"), py::arg("n_threads") = 1)
-      .def("apply", leaves_of<apply>, py::arg("X"), py::arg("n_threads") = 1)
-      .def("apply_oob", leaves_of<apply_oob>, py::arg("X"), py::arg("n_threads") = 1)
+      .def(
+          "apply_oob",
+          [](const Forest& f, const py::object& X, int n_threads, bool training) {
+            return leaves_of(f, X, n_threads, true, training);
+          },
+          py::arg("X"), py::arg("n_threads") = 1, py::arg("training") = false)
+      .def_property_readonly("has_oob_leaves", [](const Forest& f) { return !f.oob_leaves.empty(); })
+      .def(
+          "drop_oob_leaves", [](Forest& f) { std::vector<int32_t>().swap(f.oob_leaves); },
+          "Frees the out-of-bag leaves the fit recorded (then predict_oob and apply_oob run the rows down).")
       .def(
           "decision_path",
           [](const Forest& f, const py::object& X, int n_threads) {

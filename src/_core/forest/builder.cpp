@@ -601,13 +601,20 @@ int64_t TreeBuilder::partition_rows(int64_t start, int64_t end, int64_t feature,
   return n_left;
 }
 
-Tree TreeBuilder::build(const std::vector<double>& w, Rng& rng) {
+Tree TreeBuilder::build(const std::vector<double>& w, Rng& rng, const uint32_t* counts, int32_t* oob_leaf) {
   w_ = w.data();
   sampler_.begin_tree();
   const int64_t n = data_.codes->n_rows();
   samples_.clear();
   for (int64_t i = 0; i < n; ++i)
     if (w[i] > 0.0) samples_.push_back(static_cast<uint32_t>(i));
+  oob_leaf_ = oob_leaf;
+  oob_rows_.clear();
+  if (oob_leaf) {
+    std::fill(oob_leaf, oob_leaf + n, -1);
+    for (int64_t i = 0; i < n; ++i)
+      if (counts[i] == 0) oob_rows_.push_back(static_cast<uint32_t>(i));
+  }
   if (samples_.empty())
     throw std::invalid_argument("a tree drew no row with positive weight; raise max_samples or the sample weights");
   double total_weight = 0.0;
@@ -619,7 +626,9 @@ Tree TreeBuilder::build(const std::vector<double>& w, Rng& rng) {
   tree.n_values = data_.targets.n_values();
   value_.resize(tree.n_values);
   child_values_.clear();
-  const Grown root = grow_node(tree, {0, static_cast<int64_t>(samples_.size()), 0, -1, false}, rng);
+  NodeRange root_range{0, static_cast<int64_t>(samples_.size()), 0, -1, false};
+  root_range.oob_end = static_cast<int64_t>(oob_rows_.size());
+  const Grown root = grow_node(tree, root_range, rng);
   if (params_.max_leaf_nodes > 0) {
     grow_best_first(tree, root, rng);
   } else {
@@ -657,17 +666,23 @@ TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e, Rng& r
   }
   if (e.parent >= 0) (e.is_left ? tree.left : tree.right)[e.parent] = node;
   Grown out{node, e.start, e.end, e.end, e.depth, 0.0, false, e.lower, e.upper, 0.0, {}, {}, -1};
+  out.oob_start = e.oob_start;
+  out.oob_mid = out.oob_end = e.oob_end;
   lower_ = e.lower;
   upper_ = e.upper;
+  auto leaf_out = [&] {
+    settle_oob(node, e.oob_start, e.oob_end);
+    return out;
+  };
 
   const bool leaf = (params_.max_depth >= 0 && e.depth >= params_.max_depth) || m < params_.min_samples_split ||
                     stats.weight < params_.min_weight_split || m < 2 * params_.min_samples_leaf ||
                     stats.weight < 2 * min_weight_leaf_ ||
                     stats.impurity <= kEpsilon;
-  if (leaf) return out;
+  if (leaf) return leaf_out();
   prepare_node(e.start, e.end, value_.data());
   const Split split = find_split(e.start, e.end, rng);
-  if (split.feature < 0) return out;
+  if (split.feature < 0) return leaf_out();
 
   int64_t n_missing = 0;
   const int64_t mid = partition_rows(e.start, e.end, split.feature, split.lo, split.missing_left, n_missing);
@@ -682,7 +697,7 @@ TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e, Rng& r
       (stats.weight * stats.impurity - l.weight * l.impurity - r.weight * r.impurity) / root_weight_;
   if (decrease + kEpsilon < params_.min_impurity_decrease) {
     child_values_.resize(at);
-    return out;
+    return leaf_out();
   }
 
   tree.feature[node] = static_cast<int32_t>(split.feature);
@@ -690,6 +705,7 @@ TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e, Rng& r
   // Without missing training rows, a missing value follows the larger child (ties go right).
   tree.missing_go_to_left[node] = n_missing > 0 ? split.missing_left : mid - e.start > e.end - mid;
   tree.impurity_decrease[node] = decrease;
+  out.oob_mid = route_oob(tree, node, e.oob_start, e.oob_end);
   out.mid = mid;
   out.decrease = decrease;
   out.split = true;
@@ -728,7 +744,7 @@ void TreeBuilder::grow_best_first(Tree& tree, const Grown& root, Rng& rng) {
     frontier.pop_back();
     if (!g.split) continue;
     if (splits_left <= 0) {
-      make_leaf(tree, g.node);
+      make_leaf(tree, g);
       continue;
     }
     --splits_left;
@@ -744,17 +760,43 @@ void TreeBuilder::grow_best_first(Tree& tree, const Grown& root, Rng& rng) {
 TreeBuilder::NodeRange TreeBuilder::child_range(const Tree& tree, const Grown& g, bool left) const {
   NodeRange r{left ? g.start : g.mid, left ? g.mid : g.end, g.depth + 1, g.node, left, g.lower, g.upper,
               left ? g.left : g.right, g.values_at + (left ? static_cast<int64_t>(value_.size()) : 0)};
+  r.oob_start = left ? g.oob_start : g.oob_mid;
+  r.oob_end = left ? g.oob_mid : g.oob_end;
   const int8_t cst = params_.monotonic_cst.empty() ? 0 : params_.monotonic_cst[tree.feature[g.node]];
   // Increasing: the left child's values stay below the middle, the right child's above it.
   if (cst != 0) (left == (cst > 0) ? r.upper : r.lower) = g.middle;
   return r;
 }
 
-void TreeBuilder::make_leaf(Tree& tree, int32_t node) {
-  tree.feature[node] = -1;
-  tree.threshold[node] = 0.0;
-  tree.missing_go_to_left[node] = 0;
-  tree.impurity_decrease[node] = 0.0;
+void TreeBuilder::make_leaf(Tree& tree, const Grown& g) {
+  tree.feature[g.node] = -1;
+  tree.threshold[g.node] = 0.0;
+  tree.missing_go_to_left[g.node] = 0;
+  tree.impurity_decrease[g.node] = 0.0;
+  settle_oob(g.node, g.oob_start, g.oob_end);
+}
+
+void TreeBuilder::settle_oob(int32_t node, int64_t begin, int64_t end) {
+  for (int64_t k = begin; k < end; ++k) oob_leaf_[oob_rows_[k]] = node;
+}
+
+int64_t TreeBuilder::route_oob(const Tree& tree, int32_t node, int64_t begin, int64_t end) {
+  const int32_t feature = tree.feature[node];
+  const double threshold = tree.threshold[node];
+  const bool missing_left = tree.missing_go_to_left[node] != 0;
+  // Without branches (a row's side is a coin flip to the predictor): each row is written to both
+  // sides and only its own side's count advances (n_left <= k, so row k is read first).
+  int64_t n_left = begin, n_right = 0;
+  for (int64_t k = begin; k < end; ++k) {
+    const uint32_t row = oob_rows_[k];
+    const int64_t left = goes_left(data_.x(row, feature), threshold, missing_left);
+    oob_rows_[n_left] = row;
+    right_rows_[n_right] = row;
+    n_left += left;
+    n_right += 1 - left;
+  }
+  std::copy(right_rows_.begin(), right_rows_.begin() + n_right, oob_rows_.begin() + n_left);
+  return n_left;
 }
 
 }  // namespace pyinterp

@@ -34,8 +34,10 @@ class TreeBuilder {
   TreeBuilder(const TrainingSet& data, const ForestParams& params);
 
   // Grows a tree on the rows whose weight w[i] is positive (w already folds in the bootstrap):
-  // depth-first, or best-first under max_leaf_nodes.
-  Tree build(const std::vector<double>& w, Rng& rng);
+  // depth-first, or best-first under max_leaf_nodes. With oob_leaf (n entries), the rows drawn 0
+  // times (counts) are routed with the tree as it grows: oob_leaf[i] is the leaf row i reaches,
+  // -1 for the drawn rows.
+  Tree build(const std::vector<double>& w, Rng& rng, const uint32_t* counts = nullptr, int32_t* oob_leaf = nullptr);
 
  private:
   // A node to grow: its rows samples_[start, end), depth and parent.
@@ -49,6 +51,7 @@ class TreeBuilder {
     // split; values_at < 0: not known yet (the root).
     NodeStats stats;
     int64_t values_at = -1;
+    int64_t oob_start = 0, oob_end = 0;  // its out-of-bag rows, oob_rows_[oob_start, oob_end)
   };
   // A grown node: its index, rows, and, if it was split, the first right row and its decrease.
   struct Grown {
@@ -61,6 +64,7 @@ class TreeBuilder {
     double middle;        // between the children's values (the bound a monotonic split passes on)
     NodeStats left, right;  // the children's statistics
     int64_t values_at;      // the right child's values at child_values_[values_at], then the left's
+    int64_t oob_start = 0, oob_mid = 0, oob_end = 0;  // its out-of-bag rows, the left child's first
   };
   // The left (left = true) or right child's range, with the bounds a monotonic constraint on the
   // split feature passes to it (scikit-learn's rule: the middle of the children's values).
@@ -71,7 +75,11 @@ class TreeBuilder {
   void grow_depth_first(Tree& tree, const Grown& root, Rng& rng);
   void grow_best_first(Tree& tree, const Grown& root, Rng& rng);
   // Undoes a split found for a node that max_leaf_nodes leaves unsplit.
-  static void make_leaf(Tree& tree, int32_t node);
+  void make_leaf(Tree& tree, const Grown& g);
+  // Out-of-bag rows: oob_rows_[begin, end) reach leaf `node` / are split by inner node `node` as
+  // every tree reader routes them (route); returns the first that goes right.
+  void settle_oob(int32_t node, int64_t begin, int64_t end);
+  int64_t route_oob(const Tree& tree, int32_t node, int64_t begin, int64_t end);
 
   struct Split {
     double proxy;
@@ -195,6 +203,8 @@ class TreeBuilder {
   // depth-first (children are grown left first), at most two per leaf best-first (max_leaf_nodes).
   std::vector<double> child_values_;
   std::vector<uint32_t> samples_, right_rows_;
+  std::vector<uint32_t> oob_rows_;  // the tree's out-of-bag rows, in node order as they are routed
+  int32_t* oob_leaf_ = nullptr;     // build's oob_leaf
   std::vector<int64_t> candidates_;  // features drawn at the current node, in draw order
   std::vector<uint32_t> by_y_;       // node positions ordered by y (best_threshold_split)
   // Per-node scratch, indexed by position within the node.

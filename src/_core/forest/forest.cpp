@@ -189,6 +189,8 @@ Forest fit_forest(const MatrixView& X, const FitTargets& targets, const double* 
   forest.n_samples = n;
   forest.trees.resize(params.n_estimators);
   forest.inbag.resize(static_cast<size_t>(params.n_estimators) * n);
+  const bool record_oob = params.record_oob_leaves && ccp_alpha == 0.0;
+  if (record_oob) forest.oob_leaves.resize(static_cast<size_t>(params.n_estimators) * n);
 
   parallel_for(
       params.n_estimators, params.n_threads,
@@ -198,7 +200,7 @@ Forest fit_forest(const MatrixView& X, const FitTargets& targets, const double* 
         uint32_t* counts = forest.inbag.data() + t * n;
         draw_rows(rng, params, n, cum_weight, counts, worker.perm);
         tree_weights(data, params, counts, n, worker.w);
-        forest.trees[t] = worker.builder.build(worker.w, rng);
+        forest.trees[t] = worker.builder.build(worker.w, rng, counts, record_oob ? forest.oob_leaves.data() + t * n : nullptr);
         if (ccp_alpha > 0.0) forest.trees[t] = prune_tree(forest.trees[t], ccp_alpha);
         // With bootstrap the weights only chose the rows: the trees' weights are counts.
         if (y_exp || w_exp) unscale(forest.trees[t], y_exp, params.bootstrap ? 0 : w_exp, power);
@@ -223,6 +225,9 @@ Forest join_forests(const std::vector<const Forest*>& parts) {
     joined.trees.insert(joined.trees.end(), part->trees.begin(), part->trees.end());
     joined.inbag.insert(joined.inbag.end(), part->inbag.begin(), part->inbag.end());
   }
+  // Recorded out-of-bag leaves serve only if every part has them.
+  if (std::all_of(parts.begin(), parts.end(), [](const Forest* part) { return !part->oob_leaves.empty(); }))
+    for (const Forest* part : parts) joined.oob_leaves.insert(joined.oob_leaves.end(), part->oob_leaves.begin(), part->oob_leaves.end());
   return joined;
 }
 
@@ -243,11 +248,13 @@ void predict(const Forest& forest, const MatrixView& X, double* out, int n_threa
   });
 }
 
-void predict_oob(const Forest& forest, const MatrixView& X, double* out, int64_t* n_trees_out, int n_threads) {
+void predict_oob(const Forest& forest, const MatrixView& X, double* out, int64_t* n_trees_out, int n_threads,
+                 bool training) {
   check_width(forest, X);
   if (X.n_rows != forest.n_samples) throw std::invalid_argument("out-of-bag predictions need the training rows");
   const int32_t nv = forest.n_values();
   const int64_t n = forest.n_samples;
+  const int32_t* recorded = training && !forest.oob_leaves.empty() ? forest.oob_leaves.data() : nullptr;
   for_row_blocks(n, n_threads, [&](int64_t begin, int64_t end) {
     std::fill(out + begin * nv, out + end * nv, 0.0);
     std::fill(n_trees_out + begin, n_trees_out + end, int64_t{0});
@@ -256,7 +263,7 @@ void predict_oob(const Forest& forest, const MatrixView& X, double* out, int64_t
       const uint32_t* counts = forest.inbag.data() + t * n;
       for (int64_t i = begin; i < end; ++i) {
         if (counts[i] != 0) continue;
-        const int32_t leaf = tree.leaf_of([&](int32_t j) { return X.at(i, j); });
+        const int32_t leaf = recorded ? recorded[t * n + i] : tree.leaf_of([&](int32_t j) { return X.at(i, j); });
         const double* v = tree.value.data() + static_cast<int64_t>(leaf) * nv;
         for (int32_t k = 0; k < nv; ++k) out[i * nv + k] += v[k];
         ++n_trees_out[i];
@@ -271,15 +278,17 @@ void predict_oob(const Forest& forest, const MatrixView& X, double* out, int64_t
 namespace {
 
 // Leaves of every row in every tree, or -1 where inbag (n_trees x n_rows, or nullptr) counts the row
-// as drawn for the tree.
-void leaves_of(const Forest& forest, const MatrixView& X, const uint32_t* inbag, int64_t* out, int n_threads) {
+// as drawn for the tree; recorded: the fit's out-of-bag leaves of X's rows (with inbag), or nullptr.
+void leaves_of(const Forest& forest, const MatrixView& X, const uint32_t* inbag, const int32_t* recorded,
+               int64_t* out, int n_threads) {
   const int64_t n_trees = static_cast<int64_t>(forest.trees.size()), n = X.n_rows;
   for_row_blocks(n, n_threads, [&](int64_t begin, int64_t end) {
     for (int64_t t = 0; t < n_trees; ++t) {
       const uint32_t* counts = inbag ? inbag + t * n : nullptr;
       for (int64_t i = begin; i < end; ++i)
-        out[i * n_trees + t] =
-            counts && counts[i] != 0 ? -1 : forest.trees[t].leaf_of([&](int32_t j) { return X.at(i, j); });
+        out[i * n_trees + t] = counts && counts[i] != 0 ? -1
+                               : recorded               ? recorded[t * n + i]
+                                                        : forest.trees[t].leaf_of([&](int32_t j) { return X.at(i, j); });
     }
   });
 }
@@ -288,13 +297,14 @@ void leaves_of(const Forest& forest, const MatrixView& X, const uint32_t* inbag,
 
 void apply(const Forest& forest, const MatrixView& X, int64_t* out, int n_threads) {
   check_width(forest, X);
-  leaves_of(forest, X, nullptr, out, n_threads);
+  leaves_of(forest, X, nullptr, nullptr, out, n_threads);
 }
 
-void apply_oob(const Forest& forest, const MatrixView& X, int64_t* out, int n_threads) {
+void apply_oob(const Forest& forest, const MatrixView& X, int64_t* out, int n_threads, bool training) {
   check_width(forest, X);
   if (X.n_rows != forest.n_samples) throw std::invalid_argument("out-of-bag leaves need the training rows");
-  leaves_of(forest, X, forest.inbag.data(), out, n_threads);
+  const int32_t* recorded = training && !forest.oob_leaves.empty() ? forest.oob_leaves.data() : nullptr;
+  leaves_of(forest, X, forest.inbag.data(), recorded, out, n_threads);
 }
 
 DecisionPaths decision_path(const Forest& forest, const MatrixView& X, int n_threads) {

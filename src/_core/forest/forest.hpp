@@ -23,6 +23,9 @@ struct Forest {
   int64_t n_samples = 0;  // rows of the training set
   std::vector<Tree> trees;
   std::vector<uint32_t> inbag;  // n_trees x n_samples: times each row was drawn for each tree
+  // n_trees x n_samples: the leaf each row reaches in each tree it is out of bag for, -1 in the
+  // others; empty unless the fit recorded them (ForestParams::record_oob_leaves). Not pickled.
+  std::vector<int32_t> oob_leaves;
 
   // Values per node: per output, the mean (or median) or n_classes class fractions.
   int32_t n_values() const { return n_outputs * (n_classes > 0 ? n_classes : 1); }
@@ -44,15 +47,17 @@ Forest join_forests(const std::vector<const Forest*>& parts);
 void predict(const Forest& forest, const MatrixView& X, double* out, int n_threads);
 
 // Mean over the trees for which row i is out of bag; n_trees_out[i] counts them (0: out stays 0).
-// X must be the training matrix.
-void predict_oob(const Forest& forest, const MatrixView& X, double* out, int64_t* n_trees_out, int n_threads);
+// X must have the training rows' count; training: X is the training matrix itself, so the leaves
+// the fit recorded (if it did) are read instead of running X's rows down the trees.
+void predict_oob(const Forest& forest, const MatrixView& X, double* out, int64_t* n_trees_out, int n_threads,
+                 bool training = false);
 
 // Leaf reached in every tree: out is n_rows x n_trees.
 void apply(const Forest& forest, const MatrixView& X, int64_t* out, int n_threads);
 
 // The same for the trees each row is out of bag for, -1 for the others (their rows are not run
-// down). X must be the training matrix.
-void apply_oob(const Forest& forest, const MatrixView& X, int64_t* out, int n_threads);
+// down). X and training as for predict_oob.
+void apply_oob(const Forest& forest, const MatrixView& X, int64_t* out, int n_threads, bool training = false);
 
 // Nodes visited by each row, trees in order, node ids offset by node_offsets (CSR).
 struct DecisionPaths {

@@ -32,6 +32,10 @@ struct ForestParams {
   // parts (warm start, chunks on several machines) equals the forest grown at once.
   int64_t first_tree = 0;
   int n_threads = 1;
+  // Route each tree's out-of-bag rows (drawn 0 times) with the tree as it grows and keep the leaf
+  // each reaches (Forest::oob_leaves): the out-of-bag predictions and leaves of the training rows
+  // then need no descent. Off under ccp_alpha, whose pruning renumbers the nodes.
+  bool record_oob_leaves = false;
 };
 
 }  // namespace pyinterp

@@ -37,6 +37,13 @@ inline int32_t route(double v, double threshold, bool missing_go_to_left, int32_
   return missing_go_to_left ? left : right;  // NaN
 }
 
+// route's rule as bitwise logic (whether the row goes left), for loops that partition many rows
+// at one node: there a branch per row mispredicts half the time. A descent keeps route's
+// branches: predicted right, they let it load the next node early (branch-free, 25 % slower).
+inline bool goes_left(double v, double threshold, bool missing_go_to_left) {
+  return (v <= threshold) | (!(v > threshold) & missing_go_to_left);
+}
+
 struct Tree {
   int32_t n_values = 1;  // 1 for regression (the mean), n_classes for classification (fractions)
 #define PYINTERP_DECLARE(type, name, initial, columns) std::vector<type> name;

@@ -144,6 +144,9 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         p.ccp_alpha = float(self.ccp_alpha)
         p.seed = root_seed(self.random_state)
         p.n_threads = resolve_n_threads(self.n_jobs)
+        # The out-of-bag rows ride along as the trees grow: the scores below need no descent.
+        # IterativeRandomForest keeps them on its forests (_oob_leaves) for their out-of-bag leaves.
+        p.record_oob_leaves = bool(self.oob_score) or getattr(self, "_oob_leaves", False)
         if self.oob_score and not p.bootstrap and p.n_draws == n_samples:
             raise ValueError("Out of bag estimation only available if bootstrap=True (or, in pyinterp, with "
                              "max_samples below the number of rows: subsampling without replacement)")
@@ -190,6 +193,8 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
             self._forest = _core.join_forests([self._forest, forest]) if grown else forest
         if self.oob_score:
             self._set_oob_score(X, y)
+        if not getattr(self, "_oob_leaves", False):
+            self._forest.drop_oob_leaves()  # as large as the in-bag counts
         return self
 
     def _monotonic_cst(self, X, n_classes, n_outputs):
@@ -239,14 +244,15 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
             y = y[:, 0]
         return X, y
 
-    def _oob_values(self, X):
+    def _oob_values(self, X, training=False):
         """(values, has_oob): each training row's mean over the trees that did not draw it; X
-        validated already (by fit, or by the public methods through _checked_rows)."""
+        validated already (by fit, or by the public methods through _checked_rows). training: X
+        is fit's own X, so the leaves fit recorded may serve."""
         n_samples = self._forest.n_samples
         if X.shape[0] != n_samples:
             raise ValueError(f"X has {X.shape[0]} rows; out-of-bag predictions are for the {n_samples} training "
                              "rows, in the order fit saw them")
-        values, n_trees = self._forest.predict_oob(X, self._n_threads)
+        values, n_trees = self._forest.predict_oob(X, self._n_threads, training=training)
         missing = n_trees == 0
         if missing.any():
             # scikit-learn's words, then where pyinterp differs: it predicts 0 for these rows and
@@ -458,7 +464,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
         return self._fit(X, y, y, 0, sample_weight, feature_weights)
 
     def _set_oob_score(self, X, y):
-        values, has_oob = self._oob_values(X)
+        values, has_oob = self._oob_values(X, training=True)
         self.oob_prediction_ = self._outputs(values)
         scorer = self.oob_score if callable(self.oob_score) else r2_score
         self.oob_score_ = float(scorer(y[has_oob], self.oob_prediction_[has_oob]))
@@ -593,7 +599,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         return out
 
     def _set_oob_score(self, X, y):
-        values, has_oob = self._oob_values(X)
+        values, has_oob = self._oob_values(X, training=True)
         proba = self._per_output(values)
         # scikit-learn's layout: (n, n_classes) for one output, (n, n_classes, n_outputs) for several
         # (fit refuses out-of-bag scores when outputs could differ in their number of classes).

@@ -318,6 +318,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
             size = 5 if self.style == "R" and not self.classification_ else 1
         if size > 1:  # a node of `size` draws or fewer stays a leaf (a single draw always does)
             forest._min_weight_split = size + 1.0
+        forest._oob_leaves = self.style == "R"  # recorded as the trees grow, for BootstrapLeaves
         return forest
 
     def _resolve_params(self, n_samples):
@@ -444,7 +445,9 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         ones scored. The pyinterp style (None) scores every set any bootstrap found."""
         if self.style != "R":
             return None
-        return BootstrapLeaves(self.forest_, X, z, self).rit(self, seed=self.rit_seed_)
+        candidates = BootstrapLeaves(self.forest_, X, z, self).rit(self, seed=self.rit_seed_)
+        self.forest_._forest.drop_oob_leaves()  # forest_ is kept: let its recorded leaves go
+        return candidates
 
     def bootstrap(self, X, y, index):
         """Bootstrap ``index`` of the fit, redone exactly as ``fit`` did it, for diagnosing why a
@@ -642,8 +645,12 @@ class BootstrapLeaves:
         # X is the fit's validated array: its leaves through the core, without the column-name check
         # (the selected forest carries the estimator's names, which an array lacks).
         core = forest_view(forest).core
-        apply = core.apply_oob if params.style == "R" else core.apply  # R: rows in the trees they are out of bag for
-        rows = leaf_rows(paths, apply(core_X(X), resolve_n_threads(forest.n_jobs)))
+        n_threads = resolve_n_threads(forest.n_jobs)
+        if params.style == "R":  # rows in the trees they are out of bag for (X is the forest's training X)
+            leaves = core.apply_oob(core_X(X), n_threads, training=True)
+        else:
+            leaves = core.apply(core_X(X), n_threads)
+        rows = leaf_rows(paths, leaves)
         counted = rows >= 0
         rows = rows[counted]
         self.size = np.bincount(rows, minlength=len(paths)).astype(np.float64)
