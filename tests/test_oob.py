@@ -259,3 +259,41 @@ def test_joined_forests_keep_recorded_leaves_only_if_every_part_has_them(regress
     assert both.has_oob_leaves and not _core.join_forests(parts).has_oob_leaves
     Xv = np.asfortranarray(X)
     np.testing.assert_array_equal(both.apply_oob(Xv, 1, training=True), both.apply_oob(Xv, 1))
+
+
+@pytest.mark.parametrize("oob", [False, True])
+def test_leaf_sums_count_and_weigh_the_rows_reaching_each_leaf(regression_data, oob):
+    X, y = regression_data
+    forest = RandomForestRegressor(n_estimators=15, max_features=3, random_state=0)
+    forest._oob_leaves = True
+    forest.fit(X, y)
+    core, Xv = forest._forest, forest._checked_rows(X)
+    weight = np.random.RandomState(0).rand(len(y))
+    leaves = core.apply_oob(Xv) if oob else core.apply(Xv)
+    offsets = np.cumsum(core.node_counts) - core.node_counts
+    assert list(core.node_counts) == [t.node_count for t in forest.trees_]
+    node = (leaves + offsets)[leaves >= 0]
+    expected_count = np.bincount(node, minlength=core.node_counts.sum())
+    expected_sum = np.bincount(node, weights=np.broadcast_to(weight[:, None], leaves.shape)[leaves >= 0],
+                               minlength=core.node_counts.sum())
+    for training in (False, True):
+        for threads in (1, 3):
+            count, total = core.leaf_sums(Xv, weight, threads, oob=oob, training=training)
+            np.testing.assert_array_equal(count, expected_count)
+            np.testing.assert_array_equal(total, expected_sum)  # each leaf sums its rows in order
+    with pytest.raises(ValueError, match="weight must have shape"):
+        core.leaf_sums(Xv, weight[1:], oob=oob)
+
+
+def test_node_values_are_the_trees_values(classification_data):
+    X, y = classification_data
+    forest = RandomForestClassifier(n_estimators=4, random_state=0).fit(X, y)
+    trees = np.array([0, 3, 3, 1], dtype=np.int64)
+    nodes = np.array([0, 5, 2, forest.trees_[1].node_count - 1], dtype=np.int64)
+    np.testing.assert_array_equal(forest._forest.node_values(trees, nodes),
+                                  [forest.trees_[t].value[k] for t, k in zip(trees, nodes)])
+    for bad in ([4], [-1]):
+        with pytest.raises(ValueError, match="outside the forest"):
+            forest._forest.node_values(np.array(bad, dtype=np.int64), np.array([0], dtype=np.int64))
+    with pytest.raises(ValueError, match="outside the forest"):
+        forest._forest.node_values(np.array([0], dtype=np.int64), np.array([10**6], dtype=np.int64))

@@ -397,7 +397,8 @@ void bind_forest(py::module_& m) {
           },
           py::arg("X"), py::arg("n_threads") = 1, py::arg("training") = false)
       .def(
-          "apply", [](const Forest& f, const py::object& X, int n_threads) { return leaves_of(f, X, n_threads, false, false); },
+          "apply",
+          [](const Forest& f, const py::object& X, int n_threads) { return leaves_of(f, X, n_threads, false, false); },
           py::arg("X"), py::arg("n_threads") = 1)
       .def(
           "apply_oob",
@@ -405,6 +406,50 @@ void bind_forest(py::module_& m) {
             return leaves_of(f, X, n_threads, true, training);
           },
           py::arg("X"), py::arg("n_threads") = 1, py::arg("training") = false)
+      .def(
+          "leaf_sums",
+          [](const Forest& f, const py::object& X, const py::handle& weight, int n_threads, bool oob, bool training) {
+            const MatrixView v = matrix_view(X);
+            const auto w = checked_array<double>(weight, {v.n_rows}, "weight");
+            int64_t n_nodes = 0;
+            for (const Tree& t : f.trees) n_nodes += t.node_count();
+            py::array_t<double> count(n_nodes), sum(n_nodes);
+            double *c = count.mutable_data(), *s = sum.mutable_data();
+            {
+              py::gil_scoped_release release;
+              leaf_sums(f, v, w.data(), oob, training, c, s, n_threads);
+            }
+            return py::make_tuple(count, sum);
+          },
+          py::arg("X"), py::arg("weight"), py::arg("n_threads") = 1, py::arg("oob") = false,
+          py::arg("training") = false,
+          "Per node of every tree, trees in order: the rows of X reaching it as their leaf and the sum "
+          "of their weights (oob: only in the trees they are out of bag for).")
+      .def_property_readonly("node_counts",
+                             [](const Forest& f) {
+                               py::array_t<int64_t> out(static_cast<py::ssize_t>(f.trees.size()));
+                               int64_t* p = out.mutable_data();
+                               for (const Tree& t : f.trees) *p++ = t.node_count();
+                               return out;
+                             })
+      .def(
+          "node_values",
+          [](const Forest& f, const py::handle& trees, const py::handle& nodes) {
+            const auto t = checked_array<int64_t>(trees, {-1}, "trees");
+            const auto k = checked_array<int64_t>(nodes, {t.shape(0)}, "nodes");
+            const int32_t nv = f.n_values();
+            py::array_t<double> out({static_cast<int64_t>(t.shape(0)), static_cast<int64_t>(nv)});
+            double* p = out.mutable_data();
+            for (py::ssize_t e = 0; e < t.shape(0); ++e) {
+              const int64_t tree = t.data()[e], node = k.data()[e];
+              if (tree < 0 || tree >= static_cast<int64_t>(f.trees.size()) || node < 0 ||
+                  node >= f.trees[tree].node_count())
+                throw std::invalid_argument("node_values: a (tree, node) pair is outside the forest");
+              std::copy_n(f.trees[tree].value.data() + node * nv, nv, p + e * nv);
+            }
+            return out;
+          },
+          py::arg("trees"), py::arg("nodes"), "The values of the given (tree, node) pairs: (len, n_values).")
       .def_property_readonly("has_oob_leaves", [](const Forest& f) { return !f.oob_leaves.empty(); })
       .def(
           "drop_oob_leaves", [](Forest& f) { std::vector<int32_t>().swap(f.oob_leaves); },

@@ -200,7 +200,8 @@ Forest fit_forest(const MatrixView& X, const FitTargets& targets, const double* 
         uint32_t* counts = forest.inbag.data() + t * n;
         draw_rows(rng, params, n, cum_weight, counts, worker.perm);
         tree_weights(data, params, counts, n, worker.w);
-        forest.trees[t] = worker.builder.build(worker.w, rng, counts, record_oob ? forest.oob_leaves.data() + t * n : nullptr);
+        int32_t* oob_leaf = record_oob ? forest.oob_leaves.data() + t * n : nullptr;
+        forest.trees[t] = worker.builder.build(worker.w, rng, counts, oob_leaf);
         if (ccp_alpha > 0.0) forest.trees[t] = prune_tree(forest.trees[t], ccp_alpha);
         // With bootstrap the weights only chose the rows: the trees' weights are counts.
         if (y_exp || w_exp) unscale(forest.trees[t], y_exp, params.bootstrap ? 0 : w_exp, power);
@@ -227,7 +228,8 @@ Forest join_forests(const std::vector<const Forest*>& parts) {
   }
   // Recorded out-of-bag leaves serve only if every part has them.
   if (std::all_of(parts.begin(), parts.end(), [](const Forest* part) { return !part->oob_leaves.empty(); }))
-    for (const Forest* part : parts) joined.oob_leaves.insert(joined.oob_leaves.end(), part->oob_leaves.begin(), part->oob_leaves.end());
+    for (const Forest* part : parts)
+      joined.oob_leaves.insert(joined.oob_leaves.end(), part->oob_leaves.begin(), part->oob_leaves.end());
   return joined;
 }
 
@@ -305,6 +307,30 @@ void apply_oob(const Forest& forest, const MatrixView& X, int64_t* out, int n_th
   if (X.n_rows != forest.n_samples) throw std::invalid_argument("out-of-bag leaves need the training rows");
   const int32_t* recorded = training && !forest.oob_leaves.empty() ? forest.oob_leaves.data() : nullptr;
   leaves_of(forest, X, forest.inbag.data(), recorded, out, n_threads);
+}
+
+void leaf_sums(const Forest& forest, const MatrixView& X, const double* weight, bool oob, bool training,
+               double* count, double* sum, int n_threads) {
+  check_width(forest, X);
+  const int64_t n = X.n_rows, n_trees = static_cast<int64_t>(forest.trees.size());
+  if (oob && n != forest.n_samples) throw std::invalid_argument("out-of-bag leaves need the training rows");
+  const int32_t* recorded = oob && training && !forest.oob_leaves.empty() ? forest.oob_leaves.data() : nullptr;
+  std::vector<int64_t> offset(n_trees + 1, 0);
+  for (int64_t t = 0; t < n_trees; ++t) offset[t + 1] = offset[t] + forest.trees[t].node_count();
+  std::fill(count, count + offset[n_trees], 0.0);
+  std::fill(sum, sum + offset[n_trees], 0.0);
+  // A tree's nodes are its task's alone, and each sums its rows in order: any thread count agrees.
+  parallel_for(n_trees, n_threads, no_state, [&](int64_t t, int, NoState&) {
+    const Tree& tree = forest.trees[t];
+    const uint32_t* counts = oob ? forest.inbag.data() + t * n : nullptr;
+    for (int64_t i = 0; i < n; ++i) {
+      if (counts && counts[i] != 0) continue;
+      const int64_t leaf =
+          offset[t] + (recorded ? recorded[t * n + i] : tree.leaf_of([&](int32_t j) { return X.at(i, j); }));
+      count[leaf] += 1.0;
+      sum[leaf] += weight[i];
+    }
+  });
 }
 
 DecisionPaths decision_path(const Forest& forest, const MatrixView& X, int n_threads) {

@@ -59,6 +59,12 @@ void apply(const Forest& forest, const MatrixView& X, int64_t* out, int n_thread
 // down). X and training as for predict_oob.
 void apply_oob(const Forest& forest, const MatrixView& X, int64_t* out, int n_threads, bool training = false);
 
+// Per node of every tree (tree t's nodes from the sum of the earlier trees' node counts): the rows
+// of X that reach it as their leaf, and the sum of their weights, in every tree or (oob) only in
+// the trees each row is out of bag for. X, oob and training as for apply_oob.
+void leaf_sums(const Forest& forest, const MatrixView& X, const double* weight, bool oob, bool training,
+               double* count, double* sum, int n_threads);
+
 // Nodes visited by each row, trees in order, node ids offset by node_offsets (CSR).
 struct DecisionPaths {
   std::vector<int64_t> indptr, indices, node_offsets;

@@ -34,7 +34,6 @@ from .._validation import (INT32_MAX, FOREST_FIT_X, ForestInputMixin, IntInterva
 from ..forest import RandomForestClassifier, RandomForestRegressor
 from ..forest.view import forest_view
 from .dwp import sum_codes
-from .local import leaf_rows
 from .paths import SignedPaths, decode, signed_paths
 from .rit import rit_csr
 from .rules import interaction_rule, resolve_interaction
@@ -640,25 +639,19 @@ class BootstrapLeaves:
         paths = signed_paths(forest, 0.0, weight="samplesize", first_occurrence="every" if every else "after_filter",
                              feature_groups=getattr(params, "feature_groups_", None))
         codes = paths.codes if params.signed else paths.codes >> 1
-        self.paths = SignedPaths(paths.indptr, codes.astype(np.int32), paths.weight, paths.depth, paths.tree,
-                                 paths.leaf, paths.names)
-        # X is the fit's validated array: its leaves through the core, without the column-name check
-        # (the selected forest carries the estimator's names, which an array lacks).
+        self.paths = SignedPaths(paths.indptr, codes.astype(np.int32, copy=False), paths.weight, paths.depth,
+                                 paths.tree, paths.leaf, paths.names)
+        # X is the fit's validated array (the forest's training X in R style: its rows in the trees
+        # they are out of bag for): the rows and class-1 rows per leaf through the core, without
+        # the column-name check (the selected forest carries the estimator's names, which an array
+        # lacks).
         core = forest_view(forest).core
-        n_threads = resolve_n_threads(forest.n_jobs)
-        if params.style == "R":  # rows in the trees they are out of bag for (X is the forest's training X)
-            leaves = core.apply_oob(core_X(X), n_threads, training=True)
-        else:
-            leaves = core.apply(core_X(X), n_threads)
-        rows = leaf_rows(paths, leaves)
-        counted = rows >= 0
-        rows = rows[counted]
-        self.size = np.bincount(rows, minlength=len(paths)).astype(np.float64)
-        self.positive = np.bincount(rows, weights=np.broadcast_to(z[:, None], counted.shape)[counted],
-                                    minlength=len(paths))
-        trees = forest.trees_
-        offsets = np.cumsum([0] + [t.node_count for t in trees[:-1]])
-        value = np.concatenate([t.value for t in trees])[offsets[paths.tree] + paths.leaf]
+        size, positive = core.leaf_sums(core_X(X), np.ascontiguousarray(z, dtype=np.float64),
+                                        resolve_n_threads(forest.n_jobs), oob=params.style == "R", training=True)
+        tree, leaf = paths.tree.astype(np.int64), paths.leaf.astype(np.int64)
+        node = (np.cumsum(core.node_counts) - core.node_counts)[tree] + leaf
+        self.size, self.positive = size[node], positive[node]
+        value = core.node_values(tree, leaf)
         if params.classification_:  # leaves predicting the class of interest (none if a small resample lacks it)
             column = int(np.searchsorted(forest.classes_, params.class_id_))
             present = column < len(forest.classes_) and forest.classes_[column] == params.class_id_
