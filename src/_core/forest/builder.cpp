@@ -671,7 +671,7 @@ TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e, Rng& r
   lower_ = e.lower;
   upper_ = e.upper;
   auto leaf_out = [&] {
-    settle_oob(node, e.oob_start, e.oob_end);
+    if (oob_leaf_) settle_oob(node, e.oob_start, e.oob_end);
     return out;
   };
 
@@ -705,7 +705,7 @@ TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e, Rng& r
   // Without missing training rows, a missing value follows the larger child (ties go right).
   tree.missing_go_to_left[node] = n_missing > 0 ? split.missing_left : mid - e.start > e.end - mid;
   tree.impurity_decrease[node] = decrease;
-  out.oob_mid = route_oob(tree, node, e.oob_start, e.oob_end);
+  if (oob_leaf_) out.oob_mid = route_oob(tree, node, e.oob_start, e.oob_end);
   out.mid = mid;
   out.decrease = decrease;
   out.split = true;
@@ -773,7 +773,7 @@ void TreeBuilder::make_leaf(Tree& tree, const Grown& g) {
   tree.threshold[g.node] = 0.0;
   tree.missing_go_to_left[g.node] = 0;
   tree.impurity_decrease[g.node] = 0.0;
-  settle_oob(g.node, g.oob_start, g.oob_end);
+  if (oob_leaf_) settle_oob(g.node, g.oob_start, g.oob_end);
 }
 
 void TreeBuilder::settle_oob(int32_t node, int64_t begin, int64_t end) {
