@@ -622,7 +622,10 @@ Tree TreeBuilder::build(const std::vector<double>& w, Rng& rng, const uint32_t* 
   min_weight_leaf_ = params_.min_weight_fraction_leaf * total_weight;
   leaf_limits_ = params_.min_samples_leaf > 1 || min_weight_leaf_ > 0.0;
 
-  Tree tree;
+  // Grown in the builder's own tree, whose vectors keep their capacity from tree to tree, then
+  // copied out at its size: one copy instead of each field's chain of reallocations.
+  Tree& tree = grown_;
+  Tree::for_each_field(tree, [](const char*, auto& field, int64_t) { field.clear(); });
   tree.n_values = data_.targets.n_values();
   value_.resize(tree.n_values);
   child_values_.clear();

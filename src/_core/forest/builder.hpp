@@ -203,6 +203,7 @@ class TreeBuilder {
   // depth-first (children are grown left first), at most two per leaf best-first (max_leaf_nodes).
   std::vector<double> child_values_;
   std::vector<uint32_t> samples_, right_rows_;
+  Tree grown_;                      // the tree being grown (build returns a copy)
   std::vector<uint32_t> oob_rows_;  // the tree's out-of-bag rows, in node order as they are routed
   int32_t* oob_leaf_ = nullptr;     // build's oob_leaf
   std::vector<int64_t> candidates_;  // features drawn at the current node, in draw order
