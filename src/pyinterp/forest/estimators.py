@@ -144,8 +144,8 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         p.ccp_alpha = float(self.ccp_alpha)
         p.seed = root_seed(self.random_state)
         p.n_threads = resolve_n_threads(self.n_jobs)
-        # The out-of-bag rows ride along as the trees grow: the scores below need no descent.
-        # IterativeRandomForest keeps them on its forests (_oob_leaves) for their out-of-bag leaves.
+        # The out-of-bag rows ride along as the trees grow, so oob_score's predictions need no
+        # descent. IterativeRandomForest keeps them on its forests (_oob_leaves) for their leaves.
         p.record_oob_leaves = bool(self.oob_score) or getattr(self, "_oob_leaves", False)
         if self.oob_score and not p.bootstrap and p.n_draws == n_samples:
             raise ValueError("Out of bag estimation only available if bootstrap=True (or, in pyinterp, with "

@@ -645,9 +645,9 @@ class BootstrapLeaves:
         # they are out of bag for): the rows and class-1 rows per leaf through the core, without
         # the column-name check (the selected forest carries the estimator's names, which an array
         # lacks).
-        core = forest_view(forest).core
+        core, oob = forest_view(forest).core, params.style == "R"
         size, positive = core.leaf_sums(core_X(X), np.ascontiguousarray(z, dtype=np.float64),
-                                        resolve_n_threads(forest.n_jobs), oob=params.style == "R", training=True)
+                                        resolve_n_threads(forest.n_jobs), oob=oob, training=oob)
         tree, leaf = paths.tree.astype(np.int64), paths.leaf.astype(np.int64)
         node = (np.cumsum(core.node_counts) - core.node_counts)[tree] + leaf
         self.size, self.positive = size[node], positive[node]
