@@ -76,10 +76,14 @@ def test_dwp_sums_the_leaf_weights_of_the_paths_holding_the_set(fitted, data):
 
 
 code_sets = st.lists(st.frozensets(st.integers(0, 12), max_size=6), min_size=0, max_size=12)
+# Queries may name codes no row holds (negative, or past the rows' largest) and, over a wide
+# universe, more than the 64 distinct codes match_sums indexes by bits (it then merges lists).
+query_sets = st.one_of(st.lists(st.frozensets(st.integers(-1, 14), max_size=6), max_size=12),
+                       st.lists(st.frozensets(st.integers(0, 200), min_size=1, max_size=9), min_size=8, max_size=16))
 
 
 @settings(**SETTINGS)
-@given(code_sets, code_sets, st.integers(1, 3), st.integers(1, 2))
+@given(code_sets, query_sets, st.integers(1, 3), st.integers(1, 2))
 def test_match_sets_and_sums_are_subset_tests(rows, queries, m, n_threads):
     indptr, codes = to_csr([sorted(r) for r in rows])
     q_indptr, q_codes = to_csr([sorted(q) for q in queries])
@@ -94,6 +98,23 @@ def test_match_sets_and_sums_are_subset_tests(rows, queries, m, n_threads):
         for r in holding:
             in_row_order = in_row_order + values[r]
         np.testing.assert_array_equal(sums[i], in_row_order)
+
+
+def test_match_sums_over_more_than_64_query_codes_merges_posting_lists():
+    rng = np.random.RandomState(0)
+    rows = [sorted(rng.choice(90, size=rng.randint(1, 30), replace=False).tolist()) for _ in range(300)]
+    queries = [sorted(rng.choice(90, size=rng.randint(1, 3), replace=False).tolist()) for _ in range(60)]
+    queries += [[k] for k in range(70)] + [[]]  # 70 codes: past the bits' 64
+    values = rng.rand(len(rows), 2)
+    few = _core.match_sums(*to_csr(rows), *to_csr(queries[:20]), values, 2)  # fewer than 64 codes
+    many = _core.match_sums(*to_csr(rows), *to_csr(queries), values, 2)
+    np.testing.assert_array_equal(few, many[:20])
+    for i, q in enumerate(queries):
+        expected = np.zeros(2)
+        for r, row in enumerate(rows):
+            if set(q) <= set(row):
+                expected = expected + values[r]
+        np.testing.assert_array_equal(many[i], expected)
 
 
 def intersection_family(sets, at_least):
