@@ -76,8 +76,8 @@ class TreeBuilder {
   void grow_best_first(Tree& tree, const Grown& root, Rng& rng);
   // Undoes a split found for a node that max_leaf_nodes leaves unsplit.
   void make_leaf(Tree& tree, const Grown& g);
-  // Out-of-bag rows: oob_rows_[begin, end) reach leaf `node` / are split by inner node `node` as
-  // every tree reader routes them (route); returns the first that goes right.
+  // Out-of-bag rows: oob_rows_[begin, end) reach leaf `node` / are split by inner node `node` by
+  // route's rule (goes_left); route_oob returns the first that goes right.
   void settle_oob(int32_t node, int64_t begin, int64_t end);
   int64_t route_oob(const Tree& tree, int32_t node, int64_t begin, int64_t end);
 

@@ -250,34 +250,18 @@ void predict(const Forest& forest, const MatrixView& X, double* out, int n_threa
   });
 }
 
-void predict_oob(const Forest& forest, const MatrixView& X, double* out, int64_t* n_trees_out, int n_threads,
-                 bool training) {
-  check_width(forest, X);
-  if (X.n_rows != forest.n_samples) throw std::invalid_argument("out-of-bag predictions need the training rows");
-  const int32_t nv = forest.n_values();
-  const int64_t n = forest.n_samples;
-  const int32_t* recorded = training && !forest.oob_leaves.empty() ? forest.oob_leaves.data() : nullptr;
-  for_row_blocks(n, n_threads, [&](int64_t begin, int64_t end) {
-    std::fill(out + begin * nv, out + end * nv, 0.0);
-    std::fill(n_trees_out + begin, n_trees_out + end, int64_t{0});
-    for (size_t t = 0; t < forest.trees.size(); ++t) {
-      const Tree& tree = forest.trees[t];
-      const uint32_t* counts = forest.inbag.data() + t * n;
-      for (int64_t i = begin; i < end; ++i) {
-        if (counts[i] != 0) continue;
-        const int32_t leaf = recorded ? recorded[t * n + i] : tree.leaf_of([&](int32_t j) { return X.at(i, j); });
-        const double* v = tree.value.data() + static_cast<int64_t>(leaf) * nv;
-        for (int32_t k = 0; k < nv; ++k) out[i * nv + k] += v[k];
-        ++n_trees_out[i];
-      }
-    }
-    for (int64_t i = begin; i < end; ++i)
-      if (n_trees_out[i] > 0)
-        for (int32_t k = 0; k < nv; ++k) out[i * nv + k] /= static_cast<double>(n_trees_out[i]);
-  });
+namespace {
+
+// The leaves the fit recorded for its out-of-bag rows when X is the training matrix itself
+// (training) and the fit kept them, else nullptr: the rows are then run down the trees.
+const int32_t* recorded_oob_leaves(const Forest& forest, bool training) {
+  return training && !forest.oob_leaves.empty() ? forest.oob_leaves.data() : nullptr;
 }
 
-namespace {
+// Leaf row i of X reaches in tree t: recorded (X.n_rows per tree), or by running it down.
+int32_t leaf_at(const Forest& forest, const int32_t* recorded, const MatrixView& X, int64_t t, int64_t i) {
+  return recorded ? recorded[t * X.n_rows + i] : forest.trees[t].leaf_of([&](int32_t j) { return X.at(i, j); });
+}
 
 // Leaves of every row in every tree, or -1 where inbag (n_trees x n_rows, or nullptr) counts the row
 // as drawn for the tree; recorded: the fit's out-of-bag leaves of X's rows (with inbag), or nullptr.
@@ -288,14 +272,38 @@ void leaves_of(const Forest& forest, const MatrixView& X, const uint32_t* inbag,
     for (int64_t t = 0; t < n_trees; ++t) {
       const uint32_t* counts = inbag ? inbag + t * n : nullptr;
       for (int64_t i = begin; i < end; ++i)
-        out[i * n_trees + t] = counts && counts[i] != 0 ? -1
-                               : recorded               ? recorded[t * n + i]
-                                                        : forest.trees[t].leaf_of([&](int32_t j) { return X.at(i, j); });
+        out[i * n_trees + t] = counts && counts[i] != 0 ? -1 : leaf_at(forest, recorded, X, t, i);
     }
   });
 }
 
 }  // namespace
+
+void predict_oob(const Forest& forest, const MatrixView& X, double* out, int64_t* n_trees_out, int n_threads,
+                 bool training) {
+  check_width(forest, X);
+  if (X.n_rows != forest.n_samples) throw std::invalid_argument("out-of-bag predictions need the training rows");
+  const int32_t nv = forest.n_values();
+  const int64_t n = forest.n_samples;
+  const int32_t* recorded = recorded_oob_leaves(forest, training);
+  for_row_blocks(n, n_threads, [&](int64_t begin, int64_t end) {
+    std::fill(out + begin * nv, out + end * nv, 0.0);
+    std::fill(n_trees_out + begin, n_trees_out + end, int64_t{0});
+    for (size_t t = 0; t < forest.trees.size(); ++t) {
+      const Tree& tree = forest.trees[t];
+      const uint32_t* counts = forest.inbag.data() + t * n;
+      for (int64_t i = begin; i < end; ++i) {
+        if (counts[i] != 0) continue;
+        const double* v = tree.value.data() + static_cast<int64_t>(leaf_at(forest, recorded, X, t, i)) * nv;
+        for (int32_t k = 0; k < nv; ++k) out[i * nv + k] += v[k];
+        ++n_trees_out[i];
+      }
+    }
+    for (int64_t i = begin; i < end; ++i)
+      if (n_trees_out[i] > 0)
+        for (int32_t k = 0; k < nv; ++k) out[i * nv + k] /= static_cast<double>(n_trees_out[i]);
+  });
+}
 
 void apply(const Forest& forest, const MatrixView& X, int64_t* out, int n_threads) {
   check_width(forest, X);
@@ -305,8 +313,7 @@ void apply(const Forest& forest, const MatrixView& X, int64_t* out, int n_thread
 void apply_oob(const Forest& forest, const MatrixView& X, int64_t* out, int n_threads, bool training) {
   check_width(forest, X);
   if (X.n_rows != forest.n_samples) throw std::invalid_argument("out-of-bag leaves need the training rows");
-  const int32_t* recorded = training && !forest.oob_leaves.empty() ? forest.oob_leaves.data() : nullptr;
-  leaves_of(forest, X, forest.inbag.data(), recorded, out, n_threads);
+  leaves_of(forest, X, forest.inbag.data(), recorded_oob_leaves(forest, training), out, n_threads);
 }
 
 void leaf_sums(const Forest& forest, const MatrixView& X, const double* weight, bool oob, bool training,
@@ -314,19 +321,17 @@ void leaf_sums(const Forest& forest, const MatrixView& X, const double* weight, 
   check_width(forest, X);
   const int64_t n = X.n_rows, n_trees = static_cast<int64_t>(forest.trees.size());
   if (oob && n != forest.n_samples) throw std::invalid_argument("out-of-bag leaves need the training rows");
-  const int32_t* recorded = oob && training && !forest.oob_leaves.empty() ? forest.oob_leaves.data() : nullptr;
+  const int32_t* recorded = recorded_oob_leaves(forest, oob && training);
   std::vector<int64_t> offset(n_trees + 1, 0);
   for (int64_t t = 0; t < n_trees; ++t) offset[t + 1] = offset[t] + forest.trees[t].node_count();
   std::fill(count, count + offset[n_trees], 0.0);
   std::fill(sum, sum + offset[n_trees], 0.0);
   // A tree's nodes are its task's alone, and each sums its rows in order: any thread count agrees.
   parallel_for(n_trees, n_threads, no_state, [&](int64_t t, int, NoState&) {
-    const Tree& tree = forest.trees[t];
     const uint32_t* counts = oob ? forest.inbag.data() + t * n : nullptr;
     for (int64_t i = 0; i < n; ++i) {
       if (counts && counts[i] != 0) continue;
-      const int64_t leaf =
-          offset[t] + (recorded ? recorded[t * n + i] : tree.leaf_of([&](int32_t j) { return X.at(i, j); }));
+      const int64_t leaf = offset[t] + leaf_at(forest, recorded, X, t, i);
       count[leaf] += 1.0;
       sum[leaf] += weight[i];
     }

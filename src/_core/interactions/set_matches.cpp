@@ -54,27 +54,6 @@ class PostingIndex {
   std::vector<int64_t> begin_, posting_;
 };
 
-struct Scratch {
-  std::vector<int32_t> query;
-  std::vector<int64_t> rows, merged;
-};
-
-}  // namespace
-
-SetMatches match_sets(const CsrView<int32_t>& rows, const CsrView<int32_t>& queries) {
-  const PostingIndex index(rows);
-  SetMatches out;
-  Scratch s;
-  for (int64_t q = 0; q < queries.n; ++q) {
-    index.match(queries, q, s.query, s.rows, s.merged);
-    out.rows.insert(out.rows.end(), s.rows.begin(), s.rows.end());
-    out.indptr.push_back(static_cast<int64_t>(out.rows.size()));
-  }
-  return out;
-}
-
-namespace {
-
 // For queries that use at most 64 distinct codes (iRF's candidates and their subsets): a bit per
 // such code, each row's bits, and posting lists of those codes only, built in one pass over the
 // rows' codes and one over their bits. A query's rows are its rarest code's rows whose bits cover
@@ -135,7 +114,24 @@ class QueryIndex {
   std::vector<int64_t> begin_, posting_;  // per bit: the rows holding its code, ascending
 };
 
+struct Scratch {
+  std::vector<int32_t> query;
+  std::vector<int64_t> rows, merged;
+};
+
 }  // namespace
+
+SetMatches match_sets(const CsrView<int32_t>& rows, const CsrView<int32_t>& queries) {
+  const PostingIndex index(rows);
+  SetMatches out;
+  Scratch s;
+  for (int64_t q = 0; q < queries.n; ++q) {
+    index.match(queries, q, s.query, s.rows, s.merged);
+    out.rows.insert(out.rows.end(), s.rows.begin(), s.rows.end());
+    out.indptr.push_back(static_cast<int64_t>(out.rows.size()));
+  }
+  return out;
+}
 
 std::vector<double> match_sums(const CsrView<int32_t>& rows, const CsrView<int32_t>& queries, const double* values, int64_t n_values,
                                int n_threads) {
