@@ -564,41 +564,59 @@ TreeBuilder::Split TreeBuilder::find_split(int64_t start, int64_t end, Rng& rng)
   return best;
 }
 
-double TreeBuilder::threshold_between(int64_t feature, uint32_t lo, uint32_t hi, int64_t start, int64_t mid) {
-  const ColumnCodes& codes = *data_.codes;
+double TreeBuilder::threshold_between(int64_t feature, const Partition& part) const {
   // Every row with a value goes left, the missing ones right.
-  if (codes.has_missing(feature) && hi == codes.n_codes(feature)) return std::numeric_limits<double>::infinity();
-  int64_t a = start, b = mid;
-  while (codes.code(feature, samples_[a]) != lo) ++a;
-  while (codes.code(feature, samples_[b]) != hi) ++b;
-  const double low = data_.x(samples_[a], feature);
-  const double high = data_.x(samples_[b], feature);
+  if (part.hi_row < 0) return std::numeric_limits<double>::infinity();
+  const double low = data_.x(part.lo_row, feature);
+  const double high = data_.x(part.hi_row, feature);
   // Midway between the neighbouring values, as halves so the sum cannot overflow; if rounding
   // lands on the upper value, the lower one keeps the training partition intact.
   const double t = low / 2.0 + high / 2.0;
   return (t < high && std::isfinite(t)) ? t : low;
 }
 
-int64_t TreeBuilder::partition_rows(int64_t start, int64_t end, int64_t feature, uint32_t lo, bool missing_left,
-                                    int64_t& n_missing) {
+template <class Code>
+TreeBuilder::Partition TreeBuilder::partition_rows(const Code* col, int64_t start, int64_t end, const Split& split,
+                                                   uint32_t missing) {
   // Stable, so every node keeps its rows in increasing order: gathers from a column then move
-  // forward through memory, sharing cache lines.
-  const ColumnCodes& codes = *data_.codes;
-  const uint32_t missing = codes.has_missing(feature) ? codes.n_codes(feature) : std::numeric_limits<uint32_t>::max();
-  int64_t n_left = start, n_right = 0;
-  n_missing = 0;
+  // forward through memory, sharing cache lines. Without branches (a row's side is a coin flip to
+  // the predictor): each row is written to both sides and only its own side's count advances
+  // (n_left <= k, so row k is read first). The first rows with codes lo and hi are kept for the
+  // threshold (hi is the missing code when the split parts the rows with a value from the rest).
+  Partition part{start, 0, -1, -1};
+  int64_t n_left = start, n_right = 0, n_missing = 0;
+  int64_t lo_row = -1, hi_row = -1;
+  const uint32_t hi = split.hi == missing ? std::numeric_limits<uint32_t>::max() : split.hi;
   for (int64_t k = start; k < end; ++k) {
     const uint32_t row = samples_[k];
-    const uint32_t c = codes.code(feature, row);
-    n_missing += c == missing;
-    if (c <= lo || (c == missing && missing_left)) {
-      samples_[n_left++] = row;
-    } else {
-      right_rows_[n_right++] = row;
-    }
+    const uint32_t c = col[row];
+    const bool is_missing = c == missing;
+    const int64_t left = (c <= split.lo) | (is_missing & split.missing_left);
+    n_missing += is_missing;
+    lo_row = (c == split.lo && lo_row < 0) ? row : lo_row;
+    hi_row = (c == hi && hi_row < 0) ? row : hi_row;
+    samples_[n_left] = row;
+    right_rows_[n_right] = row;
+    n_left += left;
+    n_right += 1 - left;
   }
   std::copy(right_rows_.begin(), right_rows_.begin() + n_right, samples_.begin() + n_left);
-  return n_left;
+  part.mid = n_left;
+  part.n_missing = n_missing;
+  part.lo_row = lo_row;
+  part.hi_row = hi_row;
+  return part;
+}
+
+TreeBuilder::Partition TreeBuilder::partition_rows(int64_t start, int64_t end, const Split& split) {
+  const ColumnCodes& codes = *data_.codes;
+  const int64_t f = split.feature;
+  const uint32_t missing = codes.has_missing(f) ? codes.n_codes(f) : std::numeric_limits<uint32_t>::max();
+  switch (codes.width(f)) {
+    case 1: return partition_rows(codes.column<uint8_t>(f), start, end, split, missing);
+    case 2: return partition_rows(codes.column<uint16_t>(f), start, end, split, missing);
+    default: return partition_rows(codes.column<uint32_t>(f), start, end, split, missing);
+  }
 }
 
 Tree TreeBuilder::build(const std::vector<double>& w, Rng& rng, const uint32_t* counts, int32_t* oob_leaf) {
@@ -687,8 +705,8 @@ TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e, Rng& r
   const Split split = find_split(e.start, e.end, rng);
   if (split.feature < 0) return leaf_out();
 
-  int64_t n_missing = 0;
-  const int64_t mid = partition_rows(e.start, e.end, split.feature, split.lo, split.missing_left, n_missing);
+  const Partition part = partition_rows(e.start, e.end, split);
+  const int64_t mid = part.mid;
   const int64_t at = static_cast<int64_t>(child_values_.size());
   child_values_.resize(at + 2 * n_values);
   const NodeStats l = node_stats(e.start, mid, child_values_.data() + at + n_values);
@@ -704,9 +722,9 @@ TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e, Rng& r
   }
 
   tree.feature[node] = static_cast<int32_t>(split.feature);
-  tree.threshold[node] = threshold_between(split.feature, split.lo, split.hi, e.start, mid);
+  tree.threshold[node] = threshold_between(split.feature, part);
   // Without missing training rows, a missing value follows the larger child (ties go right).
-  tree.missing_go_to_left[node] = n_missing > 0 ? split.missing_left : mid - e.start > e.end - mid;
+  tree.missing_go_to_left[node] = part.n_missing > 0 ? split.missing_left : mid - e.start > e.end - mid;
   tree.impurity_decrease[node] = decrease;
   if (oob_leaf_) out.oob_mid = route_oob(tree, node, e.oob_start, e.oob_end);
   out.mid = mid;

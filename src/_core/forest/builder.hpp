@@ -174,11 +174,18 @@ class TreeBuilder {
   template <class Key, class Stats>
   void scan_sorted(const Key* keys, int64_t m, int pos_bits, Stats stats, int64_t feature, Split& best,
                    const MissingRows& missing);
-  // Moves the rows going left (code <= lo, or missing when missing_left) before the others;
-  // returns the first right row and counts the rows missing the feature.
-  int64_t partition_rows(int64_t start, int64_t end, int64_t feature, uint32_t lo, bool missing_left,
-                         int64_t& n_missing);
-  double threshold_between(int64_t feature, uint32_t lo, uint32_t hi, int64_t start, int64_t mid);
+  // A node's rows partitioned by its split: the first right row, the rows missing the feature, and
+  // the first rows with the split's codes lo and hi (-1: hi is the missing code).
+  struct Partition {
+    int64_t mid, n_missing;
+    int64_t lo_row, hi_row;
+  };
+  // Moves the rows going left (code <= lo, or missing when missing_left) before the others.
+  Partition partition_rows(int64_t start, int64_t end, const Split& split);
+  template <class Code>
+  Partition partition_rows(const Code* col, int64_t start, int64_t end, const Split& split, uint32_t missing);
+  // The threshold midway between the values of the rows with codes lo and hi.
+  double threshold_between(int64_t feature, const Partition& part) const;
 
   const TrainingSet& data_;
   const ForestParams& params_;
