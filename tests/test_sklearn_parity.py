@@ -258,11 +258,14 @@ def test_weighted_bootstrap_held_out_within_noise_of_scikit_learn():
     y = 3 * X[:, 0] + np.sin(6 * X[:, 1]) + rng.randn(600)
     w = rng.choice([0.2, 1.0, 3.0], 600)
     kw = dict(n_estimators=40, max_features=0.5, n_jobs=2)
+    # 20 splits and a one-sided 3-SE bound: equally good engines fail it in about 0.1 % of draws
+    # (40 splits measured pyinterp +0.005 +- 0.003 ahead); 5 splits at 2 SE failed for a few per
+    # cent of the changes to the random draws.
     diffs = []
-    for seed in range(5):
+    for seed in range(20):
         Xtr, Xte, ytr, yte, wtr, _ = train_test_split(X, y, w, test_size=0.3, random_state=seed)
         ours = RandomForestRegressor(random_state=seed, **kw).fit(Xtr, ytr, sample_weight=wtr).score(Xte, yte)
         theirs = ensemble.RandomForestRegressor(random_state=seed, **kw).fit(Xtr, ytr, sample_weight=wtr).score(Xte, yte)
         diffs.append(ours - theirs)
     diffs = np.array(diffs)
-    assert diffs.mean() >= -2 * diffs.std(ddof=1) / np.sqrt(len(diffs)), diffs
+    assert diffs.mean() >= -3 * diffs.std(ddof=1) / np.sqrt(len(diffs)), diffs
