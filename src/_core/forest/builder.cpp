@@ -129,6 +129,22 @@ void TreeBuilder::prepare_node(int64_t start, int64_t end, const double* value) 
     // Squared error centres each output on the node's mean: its proxy is then well conditioned.
     const bool centred = params_.criterion == Criterion::squared_error;
     mean_y_ = centred ? value[0] : 0.0;
+    if (K == 1) {
+      // With the sums split_stats needs (in position order, as it would add them).
+      double total_w = 0.0, total_s = 0.0;
+      for (int64_t pos = 0; pos < m; ++pos) {
+        const uint32_t i = idx[pos];
+        const double wi = w_[i], wy = wi * (t.y_at(i, 0) - mean_y_);
+        lw_[pos] = wi;
+        lwy_[pos] = wy;
+        total_w += wi;
+        total_s += wy;
+      }
+      node_total_w_ = total_w;
+      node_total_s_ = total_s;
+      if (params_.criterion == Criterion::absolute_error) rank_node_targets(start, m);
+      return;
+    }
     for (int64_t pos = 0; pos < m; ++pos) {
       const uint32_t i = idx[pos];
       lw_[pos] = w_[i];
@@ -412,13 +428,11 @@ void TreeBuilder::scan_sorted(const Key* keys, int64_t m, int pos_bits, Stats st
   }
 }
 
-RegressionStats TreeBuilder::split_stats(StatsTag<RegressionStats>, int64_t m) {
+RegressionStats TreeBuilder::split_stats(StatsTag<RegressionStats>, int64_t) {
   RegressionStats stats{lw_.data(), lwy_.data(), hist_w_.data(), hist_s_.data()};
   stats.mean = mean_y_;
-  for (int64_t pos = 0; pos < m; ++pos) {
-    stats.total_w += lw_[pos];
-    stats.total_s += lwy_[pos];
-  }
+  stats.total_w = node_total_w_;
+  stats.total_s = node_total_s_;
   return stats;
 }
 
