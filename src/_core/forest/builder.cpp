@@ -32,18 +32,6 @@ constexpr int64_t kPrefetch = 32;
 // Rows of the next candidate features prefetched while the current one is evaluated.
 constexpr int64_t kLookahead = 64;
 
-// Sorts m distinct keys by counting, for each, the keys below it: m^2 comparisons without
-// branches, which the compiler vectorises. For the few keys of a small node this beats a
-// comparison sort, whose branches mostly mispredict.
-void rank_sort(const uint32_t* unsorted, int64_t m, uint32_t* sorted) {
-  for (int64_t i = 0; i < m; ++i) {
-    const uint32_t key = unsorted[i];
-    uint32_t rank = 0;
-    for (int64_t j = 0; j < m; ++j) rank += unsorted[j] < key;
-    sorted[rank] = key;
-  }
-}
-
 }  // namespace
 
 TreeBuilder::TreeBuilder(const TrainingSet& data, const ForestParams& params)

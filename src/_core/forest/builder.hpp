@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "../common/job_control.hpp"
+#include "../common/rank_sort.hpp"
 #include "../common/rng.hpp"
 #include "criterion.hpp"
 #include "encoding.hpp"

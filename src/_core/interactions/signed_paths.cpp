@@ -7,11 +7,15 @@
 #include <string>
 
 #include "../common/parallel.hpp"
+#include "../common/rank_sort.hpp"
 #include "../forest/node_readers.hpp"
 #include "distinct_rows.hpp"
 
 namespace pyinterp {
 namespace {
+
+// Paths of at most this many codes are sorted by rank_sort.
+constexpr int64_t kRankSorted = 32;
 
 // A node to visit (its edge from the parent is read from the parent: carrying the edge's feature,
 // side and test on the stack made the walk slower).
@@ -133,8 +137,16 @@ void tree_paths(const Nodes tree, int32_t t, int64_t n_trees, const SignedPathOp
   out.tree.reserve(n_leaves);
   out.leaf.reserve(n_leaves);
   walk(tree, o, s, [&](int32_t node, int32_t depth) {
-    for (const int32_t code : s.active) out.codes.push_back(code);  // a few codes: no memmove call
-    std::sort(out.codes.end() - static_cast<std::ptrdiff_t>(s.active.size()), out.codes.end());
+    // A path's codes are distinct (each key is pushed once): a short path is sorted by rank.
+    const auto n_codes = static_cast<int64_t>(s.active.size());
+    const size_t at = out.codes.size();
+    out.codes.resize(at + static_cast<size_t>(n_codes));
+    if (n_codes <= kRankSorted) {
+      rank_sort(s.active.data(), n_codes, out.codes.data() + at);
+    } else {
+      std::copy(s.active.begin(), s.active.end(), out.codes.begin() + static_cast<std::ptrdiff_t>(at));
+      std::sort(out.codes.begin() + static_cast<std::ptrdiff_t>(at), out.codes.end());
+    }
     out.indptr.push_back(static_cast<int64_t>(out.codes.size()));
     out.depth.push_back(depth);
     out.tree.push_back(t);
