@@ -733,7 +733,7 @@ TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e, Rng& r
   // Without missing training rows, a missing value follows the larger child (ties go right).
   tree.missing_go_to_left[node] = part.n_missing > 0 ? split.missing_left : mid - e.start > e.end - mid;
   tree.impurity_decrease[node] = decrease;
-  if (oob_leaf_) out.oob_mid = route_oob(tree, node, e.oob_start, e.oob_end);
+  if (oob_leaf_) out.oob_mid = route_oob(split, tree.threshold[node], tree.missing_go_to_left[node] != 0, e.oob_start, e.oob_end);
   out.mid = mid;
   out.decrease = decrease;
   out.split = true;
@@ -808,23 +808,38 @@ void TreeBuilder::settle_oob(int32_t node, int64_t begin, int64_t end) {
   for (int64_t k = begin; k < end; ++k) oob_leaf_[oob_rows_[k]] = node;
 }
 
-int64_t TreeBuilder::route_oob(const Tree& tree, int32_t node, int64_t begin, int64_t end) {
-  const int32_t feature = tree.feature[node];
-  const double threshold = tree.threshold[node];
-  const bool missing_left = tree.missing_go_to_left[node] != 0;
-  // Without branches (a row's side is a coin flip to the predictor): each row is written to both
-  // sides and only its own side's count advances (n_left <= k, so row k is read first).
-  int64_t n_left = begin, n_right = 0;
-  for (int64_t k = begin; k < end; ++k) {
-    const uint32_t row = oob_rows_[k];
-    const int64_t left = goes_left(data_.x(row, feature), threshold, missing_left);
-    oob_rows_[n_left] = row;
-    right_rows_[n_right] = row;
-    n_left += left;
-    n_right += 1 - left;
+int64_t TreeBuilder::route_oob(const Split& split, double threshold, bool missing_go_to_left, int64_t begin,
+                               int64_t end) {
+  // By the split column's codes where they decide: an out-of-bag row is a training row, and the
+  // threshold lies in [value of lo, value of hi), where lo and hi are the codes around it among
+  // the node's in-bag rows. Only a row whose code falls between them (a value the node's in-bag
+  // rows lack) is compared with the threshold.
+  const ColumnCodes& codes = *data_.codes;
+  const int64_t f = split.feature;
+  const uint32_t missing = codes.has_missing(f) ? codes.n_codes(f) : std::numeric_limits<uint32_t>::max();
+  auto run = [&](const auto* col) {
+    // Without branches on the common path (a row's side is a coin flip to the predictor): each row
+    // is written to both sides and only its own side's count advances (n_left <= k, so row k is
+    // read first).
+    int64_t n_left = begin, n_right = 0;
+    for (int64_t k = begin; k < end; ++k) {
+      const uint32_t row = oob_rows_[k];
+      const uint32_t c = col[row];
+      int64_t left = (c <= split.lo) | ((c == missing) & missing_go_to_left);
+      if (c > split.lo && c < split.hi) left = goes_left(data_.x(row, f), threshold, missing_go_to_left);
+      oob_rows_[n_left] = row;
+      right_rows_[n_right] = row;
+      n_left += left;
+      n_right += 1 - left;
+    }
+    std::copy(right_rows_.begin(), right_rows_.begin() + n_right, oob_rows_.begin() + n_left);
+    return n_left;
+  };
+  switch (codes.width(f)) {
+    case 1: return run(codes.column<uint8_t>(f));
+    case 2: return run(codes.column<uint16_t>(f));
+    default: return run(codes.column<uint32_t>(f));
   }
-  std::copy(right_rows_.begin(), right_rows_.begin() + n_right, oob_rows_.begin() + n_left);
-  return n_left;
 }
 
 }  // namespace pyinterp

@@ -77,10 +77,6 @@ class TreeBuilder {
   void grow_best_first(Tree& tree, const Grown& root, Rng& rng);
   // Undoes a split found for a node that max_leaf_nodes leaves unsplit.
   void make_leaf(Tree& tree, const Grown& g);
-  // Out-of-bag rows: oob_rows_[begin, end) reach leaf `node` / are split by inner node `node` by
-  // route's rule (goes_left); route_oob returns the first that goes right.
-  void settle_oob(int32_t node, int64_t begin, int64_t end);
-  int64_t route_oob(const Tree& tree, int32_t node, int64_t begin, int64_t end);
 
   struct Split {
     double proxy;
@@ -88,6 +84,10 @@ class TreeBuilder {
     uint32_t lo = 0, hi = 0;    // rows with code <= lo go left; hi is the next code present (or the missing code)
     bool missing_left = false;  // where the node's rows with a missing value go
   };
+  // Out-of-bag rows: oob_rows_[begin, end) reach leaf `node` / are partitioned by a node's split as
+  // route sends them past its threshold; route_oob returns the first that goes right.
+  void settle_oob(int32_t node, int64_t begin, int64_t end);
+  int64_t route_oob(const Split& split, double threshold, bool missing_go_to_left, int64_t begin, int64_t end);
   // A node's rows missing the searched feature: how many, their code, and whether a scan puts
   // them on the left.
   struct MissingRows {
