@@ -58,18 +58,25 @@ const double* decreases(const Nodes& tree, NodeCounts counts, Scratch& s) {
   return s.decrease.data();
 }
 
-// An upper bound on the codes of all leaves' paths of tree t: one per level and per key; without
-// depths, (n + 1) / 2 leaves each below fewer than n nodes (children follow their parents).
-int64_t code_bound(const Forest& forest, int64_t t, int64_t per_path) {
+// Upper bounds on the codes of all leaves' paths of tree t, per_path at most per path. From the
+// node count alone: (n + 1) / 2 leaves each below fewer than n nodes (children follow parents).
+int64_t count_bound(int64_t n, int64_t per_path) { return (n + 1) / 2 * std::min<int64_t>(n - 1, per_path); }
+int64_t count_bound(const Forest& forest, int64_t t, int64_t per_path) {
+  return count_bound(forest.trees[t].node_count(), per_path);
+}
+int64_t count_bound(const SklearnForestNodes& forest, int64_t t, int64_t per_path) {
+  return count_bound(forest.trees[t].n_nodes, per_path);
+}
+// From the leaves' depths, where the tree records them (one code per level at most).
+int64_t depth_bound(const Forest& forest, int64_t t, int64_t per_path) {
   const Tree& tree = forest.trees[t];
   int64_t codes = 0;
   for (int64_t node = 0; node < tree.node_count(); ++node)
     if (tree.is_leaf(node)) codes += std::min<int64_t>(tree.depth[node], per_path);
   return codes;
 }
-int64_t code_bound(const SklearnForestNodes& forest, int64_t t, int64_t per_path) {
-  const int64_t n = forest.trees[t].n_nodes;
-  return (n + 1) / 2 * std::min<int64_t>(n - 1, per_path);
+int64_t depth_bound(const SklearnForestNodes& forest, int64_t t, int64_t per_path) {
+  return count_bound(forest, t, per_path);
 }
 
 // The impurity decrease of inner node t (dec: decreases()) as the options scale it.
@@ -204,16 +211,19 @@ int64_t saturated_sum(const std::vector<int64_t>& values) {
 }
 
 // Refuses, before any output is built, a reading whose paths hold more than max_codes codes. A
-// bound from the node depths decides for most forests: a leaf's path holds at most one code per
-// level and per feature (group), or per (feature, side) with `every`. Only a forest above the
-// budget by that bound is walked once more, without output, to count its codes (epsilon may
-// filter most of them); the walk costs one step per node however long the paths are.
+// path holds at most one code per level and per feature (group), or per (feature, side) with
+// `every`: a bound from the node counts decides for most forests, else one from the leaves'
+// depths. Only a forest above the budget by both is walked once more, without output, to count
+// its codes (epsilon may filter most of them); the walk costs one step per node however long the
+// paths are.
 template <class Trees>
 void check_size(const Trees& forest, const SignedPathOptions& o, int64_t n_keys, int n_threads) {
   const int64_t n = tree_count(forest);
   const int64_t per_path = o.first_occurrence == FirstOccurrence::every ? 2 * n_keys : n_keys;
   std::vector<int64_t> codes(n, 0);
-  parallel_for(n, n_threads, no_state, [&](int64_t t, int, NoState&) { codes[t] = code_bound(forest, t, per_path); });
+  for (int64_t t = 0; t < n; ++t) codes[t] = count_bound(forest, t, per_path);
+  if (saturated_sum(codes) <= o.max_codes) return;
+  parallel_for(n, n_threads, no_state, [&](int64_t t, int, NoState&) { codes[t] = depth_bound(forest, t, per_path); });
   if (saturated_sum(codes) <= o.max_codes) return;
   parallel_for(
       n, n_threads, [&](int) { return scratch(n_keys); },
