@@ -117,27 +117,17 @@ void TreeBuilder::prepare_node(int64_t start, int64_t end, const double* value) 
     // Squared error centres each output on the node's mean: its proxy is then well conditioned.
     const bool centred = params_.criterion == Criterion::squared_error;
     mean_y_ = centred ? value[0] : 0.0;
-    if (K == 1) {
-      // With the sums split_stats needs (in position order, as it would add them).
-      double total_w = 0.0, total_s = 0.0;
-      for (int64_t pos = 0; pos < m; ++pos) {
-        const uint32_t i = idx[pos];
-        const double wi = w_[i], wy = wi * (t.y_at(i, 0) - mean_y_);
-        lw_[pos] = wi;
-        lwy_[pos] = wy;
-        total_w += wi;
-        total_s += wy;
-      }
-      node_total_w_ = total_w;
-      node_total_s_ = total_s;
-      if (params_.criterion == Criterion::absolute_error) rank_node_targets(start, m);
-      return;
-    }
+    // With the sums split_stats needs for one output (in position order, as it would add them).
+    double total_w = 0.0, total_s = 0.0;
     for (int64_t pos = 0; pos < m; ++pos) {
       const uint32_t i = idx[pos];
       lw_[pos] = w_[i];
       for (int32_t k = 0; k < K; ++k) lwy_[pos * K + k] = w_[i] * (t.y_at(i, k) - (centred ? value[k] : 0.0));
+      total_w += lw_[pos];
+      total_s += lwy_[pos * K];
     }
+    node_total_w_ = total_w;
+    node_total_s_ = total_s;
     if (params_.criterion == Criterion::absolute_error) rank_node_targets(start, m);
   } else {
     std::fill(class_total_.begin(), class_total_.end(), 0.0);
@@ -733,7 +723,8 @@ TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e, Rng& r
   // Without missing training rows, a missing value follows the larger child (ties go right).
   tree.missing_go_to_left[node] = part.n_missing > 0 ? split.missing_left : mid - e.start > e.end - mid;
   tree.impurity_decrease[node] = decrease;
-  if (oob_leaf_) out.oob_mid = route_oob(split, tree.threshold[node], tree.missing_go_to_left[node] != 0, e.oob_start, e.oob_end);
+  if (oob_leaf_)
+    out.oob_mid = route_oob(split, tree.threshold[node], tree.missing_go_to_left[node] != 0, e.oob_start, e.oob_end);
   out.mid = mid;
   out.decrease = decrease;
   out.split = true;

@@ -206,7 +206,7 @@ class TreeBuilder {
   bool every_boundary() const { return leaf_limits_ || cst_ != 0; }
   double root_weight_ = 0.0;
   double mean_y_ = 0.0;  // what prepare_node centred the node's targets on (one output)
-  double node_total_w_ = 0.0, node_total_s_ = 0.0;  // and the sums of lw_ and lwy_ (one output)
+  double node_total_w_ = 0.0, node_total_s_ = 0.0;  // and the sums of lw_ and lwy_ (first output)
   std::vector<double> value_;         // a node's values
   // The values of children not yet grown, the right child's then the left's per split: a stack
   // depth-first (children are grown left first), at most two per leaf best-first (max_leaf_nodes).

@@ -93,26 +93,19 @@ struct NodeStats {
 inline NodeStats node_stats(Criterion c, const uint32_t* rows, int64_t m, const double* w, const FitTargets& t,
                             double* value, std::vector<std::pair<double, double>>& scratch) {
   NodeStats s;
-  if (c == Criterion::squared_error && t.n_outputs == 1) {
-    // The common case in two passes over the rows instead of three: the weight and the weighted
-    // sum in one loop (each still summed in row order, so the same values).
-    double sum = 0.0;
+  // Squared error's first output's weighted sum is taken with the weight, in the same pass (each
+  // still summed in row order).
+  const bool fused = c == Criterion::squared_error;
+  double first_sum = 0.0;
+  if (fused) {
     for (int64_t k = 0; k < m; ++k) {
       const double wk = w[rows[k]];
       s.weight += wk;
-      sum += wk * t.y_at(rows[k], 0);
+      first_sum += wk * t.y_at(rows[k], 0);
     }
-    const double mean = sum / s.weight;
-    double sq = 0.0;
-    for (int64_t k = 0; k < m; ++k) {
-      const double d = t.y_at(rows[k], 0) - mean;
-      sq += w[rows[k]] * d * d;
-    }
-    s.impurity = sq / s.weight;
-    value[0] = mean;
-    return s;
+  } else {
+    for (int64_t k = 0; k < m; ++k) s.weight += w[rows[k]];
   }
-  for (int64_t k = 0; k < m; ++k) s.weight += w[rows[k]];
   double impurity = 0.0;
   for (int32_t out = 0; out < t.n_outputs; ++out) {
     if (c == Criterion::absolute_error) {
@@ -139,7 +132,11 @@ inline NodeStats node_stats(Criterion c, const uint32_t* rows, int64_t m, const 
       impurity += std::max(deviance / s.weight, 0.0);
     } else if (!is_classification(c)) {
       double sum = 0.0;
-      for (int64_t k = 0; k < m; ++k) sum += w[rows[k]] * t.y_at(rows[k], out);
+      if (fused && out == 0) {
+        sum = first_sum;
+      } else {
+        for (int64_t k = 0; k < m; ++k) sum += w[rows[k]] * t.y_at(rows[k], out);
+      }
       const double mean = sum / s.weight;
       double sq = 0.0;
       for (int64_t k = 0; k < m; ++k) {
