@@ -20,6 +20,11 @@ disturb less), pyinterp peak / R peak. R is skipped when Rscript or the iRF pack
     python bench/compare_irf_r.py                    # all three
     python bench/compare_irf_r.py --data lss50 --top 10
     python bench/compare_irf_r.py --threads 2         # issue 20's setting
+    python bench/compare_irf_r.py --threads 2 --repeats 3   # each tool 3 times, alternating: medians
+
+R's own time moves by a quarter between quiet runs of the same day on this project's VMs, so one
+run's ratio is a loose figure; with --repeats the times, CPU seconds and peaks are medians (the
+runs' wall times are listed) and the ratios are of medians.
 """
 
 from __future__ import annotations
@@ -134,6 +139,18 @@ def worker(data_file, style, threads):
     print(json.dumps(dict(rows=rows, seconds=seconds, fit_cpu=cpu, selected=model.selected_iteration_ + 1)))
 
 
+def merged(runs):
+    """One tool's runs as one result: the first run's table (the seeds are fixed), the median of
+    each timing and peak, every run's wall seconds, the load at the first start and the last end."""
+    out = dict(runs[0])
+    for key in ("seconds", "cpu", "fit_cpu", "peak_mb"):
+        if key in out:
+            out[key] = float(np.median([r[key] for r in runs]))
+    out["runs"] = [r["seconds"] for r in runs]
+    out["load"] = (runs[0]["load"][0], runs[-1]["load"][1])
+    return out
+
+
 def spearman(a, b):
     ra, rb = np.argsort(np.argsort(a)), np.argsort(np.argsort(b))
     return float(np.corrcoef(ra, rb)[0, 1]) if len(a) > 2 else float("nan")
@@ -152,6 +169,9 @@ def report(name, results, true, top, threads):
     print(f"\n=== {name} ({threads} thread{'s' if threads > 1 else ''}) ===")
     for tool, res in results.items():
         in_fit = f" ({res['fit_cpu']:.1f} in fit)" if "fit_cpu" in res else ""
+        runs = res.get("runs", [])
+        if len(runs) > 1:
+            in_fit += f", medians of {len(runs)} runs (wall {', '.join(f'{t:.1f}' for t in runs)} s)"
         print(f"{tool:<16} {len(res['rows']):>4} interactions, {res['seconds']:7.1f} s, "
               f"{res['cpu']:6.1f} CPU-s{in_fit}, peak {res['peak_mb']:6.0f} MB, selected iteration {res['selected']}, "
               f"{loads(res['load'])} (1/5 min, start -> end)")
@@ -197,6 +217,7 @@ def main():
                         choices=["lss50", "mixed500", "all_bioc"])
     parser.add_argument("--top", type=int, default=8)
     parser.add_argument("--threads", type=int, default=1, help="pyinterp's n_jobs and R's n.core (default 1)")
+    parser.add_argument("--repeats", type=int, default=1, help="runs of each tool, alternating (default 1)")
     parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -208,12 +229,13 @@ def main():
         with tempfile.TemporaryDirectory(prefix="irf-r-") as tmp:
             data_file = Path(tmp) / "data.npz"
             np.savez(data_file, X=X, y=y, task=task)
-            results = {}
-            if with_r:
-                results["R iRF 3.0"] = run_r(X, y, task, tmp, args.threads)
-            for style in ("R", "pyinterp"):
-                results[f"pyinterp {style}"] = run_pyinterp(data_file, style, args.threads)
-        report(name, results, true, args.top, args.threads)
+            runs = {}
+            for _ in range(max(1, args.repeats)):
+                if with_r:
+                    runs.setdefault("R iRF 3.0", []).append(run_r(X, y, task, tmp, args.threads))
+                for style in ("R", "pyinterp"):
+                    runs.setdefault(f"pyinterp {style}", []).append(run_pyinterp(data_file, style, args.threads))
+        report(name, {tool: merged(r) for tool, r in runs.items()}, true, args.top, args.threads)
         sys.stdout.flush()
 
 
