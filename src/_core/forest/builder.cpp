@@ -32,6 +32,25 @@ constexpr int64_t kPrefetch = 32;
 // Rows of the next candidate features prefetched while the current one is evaluated.
 constexpr int64_t kLookahead = 64;
 
+// Moves rows[begin, end) whose left(row) is 1 before those whose left(row) is 0, stably; returns
+// the first of the others (right: scratch for them). Without branches, since a row's side is a coin
+// flip to the predictor: each row is written to both sides and only its own side's count advances
+// (n_left <= k, so row k is read before it is overwritten).
+template <class Left>
+int64_t stable_partition(uint32_t* rows, int64_t begin, int64_t end, uint32_t* right, Left left) {
+  int64_t n_left = begin, n_right = 0;
+  for (int64_t k = begin; k < end; ++k) {
+    const uint32_t row = rows[k];
+    const int64_t goes = left(row);
+    rows[n_left] = row;
+    right[n_right] = row;
+    n_left += goes;
+    n_right += 1 - goes;
+  }
+  std::copy(right, right + n_right, rows + n_left);
+  return n_left;
+}
+
 }  // namespace
 
 TreeBuilder::TreeBuilder(const TrainingSet& data, const ForestParams& params)
@@ -504,15 +523,10 @@ template <class Stats>
 bool TreeBuilder::evaluate_feature(int64_t f, int64_t start, int64_t end, Stats& stats, Split& best) {
   const ColumnCodes& codes = *data_.codes;
   cst_ = params_.monotonic_cst.empty() ? 0 : params_.monotonic_cst[f];
-  auto run = [&](const auto* col) {
+  return codes.visit_column(f, [&](const auto* col) {
     return codes.has_missing(f) ? evaluate<true>(col, start, end, stats, f, best)
                                 : evaluate<false>(col, start, end, stats, f, best);
-  };
-  switch (codes.width(f)) {
-    case 1: return run(codes.column<uint8_t>(f));
-    case 2: return run(codes.column<uint16_t>(f));
-    default: return run(codes.column<uint32_t>(f));
-  }
+  });
 }
 
 template <class Stats>
@@ -572,48 +586,25 @@ double TreeBuilder::threshold_between(int64_t feature, const Partition& part) co
   return (t < high && std::isfinite(t)) ? t : low;
 }
 
-template <class Code>
-TreeBuilder::Partition TreeBuilder::partition_rows(const Code* col, int64_t start, int64_t end, const Split& split,
-                                                   uint32_t missing) {
-  // Stable, so every node keeps its rows in increasing order: gathers from a column then move
-  // forward through memory, sharing cache lines. Without branches (a row's side is a coin flip to
-  // the predictor): each row is written to both sides and only its own side's count advances
-  // (n_left <= k, so row k is read first). The first rows with codes lo and hi are kept for the
-  // threshold (hi is the missing code when the split parts the rows with a value from the rest).
-  Partition part{start, 0, -1, -1};
-  int64_t n_left = start, n_right = 0, n_missing = 0;
-  int64_t lo_row = -1, hi_row = -1;
-  const uint32_t hi = split.hi == missing ? std::numeric_limits<uint32_t>::max() : split.hi;
-  for (int64_t k = start; k < end; ++k) {
-    const uint32_t row = samples_[k];
-    const uint32_t c = col[row];
-    const bool is_missing = c == missing;
-    const int64_t left = (c <= split.lo) | (is_missing & split.missing_left);
-    n_missing += is_missing;
-    lo_row = (c == split.lo && lo_row < 0) ? row : lo_row;
-    hi_row = (c == hi && hi_row < 0) ? row : hi_row;
-    samples_[n_left] = row;
-    right_rows_[n_right] = row;
-    n_left += left;
-    n_right += 1 - left;
-  }
-  std::copy(right_rows_.begin(), right_rows_.begin() + n_right, samples_.begin() + n_left);
-  part.mid = n_left;
-  part.n_missing = n_missing;
-  part.lo_row = lo_row;
-  part.hi_row = hi_row;
-  return part;
-}
-
 TreeBuilder::Partition TreeBuilder::partition_rows(int64_t start, int64_t end, const Split& split) {
+  // Stable, so every node keeps its rows in increasing order: gathers from a column then move
+  // forward through memory, sharing cache lines. The first rows with codes lo and hi are kept for
+  // the threshold (hi is the missing code when the split parts the rows with a value from the rest).
   const ColumnCodes& codes = *data_.codes;
-  const int64_t f = split.feature;
-  const uint32_t missing = codes.has_missing(f) ? codes.n_codes(f) : std::numeric_limits<uint32_t>::max();
-  switch (codes.width(f)) {
-    case 1: return partition_rows(codes.column<uint8_t>(f), start, end, split, missing);
-    case 2: return partition_rows(codes.column<uint16_t>(f), start, end, split, missing);
-    default: return partition_rows(codes.column<uint32_t>(f), start, end, split, missing);
-  }
+  const uint32_t missing = codes.missing_code(split.feature);
+  const uint32_t hi = split.hi == missing ? UINT32_MAX : split.hi;
+  int64_t n_missing = 0, lo_row = -1, hi_row = -1;
+  const int64_t mid = codes.visit_column(split.feature, [&](const auto* col) {
+    return stable_partition(samples_.data(), start, end, right_rows_.data(), [&](uint32_t row) -> int64_t {
+      const uint32_t c = col[row];
+      const bool is_missing = c == missing;
+      n_missing += is_missing;
+      lo_row = (c == split.lo && lo_row < 0) ? row : lo_row;
+      hi_row = (c == hi && hi_row < 0) ? row : hi_row;
+      return (c <= split.lo) | (is_missing & split.missing_left);
+    });
+  });
+  return {mid, n_missing, lo_row, hi_row};
 }
 
 Tree TreeBuilder::build(const std::vector<double>& w, Rng& rng, const uint32_t* counts, int32_t* oob_leaf) {
@@ -807,30 +798,14 @@ int64_t TreeBuilder::route_oob(const Split& split, double threshold, bool missin
   // rows lack) is compared with the threshold.
   const ColumnCodes& codes = *data_.codes;
   const int64_t f = split.feature;
-  const uint32_t missing = codes.has_missing(f) ? codes.n_codes(f) : std::numeric_limits<uint32_t>::max();
-  auto run = [&](const auto* col) {
-    // Without branches on the common path (a row's side is a coin flip to the predictor): each row
-    // is written to both sides and only its own side's count advances (n_left <= k, so row k is
-    // read first).
-    int64_t n_left = begin, n_right = 0;
-    for (int64_t k = begin; k < end; ++k) {
-      const uint32_t row = oob_rows_[k];
+  const uint32_t missing = codes.missing_code(f);
+  return codes.visit_column(f, [&](const auto* col) {
+    return stable_partition(oob_rows_.data(), begin, end, right_rows_.data(), [&](uint32_t row) -> int64_t {
       const uint32_t c = col[row];
-      int64_t left = (c <= split.lo) | ((c == missing) & missing_go_to_left);
-      if (c > split.lo && c < split.hi) left = goes_left(data_.x(row, f), threshold, missing_go_to_left);
-      oob_rows_[n_left] = row;
-      right_rows_[n_right] = row;
-      n_left += left;
-      n_right += 1 - left;
-    }
-    std::copy(right_rows_.begin(), right_rows_.begin() + n_right, oob_rows_.begin() + n_left);
-    return n_left;
-  };
-  switch (codes.width(f)) {
-    case 1: return run(codes.column<uint8_t>(f));
-    case 2: return run(codes.column<uint16_t>(f));
-    default: return run(codes.column<uint32_t>(f));
-  }
+      if (c > split.lo && c < split.hi) return goes_left(data_.x(row, f), threshold, missing_go_to_left);
+      return (c <= split.lo) | ((c == missing) & missing_go_to_left);
+    });
+  });
 }
 
 }  // namespace pyinterp

@@ -183,8 +183,6 @@ class TreeBuilder {
   };
   // Moves the rows going left (code <= lo, or missing when missing_left) before the others.
   Partition partition_rows(int64_t start, int64_t end, const Split& split);
-  template <class Code>
-  Partition partition_rows(const Code* col, int64_t start, int64_t end, const Split& split, uint32_t missing);
   // The threshold midway between the values of the rows with codes lo and hi.
   double threshold_between(int64_t feature, const Partition& part) const;
 

@@ -54,6 +54,8 @@ class ColumnCodes {
   uint32_t n_codes(int64_t j) const { return n_codes_[j]; }
   // Whether column j has missing values; their code is n_codes(j).
   bool has_missing(int64_t j) const { return has_missing_[j] != 0; }
+  // The code of column j's missing values, or a value no code takes when it has none.
+  uint32_t missing_code(int64_t j) const { return has_missing(j) ? n_codes(j) : UINT32_MAX; }
   // The number of codes of the widest column, missing code included (histogram size).
   uint32_t max_n_codes() const { return max_n_codes_; }
   // Code of row i in column j (for occasional lookups; hot loops use column<Code>(j)).
@@ -73,6 +75,15 @@ class ColumnCodes {
   template <class Code>
   const Code* column(int64_t j) const {
     return reinterpret_cast<const Code*>(columns_[j]);
+  }
+  // f(column<Code>(j)) with Code at column j's width.
+  template <class F>
+  decltype(auto) visit_column(int64_t j, F&& f) const {
+    switch (width_[j]) {
+      case 1: return f(column<uint8_t>(j));
+      case 2: return f(column<uint16_t>(j));
+      default: return f(column<uint32_t>(j));
+    }
   }
 
  private:

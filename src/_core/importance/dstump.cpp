@@ -126,11 +126,9 @@ StumpTable dstump(const MatrixView& X, const double* y, const double* sample_wei
   parallel_for(
       p, n_threads, [](int) { return Worker{}; },
       [&](int64_t j, int, Worker& wk) {
-        switch (codes.width(j)) {
-          case 1: stump(codes.column<uint8_t>(j), codes.n_codes(j), j, X, yc, sample_weight, split, side, wk, out); break;
-          case 2: stump(codes.column<uint16_t>(j), codes.n_codes(j), j, X, yc, sample_weight, split, side, wk, out); break;
-          default: stump(codes.column<uint32_t>(j), codes.n_codes(j), j, X, yc, sample_weight, split, side, wk, out);
-        }
+        codes.visit_column(j, [&](const auto* col) {
+          stump(col, codes.n_codes(j), j, X, yc, sample_weight, split, side, wk, out);
+        });
       });
   return out;
 }
