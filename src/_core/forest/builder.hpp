@@ -50,7 +50,7 @@ class TreeBuilder {
     double upper = std::numeric_limits<double>::infinity();   // on the node's value
     // A child's statistics and values (at child_values_[values_at]), found when its parent was
     // split; values_at < 0: not known yet (the root).
-    NodeStats stats;
+    NodeStats stats{};
     int64_t values_at = -1;
     int64_t oob_start = 0, oob_end = 0;  // its out-of-bag rows, oob_rows_[oob_start, oob_end)
   };
