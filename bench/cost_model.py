@@ -11,6 +11,9 @@
 3. Prices each node's codes at the kernels' cost for its size (gather alone: the floor of reading
    the codes; counting: the floor of the search's own update) and prints measured ns per code beside
    those bounds, with the load average.
+4. Sizes a node-local block of codes (all p columns of a small subtree's rows, copied once at its
+   root): the share of the codes read in split nodes of at most B rows, and what the blocks would
+   copy against it.
 
     python bench/cost_model.py                 # both cases, 10 trees
     python bench/cost_model.py --cases b --trees 20
@@ -61,6 +64,25 @@ def touched(forest, n_codes_of, mtry):
     return out, np.concatenate(sizes)
 
 
+def block_shares(forest, p, mtry, limits=(32, 64, 128, 256)):
+    """Per row limit B: the share of all codes read that split nodes of at most B rows read, and the
+    codes a node-local block (its m rows' codes of all p columns, made at the root of each subtree of
+    nodes of at most B rows) would copy, as a multiple of those."""
+    out = {}
+    for limit in limits:
+        read = small_read = copied = 0
+        for tree in forest.trees_:
+            m = tree.n_node_samples.astype(np.int64)
+            split = tree.feature >= 0
+            small = split & (m <= limit)
+            read += int(m[split].sum()) * mtry
+            small_read += int(m[small].sum()) * mtry
+            roots = small & ((tree.parent < 0) | (m[np.maximum(tree.parent, 0)] > limit))
+            copied += int(m[roots].sum()) * p
+        out[limit] = (small_read / read, copied / max(small_read, 1))
+    return out
+
+
 def bound_seconds(sizes, mtry, kernels, column):
     """Seconds to read every split node's codes at the kernels' per-code cost for its size (column 0:
     gather alone, 1: gather + counting update)."""
@@ -100,6 +122,9 @@ def main():
         print(f"fit: {cpu:.2f} CPU s = {cpu / total * 1e9:.2f} ns per code")
         print(f"bound, reading the codes alone: {floor:.2f} s ({cpu / floor:.1f}x from it); "
               f"with the counting update on every code: {counting:.2f} s ({cpu / counting:.1f}x)")
+        shares = "; ".join(f"<= {b} rows: {share:.0%} of the codes, a block copies {copies:.2f}x them"
+                           for b, (share, copies) in block_shares(forest, p, mtry).items())
+        print(f"node-local blocks (split nodes of at most B rows): {shares}")
 
 
 if __name__ == "__main__":
