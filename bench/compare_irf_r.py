@@ -15,7 +15,10 @@ workers included, and of pyinterp's fit alone), the peak resident memory (R: its
 the load average when each run started and ended (other jobs share the machine: read every figure
 with it), and the ratios to R: R time / pyinterp time, the same in CPU seconds (which other jobs
 disturb less), pyinterp peak / R peak. R is skipped when Rscript or the iRF package is absent
-(install: apt-get install r-base-core r-cran-ranger ...; R CMD INSTALL of the iRF 3.0 source).
+(install: apt-get install r-base-core r-base-dev r-cran-ranger r-cran-data.table r-cran-rcpp
+r-cran-rcppeigen r-cran-matrix r-cran-dplyr r-cran-foreach r-cran-doparallel r-cran-dorng
+r-cran-stringr r-cran-fastmatch r-cran-memoise r-cran-rcolorbrewer; AUC, which Debian lacks, and
+iRF 3.0 by R CMD INSTALL of their sources: the cran/AUC and karlkumbier/iRF repositories on GitHub).
 
     python bench/compare_irf_r.py                    # all three
     python bench/compare_irf_r.py --data lss50 --top 10
