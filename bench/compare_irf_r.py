@@ -106,10 +106,16 @@ def parse_r_name(name):
     return tuple(sorted(items))
 
 
-def run_r(X, y, task, tmp, threads):
-    data, table, script = Path(tmp) / "data.csv", Path(tmp) / "r_table.csv", Path(tmp) / "irf.R"
+def write_r_inputs(X, y, tmp):
+    """R's data (y, then X's columns, as CSV) and script in tmp, once for all its runs."""
+    data, script = Path(tmp) / "data.csv", Path(tmp) / "irf.R"
     np.savetxt(data, np.column_stack([y, X]), delimiter=",", fmt="%.10g")
     script.write_text(IRF_R)
+    return data, script
+
+
+def run_r(data, script, task, tmp, threads):
+    table = Path(tmp) / "r_table.csv"
     stdout, peak, cpu, load = timed(["Rscript", str(script), str(data), str(table), task, "0", str(threads)])
     elapsed, selected = stdout.split()[-2:]
     rows = []
@@ -232,10 +238,11 @@ def main():
         with tempfile.TemporaryDirectory(prefix="irf-r-") as tmp:
             data_file = Path(tmp) / "data.npz"
             np.savez(data_file, X=X, y=y, task=task)
+            r_inputs = write_r_inputs(X, y, tmp) if with_r else None
             runs = {}
             for _ in range(max(1, args.repeats)):
                 if with_r:
-                    runs.setdefault("R iRF 3.0", []).append(run_r(X, y, task, tmp, args.threads))
+                    runs.setdefault("R iRF 3.0", []).append(run_r(*r_inputs, task, tmp, args.threads))
                 for style in ("R", "pyinterp"):
                     runs.setdefault(f"pyinterp {style}", []).append(run_pyinterp(data_file, style, args.threads))
         report(name, {tool: merged(r) for tool, r in runs.items()}, true, args.top, args.threads)

@@ -68,19 +68,18 @@ def block_shares(forest, p, mtry, limits=(32, 64, 128, 256)):
     """Per row limit B: the share of all codes read that split nodes of at most B rows read, and the
     codes a node-local block (its m rows' codes of all p columns, made at the root of each subtree of
     nodes of at most B rows) would copy, as a multiple of those."""
-    out = {}
-    for limit in limits:
-        read = small_read = copied = 0
-        for tree in forest.trees_:
-            m = tree.n_node_samples.astype(np.int64)
-            split = tree.feature >= 0
+    read = 0
+    small_read, copied = dict.fromkeys(limits, 0), dict.fromkeys(limits, 0)
+    for tree in forest.trees_:
+        m = tree.n_node_samples.astype(np.int64)
+        split = tree.feature >= 0
+        parent_m = np.where(tree.parent < 0, np.iinfo(np.int64).max, m[np.maximum(tree.parent, 0)])
+        read += int(m[split].sum()) * mtry
+        for limit in limits:
             small = split & (m <= limit)
-            read += int(m[split].sum()) * mtry
-            small_read += int(m[small].sum()) * mtry
-            roots = small & ((tree.parent < 0) | (m[np.maximum(tree.parent, 0)] > limit))
-            copied += int(m[roots].sum()) * p
-        out[limit] = (small_read / read, copied / max(small_read, 1))
-    return out
+            small_read[limit] += int(m[small].sum()) * mtry
+            copied[limit] += int(m[small & (parent_m > limit)].sum()) * p
+    return {limit: (small_read[limit] / read, copied[limit] / max(small_read[limit], 1)) for limit in limits}
 
 
 def bound_seconds(sizes, mtry, kernels, column):

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "../common/parallel.hpp"
 #include "../common/rank_sort.hpp"
@@ -67,16 +68,13 @@ int64_t count_bound(const Forest& forest, int64_t t, int64_t per_path) {
 int64_t count_bound(const SklearnForestNodes& forest, int64_t t, int64_t per_path) {
   return count_bound(forest.trees[t].n_nodes, per_path);
 }
-// From the leaves' depths, where the tree records them (one code per level at most).
+// From the leaves' depths, which the engine's trees record (one code per level at most).
 int64_t depth_bound(const Forest& forest, int64_t t, int64_t per_path) {
   const Tree& tree = forest.trees[t];
   int64_t codes = 0;
   for (int64_t node = 0; node < tree.node_count(); ++node)
     if (tree.is_leaf(node)) codes += std::min<int64_t>(tree.depth[node], per_path);
   return codes;
-}
-int64_t depth_bound(const SklearnForestNodes& forest, int64_t t, int64_t per_path) {
-  return count_bound(forest, t, per_path);
 }
 
 // The impurity decrease of inner node t (dec: decreases()) as the options scale it.
@@ -213,9 +211,9 @@ int64_t saturated_sum(const std::vector<int64_t>& values) {
 // Refuses, before any output is built, a reading whose paths hold more than max_codes codes. A
 // path holds at most one code per level and per feature (group), or per (feature, side) with
 // `every`: a bound from the node counts decides for most forests, else one from the leaves'
-// depths. Only a forest above the budget by both is walked once more, without output, to count
-// its codes (epsilon may filter most of them); the walk costs one step per node however long the
-// paths are.
+// depths where the trees record them (the engine's; scikit-learn's do not). Only a forest above
+// the budget by these is walked once more, without output, to count its codes (epsilon may filter
+// most of them); the walk costs one step per node however long the paths are.
 template <class Trees>
 void check_size(const Trees& forest, const SignedPathOptions& o, int64_t n_keys, int n_threads) {
   const int64_t n = tree_count(forest);
@@ -223,8 +221,10 @@ void check_size(const Trees& forest, const SignedPathOptions& o, int64_t n_keys,
   std::vector<int64_t> codes(n, 0);
   for (int64_t t = 0; t < n; ++t) codes[t] = count_bound(forest, t, per_path);
   if (saturated_sum(codes) <= o.max_codes) return;
-  parallel_for(n, n_threads, no_state, [&](int64_t t, int, NoState&) { codes[t] = depth_bound(forest, t, per_path); });
-  if (saturated_sum(codes) <= o.max_codes) return;
+  if constexpr (std::is_same_v<Trees, Forest>) {
+    parallel_for(n, n_threads, no_state, [&](int64_t t, int, NoState&) { codes[t] = depth_bound(forest, t, per_path); });
+    if (saturated_sum(codes) <= o.max_codes) return;
+  }
   parallel_for(
       n, n_threads, [&](int) { return scratch(n_keys); },
       [&](int64_t t, int, Scratch& s) {
