@@ -314,11 +314,16 @@ def test_int_items_around_one_digit():
 
 
 def test_calls_in_turn_reuse_the_root_scratch():
-    """The root's bit sets and occurrence index are kept by the calling thread between calls: calls
-    on other databases in between (no bit sets, positions, fewer rows) leave no trace."""
+    """The root database (with its merging table and, with 2 threads, the relabelled rows), its bit
+    sets and occurrence index are kept by the calling thread between calls: calls on other
+    databases in between (no bit sets, positions, fewer or more rows, the parallel root) leave no
+    trace."""
     rng = np.random.default_rng(4)
     small = [tuple(rng.choice(30, size=rng.integers(1, 8), replace=False)) for _ in range(300)]
     wide = [tuple(rng.choice(300, size=rng.integers(1, 6), replace=False)) for _ in range(900)]
-    for tx, min_support, max_size in [(small, 4, None), (wide, 3, 3), (small[:50], 2, None), (small, 6, 4)]:
-        assert frequent_itemsets(tx, None, min_support, max_size) == brute_force(tx, [1.0] * len(tx), min_support,
-                                                                                   max_size or 99)
+    many = [tuple(rng.choice(40, size=rng.integers(1, 6), replace=False)) for _ in range(6000)]
+    calls = [(small, 4, None, 1), (many, 60, None, 2), (wide, 3, 3, 1), (small[:50], 2, None, 2), (many, 90, 3, 1),
+             (small, 6, 4, 1)]
+    for tx, min_support, max_size, n_jobs in calls:
+        got = frequent_itemsets(tx, None, min_support, max_size, n_jobs=n_jobs)
+        assert got == brute_force(tx, [1.0] * len(tx), min_support, max_size or 99)

@@ -33,6 +33,8 @@ class MergingWriter {
     slot_.assign(cap, -1);
   }
 
+  size_t bytes() const { return slot_.capacity() * sizeof(int64_t); }
+
   void add(const int32_t* a, int64_t len, double w) { add(a, len, w, row_hash(a, len)); }
 
   // The first slot row hash h probes: touched ahead of add(..., h) it is in cache by then (a

@@ -27,6 +27,10 @@ struct Database : WeightedCsr {
     support.clear();
     item_of.clear();
   }
+  size_t bytes() const {
+    return items.capacity() * sizeof(int32_t) + (indptr.capacity() + item_of.capacity()) * sizeof(int64_t) +
+           (weight.capacity() + support.capacity()) * sizeof(double);
+  }
 };
 
 // For each label, where it occurs: (transaction, position within the transaction), grouped by
@@ -743,6 +747,19 @@ class Miner {
   std::vector<uint64_t> count_;
 };
 
+// What building the root database writes, kept with the rest of a thread's scratch (RootScratch).
+struct RootBuffers {
+  Database db;
+  MergingWriter writer;
+  std::vector<int32_t> rows, len;  // with 2+ threads: the relabelled rows before merging, and hashes
+  std::vector<uint64_t> hash;
+
+  size_t bytes() const {
+    return db.bytes() + writer.bytes() + (rows.capacity() + len.capacity()) * sizeof(int32_t) +
+           hash.capacity() * sizeof(uint64_t);
+  }
+};
+
 // The root database: supports counted on the caller's rows (a repeated item once per row), then
 // each row cut to its frequent items, relabelled in decreasing support and merged with identical
 // rows in one pass (forest paths filtered by epsilon collapse to a few distinct rows). Rows over at
@@ -750,8 +767,8 @@ class Miner {
 // Items are read through dense ids: id_at(j) for occurrence j, value_of(id) its item, n_ids ids,
 // ascending with the items (so ties in support keep item order).
 template <class IdAt, class ValueOf>
-Database root_database(const CsrView<int64_t>& tx, double min_support, int64_t n_ids, IdAt id_at, ValueOf value_of,
-                       int n_threads) {
+void root_database(const CsrView<int64_t>& tx, double min_support, int64_t n_ids, IdAt id_at, ValueOf value_of,
+                   int n_threads, RootBuffers& out) {
   const int64_t n_occ = tx.n > 0 ? tx.indptr[tx.n] : 0;
   std::vector<double> support(static_cast<size_t>(n_ids), 0.0);
   {
@@ -782,7 +799,8 @@ Database root_database(const CsrView<int64_t>& tx, double min_support, int64_t n
   for (int32_t id = 0; id < n_ids; ++id)
     if (support[id] >= min_support) order.push_back(id);
   std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return support[a] > support[b]; });
-  Database db;
+  Database& db = out.db;
+  db.clear();
   std::vector<int32_t> label(static_cast<size_t>(n_ids), -1);
   for (const int32_t id : order) {
     label[id] = db.n_labels();
@@ -821,15 +839,18 @@ Database root_database(const CsrView<int64_t>& tx, double min_support, int64_t n
     return out;
   };
 
-  MergingWriter writer;
+  MergingWriter& writer = out.writer;
   writer.open(db, tx.n, n_occ);
   constexpr int64_t kBlock = 4096;
   if (n_threads > 1 && tx.n > kBlock) {
     // Rows relabelled and hashed in parallel, each in place of its input (a row only shrinks),
     // then merged in order, each row's first hash slot fetched kAhead rows before it is merged.
-    std::vector<int32_t> rows(static_cast<size_t>(n_occ));
-    std::vector<int32_t> len(static_cast<size_t>(tx.n));
-    std::vector<uint64_t> hash(static_cast<size_t>(tx.n));
+    std::vector<int32_t>& rows = out.rows;
+    std::vector<int32_t>& len = out.len;
+    std::vector<uint64_t>& hash = out.hash;
+    rows.resize(static_cast<size_t>(n_occ));
+    len.resize(static_cast<size_t>(tx.n));
+    hash.resize(static_cast<size_t>(tx.n));
     parallel_for((tx.n + kBlock - 1) / kBlock, n_threads, [&](int) { return std::vector<uint64_t>(n_words, 0); },
                  [&](int64_t b, int, std::vector<uint64_t>& bits) {
                    for (int64_t t = b * kBlock; t < std::min(tx.n, (b + 1) * kBlock); ++t) {
@@ -842,7 +863,7 @@ Database root_database(const CsrView<int64_t>& tx, double min_support, int64_t n
       if (t + kAhead < tx.n) writer.prefetch(hash[t + kAhead]);
       if (len[t] > 0) writer.add(rows.data() + tx.indptr[t], len[t], tx.weight(t), hash[t]);
     }
-    return db;
+    return;
   }
   // One thread: rows are relabelled a batch at a time (in cache) and their first hash slots
   // prefetched before merging.
@@ -864,14 +885,14 @@ Database root_database(const CsrView<int64_t>& tx, double min_support, int64_t n
       if (bound[b + 1] > bound[b])
         writer.add(batch.data() + bound[b], bound[b + 1] - bound[b], tx.weight(t0 + b), hash[b]);
   }
-  return db;
 }
 
 // Items spanning a small range are their own ids (item - smallest); others are numbered through a
 // sorted copy.
-Database root_database(const CsrView<int64_t>& tx, double min_support, int n_threads) {
+void root_database(const CsrView<int64_t>& tx, double min_support, int n_threads, RootBuffers& out) {
   const int64_t n_occ = tx.n > 0 ? tx.indptr[tx.n] : 0;
-  if (n_occ == 0) return root_database(tx, min_support, 0, [](int64_t) { return 0; }, [](int32_t) { return int64_t{0}; }, 1);
+  if (n_occ == 0)
+    return root_database(tx, min_support, 0, [](int64_t) { return 0; }, [](int32_t) { return int64_t{0}; }, 1, out);
   const int64_t* items = tx.items;
   // Four independent minima and maxima: one pair would wait on each comparison in turn.
   std::array<int64_t, 4> lo4{}, hi4{};
@@ -893,7 +914,8 @@ Database root_database(const CsrView<int64_t>& tx, double min_support, int n_thr
     return root_database(
         tx, min_support, static_cast<int64_t>(span) + 1,
         [&](int64_t j) { return static_cast<int32_t>(static_cast<uint64_t>(items[j]) - static_cast<uint64_t>(lo)); },
-        [&](int32_t id) { return static_cast<int64_t>(static_cast<uint64_t>(lo) + static_cast<uint64_t>(id)); }, n_threads);
+        [&](int32_t id) { return static_cast<int64_t>(static_cast<uint64_t>(lo) + static_cast<uint64_t>(id)); }, n_threads,
+        out);
   std::vector<int64_t> values(items, items + n_occ);
   std::sort(values.begin(), values.end());
   values.erase(std::unique(values.begin(), values.end()), values.end());
@@ -902,14 +924,17 @@ Database root_database(const CsrView<int64_t>& tx, double min_support, int n_thr
     ids[j] = static_cast<int32_t>(std::lower_bound(values.begin(), values.end(), items[j]) - values.begin());
   return root_database(
       tx, min_support, static_cast<int64_t>(values.size()), [&](int64_t j) { return ids[j]; },
-      [&](int32_t id) { return values[id]; }, n_threads);
+      [&](int32_t id) { return values[id]; }, n_threads, out);
 }
 
-// The root's bit sets and occurrence index, kept by the calling thread from one call to the next
-// when at most kKeptBytes: repeated calls then reuse their pages. Freed and allocated afresh, they
-// were faulted in again on every call (the allocator hands the freed top of the heap back to the
-// system): about 900 page faults, 20% of a basket call from Python.
+// The root database with what built it, its bit sets and occurrence index, kept by the calling
+// thread from one call to the next when at most kKeptBytes: repeated calls then reuse their pages.
+// Freed and allocated afresh, they were faulted in again on every call whenever the allocator had
+// handed the freed top of the heap back to the system: about 900 page faults, 20% of a basket call
+// from Python, for the bit sets and index; with those kept, 820 a call (a quarter of it) still came
+// from the database and the caller's rows in a process that had fitted a forest since.
 struct RootScratch {
+  RootBuffers root;
   RootBits bits;
   Occurrences occ;
   static constexpr size_t kKeptBytes = size_t{16} << 20;
@@ -918,11 +943,12 @@ struct RootScratch {
     static thread_local RootScratch scratch;
     return scratch;
   }
-  // Releases what is over the limit when a call ends (however it ends).
+  // Releases everything when over the limit as a call ends (however it ends).
   struct Trim {
     RootScratch& s;
     ~Trim() {
-      if (s.bits.bytes() + s.occ.bytes() > kKeptBytes) {
+      if (s.root.bytes() + s.bits.bytes() + s.occ.bytes() > kKeptBytes) {
+        s.root = RootBuffers{};
         s.bits.release();
         s.occ.release();
       }
@@ -935,9 +961,10 @@ struct RootScratch {
 Itemsets frequent_itemsets(const CsrView<int64_t>& tx, const ItemsetOptions& options, int n_threads) {
   if (!(options.min_support > 0.0)) throw std::invalid_argument("min_support must be > 0");
   if (options.max_size < 1) throw std::invalid_argument("max_size must be >= 1");
-  const Database root = root_database(tx, options.min_support, n_threads);
   RootScratch& scratch = RootScratch::of_this_thread();  // workers see it through these references
   const RootScratch::Trim trim{scratch};
+  root_database(tx, options.min_support, n_threads, scratch.root);
+  const Database& root = scratch.root.db;
   RootBits& bits = scratch.bits;
   const bool use_bits = root.n_labels() <= kMaxBitLabels && options.max_size >= 2;
   if (use_bits) bits.build(root, n_threads);
