@@ -15,6 +15,12 @@
 namespace pyinterp {
 namespace {
 
+// The bytes the vectors hold (their capacity), for the limit on what a thread keeps.
+template <class... Vectors>
+size_t capacity_bytes(const Vectors&... v) {
+  return (size_t{0} + ... + (v.capacity() * sizeof(typename Vectors::value_type)));
+}
+
 // Transactions over local labels 0..n_labels-1, ordered by decreasing support in the root
 // database: transaction t holds the ascending labels items[start[t]:start[t + 1]].
 struct Database : WeightedCsr {
@@ -27,10 +33,7 @@ struct Database : WeightedCsr {
     support.clear();
     item_of.clear();
   }
-  size_t bytes() const {
-    return items.capacity() * sizeof(int32_t) + (indptr.capacity() + item_of.capacity()) * sizeof(int64_t) +
-           (weight.capacity() + support.capacity()) * sizeof(double);
-  }
+  size_t bytes() const { return capacity_bytes(items, indptr, weight, support, item_of); }
 };
 
 // For each label, where it occurs: (transaction, position within the transaction), grouped by
@@ -112,7 +115,7 @@ struct RootBits {
   bool whole = false;  // every row's weight a whole number, their total below 2^53: exact bit counts
 
   const uint64_t* row(int64_t t) const { return bits.data() + t * n_words; }
-  size_t bytes() const { return bits.capacity() * sizeof(uint64_t) + pair.capacity() * sizeof(double); }
+  size_t bytes() const { return capacity_bytes(bits, pair); }
   void release() {
     std::vector<uint64_t>().swap(bits);
     std::vector<double>().swap(pair);
@@ -754,10 +757,7 @@ struct RootBuffers {
   std::vector<int32_t> rows, len;  // with 2+ threads: the relabelled rows before merging, and hashes
   std::vector<uint64_t> hash;
 
-  size_t bytes() const {
-    return db.bytes() + writer.bytes() + (rows.capacity() + len.capacity()) * sizeof(int32_t) +
-           hash.capacity() * sizeof(uint64_t);
-  }
+  size_t bytes() const { return db.bytes() + writer.bytes() + capacity_bytes(rows, len, hash); }
 };
 
 // The root database: supports counted on the caller's rows (a repeated item once per row), then
