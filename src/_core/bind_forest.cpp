@@ -12,7 +12,7 @@
 
 #include "bindings.hpp"
 #include "common/parallel.hpp"
-#include "forest/encoding.hpp"
+#include "data/column_codes.hpp"
 #include "forest/forest.hpp"
 #include "forest/sklearn_trees.hpp"
 #include "py_sklearn_trees.hpp"
@@ -233,6 +233,15 @@ Forest forest_from_sklearn_trees(const py::handle& criterion, int64_t n_features
   return f;
 }
 
+// X's columns: read in place, or from its file (mapped_file: (path, offset of X[0, 0]) or None).
+std::unique_ptr<ColumnSource> x_source(const py::object& X, const py::object& mapped_file) {
+  const MatrixView v = matrix_view(X);
+  if (mapped_file.is_none()) return column_source(v);
+  const auto where = mapped_file.cast<std::pair<std::string, int64_t>>();
+  const MappedFile file{where.first, where.second};
+  return column_source(v, &file);
+}
+
 // ForestParams' fields as one tuple of references, the one list its pickle reads and writes.
 template <class Params>
 auto params_state(Params& p) {
@@ -333,14 +342,9 @@ void bind_forest(py::module_& m) {
   // where X is, which is cheaper than shipping it next to X.
   py::class_<ColumnCodes>(m, "ColumnCodes")
       .def(py::init([](const py::object& X, int n_threads, const py::object& mapped_file) {
-             const MatrixView v = matrix_view(X);
-             std::unique_ptr<XFile> file;
-             if (!mapped_file.is_none()) {
-               const auto where = mapped_file.cast<std::pair<std::string, int64_t>>();
-               file = std::make_unique<XFile>(MappedFile{where.first, where.second}, v);
-             }
+             const auto source = x_source(X, mapped_file);
              py::gil_scoped_release release;
-             return std::make_unique<ColumnCodes>(v, n_threads, file.get());
+             return std::make_unique<ColumnCodes>(*source, n_threads);
            }),
            py::arg("X"), py::arg("n_threads") = 1, py::arg("mapped_file") = py::none())
       .def_property_readonly("shape", [](const ColumnCodes& c) { return py::make_tuple(c.n_rows(), c.n_cols()); })
@@ -552,13 +556,9 @@ void bind_forest(py::module_& m) {
         if (t.classes)
           for (int64_t i = 0; i < v.n_rows * t.n_outputs; ++i)
             if (t.classes[i] < 0 || t.classes[i] >= n_classes) throw std::invalid_argument("class index out of range");
-        std::unique_ptr<MappedFile> file;
-        if (!mapped_file.is_none()) {
-          const auto where = mapped_file.cast<std::pair<std::string, int64_t>>();
-          file = std::make_unique<MappedFile>(MappedFile{where.first, where.second});
-        }
+        const auto source = x_source(X, mapped_file);
         py::gil_scoped_release release;
-        return fit_forest(v, t, wp, fw, params, file.get(), codes);
+        return fit_forest(*source, t, wp, fw, params, codes);
       },
       py::arg("X"), py::arg("y"), py::arg("classes"), py::arg("n_classes"), py::arg("sample_weight"),
       py::arg("feature_weights"), py::arg("params"), py::arg("mapped_file") = py::none(),

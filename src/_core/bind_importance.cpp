@@ -255,7 +255,7 @@ void bind_importance(py::module_& m) {
         StumpTable table;
         {
           py::gil_scoped_release release;
-          table = dstump(v, yp, wp, split, side, n_threads);
+          table = dstump(ArraySource(v), yp, wp, split, side, n_threads);
         }
         py::dict d;
         d["score"] = copy_array(table.score);

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "common/matrix.hpp"
+#include "data/matrix.hpp"
 
 namespace pyinterp {
 namespace py = pybind11;

@@ -9,11 +9,11 @@
 #include "../common/job_control.hpp"
 #include "../common/rank_sort.hpp"
 #include "../common/rng.hpp"
+#include "../data/column_codes.hpp"
+#include "../data/radix.hpp"
 #include "criterion.hpp"
-#include "encoding.hpp"
 #include "feature_sampler.hpp"
 #include "params.hpp"
-#include "radix.hpp"
 #include "tree.hpp"
 
 namespace pyinterp {
@@ -21,13 +21,12 @@ namespace pyinterp {
 // Everything a tree is grown from; all pointers are read-only and outlive the fit.
 struct TrainingSet {
   const ColumnCodes* codes = nullptr;
-  MatrixView X;                      // thresholds are read from here for the chosen splits,
-  const XFile* file = nullptr;       // or from X's file when X is memory-mapped
+  const ColumnSource* source = nullptr;  // the thresholds of chosen splits are read from it
   FitTargets targets;
   const double* sample_weight = nullptr;  // n values or nullptr
   std::vector<double> feature_weights;    // empty: uniform
 
-  double x(int64_t i, int64_t j) const { return file ? file->at(i, j) : X.at(i, j); }
+  double x(int64_t i, int64_t j) const { return source->value(i, j); }
 };
 
 class TreeBuilder {

@@ -2,16 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <memory>
 #include <numeric>
 #include <optional>
 #include <stdexcept>
 
-#include "builder.hpp"
-#include "encoding.hpp"
-#include "prune.hpp"
 #include "../common/parallel.hpp"
 #include "../common/rng.hpp"
+#include "../data/column_codes.hpp"
+#include "builder.hpp"
+#include "prune.hpp"
 
 namespace pyinterp {
 namespace {
@@ -122,9 +121,8 @@ void check_width(const Forest& forest, const MatrixView& X) {
 
 }  // namespace
 
-Forest fit_forest(const MatrixView& X, const FitTargets& targets, const double* sample_weight,
-                  const std::vector<double>& feature_weights, const ForestParams& params, const MappedFile* file,
-                  const ColumnCodes* codes) {
+Forest fit_forest(const ColumnSource& X, const FitTargets& targets, const double* sample_weight,
+                  const std::vector<double>& feature_weights, const ForestParams& params, const ColumnCodes* codes) {
   const int32_t n_classes = targets.n_classes;
   if (params.n_estimators < 1) throw std::invalid_argument("n_estimators must be at least 1");
   if (params.max_features < 1) throw std::invalid_argument("max_features must be at least 1");
@@ -134,20 +132,18 @@ Forest fit_forest(const MatrixView& X, const FitTargets& targets, const double* 
     throw std::invalid_argument("the criterion does not match the task");
   if (targets.n_outputs < 1) throw std::invalid_argument("the targets need at least one output");
   if (!params.monotonic_cst.empty()) {
-    if (static_cast<int64_t>(params.monotonic_cst.size()) != X.n_cols)
+    if (static_cast<int64_t>(params.monotonic_cst.size()) != X.n_cols())
       throw std::invalid_argument("monotonic_cst must have one entry per feature");
     for (int8_t c : params.monotonic_cst)
       if (c < -1 || c > 1) throw std::invalid_argument("monotonic_cst entries must be -1, 0 or 1");
     if (n_classes > 2) throw std::invalid_argument("monotonic_cst needs regression or two classes");
     if (targets.n_outputs > 1) throw std::invalid_argument("monotonic_cst needs a single output");
   }
-  std::unique_ptr<const XFile> x_file;
-  if (file) x_file = std::make_unique<const XFile>(*file, X);
   std::optional<ColumnCodes> own_codes;
-  if (codes == nullptr) codes = &own_codes.emplace(X, params.n_threads, x_file.get());
-  if (codes->n_rows() != X.n_rows || codes->n_cols() != X.n_cols)
+  if (codes == nullptr) codes = &own_codes.emplace(X, params.n_threads);
+  if (codes->n_rows() != X.n_rows() || codes->n_cols() != X.n_cols())
     throw std::invalid_argument("the encoded columns are not those of X (their shapes differ)");
-  const int64_t n = X.n_rows;
+  const int64_t n = X.n_rows();
 
   const double* y = targets.y;
   const int64_t n_y = n * targets.n_outputs;
@@ -162,8 +158,7 @@ Forest fit_forest(const MatrixView& X, const FitTargets& targets, const double* 
 
   TrainingSet data;
   data.codes = codes;
-  data.X = X;
-  data.file = x_file.get();
+  data.source = &X;
   data.targets = targets;
   data.targets.y = y_exp ? y_scaled.data() : y;
   std::vector<int32_t> labels;
@@ -182,7 +177,7 @@ Forest fit_forest(const MatrixView& X, const FitTargets& targets, const double* 
   }
 
   Forest forest;
-  forest.n_features = X.n_cols;
+  forest.n_features = X.n_cols();
   forest.n_classes = n_classes;
   forest.n_outputs = targets.n_outputs;
   forest.criterion = params.criterion;

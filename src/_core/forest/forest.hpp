@@ -4,12 +4,12 @@
 #include <cstdint>
 #include <vector>
 
-#include "../common/matrix.hpp"
+#include "../data/matrix.hpp"
 #include "params.hpp"
 #include "tree.hpp"
 
 namespace pyinterp {
-struct MappedFile;
+class ColumnSource;
 class ColumnCodes;
 }
 
@@ -31,13 +31,13 @@ struct Forest {
   int32_t n_values() const { return n_outputs * (n_classes > 0 ? n_classes : 1); }
 };
 
-// Fits a forest to targets (y or classes, n_outputs per row; labels are derived here). X is only
-// read; codes are built once and shared by every tree. file: where a memory-mapped X lies (see
-// ColumnCodes), or null. codes: X's encoding built earlier (by the caller, for several fits on the
-// same X: chunks of one forest on a cluster worker), or null.
-Forest fit_forest(const MatrixView& X, const FitTargets& targets, const double* sample_weight,
+// Fits a forest to targets (y or classes, n_outputs per row; labels are derived here) on the
+// columns of X, which are only read; codes are built once and shared by every tree. codes: X's
+// encoding built earlier (by the caller, for several fits on the same X: chunks of one forest on a
+// cluster worker), or null.
+Forest fit_forest(const ColumnSource& X, const FitTargets& targets, const double* sample_weight,
                   const std::vector<double>& feature_weights, const ForestParams& params,
-                  const MappedFile* file = nullptr, const ColumnCodes* codes = nullptr);
+                  const ColumnCodes* codes = nullptr);
 
 // The trees of forests fitted on the same rows, in order, as one forest (with their in-bag
 // counts): a warm start's new trees after the old ones, or chunks grown apart.

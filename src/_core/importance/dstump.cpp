@@ -5,7 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "../forest/encoding.hpp"
+#include "../data/column_codes.hpp"
 #include "../common/parallel.hpp"
 
 namespace pyinterp {
@@ -30,9 +30,9 @@ struct Worker {
 };
 
 template <class Code>
-void stump(const Code* col, uint32_t n_codes, int64_t j, const MatrixView& X, const std::vector<double>& yc,
+void stump(const Code* col, uint32_t n_codes, int64_t j, const ColumnSource& X, const std::vector<double>& yc,
            const double* sw, StumpSplit split, StumpSide side, Worker& wk, StumpTable& out) {
-  const int64_t n = X.n_rows;
+  const int64_t n = X.n_rows();
   auto& bins = wk.bins;
   // Rows missing the feature (code n_codes) fill a last bin that the stump leaves out.
   bins.assign(n_codes + 1, Sums{});
@@ -91,7 +91,7 @@ void stump(const Code* col, uint32_t n_codes, int64_t j, const MatrixView& X, co
     const double v = side == StumpSide::left ? vl : std::max(vl, vr);
     score = std::isnan(v) ? kNone : -v;
   }
-  const double lo = X.at(wk.rep[best_code], j), hi = X.at(wk.rep[best_code + 1], j);
+  const double lo = X.value(wk.rep[best_code], j), hi = X.value(wk.rep[best_code + 1], j);
   const double t = lo / 2.0 + hi / 2.0;
   const double mean_gap = right.s / right.w - left.s / left.w;
   out.score[j] = score;
@@ -103,9 +103,9 @@ void stump(const Code* col, uint32_t n_codes, int64_t j, const MatrixView& X, co
 
 }  // namespace
 
-StumpTable dstump(const MatrixView& X, const double* y, const double* sample_weight, StumpSplit split, StumpSide side,
+StumpTable dstump(const ColumnSource& X, const double* y, const double* sample_weight, StumpSplit split, StumpSide side,
                   int n_threads) {
-  const int64_t n = X.n_rows, p = X.n_cols;
+  const int64_t n = X.n_rows(), p = X.n_cols();
   if (n < 2) throw std::invalid_argument("DSTUMP needs at least 2 rows");
   double sw = 0.0, sy = 0.0;
   for (int64_t i = 0; i < n; ++i) {

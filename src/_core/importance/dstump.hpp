@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "../common/matrix.hpp"
+#include "../data/column_source.hpp"
 
 namespace pyinterp {
 
@@ -24,7 +24,7 @@ struct StumpTable {
 
 // Regression stumps with weighted variance. split=median puts the boundary at the edge of a tie
 // run nearest to half the total weight (lower edge on ties; n // 2 rows for unit weights).
-StumpTable dstump(const MatrixView& X, const double* y, const double* sample_weight, StumpSplit split, StumpSide side,
+StumpTable dstump(const ColumnSource& X, const double* y, const double* sample_weight, StumpSplit split, StumpSide side,
                   int n_threads);
 
 }  // namespace pyinterp

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "../common/matrix.hpp"
+#include "../data/matrix.hpp"
 #include "../forest/forest.hpp"
 #include "../forest/sklearn_trees.hpp"
 #include "targets.hpp"

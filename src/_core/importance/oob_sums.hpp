@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "../common/matrix.hpp"
+#include "../data/matrix.hpp"
 #include "../forest/node_readers.hpp"
 #include "targets.hpp"
 

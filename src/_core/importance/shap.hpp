@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "../common/matrix.hpp"
+#include "../data/matrix.hpp"
 #include "../forest/forest.hpp"
 
 namespace pyinterp {

@@ -1,8 +1,7 @@
-#include "encoding.hpp"
+#include "column_codes.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <cerrno>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -11,8 +10,6 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-#include <fcntl.h>
-#include <unistd.h>
 
 #include "../common/parallel.hpp"
 #include "radix.hpp"
@@ -21,7 +18,7 @@ namespace pyinterp {
 namespace {
 
 // Columns read together, so a C-ordered X is read row by row rather than one strided column.
-constexpr int64_t kBlock = 32;
+constexpr int64_t kBlock = kColumnBlock;
 
 // Columns per task for 1-byte X: a task reads that many bytes of each row (several cache lines of
 // one page, where kBlock's 32 bytes would cost a TLB miss each when X lies on 4 KiB pages) and
@@ -322,94 +319,23 @@ void encode_sparse(const MatrixView& X, int64_t j0, int64_t j1, EncodeScratch& s
   }
 }
 
-// Panels of columns of a memory-mapped X, read from its file into a buffer.
-class PanelReader {
- public:
-  // Rows (C order, maybe sliced) or columns (Fortran order) of X must be contiguous.
-  static bool can_read(const MatrixView& X) {
-    return (X.col_stride == 1 && X.row_stride >= X.n_cols) || (X.row_stride == 1 && X.col_stride >= X.n_rows);
-  }
-
-  PanelReader(const XFile& file, int n_threads) : file_(file), item_(item_size(file.X().type)) {
-    const MatrixView& X = file.X();
-    by_rows_ = X.col_stride == 1 && X.row_stride >= X.n_cols;  // else Fortran order (can_read)
-    // C order: one page of each row per panel; Fortran order: a block of columns per thread.
-    width_ = by_rows_ ? std::max<int64_t>(kBlock, 4096 / item_) : kBlock * std::max(1, n_threads);
-    width_ = std::min(width_, X.n_cols);
-    buffer_.resize(static_cast<size_t>(X.n_rows * width_ * item_));
-  }
-
-  int64_t width() const { return width_; }
-
-  // Columns c0..c1 of X as a dense view of the buffer (column c0 first).
-  MatrixView read(int64_t c0, int64_t c1) {
-    const MatrixView& X = file_.X();
-    MatrixView panel = X;
-    panel.data = buffer_.data();
-    panel.n_cols = c1 - c0;
-    if (by_rows_) {
-      panel.row_stride = c1 - c0;
-      panel.col_stride = 1;
-      for (int64_t i = 0; i < X.n_rows; ++i)
-        file_.read(buffer_.data() + i * (c1 - c0) * item_, (c1 - c0) * item_, (i * X.row_stride + c0) * item_);
-    } else {
-      panel.row_stride = 1;
-      panel.col_stride = X.n_rows;
-      for (int64_t j = c0; j < c1; ++j)
-        file_.read(buffer_.data() + (j - c0) * X.n_rows * item_, X.n_rows * item_, j * X.col_stride * item_);
-    }
-    return panel;
-  }
-
- private:
-  const XFile& file_;
-  int64_t item_;
-  bool by_rows_ = false;
-  int64_t width_ = 0;
-  std::vector<uint8_t> buffer_;
-};
-
 }  // namespace
 
-XFile::XFile(const MappedFile& where, const MatrixView& X) : X_(X), where_(where) {
-  if (X.sparse()) throw std::invalid_argument("a sparse X has no mapped file");
-  fd_ = ::open(where.path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0) throw std::runtime_error("cannot open X's file " + where.path + ": " + std::strerror(errno));
-}
-
-XFile::~XFile() { ::close(fd_); }
-
-void XFile::read(void* out, int64_t size, int64_t from) const {
-  auto* bytes = static_cast<uint8_t*>(out);
-  while (size > 0) {
-    const ssize_t got = ::pread(fd_, bytes, static_cast<size_t>(size), static_cast<off_t>(where_.offset + from));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0)
-      throw std::runtime_error("reading X from " + where_.path + ": " + (got < 0 ? std::strerror(errno) : "file too short"));
-    bytes += got;
-    size -= got;
-    from += got;
-  }
-}
-
-double XFile::at(int64_t i, int64_t j) const {
-  alignas(8) uint8_t value[8];
-  const int64_t item = item_size(X_.type);
-  read(value, item, (i * X_.row_stride + j * X_.col_stride) * item);
-  return value_at(X_.type, value, 0);
-}
-
-ColumnCodes::ColumnCodes(const MatrixView& X, int n_threads, const XFile* file)
-    : n_rows_(X.n_rows), columns_(X.n_cols), owned_(X.n_cols), width_(X.n_cols), n_codes_(X.n_cols), has_missing_(X.n_cols) {
-  if (X.n_rows <= 0 || X.n_cols <= 0) throw std::invalid_argument("X must have at least one row and one column");
-  if (X.n_rows > static_cast<int64_t>(std::numeric_limits<uint32_t>::max()))
+ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
+    : n_rows_(source.n_rows()),
+      columns_(source.n_cols()),
+      owned_(source.n_cols()),
+      width_(source.n_cols()),
+      n_codes_(source.n_cols()),
+      has_missing_(source.n_cols()) {
+  const int64_t n = source.n_rows(), p = source.n_cols();
+  if (n <= 0 || p <= 0) throw std::invalid_argument("X must have at least one row and one column");
+  if (n > static_cast<int64_t>(std::numeric_limits<uint32_t>::max()))
     throw std::invalid_argument("X has more than 2^32 - 1 rows, the engine's limit");
-  if (X.layout == MatrixView::Layout::csr) throw std::invalid_argument("the column encoding reads a sparse X as CSC");
 
-  const int64_t n = X.n_rows;
-  const bool bytes = !X.sparse() && item_size(X.type) == 1;
+  const bool bytes = !source.sparse() && item_size(source.type()) == 1;
   // Not zeroed: the encoding threads write every byte, so its pages are first touched in parallel.
-  if (bytes) bytes_.reset(new uint8_t[static_cast<size_t>(n * X.n_cols)]);
+  if (bytes) bytes_.reset(new uint8_t[static_cast<size_t>(n * p)]);
   auto store = [&](int64_t j, const Ranked& ranked, const uint32_t* ranks) {
     if (ranked.infinite) throw std::invalid_argument("X contains infinity (column " + std::to_string(j) + ")");
     n_codes_[j] = ranked.n_distinct - ranked.missing;
@@ -431,7 +357,7 @@ ColumnCodes::ColumnCodes(const MatrixView& X, int n_threads, const XFile* file)
     width_[j] = 1;
     columns_[j] = bytes_.get() + j * n;
   };
-  // Columns c0..c1 of X, which panel holds (its column 0 is X's column c0).
+  // Columns c0..c1 of the source, which panel holds (its column 0 is column c0).
   auto encode = [&](const MatrixView& panel, int64_t c0, int64_t c1) {
     const int64_t block = bytes ? byte_block(n) : kBlock;
     parallel_for(
@@ -460,16 +386,13 @@ ColumnCodes::ColumnCodes(const MatrixView& X, int n_threads, const XFile* file)
           }
         });
   };
-  if (file && PanelReader::can_read(X)) {
-    PanelReader reader(*file, n_threads);
-    for (int64_t c0 = 0; c0 < X.n_cols; c0 += reader.width()) {
-      const int64_t c1 = std::min(X.n_cols, c0 + reader.width());
-      encode(reader.read(c0, c1), c0, c1);
-    }
-  } else {
-    encode(X, 0, X.n_cols);
+  std::vector<uint8_t> buffer;
+  const int64_t width = source.panel_width(n_threads);
+  for (int64_t c0 = 0; c0 < p; c0 += width) {
+    const int64_t c1 = std::min(p, c0 + width);
+    encode(source.read(c0, c1, buffer), c0, c1);
   }
-  for (int64_t j = 0; j < X.n_cols; ++j) max_n_codes_ = std::max(max_n_codes_, n_codes_[j] + has_missing_[j]);
+  for (int64_t j = 0; j < p; ++j) max_n_codes_ = std::max(max_n_codes_, n_codes_[j] + has_missing_[j]);
 }
 
 }  // namespace pyinterp

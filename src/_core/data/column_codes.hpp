@@ -6,45 +6,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <string>
 #include <vector>
 
-#include "../common/matrix.hpp"
+#include "column_source.hpp"
 
 namespace pyinterp {
 
-// Where a memory-mapped X lies in its file: the byte offset of X[0, 0]; X's strides apply.
-struct MappedFile {
-  std::string path;
-  int64_t offset = 0;
-};
-
-// A memory-mapped X read from its file with pread rather than through the map: a map's pages stay
-// resident once touched, and the kernel maps large folios around each fault, so even scattered
-// reads through the map would soon make the whole matrix resident. Thread-safe.
-class XFile {
- public:
-  XFile(const MappedFile& where, const MatrixView& X);
-  ~XFile();
-  XFile(const XFile&) = delete;
-  XFile& operator=(const XFile&) = delete;
-
-  const MatrixView& X() const { return X_; }
-  // size bytes starting `from` bytes after X[0, 0].
-  void read(void* out, int64_t size, int64_t from) const;
-  double at(int64_t i, int64_t j) const;
-
- private:
-  MatrixView X_;
-  int fd_ = -1;
-  MappedFile where_;
-};
-
 class ColumnCodes {
  public:
-  // With file (X memory-mapped) and X's rows or columns contiguous, X is read from the file in
-  // panels of columns, so peak memory is the codes plus a panel, not the matrix.
-  ColumnCodes(const MatrixView& X, int n_threads, const XFile* file = nullptr);
+  // Reads the source's panels in turn, each encoded by n_threads threads.
+  ColumnCodes(const ColumnSource& source, int n_threads);
 
   int64_t n_rows() const { return n_rows_; }
   int64_t n_cols() const { return static_cast<int64_t>(n_codes_.size()); }

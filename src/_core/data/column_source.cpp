@@ -1,0 +1,67 @@
+#include "column_source.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace pyinterp {
+
+ArraySource::ArraySource(const MatrixView& X) : ColumnSource(X.n_rows, X.n_cols, X.type, X.sparse()), X_(X) {
+  if (X.layout == MatrixView::Layout::csr) throw std::invalid_argument("the column encoding reads a sparse X as CSC");
+}
+
+MatrixView ArraySource::read(int64_t c0, int64_t c1, std::vector<uint8_t>&) const {
+  MatrixView panel = X_;
+  panel.n_cols = c1 - c0;
+  if (X_.sparse()) {  // indptr holds absolute entry offsets: values and indices stay as they are
+    panel.indptr = static_cast<const uint8_t*>(X_.indptr) + c0 * (X_.index64 ? 8 : 4);
+  } else {
+    panel.data = static_cast<const uint8_t*>(X_.data) + c0 * X_.col_stride * item_size(X_.type);
+  }
+  return panel;
+}
+
+MappedSource::MappedSource(const MatrixView& X, const MappedFile& where)
+    : ColumnSource(X.n_rows, X.n_cols, X.type, false), file_(where, X) {
+  by_rows_ = X.col_stride == 1 && X.row_stride >= X.n_cols;
+  by_panel_ = by_rows_ || (X.row_stride == 1 && X.col_stride >= X.n_rows);
+}
+
+int64_t MappedSource::panel_width(int n_threads) const {
+  if (!by_panel_) return n_cols();
+  // C order: one page of each row per panel; Fortran order: a block of columns per thread.
+  const int64_t width = by_rows_ ? std::max<int64_t>(kColumnBlock, 4096 / item_size(type()))
+                                 : kColumnBlock * std::max(1, n_threads);
+  return std::min(width, n_cols());
+}
+
+MatrixView MappedSource::read(int64_t c0, int64_t c1, std::vector<uint8_t>& buffer) const {
+  const MatrixView& X = file_.X();
+  MatrixView panel = X;
+  panel.n_cols = c1 - c0;
+  const int64_t item = item_size(X.type), width = c1 - c0;
+  if (!by_panel_) {  // through the map
+    panel.data = static_cast<const uint8_t*>(X.data) + c0 * X.col_stride * item;
+    return panel;
+  }
+  buffer.resize(static_cast<size_t>(X.n_rows * width * item));
+  panel.data = buffer.data();
+  if (by_rows_) {
+    panel.row_stride = width;
+    panel.col_stride = 1;
+    for (int64_t i = 0; i < X.n_rows; ++i)
+      file_.read(buffer.data() + i * width * item, width * item, (i * X.row_stride + c0) * item);
+  } else {
+    panel.row_stride = 1;
+    panel.col_stride = X.n_rows;
+    for (int64_t j = c0; j < c1; ++j)
+      file_.read(buffer.data() + (j - c0) * X.n_rows * item, X.n_rows * item, j * X.col_stride * item);
+  }
+  return panel;
+}
+
+std::unique_ptr<ColumnSource> column_source(const MatrixView& X, const MappedFile* file) {
+  if (file) return std::make_unique<MappedSource>(X, *file);
+  return std::make_unique<ArraySource>(X);
+}
+
+}  // namespace pyinterp

@@ -1,0 +1,80 @@
+// Where the columns of X come from. The encoder (ColumnCodes) reads a source in panels of
+// consecutive columns, each a read-only dense or CSC view; the split search reads single values
+// back for the thresholds of chosen splits. Everything that fits a forest or a stump sees X only
+// through this interface, so a new input format (a packed genotype file, an HDF5 or Zarr panel) is
+// one new source.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "matrix.hpp"
+#include "x_file.hpp"
+
+namespace pyinterp {
+
+// Columns the encoder ranks in one task; sources size their panels in multiples of it.
+constexpr int64_t kColumnBlock = 32;
+
+class ColumnSource {
+ public:
+  virtual ~ColumnSource() = default;
+
+  int64_t n_rows() const { return n_rows_; }
+  int64_t n_cols() const { return n_cols_; }
+  // The element type of every panel, and whether panels are CSC.
+  ValueType type() const { return type_; }
+  bool sparse() const { return sparse_; }
+
+  // Columns per panel when the encoder runs n_threads threads: n_cols() when X is in memory.
+  virtual int64_t panel_width(int n_threads) const = 0;
+  // Columns [c0, c1) as a view (its column 0 is column c0), valid while the source and buffer
+  // live and buffer is not reused; buffer is the caller's scratch the source may read them into.
+  virtual MatrixView read(int64_t c0, int64_t c1, std::vector<uint8_t>& buffer) const = 0;
+  // Row i's value in column j. Thread-safe.
+  virtual double value(int64_t i, int64_t j) const = 0;
+
+ protected:
+  ColumnSource(int64_t n_rows, int64_t n_cols, ValueType type, bool sparse)
+      : n_rows_(n_rows), n_cols_(n_cols), type_(type), sparse_(sparse) {}
+
+ private:
+  int64_t n_rows_, n_cols_;
+  ValueType type_;
+  bool sparse_;
+};
+
+// X in memory: a dense array of any supported type and strides, or CSC. One panel of every
+// column, read in place.
+class ArraySource final : public ColumnSource {
+ public:
+  explicit ArraySource(const MatrixView& X);
+  int64_t panel_width(int) const override { return n_cols(); }
+  MatrixView read(int64_t c0, int64_t c1, std::vector<uint8_t>& buffer) const override;
+  double value(int64_t i, int64_t j) const override { return X_.at(i, j); }
+
+ private:
+  MatrixView X_;
+};
+
+// A dense X memory-mapped from a file. With its rows (C order, maybe sliced) or columns (Fortran
+// order) contiguous, panels are read from the file with pread, so peak memory is the codes plus a
+// panel rather than the matrix; otherwise X is read through the map in one panel. Values are read
+// with pread (see XFile).
+class MappedSource final : public ColumnSource {
+ public:
+  MappedSource(const MatrixView& X, const MappedFile& where);
+  int64_t panel_width(int n_threads) const override;
+  MatrixView read(int64_t c0, int64_t c1, std::vector<uint8_t>& buffer) const override;
+  double value(int64_t i, int64_t j) const override { return file_.at(i, j); }
+
+ private:
+  XFile file_;
+  bool by_rows_ = false;   // rows are contiguous: a panel is a slice of every row
+  bool by_panel_ = false;  // rows or columns are contiguous: panels are read from the file
+};
+
+// The source of X: MappedSource when X is memory-mapped from `file`, else ArraySource.
+std::unique_ptr<ColumnSource> column_source(const MatrixView& X, const MappedFile* file = nullptr);
+
+}  // namespace pyinterp

@@ -1,0 +1,40 @@
+#include "x_file.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace pyinterp {
+
+XFile::XFile(const MappedFile& where, const MatrixView& X) : X_(X), where_(where) {
+  if (X.sparse()) throw std::invalid_argument("a sparse X has no mapped file");
+  fd_ = ::open(where.path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) throw std::runtime_error("cannot open X's file " + where.path + ": " + std::strerror(errno));
+}
+
+XFile::~XFile() { ::close(fd_); }
+
+void XFile::read(void* out, int64_t size, int64_t from) const {
+  auto* bytes = static_cast<uint8_t*>(out);
+  while (size > 0) {
+    const ssize_t got = ::pread(fd_, bytes, static_cast<size_t>(size), static_cast<off_t>(where_.offset + from));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0)
+      throw std::runtime_error("reading X from " + where_.path + ": " + (got < 0 ? std::strerror(errno) : "file too short"));
+    bytes += got;
+    size -= got;
+    from += got;
+  }
+}
+
+double XFile::at(int64_t i, int64_t j) const {
+  alignas(8) uint8_t value[8];
+  const int64_t item = item_size(X_.type);
+  read(value, item, (i * X_.row_stride + j * X_.col_stride) * item);
+  return value_at(X_.type, value, 0);
+}
+
+}  // namespace pyinterp

@@ -1,0 +1,98 @@
+"""Every ColumnSource of the core's data layer (src/_core/data/column_source.hpp) on the same values
+gives the same codes and so the same trees: X in memory (dense of each dtype and layout, CSC, CSR
+read as CSC) and memory-mapped X read from its file in panels (C and Fortran order, several panels)
+or through the map (strided). The forest fitted on each source, its thresholds read back from that
+source, and DSTUMP's thresholds equal those of the dense float64 array."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from pyinterp import RandomForestClassifier, RandomForestRegressor, _core
+from pyinterp import importance as imp
+from pyinterp._validation import mapped_file
+
+
+def assert_same_forest(a, b):
+    for ta, tb in zip(a.trees_, b.trees_, strict=True):
+        for name in ta.__slots__:
+            np.testing.assert_array_equal(getattr(ta, name), getattr(tb, name), err_msg=name)
+
+
+def values(n, p, seed):
+    """Small integers (the byte sources take them) with a few missing values in a float copy."""
+    rng = np.random.RandomState(seed)
+    G = rng.choice(np.array([0, 1, 2], dtype=np.int8), size=(n, p), p=[0.5, 0.3, 0.2])
+    y = 1.5 * G[:, 0] - G[:, 1] * (G[:, 2] > 0) + 0.3 * rng.randn(n)
+    return G, y
+
+
+def mapped(tmp_path, name, X, order):
+    path = tmp_path / f"{name}.npy"
+    np.save(path, np.asarray(X, order=order))
+    mm = np.load(path, mmap_mode="r")
+    assert mapped_file(mm) is not None
+    return mm
+
+
+def sources(G, tmp_path):
+    """(name, X) pairs holding G's values, one per source the core builds codes from."""
+    F = G.astype(np.float64)
+    wide = np.zeros((G.shape[0], 2 * G.shape[1]), dtype=np.float64)
+    wide[:, ::2] = F
+    yield "float64 C", F
+    yield "float64 F", np.asfortranarray(F)
+    yield "float64 strided", wide[:, ::2]
+    yield "float32", F.astype(np.float32)
+    yield "int16", G.astype(np.int16)
+    for dtype in (np.int8, np.uint8):
+        yield f"{np.dtype(dtype).name} C", G.astype(dtype)
+        yield f"{np.dtype(dtype).name} F", np.asfortranarray(G.astype(dtype))
+    yield "csc", sp.csc_matrix(F)
+    yield "csr", sp.csr_matrix(F)
+    yield "memmap float64 C", mapped(tmp_path, "fc", F, "C")
+    yield "memmap float64 F", mapped(tmp_path, "ff", F, "F")
+    yield "memmap float64 strided", mapped(tmp_path, "fw", wide, "C")[:, ::2]
+    yield "memmap int8 C", mapped(tmp_path, "gc", G, "C")
+    yield "memmap int8 F", mapped(tmp_path, "gf", G, "F")
+
+
+@pytest.mark.filterwarnings("ignore:Some inputs do not have OOB scores")
+def test_every_source_gives_the_trees_of_the_dense_float64_values(tmp_path):
+    # p = 600: a C-ordered float64 file is read in 512-column panels, a Fortran one in 32-column
+    # panels per thread, so each mapped source is read in several panels.
+    G, y = values(120, 600, seed=0)
+    F = G.astype(np.float64)
+    kw = dict(n_estimators=4, random_state=0, max_features=60, oob_score=True)
+    reference = RandomForestRegressor(**kw).fit(F, y)
+    reference_c = RandomForestClassifier(n_estimators=3, random_state=1, max_features=60).fit(F, y > 0)
+    stumps = imp.dstump(F, y)
+    seen = set()
+    for name, X in sources(G, tmp_path):
+        seen.add(name)
+        np.testing.assert_array_equal(X.toarray() if sp.issparse(X) else np.asarray(X), G, err_msg=name)
+        forest = RandomForestRegressor(**kw).fit(X, y)
+        assert_same_forest(forest, reference)
+        assert forest.oob_score_ == reference.oob_score_, name
+        assert_same_forest(RandomForestClassifier(n_estimators=3, random_state=1, max_features=60).fit(X, y > 0),
+                           reference_c)
+        if not isinstance(X, np.memmap) and not sp.isspmatrix_csr(X):
+            np.testing.assert_array_equal(imp.dstump(X, y).threshold, stumps.threshold, err_msg=name)
+        codes = _core.ColumnCodes(X.tocsc() if sp.issparse(X) else X, 2, mapped_file(X))
+        assert codes.shape == G.shape
+    assert len(seen) == 16
+
+
+def test_mapped_sources_read_missing_values_as_in_memory(tmp_path):
+    G, y = values(200, 70, seed=1)
+    F = G.astype(np.float64)
+    F[np.random.RandomState(2).rand(*F.shape) < 0.1] = np.nan
+    kw = dict(n_estimators=4, random_state=0, max_features=20)
+    reference = RandomForestRegressor(**kw).fit(F, y)
+    for order in "CF":
+        assert_same_forest(RandomForestRegressor(**kw, n_jobs=2).fit(mapped(tmp_path, order, F, order), y), reference)
+
+
+def test_csr_codes_are_refused_by_name():
+    with pytest.raises(ValueError, match="CSC"):
+        _core.ColumnCodes(sp.csr_matrix(np.eye(3)), 1, None)
