@@ -4,7 +4,7 @@
 
 1. lss50: make_lss(n=1000, p=50) (two order-2 rules, SNR 5);
 2. mixed500: n=1000, p=500, one order-2 and one order-3 rule at SNR 2 (benchkit.data.lss_orders);
-3. all_bioc: ../shared/data/all_bioc.npz, y_bcrabl (n=128, p=12625).
+3. all_bioc: all_bioc.npz of benchkit.paths.SHARED_DATA, y_bcrabl (n=128, p=12625).
 
 Both run the defaults: 5 iterations x 500 trees, mtry sqrt(p), RIT depth 5 x 500 trees x 2 children,
 10 bootstraps, the lowest-OOB-error iteration (R: select.iter=TRUE). Per data set it prints each

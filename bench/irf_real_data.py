@@ -1,17 +1,15 @@
-"""iRF with its defaults on a real genomic data set from ../shared/data (p = 12625 for all_bioc),
-end to end: prints the time, the peak resident memory and the most stable interactions.
+"""iRF with its defaults on a real genomic data set of benchkit.paths.SHARED_DATA (p = 12625 for
+all_bioc), end to end: prints the time, the peak resident memory and the most stable interactions.
 
     python bench/irf_real_data.py [all_bioc] [--target y] [--n-jobs 2]
 """
 
 import argparse
 import resource
-import sys
 import time
 
 import numpy as np
-from benchkit.data import shared_npz
-from benchkit.paths import SHARED_DATA
+from benchkit.data import require_shared_npz
 
 import pyinterp
 
@@ -23,9 +21,7 @@ def main():
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--top", type=int, default=15)
     args = parser.parse_args()
-    data = shared_npz(args.name)
-    if data is None:
-        sys.exit(f"{SHARED_DATA / args.name}.npz is absent")
+    data = require_shared_npz(args.name)
     X, y = data["X"], data[args.target]
     names = data["feature_names"] if "feature_names" in data.files else None
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -1,6 +1,6 @@
 """Reproduce paper 001's LSSFind simulation grid (Fig. 2) and the thesis' LSSrank curves with pyinterp.
 
-Spec: /work/shared/specs/seed001-lssfind.md (section numbers below refer to it).
+Spec: shared/specs/seed001-lssfind.md (section numbers below refer to it).
 
 Part 1 -- paper 001 section 5.1, Fig. 2 (spec sections 1.2, 4.1, 4.2, 4.6, 8):
   p = 20, n = 1000, X ~ U[0,1]^p, y = sum_{j<=K} prod_{k in block j} 1(X_k < tau) + N(0, sigma^2)

@@ -27,9 +27,9 @@ import argparse
 import os
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
+from benchkit.data import require_shared_npz
 from scipy.stats import loguniform
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import r2_score, roc_auc_score
@@ -40,7 +40,6 @@ from pyinterp import SkinnyTreesClassifier, SkinnyTreesRegressor
 from pyinterp.datasets import make_correlated_linear
 from pyinterp.skinny import PAPER_SPACE, fit_budget
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 N_TEST = 500
 REAL = ("tox_171", "madelon", "colon", "glioma", "prostate_ge")
 OLD = dict(n_trees=20, depth=4, lambda2=0.01, learning_rate=0.1, batch_size=64, max_epochs=200)
@@ -74,7 +73,7 @@ def synthetic_problems(seeds):
 
 def real_problems(names):
     for name in names:
-        data = np.load(DATA / f"{name}.npz")
+        data = require_shared_npz(name)
         X, y = data["X"].astype(np.float64), data["y"]
         X, X_test, y, y_test = train_test_split(X, y, test_size=0.2, stratify=y, random_state=8)
         scaler = StandardScaler().fit(X)
@@ -167,7 +166,7 @@ def lambda2_problems(seeds, real):
                 yield (f"p={p} N={n} seed={seed}", f"linear p={p}", (X[:n], y[:n], X[n:], y[n:]), support, 16,
                        True, seed)
     for name in real:
-        data = np.load(DATA / f"{name}.npz")
+        data = require_shared_npz(name)
         X, y = data["X"].astype(np.float64), data["y"]
         for seed in range(seeds):
             X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.2, stratify=y, random_state=seed)
