@@ -7,7 +7,7 @@ the share of problems where fit_budget finds a model within the budget (2 x the 
 the support F1, the held-out R^2 (AUC on real data) and the fit time; and the same for one plain
 fit of the estimator's defaults with feature_budget. Everything runs on one core (n_jobs=1).
 
-    python bench/skinny_defaults.py [--trials 10] [--seeds 2] [--real tox_171 madelon]
+    python bench/studies/skinny_defaults.py [--trials 10] [--seeds 2] [--real tox_171 madelon]
 
 ``--lambda2`` runs the study behind ``lambda2="auto"`` instead: one plain ``fit(X, y)`` with
 ``feature_budget`` and otherwise the estimator's defaults, per lambda2 candidate (fixed values, and
@@ -18,15 +18,19 @@ and on scikit-learn's diabetes (K = 5) and breast-cancer (K = 8) data; plus the 
 the last two at the default lambda2. Per candidate: fits within the budget (1..K features, so no
 warning), fits that dropped every feature, support F1, held-out R^2 / AUC.
 
-    python bench/skinny_defaults.py --lambda2 [--seeds 3] [--real colon glioma prostate_ge]
+    python bench/studies/skinny_defaults.py --lambda2 [--seeds 3] [--real colon glioma prostate_ge]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 import warnings
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, where benchkit is
 
 import numpy as np
 from benchkit.data import require_shared_npz
