@@ -39,11 +39,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 from benchkit.data import lss_orders, shared_npz
+from benchkit.timing import Timer
 
 IRF_R = r"""
 suppressMessages(library(iRF))
@@ -139,10 +139,10 @@ def worker(data_file, style, threads):
     import pyinterp
     with np.load(data_file) as d:
         X, y, task = d["X"], d["y"], str(d["task"])
-    start, cpu = time.perf_counter(), time.process_time()
-    model = pyinterp.IterativeRandomForest(task=task, style=style, random_state=0,
-                                          n_jobs=int(threads)).fit(X, y)
-    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    with Timer() as timer:
+        model = pyinterp.IterativeRandomForest(task=task, style=style, random_state=0,
+                                              n_jobs=int(threads)).fit(X, y)
+    seconds, cpu = timer.wall, timer.cpu
     table = model.interactions_
     rows = [(r.features, {s: float(getattr(r, s)) for s in SCORES}) for r in table]
     print(json.dumps(dict(rows=rows, seconds=seconds, fit_cpu=cpu, selected=model.selected_iteration_ + 1)))

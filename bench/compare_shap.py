@@ -25,7 +25,7 @@ import pickle
 import numpy as np
 from benchkit.data import shared_npz
 from benchkit.peers import optional
-from benchkit.timing import best_of
+from benchkit.timing import best_of, load
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
 from pyinterp import importance as imp
@@ -45,7 +45,7 @@ def _max_diff(ours, peer):
 
 
 def _load():
-    return f"load {os.getloadavg()[0]:.2f}"
+    return f"load {load():.2f}"
 
 
 def compare(name, forest, rows, jobs, shap, kind, background=None):

@@ -18,12 +18,12 @@ Usage: python bench/reproduce_skinny.py table1 [--seeds 5 --trials 30 --n-jobs 2
 from __future__ import annotations
 
 import argparse
-import os
 import time
 import numpy as np
 from benchkit.data import require_shared_npz
 from benchkit.paths import SHARED_DATA, absent
 from benchkit.peers import optional
+from benchkit.timing import load
 from scipy.stats import loguniform, randint, uniform
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.metrics import mean_squared_error, roc_auc_score
@@ -155,7 +155,7 @@ def table1(seeds, n_trials, n_jobs):
                 rows[name]["k"].append(len(sel))
                 rows[name]["f1"].append(f1(sel, support))
         elapsed = time.perf_counter() - start
-        print(f"### sigma={sigma}, p={p}, N={n} ({elapsed:.0f} s, load {os.getloadavg()[0]:.1f})\n")
+        print(f"### sigma={sigma}, p={p}, N={n} ({elapsed:.0f} s, load {load():.1f})\n")
         print("| model | test MSE | #features | F1 | source |")
         print("|---|---|---|---|---|")
         for name, (mse, k, score) in PAPER_TABLE1[(sigma, p, n)].items():
@@ -211,7 +211,7 @@ def table4(seeds, n_trials, n_jobs):
         n, p = require_shared_npz(name)["X"].shape
         print(f"| {name} | {n} x {p} | {p // 4} | {cells['RF']} | {cells['LightGBM']} | {cells['Skinny']} | "
               f"{counts} | {paper} | {time.perf_counter() - start:.0f} |")
-    print(f"\nload average at end: {os.getloadavg()[0]:.1f}")
+    print(f"\nload average at end: {load():.1f}")
 
 
 def main():

@@ -24,7 +24,6 @@ warning), fits that dropped every feature, support F1, held-out R^2 / AUC.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 import warnings
@@ -34,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, where be
 
 import numpy as np
 from benchkit.data import require_shared_npz
+from benchkit.timing import load
 from scipy.stats import loguniform
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import r2_score, roc_auc_score
@@ -152,8 +152,8 @@ def candidate_name(c):
 
 def sklearn_problems(seeds):
     from sklearn.datasets import load_breast_cancer, load_diabetes
-    for name, load, budget in (("diabetes", load_diabetes, 5), ("breast_cancer", load_breast_cancer, 8)):
-        X, y = load(return_X_y=True)
+    for name, loader, budget in (("diabetes", load_diabetes, 5), ("breast_cancer", load_breast_cancer, 8)):
+        X, y = loader(return_X_y=True)
         for seed in range(seeds):
             X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.25, random_state=seed,
                                                       stratify=y if name == "breast_cancer" else None)
@@ -235,12 +235,12 @@ def main():
     parser.add_argument("--lambda2", action="store_true", help="the lambda2='auto' study instead")
     args = parser.parse_args()
     if args.lambda2:
-        print(f"load average at the start: {os.getloadavg()[0]:.2f}; one core")
+        print(f"load average at the start: {load():.2f}; one core")
         lambda2_study(args.seeds, args.real)
-        print(f"\nload average at the end: {os.getloadavg()[0]:.2f}")
+        print(f"\nload average at the end: {load():.2f}")
         return
     warnings.simplefilter("ignore", ConvergenceWarning)  # trials above the budget; counted in the table
-    print(f"load average at the start: {os.getloadavg()[0]:.2f}; {args.trials} trials per fit_budget, n_jobs=1")
+    print(f"load average at the start: {load():.2f}; {args.trials} trials per fit_budget, n_jobs=1")
     problems = list(synthetic_problems(args.seeds)) + (list(real_problems(args.real)))
     rows = {name: [] for name in CANDIDATES}
     for label, data, support, budget in problems:
@@ -263,7 +263,7 @@ def main():
         print(f"| {name} | {ok:.0f}/{len(rs)} | {mean('f1', syn):.2f} | {mean('score', syn):.3f} | {auc} | "
               f"{sum(r['single_ok'] for r in rs):.0f}/{len(rs)} | {mean('single_f1', syn):.2f} | "
               f"{sum(r['time'] for r in rs):.0f} |")
-    print(f"\nload average at the end: {os.getloadavg()[0]:.2f}")
+    print(f"\nload average at the end: {load():.2f}")
 
 
 if __name__ == "__main__":
