@@ -4,7 +4,7 @@
 
 1. lss50: make_lss(n=1000, p=50) (two order-2 rules, SNR 5);
 2. mixed500: n=1000, p=500, one order-2 and one order-3 rule at SNR 2 (benchkit.data.lss_orders);
-3. all_bioc: ../shared/data/all_bioc.npz, y_bcrabl (n=128, p=12625).
+3. all_bioc: all_bioc.npz of benchkit.paths.SHARED_DATA, y_bcrabl (n=128, p=12625).
 
 Both run the defaults: 5 iterations x 500 trees, mtry sqrt(p), RIT depth 5 x 500 trees x 2 children,
 10 bootstraps, the lowest-OOB-error iteration (R: select.iter=TRUE). Per data set it prints each
@@ -39,11 +39,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 from benchkit.data import lss_orders, shared_npz
+from benchkit.timing import Timer
 
 IRF_R = r"""
 suppressMessages(library(iRF))
@@ -139,10 +139,10 @@ def worker(data_file, style, threads):
     import pyinterp
     with np.load(data_file) as d:
         X, y, task = d["X"], d["y"], str(d["task"])
-    start, cpu = time.perf_counter(), time.process_time()
-    model = pyinterp.IterativeRandomForest(task=task, style=style, random_state=0,
-                                          n_jobs=int(threads)).fit(X, y)
-    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    with Timer() as timer:
+        model = pyinterp.IterativeRandomForest(task=task, style=style, random_state=0,
+                                              n_jobs=int(threads)).fit(X, y)
+    seconds, cpu = timer.wall, timer.cpu
     table = model.interactions_
     rows = [(r.features, {s: float(getattr(r, s)) for s in SCORES}) for r in table]
     print(json.dumps(dict(rows=rows, seconds=seconds, fit_cpu=cpu, selected=model.selected_iteration_ + 1)))

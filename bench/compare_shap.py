@@ -10,10 +10,10 @@ pyinterp first call), the largest difference of the values and the load average.
 (a) simulated regression, n = 1000 training rows, p = 100, fully grown trees: path-dependent values
 for --rows rows, interaction values for --interaction-rows rows, interventional values for
 --interventional-rows rows against --background training rows. (b) all_bioc (p = 12,625, classes)
-from ../shared/data when present: values and interventional values for every row, interaction
-values for --real-interaction-rows rows (an n x p x p tensor of 1.3 GB per row and class, both
-libraries), and pyinterp's memory-light forms (mean |interaction| per pair, top-k pairs per row),
-which shap does not have, alone.
+from benchkit.paths.SHARED_DATA when present: values and interventional values for every row,
+interaction values for --real-interaction-rows rows (an n x p x p tensor of 1.3 GB per row and
+class, both libraries), and pyinterp's memory-light forms (mean |interaction| per pair, top-k pairs
+per row), which shap does not have, alone.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import pickle
 import numpy as np
 from benchkit.data import shared_npz
 from benchkit.peers import optional
-from benchkit.timing import best_of
+from benchkit.timing import best_of, load
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
 from pyinterp import importance as imp
@@ -45,7 +45,7 @@ def _max_diff(ours, peer):
 
 
 def _load():
-    return f"load {os.getloadavg()[0]:.2f}"
+    return f"load {load():.2f}"
 
 
 def compare(name, forest, rows, jobs, shap, kind, background=None):

@@ -46,7 +46,7 @@ from benchkit.paths import DOCS, RESULTS_DATA, ROOT
 from benchkit.peers import optional, sklearn_dictionary, spams_dictionary
 from benchkit.plotting import pyplot, save
 from benchkit.sections import write_section
-from benchkit.timing import Timer, load_line
+from benchkit.timing import Timer, load, load_line
 
 from pyinterp import DLBCD
 from pyinterp.datasets import make_gaussian_dictionary
@@ -127,7 +127,7 @@ def fit_peer(name, X, D, rep, *, skip_after_success=True):
 def run_unit(p, s, rep, methods, threads):
     """Records for the given methods on repetition rep of cell (p, s)."""
     D, X = make_data(p, s, rep)
-    base = dict(p=p, s=s, rep=rep, seed=seed_of(p, s, rep), load=round(os.getloadavg()[0], 2), threads=threads)
+    base = dict(p=p, s=s, rep=rep, seed=seed_of(p, s, rep), load=round(load(), 2), threads=threads)
     records = []
     if DLBCD_NOISE in methods:
         with Timer() as timer:
@@ -495,7 +495,7 @@ def check_cell(p, s, rep, threads):
         assert all(every[k] == v for k, v in some.items())
         assert (min(every.values()) < SUCCESS_NMSE) == (min(some.values()) < SUCCESS_NMSE)
         print(f"{name}: NMSE per l1 weight {every}; fitted now: {sorted(some)}")
-    print(f"load average {os.getloadavg()[0]:.2f} at the end")
+    print(f"load average {load():.2f} at the end")
     print("| method | wall s before | wall s now | CPU s before | CPU s now |\n|---|---:|---:|---:|---:|")
     for name in old:
         print(f"| {name} | {old[name].wall:.1f} | {new[name].wall:.1f} | {old[name].cpu:.1f} | {new[name].cpu:.1f} |")

@@ -13,12 +13,12 @@ import argparse
 import multiprocessing
 import os
 import resource
-import time
 
 import numpy as np
 from benchkit.data import gaussian_dictionary_problem
 from benchkit.paths import DOCS
 from benchkit.sections import write_section
+from benchkit.timing import Timer, load
 
 from pyinterp import DLBCD
 from pyinterp.metrics import dictionary_nmse
@@ -27,11 +27,10 @@ from pyinterp.metrics import dictionary_nmse
 def fit_once(p, n, s, lbfgs_memory, queue):
     D, X = gaussian_dictionary_problem(p, n, s, seed=p)
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
-    wall, cpu = time.perf_counter(), time.process_time()
-    est = DLBCD(tau=0.5, init="l1", n_restarts=1, lbfgs_memory=lbfgs_memory, noise=0, random_state=0, n_jobs=1).fit(X)
-    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    with Timer() as timer:
+        est = DLBCD(tau=0.5, init="l1", n_restarts=1, lbfgs_memory=lbfgs_memory, noise=0, random_state=0, n_jobs=1).fit(X)
     history = est.objective_history_
-    queue.put(dict(wall=wall, cpu=cpu, n_iter=est.n_iter_, n_iter_l1=len(est.l1_objective_history_) - 1,
+    queue.put(dict(wall=timer.wall, cpu=timer.cpu, n_iter=est.n_iter_, n_iter_l1=len(est.l1_objective_history_) - 1,
                    objective=est.objective_, monotone=bool(np.all(np.diff(history) <= 0)),
                    unit=float(np.abs(np.linalg.norm(est.components_, axis=0) - 1).max()),
                    nmse=float(dictionary_nmse(est.components_, D)), rss_before=rss_before,
@@ -50,7 +49,7 @@ def main():
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
     ctx = multiprocessing.get_context("spawn")
-    load = os.getloadavg()[0]
+    load_start = load()
     rows = {}
     for label, memory in (SOLVERS[name] for name in args.solvers):
         queue = ctx.Queue()
@@ -62,7 +61,7 @@ def main():
     lines = [f"## A full fit above the L-BFGS switch (p = {args.p})", "",
              f"`python bench/dlbcd_large_p.py --p {args.p} --n {args.n} --s {args.s} --solvers {' '.join(args.solvers)}`: random Gaussian D*, SG({args.s}), "
              f"n = {args.n}, SNR 100; DLBCD(tau=0.5, init='l1', n_restarts=1, noise=0, n_jobs=1), each fit in its own process. "
-             f"Load average {load:.2f} at the start, {os.getloadavg()[0]:.2f} at the end ({os.cpu_count()} CPUs; "
+             f"Load average {load_start:.2f} at the start, {load():.2f} at the end ({os.cpu_count()} CPUs; "
              "another long job of this project ran on one core meanwhile).", "",
              "| subproblem solver | wall s | CPU s | sweeps (l1 stage + tau stage) | final objective | objective "
              "never increased | max abs(norm - 1) | NMSE to D* | peak RSS (MiB) | peak RSS growth during the fit (MiB) |",

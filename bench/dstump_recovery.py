@@ -12,9 +12,9 @@ sigma = 0.1 as in the spec's illustration; the supplement gives no parameters).
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
+from benchkit.timing import Timer, load_line
 
 from pyinterp.importance import dstump
 
@@ -37,25 +37,26 @@ def main():
     args = parser.parse_args()
 
     support = set(range(args.s))
+    print(load_line())
     print(f"p={args.p} s={args.s} sigma={args.sigma}, {args.reps} repetitions: fraction recovered / exact rate")
     print(f"{'variant':<24}" + "".join(f"{'n=' + str(n):>20}" for n in args.n))
     results = {name: [] for name, _, _ in VARIANTS}
-    start = time.perf_counter()
-    for n in args.n:
-        hits = {name: [] for name, _, _ in VARIANTS}
-        for rep in range(args.reps):
-            rng = np.random.RandomState(rep)
-            X = rng.rand(n, args.p)
-            y = X[:, : args.s].sum(axis=1) / np.sqrt(args.s) + args.sigma * rng.randn(n)
-            for name, split, side in VARIANTS:
-                chosen = set(dstump(X, y, split=split, side=side, n_jobs=args.n_jobs).select(args.s))
-                hits[name].append(len(chosen & support) / args.s)
-        for name in hits:
-            h = np.array(hits[name])
-            results[name].append(f"{h.mean():.3f} / {np.mean(h == 1):.2f}")
+    with Timer() as total:
+        for n in args.n:
+            hits = {name: [] for name, _, _ in VARIANTS}
+            for rep in range(args.reps):
+                rng = np.random.RandomState(rep)
+                X = rng.rand(n, args.p)
+                y = X[:, : args.s].sum(axis=1) / np.sqrt(args.s) + args.sigma * rng.randn(n)
+                for name, split, side in VARIANTS:
+                    chosen = set(dstump(X, y, split=split, side=side, n_jobs=args.n_jobs).select(args.s))
+                    hits[name].append(len(chosen & support) / args.s)
+            for name in hits:
+                h = np.array(hits[name])
+                results[name].append(f"{h.mean():.3f} / {np.mean(h == 1):.2f}")
     for name, _, _ in VARIANTS:
         print(f"{name:<24}" + "".join(f"{cell:>20}" for cell in results[name]))
-    print(f"total {time.perf_counter() - start:.1f} s")
+    print(f"total {total.wall:.1f} s")
 
 
 if __name__ == "__main__":

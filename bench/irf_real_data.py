@@ -1,17 +1,14 @@
-"""iRF with its defaults on a real genomic data set from ../shared/data (p = 12625 for all_bioc),
-end to end: prints the time, the peak resident memory and the most stable interactions.
+"""iRF with its defaults on a real genomic data set of benchkit.paths.SHARED_DATA (p = 12625 for
+all_bioc), end to end: prints the time, the peak resident memory and the most stable interactions.
 
     python bench/irf_real_data.py [all_bioc] [--target y] [--n-jobs 2]
 """
 
 import argparse
-import resource
-import sys
-import time
 
 import numpy as np
-from benchkit.data import shared_npz
-from benchkit.paths import SHARED_DATA
+from benchkit.data import require_shared_npz
+from benchkit.timing import Timer, load_line, peak_rss_mb
 
 import pyinterp
 
@@ -23,16 +20,15 @@ def main():
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--top", type=int, default=15)
     args = parser.parse_args()
-    data = shared_npz(args.name)
-    if data is None:
-        sys.exit(f"{SHARED_DATA / args.name}.npz is absent")
+    data = require_shared_npz(args.name)
     X, y = data["X"], data[args.target]
     names = data["feature_names"] if "feature_names" in data.files else None
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    start = time.perf_counter()
-    model = pyinterp.IterativeRandomForest(random_state=0, n_jobs=args.n_jobs).fit(X, y)
-    elapsed = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(load_line())
+    before = peak_rss_mb()
+    with Timer() as timer:
+        model = pyinterp.IterativeRandomForest(random_state=0, n_jobs=args.n_jobs).fit(X, y)
+    elapsed = timer.wall
+    peak = peak_rss_mb()
     print(f"{args.name}: n={X.shape[0]}, p={X.shape[1]}, classes {np.unique(y).tolist()}")
     print(f"iRF defaults (5 iterations x 500 trees, max_features=sqrt, 10 bootstraps, RIT 500 trees depth 5), "
           f"n_jobs={args.n_jobs}: {elapsed:.1f} s, peak RSS {peak:.0f} MB (before fit {before:.0f} MB)")

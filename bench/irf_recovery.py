@@ -17,11 +17,12 @@ from __future__ import annotations
 import argparse
 import csv
 import itertools
-import time
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+from benchkit.paths import RESULTS_DATA
+from benchkit.timing import Timer, load_line
 
 import pyinterp
 from pyinterp.datasets import make_lss
@@ -49,6 +50,7 @@ def run(args):
             done = {(int(r["order"]), int(r["p"]), float(r["snr"]), int(r["replicate"]), r["method"])
                     for r in csv.DictReader(f)}
     new = not out.exists() or args.fresh
+    print(load_line(), flush=True)
     with out.open("w" if new else "a", newline="") as f:
         writer = csv.DictWriter(f, FIELDS)
         if new:
@@ -60,9 +62,9 @@ def run(args):
             for name, est in methods(args, seed).items():
                 if (order, p, float(snr), rep, name) in done or name not in args.methods:
                     continue
-                start = time.perf_counter()
-                est.fit(X, y)
-                seconds = time.perf_counter() - start
+                with Timer() as timer:
+                    est.fit(X, y)
+                seconds = timer.wall
                 features = est.interactions_.features
                 for j, t in enumerate(true):
                     rank = features.index(t) + 1 if t in features else 0
@@ -104,7 +106,7 @@ def summary(path):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", default="bench/results_data/irf_recovery.csv")
+    parser.add_argument("--out", default=str(RESULTS_DATA / "irf_recovery.csv"))
     parser.add_argument("--summary", help="print the tables of a CSV written before, and exit")
     parser.add_argument("--orders", type=int, nargs="+", default=[2, 3, 4])
     parser.add_argument("--p", type=int, nargs="+", default=[50, 200, 1000])

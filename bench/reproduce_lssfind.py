@@ -1,6 +1,6 @@
 """Reproduce paper 001's LSSFind simulation grid (Fig. 2) and the thesis' LSSrank curves with pyinterp.
 
-Spec: /work/shared/specs/seed001-lssfind.md (section numbers below refer to it).
+Spec: shared/specs/seed001-lssfind.md (section numbers below refer to it).
 
 Part 1 -- paper 001 section 5.1, Fig. 2 (spec sections 1.2, 4.1, 4.2, 4.6, 8):
   p = 20, n = 1000, X ~ U[0,1]^p, y = sum_{j<=K} prod_{k in block j} 1(X_k < tau) + N(0, sigma^2)
@@ -59,6 +59,7 @@ from benchkit.paths import DOCS
 from benchkit.peers import IRF_SETTINGS
 from benchkit.plotting import pyplot, save
 from benchkit.sections import write_section
+from benchkit.timing import load
 
 import pyinterp
 from pyinterp import importance
@@ -463,14 +464,14 @@ def main(argv=None):
     def finish(name, lines, seconds, load0, detail=""):
         """Close a part's section with its run time and write it (only it) to the results file."""
         lines = [*lines, f"Run time {seconds / 60:.1f} min{detail} (`{command}`; {env}); 1-min load average {load0:.1f} at "
-                  f"the start and {os.getloadavg()[0]:.1f} at the end on {os.cpu_count()} CPUs (other processes share "
+                  f"the start and {load():.1f} at the end on {os.cpu_count()} CPUs (other processes share "
                   "the machine, so the times are noisy)."]
         if results is not None:
             write_section(results, name, lines)
             print(f"wrote section {name} of {results}")
 
     if 1 in parts:
-        load0 = os.getloadavg()[0]
+        load0 = load()
         res1, checks1, info1, header1, rows1, seconds = part1(reps1, args.n_jobs, grid1)
         md = [f"## Part 1: paper 001 Fig. 2 (LSSFind), {reps1} replicates per cell", "",
               f"p={FIG2_P}, n={FIG2_N}, seeds i+100 (data and forest), LSSFind defaults (100 trees, max_features=1.0, "
@@ -494,7 +495,7 @@ def main(argv=None):
         finish("1", md, seconds, load0)
 
     if 2 in parts:
-        load0 = os.getloadavg()[0]
+        load0 = load()
         curves, checks2, header2, rows2, seconds = part2(reps2, args.n_jobs, grid2, n_iter)
         md = [f"## Part 2: thesis LSSrank (§3.5/§4.5), {reps2} replicates per cell", "",
               f"p={P2_P}, n={P2_N}, seeds i+100. iRF-style soft thresholding: {n_iter} fits of "
@@ -516,7 +517,7 @@ def main(argv=None):
         finish("2", md, seconds, load0)
 
     if 3 in parts:
-        load0 = os.getloadavg()[0]
+        load0 = load()
         t = time.perf_counter()
         res3 = run_irf_grid(reps1, args.n_jobs, grid1, settings=args.irf_settings)
         seconds = time.perf_counter() - t

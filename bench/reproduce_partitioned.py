@@ -1,6 +1,6 @@
 """Paper 004's synthetic experiments with pyinterp.PartitionedRatio, beside scikit-learn's GraphicalLasso.
 
-Spec: /work/shared/specs/seed004-partitioned-ratio.md (sections 4, 4.1, 6). The paper gives figures
+Spec: shared/specs/seed004-partitioned-ratio.md (sections 4, 4.1, 6). The paper gives figures
 only (no numbers, graph generators, weights, m, d, K, lambda constants or trial counts); every choice
 below is ours.
 

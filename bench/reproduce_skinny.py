@@ -7,8 +7,8 @@ rows) for (sigma, p, N) = (0.5, 256, 200) and (0.7, 512, 200). Per seed: Skinny 
 forest / LightGBM with importance-threshold selection (threshold log-U[1e-7, 1e-1], refit on the
 selected features, smallest validation MSE), each with the same number of trials.
 
-table4: the 25 % feature budget of Table 4 on ../shared/data madelon, arcene, tox_171: stratified
-64/16/20 split, z-scored with training statistics, K = floor(p / 4); test AUC (OvO macro for more
+table4: the 25 % feature budget of Table 4 on madelon, arcene, tox_171 (benchkit.paths.SHARED_DATA):
+stratified 64/16/20 split, z-scored with training statistics, K = floor(p / 4); test AUC (OvO macro for more
 than two classes) of the best validation model with 1..K features for each method.
 
 Usage: python bench/reproduce_skinny.py table1 [--seeds 5 --trials 30 --n-jobs 2]
@@ -18,11 +18,12 @@ Usage: python bench/reproduce_skinny.py table1 [--seeds 5 --trials 30 --n-jobs 2
 from __future__ import annotations
 
 import argparse
-import os
 import time
 import numpy as np
-from benchkit.paths import SHARED_DATA as DATA
+from benchkit.data import require_shared_npz
+from benchkit.paths import SHARED_DATA, absent
 from benchkit.peers import optional
+from benchkit.timing import load
 from scipy.stats import loguniform, randint, uniform
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.metrics import mean_squared_error, roc_auc_score
@@ -154,7 +155,7 @@ def table1(seeds, n_trials, n_jobs):
                 rows[name]["k"].append(len(sel))
                 rows[name]["f1"].append(f1(sel, support))
         elapsed = time.perf_counter() - start
-        print(f"### sigma={sigma}, p={p}, N={n} ({elapsed:.0f} s, load {os.getloadavg()[0]:.1f})\n")
+        print(f"### sigma={sigma}, p={p}, N={n} ({elapsed:.0f} s, load {load():.1f})\n")
         print("| model | test MSE | #features | F1 | source |")
         print("|---|---|---|---|---|")
         for name, (mse, k, score) in PAPER_TABLE1[(sigma, p, n)].items():
@@ -171,7 +172,7 @@ def table1(seeds, n_trials, n_jobs):
 
 
 def load_split(name, seed):
-    data = np.load(DATA / f"{name}.npz")
+    data = require_shared_npz(name)
     X, y = data["X"].astype(np.float64), data["y"]
     X_rest, X_test, y_rest, y_test = train_test_split(X, y, test_size=0.2, stratify=y, random_state=seed)
     X_tr, X_val, y_tr, y_val = train_test_split(X_rest, y_rest, test_size=0.2, stratify=y_rest, random_state=seed)
@@ -180,8 +181,8 @@ def load_split(name, seed):
 
 
 def table4(seeds, n_trials, n_jobs):
-    if not DATA.exists():
-        print(f"{DATA} is absent: Table 4 skipped")
+    if not SHARED_DATA.exists():
+        print(f"{absent(SHARED_DATA)}: Table 4 skipped")
         return
     print(f"## Table 4 (25 % feature budget), {seeds} split(s) x {n_trials} trials per method, test AUC %\n")
     print("| data | n x p | K | RF | LightGBM | Skinny Trees | Skinny #features | paper RF / LightGBM / Skinny | time s |")
@@ -207,10 +208,10 @@ def table4(seeds, n_trials, n_jobs):
                     aucs[label].append(100 * auc_score(base, X_test[:, sel], y_test))
         cells = {key: mean_se(v, ".2f") if v else "no trial in budget" for key, v in aucs.items()}
         paper = " / ".join(f"{v:.2f}" for v in PAPER_TABLE4[name])
-        n, p = np.load(DATA / f"{name}.npz")["X"].shape
+        n, p = require_shared_npz(name)["X"].shape
         print(f"| {name} | {n} x {p} | {p // 4} | {cells['RF']} | {cells['LightGBM']} | {cells['Skinny']} | "
               f"{counts} | {paper} | {time.perf_counter() - start:.0f} |")
-    print(f"\nload average at end: {os.getloadavg()[0]:.1f}")
+    print(f"\nload average at end: {load():.1f}")
 
 
 def main():

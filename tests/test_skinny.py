@@ -444,7 +444,7 @@ def test_auto_lambda2_is_the_dense_default_without_a_budget_and_the_budget_rule_
 
 def test_a_plain_fit_with_a_budget_meets_it_on_the_issue_24_problem():
     """The estimator's defaults with feature_budget=16 on p = N = 300 with 8 true features (lambda2
-    = 0.01, the former default, kept all 300; bench/skinny_defaults.py --lambda2 measured 8
+    = 0.01, the former default, kept all 300; bench/studies/skinny_defaults.py --lambda2 measured 8
     features, F1 1.0, on seeds 0-2)."""
     X, y, support = make_correlated_linear(300, 300, correlation=0.5, random_state=0)
     with warnings.catch_warnings():

@@ -1,13 +1,16 @@
 """The data sets bench measures on: pyinterp.datasets generators at bench's settings, the few
-synthetic problems the package has no generator for, and the real sets of ../shared/data."""
+synthetic problems the package has no generator for, and the real sets of the shared folder
+(benchkit.paths.SHARED_DATA: $PYINTERP_SHARED/data, by default shared/data beside the checkout)."""
 
 from __future__ import annotations
+
+import sys
 
 import numpy as np
 
 from pyinterp.datasets import make_dictionary_signals, make_gaussian_dictionary, make_lss, make_sparse_coefficients
 
-from .paths import SHARED_DATA
+from .paths import SHARED_DATA, absent
 
 # Paper 001's Fig. 2 grid shape (LSSFind / siRF reproductions and their diagnosis).
 FIG2_P, FIG2_N = 20, 1000
@@ -81,6 +84,14 @@ def sample(theta, n, rng, truncate=None):
 
 
 def shared_npz(name):
-    """The arrays of ../shared/data/<name>.npz, or None where that directory is absent."""
+    """The arrays of SHARED_DATA/<name>.npz, or None where that file is absent."""
     path = SHARED_DATA / f"{name}.npz"
     return np.load(path, allow_pickle=True) if path.exists() else None
+
+
+def require_shared_npz(name):
+    """shared_npz(name), or an exit that says which file is missing and how to point bench at it."""
+    data = shared_npz(name)
+    if data is None:
+        sys.exit(absent(SHARED_DATA / f"{name}.npz"))
+    return data

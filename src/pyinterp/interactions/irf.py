@@ -450,7 +450,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
 
     def bootstrap(self, X, y, index):
         """Bootstrap ``index`` of the fit, redone exactly as ``fit`` did it, for diagnosing why a
-        set is or is not stable (bench/diagnose_irf_stability.py does).
+        set is or is not stable (bench/studies/diagnose_irf_stability.py does).
 
         X, y must be the training data. Returns a :class:`BootstrapRun`: the resampled rows, the
         bootstrap forest (fitted on them with the selected iteration's feature weights), the leaves

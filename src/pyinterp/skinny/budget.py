@@ -34,7 +34,7 @@ PAPER_SPACE = {
     "learning_rate": loguniform(1e-2, 10.0),
     "lambda2": loguniform(1e-3, 1.0),
 }
-# fit_budget's default, chosen by bench/skinny_defaults.py: around the estimator's defaults, with
+# fit_budget's default, chosen by bench/studies/skinny_defaults.py: around the estimator's defaults, with
 # the ridge high enough to sparsify (with PAPER_SPACE no trial met the budget on the study's
 # correlated-linear problems) and learning rates below PAPER_SPACE's top, where SGD diverges.
 DEFAULT_SPACE = {
@@ -103,7 +103,7 @@ def fit_budget(
     Each trial clones ``estimator`` with hyperparameters drawn from ``param_distributions``
     (scikit-learn ``ParameterSampler`` format; default ``DEFAULT_SPACE``: temperature
     log-U[1e-3, 1e-1], learning rate log-U[1e-2, 0.3], lambda2 log-U[1, 100], the space that met
-    the budget on every problem of bench/skinny_defaults.py with the estimator's defaults and
+    the budget on every problem of bench/studies/skinny_defaults.py with the estimator's defaults and
     holds the values the estimator's ``lambda2="auto"`` took with a budget in its study, 4-52; a
     space that does not draw lambda2 leaves it to the estimator, whose ``"auto"`` then resolves in
     each trial with that trial's K, learning rate and training rows;

@@ -27,7 +27,7 @@ __all__ = ["SkinnyTreesClassifier", "SkinnyTreesRegressor"]
 
 _DTYPES = {"float32": np.float32, "float64": np.float64}
 
-# lambda2="auto" (bench/skinny_defaults.py --lambda2, docs/skinny_results.md "lambda2='auto'"):
+# lambda2="auto" (bench/studies/skinny_defaults.py --lambda2, docs/skinny_results.md "lambda2='auto'"):
 # without a feature_budget the dense default; with one, the ridge that shrinks a group the loss
 # leaves alone by (K/p)^AUTO_SHRINK_PER_LOG over the run's SGD steps.
 AUTO_LAMBDA2_DENSE = 0.01
@@ -262,7 +262,7 @@ class SkinnyTreesRegressor(RegressorMixin, _SkinnyTrees):
     ``penalty="group_lasso"`` uses the group soft-threshold of ``lambda0(t)/sqrt(m(2^d-1)) *
     sum_k ||W_k||`` instead; ``"none"`` trains dense soft trees.
 
-    Sparsity comes from the ridge (bench/skinny_defaults.py, docs/skinny_results.md "Defaults"): at
+    Sparsity comes from the ridge (bench/studies/skinny_defaults.py, docs/skinny_results.md "Defaults"): at
     Glorot initialisation a feature's group norm is far above the prox threshold, and only the ridge
     shrinks the groups of unused features below it within the run; each SGD step multiplies a group
     the loss leaves alone by ``1 - 2 lr lambda2 / (m(2^d-1))``. The ridge is applied as
@@ -276,7 +276,7 @@ class SkinnyTreesRegressor(RegressorMixin, _SkinnyTrees):
       the ridge alone shrinks an unused group by ``(K/p)^5`` over the run: more shrink the more
       features the budget removes, and the same shrink however many steps the data make.
 
-    In the study (``python bench/skinny_defaults.py --lambda2``: plain fits with ``feature_budget``
+    In the study (``python bench/studies/skinny_defaults.py --lambda2``: plain fits with ``feature_budget``
     and no validation rows) this rule met the budget on all 18 correlated-linear problems (p = 100,
     300, 1000; N = 300, 1000; 8 true features, K = 16; support F1 0.99) and on colon, glioma,
     prostate_ge (K = p / 4) and breast cancer (K = 8), where every fixed value failed somewhere: 10

@@ -1,10 +1,10 @@
 """How far one tree's growth is from what this machine's memory allows (issue 20, point 3).
 
-1. Compiles bench/cost_model/kernels.cpp (c++ -O3, as the package) and runs it: load latency per
+1. Compiles bench/studies/cost_model/kernels.cpp (c++ -O3, as the package) and runs it: load latency per
    buffer size, the sequential-read floor per 2-byte code, and per code of a node of m rows the
    gather alone and the counting search's update (two layouts of its histograms).
 2. Fits cases (a) n=2000 p=10000 mtry 100 and (b) n=20000 p=500 mtry 166 (two_rules data, as
-   compare_forest.py) on one thread, and counts from the fitted trees the codes the split search
+   bench/compare_forest.py) on one thread, and counts from the fitted trees the codes the split search
    touched: every split node reads its m rows' codes of mtry candidates (an upper bound: nodes of
    at most 32 rows may stop at their first candidates), split by the search each node's size selects
    (counting over the column's codes when n_codes <= 64 m, radix sort above 32 rows, rank sort below).
@@ -15,8 +15,8 @@
    root): the share of the codes read in split nodes of at most B rows, and what the blocks would
    copy against it.
 
-    python bench/cost_model.py                 # both cases, 10 trees
-    python bench/cost_model.py --cases b --trees 20
+    python bench/studies/cost_model.py                 # both cases, 10 trees
+    python bench/studies/cost_model.py --cases b --trees 20
 """
 
 from __future__ import annotations
@@ -25,9 +25,12 @@ import argparse
 import json
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, where benchkit is
 
 import numpy as np
 from benchkit.data import two_rules

@@ -7,7 +7,7 @@ the share of problems where fit_budget finds a model within the budget (2 x the 
 the support F1, the held-out R^2 (AUC on real data) and the fit time; and the same for one plain
 fit of the estimator's defaults with feature_budget. Everything runs on one core (n_jobs=1).
 
-    python bench/skinny_defaults.py [--trials 10] [--seeds 2] [--real tox_171 madelon]
+    python bench/studies/skinny_defaults.py [--trials 10] [--seeds 2] [--real tox_171 madelon]
 
 ``--lambda2`` runs the study behind ``lambda2="auto"`` instead: one plain ``fit(X, y)`` with
 ``feature_budget`` and otherwise the estimator's defaults, per lambda2 candidate (fixed values, and
@@ -18,18 +18,22 @@ and on scikit-learn's diabetes (K = 5) and breast-cancer (K = 8) data; plus the 
 the last two at the default lambda2. Per candidate: fits within the budget (1..K features, so no
 warning), fits that dropped every feature, support F1, held-out R^2 / AUC.
 
-    python bench/skinny_defaults.py --lambda2 [--seeds 3] [--real colon glioma prostate_ge]
+    python bench/studies/skinny_defaults.py --lambda2 [--seeds 3] [--real colon glioma prostate_ge]
 """
 
 from __future__ import annotations
 
 import argparse
-import os
+import sys
 import time
 import warnings
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, where benchkit is
+
 import numpy as np
+from benchkit.data import require_shared_npz
+from benchkit.timing import load
 from scipy.stats import loguniform
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import r2_score, roc_auc_score
@@ -40,7 +44,6 @@ from pyinterp import SkinnyTreesClassifier, SkinnyTreesRegressor
 from pyinterp.datasets import make_correlated_linear
 from pyinterp.skinny import PAPER_SPACE, fit_budget
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 N_TEST = 500
 REAL = ("tox_171", "madelon", "colon", "glioma", "prostate_ge")
 OLD = dict(n_trees=20, depth=4, lambda2=0.01, learning_rate=0.1, batch_size=64, max_epochs=200)
@@ -74,7 +77,7 @@ def synthetic_problems(seeds):
 
 def real_problems(names):
     for name in names:
-        data = np.load(DATA / f"{name}.npz")
+        data = require_shared_npz(name)
         X, y = data["X"].astype(np.float64), data["y"]
         X, X_test, y, y_test = train_test_split(X, y, test_size=0.2, stratify=y, random_state=8)
         scaler = StandardScaler().fit(X)
@@ -149,8 +152,8 @@ def candidate_name(c):
 
 def sklearn_problems(seeds):
     from sklearn.datasets import load_breast_cancer, load_diabetes
-    for name, load, budget in (("diabetes", load_diabetes, 5), ("breast_cancer", load_breast_cancer, 8)):
-        X, y = load(return_X_y=True)
+    for name, loader, budget in (("diabetes", load_diabetes, 5), ("breast_cancer", load_breast_cancer, 8)):
+        X, y = loader(return_X_y=True)
         for seed in range(seeds):
             X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.25, random_state=seed,
                                                       stratify=y if name == "breast_cancer" else None)
@@ -167,7 +170,7 @@ def lambda2_problems(seeds, real):
                 yield (f"p={p} N={n} seed={seed}", f"linear p={p}", (X[:n], y[:n], X[n:], y[n:]), support, 16,
                        True, seed)
     for name in real:
-        data = np.load(DATA / f"{name}.npz")
+        data = require_shared_npz(name)
         X, y = data["X"].astype(np.float64), data["y"]
         for seed in range(seeds):
             X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.2, stratify=y, random_state=seed)
@@ -232,12 +235,12 @@ def main():
     parser.add_argument("--lambda2", action="store_true", help="the lambda2='auto' study instead")
     args = parser.parse_args()
     if args.lambda2:
-        print(f"load average at the start: {os.getloadavg()[0]:.2f}; one core")
+        print(f"load average at the start: {load():.2f}; one core")
         lambda2_study(args.seeds, args.real)
-        print(f"\nload average at the end: {os.getloadavg()[0]:.2f}")
+        print(f"\nload average at the end: {load():.2f}")
         return
     warnings.simplefilter("ignore", ConvergenceWarning)  # trials above the budget; counted in the table
-    print(f"load average at the start: {os.getloadavg()[0]:.2f}; {args.trials} trials per fit_budget, n_jobs=1")
+    print(f"load average at the start: {load():.2f}; {args.trials} trials per fit_budget, n_jobs=1")
     problems = list(synthetic_problems(args.seeds)) + (list(real_problems(args.real)))
     rows = {name: [] for name in CANDIDATES}
     for label, data, support, budget in problems:
@@ -260,7 +263,7 @@ def main():
         print(f"| {name} | {ok:.0f}/{len(rs)} | {mean('f1', syn):.2f} | {mean('score', syn):.3f} | {auc} | "
               f"{sum(r['single_ok'] for r in rs):.0f}/{len(rs)} | {mean('single_f1', syn):.2f} | "
               f"{sum(r['time'] for r in rs):.0f} |")
-    print(f"\nload average at the end: {os.getloadavg()[0]:.2f}")
+    print(f"\nload average at the end: {load():.2f}")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-// Micro-benchmarks behind the forest's cost model (bench/cost_model.py compiles and runs this):
+// Micro-benchmarks behind the forest's cost model (bench/studies/cost_model.py compiles and runs this):
 // what one code of a candidate column costs this machine in the split search's access patterns,
 // with nothing else of the engine around them. Prints one JSON object.
 //

@@ -17,13 +17,17 @@ The forest, the measures and the import run on --n-jobs threads (the forest's ow
 the import uses). Times are CPU seconds of this process (all its threads; best of --repeats): on
 the shared machine the wall clock mostly measures waiting for a core; with --wall, wall seconds.
 
-    python bench/forest_adapter.py [--trees 100 500] [--n-jobs 1 2] [--repeats 7] [--wall]
+    python bench/studies/forest_adapter.py [--trees 100 500] [--n-jobs 1 2] [--repeats 7] [--wall]
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, where benchkit is
 
 from benchkit.timing import best_of, load, load_line
 from sklearn.ensemble import RandomForestRegressor

@@ -11,15 +11,19 @@ RIT trees of depth 2 (the Python irf default): a root path and its children.
 With --int-weights it also prints what the Python irf package's literal regression path weight,
 int(leaf mean of y), would be on the first bootstrap forest.
 
-    python bench/diagnose_irf_stability.py 1 3 5 100
-    python bench/diagnose_irf_stability.py 1 3 5 100 rit_leaves=class
-    python bench/diagnose_irf_stability.py 1 2 0.5 100 --int-weights
+    python bench/studies/diagnose_irf_stability.py 1 3 5 100
+    python bench/studies/diagnose_irf_stability.py 1 3 5 100 rit_leaves=class
+    python bench/studies/diagnose_irf_stability.py 1 2 0.5 100 --int-weights
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, where benchkit is
 
 import numpy as np
 from benchkit.data import lss_fig2
