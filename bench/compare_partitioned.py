@@ -12,7 +12,7 @@ Parts:
 3. Where a matrix-form evaluation spends its time (the two n x n x K products, the n^2 exponentials,
    the rest), i.e. the most a fused C++ kernel could save over numpy + OpenBLAS.
 
-Results go to docs/partitioned_results.md (this script's section).
+Results go to docs/results/partitioned_results.md (this script's section).
 
     python bench/compare_partitioned.py
     python bench/compare_partitioned.py --quick   # n = 300, no file written

@@ -4,7 +4,7 @@ peak memory. Each fit runs in its own process so that its peak resident set size
 
     python bench/dlbcd_large_p.py [--p 250] [--n 1000] [--s 5] [--solvers lbfgs dense] [--write]
 
---write puts the table in docs/dlbcd_results.md (section large_p).
+--write puts the table in docs/results/dlbcd_results.md (section large_p).
 """
 
 from __future__ import annotations

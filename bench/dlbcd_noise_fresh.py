@@ -5,7 +5,7 @@ condition-number bin holds --per-bin of them; SG(s) coefficients, n = 100 p sign
 (E||D a|| / E||eps||, the thesis' 40 dB). Per data set: DL-BCD tau = 0.5 (two-stage, 3 restarts)
 alone (its `dlbcd_components_`) and with the noise stage (`components_`) from one fit, and
 scikit-learn's DictionaryLearning at its better l1 weight of 0.1 and 1 (oracle tuning in its favour).
-Success = NMSE < 0.01. The table goes to docs/dlbcd_results.md (section noise_fresh).
+Success = NMSE < 0.01. The table goes to docs/results/dlbcd_results.md (section noise_fresh).
 
     python bench/dlbcd_noise_fresh.py                     # p = 8, s = 2 (the issue's case) and p = 16, s = 3
     python bench/dlbcd_noise_fresh.py --cases 8,2 --per-bin 4

@@ -5,7 +5,7 @@ method's own table order (LSSrank's rho; R style's cpe; pyinterp style's stabili
 prevalence), and writes one CSV row per (cell, replicate, method, rule).
 
 A rule counts as recovered when it ranks within the top 2 (the number of true rules), and as found
-when it appears at all. docs/irf_recovery.md reports the run.
+when it appears at all. docs/results/irf_recovery.md reports the run.
 
     python bench/irf_recovery.py --out bench/results_data/irf_recovery.csv
     python bench/irf_recovery.py --orders 3 --p 50 --snr 2 --replicates 2    # one small cell

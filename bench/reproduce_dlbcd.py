@@ -1,7 +1,7 @@
 """Reproduce the thesis' dictionary-learning experiments (thesis 000, section 5.3) with pyinterp.
 
-Parts (each prints its numbers, saves a plot in docs/ and rewrites its own section of
-docs/dlbcd_results.md):
+Parts (each prints its numbers, saves a plot in docs/results/ and rewrites its own section of
+docs/results/dlbcd_results.md):
 
   fig5_1      Algorithm 1 (pyinterp.sharpness_test) run time: p = 20, n = 500..5000 and n = 400,
               p = 5..50; D* constant collinearity mu = 0.5, coefficients BG(0.7) (D* not a local

@@ -10,7 +10,7 @@ Part 1 -- paper 001 section 5.1, Fig. 2 (spec sections 1.2, 4.1, 4.2, 4.6, 8):
   max_order = s_max = L + 1. Scores: strict (eq. 13) on minimal_ (the basic interactions, spec
   erratum 3.1 / Q11) and on the whole selected set S; lenient (eq. 14) on S. Printed beside the
   spec's section 8 [R] table (a prototype, 10 reps; not paper numbers -- [P] gives no numbers).
-  Plot: docs/lssfind_fig2.png.
+  Plot: docs/results/lssfind_fig2.png.
 
 Part 2 -- thesis section 10.2, LSSrank (spec sections 3.5, 4.5):
   p = 50, n = 1000, K in {1, 2, 3}, L in {2, 3}, SNR in {1, 10}. Pipeline: iRF-style soft
@@ -20,7 +20,7 @@ Part 2 -- thesis section 10.2, LSSrank (spec sections 3.5, 4.5):
   pyinterp.interactions.prevalent_sets(forest, min_dwp=2^-(L+1), max_order=L+1, epsilon=0) ranked by
   rho = log2(DWP)/|S|. Metric: the unsigned top-M proximity score (eq. 10.1), M = 1..10, averaged
   over replicates, printed at M = K and M = 10 beside the values the spec reads off the thesis-code
-  figure (section 4.5, +-0.03 reading error, 40 runs there). Plot: docs/lssrank_proximity.png.
+  figure (section 4.5, +-0.03 reading error, 40 runs there). Plot: docs/results/lssrank_proximity.png.
 
 Part 3 -- signed iRF (pyinterp.IterativeRandomForest) on the Part 1 grid scored by strict/lenient on
   the signed interactions with stability >= 0.5 (spec 3.4, Q16). --irf-settings r (default): the
@@ -30,7 +30,7 @@ Part 3 -- signed iRF (pyinterp.IterativeRandomForest) on the Part 1 grid scored 
   of the rows refitted with 5 trees, 4 RIT trees of depth 2 with one-path roots, every RIT node
   counted, all regression leaves weighted by size, no first-split rule).
 
-Results go to docs/lssfind_results.md: each part that runs replaces only its own section, the block
+Results go to docs/results/lssfind_results.md: each part that runs replaces only its own section, the block
 between `<!-- part NAME -->` and `<!-- end NAME -->` (NAME = 1, 2, 3-r, 3-paper: part 3 has one section
 per --irf-settings), or appends it if absent. The rest of the file -- the other parts' results from
 earlier (long) runs and the hand-written commentary outside the markers -- is left byte-identical.

@@ -9,7 +9,7 @@ for separating the relevant features (label 1) from the noise (label 0) is avera
 
 Figs 8.1-8.3: n = 200, X1 ~ N(0, 1), X2 ~ Bernoulli(0.5), X3, X4, X5 uniform over 4, 10, 20
 categories, P(Y = 1) = (1 + X2) / 3; 300 trees; MDI against min leaf size (8.1) and max depth (8.2),
-MDI-oob against min leaf size (8.3). Saved under docs/ when matplotlib is installed. SHAP is the
+MDI-oob against min leaf size (8.3). Saved under docs/results/ when matplotlib is installed. SHAP is the
 mean |TreeSHAP value| (pyinterp.importance.shap_values, path-dependent, class 1 for classification)
 of the same forest on --shap-rows random training rows.
 
@@ -145,7 +145,7 @@ def figures(reps):
         ax.axhline(0, color="grey", lw=0.5)
         ax.legend(fontsize=7)
         save(fig, DOCS / name)
-        print(f"saved docs/{name}")
+        print(f"saved docs/results/{name}")
 
 
 def main():

@@ -12,7 +12,7 @@ E1 (paper Fig. 3a, spec ACCEPT-2): 50-variable zero-mean Gaussian MRF on an Erdo
   GraphicalLasso on the standardised data over 30 alphas from the largest off-diagonal |corr| down
   to 1e-2 of it; a cross pair's score is the largest alpha at which Theta_12 is non-zero (ties
   broken by |Theta_12| at the smallest alpha); also |Theta_12| of the inverse sample covariance.
-  Plot: docs/partitioned_path.png (cross-pair group norms on graph 0; true edges black).
+  Plot: docs/results/partitioned_path.png (cross-pair group norms on graph 0; true edges black).
 
 E3 (paper Fig. 3c, spec ACCEPT-3): exact recovery of the cross edges against n for m in
   {20, 40, 60} and n in {100, 200, 400, 800} on a truncated Gaussian MRF (rejection to |x_u| <= 3 sd_u) with a fixed bridge
@@ -22,9 +22,9 @@ E3 (paper Fig. 3c, spec ACCEPT-3): exact recovery of the cross edges against n f
   cross support at lambda_n equals E_v exactly (within-block pairs are ignored). Also "oracle": some
   lambda on the path gives E_v exactly, and the same two for GraphicalLasso (alpha_n = c' sqrt(...),
   c' fixed the same way; oracle over the same kind of grid). x axis: beta = n / (d^2 log C(m,2)).
-  Plot: docs/partitioned_recovery.png.
+  Plot: docs/results/partitioned_recovery.png.
 
-Results go to docs/partitioned_results.md (E1/E3 sections, rewritten by this script).
+Results go to docs/results/partitioned_results.md (E1/E3 sections, rewritten by this script).
 
     python bench/reproduce_partitioned.py                # E1 (10 graphs) and E3 (20 trials per point)
     python bench/reproduce_partitioned.py --quick        # 2 graphs, 3 trials, small grid, no files

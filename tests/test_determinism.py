@@ -45,7 +45,7 @@ def test_trees_are_independent_streams(regression_data):
 
 
 def test_seed_convention():
-    """docs/architecture.md, "Seeds": an int is the root seed; a RandomState gives one draw and
+    """docs/dev/seeds.md: an int is the root seed; a RandomState gives one draw and
     advances by it; Python-side draws come from RandomState(root)."""
     from pyinterp._seeds import python_rng, root_seed
 

@@ -78,7 +78,7 @@ SKLEARN_OOB_NEEDS_BOOTSTRAP = "Out of bag estimation only available if bootstrap
 ])
 def test_rows_never_out_of_bag_warn_as_scikit_learn_and_are_nan(Forest, SkForest, data, request):
     """scikit-learn's warning, then the row count; pyinterp's values for those rows are NaN and
-    left out of oob_score_ (scikit-learn's are 0 and scored: README's differences)."""
+    left out of oob_score_ (scikit-learn's are 0 and scored: docs/user/forests.md, "Differences")."""
     X, y = request.getfixturevalue(data)
     with pytest.warns(UserWarning, match=re.escape(SKLEARN_NO_OOB)):
         SkForest(n_estimators=2, oob_score=True, random_state=0).fit(X, y)

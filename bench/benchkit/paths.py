@@ -5,7 +5,7 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parents[1]
 ROOT = BENCH.parent
-DOCS = ROOT / "docs"  # results documents and their figures
+DOCS = ROOT / "docs" / "results"  # results documents and their figures
 TESTS = ROOT / "tests"  # the plain-Python reference implementations the peers load
 RESULTS_DATA = BENCH / "results_data"  # tracked raw outcomes (bench/results/ is asv's and ignored)
 # The project's shared folder (data/ real data sets, specs/ the papers' specs): $PYINTERP_SHARED, by

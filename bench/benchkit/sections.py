@@ -1,4 +1,4 @@
-"""Results documents (docs/*_results.md) made of marked sections, each rewritten by the bench part
+"""Results documents (docs/results/*_results.md) made of marked sections, each rewritten by the bench part
 that produced it; everything outside the markers is hand-written and kept byte-identical."""
 
 from __future__ import annotations

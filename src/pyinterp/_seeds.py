@@ -1,4 +1,4 @@
-"""The one seed convention of the package (docs/architecture.md, "Seeds")."""
+"""The one seed convention of the package (docs/dev/seeds.md)."""
 
 from __future__ import annotations
 

@@ -148,7 +148,7 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     -----
     The objective is on the coefficients D^{-1} x, so noise in x reaches them amplified by up to the
     condition number of D. With noisy signals an ill-conditioned reference dictionary can stop being
-    the minimiser: on the thesis' Fig. 5.10 data at 40 dB (docs/dlbcd_results.md), DL-BCD alone
+    the minimiser: on the thesis' Fig. 5.10 data at 40 dB (docs/results/dlbcd_results.md), DL-BCD alone
     recovered the sparse cases whose reference has condition number above 80 in about a third of the
     repetitions, those below 40 in all. The noise stage (``noise``) is for those cases.
     """

@@ -22,7 +22,7 @@ the noise obeys is x = D a + e, so this stage fits that model, starting from DL-
    heavy weight's shrinkage can carry the refit into another wrong minimum, and it does when the
    noise estimate is high), debiased the same way. When they agree nothing more runs. (More MOD
    steps are no help: run to convergence, a wrong dictionary can fit the noise to a lower misfit
-   than D*, docs/architecture.md);
+   than D*, docs/dev/dlbcd_noise.md);
 4. of the results, the one with the lowest penalised misfit of the noisy sparse model: each
    signal's support from a lasso at weight sigma sqrt(2 log p) (convex, so not the greedy
    pursuit's choices), its coefficients refitted by least squares on it (no shrinkage to favour a
@@ -36,7 +36,7 @@ the noise obeys is x = D a + e, so this stage fits that model, starting from DL-
    D*'s misfit ((8, 2) rep 3 does, from 7 standard deviations behind).
 
 On the Fig. 5.10 data this keeps DL-BCD's answer where it was right (and makes it more accurate) and
-takes the penalised model's where DL-BCD fell for the noise (docs/dlbcd_results.md, "Noise").
+takes the penalised model's where DL-BCD fell for the noise (docs/results/dlbcd_results.md, "Noise").
 """
 
 from __future__ import annotations

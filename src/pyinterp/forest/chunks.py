@@ -1,4 +1,4 @@
-"""A forest fitted in chunks of trees on a cluster's workers (see docs/distributed.md).
+"""A forest fitted in chunks of trees on a cluster's workers (see docs/user/cluster.md).
 
 Tree t draws from the stream (seed, t) whatever chunk it is in, so the chunks joined in tree
 order are the forest one process fits. X is on each worker once (``run_units``) and its

@@ -146,7 +146,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
       R's filter drops exactly the bootstraps whose forest holds no path with S (its cpe is then
       -inf or undefined), where RIT cannot find S, so R's stability overstates rare sets; and
       R's order by cpe puts supersets of a rule (rule & a noise split) above the rule.
-      docs/irf_recovery.md measures both on LSS data: ``"pyinterp"`` ranked every true order-2
+      docs/results/irf_recovery.md measures both on LSS data: ``"pyinterp"`` ranked every true order-2
       rule in the top 2, ``"R"`` 8% of them; at orders 3 and 4 neither ranked the rules near the
       top (median rank 7-15) while :class:`LSSFind` (``mode="rank"``) did (median 1-2): prefer
       LSSFind for rules of order 3 and more.
@@ -155,7 +155,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
     ``style="pyinterp"``, until every bootstrap is done, each finished bootstrap's leaves wait in a
     temporary directory (``TMPDIR``; about 20 MB per bootstrap at n = 1000), so memory does not
     grow with ``n_bootstraps``. Inside ``joblib.parallel_backend("dask")`` the forests and the
-    bootstraps run on the cluster's workers, with the same result (docs/distributed.md).
+    bootstraps run on the cluster's workers, with the same result (docs/user/cluster.md).
 
     Defaults and why: 5 iterations, 500 trees, RIT depth 5 with 500 trees, 2 children and
     minimum size 2, signed paths, ``style="R"`` - the R iRF 3.0 defaults the method was published with;
@@ -177,7 +177,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
     ``first_split=False`` for its signed paths and, for regression with ``bin_class_type=None``,
     ``rit_leaves="all"``.
     (Its regression path weights are the leaf means cast to int, which we take as the leaf size
-    they were meant to be; docs/lssfind_results.md, Part 3b, measures these settings.)
+    they were meant to be; docs/results/lssfind_results.md, Part 3b, measures these settings.)
 
     Parameters beyond the ones above
     --------------------------------

@@ -27,7 +27,7 @@ __all__ = ["SkinnyTreesClassifier", "SkinnyTreesRegressor"]
 
 _DTYPES = {"float32": np.float32, "float64": np.float64}
 
-# lambda2="auto" (bench/studies/skinny_defaults.py --lambda2, docs/skinny_results.md "lambda2='auto'"):
+# lambda2="auto" (bench/studies/skinny_defaults.py --lambda2, docs/results/skinny_results.md "lambda2='auto'"):
 # without a feature_budget the dense default; with one, the ridge that shrinks a group the loss
 # leaves alone by (K/p)^AUTO_SHRINK_PER_LOG over the run's SGD steps.
 AUTO_LAMBDA2_DENSE = 0.01
@@ -262,7 +262,7 @@ class SkinnyTreesRegressor(RegressorMixin, _SkinnyTrees):
     ``penalty="group_lasso"`` uses the group soft-threshold of ``lambda0(t)/sqrt(m(2^d-1)) *
     sum_k ||W_k||`` instead; ``"none"`` trains dense soft trees.
 
-    Sparsity comes from the ridge (bench/studies/skinny_defaults.py, docs/skinny_results.md "Defaults"): at
+    Sparsity comes from the ridge (bench/studies/skinny_defaults.py, docs/results/skinny_results.md "Defaults"): at
     Glorot initialisation a feature's group norm is far above the prox threshold, and only the ridge
     shrinks the groups of unused features below it within the run; each SGD step multiplies a group
     the loss leaves alone by ``1 - 2 lr lambda2 / (m(2^d-1))``. The ridge is applied as
