@@ -66,3 +66,36 @@ def test_legacy_forest_keeps_its_criterion(legacy):
     """A 0.1.0 state did not record the criterion; loading takes it from the estimator."""
     forest = legacy["forest_classifier_entropy"]["estimator"]
     assert forest._forest.criterion.name == "entropy"
+
+
+def test_forest_params_state_of_version_1_loads_by_position():
+    """0.1.0 pickled ForestParams as a tuple in declaration order; it loads into the named fields."""
+    from pyinterp import _core
+
+    old = (_core.Criterion.entropy, 5, False, 10, 3, 4, 6.0, 2, 0.01, 7, 9, 1e-3, [1, -1], 1e-4, True, 42, 3, 2, True)
+    params = _core.ForestParams.__new__(_core.ForestParams)
+    params.__setstate__(old)
+    loaded = {name: getattr(params, name) for name in params.__getstate__() if name != "version"}
+    assert list(loaded.values()) == list(old)
+    assert list(loaded) == ["criterion", "n_estimators", "bootstrap", "n_draws", "max_features", "min_samples_split",
+                            "min_weight_split", "min_samples_leaf", "min_weight_fraction_leaf", "max_depth",
+                            "max_leaf_nodes", "ccp_alpha", "monotonic_cst", "min_impurity_decrease",
+                            "balanced_subsample", "seed", "first_tree", "n_threads", "record_oob_leaves"]
+
+
+def test_forest_params_state_is_read_by_name():
+    """A state lacking a parameter (from before it existed) loads it at its default; an unknown
+    parameter, a value of the wrong type, an unknown version or another shape is refused by name."""
+    from pyinterp import _core
+
+    state = _core.ForestParams().__getstate__()
+    assert state["version"] == 2
+    del state["max_depth"]
+    state["n_estimators"] = 11
+    params = _core.ForestParams.__new__(_core.ForestParams)
+    params.__setstate__(state)
+    assert (params.n_estimators, params.max_depth) == (11, _core.ForestParams().max_depth)
+    for bad, message in [({**state, "unknown": 1}, "does not know"), ({**state, "seed": "x"}, "seed"),
+                         ({**state, "version": 3}, "unknown version"), ((1, 2), "corrupt"), (5, "corrupt")]:
+        with pytest.raises(ValueError, match=message):
+            _core.ForestParams.__new__(_core.ForestParams).__setstate__(bad)

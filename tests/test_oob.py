@@ -205,8 +205,7 @@ def _oob_cases(regression_data, classification_data, tmp_path):
 def test_leaves_recorded_during_the_fit_are_the_leaves_a_descent_finds(regression_data, classification_data,
                                                                       tmp_path, case):
     Forest, kw, X, y, weights = _oob_cases(regression_data, classification_data, tmp_path)[case]
-    forest = Forest(n_estimators=25, random_state=0, n_jobs=2, **kw)
-    forest._oob_leaves = True  # kept after fit, as IterativeRandomForest keeps them
+    forest = Forest(n_estimators=25, random_state=0, n_jobs=2, keep_oob_leaves=True, **kw)  # as iRF keeps them
     forest.fit(X, y, sample_weight=weights)
     core, Xv = forest._forest, forest._checked_rows(X)
     assert core.has_oob_leaves
@@ -222,9 +221,7 @@ def test_recorded_leaves_serve_the_fit_only(regression_data):
     X, y = regression_data
     forest = RandomForestRegressor(n_estimators=20, oob_score=True, random_state=0).fit(X, y)
     assert not forest._forest.has_oob_leaves  # freed once oob_score_ is computed: as large as the in-bag counts
-    kept = RandomForestRegressor(n_estimators=20, oob_score=True, random_state=0)
-    kept._oob_leaves = True
-    kept.fit(X, y)
+    kept = RandomForestRegressor(n_estimators=20, oob_score=True, random_state=0, keep_oob_leaves=True).fit(X, y)
     assert kept._forest.has_oob_leaves
     np.testing.assert_array_equal(kept.oob_prediction_, forest.oob_prediction_)
     # Other rows of the same shape are run down the trees, never answered from the recorded leaves.
@@ -239,8 +236,8 @@ def test_recorded_leaves_serve_the_fit_only(regression_data):
 def test_pruned_forests_record_no_leaves(regression_data):
     """Pruning renumbers the nodes after growth: out-of-bag rows of a pruned forest are run down it."""
     X, y = regression_data
-    forest = RandomForestRegressor(n_estimators=20, ccp_alpha=0.01, oob_score=True, random_state=0)
-    forest._oob_leaves = True
+    forest = RandomForestRegressor(n_estimators=20, ccp_alpha=0.01, oob_score=True, random_state=0,
+                                   keep_oob_leaves=True)
     forest.fit(X, y)
     assert not forest._forest.has_oob_leaves
     np.testing.assert_array_equal(forest.oob_predict(X), forest.oob_prediction_)
@@ -252,8 +249,7 @@ def test_joined_forests_keep_recorded_leaves_only_if_every_part_has_them(regress
     X, y = regression_data
     parts = []
     for keep in (True, True, False):
-        forest = RandomForestRegressor(n_estimators=5, random_state=len(parts))
-        forest._oob_leaves = keep
+        forest = RandomForestRegressor(n_estimators=5, random_state=len(parts), keep_oob_leaves=keep)
         parts.append(forest.fit(X, y)._forest)
     both = _core.join_forests(parts[:2])
     assert both.has_oob_leaves and not _core.join_forests(parts).has_oob_leaves
@@ -264,9 +260,7 @@ def test_joined_forests_keep_recorded_leaves_only_if_every_part_has_them(regress
 @pytest.mark.parametrize("oob", [False, True])
 def test_leaf_sums_count_and_weigh_the_rows_reaching_each_leaf(regression_data, oob):
     X, y = regression_data
-    forest = RandomForestRegressor(n_estimators=15, max_features=3, random_state=0)
-    forest._oob_leaves = True
-    forest.fit(X, y)
+    forest = RandomForestRegressor(n_estimators=15, max_features=3, random_state=0, keep_oob_leaves=True).fit(X, y)
     core, Xv = forest._forest, forest._checked_rows(X)
     weight = np.random.RandomState(0).rand(len(y))
     leaves = core.apply_oob(Xv) if oob else core.apply(Xv)

@@ -46,28 +46,44 @@ def test_one_call_import_equals_the_per_tree_conversion(kind, n_jobs):
     np.testing.assert_allclose(pred if kind != "regression" else pred[:, 0], expected, rtol=1e-12, atol=1e-12)
 
 
+def without(arrays, name):
+    return {key: a for key, a in arrays.items() if key != name}
+
+
+def shortened(arrays, name):
+    return {**arrays, name: arrays[name][:-1]}
+
+
+def layouts(arrays):
+    """The node arrays as other dtypes and layouts (converted), and as strided views of wider buffers."""
+    yield {name: a.astype(np.int32) if a.dtype == np.intp else np.asfortranarray(a) for name, a in arrays.items()}
+    yield {name: np.repeat(a, 3, axis=0)[::3] for name, a in arrays.items()}
+
+
 def test_one_call_import_refuses_malformed_trees():
     X, y = data()
     t = RandomForestRegressor(2, max_depth=3, random_state=0).fit(X, y).estimators_[0].tree_
-    arrays = list(sklearn_node_arrays(t))
+    arrays = sklearn_node_arrays(t)
     inbag = np.zeros(1, dtype=np.uint32)
-    assert _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [tuple(arrays)], inbag).n_trees == 1
-    with pytest.raises(ValueError, match="9 arrays"):
-        _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [tuple(arrays[:8])], inbag)
-    backwards = arrays.copy()
-    backwards[0] = t.children_left.copy()
-    backwards[0][0] = 0  # the root its own child: traversal would loop
+    assert _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [arrays], inbag).n_trees == 1
+    for name in arrays:  # the arrays cross by name: each one missing is named
+        with pytest.raises(ValueError, match=f"has no {name}"):
+            _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [without(arrays, name)], inbag)
+    with pytest.raises(ValueError, match="mapping"):
+        _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [tuple(arrays.values())], inbag)
+    backwards = {**arrays, "children_left": t.children_left.copy()}
+    backwards["children_left"][0] = 0  # the root its own child: traversal would loop
     with pytest.raises(ValueError, match="node links"):
-        _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [tuple(backwards)], inbag)
+        _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [backwards], inbag)
     with pytest.raises(ValueError, match="node links"):  # one bad tree among several, built on threads
-        _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [tuple(arrays)] * 3 + [tuple(backwards)],
+        _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [arrays] * 3 + [backwards],
                                         np.zeros(4, np.uint32), n_threads=2)
     with pytest.raises(ValueError, match="node links"):
-        _core.Forest.from_sklearn_trees("squared_error", int(t.feature.max()), 0, 1, [tuple(arrays)], inbag)  # too few features
+        _core.Forest.from_sklearn_trees("squared_error", int(t.feature.max()), 0, 1, [arrays], inbag)  # too few features
     with pytest.raises(ValueError, match="length"):
-        _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [tuple([arrays[0][:-1]] + arrays[1:])], inbag)
+        _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [shortened(arrays, "children_left")], inbag)
     with pytest.raises(ValueError, match="inbag"):
-        _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [tuple(arrays)], np.zeros(3, dtype=np.uint32))
+        _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [arrays], np.zeros(3, dtype=np.uint32))
 
 
 @pytest.mark.parametrize("kind", ["best-first, max_samples", "entropy, sample weights"])
@@ -91,20 +107,18 @@ def test_one_call_import_reads_any_layout_and_dtype():
     # The node arrays are read in place whatever their strides; other dtypes are converted.
     X, y = data()
     t = RandomForestRegressor(1, max_depth=6, random_state=0).fit(X, y).estimators_[0].tree_
-    arrays = list(sklearn_node_arrays(t))
+    arrays = sklearn_node_arrays(t)
     inbag = np.zeros(1, dtype=np.uint32)
-    base = _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [tuple(arrays)], inbag).tree(0)
-    other = [a.astype(np.int32) if a.dtype == np.intp else np.asfortranarray(a) for a in arrays]
-    padded = [np.repeat(a, 3, axis=0)[::3] for a in arrays]  # strided views of wider buffers
-    for variant in (other, padded):
-        got = _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [tuple(variant)], inbag).tree(0)
+    base = _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [arrays], inbag).tree(0)
+    for variant in layouts(arrays):
+        got = _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [variant], inbag).tree(0)
         for name in base:
             np.testing.assert_array_equal(got[name], base[name], err_msg=name)
-    leaf_with_child = [a.copy() for a in arrays]
+    leaf_with_child = {name: a.copy() for name, a in arrays.items()}
     leaf = int(np.flatnonzero(t.children_left < 0)[0])
-    leaf_with_child[1][leaf] = leaf + 1
+    leaf_with_child["children_right"][leaf] = leaf + 1
     with pytest.raises(ValueError, match="node links"):
-        _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [tuple(leaf_with_child)], inbag)
+        _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [leaf_with_child], inbag)
 
 
 def sklearn_draws(seed, n, n_draws, weights=None):
@@ -204,44 +218,42 @@ def test_paths_read_in_place_are_the_core_copys_bit_for_bit(kind):
 def test_paths_in_place_read_any_layout_and_refuse_malformed_trees():
     X, y = data()
     t = RandomForestRegressor(1, max_depth=6, random_state=0).fit(X, y).estimators_[0].tree_
-    arrays = list(sklearn_node_arrays(t))
-    base = path_readings(_core.SklearnTrees(6, 1, [tuple(arrays)]))
-    other = [a.astype(np.int32) if a.dtype == np.intp else np.asfortranarray(a) for a in arrays]
-    padded = [np.repeat(a, 3, axis=0)[::3] for a in arrays]
-    for variant in (other, padded):
-        for got, expected in zip(path_readings(_core.SklearnTrees(6, 1, [tuple(variant)])), base, strict=True):
+    arrays = sklearn_node_arrays(t)
+    base = path_readings(_core.SklearnTrees(6, 1, [arrays]))
+    for variant in layouts(arrays):
+        for got, expected in zip(path_readings(_core.SklearnTrees(6, 1, [variant])), base, strict=True):
             for key in expected:
                 np.testing.assert_array_equal(got[key], expected[key], err_msg=key)
 
     def bad(edit, n_features=6):
-        edited = [a.copy() for a in arrays]
+        edited = {name: a.copy() for name, a in arrays.items()}
         edit(edited)
-        trees = _core.SklearnTrees(n_features, 1, [tuple(arrays), tuple(edited)])  # shapes pass; links are read later
+        trees = _core.SklearnTrees(n_features, 1, [arrays, edited])  # shapes pass; links are read later
         for reading in (_core.signed_paths, _core.distinct_signed_paths):
             with pytest.raises(ValueError, match="node links"):
                 reading(trees, 0.0, _core.FirstOccurrence.after_filter, _core.LeafWeight.depth,
                         _core.DecreaseScale.weighted, _core.NodeCounts.weighted, 2)
 
     leaf = int(np.flatnonzero(t.children_left < 0)[0])
-    bad(lambda a: a[0].__setitem__(0, 0))  # the root its own child
-    bad(lambda a: a[1].__setitem__(leaf, leaf + 1))  # a leaf with one child
-    bad(lambda a: a[0].__setitem__(0, len(a[0])))  # past the last node
+    bad(lambda a: a["children_left"].__setitem__(0, 0))  # the root its own child
+    bad(lambda a: a["children_right"].__setitem__(leaf, leaf + 1))  # a leaf with one child
+    bad(lambda a: a["children_left"].__setitem__(0, len(a["children_left"])))  # past the last node
     bad(lambda a: None, n_features=int(t.feature.max()))  # a feature past n_features
 
     def joined(a):  # every node's children both the next node: 2^depth visits of a 7-node array
         n = 7
-        for i in range(9):
-            a[i] = a[i][:n].copy()
-        a[0][:] = np.r_[np.arange(1, n), -1]
-        a[1][:] = a[0]
-        a[2][:] = np.r_[np.zeros(n - 1, dtype=np.intp), -2]
+        for name in a:
+            a[name] = a[name][:n].copy()
+        a["children_left"][:] = np.r_[np.arange(1, n), -1]
+        a["children_right"][:] = a["children_left"]
+        a["feature"][:] = np.r_[np.zeros(n - 1, dtype=np.intp), -2]
     bad(joined)
-    with pytest.raises(ValueError, match="9 arrays"):
-        _core.SklearnTrees(6, 1, [tuple(arrays[:8])])
+    with pytest.raises(ValueError, match="has no value"):
+        _core.SklearnTrees(6, 1, [without(arrays, "value")])
     with pytest.raises(ValueError, match="length"):
-        _core.SklearnTrees(6, 1, [tuple([arrays[0][:-1]] + arrays[1:])])
+        _core.SklearnTrees(6, 1, [shortened(arrays, "children_left")])
     with pytest.raises(ValueError, match="shapes"):
-        _core.SklearnTrees(6, 2, [tuple(arrays)])  # a regression tree holds one value per node
+        _core.SklearnTrees(6, 2, [arrays])  # a regression tree holds one value per node
 
 
 def test_paths_in_place_keep_the_code_budget():
@@ -296,10 +308,10 @@ def test_out_of_bag_measures_in_place_refuse_malformed_trees():
     X, y = data()
     rf = RandomForestRegressor(3, max_depth=4, random_state=0).fit(X, y)
     trees = [sklearn_node_arrays(est.tree_) for est in rf.estimators_]
-    bad = [a.copy() for a in trees[2]]
-    bad[1][0] = 0  # the root its own right child: routing would loop
+    bad = {name: a.copy() for name, a in trees[2].items()}
+    bad["children_right"][0] = 0  # the root its own right child: routing would loop
     inbag = forest_view(rf, len(y)).core.inbag.ravel()
-    forest = _core.SklearnTrees.with_inbag("squared_error", 6, 0, len(y), trees[:2] + [tuple(bad)], inbag)
+    forest = _core.SklearnTrees.with_inbag("squared_error", 6, 0, len(y), trees[:2] + [bad], inbag)
     with pytest.raises(ValueError, match="node links"):
         _core.oob_importance(forest, X, y, None, _core.OobMeasure.mdi_oob, 2)
     with pytest.raises(ValueError, match="inbag"):

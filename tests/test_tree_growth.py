@@ -82,7 +82,26 @@ def test_interpretation_reads_grown_and_pruned_trees(data, kw):
     assert len(signed_paths(forest)) == sum(leaves(t) for t in forest.trees_)
 
 
-@pytest.mark.parametrize("name, value", [("max_leaf_nodes", 1), ("max_leaf_nodes", 2.5), ("ccp_alpha", -0.1)])
+@pytest.mark.parametrize("Forest", [RandomForestRegressor, RandomForestClassifier])
+def test_min_node_size_splits_only_nodes_of_more_draws(data, Forest):
+    """ranger's min.node.size: every split node holds more than min_node_size in-bag draws (repeats
+    counted), some leaf of the unlimited forest does not, and 1 or None limit nothing."""
+    X, y = data
+    target = y if Forest is RandomForestRegressor else (y > np.median(y)).astype(int)
+    free = Forest(n_estimators=5, random_state=0).fit(X, target)
+    for size in (None, 1):
+        same = Forest(n_estimators=5, random_state=0, min_node_size=size).fit(X, target)
+        for a, b in zip(same.trees_, free.trees_, strict=True):
+            np.testing.assert_array_equal(a.threshold, b.threshold)
+    limited = Forest(n_estimators=5, random_state=0, min_node_size=10).fit(X, target)
+    for tree in limited.trees_:
+        assert np.all(tree.weighted_n_node_samples[tree.left >= 0] > 10)
+    assert sum(t.node_count for t in limited.trees_) < sum(t.node_count for t in free.trees_)
+    assert any(np.any(t.weighted_n_node_samples[t.left >= 0] <= 10) for t in free.trees_)
+
+
+@pytest.mark.parametrize("name, value", [("max_leaf_nodes", 1), ("max_leaf_nodes", 2.5), ("ccp_alpha", -0.1),
+                                         ("min_node_size", 0), ("min_node_size", 2.5), ("keep_oob_leaves", "yes")])
 def test_bad_growth_parameters_are_named(data, name, value):
     X, y = data
     with pytest.raises(ValueError, match=f"'{name}' parameter"):

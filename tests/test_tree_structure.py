@@ -172,3 +172,27 @@ def test_pure_nodes_are_leaves():
     tree = RandomForestClassifier(n_estimators=1, bootstrap=False, random_state=0).fit(X, y).trees_[0]
     assert tree.node_count == 3 and tree.threshold[0] == 9.5
     assert np.all(tree.impurity[1:] == 0.0)
+
+
+def test_impurity_decrease_has_one_formula_for_grown_and_imported_trees(regression_data):
+    """The engine's recorded decreases, and derived_fields on the same node arrays (the path of
+    trees built elsewhere), are (N_t I_t - N_l I_l - N_r I_r) / N_root to the bit; bad links are refused."""
+    from pyinterp import _core
+    from pyinterp.forest.tree import derived_fields
+
+    X, y = regression_data
+    for tree in RandomForestRegressor(n_estimators=3, random_state=0).fit(X, y).trees_:
+        w, imp, left, right = tree.weighted_n_node_samples, tree.impurity, tree.left, tree.right
+        split = left >= 0
+        expected = np.zeros(len(left))
+        expected[split] = (w[split] * imp[split] - w[left[split]] * imp[left[split]]
+                           - w[right[split]] * imp[right[split]]) / w[0]
+        np.testing.assert_array_equal(tree.impurity_decrease, expected)
+        derived = derived_fields(left, right, w, imp)
+        for name in ("impurity_decrease", "parent", "depth"):
+            np.testing.assert_array_equal(derived[name], getattr(tree, name), err_msg=name)
+    for left, right in [([0, -1, -1], [2, -1, -1]), ([1, -1, -1], [-1, -1, -1]), ([1, -1, -1], [3, -1, -1])]:
+        with pytest.raises(ValueError, match="node links"):
+            _core.impurity_decreases(left, right, np.ones(3), np.ones(3))
+    with pytest.raises(ValueError, match="right must have shape"):
+        _core.impurity_decreases([1, -1, -1], [2, -1], np.ones(3), np.ones(3))

@@ -6,7 +6,6 @@
 #include <limits>
 #include <memory>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -177,13 +176,23 @@ Strided<T> strided(const A& a) {
 }
 
 SklearnTree sklearn_tree(const py::handle& item, int32_t k) {
-  const auto a = item.cast<py::tuple>();
-  if (a.size() != 9) throw std::invalid_argument("scikit-learn trees: a tree is not 9 arrays");
-  SklearnTree t{py::array_t<int64_t>::ensure(a[0]),   py::array_t<int64_t>::ensure(a[1]),
-                py::array_t<int64_t>::ensure(a[2]),   py::array_t<int64_t>::ensure(a[5]),
-                py::array_t<double>::ensure(a[3]),    py::array_t<double>::ensure(a[6]),
-                py::array_t<double>::ensure(a[7]),    py::array_t<double>::ensure(a[8]),
-                py::array_t<uint8_t>::ensure(a[4]),   {}};
+  if (!py::isinstance<py::dict>(item))
+    throw std::invalid_argument("scikit-learn trees: a tree is not a mapping of its node arrays by name");
+  const auto arrays = py::reinterpret_borrow<py::dict>(item);
+  auto field = [&](const char* name) -> py::object {
+    if (!arrays.contains(name)) throw std::invalid_argument(std::string("scikit-learn trees: a tree has no ") + name);
+    return arrays[name];
+  };
+  SklearnTree t{py::array_t<int64_t>::ensure(field("children_left")),
+                py::array_t<int64_t>::ensure(field("children_right")),
+                py::array_t<int64_t>::ensure(field("feature")),
+                py::array_t<int64_t>::ensure(field("n_node_samples")),
+                py::array_t<double>::ensure(field("threshold")),
+                py::array_t<double>::ensure(field("weighted_n_node_samples")),
+                py::array_t<double>::ensure(field("impurity")),
+                py::array_t<double>::ensure(field("value")),
+                py::array_t<uint8_t>::ensure(field("missing_go_to_left")),
+                {}};
   if (!t.left || !t.right || !t.feature || !t.samples || !t.threshold || !t.weighted || !t.impurity || !t.value ||
       !t.missing)
     throw std::invalid_argument("scikit-learn trees: node arrays of the wrong type");
@@ -242,19 +251,50 @@ std::unique_ptr<ColumnSource> x_source(const py::object& X, const py::object& ma
   return column_source(v, &file);
 }
 
-// ForestParams' fields as one tuple of references, the one list its pickle reads and writes.
-template <class Params>
-auto params_state(Params& p) {
-  return std::tie(p.criterion, p.n_estimators, p.bootstrap, p.n_draws, p.max_features, p.min_samples_split,
-                  p.min_weight_split, p.min_samples_leaf, p.min_weight_fraction_leaf, p.max_depth, p.max_leaf_nodes,
-                  p.ccp_alpha, p.monotonic_cst, p.min_impurity_decrease, p.balanced_subsample, p.seed, p.first_tree,
-                  p.n_threads, p.record_oob_leaves);
+// ForestParams' pickled state: {"version": kParamsVersion, name: value for every parameter}, so a
+// parameter added later loads from older states at its default. Version 1 (0.1.0) was a tuple of
+// the parameters in kV1Params' order; it still loads.
+constexpr int kParamsVersion = 2;
+const char* const kV1Params[] = {"criterion", "n_estimators", "bootstrap", "n_draws", "max_features",
+                                 "min_samples_split", "min_weight_split", "min_samples_leaf",
+                                 "min_weight_fraction_leaf", "max_depth", "max_leaf_nodes", "ccp_alpha",
+                                 "monotonic_cst", "min_impurity_decrease", "balanced_subsample", "seed",
+                                 "first_tree", "n_threads", "record_oob_leaves"};
+
+py::dict params_state(const ForestParams& p) {
+  py::dict state;
+  state["version"] = kParamsVersion;
+  ForestParams::for_each_field(p, [&](const char* name, const auto& field) { state[name] = py::cast(field); });
+  return state;
 }
 
-// fields[i] = t[i], each cast to its field's type.
-template <class Fields, size_t... I>
-void assign_from(const py::tuple& t, Fields& fields, std::index_sequence<I...>) {
-  ((std::get<I>(fields) = t[I].template cast<std::decay_t<std::tuple_element_t<I, Fields>>>()), ...);
+ForestParams params_from_state(const py::object& state) {
+  py::dict fields;
+  if (py::isinstance<py::tuple>(state)) {
+    const auto t = py::reinterpret_borrow<py::tuple>(state);
+    if (t.size() != std::size(kV1Params)) throw std::invalid_argument("corrupt ForestParams state");
+    for (size_t k = 0; k < t.size(); ++k) fields[kV1Params[k]] = t[k];
+  } else if (py::isinstance<py::dict>(state)) {
+    fields = py::reinterpret_borrow<py::dict>(state).attr("copy")();
+    const py::object version = fields.attr("pop")("version", py::none());
+    if (!py::isinstance<py::int_>(version) || version.cast<int64_t>() < 2 || version.cast<int64_t>() > kParamsVersion)
+      throw std::invalid_argument("ForestParams state of an unknown version (from a newer pyinterp?)");
+  } else {
+    throw std::invalid_argument("corrupt ForestParams state");
+  }
+  ForestParams p;
+  size_t read = 0;
+  ForestParams::for_each_field(p, [&](const char* name, auto& field) {
+    if (!fields.contains(name)) return;
+    try {
+      field = fields[name].cast<std::decay_t<decltype(field)>>();
+    } catch (const py::cast_error&) {
+      throw std::invalid_argument(std::string("corrupt ForestParams state: ") + name);
+    }
+    ++read;
+  });
+  if (read != py::len(fields)) throw std::invalid_argument("corrupt ForestParams state: a parameter it does not know");
+  return p;
 }
 
 // An (n_rows, n_trees) array of leaves from apply, or from apply_oob (oob).
@@ -304,38 +344,15 @@ void bind_forest(py::module_& m) {
   py::enum_<Criterion> criterion(m, "Criterion");
   for (size_t c = 0; c < std::size(kCriterionNames); ++c) criterion.value(kCriterionNames[c], static_cast<Criterion>(c));
 
-  py::class_<ForestParams>(m, "ForestParams")
-      .def(py::init<>())
-      .def_readwrite("criterion", &ForestParams::criterion)
-      .def_readwrite("n_estimators", &ForestParams::n_estimators)
-      .def_readwrite("bootstrap", &ForestParams::bootstrap)
-      .def_readwrite("n_draws", &ForestParams::n_draws)
-      .def_readwrite("max_features", &ForestParams::max_features)
-      .def_readwrite("min_samples_split", &ForestParams::min_samples_split)
-      .def_readwrite("min_weight_split", &ForestParams::min_weight_split)
-      .def_readwrite("min_samples_leaf", &ForestParams::min_samples_leaf)
-      .def_readwrite("min_weight_fraction_leaf", &ForestParams::min_weight_fraction_leaf)
-      .def_readwrite("max_depth", &ForestParams::max_depth)
-      .def_readwrite("max_leaf_nodes", &ForestParams::max_leaf_nodes)
-      .def_readwrite("ccp_alpha", &ForestParams::ccp_alpha)
-      .def_readwrite("monotonic_cst", &ForestParams::monotonic_cst)
-      .def_readwrite("min_impurity_decrease", &ForestParams::min_impurity_decrease)
-      .def_readwrite("balanced_subsample", &ForestParams::balanced_subsample)
-      .def_readwrite("seed", &ForestParams::seed)
-      .def_readwrite("first_tree", &ForestParams::first_tree)
-      .def_readwrite("n_threads", &ForestParams::n_threads)
-      .def_readwrite("record_oob_leaves", &ForestParams::record_oob_leaves)
-      // Pickled for chunks of a forest fitted on other processes (dask workers), and copied by
-      // copy.copy through the same state: every field (params_state), or a worker grows another forest.
-      .def(py::pickle([](const ForestParams& p) { return py::cast(params_state(p)); },
-                      [](const py::tuple& t) {
-                        ForestParams p;
-                        auto fields = params_state(p);
-                        if (t.size() != std::tuple_size_v<decltype(fields)>)
-                          throw std::invalid_argument("corrupt ForestParams state");
-                        assign_from(t, fields, std::make_index_sequence<std::tuple_size_v<decltype(fields)>>{});
-                        return p;
-                      }));
+  py::class_<ForestParams> params(m, "ForestParams");
+  params.def(py::init<>());
+#define PYINTERP_BIND(type, name, initial) params.def_readwrite(#name, &ForestParams::name);
+  PYINTERP_FOREST_PARAMS(PYINTERP_BIND)
+#undef PYINTERP_BIND
+  // Pickled for chunks of a forest fitted on other processes (dask workers), and copied by
+  // copy.copy through the same state: every parameter, or a worker grows another forest.
+  params.def(py::pickle([](const ForestParams& p) { return params_state(p); },
+                        [](const py::object& state) { return params_from_state(state); }));
 
   // X's column encoding, built once and handed to several fit_forest calls on the same X (the
   // chunks of a forest that one cluster worker fits). Not picklable on purpose: it is rebuilt
@@ -528,6 +545,27 @@ void bind_forest(py::module_& m) {
         return join_forests(parts);
       },
       py::arg("forests"), "The trees of forests fitted on the same rows, in order, as one forest.");
+
+  m.def(
+      "impurity_decreases",
+      [](const py::handle& left, const py::handle& right, const py::handle& weighted, const py::handle& impurity) {
+        const auto l = checked_array<int32_t>(left, {-1}, "left", /*convert=*/true);
+        const int64_t n = l.size();
+        const auto r = checked_array<int32_t>(right, {n}, "right", /*convert=*/true);
+        const auto w = checked_array<double>(weighted, {n}, "weighted_n_node_samples", /*convert=*/true);
+        const auto imp = checked_array<double>(impurity, {n}, "impurity", /*convert=*/true);
+        if (n == 0) throw std::invalid_argument("a tree needs at least one node");
+        for (int64_t k = 0; k < n; ++k) {
+          const bool ok = l.data()[k] < 0 ? r.data()[k] < 0
+                                          : l.data()[k] > k && r.data()[k] > k && l.data()[k] < n && r.data()[k] < n;
+          if (!ok) throw std::invalid_argument("node links: children must be later nodes of the tree (-1 at leaves)");
+        }
+        py::array_t<double> out(n);
+        impurity_decreases(n, l.data(), r.data(), w.data(), imp.data(), out.mutable_data());
+        return out;
+      },
+      py::arg("left"), py::arg("right"), py::arg("weighted_n_node_samples"), py::arg("impurity"),
+      "(N_t I_t - N_l I_l - N_r I_r) / N_root of every inner node (0 at leaves), as the engine records it.");
 
   m.def(
       "fit_forest",

@@ -1,5 +1,5 @@
-// scikit-learn trees crossing into the core (forest/view.py hands them over as tuples of node
-// arrays): checked with the GIL, kept alive, and described for the core to read in place
+// scikit-learn trees crossing into the core (forest/view.py hands them over as mappings of node
+// arrays by name): checked with the GIL, kept alive, and described for the core to read in place
 // (forest/sklearn_trees.hpp), whether it copies them (Forest.from_sklearn_trees) or walks them as
 // they are (SklearnTrees: signed paths).
 #pragma once
@@ -19,9 +19,10 @@ struct SklearnTree {
   SklearnNodes nodes;
 };
 
-// A forest's trees, each a tuple of its node arrays in the order children_left, children_right,
-// feature, threshold, missing_go_to_left, n_node_samples, weighted_n_node_samples, impurity, value
-// (n, n_values). Shapes and dtypes are checked here; links and features by whoever reads them.
+// A forest's trees, each a mapping of its node arrays by their names in scikit-learn's tree_:
+// children_left, children_right, feature, threshold, missing_go_to_left, n_node_samples,
+// weighted_n_node_samples, impurity, and value (n, n_values), one output's. Shapes and dtypes are
+// checked here; links and features by whoever reads them.
 struct SklearnTrees {
   std::vector<SklearnTree> arrays;
   SklearnForestNodes nodes;  // views of `arrays`

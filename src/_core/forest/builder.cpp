@@ -703,7 +703,7 @@ TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e, Rng& r
   out.middle = params_.criterion == Criterion::absolute_error ? (left_value + right_value) / 2
                                                                : left_value / 2 + right_value / 2;
   const double decrease =
-      (stats.weight * stats.impurity - l.weight * l.impurity - r.weight * r.impurity) / root_weight_;
+      impurity_decrease(stats.weight * stats.impurity, l.weight * l.impurity, r.weight * r.impurity, root_weight_);
   if (decrease + kEpsilon < params_.min_impurity_decrease) {
     child_values_.resize(at);
     return leaf_out();

@@ -56,13 +56,7 @@ Tree tree_from_sklearn(const SklearnNodes& nodes, int32_t k, int64_t n_features)
     depth[l] = depth[r] = depth[node] + 1;  // preorder: the node's depth is set before its children's
   }
   // Impurity decreases from the core's own compact copies (cache-resident by now).
-  const double root = weighted[0];
-  for (int64_t node = 0; node < n; ++node) {
-    const int32_t l = left[node], r = right[node];
-    if (l >= 0)
-      decrease[node] = impurity_decrease(weighted[node] * impurity[node], weighted[l] * impurity[l],
-                                         weighted[r] * impurity[r], root);
-  }
+  impurity_decreases(n, left, right, weighted, impurity, decrease);
   return t;
 }
 

@@ -49,13 +49,6 @@ struct SklearnForestNodes {
   std::vector<uint32_t> inbag;  // n_trees x n_samples
 };
 
-// Inner node t's impurity decrease (N_t I_t - N_l I_l - N_r I_r) / N_root from its own and its
-// children's N I, as the builder records it: the one formula for nodes read from scikit-learn,
-// copied or in place, so both agree bit for bit.
-inline double impurity_decrease(double own, double left, double right, double n_root) {
-  return (own - left - right) / n_root;
-}
-
 // The core tree of one scikit-learn tree in one pass over its nodes: every field copied (values as
 // class fractions when n_values > 1; leaves' split fields at their leaf values) and parent, depth
 // and impurity decrease derived, ((N_t I_t - N_l I_l - N_r I_r) / N_root as the builder records

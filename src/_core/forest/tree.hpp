@@ -29,6 +29,26 @@ namespace pyinterp {
   FIELD(double, impurity_decrease, 0.0, 0)           \
   FIELD(double, value, 0.0, n_values)
 
+// Inner node t's impurity decrease (N_t I_t - N_l I_l - N_r I_r) / N_root from its own and its
+// children's weighted size N times impurity I: the one formula of the builder and of trees read
+// from elsewhere (scikit-learn's, hand-written ones), so all agree bit for bit.
+inline double impurity_decrease(double own, double left, double right, double n_root) {
+  return (own - left - right) / n_root;
+}
+
+// impurity_decrease of every inner node of a tree given by its n nodes' child links (-1 at leaves,
+// children within [0, n)), weighted sizes and impurities, into out (0 at leaves).
+inline void impurity_decreases(int64_t n, const int32_t* left, const int32_t* right, const double* weighted,
+                               const double* impurity, double* out) {
+  const double root = weighted[0];
+  for (int64_t node = 0; node < n; ++node) {
+    const int32_t l = left[node], r = right[node];
+    out[node] = l < 0 ? 0.0
+                      : impurity_decrease(weighted[node] * impurity[node], weighted[l] * impurity[l],
+                                          weighted[r] * impurity[r], root);
+  }
+}
+
 // The child a row whose split value is v takes: left when v <= threshold, right when above, and
 // for NaN the side missing_go_to_left names. The one routing rule of every tree reader.
 inline int32_t route(double v, double threshold, bool missing_go_to_left, int32_t left, int32_t right) {

@@ -73,6 +73,8 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         "warm_start": ["boolean"],
         "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
         "monotonic_cst": ["array-like", None],
+        "min_node_size": [IntInterval(Integral, 1, None, closed="left"), None],
+        "keep_oob_leaves": ["boolean"],
     }
 
     def __init__(
@@ -96,6 +98,8 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         ccp_alpha,
         max_samples,
         monotonic_cst,
+        min_node_size,
+        keep_oob_leaves,
     ):
         self.n_estimators = n_estimators
         self.criterion = criterion
@@ -115,6 +119,8 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         self.ccp_alpha = ccp_alpha
         self.max_samples = max_samples
         self.monotonic_cst = monotonic_cst
+        self.min_node_size = min_node_size
+        self.keep_oob_leaves = keep_oob_leaves
 
     # -- fitting -------------------------------------------------------------------------------
 
@@ -135,8 +141,9 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         p.min_samples_leaf = min(count_or_fraction("min_samples_leaf", self.min_samples_leaf, n_samples,
                                                    fraction_max=0.5), most)
         p.min_weight_fraction_leaf = float(self.min_weight_fraction_leaf)
-        # Not a parameter: IterativeRandomForest sets it on its own forests for ranger's node size.
-        p.min_weight_split = float(getattr(self, "_min_weight_split", 0.0))
+        # A node of min_node_size draws or fewer stays a leaf (a single draw always does).
+        size = self.min_node_size
+        p.min_weight_split = size + 1.0 if size is not None and size > 1 else 0.0
         p.max_depth = -1 if self.max_depth is None else min(self.max_depth, most)
         # A tree has fewer than 2^31 nodes: larger budgets are the same as that one (still best-first).
         p.max_leaf_nodes = -1 if self.max_leaf_nodes is None else min(self.max_leaf_nodes, INT32_MAX)
@@ -145,8 +152,8 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         p.seed = root_seed(self.random_state)
         p.n_threads = resolve_n_threads(self.n_jobs)
         # The out-of-bag rows ride along as the trees grow, so oob_score's predictions need no
-        # descent. IterativeRandomForest keeps them on its forests (_oob_leaves) for their leaves.
-        p.record_oob_leaves = bool(self.oob_score) or getattr(self, "_oob_leaves", False)
+        # descent; keep_oob_leaves keeps the leaves they reach after the fit.
+        p.record_oob_leaves = bool(self.oob_score) or bool(self.keep_oob_leaves)
         if self.oob_score and not p.bootstrap and p.n_draws == n_samples:
             raise ValueError("Out of bag estimation only available if bootstrap=True (or, in pyinterp, with "
                              "max_samples below the number of rows: subsampling without replacement)")
@@ -193,7 +200,7 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
             self._forest = _core.join_forests([self._forest, forest]) if grown else forest
         if self.oob_score:
             self._set_oob_score(X, y)
-        if not getattr(self, "_oob_leaves", False):
+        if not self.keep_oob_leaves:
             self._forest.drop_oob_leaves()  # as large as the in-bag counts
         return self
 
@@ -337,6 +344,8 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         return to_sklearn(self)
 
     def __setstate__(self, state):
+        # Parameters added after 0.1.0, at their defaults in older pickles.
+        state = {"min_node_size": None, "keep_oob_leaves": False, **state}
         super().__setstate__(state)
         # A pyinterp 0.1.0 pickle did not record the criterion; the core reads it as Gini.
         core = state.get("_forest")
@@ -391,6 +400,17 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
     ``max_features`` counts features that are not constant in the node, so a node evaluates
     ``max_features`` real candidates whenever that many exist; ``fit`` takes ``feature_weights``
     (probabilities, up to scale, of drawing each feature as a candidate; zero = never).
+
+    Parameters beyond scikit-learn's:
+
+    min_node_size : int or None, default None
+        ranger's ``min.node.size``: a node of at most this many in-bag draws (repeats counted, as
+        ranger counts them; with ``sample_weight``, of at most this in-bag weight) is not split.
+        None: no such limit.
+    keep_oob_leaves : bool, default False
+        Keep the leaf each out-of-bag training row reaches in each tree, recorded as the trees
+        grow (4 bytes per tree and row): later out-of-bag readings of the training rows then need
+        no descent. IterativeRandomForest's R style reads its forests' leaves so.
     """
 
     # friedman_mse: deprecated in scikit-learn 1.9 as the same splits as squared_error, mapped to it.
@@ -419,6 +439,8 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
         ccp_alpha=0.0,
         max_samples=None,
         monotonic_cst=None,
+        min_node_size=None,
+        keep_oob_leaves=False,
     ):
         super().__init__(
             n_estimators,
@@ -439,6 +461,8 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
             ccp_alpha=ccp_alpha,
             max_samples=max_samples,
             monotonic_cst=monotonic_cst,
+            min_node_size=min_node_size,
+            keep_oob_leaves=keep_oob_leaves,
         )
 
     @unchanged_if_stopped
@@ -522,6 +546,8 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         max_samples=None,
         class_weight=None,
         monotonic_cst=None,
+        min_node_size=None,
+        keep_oob_leaves=False,
     ):
         super().__init__(
             n_estimators,
@@ -542,6 +568,8 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
             ccp_alpha=ccp_alpha,
             max_samples=max_samples,
             monotonic_cst=monotonic_cst,
+            min_node_size=min_node_size,
+            keep_oob_leaves=keep_oob_leaves,
         )
         self.class_weight = class_weight
 

@@ -86,7 +86,4 @@ def derived_fields(left, right, weighted_n_node_samples, impurity):
         level += 1
         frontier = np.concatenate([left[frontier], right[frontier]])
         depth[frontier] = level
-    decrease = np.zeros(n)
-    l, r = left[split], right[split]
-    decrease[split] = (w[split] * imp[split] - w[l] * imp[l] - w[r] * imp[r]) / w[0]
-    return {"parent": parent, "depth": depth, "impurity_decrease": decrease}
+    return {"parent": parent, "depth": depth, "impurity_decrease": _core.impurity_decreases(left, right, w, imp)}

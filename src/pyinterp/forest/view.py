@@ -180,11 +180,14 @@ def _sklearn_inbag(forest, n_samples, n_threads=1):
     return inbag
 
 
+_SKLEARN_NODE_FIELDS = ("children_left", "children_right", "feature", "threshold", "missing_go_to_left",
+                        "n_node_samples", "weighted_n_node_samples", "impurity")
+
+
 def sklearn_node_arrays(t):
-    """The node arrays of a scikit-learn ``tree_``, in the order ``_core.Forest.from_sklearn_trees``
-    reads them (in place, one output's values)."""
-    return (t.children_left, t.children_right, t.feature, t.threshold, t.missing_go_to_left, t.n_node_samples,
-            t.weighted_n_node_samples, t.impurity, t.value[:, 0, :])
+    """The node arrays of a scikit-learn ``tree_`` by their names there, as
+    ``_core.Forest.from_sklearn_trees`` reads them (in place; ``value`` is one output's)."""
+    return {**{name: getattr(t, name) for name in _SKLEARN_NODE_FIELDS}, "value": t.value[:, 0, :]}
 
 
 def _sklearn_core(forest, n_samples, in_place=False):

@@ -309,16 +309,13 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
 
     def _forest(self, seed, n_jobs, n_estimators, oob_score=False, verbose=0):
         Forest = RandomForestClassifier if self.classification_ else RandomForestRegressor
-        forest = Forest(n_estimators, max_features=self.max_features, min_samples_leaf=self.min_samples_leaf,
-                        max_depth=self.max_depth, oob_score=oob_score, random_state=seed, n_jobs=n_jobs,
-                        verbose=verbose)
         size = self.forest_min_node_size
         if size is None:
             size = 5 if self.style == "R" and not self.classification_ else 1
-        if size > 1:  # a node of `size` draws or fewer stays a leaf (a single draw always does)
-            forest._min_weight_split = size + 1.0
-        forest._oob_leaves = self.style == "R"  # recorded as the trees grow, for BootstrapLeaves
-        return forest
+        return Forest(n_estimators, max_features=self.max_features, min_samples_leaf=self.min_samples_leaf,
+                      max_depth=self.max_depth, oob_score=oob_score, random_state=seed, n_jobs=n_jobs,
+                      verbose=verbose, min_node_size=size,
+                      keep_oob_leaves=self.style == "R")  # recorded as the trees grow, for BootstrapLeaves
 
     def _resolve_params(self, n_samples):
         """What the constraints cannot say: ``iteration`` below ``n_iterations``, and the trees and
