@@ -13,6 +13,7 @@
 #include "common/parallel.hpp"
 #include "data/column_codes.hpp"
 #include "forest/forest.hpp"
+#include "forest/split_search.hpp"
 #include "forest/sklearn_trees.hpp"
 #include "py_sklearn_trees.hpp"
 #include "py_util.hpp"
@@ -249,6 +250,79 @@ std::unique_ptr<ColumnSource> x_source(const py::object& X, const py::object& ma
   const auto where = mapped_file.cast<std::pair<std::string, int64_t>>();
   const MappedFile file{where.first, where.second};
   return column_source(v, &file);
+}
+
+// The targets of a fit: y (real) or classes (indices below n_classes), one per row (n,) or
+// n_outputs per row (n, n_outputs).
+FitTargets fit_targets(const py::object& y, const py::object& classes, int32_t n_classes, int64_t n_rows) {
+  FitTargets t;
+  const py::object& given = y.is_none() ? classes : y;
+  const bool several = py::isinstance<py::array>(given) && py::reinterpret_borrow<py::array>(given).ndim() == 2;
+  t.y = several ? optional_data<double>(y, {n_rows, -1}, "y") : optional_data<double>(y, {n_rows}, "y");
+  t.classes = several ? optional_data<int32_t>(classes, {n_rows, -1}, "classes")
+                      : optional_data<int32_t>(classes, {n_rows}, "classes");
+  if ((t.y == nullptr) == (t.classes == nullptr)) throw std::invalid_argument("give exactly one of y and classes");
+  if (several) {
+    const py::ssize_t outputs = py::reinterpret_borrow<py::array>(given).shape(1);
+    if (outputs < 1 || outputs * std::max(n_classes, 1) > std::numeric_limits<int32_t>::max())
+      throw std::invalid_argument("the targets need between 1 and 2^31 - 1 values per node");
+    t.n_outputs = static_cast<int32_t>(outputs);
+  }
+  t.n_classes = t.classes ? n_classes : 0;
+  if (t.classes)
+    for (int64_t i = 0; i < n_rows * t.n_outputs; ++i)
+      if (t.classes[i] < 0 || t.classes[i] >= n_classes) throw std::invalid_argument("class index out of range");
+  return t;
+}
+
+// One node's split as the search the parameters choose finds it (make_split_search): the seam on
+// which a second search is tested against the exact one, node for node. rows: the node's rows,
+// increasing; the rows' weights are sample_weight's (or 1). Returns the feature (-1: none), the
+// proxy and which of the node's rows go left.
+py::dict find_split(const py::object& X, const py::object& y, const py::object& classes, int32_t n_classes,
+                    const py::object& sample_weight, const py::object& rows, const ForestParams& params) {
+  const MatrixView v = matrix_view(X);
+  const FitTargets t = fit_targets(y, classes, n_classes, v.n_rows);
+  if (t.n_outputs > 1) throw std::invalid_argument("find_split searches a node of one output");
+  if ((t.n_classes > 0) != is_classification(params.criterion))
+    throw std::invalid_argument("the criterion does not match the task");
+  if (params.max_features < 1) throw std::invalid_argument("max_features must be at least 1");
+  if (!params.monotonic_cst.empty() && static_cast<int64_t>(params.monotonic_cst.size()) != v.n_cols)
+    throw std::invalid_argument("monotonic_cst must have one entry per feature");
+  const double* wp = optional_data<double>(sample_weight, {v.n_rows}, "sample_weight");
+  const auto node_rows = checked_array<uint32_t>(rows, {-1}, "rows", /*convert=*/true);
+  const uint32_t* r = node_rows.data();
+  const int64_t m = node_rows.size();
+  if (m < 1) throw std::invalid_argument("rows must hold at least one row");
+  for (int64_t k = 0; k < m; ++k)
+    if (r[k] >= v.n_rows || (k > 0 && r[k] <= r[k - 1]))
+      throw std::invalid_argument("rows must be increasing row indices of X");
+  const auto source = x_source(X, py::none());
+  const ColumnCodes codes(*source, std::max(params.n_threads, 1));
+  TrainingSet data;
+  data.codes = &codes;
+  data.source = source.get();
+  data.targets = t;
+  data.sample_weight = wp;
+  std::vector<double> w(v.n_rows, 0.0), value(t.n_values());
+  double total = 0.0;
+  for (int64_t k = 0; k < m; ++k) total += w[r[k]] = wp ? wp[r[k]] : 1.0;
+  std::vector<std::pair<double, double>> median_scratch;
+  node_stats(params.criterion, r, m, w.data(), t, value.data(), median_scratch);
+  const auto search = make_split_search(data, params);
+  search->begin_tree(w.data(), params.min_weight_fraction_leaf * total);
+  Rng rng(params.seed, static_cast<uint64_t>(params.first_tree));
+  const Split split = search->find({r, m, value.data()}, rng);
+  py::array_t<bool> left(m);
+  for (int64_t k = 0; k < m && split.feature >= 0; ++k) {
+    const uint32_t c = codes.code(split.feature, r[k]);
+    left.mutable_data()[k] = c <= split.lo || (c == codes.missing_code(split.feature) && split.missing_left);
+  }
+  py::dict out;
+  out["feature"] = split.feature;
+  out["proxy"] = split.proxy;
+  out["left"] = split.feature >= 0 ? py::object(left) : py::object(py::none());
+  return out;
 }
 
 // ForestParams' pickled state: {"version": kParamsVersion, name: value for every parameter}, so a
@@ -546,6 +620,9 @@ void bind_forest(py::module_& m) {
       },
       py::arg("forests"), "The trees of forests fitted on the same rows, in order, as one forest.");
 
+  m.def("find_split", &find_split, py::arg("X"), py::arg("y"), py::arg("classes"), py::arg("n_classes"),
+        py::arg("sample_weight"), py::arg("rows"), py::arg("params"));
+
   m.def(
       "impurity_decreases",
       [](const py::handle& left, const py::handle& right, const py::handle& weighted, const py::handle& impurity) {
@@ -573,27 +650,10 @@ void bind_forest(py::module_& m) {
          const py::object& sample_weight, const py::object& feature_weights, const ForestParams& params,
          const py::object& mapped_file, const ColumnCodes* codes) {
         const MatrixView v = matrix_view(X);
-        // FitTargets: one per row (n,) or n_outputs per row (n, n_outputs).
-        FitTargets t;
-        const py::object& given = y.is_none() ? classes : y;
-        const bool several = py::isinstance<py::array>(given) && py::reinterpret_borrow<py::array>(given).ndim() == 2;
-        t.y = several ? optional_data<double>(y, {v.n_rows, -1}, "y") : optional_data<double>(y, {v.n_rows}, "y");
-        t.classes = several ? optional_data<int32_t>(classes, {v.n_rows, -1}, "classes")
-                            : optional_data<int32_t>(classes, {v.n_rows}, "classes");
-        if ((t.y == nullptr) == (t.classes == nullptr)) throw std::invalid_argument("give exactly one of y and classes");
-        if (several) {
-          const py::ssize_t outputs = py::reinterpret_borrow<py::array>(given).shape(1);
-          if (outputs < 1 || outputs * std::max(n_classes, 1) > std::numeric_limits<int32_t>::max())
-            throw std::invalid_argument("the targets need between 1 and 2^31 - 1 values per node");
-          t.n_outputs = static_cast<int32_t>(outputs);
-        }
-        t.n_classes = t.classes ? n_classes : 0;
+        const FitTargets t = fit_targets(y, classes, n_classes, v.n_rows);
         const double* wp = optional_data<double>(sample_weight, {v.n_rows}, "sample_weight");
         std::vector<double> fw;
         if (const double* p = optional_data<double>(feature_weights, {v.n_cols}, "feature_weights")) fw.assign(p, p + v.n_cols);
-        if (t.classes)
-          for (int64_t i = 0; i < v.n_rows * t.n_outputs; ++i)
-            if (t.classes[i] < 0 || t.classes[i] >= n_classes) throw std::invalid_argument("class index out of range");
         const auto source = x_source(X, mapped_file);
         py::gil_scoped_release release;
         return fit_forest(*source, t, wp, fw, params, codes);

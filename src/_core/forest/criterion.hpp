@@ -204,7 +204,7 @@ inline int32_t merge_class(int32_t signature, int32_t k) {
 
 // Every split statistics type declares: kClasses (rows carry classes), kCounting (the counting
 // search over per-code histograms applies; else rows are always sorted by code), kBounded (the
-// builder can bound the best proxy a small node's rows allow, see TreeBuilder::stops_at_best) and
+// search can bound the best proxy a small node's rows allow, see ExactSplitSearch::stops_at_best) and
 // kMonotonic (side_value gives the value a monotonic constraint orders; single output only).
 
 // Squared error. lwy holds w * (y - node mean): centring keeps the proxy well conditioned.

@@ -1,0 +1,580 @@
+#include "exact_search.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "../common/rank_sort.hpp"
+#include "../data/radix.hpp"
+
+namespace pyinterp {
+namespace {
+
+// A feature is searched by per-code counting (over the codes between its minimum and maximum in
+// the node) when its column has at most kCountingRatio times the node's rows distinct values;
+// otherwise the node's rows are ordered by code, by rank_sort for nodes of at most kSmallNode
+// rows and by radix sort above.
+constexpr int64_t kCountingRatio = 64;
+constexpr int64_t kSmallNode = 32;
+// Nodes of at most this many rows find the best split of their rows up front (see
+// stops_at_best): classification by scoring every bipartition, regression by scoring the cuts in
+// y order. Above 8 rows a candidate seldom reaches that split (a tree of iRF's lss50 forests
+// evaluated 6.4 of its 7 candidates in nodes of 8-15 rows, 6.9 in nodes of 16-31), so finding it
+// cost more than the candidates it saved.
+constexpr int64_t kBoundedRows = 8;
+// Candidates drawn at a time in a node that may stop at its first ones (stops_at_best): in iRF's
+// lss50 forests such nodes evaluated 1.4 (2-3 rows) and 3.6 (4-7 rows) candidates on average.
+constexpr int64_t kEarlyDraws = 2;
+// Rows ahead whose code is prefetched during a gather (columns are larger than cache).
+constexpr int64_t kPrefetch = 32;
+// Rows of the next candidate features prefetched while the current one is evaluated.
+constexpr int64_t kLookahead = 64;
+
+}  // namespace
+
+ExactSplitSearch::ExactSplitSearch(const TrainingSet& data, const ForestParams& params)
+    : data_(data), params_(params), sampler_(data.codes->n_cols(), data.feature_weights) {
+  const int64_t n = data.codes->n_rows();
+  lw_.resize(n);
+  keys_.resize(n);
+  keys64_.resize(n);
+  radix_tmp_.resize(n);
+  hist_n_.assign(data.codes->max_n_codes(), 0);
+  occupied_.assign(data.codes->max_n_codes() / 64 + 1, 0);
+  const FitTargets& t = data.targets;
+  const size_t n_codes = data.codes->max_n_codes();
+  if (t.n_classes > 0) {
+    lc_.resize(n * t.n_outputs);
+    if (t.n_outputs > 1) llabel_.resize(n);
+    hist_s_.assign(n_codes * t.n_values(), 0.0);
+    hist_class_.assign(n_codes, kEmpty);
+    class_left_.resize(t.n_values());
+    class_total_.resize(t.n_values());
+  } else {
+    lwy_.resize(n * t.n_outputs);
+    hist_w_.assign(n_codes, 0.0);
+    hist_s_.assign(n_codes * t.n_outputs, 0.0);
+    if (t.n_outputs > 1) {
+      output_left_.resize(t.n_outputs);
+      output_total_.resize(t.n_outputs);
+    }
+  }
+  if (params.criterion == Criterion::absolute_error) {
+    y_rank_.resize(n * t.n_outputs);
+    sorted_y_.resize(n * t.n_outputs);
+    for (auto* f : {&fenwick_full_w_, &fenwick_full_wy_, &fenwick_left_w_, &fenwick_left_wy_, &fenwick_right_w_,
+                    &fenwick_right_wy_})
+      f->resize((n + 1) * t.n_outputs);
+    output_left_.resize(t.n_outputs);
+    output_total_.resize(t.n_outputs);
+  }
+}
+
+void ExactSplitSearch::begin_tree(const double* w, double min_weight_leaf) {
+  w_ = w;
+  min_weight_leaf_ = min_weight_leaf;
+  leaf_limits_ = params_.min_samples_leaf > 1 || min_weight_leaf > 0.0;
+  sampler_.begin_tree();
+}
+
+Split ExactSplitSearch::find(const SearchNode& node, Rng& rng) {
+  rows_ = node.rows;
+  m_ = node.m;
+  lower_ = node.lower;
+  upper_ = node.upper;
+  prepare_node(node.value);
+  Split best{kNoSplit};
+  visit_split_stats(params_.criterion, data_.targets.n_outputs > 1, [&](auto tag) {
+    auto stats = split_stats(tag);
+    search_candidates(stats, rng, best);
+  });
+  sampler_.reset();
+  return best;
+}
+
+std::unique_ptr<SplitSearch> make_split_search(const TrainingSet& data, const ForestParams& params) {
+  return std::make_unique<ExactSplitSearch>(data, params);
+}
+
+void ExactSplitSearch::rank_node_targets() {
+  const int64_t m = m_;
+  const uint32_t* rows = rows_;
+  for (int32_t k = 0; k < data_.targets.n_outputs; ++k) {
+    order_by_y(k);
+    uint32_t* rank = y_rank_.data() + k * m;
+    double* sorted = sorted_y_.data() + k * m;
+    double* full_w = fenwick_full_w_.data() + k * (m + 1);
+    double* full_wy = fenwick_full_wy_.data() + k * (m + 1);
+    full_w[0] = full_wy[0] = 0.0;
+    for (int64_t r = 0; r < m; ++r) {
+      const uint32_t pos = by_y_[r];
+      rank[pos] = static_cast<uint32_t>(r);
+      sorted[r] = data_.targets.y_at(rows[pos], k);
+      full_w[r + 1] = lw_[pos];
+      full_wy[r + 1] = lw_[pos] * sorted[r];
+    }
+    // Linear-time Fenwick construction: each entry passes its partial sum to its parent.
+    for (int64_t i = 1; i <= m; ++i) {
+      const int64_t parent = i + (i & -i);
+      if (parent <= m) {
+        full_w[parent] += full_w[i];
+        full_wy[parent] += full_wy[i];
+      }
+    }
+  }
+}
+
+void ExactSplitSearch::order_by_y(int32_t k) {
+  by_y_.resize(m_);
+  for (int64_t pos = 0; pos < m_; ++pos) by_y_[pos] = static_cast<uint32_t>(pos);
+  const uint32_t* rows = rows_;
+  const FitTargets& t = data_.targets;
+  std::sort(by_y_.begin(), by_y_.end(), [&](uint32_t a, uint32_t b) { return t.y_at(rows[a], k) < t.y_at(rows[b], k); });
+}
+
+void ExactSplitSearch::prepare_node(const double* value) {
+  const int64_t m = m_;
+  const FitTargets& t = data_.targets;
+  const int32_t K = t.n_outputs;
+  const uint32_t* idx = rows_;
+  if (t.n_classes == 0) {
+    // Squared error centres each output on the node's mean: its proxy is then well conditioned.
+    const bool centred = params_.criterion == Criterion::squared_error;
+    mean_y_ = centred ? value[0] : 0.0;
+    // With the sums split_stats needs for one output (in position order, as it would add them).
+    double total_w = 0.0, total_s = 0.0;
+    for (int64_t pos = 0; pos < m; ++pos) {
+      const uint32_t i = idx[pos];
+      lw_[pos] = w_[i];
+      for (int32_t k = 0; k < K; ++k) lwy_[pos * K + k] = w_[i] * (t.y_at(i, k) - (centred ? value[k] : 0.0));
+      total_w += lw_[pos];
+      total_s += lwy_[pos * K];
+    }
+    node_total_w_ = total_w;
+    node_total_s_ = total_s;
+    if (params_.criterion == Criterion::absolute_error) rank_node_targets();
+  } else {
+    std::fill(class_total_.begin(), class_total_.end(), 0.0);
+    for (int64_t pos = 0; pos < m; ++pos) {
+      const uint32_t i = idx[pos];
+      lw_[pos] = w_[i];
+      for (int32_t k = 0; k < K; ++k) {
+        const int32_t slot = k * t.n_classes + t.class_at(i, k);
+        lc_[pos * K + k] = slot;
+        class_total_[slot] += w_[i];
+      }
+      if (K > 1) llabel_[pos] = t.labels[i];
+    }
+  }
+}
+
+template <bool Missing, class Code, class Stats>
+bool ExactSplitSearch::evaluate(const Code* col, Stats& stats, int64_t feature, Split& best) {
+  const int64_t m = m_;
+  const uint32_t* idx = rows_;
+  const uint32_t n_codes = data_.codes->n_codes(feature) + Missing;
+  MissingRows missing{0, data_.codes->n_codes(feature), false};
+  uint32_t cmin = std::numeric_limits<uint32_t>::max(), cmax = 0;  // over the rows with a value
+
+  if constexpr (Stats::kCounting) {
+  if (static_cast<int64_t>(n_codes) <= kCountingRatio * m) {
+    // Histograms by code, filled as the codes are gathered; the missing rows' bin is not in the
+    // bitmap. The loop is kept short (a copy of stats, the row counts only with leaf limits, the
+    // codes' range read from the bitmap after it): in a small node its registers are the cost.
+    uint64_t* occupied = occupied_.data();
+    auto gather = [&](auto count_rows) {
+      Stats local = stats;  // hist_add changes the histograms only
+      uint32_t* counts = hist_n_.data();
+      for (int64_t pos = 0; pos < m; ++pos) {
+        if (pos + kPrefetch < m) __builtin_prefetch(col + idx[pos + kPrefetch]);
+        const uint32_t c = col[idx[pos]];
+        local.hist_add(c, pos);
+        if (Missing && c == missing.code) {
+          ++missing.rows;
+          continue;
+        }
+        if constexpr (decltype(count_rows)::value) ++counts[c];
+        occupied[c >> 6] |= uint64_t{1} << (c & 63);
+      }
+    };
+    if (leaf_limits_) {
+      gather(std::true_type{});
+    } else {
+      gather(std::false_type{});
+    }
+    if (missing.rows < m) {
+      uint32_t first = 0, last = (missing.code - 1) >> 6;
+      while (occupied[first] == 0) ++first;
+      while (occupied[last] == 0) --last;
+      cmin = (first << 6) + static_cast<uint32_t>(__builtin_ctzll(occupied[first]));
+      cmax = (last << 6) + 63 - static_cast<uint32_t>(__builtin_clzll(occupied[last]));
+    }
+    if (missing.rows == m || (cmin == cmax && missing.rows == 0)) {
+      if (missing.rows < m) {
+        hist_n_[cmin] = 0;
+        occupied[cmin >> 6] = 0;
+        stats.hist_clear(cmin);
+      }
+      if (Missing) stats.hist_clear(missing.code);
+      return false;
+    }
+    if (!Missing || missing.rows == 0) {
+      scan_counts<false>(cmin, cmax, m, stats, feature, best, missing);
+      return true;
+    }
+    // The first scan keeps the histograms for the second, which clears them.
+    search_missing_sides(
+        stats, m, feature, cmax, missing, best,
+        [&](const MissingRows& side) {
+          if (side.left) {
+            scan_counts<false>(cmin, cmax, m, stats, feature, best, side);
+          } else {
+            scan_counts<true>(cmin, cmax, m, stats, feature, best, side);
+          }
+        },
+        [&](Stats& alone) { alone.hist_peek(missing.code); });
+    stats.hist_clear(missing.code);
+    return true;
+  }
+  }
+
+  // Order the node's rows by code (the missing code is the largest): keys are (code << pos_bits) | position.
+  const int pos_bits = bit_width(static_cast<uint64_t>(m - 1));
+  const int code_bits = bit_width(n_codes - 1);
+  auto note = [&](uint32_t c) {
+    if (Missing && c == missing.code) {
+      ++missing.rows;
+    } else {
+      cmin = std::min(cmin, c);
+      cmax = std::max(cmax, c);
+    }
+  };
+  auto constant = [&] { return missing.rows == m || (cmin == cmax && missing.rows == 0); };
+  auto scan = [&](const auto* keys, int bits) {
+    if (!Missing || missing.rows == 0) return scan_sorted(keys, m, bits, stats, feature, best, missing);
+    const auto mask = (decltype(keys[0] + 0){1} << bits) - 1;
+    search_missing_sides(
+        stats, m, feature, cmax, missing, best,
+        [&](const MissingRows& side) { scan_sorted(keys, m, bits, stats, feature, best, side); },
+        [&](Stats& alone) {
+          for (int64_t k = m - missing.rows; k < m; ++k) alone.add(static_cast<int64_t>(keys[k] & mask));
+        });
+  };
+  if (pos_bits + code_bits > 32) {
+    for (int64_t pos = 0; pos < m; ++pos) {
+      const uint32_t c = col[idx[pos]];
+      keys64_[pos] = (static_cast<uint64_t>(c) << 32) | static_cast<uint64_t>(pos);
+      note(c);
+    }
+    if (constant()) return false;
+    std::sort(keys64_.begin(), keys64_.begin() + m);
+    scan(keys64_.data(), 32);
+    return true;
+  }
+  uint32_t* keys = keys_.data();
+  if (m <= kSmallNode) {
+    uint32_t* unsorted = radix_tmp_.data();
+    for (int64_t pos = 0; pos < m; ++pos) {
+      const uint32_t c = col[idx[pos]];
+      unsorted[pos] = (c << pos_bits) | static_cast<uint32_t>(pos);
+      note(c);
+    }
+    if (constant()) return false;
+    rank_sort(unsorted, m, keys);
+  } else {
+    constexpr int kDigits = sizeof(Code);
+    const int n_digits = (code_bits + kRadixBits - 1) / kRadixBits;
+    uint32_t hist[kDigits][kRadixBuckets];
+    std::fill(&hist[0][0], &hist[0][0] + kDigits * kRadixBuckets, 0u);
+    for (int64_t pos = 0; pos < m; ++pos) {
+      if (pos + kPrefetch < m) __builtin_prefetch(col + idx[pos + kPrefetch]);
+      const uint32_t c = col[idx[pos]];
+      keys[pos] = (c << pos_bits) | static_cast<uint32_t>(pos);
+      note(c);
+      for (int d = 0; d < kDigits; ++d) ++hist[d][(c >> (d * kRadixBits)) & (kRadixBuckets - 1)];
+    }
+    if (constant()) return false;
+    keys = radix_sort(keys, radix_tmp_.data(), m, n_digits, hist, [pos_bits](uint32_t key, int d) {
+      return (key >> (pos_bits + d * kRadixBits)) & (kRadixBuckets - 1);
+    });
+  }
+  scan(keys, pos_bits);
+  return true;
+}
+
+template <class Stats, class Scan, class TakeMissing>
+void ExactSplitSearch::search_missing_sides(const Stats& stats, int64_t m, int64_t feature, uint32_t cmax,
+                                            MissingRows missing, Split& best, Scan&& scan,
+                                            TakeMissing&& take_missing) {
+  missing.left = false;
+  scan(missing);
+  // Observed | missing, scored with the missing rows as the left side (the proxies are symmetric).
+  Stats alone = stats;
+  alone.reset();
+  take_missing(alone);
+  if (admissible(missing.rows, m, alone)) {
+    const double q = alone.proxy();
+    if (q > best.proxy) best = {q, feature, cmax, missing.code, false};
+  }
+  missing.left = true;
+  scan(missing);
+}
+
+template <class Stats>
+double ExactSplitSearch::best_bipartition(Stats& stats, int64_t m) {
+  // Every subset as the left side, so both orientations of each split are scored (their
+  // proxies can differ by rounding).
+  double best = kNoSplit;
+  const uint32_t all = (1u << m) - 1;
+  for (uint32_t left = 1; left < all; ++left) {
+    stats.reset();
+    for (int64_t pos = 0; pos < m; ++pos)
+      if ((left >> pos) & 1u) stats.add(pos);
+    best = std::max(best, stats.proxy());
+  }
+  return best;
+}
+
+double ExactSplitSearch::best_threshold_split(RegressionStats& stats, int64_t m) {
+  // The best two-group split of weighted points on a line under squared error is a threshold
+  // (Fisher 1958: each point belongs to the group with the nearer mean), so the best split of
+  // any feature is at most the best cut of the rows ordered by y. Both orientations are scored.
+  order_by_y(0);
+  double best = kNoSplit;
+  stats.reset();
+  for (int64_t k = 0; k + 1 < m; ++k) {
+    stats.add(by_y_[k]);
+    best = std::max(best, stats.proxy());
+  }
+  stats.reset();
+  for (int64_t k = m - 1; k > 0; --k) {
+    stats.add(by_y_[k]);
+    best = std::max(best, stats.proxy());
+  }
+  return best;
+}
+
+template <bool Keep, class Stats>
+void ExactSplitSearch::scan_counts(uint32_t cmin, uint32_t cmax, int64_t m, Stats stats, int64_t feature, Split& best,
+                                   const MissingRows& missing) {
+  uint64_t* occupied = occupied_.data();
+  stats.reset();
+  int64_t n_left = 0;
+  if (missing.left) {
+    stats.hist_peek(missing.code);
+    n_left = missing.rows;
+  }
+  uint32_t prev = cmin;
+  int32_t prev_class = kMixed;
+  // Visit the occupied codes through the bitmap: most codes in the range are absent from a small
+  // node, and testing each one costs a hard-to-predict branch.
+  for (uint32_t word = cmin >> 6; word <= cmax >> 6; ++word) {
+    uint64_t bits = occupied[word];
+    if (!Keep) occupied[word] = 0;
+    while (bits != 0) {
+      const uint32_t c = (word << 6) + static_cast<uint32_t>(__builtin_ctzll(bits));
+      bits &= bits - 1;
+      const int32_t cls = stats.bucket_class(c);
+      if (c != cmin && (every_boundary() || cls == kMixed || cls != prev_class) &&
+          (!leaf_limits_ || admissible(n_left, m, stats)) && (cst_ == 0 || monotone(stats))) {
+        const double q = stats.proxy();
+        if (q > best.proxy) best = {q, feature, prev, c, missing.left};
+      }
+      if (leaf_limits_) {
+        n_left += hist_n_[c];
+        if (!Keep) hist_n_[c] = 0;
+      }
+      if (Keep) {
+        stats.hist_peek(c);
+      } else {
+        stats.hist_take(c);
+      }
+      prev = c;
+      prev_class = cls;
+    }
+  }
+}
+
+template <class Key, class Stats>
+void ExactSplitSearch::scan_sorted(const Key* keys, int64_t m, int pos_bits, Stats stats, int64_t feature,
+                                   Split& best, const MissingRows& missing) {
+  const int64_t msl = params_.min_samples_leaf;
+  const Key pos_mask = (Key{1} << pos_bits) - 1;
+  const int64_t n_valued = m - missing.rows;  // rows with a value come first
+  stats.reset();
+  if (missing.left)
+    for (int64_t k = n_valued; k < m; ++k) stats.add(static_cast<int64_t>(keys[k] & pos_mask));
+  const int64_t left_missing = missing.left ? missing.rows : 0, right_missing = missing.rows - left_missing;
+  int64_t k = 0;
+  int32_t prev_class = kMixed;
+  while (k < n_valued) {
+    const Key c = keys[k] >> pos_bits;
+    int64_t group_end = k;
+    int32_t cls = kEmpty;
+    do {
+      if constexpr (Stats::kClasses)
+        cls = merge_class(cls, stats.row_class(static_cast<int64_t>(keys[group_end] & pos_mask)));
+      ++group_end;
+    } while (group_end < n_valued && (keys[group_end] >> pos_bits) == c);
+    if (!Stats::kClasses) cls = kMixed;
+    // Boundary between the previous group and this one (rows [0, k) on the left).
+    if (k > 0 && (every_boundary() || cls == kMixed || cls != prev_class) && admissible(k + left_missing, m, stats) &&
+        (cst_ == 0 || monotone(stats))) {
+      const double q = stats.proxy();
+      if (q > best.proxy)
+        best = {q, feature, static_cast<uint32_t>(keys[k - 1] >> pos_bits), static_cast<uint32_t>(c), missing.left};
+    }
+    if (n_valued - k + right_missing < msl) break;
+    for (; k < group_end; ++k) stats.add(static_cast<int64_t>(keys[k] & pos_mask));
+    prev_class = cls;
+  }
+}
+
+RegressionStats ExactSplitSearch::split_stats(StatsTag<RegressionStats>) {
+  RegressionStats stats{lw_.data(), lwy_.data(), hist_w_.data(), hist_s_.data()};
+  stats.mean = mean_y_;
+  stats.total_w = node_total_w_;
+  stats.total_s = node_total_s_;
+  return stats;
+}
+
+PoissonStats ExactSplitSearch::split_stats(StatsTag<PoissonStats>) {
+  return {split_stats(StatsTag<RegressionStats>{})};
+}
+
+template <class Output>
+double ExactSplitSearch::output_totals(Output output) {
+  const int32_t K = data_.targets.n_outputs;
+  std::fill(output_total_.begin(), output_total_.end(), 0.0);
+  double total_w = 0.0;
+  for (int64_t pos = 0; pos < m_; ++pos) {
+    total_w += lw_[pos];
+    for (int32_t k = 0; k < K; ++k) output_total_[k] += output(pos, k);
+  }
+  return total_w;
+}
+
+MultiRegressionStats ExactSplitSearch::split_stats(StatsTag<MultiRegressionStats>) {
+  const int32_t K = data_.targets.n_outputs;
+  MultiRegressionStats stats{lw_.data(), lwy_.data(), hist_w_.data(), hist_s_.data(), output_total_.data(),
+                             output_left_.data(), K};
+  stats.total_w = output_totals([&](int64_t pos, int32_t k) { return lwy_[pos * K + k]; });
+  return stats;
+}
+
+MultiPoissonStats ExactSplitSearch::split_stats(StatsTag<MultiPoissonStats>) {
+  return {split_stats(StatsTag<MultiRegressionStats>{})};
+}
+
+AbsoluteErrorStats ExactSplitSearch::split_stats(StatsTag<AbsoluteErrorStats>) {
+  const int64_t m = m_;
+  const int32_t K = data_.targets.n_outputs;
+  AbsoluteErrorStats stats{lw_.data(),
+                           y_rank_.data(),
+                           sorted_y_.data(),
+                           fenwick_left_w_.data(),
+                           fenwick_left_wy_.data(),
+                           fenwick_right_w_.data(),
+                           fenwick_right_wy_.data(),
+                           fenwick_full_w_.data(),
+                           fenwick_full_wy_.data(),
+                           output_total_.data(),
+                           output_left_.data(),
+                           m,
+                           K};
+  stats.total_w =
+      output_totals([&](int64_t pos, int32_t k) { return lw_[pos] * sorted_y_[k * m + y_rank_[k * m + pos]]; });
+  return stats;
+}
+
+template <bool Entropy, bool Multi>
+ClassStats<Entropy, Multi> ExactSplitSearch::split_stats(StatsTag<ClassStats<Entropy, Multi>>) {
+  const FitTargets& t = data_.targets;
+  ClassStats<Entropy, Multi> stats{lw_.data(),         lc_.data(),         llabel_.data(),     hist_class_.data(),
+                                   hist_s_.data(),     class_left_.data(), class_total_.data(), t.n_values(),
+                                   t.n_outputs};
+  // The first output's class sums hold each row once.
+  for (int32_t k = 0; k < t.n_classes; ++k) stats.total_w += class_total_[k];
+  return stats;
+}
+
+// In a node of a few rows, a candidate often makes the best of all splits of those rows; a later
+// candidate could at most tie (and ties keep the first), so the search stops there and the split
+// is the one the full search would pick. (The node then draws no replacements for constant
+// candidates, so later draws in the tree can shift.) Leaf-size limits may exclude that split, so
+// they turn this off. A candidate's proxy sums the same rows in another order than this bound
+// did, so regression accepts it within that rounding (4 m ulps).
+template <class Stats>
+bool ExactSplitSearch::stops_at_best() const {
+  return Stats::kBounded && m_ <= kBoundedRows && !leaf_limits_;
+}
+
+template <class Stats>
+double ExactSplitSearch::reachable_proxy(Stats& stats) {
+  const int64_t m = m_;
+  if constexpr (Stats::kClasses) {
+    return best_bipartition(stats, m);
+  } else if constexpr (std::is_same_v<Stats, RegressionStats>) {
+    return best_threshold_split(stats, m) * (1.0 - 4.0 * static_cast<double>(m) * kEpsilon);
+  } else {
+    return std::numeric_limits<double>::infinity();
+  }
+}
+
+bool ExactSplitSearch::draw_candidates(int64_t need, Rng& rng) {
+  candidates_.clear();
+  for (; need > 0; --need) {
+    const int64_t f = sampler_.next(rng);
+    if (f < 0) return false;
+    candidates_.push_back(f);
+  }
+  return true;
+}
+
+template <class Stats>
+bool ExactSplitSearch::evaluate_feature(int64_t f, Stats& stats, Split& best) {
+  const ColumnCodes& codes = *data_.codes;
+  cst_ = params_.monotonic_cst.empty() ? 0 : params_.monotonic_cst[f];
+  return codes.visit_column(f, [&](const auto* col) {
+    return codes.has_missing(f) ? evaluate<true>(col, stats, f, best) : evaluate<false>(col, stats, f, best);
+  });
+}
+
+template <class Stats>
+void ExactSplitSearch::search_candidates(Stats& stats, Rng& rng, Split& best) {
+  const int64_t m = m_;
+  const uint32_t* idx = rows_;
+  const int64_t n_ahead = std::min<int64_t>(m, kLookahead);
+  const bool stop_at_best = stops_at_best<Stats>();
+  const double reachable = stop_at_best ? reachable_proxy(stats) : std::numeric_limits<double>::infinity();
+  // Gathers are cache misses. Candidates are drawn in batches of as many as are still needed, and
+  // the rows of the next candidates are prefetched while one is evaluated: about kLookahead rows
+  // in flight, which in a small node spans several candidates. Nodes that tend to stop at their
+  // first candidates draw them kEarlyDraws at a time and prefetch little ahead: a draw they do not
+  // use is wasted (weighted, a descent of the sampler's tree and its undoing).
+  const size_t depth = stop_at_best ? 1 : static_cast<size_t>(std::max<int64_t>(1, kLookahead / m));
+  const int64_t batch = stop_at_best ? kEarlyDraws : params_.max_features;
+  int64_t n_evaluated = 0;
+  bool exhausted = false;
+  candidates_.clear();
+  size_t k = 0, prefetched = 0;
+  while (n_evaluated < params_.max_features) {
+    if (k == candidates_.size()) {
+      if (exhausted) break;
+      exhausted = !draw_candidates(std::min(batch, params_.max_features - n_evaluated), rng);
+      k = prefetched = 0;
+      if (candidates_.empty()) break;
+    }
+    for (; prefetched < candidates_.size() && prefetched <= k + depth; ++prefetched)
+      data_.codes->prefetch(candidates_[prefetched], idx, n_ahead);
+    const bool varies = evaluate_feature(candidates_[k++], stats, best);
+    n_evaluated += varies;
+    // With two rows every separating candidate makes the same split; the proxies of its two
+    // orientations may differ in the last bit, so this case does not rely on `reachable`. (A
+    // monotonic constraint may refuse a candidate's split, so the search stops at a split taken.)
+    if (varies && best.feature >= 0 && (m == 2 || best.proxy >= reachable)) break;
+  }
+}
+
+}  // namespace pyinterp

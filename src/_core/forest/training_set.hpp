@@ -1,0 +1,21 @@
+// Everything a tree is grown from; all pointers are read-only and outlive the fit.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "../data/column_codes.hpp"
+#include "criterion.hpp"
+
+namespace pyinterp {
+
+struct TrainingSet {
+  const ColumnCodes* codes = nullptr;
+  const ColumnSource* source = nullptr;  // the thresholds of chosen splits are read from it
+  FitTargets targets;
+  const double* sample_weight = nullptr;  // n values or nullptr
+  std::vector<double> feature_weights;    // empty: uniform
+
+  double x(int64_t i, int64_t j) const { return source->value(i, j); }
+};
+
+}  // namespace pyinterp

@@ -1,0 +1,75 @@
+"""The split search behind its seam (src/_core/forest/split_search.hpp), one node at a time:
+_core.find_split runs the search the parameters choose on the given rows, so a second search can be
+checked against the exact one on the same nodes. The exact search's split of random nodes (ties,
+missing values, weights, leaf limits, every criterion) is the brute-force best."""
+
+import numpy as np
+import pytest
+from reference import best_split, impurity
+
+from pyinterp import _core
+
+CRITERIA = {"squared_error": _core.Criterion.squared_error, "poisson": _core.Criterion.poisson,
+            "absolute_error": _core.Criterion.absolute_error, "gini": _core.Criterion.gini,
+            "entropy": _core.Criterion.entropy}
+
+
+def params(criterion, p, min_samples_leaf=1, seed=0):
+    out = _core.ForestParams()
+    out.criterion = CRITERIA[criterion]
+    out.max_features = p
+    out.min_samples_leaf = min_samples_leaf
+    out.seed = seed
+    return out
+
+
+def search(X, y, w, rows, criterion, **kw):
+    classes = criterion in ("gini", "entropy")
+    return _core.find_split(X, None if classes else y, y.astype(np.int32) if classes else None, 3 if classes else 0,
+                            w, rows, params(criterion, X.shape[1], **kw))
+
+
+def decrease(left, y, w, criterion):
+    n_classes = 3 if criterion in ("gini", "entropy") else None
+    gain = w.sum() * impurity(y, w, criterion, n_classes)
+    for side in (left, ~left):
+        gain -= w[side].sum() * impurity(y[side], w[side], criterion, n_classes)
+    return gain / w.sum()
+
+
+@pytest.mark.parametrize("criterion", list(CRITERIA))
+@pytest.mark.parametrize("min_samples_leaf", [1, 4])
+def test_exact_search_finds_the_brute_force_best_split_of_each_node(criterion, min_samples_leaf):
+    rng = np.random.RandomState(7)
+    n, p = 80, 4
+    X = np.round(rng.rand(n, p) * 8) / 8  # ties within columns
+    X[rng.rand(n, p) < 0.1] = np.nan
+    if criterion in ("gini", "entropy"):
+        y = (np.nan_to_num(X[:, 0]) > 0.5) + (np.nan_to_num(X[:, 1]) > 0.3) * (rng.rand(n) < 0.8)
+    else:
+        y = np.abs(np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 2]) * 2 + 0.3 * rng.randn(n))
+    w = rng.uniform(0.5, 2.0, n)
+    checked = 0
+    for trial in range(8):
+        rows = np.sort(rng.choice(n, size=rng.randint(10, 40), replace=False)).astype(np.uint32)
+        found = search(X, y, w, rows, criterion, min_samples_leaf=min_samples_leaf, seed=trial)
+        n_classes = 3 if criterion in ("gini", "entropy") else None
+        best, argbest = best_split(X[rows], y[rows], w[rows], criterion, min_samples_leaf, n_classes)
+        if found["feature"] < 0:
+            assert not argbest or best <= 1e-12
+            continue
+        left = found["left"]
+        assert min_samples_leaf <= left.sum() <= len(rows) - min_samples_leaf
+        assert decrease(left, y[rows], w[rows], criterion) == pytest.approx(best, rel=1e-9, abs=1e-12)
+        assert found["feature"] in {j for j, _, _ in argbest}
+        checked += 1
+    assert checked >= 6
+
+
+def test_find_split_refuses_bad_nodes_by_name():
+    X, y = np.random.RandomState(0).rand(20, 3), np.random.RandomState(1).rand(20)
+    for rows, message in [([3, 2], "increasing"), ([0, 20], "increasing"), ([], "at least one row")]:
+        with pytest.raises(ValueError, match=message):
+            _core.find_split(X, y, None, 0, None, np.array(rows, dtype=np.uint32), params("squared_error", 3))
+    with pytest.raises(ValueError, match="criterion does not match"):
+        _core.find_split(X, y, None, 0, None, np.arange(20, dtype=np.uint32), params("gini", 3))
