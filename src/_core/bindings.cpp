@@ -1,5 +1,6 @@
 // The extension module: the only translation units that know about Python are bindings.cpp and
 // bind_*.cpp; they convert numpy arrays to core views and release the GIL around every core call.
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <thread>
@@ -47,6 +48,25 @@ bool report_progress(int64_t done, int64_t total) {
   return false;
 }
 
+// pickle's protocols 0 and 1 rebuild an object through object.__new__, which a pybind11 class
+// does not survive: the interpreter aborts on loading. Every class and enum of the module reduces
+// itself as protocol 2 does (cls.__new__, then __setstate__) whatever the protocol, so each one
+// round-trips or, if it has no pickled state, raises pickle's "cannot pickle" TypeError.
+void reduce_at_protocol_2_or_above(py::module_& m) {
+  const py::object object_reduce_ex = py::module_::import("builtins").attr("object").attr("__reduce_ex__");
+  const py::type pybind11_type = py::type::of(m.attr("Forest"));  // the metaclass of its classes
+  for (const auto& item : m.attr("__dict__").cast<py::dict>()) {
+    const py::handle cls = item.second;
+    if (!py::isinstance<py::type>(cls) || !py::isinstance(cls, pybind11_type)) continue;
+    py::setattr(cls, "__reduce_ex__",
+                py::cpp_function(
+                    [object_reduce_ex](py::handle self, int protocol) {
+                      return object_reduce_ex(self, std::max(protocol, 2));
+                    },
+                    py::name("__reduce_ex__"), py::is_method(cls), py::arg("protocol")));
+  }
+}
+
 void raise_pending() {
   if (!pending) {
     PyErr_SetNone(PyExc_KeyboardInterrupt);
@@ -92,4 +112,5 @@ PYBIND11_MODULE(_core, m) {
   pyinterp::bind_interactions(m);
   pyinterp::bind_skinny(m);
   pyinterp::bind_dictionary(m);
+  reduce_at_protocol_2_or_above(m);
 }
