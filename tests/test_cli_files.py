@@ -2,7 +2,9 @@
 the old hand-written reader (issue 23) is either read or refused with one line naming the column
 and row at fault, exit status 1; usage errors exit 2."""
 
+import bz2
 import gzip
+import lzma
 import subprocess
 import sys
 
@@ -125,6 +127,22 @@ def test_a_compressed_file_without_its_suffix_is_one_line_not_a_traceback(frame,
     assert code == 1 and out == ""
     assert err.startswith(f"pyinterp: error: {tmp_path / 'data.csv'}: not text in UTF-8") and err.count("\n") == 1
     assert ".gz" in err
+
+
+@pytest.mark.parametrize("suffix, compress", [(".gz", gzip.compress), (".xz", lzma.compress), (".bz2", bz2.compress)])
+def test_a_damaged_compressed_file_is_one_line(frame, tmp_path, capsys, suffix, compress):
+    path = tmp_path / f"data.csv{suffix}"
+    path.write_bytes(compress(frame.to_csv().encode())[:-12])  # cut short
+    code, out, err = run(capsys, "all", path, "--target", "y")
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"pyinterp: error: {path}: cannot be read as csv: ")
+
+
+def test_an_npz_whose_x_is_not_2_d_lists_its_arrays(tmp_path, capsys):
+    np.savez(tmp_path / "x3.npz", X=np.zeros((4, 3, 2)), y=np.zeros(4))
+    code, out, err = run(capsys, "all", tmp_path / "x3.npz", "--target", "y")
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert "found X (4, 3, 2), y (4,)" in err
 
 
 def test_a_ragged_or_empty_file_is_one_line(tmp_path, capsys):

@@ -5,7 +5,9 @@ names the rows and columns involved."""
 from __future__ import annotations
 
 import importlib.util
+import lzma
 import zipfile
+import zlib
 from pathlib import Path
 from typing import NamedTuple
 
@@ -75,7 +77,8 @@ def read_table(path, target, *, sep=None, allow_pickle=False):
     except UnicodeDecodeError as e:
         raise DataError(f"{path}: not text in UTF-8 ({e.reason} at byte {e.start}); a compressed file must end "
                         f"in {', '.join(sorted(COMPRESSION))}") from None
-    except (ValueError, OSError, zipfile.BadZipFile, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
+    except (ValueError, OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile, pd.errors.ParserError,
+            pd.errors.EmptyDataError) as e:  # EOFError, zlib.error, LZMAError: a damaged compressed file
         raise DataError(f"{path}: cannot be read as {kind.lstrip('.') or 'delimited text'}: {_first_line(e)}") from None
     if frame.shape[1] > 0 and str(frame.columns[0]).startswith("Unnamed: 0"):
         frame = frame.set_index(frame.columns[0]).rename_axis(None)
@@ -107,7 +110,7 @@ def _read_npz(pd, path, target, allow_pickle, notes):
     if X is None or X.ndim != 2:
         columns = {k: v for k, v in arrays.items() if v.ndim == 1}
         if X is not None or len(columns) != len(arrays) or len({len(v) for v in columns.values()}) > 1:
-            shapes = listing(f"{k} {v.shape}" for k, v in ({} if X is None else {"X": X}) | arrays.items())
+            shapes = listing(f"{k} {v.shape}" for k, v in (({} if X is None else {"X": X}) | arrays).items())
             raise DataError(f"{path}: expected a 2-D array 'X' with 1-D target arrays, or 1-D arrays of one length "
                             f"(one per column); found {shapes}")
         return pd.DataFrame(columns)
