@@ -69,6 +69,15 @@ def test_pickled_state_is_a_versioned_mapping_with_the_criterion(classification_
     assert pickle.loads(pickle.dumps(forest))._forest.criterion.name == criterion
 
 
+def shared_child(tree):
+    """The second split node's right child replaced by a later node that another node already has."""
+    left, right = tree["left"].copy(), tree["right"].copy()
+    inner = np.flatnonzero(left >= 0)
+    a, b = inner[0], inner[1]
+    right[a] = max(left[b], right[b])  # later than a, and already b's child
+    tree.update(left=left, right=right)
+
+
 @pytest.mark.parametrize("edit, match", [
     (lambda s: s.update(version=99), "version 99 is not supported"),
     (lambda s: s["trees"][0].pop("impurity"), "tree has no impurity"),
@@ -76,6 +85,20 @@ def test_pickled_state_is_a_versioned_mapping_with_the_criterion(classification_
     (lambda s: s.update(criterion="huber"), "unknown criterion"),
     (lambda s: s["trees"][0].update(value=np.zeros(3)), "value has the wrong shape"),
     (lambda s: s.update(inbag=s["inbag"][:-1]), "inbag has the wrong size"),
+    # values that a cast would have made into something else: -1 into 2^32 - 1 draws, "1" into 1
+    (lambda s: s.update(inbag=s["inbag"].astype(np.int64) - 1), r"inbag holds values outside \[0, 4294967295\]"),
+    (lambda s: s.update(inbag=s["inbag"] + 0.5), "inbag must hold integers, not dtype float64"),
+    (lambda s: s["trees"][0].update(feature=s["trees"][0]["feature"].astype(str)), "feature must hold integers"),
+    (lambda s: s["trees"][0].update(feature=s["trees"][0]["feature"].astype(np.int64) + 2**32),
+     "feature holds values outside"),
+    (lambda s: s["trees"][0].update(threshold=np.where(s["trees"][0]["left"] >= 0, np.nan, 0.0)),
+     "thresholds numbers"),
+    (lambda s: s["trees"][0].update(n_node_samples=-s["trees"][0]["n_node_samples"]), "sizes must be counts"),
+    (lambda s: s["trees"][0].update(weighted_n_node_samples=-s["trees"][0]["weighted_n_node_samples"]),
+     "sizes must be counts"),
+    (lambda s: s["trees"][0].update(right=np.where(np.arange(len(s["trees"][0]["left"])) == 0, s["trees"][0]["left"][0],
+                                                   s["trees"][0]["right"])), "node links"),
+    (lambda s: shared_child(s["trees"][0]), "not the child of one node"),
 ])
 def test_bad_state_is_refused_with_a_message_naming_the_problem(regression_data, edit, match):
     X, y = regression_data

@@ -2,6 +2,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <limits>
 #include <memory>
@@ -40,6 +41,26 @@ py::dict tree_arrays(const Tree& t, py::handle owner) {
   return d;
 }
 
+// Refuses a state array whose values T cannot hold as they are: strings or objects, reals for an
+// integer field, integers outside T's range (a cast would wrap -1 into a count of 2^32 - 1).
+template <class T>
+void check_state_values(const py::array& a, const std::string& name) {
+  const char kind = a.dtype().kind();
+  const bool integral = kind == 'b' || kind == 'i' || kind == 'u';
+  if (std::is_integral_v<T> ? !integral : !(integral || kind == 'f'))
+    throw std::invalid_argument("corrupt forest state: " + name + " must hold " +
+                                (std::is_integral_v<T> ? "integers" : "numbers") + ", not dtype " +
+                                std::string(py::str(a.dtype())));
+  if constexpr (std::is_integral_v<T>) {
+    if (a.size() == 0 || kind == 'b') return;
+    const auto lowest = a.attr("min")().cast<py::int_>(), highest = a.attr("max")().cast<py::int_>();
+    if (lowest < py::int_(std::numeric_limits<T>::min()) || highest > py::int_(std::numeric_limits<T>::max()))
+      throw std::invalid_argument("corrupt forest state: " + name + " holds values outside [" +
+                                  std::to_string(std::numeric_limits<T>::min()) + ", " +
+                                  std::to_string(std::numeric_limits<T>::max()) + "]");
+  }
+}
+
 // Rebuilds a tree from its arrays, refusing anything that could make traversal go out of bounds
 // or loop: children must be later nodes (preorder), features within range, parents and depths
 // consistent with the children.
@@ -62,6 +83,7 @@ Tree tree_from_state(const py::handle& state, int64_t n_features, int32_t n_valu
     const bool ok = a && (a.ndim() == 1 ? a.shape(0) == size
                                         : columns > 0 && a.ndim() == 2 && a.shape(0) == n && a.shape(1) == columns);
     if (!ok) throw std::invalid_argument(std::string("corrupt forest state: ") + name + " has the wrong shape");
+    check_state_values<T>(a, name);
     const auto flat = checked_array<T>(a.attr("reshape")(-1), {size}, name, /*convert=*/true);
     field.assign(flat.data(), flat.data() + flat.size());
   });
@@ -72,6 +94,20 @@ Tree tree_from_state(const py::handle& state, int64_t n_features, int32_t n_valu
                             t.feature[k] < n_features);
     if (!ok) throw std::invalid_argument("corrupt forest state: node links");
   }
+  // Each node but the root is the child of exactly one node (a node shared by two parents would be
+  // counted twice by whatever sums over paths), and its sizes are counts and weights.
+  std::vector<int32_t> parents(n, 0);  // at most n - 1 links point to a node
+  for (int64_t k = 0; k < n; ++k)
+    if (t.left[k] >= 0) {
+      if (t.left[k] == t.right[k]) throw std::invalid_argument("corrupt forest state: node links");
+      ++parents[t.left[k]];
+      ++parents[t.right[k]];
+    }
+  for (int64_t k = 1; k < n; ++k)
+    if (parents[k] != 1) throw std::invalid_argument("corrupt forest state: a node is not the child of one node");
+  for (int64_t k = 0; k < n; ++k)
+    if (t.n_node_samples[k] < 0 || !(t.weighted_n_node_samples[k] >= 0.0) || std::isnan(t.threshold[k]))
+      throw std::invalid_argument("corrupt forest state: node sizes must be counts and weights, thresholds numbers");
   // Paths are walked upwards through parent and depth: both must agree with the child links.
   if (t.parent[0] != -1 || t.depth[0] != 0) throw std::invalid_argument("corrupt forest state: root");
   for (int64_t k = 0; k < n; ++k) {
@@ -165,7 +201,10 @@ Forest forest_from_state(const py::object& state) {
     throw std::invalid_argument("corrupt forest state: criterion does not match the number of classes");
   for (const auto& t : s["trees"].cast<py::list>()) f.trees.push_back(tree_from_state(t, f.n_features, f.n_values(), version));
   const int64_t n_inbag = static_cast<int64_t>(f.trees.size()) * f.n_samples;
-  const auto inbag = checked_array<uint32_t>(s["inbag"], {-1}, "inbag", /*convert=*/true);
+  const auto given_inbag = py::array::ensure(s["inbag"]);
+  if (!given_inbag) throw std::invalid_argument("corrupt forest state: inbag is not an array");
+  check_state_values<uint32_t>(given_inbag, "inbag");
+  const auto inbag = checked_array<uint32_t>(given_inbag, {-1}, "inbag", /*convert=*/true);
   if (inbag.size() != n_inbag) throw std::invalid_argument("corrupt forest state: inbag has the wrong size");
   f.inbag.assign(inbag.data(), inbag.data() + n_inbag);
   return f;
