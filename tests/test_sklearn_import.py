@@ -54,6 +54,13 @@ def shortened(arrays, name):
     return {**arrays, name: arrays[name][:-1]}
 
 
+def share_a_child(arrays):
+    """The root's right child replaced by a child of the next split node: that node has two parents."""
+    left, right = arrays["children_left"], arrays["children_right"]
+    second = np.flatnonzero(left >= 0)[1]
+    right[0] = right[second]
+
+
 def layouts(arrays):
     """The node arrays as other dtypes and layouts (converted), and as strided views of wider buffers."""
     yield {name: a.astype(np.int32) if a.dtype == np.intp else np.asfortranarray(a) for name, a in arrays.items()}
@@ -119,6 +126,10 @@ def test_one_call_import_reads_any_layout_and_dtype():
     leaf_with_child["children_right"][leaf] = leaf + 1
     with pytest.raises(ValueError, match="node links"):
         _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [leaf_with_child], inbag)
+    shared = {name: a.copy() for name, a in arrays.items()}
+    share_a_child(shared)
+    with pytest.raises(ValueError, match="node links"):
+        _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [shared], inbag)
 
 
 def sklearn_draws(seed, n, n_draws, weights=None):
@@ -238,6 +249,8 @@ def test_paths_in_place_read_any_layout_and_refuse_malformed_trees():
     bad(lambda a: a["children_left"].__setitem__(0, 0))  # the root its own child
     bad(lambda a: a["children_right"].__setitem__(leaf, leaf + 1))  # a leaf with one child
     bad(lambda a: a["children_left"].__setitem__(0, len(a["children_left"])))  # past the last node
+    bad(lambda a: a["children_right"].__setitem__(0, a["children_left"][0]))  # both children one node
+    bad(share_a_child)  # a node that is two nodes' child (and a subtree no split reaches)
     bad(lambda a: None, n_features=int(t.feature.max()))  # a feature past n_features
 
     def joined(a):  # every node's children both the next node: 2^depth visits of a 7-node array
