@@ -9,16 +9,7 @@ ArraySource::ArraySource(const MatrixView& X) : ColumnSource(X.n_rows, X.n_cols,
   if (X.layout == MatrixView::Layout::csr) throw std::invalid_argument("the column encoding reads a sparse X as CSC");
 }
 
-MatrixView ArraySource::read(int64_t c0, int64_t c1, std::vector<uint8_t>&) const {
-  MatrixView panel = X_;
-  panel.n_cols = c1 - c0;
-  if (X_.sparse()) {  // indptr holds absolute entry offsets: values and indices stay as they are
-    panel.indptr = static_cast<const uint8_t*>(X_.indptr) + c0 * (X_.index64 ? 8 : 4);
-  } else {
-    panel.data = static_cast<const uint8_t*>(X_.data) + c0 * X_.col_stride * item_size(X_.type);
-  }
-  return panel;
-}
+MatrixView ArraySource::read(int64_t c0, int64_t c1, std::vector<uint8_t>&) const { return X_.columns(c0, c1); }
 
 MappedSource::MappedSource(const MatrixView& X, const MappedFile& where)
     : ColumnSource(X.n_rows, X.n_cols, X.type, false), file_(where, X) {
@@ -36,13 +27,10 @@ int64_t MappedSource::panel_width(int n_threads) const {
 
 MatrixView MappedSource::read(int64_t c0, int64_t c1, std::vector<uint8_t>& buffer) const {
   const MatrixView& X = file_.X();
+  if (!by_panel_) return X.columns(c0, c1);  // through the map
   MatrixView panel = X;
   panel.n_cols = c1 - c0;
   const int64_t item = item_size(X.type), width = c1 - c0;
-  if (!by_panel_) {  // through the map
-    panel.data = static_cast<const uint8_t*>(X.data) + c0 * X.col_stride * item;
-    return panel;
-  }
   buffer.resize(static_cast<size_t>(X.n_rows * width * item));
   panel.data = buffer.data();
   if (by_rows_) {

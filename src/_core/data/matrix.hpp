@@ -59,6 +59,18 @@ struct MatrixView {
     return index64 ? static_cast<const int64_t*>(indices)[e] : static_cast<const int32_t*>(indices)[e];
   }
 
+  // Columns [c0, c1) of a dense or CSC matrix as a view of the same memory (column 0 is c0).
+  MatrixView columns(int64_t c0, int64_t c1) const {
+    MatrixView v = *this;
+    v.n_cols = c1 - c0;
+    if (layout == Layout::csc) {  // indptr holds absolute entry offsets: values and indices stay as they are
+      v.indptr = static_cast<const uint8_t*>(indptr) + c0 * (index64 ? 8 : 4);
+    } else {
+      v.data = static_cast<const uint8_t*>(data) + c0 * col_stride * item_size(type);
+    }
+    return v;
+  }
+
   double at(int64_t i, int64_t j) const {
     if (layout == Layout::dense) return value(i * row_stride + j * col_stride);
     const int64_t major = layout == Layout::csc ? j : i, minor = layout == Layout::csc ? i : j;

@@ -63,15 +63,11 @@ struct SklearnReader {
       const int64_t l = a.left[node], r = a.right[node];
       if (l < 0 && r < 0) continue;
       const int64_t f = a.feature[node];
-      // Children are later nodes inside the tree, distinct and no other node's: walks end, and no
-      // node is reached twice.
-      if (!(l > node && r > node && l < n && r < n && l != r && f >= 0 && f < n_features) || parent[l] >= 0 ||
-          parent[r] >= 0)
+      if (!valid_split(node, l, r, f, n, n_features, parent.data()))
         throw std::invalid_argument("scikit-learn trees: node links");
       parent[l] = parent[r] = static_cast<int32_t>(node);
     }
-    for (int64_t node = 1; node < n; ++node)
-      if (parent[node] < 0) throw std::invalid_argument("scikit-learn trees: node links (a node no split reaches)");
+    check_every_node_reached(parent.data(), n);
     parent_ = parent.data();
   }
   int64_t count() const { return a.n_nodes; }

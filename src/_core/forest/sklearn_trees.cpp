@@ -45,10 +45,7 @@ Tree tree_from_sklearn(const SklearnNodes& nodes, int32_t k, int64_t n_features)
       continue;
     }
     const int64_t f = a.feature[node];
-    // Children are later nodes inside the tree, distinct and no other node's (parent[c] is still -1).
-    if (!(l > node && r > node && l < n && r < n && l != r && f >= 0 && f < n_features) || parent[l] >= 0 ||
-        parent[r] >= 0)
-      throw std::invalid_argument("scikit-learn trees: node links");
+    if (!valid_split(node, l, r, f, n, n_features, parent)) throw std::invalid_argument("scikit-learn trees: node links");
     feature[node] = static_cast<int32_t>(f);
     threshold[node] = a.threshold[node];
     missing[node] = a.missing_go_to_left[node] != 0;
@@ -57,8 +54,7 @@ Tree tree_from_sklearn(const SklearnNodes& nodes, int32_t k, int64_t n_features)
     parent[l] = parent[r] = static_cast<int32_t>(node);
     depth[l] = depth[r] = depth[node] + 1;  // preorder: the node's depth is set before its children's
   }
-  for (int64_t node = 1; node < n; ++node)
-    if (parent[node] < 0) throw std::invalid_argument("scikit-learn trees: node links (a node no split reaches)");
+  check_every_node_reached(parent, n);
   // Impurity decreases from the core's own compact copies (cache-resident by now).
   impurity_decreases(n, left, right, weighted, impurity, decrease);
   return t;

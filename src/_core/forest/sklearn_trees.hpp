@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 #include "criterion.hpp"
@@ -48,6 +49,21 @@ struct SklearnForestNodes {
   int64_t n_samples = 0;
   std::vector<uint32_t> inbag;  // n_trees x n_samples
 };
+
+// Whether split node `node` of an n-node tree may have children l and r and split feature f: later
+// nodes inside the tree (so walks end), distinct and no other node's yet (parent[c] still -1, so
+// none is reached twice), f within [0, n_features).
+inline bool valid_split(int64_t node, int64_t l, int64_t r, int64_t f, int64_t n, int64_t n_features,
+                        const int32_t* parent) {
+  return l > node && r > node && l < n && r < n && l != r && f >= 0 && f < n_features && parent[l] < 0 &&
+         parent[r] < 0;
+}
+
+// Throws unless every node but the root has a parent (parent[c] >= 0): no node lies outside the tree.
+inline void check_every_node_reached(const int32_t* parent, int64_t n) {
+  for (int64_t node = 1; node < n; ++node)
+    if (parent[node] < 0) throw std::invalid_argument("scikit-learn trees: node links (a node no split reaches)");
+}
 
 // The core tree of one scikit-learn tree in one pass over its nodes: every field copied (values as
 // class fractions when n_values > 1; leaves' split fields at their leaf values) and parent, depth
