@@ -478,11 +478,7 @@ void bind_forest(py::module_& m) {
            }),
            py::arg("X"), py::arg("n_threads") = 1, py::arg("mapped_file") = py::none())
       .def_property_readonly("shape", [](const ColumnCodes& c) { return py::make_tuple(c.n_rows(), c.n_cols()); })
-      .def_property_readonly("nbytes", [](const ColumnCodes& c) {
-        int64_t bytes = 0;
-        for (int64_t j = 0; j < c.n_cols(); ++j) bytes += c.width(j) * c.n_rows();
-        return bytes;
-      });
+      .def_property_readonly("nbytes", &ColumnCodes::nbytes);
 
   py::class_<Forest>(m, "Forest")
       .def_property_readonly("criterion", [](const Forest& f) { return f.criterion; })

@@ -92,14 +92,50 @@ inline MatrixView sparse_view(const py::handle& X) {
   return v;
 }
 
+// pyinterp.io.PackedGenotypes: its calls (a uint8 array, one row of ceil(n_file_samples / 4)
+// contiguous bytes per variant, usually a map of the .bed or a slice of one), the file's sample count, the rows kept (int64
+// sample indices, or None for all) and which allele is counted. Every extent is checked against
+// the arrays, so the core's reads stay in bounds whatever the object holds.
+inline MatrixView packed_view(const py::handle& X) {
+  const py::object calls_obj = X.attr("_calls"), rows_obj = X.attr("_rows");
+  const auto n_file = X.attr("_n_file_samples").cast<int64_t>();
+  if (!py::isinstance<py::array>(calls_obj)) throw std::invalid_argument("X's packed calls must be a numpy array");
+  const auto calls = py::reinterpret_borrow<py::array>(calls_obj);
+  if (!has_dtype<uint8_t>(calls) || calls.ndim() != 2 || calls.strides(1) != 1 || calls.strides(0) < calls.shape(1))
+    throw std::invalid_argument("X's packed calls must be a 2-d uint8 array, each variant's bytes contiguous");
+  if (n_file <= 0 || calls.shape(1) != (n_file + 3) / 4)
+    throw std::invalid_argument("X's packed calls must have (n_file_samples + 3) // 4 bytes per variant");
+  MatrixView v;
+  v.layout = MatrixView::Layout::packed;
+  v.type = ValueType::uint8;
+  v.data = calls.data();
+  v.n_cols = calls.shape(0);
+  v.n_rows = n_file;
+  v.col_stride = calls.strides(0);
+  v.count_a2 = X.attr("count_a2").cast<bool>();
+  if (!rows_obj.is_none()) {
+    if (!py::isinstance<py::array>(rows_obj)) throw std::invalid_argument("X's rows must be a numpy array");
+    const auto rows = py::reinterpret_borrow<py::array>(rows_obj);
+    if (!has_dtype<int64_t>(rows) || rows.ndim() != 1 || !(rows.flags() & py::array::c_style) || !aligned(rows))
+      throw std::invalid_argument("X's rows must be an aligned C-contiguous 1-d int64 array");
+    const int64_t* r = static_cast<const int64_t*>(rows.data());
+    for (py::ssize_t i = 0; i < rows.shape(0); ++i)
+      if (r[i] < 0 || r[i] >= n_file) throw std::invalid_argument("X's rows must be sample indices of its file");
+    v.indices = r;
+    v.n_rows = rows.shape(0);
+  }
+  return v;
+}
+
 }  // namespace detail
 
-// The core's view of X: a numpy array of one of the value types, or a scipy.sparse CSR / CSC
-// matrix or array. X must outlive the view.
+// The core's view of X: a numpy array of one of the value types, a scipy.sparse CSR / CSC matrix
+// or array, or packed genotype calls (pyinterp.io.PackedGenotypes). X must outlive the view.
 inline MatrixView matrix_view(const py::handle& X) {
   if (!py::isinstance<py::array>(X)) {
     if (py::hasattr(X, "indptr") && py::hasattr(X, "format")) return detail::sparse_view(X);
-    throw std::invalid_argument("X must be a numpy array or a scipy.sparse CSR / CSC matrix");
+    if (py::hasattr(X, "_calls") && py::hasattr(X, "_n_file_samples")) return detail::packed_view(X);
+    throw std::invalid_argument("X must be a numpy array, a scipy.sparse CSR / CSC matrix or packed genotypes");
   }
   const auto a = py::reinterpret_borrow<py::array>(X);
   if (a.ndim() != 2) throw std::invalid_argument("X must be a 2-d array");

@@ -8,10 +8,13 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
+from .io.packed import PackedGenotypes
+
 # What the forest engine reads as X: a 2-d array of float64, float32, int8, uint8, int16 or bool,
-# or a CSR / CSC matrix in canonical form (CSC to fit).
+# a CSR / CSC matrix in canonical form (CSC to fit), or packed genotype calls.
 ForestX = (
     npt.NDArray[np.floating] | npt.NDArray[np.integer] | npt.NDArray[np.bool_] | sp.csr_matrix | sp.csc_matrix | sp.sparray
+    | PackedGenotypes
 )
 
 class Criterion(enum.Enum):

@@ -3,7 +3,11 @@
 - ``validate_data``, ``check_array``, ``check_sample_weight``, ``check_consistent_length``,
   ``check_classification_targets``:
   scikit-learn's, with every error message naming the argument it is about ("X: Found array with 0
-  sample(s) ..."); the package calls these rather than scikit-learn's own.
+  sample(s) ..."); the package calls these rather than scikit-learn's own. With a forest's
+  keywords (FOREST_X / FOREST_FIT_X), packed genotypes (``pyinterp.io.PackedGenotypes``) pass
+  through as they are, checked as scikit-learn checks an array (sample count, feature count and
+  names: the variant IDs), for the core to read in place; with any other keywords they are
+  decoded to float32 like any array-like.
 
 Estimators and public functions declare scikit-learn constraints (``_parameter_constraints``,
 ``validate_params``) and check sample weights with ``_check_sample_weight``. What remains here:
@@ -47,7 +51,10 @@ import scipy.sparse as sp
 from sklearn.utils import multiclass as _multiclass
 from sklearn.utils import validation as _sk
 from sklearn.utils._param_validation import Interval
+from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
+
+from .io.packed import is_packed
 
 # The core's integer types: parameters are range-checked (or, for budgets, clamped) against these.
 INT32_MAX = 2**31 - 1
@@ -111,8 +118,67 @@ def _named(function):
     return checked
 
 
-validate_data = _named(_sk.validate_data)
-check_array = _named(_sk.check_array)
+_validate_data = _named(_sk.validate_data)
+_check_array = _named(_sk.check_array)
+
+
+def _forest_reads(kwargs):
+    # FOREST_FIT_X is a copy of FOREST_X: both hold the one dtype list, which no other caller passes.
+    return kwargs.get("dtype") is FOREST_X["dtype"]
+
+
+def validate_data(estimator, X="no_validation", y="no_validation", reset=True, **kwargs):
+    if is_packed(X) and _forest_reads(kwargs):
+        return _validate_packed(estimator, X, y, reset, kwargs)
+    return _validate_data(estimator, X, y, reset=reset, **kwargs)
+
+
+def check_array(array, **kwargs):
+    if is_packed(array) and _forest_reads(kwargs):
+        _check_packed_samples(array, kwargs.get("ensure_min_samples", 1))
+        return array
+    return _check_array(array, **kwargs)
+
+
+def _check_packed_samples(X, need):
+    if X.shape[0] < need:
+        raise ValueError(f"X: Found array with {X.shape[0]} sample(s) (shape={X.shape}) while a minimum of {need} is "
+                         "required.")
+
+
+def _validate_packed(estimator, X, y, reset, kwargs):
+    """validate_data for packed genotypes: what scikit-learn checks of an array X and sets on the
+    estimator, with the variant IDs as feature names (as a DataFrame's columns would be)."""
+    _check_packed_samples(X, kwargs.get("ensure_min_samples", 1))
+    n_features, names = X.shape[1], X.variant_ids
+    if reset:
+        estimator.n_features_in_ = n_features
+        estimator.feature_names_in_ = names
+    else:
+        expected = getattr(estimator, "n_features_in_", None)
+        if expected is not None and n_features != expected:
+            raise ValueError(f"X has {n_features} features, but {type(estimator).__name__} is expecting {expected} "
+                             "features as input.")
+        fitted = getattr(estimator, "feature_names_in_", None)
+        if fitted is None:
+            warnings.warn(f"X has feature names, but {type(estimator).__name__} was fitted without feature names",
+                          UserWarning, stacklevel=3)
+        elif not np.array_equal(fitted, names):
+            k = int(np.flatnonzero(fitted != names)[0])
+            raise ValueError(f"X: the variant IDs should match those that were passed during fit; column {k} is "
+                             f"{names[k]!r} where fit had {fitted[k]!r}")
+    if isinstance(y, str) and y == "no_validation":
+        return X
+    if y is None:
+        if get_tags(estimator).target_tags.required:
+            raise ValueError(f"This {type(estimator).__name__} estimator requires y to be passed, but the target y is "
+                             "None.")
+        return X
+    with _naming_argument():
+        y = _sk._check_y(y, multi_output=kwargs.get("multi_output", False), y_numeric=kwargs.get("y_numeric", False),
+                         estimator=estimator)
+        _sk.check_consistent_length(X, y)
+    return X, y
 check_sample_weight = _named(_sk._check_sample_weight)
 check_consistent_length = _named(_sk.check_consistent_length)
 check_classification_targets = _named(_multiclass.check_classification_targets)
@@ -133,6 +199,8 @@ def check_exact_integers(X):
     """8-byte integer X (or Python integers in an object array) is read as float64, which holds
     integers exactly only up to 2^53: beyond, distinct values would merge silently, so that is an
     error."""
+    if is_packed(X):
+        return
     if hasattr(X, "dtypes") and not hasattr(X, "dtype"):  # a DataFrame: its 8-byte integer columns
         arrays = [X.iloc[:, j].to_numpy() for j, d in enumerate(X.dtypes)
                   if getattr(d, "kind", "") in "iu" and getattr(d, "itemsize", 0) == 8]
@@ -165,6 +233,8 @@ def core_X(X, *, by_columns=False):
     """X validated with FOREST_X, in the form the core reads: a sparse X canonical (sorted indices,
     no duplicates), CSC when it is read by columns (fit's column encoding) and CSR when rows are
     followed down the trees; a dense X aligned. Copies only what has to change."""
+    if is_packed(X):
+        return X
     if not sp.issparse(X):
         return X if X.flags.aligned else np.array(X)
     fmt = "csc" if by_columns else "csr"

@@ -287,6 +287,36 @@ void encode_bytes(const MatrixView& X, int64_t j0, int64_t j1, uint8_t* out, Rec
   }
 }
 
+// Bit k set for each call k among the four calls of a byte.
+struct CallsInByte {
+  uint8_t mask[256];
+  constexpr CallsInByte() : mask() {
+    for (int b = 0; b < 256; ++b)
+      for (int s = 0; s < 8; s += 2) mask[b] |= static_cast<uint8_t>(1u << ((b >> s) & 3));
+  }
+};
+constexpr CallsInByte kCallsInByte;
+
+// Which calls (bit k: call k) the first n calls of a packed column hold.
+uint32_t calls_present(const uint8_t* calls, int64_t n) {
+  uint32_t seen = 0;
+  const int64_t full = n >> 2;
+  constexpr int64_t kChunk = 256;  // bytes between checks for all four calls
+  for (int64_t b = 0; b < full && seen != 15; b += kChunk) {
+    const int64_t end = std::min(full, b + kChunk);
+    for (int64_t k = b; k < end; ++k) seen |= kCallsInByte.mask[calls[k]];
+  }
+  for (int64_t i = full << 2; i < n; ++i) seen |= 1u << ((calls[i >> 2] >> ((i & 3) << 1)) & 3);
+  return seen;
+}
+
+// Column k of packed X with its rows in order (X's rows are a subset of the file's samples).
+std::vector<uint8_t> repack(const MatrixView& X, int64_t k) {
+  std::vector<uint8_t> out(static_cast<size_t>((X.n_rows + 3) / 4), 0);
+  for (int64_t i = 0; i < X.n_rows; ++i) out[i >> 2] |= static_cast<uint8_t>(X.call(i, k) << ((i & 3) << 1));
+  return out;
+}
+
 // Encodes dense columns j0..j1, handing each to store(j, ranked, ranks by row).
 template <class Store>
 void encode_dense(const MatrixView& X, int64_t j0, int64_t j1, EncodeScratch& s, Store store) {
@@ -333,7 +363,9 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
   if (n > static_cast<int64_t>(std::numeric_limits<uint32_t>::max()))
     throw std::invalid_argument("X has more than 2^32 - 1 rows, the engine's limit");
 
-  const bool bytes = !source.sparse() && item_size(source.type()) == 1;
+  const bool packed = source.packed();
+  const bool bytes = !source.sparse() && !packed && item_size(source.type()) == 1;
+  if (packed) tables_.resize(p);
   // Not zeroed: the encoding threads write every byte, so its pages are first touched in parallel.
   if (bytes) bytes_.reset(new uint8_t[static_cast<size_t>(n * p)]);
   auto store = [&](int64_t j, const Ranked& ranked, const uint32_t* ranks) {
@@ -357,6 +389,26 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
     width_[j] = 1;
     columns_[j] = bytes_.get() + j * n;
   };
+  // Column c0 + k of packed calls, read in place: codes are the ranks of the call values present.
+  auto record_packed_column = [&](const MatrixView& panel, int64_t c0, int64_t k) {
+    const int64_t j = c0 + k;
+    const uint8_t* calls = static_cast<const uint8_t*>(panel.data) + k * panel.col_stride;
+    if (panel.indices) {
+      owned_[j] = repack(panel, k);
+      calls = owned_[j].data();
+    }
+    const uint32_t seen = calls_present(calls, n);
+    static constexpr uint32_t kAscendingA1[3] = {3, 2, 0}, kAscendingA2[3] = {0, 2, 3};
+    uint32_t table = 0, rank = 0;
+    for (const uint32_t call : panel.count_a2 ? kAscendingA2 : kAscendingA1)
+      if (seen & (1u << call)) table |= rank++ << (call << 3);
+    has_missing_[j] = (seen >> kMissingCall) & 1u;
+    if (has_missing_[j]) table |= rank << (kMissingCall << 3);
+    n_codes_[j] = rank;
+    width_[j] = 0;
+    tables_[j] = table;
+    columns_[j] = calls;
+  };
   // Columns c0..c1 of the source, which panel holds (its column 0 is column c0).
   auto encode = [&](const MatrixView& panel, int64_t c0, int64_t c1) {
     const int64_t block = bytes ? byte_block(n) : kBlock;
@@ -364,7 +416,7 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
         (c1 - c0 + block - 1) / block, n_threads,
         [&](int) {
           EncodeScratch s;
-          if (bytes) return s;  // encoded in place
+          if (bytes || packed) return s;  // encoded in place
           s.block.resize(panel.sparse() ? n : kBlock * n);
           s.a.resize(n);
           s.b.resize(n);
@@ -376,7 +428,9 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
         [&](int64_t b, int, EncodeScratch& s) {
           const int64_t j0 = b * block, j1 = std::min(c1 - c0, j0 + block);
           auto store_in_X = [&](int64_t j, const Ranked& ranked, const uint32_t* ranks) { store(c0 + j, ranked, ranks); };
-          if (bytes) {
+          if (packed) {
+            for (int64_t k = j0; k < j1; ++k) record_packed_column(panel, c0, k);
+          } else if (bytes) {
             encode_bytes(panel, j0, j1, bytes_.get() + (c0 + j0) * n,
                          [&](int64_t j, const Ranked& ranked) { record_byte_column(c0 + j, ranked); });
           } else if (panel.sparse()) {
@@ -393,6 +447,12 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
     encode(source.read(c0, c1, buffer), c0, c1);
   }
   for (int64_t j = 0; j < p; ++j) max_n_codes_ = std::max(max_n_codes_, n_codes_[j] + has_missing_[j]);
+}
+
+int64_t ColumnCodes::nbytes() const {
+  int64_t total = bytes_ ? n_rows_ * n_cols() : 0;
+  for (const auto& column : owned_) total += static_cast<int64_t>(column.size());
+  return total;
 }
 
 }  // namespace pyinterp

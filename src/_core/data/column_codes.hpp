@@ -2,6 +2,9 @@
 // column-major in the narrowest unsigned type that holds them. A missing value (NaN) gets the
 // code after the largest value's, n_codes(j), so orderings by code put the missing rows last. Split search then counts or sorts
 // small integers and never touches X again; thresholds are read back from X only for chosen splits.
+// Packed genotype calls (a .bed) are not copied: a column is its 2-bit calls where X lies, and a
+// 4-entry table per column turns a call into its code (repacked first when X's rows are a subset
+// of the file's samples, so the hot loops never follow a row map).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -12,6 +15,24 @@
 
 namespace pyinterp {
 
+// A column of 2-bit calls read as codes: the code of row i is byte call(i) of table.
+struct PackedColumn {
+  const uint8_t* calls;
+  uint32_t table;
+  uint32_t operator[](int64_t i) const {
+    const uint32_t call = (calls[i >> 2] >> ((i & 3) << 1)) & 3u;
+    return (table >> (call << 3)) & 0xFFu;
+  }
+};
+
+// Where row i's code lies, for prefetching, and the bytes a code has (radix digits).
+template <class Code>
+const void* code_address(const Code* col, int64_t i) { return col + i; }
+inline const void* code_address(const PackedColumn& col, int64_t i) { return col.calls + (i >> 2); }
+template <class Code>
+constexpr int code_bytes(const Code*) { return sizeof(Code); }
+constexpr int code_bytes(const PackedColumn&) { return 1; }
+
 class ColumnCodes {
  public:
   // Reads the source's panels in turn, each encoded by n_threads threads.
@@ -19,8 +40,10 @@ class ColumnCodes {
 
   int64_t n_rows() const { return n_rows_; }
   int64_t n_cols() const { return static_cast<int64_t>(n_codes_.size()); }
-  // Bytes per code of column j: 1, 2 or 4.
+  // Bytes per code of column j: 1, 2 or 4; 0 for packed calls.
   int width(int64_t j) const { return width_[j]; }
+  // Bytes the codes hold beyond X (packed calls read in place hold none).
+  int64_t nbytes() const;
   // Number of distinct values (NaN excluded) in column j.
   uint32_t n_codes(int64_t j) const { return n_codes_[j]; }
   // Whether column j has missing values; their code is n_codes(j).
@@ -29,9 +52,10 @@ class ColumnCodes {
   uint32_t missing_code(int64_t j) const { return has_missing(j) ? n_codes(j) : UINT32_MAX; }
   // The number of codes of the widest column, missing code included (histogram size).
   uint32_t max_n_codes() const { return max_n_codes_; }
-  // Code of row i in column j (for occasional lookups; hot loops use column<Code>(j)).
+  // Code of row i in column j (for occasional lookups; hot loops use visit_column).
   uint32_t code(int64_t j, int64_t i) const {
     switch (width_[j]) {
+      case 0: return packed(j)[i];
       case 1: return column<uint8_t>(j)[i];
       case 2: return column<uint16_t>(j)[i];
       default: return column<uint32_t>(j)[i];
@@ -40,6 +64,10 @@ class ColumnCodes {
   // Hints the cache to load the codes of rows[0..count) in column j.
   void prefetch(int64_t j, const uint32_t* rows, int64_t count) const {
     const uint8_t* base = columns_[j];
+    if (width_[j] == 0) {
+      for (int64_t k = 0; k < count; ++k) __builtin_prefetch(base + (rows[k] >> 2));
+      return;
+    }
     const int shift = width_[j] == 1 ? 0 : (width_[j] == 2 ? 1 : 2);
     for (int64_t k = 0; k < count; ++k) __builtin_prefetch(base + (static_cast<size_t>(rows[k]) << shift));
   }
@@ -47,10 +75,12 @@ class ColumnCodes {
   const Code* column(int64_t j) const {
     return reinterpret_cast<const Code*>(columns_[j]);
   }
-  // f(column<Code>(j)) with Code at column j's width.
+  PackedColumn packed(int64_t j) const { return {columns_[j], tables_[j]}; }
+  // f(column j): a const Code* at the column's width, or a PackedColumn; both index codes by row.
   template <class F>
   decltype(auto) visit_column(int64_t j, F&& f) const {
     switch (width_[j]) {
+      case 0: return f(packed(j));
       case 1: return f(column<uint8_t>(j));
       case 2: return f(column<uint16_t>(j));
       default: return f(column<uint32_t>(j));
@@ -63,6 +93,7 @@ class ColumnCodes {
   std::vector<std::vector<uint8_t>> owned_;  // ...a buffer per column, or for 1-byte X
   std::unique_ptr<uint8_t[]> bytes_;         // one buffer of all columns, n_rows apart
   std::vector<uint8_t> width_;
+  std::vector<uint32_t> tables_;             // packed columns' call -> code tables
   std::vector<uint32_t> n_codes_;
   std::vector<uint8_t> has_missing_;
   uint32_t max_n_codes_ = 0;

@@ -5,14 +5,14 @@
 
 namespace pyinterp {
 
-ArraySource::ArraySource(const MatrixView& X) : ColumnSource(X.n_rows, X.n_cols, X.type, X.sparse()), X_(X) {
+ArraySource::ArraySource(const MatrixView& X) : ColumnSource(X.n_rows, X.n_cols, X.type, X.layout), X_(X) {
   if (X.layout == MatrixView::Layout::csr) throw std::invalid_argument("the column encoding reads a sparse X as CSC");
 }
 
 MatrixView ArraySource::read(int64_t c0, int64_t c1, std::vector<uint8_t>&) const { return X_.columns(c0, c1); }
 
 MappedSource::MappedSource(const MatrixView& X, const MappedFile& where)
-    : ColumnSource(X.n_rows, X.n_cols, X.type, false), file_(where, X) {
+    : ColumnSource(X.n_rows, X.n_cols, X.type, MatrixView::Layout::dense), file_(where, X) {
   by_rows_ = X.col_stride == 1 && X.row_stride >= X.n_cols;
   by_panel_ = by_rows_ || (X.row_stride == 1 && X.col_stride >= X.n_rows);
 }

@@ -1,5 +1,6 @@
 // Where the columns of X come from. The encoder (ColumnCodes) reads a source in panels of
-// consecutive columns, each a read-only dense or CSC view; the split search reads single values
+// consecutive columns, each a read-only dense, CSC or packed view (a packed panel is read in
+// place: the codes point into it, so its memory outlives them); the split search reads single values
 // back for the thresholds of chosen splits. Everything that fits a forest or a stump sees X only
 // through this interface, so a new input format (a packed genotype file, an HDF5 or Zarr panel) is
 // one new source.
@@ -22,9 +23,10 @@ class ColumnSource {
 
   int64_t n_rows() const { return n_rows_; }
   int64_t n_cols() const { return n_cols_; }
-  // The element type of every panel, and whether panels are CSC.
+  // The element type of every panel, and whether panels are CSC or packed genotype calls.
   ValueType type() const { return type_; }
   bool sparse() const { return sparse_; }
+  bool packed() const { return packed_; }
 
   // Columns per panel when the encoder runs n_threads threads: n_cols() when X is in memory.
   virtual int64_t panel_width(int n_threads) const = 0;
@@ -35,17 +37,21 @@ class ColumnSource {
   virtual double value(int64_t i, int64_t j) const = 0;
 
  protected:
-  ColumnSource(int64_t n_rows, int64_t n_cols, ValueType type, bool sparse)
-      : n_rows_(n_rows), n_cols_(n_cols), type_(type), sparse_(sparse) {}
+  ColumnSource(int64_t n_rows, int64_t n_cols, ValueType type, MatrixView::Layout layout)
+      : n_rows_(n_rows),
+        n_cols_(n_cols),
+        type_(type),
+        sparse_(layout == MatrixView::Layout::csc || layout == MatrixView::Layout::csr),
+        packed_(layout == MatrixView::Layout::packed) {}
 
  private:
   int64_t n_rows_, n_cols_;
   ValueType type_;
-  bool sparse_;
+  bool sparse_, packed_;
 };
 
-// X in memory: a dense array of any supported type and strides, or CSC. One panel of every
-// column, read in place.
+// X in memory: a dense array of any supported type and strides, CSC, or packed genotype calls
+// (a memory-mapped .bed). One panel of every column, read in place.
 class ArraySource final : public ColumnSource {
  public:
   explicit ArraySource(const MatrixView& X);

@@ -1,6 +1,7 @@
 // Read-only views of caller-owned arrays: the core never copies or writes them.
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 namespace pyinterp {
@@ -29,11 +30,22 @@ inline double value_at(ValueType type, const void* data, int64_t k) {
   }
 }
 
-// A 2-d matrix, dense with arbitrary (element) strides (C, Fortran or sliced), or compressed sparse
+// PLINK 1 .bed genotype calls, 2 bits each: homozygous for allele 1, missing, heterozygous,
+// homozygous for allele 2.
+constexpr uint32_t kMissingCall = 1;
+
+// A call as the count of allele 1 (or with count_a2 of allele 2), NaN when missing.
+inline double call_value(uint32_t call, bool count_a2) {
+  static constexpr double kAllele1[4] = {2.0, NAN, 1.0, 0.0};
+  return kAllele1[count_a2 ? (call == kMissingCall ? call : 3 - call) : call];
+}
+
+// A 2-d matrix, dense with arbitrary (element) strides (C, Fortran or sliced), compressed sparse
 // (CSC: the major axis is columns; CSR: rows) with sorted indices and no duplicates, whose absent
-// entries are zeros. at(i, j) is the one way the core reads a value.
+// entries are zeros, or packed genotype calls as a PLINK 1 .bed holds them. at(i, j) is the one way
+// the core reads a value.
 struct MatrixView {
-  enum class Layout : uint8_t { dense, csc, csr };
+  enum class Layout : uint8_t { dense, csc, csr, packed };
 
   const void* data = nullptr;  // dense values, or the stored values of a sparse matrix
   ValueType type = ValueType::float64;
@@ -45,8 +57,11 @@ struct MatrixView {
   const void* indptr = nullptr;  // sparse only: major slice k is entries [indptr[k], indptr[k + 1])
   const void* indices = nullptr;  // sparse only: the minor index of each entry
   bool index64 = false;           // sparse indptr and indices are int64 (else int32)
+  // Packed (type uint8): column j's calls start at data + j * col_stride bytes, four samples a byte
+  // from the low bits; row i is the file's sample indices[i] (int64), or i when indices is null.
+  bool count_a2 = false;  // packed: a call reads as its count of allele 2 (else allele 1)
 
-  bool sparse() const { return layout != Layout::dense; }
+  bool sparse() const { return layout == Layout::csc || layout == Layout::csr; }
 
   // The k-th element of data.
   double value(int64_t k) const { return value_at(type, data, k); }
@@ -59,7 +74,13 @@ struct MatrixView {
     return index64 ? static_cast<const int64_t*>(indices)[e] : static_cast<const int32_t*>(indices)[e];
   }
 
-  // Columns [c0, c1) of a dense or CSC matrix as a view of the same memory (column 0 is c0).
+  // Packed only: the 2-bit call of row i in column j.
+  uint32_t call(int64_t i, int64_t j) const {
+    const int64_t r = indices ? static_cast<const int64_t*>(indices)[i] : i;
+    return (static_cast<const uint8_t*>(data)[j * col_stride + (r >> 2)] >> ((r & 3) << 1)) & 3u;
+  }
+
+  // Columns [c0, c1) of a dense, packed or CSC matrix as a view of the same memory (column 0 is c0).
   MatrixView columns(int64_t c0, int64_t c1) const {
     MatrixView v = *this;
     v.n_cols = c1 - c0;
@@ -73,6 +94,7 @@ struct MatrixView {
 
   double at(int64_t i, int64_t j) const {
     if (layout == Layout::dense) return value(i * row_stride + j * col_stride);
+    if (layout == Layout::packed) return call_value(call(i, j), count_a2);
     const int64_t major = layout == Layout::csc ? j : i, minor = layout == Layout::csc ? i : j;
     const int64_t e = index64 ? find(static_cast<const int64_t*>(indices), major, minor)
                               : find(static_cast<const int32_t*>(indices), major, minor);

@@ -10,7 +10,7 @@
 namespace pyinterp {
 
 XFile::XFile(const MappedFile& where, const MatrixView& X) : X_(X), where_(where) {
-  if (X.sparse()) throw std::invalid_argument("a sparse X has no mapped file");
+  if (X.layout != MatrixView::Layout::dense) throw std::invalid_argument("only a dense X is read from its mapped file");
   fd_ = ::open(where.path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) throw std::runtime_error("cannot open X's file " + where.path + ": " + std::strerror(errno));
 }

@@ -53,7 +53,7 @@ TreeBuilder::Partition TreeBuilder::partition_rows(int64_t start, int64_t end, c
   const uint32_t missing = codes.missing_code(split.feature);
   const uint32_t hi = split.hi == missing ? UINT32_MAX : split.hi;
   int64_t n_missing = 0, lo_row = -1, hi_row = -1;
-  const int64_t mid = codes.visit_column(split.feature, [&](const auto* col) {
+  const int64_t mid = codes.visit_column(split.feature, [&](auto col) {
     return stable_partition(samples_.data(), start, end, right_rows_.data(), [&](uint32_t row) -> int64_t {
       const uint32_t c = col[row];
       const bool is_missing = c == missing;
@@ -254,7 +254,7 @@ int64_t TreeBuilder::route_oob(const Split& split, double threshold, bool missin
   const ColumnCodes& codes = *data_.codes;
   const int64_t f = split.feature;
   const uint32_t missing = codes.missing_code(f);
-  return codes.visit_column(f, [&](const auto* col) {
+  return codes.visit_column(f, [&](auto col) {
     return stable_partition(oob_rows_.data(), begin, end, right_rows_.data(), [&](uint32_t row) -> int64_t {
       const uint32_t c = col[row];
       if (c > split.lo && c < split.hi) return goes_left(data_.x(row, f), threshold, missing_go_to_left);

@@ -169,8 +169,8 @@ void ExactSplitSearch::prepare_node(const double* value) {
   }
 }
 
-template <bool Missing, class Code, class Stats>
-bool ExactSplitSearch::evaluate(const Code* col, Stats& stats, int64_t feature, Split& best) {
+template <bool Missing, class Column, class Stats>
+bool ExactSplitSearch::evaluate(Column col, Stats& stats, int64_t feature, Split& best) {
   const int64_t m = m_;
   const uint32_t* idx = rows_;
   const uint32_t n_codes = data_.codes->n_codes(feature) + Missing;
@@ -187,7 +187,7 @@ bool ExactSplitSearch::evaluate(const Code* col, Stats& stats, int64_t feature, 
       Stats local = stats;  // hist_add changes the histograms only
       uint32_t* counts = hist_n_.data();
       for (int64_t pos = 0; pos < m; ++pos) {
-        if (pos + kPrefetch < m) __builtin_prefetch(col + idx[pos + kPrefetch]);
+        if (pos + kPrefetch < m) __builtin_prefetch(code_address(col, idx[pos + kPrefetch]));
         const uint32_t c = col[idx[pos]];
         local.hist_add(c, pos);
         if (Missing && c == missing.code) {
@@ -283,12 +283,12 @@ bool ExactSplitSearch::evaluate(const Code* col, Stats& stats, int64_t feature, 
     if (constant()) return false;
     rank_sort(unsorted, m, keys);
   } else {
-    constexpr int kDigits = sizeof(Code);
+    constexpr int kDigits = code_bytes(Column{});
     const int n_digits = (code_bits + kRadixBits - 1) / kRadixBits;
     uint32_t hist[kDigits][kRadixBuckets];
     std::fill(&hist[0][0], &hist[0][0] + kDigits * kRadixBuckets, 0u);
     for (int64_t pos = 0; pos < m; ++pos) {
-      if (pos + kPrefetch < m) __builtin_prefetch(col + idx[pos + kPrefetch]);
+      if (pos + kPrefetch < m) __builtin_prefetch(code_address(col, idx[pos + kPrefetch]));
       const uint32_t c = col[idx[pos]];
       keys[pos] = (c << pos_bits) | static_cast<uint32_t>(pos);
       note(c);
@@ -536,7 +536,7 @@ template <class Stats>
 bool ExactSplitSearch::evaluate_feature(int64_t f, Stats& stats, Split& best) {
   const ColumnCodes& codes = *data_.codes;
   cst_ = params_.monotonic_cst.empty() ? 0 : params_.monotonic_cst[f];
-  return codes.visit_column(f, [&](const auto* col) {
+  return codes.visit_column(f, [&](auto col) {
     return codes.has_missing(f) ? evaluate<true>(col, stats, f, best) : evaluate<false>(col, stats, f, best);
   });
 }

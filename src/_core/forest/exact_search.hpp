@@ -82,8 +82,9 @@ class ExactSplitSearch final : public SplitSearch {
   // Offers feature's best split in the node to `best`; false if the feature is constant there
   // (one value and no missing rows, or none but missing rows). Missing: the column has missing
   // values.
-  template <bool Missing, class Code, class Stats>
-  bool evaluate(const Code* col, Stats& stats, int64_t feature, Split& best);
+  // col: a const Code* or a PackedColumn (ColumnCodes::visit_column).
+  template <bool Missing, class Column, class Stats>
+  bool evaluate(Column col, Stats& stats, int64_t feature, Split& best);
   // A column's search with missing rows in the node, in scikit-learn's order: scan(side) over the
   // boundaries with them right, the split of the rows with a value (largest code cmax) from them,
   // scan(side) with them left. take_missing(stats) adds the missing rows to a left side.

@@ -29,8 +29,8 @@ struct Worker {
   std::vector<int64_t> rep;  // a row holding each code, to read thresholds back from X
 };
 
-template <class Code>
-void stump(const Code* col, uint32_t n_codes, int64_t j, const ColumnSource& X, const std::vector<double>& yc,
+template <class Column>
+void stump(Column col, uint32_t n_codes, int64_t j, const ColumnSource& X, const std::vector<double>& yc,
            const double* sw, StumpSplit split, StumpSide side, Worker& wk, StumpTable& out) {
   const int64_t n = X.n_rows();
   auto& bins = wk.bins;
@@ -126,7 +126,7 @@ StumpTable dstump(const ColumnSource& X, const double* y, const double* sample_w
   parallel_for(
       p, n_threads, [](int) { return Worker{}; },
       [&](int64_t j, int, Worker& wk) {
-        codes.visit_column(j, [&](const auto* col) {
+        codes.visit_column(j, [&](auto col) {
           stump(col, codes.n_codes(j), j, X, yc, sample_weight, split, side, wk, out);
         });
       });

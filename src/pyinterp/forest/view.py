@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import _core
 from .._validation import FOREST_X, core_X, resolve_n_threads, validate_data
+from ..io.packed import is_packed
 from .estimators import _BaseForest
 from .tree import derived_fields
 
@@ -114,7 +115,7 @@ def _sklearn_structure(forest):
 def check_rows(view, X):
     """X validated against the forest's training columns, in the dtype its thresholds compare."""
     X = validate_data(view.estimator, X, reset=False, **FOREST_X)
-    if view.float32:
+    if view.float32 and not is_packed(X):  # allele counts are exact in float32
         X = X.astype(np.float32, copy=False)
     return core_X(X)
 

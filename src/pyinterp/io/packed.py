@@ -1,0 +1,220 @@
+"""Genotype calls packed two bits each, as a PLINK 1 .bed holds them, that the forests read in place."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+# A byte's four calls (low bits first) as counts of allele 1 / allele 2; NaN for a missing call.
+_CALLS = np.array([[(b >> s) & 3 for s in (0, 2, 4, 6)] for b in range(256)], dtype=np.uint8)
+_ALLELE_1 = np.array([2.0, np.nan, 1.0, 0.0], dtype=np.float32)
+_ALLELE_2 = np.array([0.0, np.nan, 1.0, 2.0], dtype=np.float32)
+
+
+class PackedGenotypes:
+    """Genotypes of n samples at p variants, two bits a call, read where they lie.
+
+    The forests, importances and interaction finders of pyinterp take it as ``X`` and read its
+    calls in place (from a memory-mapped .bed, never expanded to one byte or a float a call): a
+    call is the count of allele 1 (0, 1 or 2; allele 2 with ``count_a2``) and a missing call is a
+    missing value, routed as the forests route NaN. Fits equal those on the same genotypes given as
+    a float32 array with NaN for missing calls (``np.asarray(G)``), tree for tree. Anything else
+    that takes an array (scikit-learn, numpy) gets that float32 array from ``np.asarray``.
+
+    Made by :func:`pyinterp.io.read_plink`. ``G[rows]`` and ``G[rows, variants]`` (each a slice,
+    integers or a boolean mask) select samples without copying calls, so scikit-learn's splitters
+    work, and variants by a slice of the map or a packed copy of the chosen variants.
+
+    Parameters
+    ----------
+    calls : ndarray of uint8, shape (n_variants, (n_file_samples + 3) // 4)
+        Each variant's calls, four samples a byte from the low bits (a .bed's layout after its
+        3-byte header): 0b00 homozygous for allele 1, 0b01 missing, 0b10 heterozygous, 0b11
+        homozygous for allele 2.
+    n_file_samples : int
+        Samples the calls hold (the .fam's rows).
+    rows : array of int, optional
+        The samples these genotypes are, as indices into the file's samples (default all, in order).
+    count_a2 : bool, default=False
+        Count allele 2 instead of allele 1 (PLINK's and bed-reader's default counts allele 1).
+    variant_ids : array of str, optional
+        One name per variant (the .bim's IDs): the feature names of every fitted estimator.
+    sample_ids : array of str, optional
+        One name per sample of the file (the .fam's IIDs).
+
+    Attributes
+    ----------
+    shape : tuple of int
+        (n_samples, n_variants).
+    variant_ids : ndarray of object
+        Names of the variants, or ``x0``, ``x1``, ... when none were given.
+    sample_ids : ndarray of object
+        Names of the samples these genotypes are (after any row selection).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp.io import PackedGenotypes
+    >>> calls = np.array([[0b11100100], [0b00000000]], dtype=np.uint8)  # 2 variants x 4 samples
+    >>> G = PackedGenotypes(calls, 4, variant_ids=["rs1", "rs2"])
+    >>> G.shape
+    (4, 2)
+    >>> np.asarray(G)
+    array([[ 2.,  2.],
+           [nan,  2.],
+           [ 1.,  2.],
+           [ 0.,  2.]], dtype=float32)
+    >>> np.asarray(G[[3, 0]])[:, 0]
+    array([0., 2.], dtype=float32)
+    """
+
+    def __init__(self, calls, n_file_samples, *, rows=None, count_a2=False, variant_ids=None, sample_ids=None):
+        if not isinstance(n_file_samples, numbers.Integral) or isinstance(n_file_samples, bool) or n_file_samples < 1:
+            raise ValueError(f"n_file_samples must be a positive integer, got {n_file_samples!r}")
+        calls = np.asanyarray(calls)
+        width = (int(n_file_samples) + 3) // 4
+        if calls.dtype != np.uint8 or calls.ndim != 2 or calls.shape[1] != width or calls.shape[0] < 1:
+            raise ValueError(f"calls must be a uint8 array of shape (n_variants >= 1, {width}) for {n_file_samples} "
+                             f"samples, got {calls.dtype} of shape {calls.shape}")
+        if calls.strides[1] != 1 or calls.strides[0] < calls.shape[1]:  # each variant's bytes contiguous
+            calls = np.ascontiguousarray(calls)
+        self._calls = calls
+        self._n_file_samples = int(n_file_samples)
+        self._rows = None if rows is None else _sample_indices(rows, self._n_file_samples)
+        self.count_a2 = bool(count_a2)
+        p = calls.shape[0]
+        self.variant_ids = _names(variant_ids, p, "variant_ids", "x")
+        self._file_sample_ids = _names(sample_ids, self._n_file_samples, "sample_ids", "sample")
+
+    @property
+    def shape(self):
+        n = self._n_file_samples if self._rows is None else len(self._rows)
+        return (n, self._calls.shape[0])
+
+    ndim = 2
+
+    def __len__(self):
+        return self.shape[0]
+
+    @property
+    def sample_ids(self):
+        return self._file_sample_ids if self._rows is None else self._file_sample_ids[self._rows]
+
+    @property
+    def file_rows(self):
+        """The samples these genotypes are, as indices into the file's samples."""
+        return np.arange(self._n_file_samples) if self._rows is None else self._rows.copy()
+
+    def __repr__(self):
+        n, p = self.shape
+        allele = 2 if self.count_a2 else 1
+        return f"PackedGenotypes({n} samples x {p} variants, counting allele {allele})"
+
+    def __getitem__(self, key):
+        rows, variants = key if isinstance(key, tuple) and len(key) == 2 else (key, slice(None))
+        if isinstance(key, tuple) and len(key) != 2:
+            raise IndexError("PackedGenotypes takes G[samples] or G[samples, variants]")
+        rows, variants = (slice(None) if k is Ellipsis else k for k in (rows, variants))
+        out = object.__new__(PackedGenotypes)
+        out.__dict__.update(self.__dict__)
+        if not (isinstance(rows, slice) and rows == slice(None)):
+            picked = _picked(rows, self.shape[0], "sample")
+            out._rows = np.ascontiguousarray(picked if self._rows is None else self._rows[picked], dtype=np.int64)
+        if not (isinstance(variants, slice) and variants == slice(None)):
+            # a slice of a memory map stays a map; other selections copy those variants' calls
+            picked = variants if isinstance(variants, slice) else _picked(variants, self.shape[1], "variant")
+            out._calls = self._calls[picked]
+            if out._calls.shape[0] == 0:
+                raise IndexError("a selection of no variants")
+            out.variant_ids = self.variant_ids[picked]
+            if "bim" in self.__dict__:
+                out.bim = {name: column[picked] for name, column in self.bim.items()}
+        return out
+
+    def to_numpy(self, dtype=np.float32):
+        """The genotypes as an (n_samples, n_variants) array of allele counts, NaN where missing.
+
+        Parameters
+        ----------
+        dtype : float dtype, default=np.float32
+            The array's dtype (a float, to hold NaN).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_variants)
+            Four (float32) or eight bytes a call: for data that fits in memory as numbers.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pyinterp.io import PackedGenotypes
+        >>> G = PackedGenotypes(np.array([[0b00011011]], dtype=np.uint8), 4)
+        >>> G.to_numpy(np.float64).ravel()
+        array([ 0.,  1., nan,  2.])
+        """
+        dtype = np.dtype(dtype)
+        if dtype.kind != "f":
+            raise ValueError(f"dtype must be a float dtype (missing calls are NaN), got {dtype}")
+        values = _ALLELE_2 if self.count_a2 else _ALLELE_1
+        n, p = self.shape
+        out = np.empty((n, p), dtype=dtype)
+        rows = self._rows
+        step = max(1, (1 << 24) // max(1, self._calls.shape[1] * 4))  # variants decoded at a time: about 16 MB
+        for j0 in range(0, p, step):
+            codes = _CALLS[self._calls[j0:j0 + step]].reshape(min(step, p - j0), -1)[:, :self._n_file_samples]
+            if rows is not None:
+                codes = codes[:, rows]
+            out[:, j0:j0 + step] = values[codes].T
+        return out
+
+    def __array__(self, dtype=None, copy=None):
+        if copy is False:
+            raise ValueError("PackedGenotypes cannot be viewed as an array without a copy")
+        if dtype is not None and np.dtype(dtype).kind != "f":
+            return self.to_numpy().astype(dtype)
+        return self.to_numpy(np.float32 if dtype is None else dtype)
+
+
+def is_packed(X) -> bool:
+    """Whether X is packed genotype calls (:class:`PackedGenotypes`)."""
+    return isinstance(X, PackedGenotypes)
+
+
+def _picked(key, n, what):
+    """Indices selected by a slice, integers (negative from the end) or a boolean mask of n."""
+    if isinstance(key, slice):
+        return np.arange(n)[key]
+    key = np.asarray(key)
+    if key.dtype == bool:
+        if key.shape != (n,):
+            raise IndexError(f"a boolean {what} mask must have {n} entries, got shape {key.shape}")
+        return np.flatnonzero(key)
+    if key.dtype.kind not in "iu" or key.ndim > 1:
+        raise IndexError(f"PackedGenotypes selects {what}s by a slice, integers or a boolean mask")
+    picked = np.atleast_1d(key).astype(np.int64)
+    if picked.size and (picked.min() < -n or picked.max() >= n):
+        raise IndexError(f"{what} index out of range for {n} {what}s")
+    return np.where(picked < 0, picked + n, picked)
+
+
+def _sample_indices(rows, n_file):
+    rows = np.asarray(rows)
+    if rows.ndim != 1 or (rows.size and rows.dtype.kind not in "iu"):
+        raise ValueError("rows must be a 1-d array of sample indices")
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    if rows.size and (rows.min() < 0 or rows.max() >= n_file):
+        raise ValueError(f"rows must be sample indices in [0, {n_file})")
+    return rows
+
+
+def _names(names, count, argument, prefix):
+    if names is None:
+        return np.array([f"{prefix}{k}" for k in range(count)], dtype=object)
+    names = np.asarray(names, dtype=object)
+    if names.shape != (count,):
+        raise ValueError(f"{argument} must have one entry per {'variant' if prefix == 'x' else 'sample'} ({count}), "
+                         f"got shape {names.shape}")
+    if not all(isinstance(v, str) for v in names):
+        raise ValueError(f"{argument} must be strings")
+    return names

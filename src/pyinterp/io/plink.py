@@ -1,0 +1,146 @@
+"""PLINK 1 binary filesets (.bed / .bim / .fam), the .bed memory-mapped and read in place."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from .packed import PackedGenotypes
+
+_MAGIC = b"\x6c\x1b"
+_VARIANT_MAJOR = 1
+_FAM_FIELDS = ("fid", "iid", "father", "mother", "sex", "phenotype")
+_BIM_FIELDS = ("chrom", "id", "cm", "pos", "allele_1", "allele_2")
+
+
+def read_plink(path, *, count_a2=False):
+    """Open a PLINK 1 binary fileset: genotypes read in place, samples and variants by name.
+
+    The .bed is memory-mapped, not loaded: the forests read its two-bit calls where they lie, so a
+    fit needs about the file's size in memory (its pages, shared with the page cache) plus the
+    trees. Every file is checked before use: the .bed's magic bytes and variant-major mode, its size
+    against the .fam's and .bim's row counts, each row's fields, and unique sample (FID, IID) and
+    variant IDs; a problem raises ValueError naming the file and line.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The fileset's prefix, or the path of its .bed, .bim or .fam (the others lie beside it with
+        the same stem).
+    count_a2 : bool, default=False
+        Count allele 2 (the .bim's sixth column) instead of allele 1 (its fifth), as PLINK's and
+        bed-reader's ``count_A1`` option.
+
+    Returns
+    -------
+    PackedGenotypes
+        n samples (the .fam's rows) x p variants (the .bim's), named by the .bim's variant IDs and
+        the .fam's IIDs, with the two tables as dicts of arrays: ``G.fam`` (fid, iid, father, mother,
+        sex, phenotype, as strings) and ``G.bim`` (chrom, id, allele_1, allele_2 as strings, cm as
+        float, pos as int).
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os
+    >>> from pyinterp.io import read_plink
+    >>> folder = tempfile.mkdtemp()
+    >>> prefix = os.path.join(folder, "toy")
+    >>> with open(prefix + ".fam", "w") as f:
+    ...     _ = f.write("f1 s1 0 0 1 -9\\nf2 s2 0 0 2 -9\\nf3 s3 0 0 1 -9\\n")
+    >>> with open(prefix + ".bim", "w") as f:
+    ...     _ = f.write("1 rs10 0 1000 A G\\n1 rs20 0 2000 C T\\n")
+    >>> with open(prefix + ".bed", "wb") as f:  # rs10: 2, 1, missing; rs20: 0, 0, 2
+    ...     _ = f.write(bytes([0x6C, 0x1B, 0x01, 0b010000 | 0b1000, 0b001111]))
+    >>> G = read_plink(prefix)
+    >>> G
+    PackedGenotypes(3 samples x 2 variants, counting allele 1)
+    >>> list(G.variant_ids), list(G.sample_ids)
+    (['rs10', 'rs20'], ['s1', 's2', 's3'])
+    >>> np.asarray(G)
+    array([[ 2.,  0.],
+           [ 1.,  0.],
+           [nan,  2.]], dtype=float32)
+    """
+    bed, bim, fam = _fileset(path)
+    fam_table = _read_table(fam, _FAM_FIELDS, "FID IID father mother sex phenotype")
+    bim_table = _read_table(bim, _BIM_FIELDS, "chromosome ID cM position allele_1 allele_2")
+    n, p = len(fam_table["iid"]), len(bim_table["id"])
+    if n == 0:
+        raise ValueError(f"{fam}: no samples")
+    if p == 0:
+        raise ValueError(f"{bim}: no variants")
+    _check_unique(fam, [f"{a} {b}" for a, b in zip(fam_table["fid"], fam_table["iid"])], "sample (FID IID)",
+                  "plink --update-ids")
+    _check_unique(bim, bim_table["id"], "variant ID", "plink2 --set-all-var-ids")
+    bim_table["cm"] = _numbers(bim, bim_table["cm"], float, "cM position (column 3)")
+    bim_table["pos"] = _numbers(bim, bim_table["pos"], int, "base-pair position (column 4)")
+    width = (n + 3) // 4
+    with open(bed, "rb") as f:
+        header = f.read(3)
+    if len(header) < 3 or header[:2] != _MAGIC:
+        raise ValueError(f"{bed}: not a PLINK 1 .bed (its first bytes are {header.hex() or 'missing'}, a .bed starts "
+                         "with 6c1b)")
+    if header[2] != _VARIANT_MAJOR:
+        raise ValueError(f"{bed}: sample-major .bed (mode byte {header[2]:#04x}), a layout of PLINK before 1.0; "
+                         "rewrite it with plink --bfile ... --make-bed")
+    size, expected = os.path.getsize(bed), 3 + p * width
+    if size != expected:
+        what = "truncated" if size < expected else "longer than its .fam and .bim say"
+        raise ValueError(f"{bed}: {what}: {size} bytes, but {n} samples ({fam.name}) x {p} variants ({bim.name}) "
+                         f"take 3 + {p} x {width} = {expected} bytes")
+    calls = np.memmap(bed, dtype=np.uint8, mode="r", offset=3, shape=(p, width))
+    G = PackedGenotypes(calls, n, count_a2=count_a2, variant_ids=bim_table["id"], sample_ids=fam_table["iid"])
+    G.fam, G.bim = fam_table, bim_table
+    return G
+
+
+def _fileset(path):
+    path = Path(os.fspath(path))
+    stem = path.with_suffix("") if path.suffix in (".bed", ".bim", ".fam") else path
+    files = tuple(stem.with_name(stem.name + ext) for ext in (".bed", ".bim", ".fam"))
+    for f in files:
+        if not f.is_file():
+            raise FileNotFoundError(f"{f}: no such file (a PLINK 1 fileset is a .bed, a .bim and a .fam with one stem)")
+    return files
+
+
+def _read_table(path, fields, meaning):
+    columns = [[] for _ in fields]
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for number, line in enumerate(f, 1):
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) != len(fields):
+                raise ValueError(f"{path}, line {number}: expected {len(fields)} fields ({meaning}), got "
+                                 f"{len(parts)}: {line.strip()[:80]!r}")
+            for column, value in zip(columns, parts):
+                column.append(value)
+    return {name: np.array(column, dtype=object) for name, column in zip(fields, columns)}
+
+
+def _check_unique(path, ids, what, rename):
+    seen = {}
+    for row, name in enumerate(ids, 1):
+        if name in seen:
+            raise ValueError(f"{path}: {what} {name!r} on rows {seen[name]} and {row}; names must be unique ({rename} "
+                             "can rename them)")
+        seen[name] = row
+
+
+def _numbers(path, values, kind, what):
+    try:
+        return np.array([kind(v) for v in values], dtype=np.float64 if kind is float else np.int64)
+    except ValueError:
+        row = next(k for k, v in enumerate(values, 1) if not _parses(kind, v))
+        raise ValueError(f"{path}, row {row}: {what} must be a number, got {values[row - 1]!r}") from None
+
+
+def _parses(kind, value):
+    try:
+        kind(value)
+    except ValueError:
+        return False
+    return True

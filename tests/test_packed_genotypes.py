@@ -1,0 +1,282 @@
+"""PLINK 1 .bed files read in place (pyinterp.io.read_plink, PackedGenotypes; the core's packed
+layout in src/_core/data/). Files are written by bed-reader's own writer (to_bed), and every
+estimator and measure that takes X gives on the packed calls exactly what it gives on the same
+genotypes as a float32 array with NaN for missing calls (bed-reader's read of the file)."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.ensemble import RandomForestRegressor as SkForest
+from sklearn.model_selection import train_test_split
+
+from pyinterp import IterativeRandomForest, LocalLSSFind, LSSFind, RandomForestClassifier, RandomForestRegressor, _core
+from pyinterp import importance as imp
+from pyinterp.io import PackedGenotypes, read_plink
+
+bed_reader = pytest.importorskip("bed_reader", reason="bed-reader (the test extras) writes and reads the .bed files")
+
+
+def genotypes(n, p, seed, missing=0.03):
+    rng = np.random.default_rng(seed)
+    G = rng.binomial(2, rng.uniform(0.05, 0.5, p), size=(n, p)).astype(np.float32)
+    G[rng.random((n, p)) < missing] = np.nan
+    return G
+
+
+def write(tmp_path, G, name="g", **properties):
+    path = tmp_path / f"{name}.bed"
+    n, p = G.shape
+    props = {"sid": [f"rs{k}" for k in range(p)], "iid": [f"s{k}" for k in range(n)], **properties}
+    bed_reader.to_bed(path, G, properties=props)
+    return path
+
+
+def assert_same_forest(a, b):
+    for ta, tb in zip(a.trees_, b.trees_, strict=True):
+        for name in ta.__slots__:
+            np.testing.assert_array_equal(getattr(ta, name), getattr(tb, name), err_msg=name)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 7, 8, 9, 130])
+@pytest.mark.parametrize("count_a2", [False, True])
+def test_calls_decode_as_bed_reader_reads_them(tmp_path, n, count_a2):
+    G = genotypes(n, 11, seed=n, missing=0.2)
+    G[:, 0] = np.nan  # all missing
+    path = write(tmp_path, G)
+    X = read_plink(path, count_a2=count_a2)
+    expected = bed_reader.open_bed(path, count_A1=not count_a2).read(dtype="float32")
+    assert X.shape == (n, 11)
+    np.testing.assert_array_equal(np.asarray(X), expected)
+    np.testing.assert_array_equal(X.to_numpy(np.float64), expected.astype(np.float64))
+    rows = np.arange(n)[::-2]
+    np.testing.assert_array_equal(np.asarray(X[rows]), expected[rows])
+    assert list(X.variant_ids) == [f"rs{k}" for k in range(11)]
+    assert list(X[rows].sample_ids) == [f"s{k}" for k in rows]
+
+
+def test_fileset_tables_and_names(tmp_path):
+    G = genotypes(6, 3, seed=1)
+    path = write(tmp_path, G, fid=["f1"] * 6, chromosome=["1", "1", "X"], bp_position=[10, 20, 30],
+                 allele_1=["A", "C", "G"], allele_2=["G", "T", "A"], sex=[1, 2, 0, 1, 2, 1])
+    for given in (path, tmp_path / "g", tmp_path / "g.bim", str(tmp_path / "g.fam")):
+        X = read_plink(given)
+        assert list(X.bim["chrom"]) == ["1", "1", "X"] and list(X.bim["pos"]) == [10, 20, 30]
+        assert list(X.bim["allele_1"]) == ["A", "C", "G"] and list(X.fam["sex"]) == ["1", "2", "0", "1", "2", "1"]
+        assert X.bim["pos"].dtype == np.int64 and X.bim["cm"].dtype == np.float64
+
+
+def assert_same(a, b):
+    """Equal results: arrays, or tuples of them (values and expected value, ...)."""
+    if isinstance(a, tuple):
+        for ea, eb in zip(a, b, strict=True):
+            assert_same(ea, eb)
+    elif sp.issparse(a):
+        assert (a != b).nnz == 0
+    else:
+        np.testing.assert_array_equal(a, b)
+
+
+def assert_same_table(a, b):
+    assert a.features == b.features and a.columns == b.columns
+    # named by the variant IDs, where the float copy has none
+    assert [a.label(f) for f in a.features] == [b.label(f).replace("x", "rs") for f in b.features]
+    for name in a.columns:
+        np.testing.assert_array_equal(a[name], b[name], err_msg=name)
+
+
+def check_every_route(X, D, y, yc):
+    """Every estimator and measure taking X, on packed X and on its float32 copy D."""
+    kw = dict(n_estimators=12, random_state=3, oob_score=True, max_features=0.3)
+    for Forest, target in ((RandomForestRegressor, y), (RandomForestClassifier, yc)):
+        a, b = Forest(**kw).fit(X, target), Forest(**kw).fit(D, target)
+        assert_same_forest(a, b)
+        assert a.oob_score_ == b.oob_score_
+        assert list(a.feature_names_in_) == list(X.variant_ids)
+        np.testing.assert_array_equal(a.predict(X), b.predict(D))
+        np.testing.assert_array_equal(a.apply(X), b.apply(D))
+        assert (a.decision_path(X)[0] != b.decision_path(D)[0]).nnz == 0
+        if Forest is RandomForestClassifier:
+            np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(D))
+            np.testing.assert_array_equal(a.oob_predict_proba(X), b.oob_predict_proba(D))
+        else:
+            np.testing.assert_array_equal(a.oob_predict(X), b.oob_predict(D))
+        for measure in (imp.mdi_oob, imp.naive_oob, imp.ufi):
+            assert_same(measure(a, X, target), measure(b, D, target))
+        np.testing.assert_array_equal(imp.permutation_oob(a, X, target, random_state=0),
+                                      imp.permutation_oob(b, D, target, random_state=0))
+        np.testing.assert_array_equal(imp.mdi(a), imp.mdi(b))
+    a, b = RandomForestRegressor(**kw).fit(X, y), RandomForestRegressor(**kw).fit(D, y)
+    assert_same(imp.contributions(a, X), imp.contributions(b, D))
+    assert_same(imp.shap_values(a, X), imp.shap_values(b, D))
+    assert_same(imp.shap_values(a, X[:7], background=X[7:20]), imp.shap_values(b, D[:7], background=D[7:20]))
+    assert_same(imp.shap_interaction_values(a, X[:9]), imp.shap_interaction_values(b, D[:9]))
+    assert_same(imp.shap_interaction_importance(a, X), imp.shap_interaction_importance(b, D))
+    assert_same(imp.shap_top_interactions(a, X, k=5), imp.shap_top_interactions(b, D, k=5))
+    sa, sb = imp.dstump(X, y), imp.dstump(D, y)
+    assert set(sa) == set(sb)
+    for field in set(sa) - {"select"}:
+        np.testing.assert_array_equal(sa[field], sb[field], err_msg=field)
+    # scikit-learn's forest (fitted on the float copy) measured on the packed calls
+    sk = SkForest(n_estimators=5, random_state=0, max_features=0.3).fit(D, y)
+    with pytest.warns(UserWarning, match="fitted without feature names"):
+        np.testing.assert_array_equal(imp.mdi_oob(sk, X, y), imp.mdi_oob(sk, D, y))
+    kw_lss = dict(n_estimators=15, max_features=0.5, random_state=0, mode="rank", max_order=2, min_dwp=0.05)
+    la, lb = LSSFind(**kw_lss).fit(X, y), LSSFind(**kw_lss).fit(D, y)
+    assert_same_forest(la.forest_, lb.forest_)
+    assert len(la.interactions_) > 0
+    assert_same_table(la.interactions_, lb.interactions_)
+    np.testing.assert_array_equal(la.predict(X), lb.predict(D))
+    loc_a = LocalLSSFind(**kw_lss).fit(X, y).local_interactions(X[:5])
+    loc_b = LocalLSSFind(**kw_lss).fit(D, y).local_interactions(D[:5])
+    for ta, tb in zip(loc_a, loc_b, strict=True):
+        assert_same_table(ta, tb)
+    rule_a, rule_b = la.rule(la.interactions_.features[0]), lb.rule(lb.interactions_.features[0])
+    np.testing.assert_array_equal(rule_a.indicator(X), rule_b.indicator(D))
+    kw_irf = dict(n_iterations=2, n_estimators=15, n_bootstraps=2, random_state=0, max_features=0.5)
+    ia, ib = IterativeRandomForest(**kw_irf).fit(X, yc), IterativeRandomForest(**kw_irf).fit(D, yc)
+    assert_same_forest(ia.forest_, ib.forest_)
+    np.testing.assert_array_equal(ia.feature_weights_, ib.feature_weights_)
+    assert len(ia.interactions_) > 0
+    assert_same_table(ia.interactions_, ib.interactions_)
+    np.testing.assert_array_equal(ia.predict(X), ib.predict(D))
+
+
+@pytest.mark.filterwarnings("ignore:Some inputs do not have OOB scores")
+def test_every_estimator_and_measure_equals_the_float32_copy(tmp_path):
+    G = genotypes(203, 40, seed=2)
+    G[:, 5] = 1.0  # constant
+    G[:, 6] = np.where(np.arange(203) % 2 == 0, np.nan, 2.0)  # one value and missing calls
+    rng = np.random.default_rng(0)
+    y = 1.0 * (np.nan_to_num(G[:, 0]) == 2) * (np.nan_to_num(G[:, 1]) > 0) + 0.3 * rng.standard_normal(203)
+    yc = (y > 0.5).astype(int)
+    X = read_plink(write(tmp_path, G))
+    D = bed_reader.open_bed(tmp_path / "g.bed").read(dtype="float32")
+    check_every_route(X, D, y, yc)
+    # a subset of the file's samples (repacked by the core) as well
+    rows = rng.permutation(203)[:150]
+    check_every_route(X[rows], D[rows], y[rows], yc[rows])
+
+
+def test_calls_are_read_in_place(tmp_path):
+    G = genotypes(101, 30, seed=3)
+    X = read_plink(write(tmp_path, G))
+    assert isinstance(X._calls, np.memmap)
+    assert _core.ColumnCodes(X).nbytes == 0
+    assert _core.ColumnCodes(X[::2]).nbytes == 30 * ((51 + 3) // 4)  # a subset is repacked, still two bits
+    assert _core.ColumnCodes(np.asarray(X)).nbytes == 101 * 30
+
+
+def test_rows_index_like_an_array(tmp_path):
+    G = genotypes(20, 4, seed=4)
+    X = read_plink(write(tmp_path, G))
+    D = np.asarray(X)
+    for key in (slice(3, 15, 4), [-1, 0, 5], np.arange(20) % 3 == 0, np.array([2, 2, 7])):
+        np.testing.assert_array_equal(np.asarray(X[key]), D[key])
+        np.testing.assert_array_equal(np.asarray(X[key, :]), D[key])
+    np.testing.assert_array_equal(np.asarray(X[::2][[1, 3]]), D[::2][[1, 3]])
+    for variants in (slice(1, 3), [3, 0], np.array([True, False, False, True]), -1):
+        picked = X[::3, variants]
+        np.testing.assert_array_equal(np.asarray(picked), D[::3][:, np.atleast_1d(np.arange(4)[variants])])
+        np.testing.assert_array_equal(picked.variant_ids, np.atleast_1d(X.variant_ids[variants]))
+        np.testing.assert_array_equal(picked.bim["pos"], np.atleast_1d(X.bim["pos"][variants]))
+    assert isinstance(X[:, 1:3]._calls, np.memmap)  # a slice stays in place
+    Xa, Xb, ya, yb = train_test_split(X, np.arange(20), random_state=0)
+    np.testing.assert_array_equal(np.asarray(Xa), D[ya])
+    for bad in ([20], np.ones(3, dtype=bool), [0.5], (slice(None), 4), (slice(None), slice(2, 2)), (0, 1, 2)):
+        with pytest.raises(IndexError):
+            X[bad]
+
+
+def test_names_are_checked_as_a_dataframe_s_columns(tmp_path):
+    G = genotypes(40, 5, seed=5)
+    X = read_plink(write(tmp_path, G))
+    forest = RandomForestRegressor(n_estimators=3, random_state=0).fit(X, np.arange(40.0))
+    assert list(forest.feature_names_in_) == [f"rs{k}" for k in range(5)]
+    other = read_plink(write(tmp_path, G, name="h", sid=["rs0", "rs1", "rsX", "rs3", "rs4"]))
+    with pytest.raises(ValueError, match="column 2 is 'rsX' where fit had 'rs2'"):
+        forest.predict(other)
+    with pytest.warns(UserWarning, match="does not have valid feature names"):
+        forest.predict(np.asarray(X))
+    plain = RandomForestRegressor(n_estimators=3, random_state=0).fit(np.asarray(X), np.arange(40.0))
+    with pytest.warns(UserWarning, match="X has feature names, but RandomForestRegressor was fitted without"):
+        plain.predict(X)
+    with pytest.raises(ValueError, match="X has 4 features, but RandomForestRegressor is expecting 5"):
+        forest.predict(PackedGenotypes(np.zeros((4, 10), np.uint8), 40))
+    with pytest.raises(ValueError, match="y"):
+        RandomForestRegressor().fit(X, np.arange(39.0))
+    with pytest.raises(ValueError, match="requires y to be passed"):
+        RandomForestRegressor().fit(X, None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        forest.predict(X)
+
+
+def bad_fileset(tmp_path, G=None):
+    path = write(tmp_path, genotypes(10, 3, seed=6) if G is None else G)
+    return path, path.with_suffix(".bim"), path.with_suffix(".fam")
+
+
+def test_bad_files_are_named_with_what_was_expected(tmp_path):
+    bed, bim, fam = bad_fileset(tmp_path)
+    data = bed.read_bytes()
+    assert len(data) == 3 + 3 * 3
+    bed.write_bytes(data[:-1])
+    with pytest.raises(ValueError, match=r"g\.bed: truncated: 11 bytes, but 10 samples \(g\.fam\) x 3 variants"):
+        read_plink(bed)
+    bed.write_bytes(data + b"\0")
+    with pytest.raises(ValueError, match="longer than its .fam and .bim say"):
+        read_plink(bed)
+    bed.write_bytes(b"PK" + data[2:])
+    with pytest.raises(ValueError, match=r"g\.bed: not a PLINK 1 \.bed \(its first bytes are 504b01"):
+        read_plink(bed)
+    bed.write_bytes(b"")
+    with pytest.raises(ValueError, match="first bytes are missing"):
+        read_plink(bed)
+    bed.write_bytes(data[:2] + b"\0" + data[3:])
+    with pytest.raises(ValueError, match="sample-major"):
+        read_plink(bed)
+    bed.write_bytes(data)
+    fam_text = fam.read_text()
+    fam.write_text(fam_text + "extra s99 0 0 1\n")
+    with pytest.raises(ValueError, match=r"g\.fam, line 11: expected 6 fields \(FID IID father mother sex phenotype\)"):
+        read_plink(bed)
+    lines = fam_text.splitlines()
+    fam.write_text("\n".join(lines[:4] + [lines[2]] + lines[5:]) + "\n")
+    with pytest.raises(ValueError, match=r"g\.fam: sample \(FID IID\) '.* s2' on rows 3 and 5"):
+        read_plink(bed)
+    fam.write_text(fam_text)
+    bim_text = bim.read_text().splitlines()
+    bim.write_text("\n".join([bim_text[0], bim_text[1].replace("rs1", "rs0"), bim_text[2]]) + "\n")
+    with pytest.raises(ValueError, match=r"variant ID 'rs0' on rows 1 and 2.*set-all-var-ids"):
+        read_plink(bed)
+    fields = bim_text[2].split("\t")
+    fields[3] = "12x"
+    bim.write_text("\n".join(bim_text[:2] + ["\t".join(fields)]) + "\n")
+    with pytest.raises(ValueError, match=r"g\.bim, row 3: base-pair position \(column 4\) must be a number, got '12x'"):
+        read_plink(bed)
+    bim.write_text("")
+    with pytest.raises(ValueError, match=r"g\.bim: no variants"):
+        read_plink(bed)
+    bim.unlink()
+    with pytest.raises(FileNotFoundError, match=r"g\.bim: no such file"):
+        read_plink(bed)
+
+
+def test_malformed_objects_raise_instead_of_reading_out_of_bounds():
+    with pytest.raises(ValueError, match=r"calls must be a uint8 array of shape \(n_variants >= 1, 3\)"):
+        PackedGenotypes(np.zeros((2, 2), np.uint8), 9)
+    with pytest.raises(ValueError, match="rows must be sample indices in"):
+        PackedGenotypes(np.zeros((2, 3), np.uint8), 9, rows=[9])
+    with pytest.raises(ValueError, match="variant_ids must have one entry per variant"):
+        PackedGenotypes(np.zeros((2, 3), np.uint8), 9, variant_ids=["a"])
+    G = PackedGenotypes(np.zeros((2, 3), np.uint8), 9)
+    G._rows = np.array([0, 9])  # state changed behind the object's back: the core checks it again
+    with pytest.raises(ValueError, match="X's rows must be sample indices of its file"):
+        RandomForestRegressor(n_estimators=2).fit(G, [0.0, 1.0])
+    G._rows, G._calls = None, np.zeros((2, 2), np.uint8)
+    with pytest.raises(ValueError, match=r"n_file_samples \+ 3\) // 4 bytes per variant"):
+        RandomForestRegressor(n_estimators=2).fit(G, np.zeros(9))
+    with pytest.raises(ValueError, match="copy"):
+        np.asarray(PackedGenotypes(np.zeros((2, 3), np.uint8), 9), copy=False)
