@@ -8,9 +8,14 @@ and held-out R^2, each (input, library) in a process of its own, 2 threads each.
     snp-nan  the genotypes as float32 with 5% missing calls (NaN), 30 trees, both libraries
     sparse   n=50,000 p=20,000 counts at 2% density as CSR float32 (a small single-cell matrix;
              dense float32 it would take 4 GB), 100 trees, max_features=sqrt, both libraries
+    bed      n=20,000 p=200,000 genotypes with 1% missing calls in a PLINK 1 .bed (1 GB), 10 trees:
+             pyinterp on the .bed read in place (read_plink), pyinterp on bed-reader's int8 read
+             (4 GB; a missing call is -127 there), scikit-learn on bed-reader's float32 read (16 GB,
+             NaN for missing); held-out R^2 on a second .bed of 1,000 samples
 
     python bench/compare_genomic_inputs.py                   # every case
     python bench/compare_genomic_inputs.py --cases snp2 --trees 5
+    python bench/compare_genomic_inputs.py --cases bed --rounds 1 --bed-shape 2000 20000
 
 The data are written once to a temporary directory; "data MB" is the worker's resident memory
 after loading them (the memory map: nothing), "peak MB" its high-water mark after the fit. Each
@@ -37,7 +42,10 @@ CASES = {
     "snp2": dict(data="snp", trees=2, runs=[("pyinterp", "int8"), ("pyinterp", "int8 memmap"), ("sklearn", "int8")]),
     "snp-nan": dict(data="snp", trees=30, runs=[("pyinterp", "float32 NaN"), ("sklearn", "float32 NaN")]),
     "sparse": dict(data="sparse", trees=100, runs=[("pyinterp", "CSR"), ("sklearn", "CSR")]),
+    "bed": dict(data="bed", trees=10, runs=[("pyinterp", "bed"), ("pyinterp", "bed int8"), ("sklearn", "bed float32")]),
 }
+# PLINK 1 .bed calls by allele-1 count 0, 1, 2, and missing (see pyinterp.io.PackedGenotypes).
+_BED_CODE = np.array([0b11, 0b10, 0b00, 0b01], dtype=np.uint8)
 
 
 def write_snp(folder, n=5000, p=100_000, seed=0):
@@ -70,7 +78,53 @@ def write_sparse(folder, n=50_000, p=20_000, density=0.02, seed=0):
     np.save(folder / "sparse_y.npy", y)
 
 
+def write_bed(folder, n=20_000, p=200_000, missing=0.01, seed=0):
+    """bed_train (n samples) and bed_test (N_TEST samples) filesets of the same p variants at
+    Hardy-Weinberg frequencies (minor allele frequency 0.05-0.5), a call missing with probability
+    `missing`; y from three variants as in write_snp (missing calls as 0), in bed_y.npy."""
+    rng = np.random.default_rng(seed)
+    total = n + N_TEST
+    names = {"train": range(n), "test": range(n, total)}
+    files = {part: open(folder / f"bed_{part}.bed", "wb") for part in names}
+    for f in files.values():
+        f.write(bytes([0x6C, 0x1B, 0x01]))
+    y = None
+    for j in range(0, p, 2000):
+        width = min(2000, p - j)
+        calls = rng.binomial(2, rng.uniform(0.05, 0.5, size=width), size=(total, width)).astype(np.uint8)
+        if y is None:
+            g = calls[:, :3].astype(float)
+            y = 0.8 * g[:, 0] + 1.5 * (g[:, 1] > 0) * (g[:, 2] > 0) + rng.normal(0, 1, total)
+        calls[rng.random(calls.shape) < missing] = 3
+        for part, rows in names.items():
+            codes = _BED_CODE[calls[rows.start:rows.stop].T]  # variant-major
+            codes = np.pad(codes, ((0, 0), (0, -codes.shape[1] % 4)), constant_values=0)
+            quads = codes.reshape(width, -1, 4)
+            files[part].write((quads[..., 0] | quads[..., 1] << 2 | quads[..., 2] << 4 | quads[..., 3] << 6).tobytes())
+    for part, rows in names.items():
+        files[part].close()
+        with open(folder / f"bed_{part}.fam", "w") as f:
+            f.writelines(f"f{i} s{i} 0 0 0 -9\n" for i in rows)
+        with open(folder / f"bed_{part}.bim", "w") as f:
+            f.writelines(f"1\trs{k}\t0\t{1000 + 10 * k}\tA\tG\n" for k in range(p))
+    np.save(folder / "bed_y.npy", y)
+
+
+def load_bed(folder, form):
+    from pyinterp.io import read_plink
+    y = np.load(folder / "bed_y.npy")
+    n = len(y) - N_TEST
+    if form == "bed":
+        return read_plink(folder / "bed_train.bed"), y[:n], read_plink(folder / "bed_test.bed"), y[n:]
+    import bed_reader
+    dtype = "int8" if form == "bed int8" else "float32"
+    read = [bed_reader.open_bed(folder / f"bed_{part}.bed").read(dtype=dtype, num_threads=2) for part in ("train", "test")]
+    return read[0], y[:n], read[1], y[n:]
+
+
 def load(folder, form):
+    if form.startswith("bed"):
+        return load_bed(folder, form)
     if form == "CSR":
         X, y = sp.load_npz(folder / "sparse.npz"), np.load(folder / "sparse_y.npy")
     else:
@@ -99,6 +153,8 @@ def main():
     parser.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
     parser.add_argument("--trees", type=int, default=None, help="override the number of trees")
     parser.add_argument("--rounds", type=int, default=3, help="runs of each (library, input), alternating")
+    parser.add_argument("--bed-shape", nargs=2, type=int, default=(20_000, 200_000), metavar=("N", "P"),
+                        help="samples and variants of the bed case's training file")
     parser.add_argument("--worker", nargs=4, metavar=("FOLDER", "LIB", "FORM", "TREES"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -112,7 +168,11 @@ def main():
         for case in args.cases:
             spec = CASES[case]
             if spec["data"] not in written:
-                (write_snp if spec["data"] == "snp" else write_sparse)(folder)
+                if spec["data"] == "bed":
+                    write_bed(folder, *args.bed_shape)
+                    print(f"\nbed_train.bed: {(folder / 'bed_train.bed').stat().st_size / 2**20:.0f} MB")
+                else:
+                    (write_snp if spec["data"] == "snp" else write_sparse)(folder)
                 written.add(spec["data"])
                 os.sync()  # the written pages' writeback would otherwise run during the first fits
             trees = args.trees or spec["trees"]

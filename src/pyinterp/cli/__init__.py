@@ -1,8 +1,9 @@
 """The ``pyinterp`` command: fit a forest on a table and report its feature importances
 (``importance``), the interactions LSSFind and iRF find (``interactions``), or both (``all``);
 ``demo`` does both on simulated data with known signal. Files: CSV, TSV (also compressed: .gz,
-.bz2, .xz, .zst, .zip), Parquet, .npz. With --out DIR each table is written as CSV beside one
-self-contained HTML report. Exit status: 0 done, 1 a problem with the data (one line on stderr),
+.bz2, .xz, .zst, .zip), Parquet, .npz, and PLINK 1 filesets (.bed / .bim / .fam, the genotypes
+read in place, the phenotype from the .fam or --pheno). With --out DIR each table is written as
+CSV beside one self-contained HTML report. Exit status: 0 done, 1 a problem with the data (one line on stderr),
 2 a usage error."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import warnings
 
 from .._version import __version__
 from .data import DataError, read_table, split_target
+from .genotypes import genotype_data, is_genotype_file
 from .jobs import Truth, importances, irf, lssfind
 from .report import Report
 
@@ -31,6 +33,13 @@ def demo_data(args):
 
 
 def file_data(args):
+    if is_genotype_file(args.file):
+        data, description = genotype_data(args)
+        return data, description, None
+    for option in ("pheno", "pheno_name", "keep", "remove", "extract", "exclude"):
+        if getattr(args, option) is not None:
+            raise DataError(f"--{option.replace('_', '-')} is for PLINK filesets (.bed); {args.file} is a table: "
+                            "--target names its column to explain")
     if args.target is None:
         raise DataError(f"give --target COLUMN: the column of {args.file} to explain")
     frame, notes = read_table(args.file, args.target, sep=args.sep, allow_pickle=args.allow_pickle)
@@ -80,6 +89,17 @@ def parser() -> argparse.ArgumentParser:
                        "otherwise detected)")
     group.add_argument("--allow-pickle", action="store_true",
                        help=".npz: read arrays stored as Python objects (e.g. feature_names); only for files you trust")
+    group = reading.add_argument_group("PLINK filesets (FILE.bed beside FILE.bim and FILE.fam)")
+    group.add_argument("--pheno", metavar="FILE", help="phenotypes by sample: FID IID then columns, with a header "
+                       "'FID IID ...' or '#IID ...' or none (PLINK's format; -9, NA and nan are missing); default: "
+                       "the .fam's sixth column")
+    group.add_argument("--pheno-name", metavar="COLUMN", help="the phenotype to explain (default: the first; --target "
+                       "is the same)")
+    for option, what in (("--keep", "keep only the samples listed (FID IID, or IID, per line)"),
+                         ("--remove", "leave out the samples listed"),
+                         ("--extract", "keep only the variants listed (one ID per line)"),
+                         ("--exclude", "leave out the variants listed")):
+        group.add_argument(option, metavar="FILE", help=what)
 
     running = argparse.ArgumentParser(add_help=False)
     group = running.add_argument_group("fitting and output")
@@ -94,7 +114,8 @@ def parser() -> argparse.ArgumentParser:
                        ("interactions", "find interactions with LSSFind (regression) and iRF"),
                        ("all", "importances and interactions")):
         command = sub.add_parser(name, parents=[reading, running], help=text, description=text)
-        command.add_argument("file", help="CSV / TSV (optionally compressed), Parquet or .npz file")
+        command.add_argument("file", help="CSV / TSV (optionally compressed), Parquet or .npz file, or a PLINK 1 "
+                             ".bed (with its .bim and .fam)")
     demo = sub.add_parser("demo", parents=[reading, running], help="'all' on simulated data with known signal, "
                           "or on FILE", description="Fit a forest on simulated LSS data (two interactions of two "
                           "features) and report importances and interactions, each marked true or not; with "

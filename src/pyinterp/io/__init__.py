@@ -3,9 +3,11 @@
 - :func:`read_plink`: a PLINK 1 .bed / .bim / .fam fileset, the .bed memory-mapped.
 - :class:`PackedGenotypes`: genotype calls two bits each, which every forest, importance and
   interaction finder takes as ``X``.
+- :func:`read_pheno`: a phenotype or covariate file in PLINK's format (FID, IID, columns).
 """
 
 from .packed import PackedGenotypes
+from .phenotypes import read_pheno
 from .plink import read_plink
 
-__all__ = ["PackedGenotypes", "read_plink"]
+__all__ = ["PackedGenotypes", "read_pheno", "read_plink"]

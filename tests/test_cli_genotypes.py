@@ -1,0 +1,163 @@
+"""PLINK filesets on the command line and their phenotype and list files (pyinterp.io.phenotypes,
+pyinterp.io.lists, pyinterp.cli.genotypes): samples matched by ID with every drop counted, PLINK's
+case/control coding, --keep/--remove/--extract/--exclude, and one-line errors naming the file."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pyinterp import RandomForestClassifier, RandomForestRegressor, cli
+from pyinterp.importance import mdi_oob
+from pyinterp.io import read_pheno, read_plink
+
+bed_reader = pytest.importorskip("bed_reader", reason="bed-reader (the test extras) writes the .bed files")
+
+N, P = 240, 60
+
+
+@pytest.fixture
+def cohort(tmp_path):
+    """A fileset whose .fam holds a case/control phenotype driven by rs10 & rs20, and a phenotype
+    file with a quantitative trait: 5 samples absent, 6 missing (NA or -9), 1 not genotyped."""
+    rng = np.random.default_rng(0)
+    G = rng.binomial(2, rng.uniform(0.2, 0.5, P), size=(N, P)).astype(np.float32)
+    risk = 2.0 * (G[:, 10] > 0) * (G[:, 20] > 0) + 0.5 * rng.standard_normal(N)
+    case = np.where(risk > 1.0, 2, 1)
+    G[rng.random((N, P)) < 0.02] = np.nan
+    bed_reader.to_bed(tmp_path / "cohort.bed", G, properties={
+        "fid": [f"F{i}" for i in range(N)], "iid": [f"S{i}" for i in range(N)],
+        "sid": [f"rs{k}" for k in range(P)], "pheno": case.astype(str)})
+    trait = 3.0 * (np.nan_to_num(G[:, 10]) > 0) + rng.standard_normal(N)
+    lines = ["FID IID trait age"]
+    for i in range(N):
+        if i % 48 == 1:
+            continue  # 5 absent
+        value = "NA" if i % 40 == 3 else ("-9" if i == 5 else f"{trait[i]:.6f}")
+        lines.append(f"F{i} S{i} {value} {20 + i % 30}")
+    lines.append("F999 S999 1.0 40")
+    (tmp_path / "pheno.txt").write_text("\n".join(lines) + "\n")
+    return tmp_path, G, case - 1, trait
+
+
+def run(capsys, *argv):
+    code = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_fam_phenotype_gives_the_forest_of_the_same_genotypes_in_memory(cohort, capsys):
+    folder, G, y, _ = cohort
+    code, out, err = run(capsys, "importance", folder / "cohort.bed", "--n-estimators", 30, "--n-jobs", 1,
+                         "--out", folder / "out")
+    assert (code, err) == (0, ""), err
+    assert f"n={N} samples, p={P} variants (read in place), phenotype 'phenotype' from cohort.fam (classification" in out
+    assert f"class 1 is the cases ({int(y.sum())}), class 0 the controls ({int(N - y.sum())})" in out
+    table = pd.read_csv(folder / "out" / "importances.csv").set_index("feature")
+    forest = RandomForestClassifier(n_estimators=30, oob_score=True, random_state=0, n_jobs=1).fit(G, y)
+    expected = mdi_oob(forest, G, y)
+    np.testing.assert_array_equal(table.loc[[f"rs{k}" for k in range(P)], "mdi_oob"].to_numpy(), expected)
+    assert set(table.index[:2]) == {"rs10", "rs20"}
+
+
+def test_a_phenotype_file_is_matched_by_sample_with_every_drop_counted(cohort, capsys):
+    folder, G, _, trait = cohort
+    (folder / "keep.txt").write_text("".join(f"F{i} S{i}\n" for i in range(0, N, 2)))
+    (folder / "snps.txt").write_text("rs10\nrs20\nrs30\nrs_absent\n")
+    code, out, err = run(capsys, "importance", folder / "cohort.bed", "--pheno", folder / "pheno.txt",
+                         "--pheno-name", "trait", "--keep", folder / "keep.txt", "--exclude", folder / "snps.txt",
+                         "--n-estimators", 20, "--n-jobs", 1, "--out", folder / "out")
+    assert (code, err) == (0, ""), err
+    assert f"{N - 5 - 7} of the {N} genotyped samples have trait; 5 are not in" in out
+    assert "; 7 have it missing; 1 of" in out
+    assert f"--keep {folder / 'keep.txt'}: {N // 2} of the {N} samples named" in out
+    assert "--exclude" in out and "3 of the 60 variants named (1 of its IDs are not in the .bim)" in out
+    rows = [i for i in range(0, N, 2) if i % 48 != 1 and i % 40 != 3 and i != 5]
+    assert f"n={len(rows)} samples, p={P - 3} variants" in out
+    columns = [k for k in range(P) if k not in (10, 20, 30)]
+    X = G[np.ix_(rows, columns)]
+    target = np.array([float(f"{trait[i]:.6f}") for i in rows])
+    forest = RandomForestRegressor(n_estimators=20, oob_score=True, random_state=0, n_jobs=1).fit(X, target)
+    table = pd.read_csv(folder / "out" / "importances.csv").set_index("feature")
+    np.testing.assert_array_equal(table.loc[[f"rs{k}" for k in columns], "mdi_oob"].to_numpy(),
+                                  mdi_oob(forest, X, target))
+
+
+@pytest.mark.parametrize("text, fid, names", [
+    ("FID IID a b\nf1 s1 1 2\nf2 s2 3 4\n", ["f1", "f2"], ["a", "b"]),
+    ("#FID IID a\nf1 s1 1\nf2 s2 3\n", ["f1", "f2"], ["a"]),
+    ("#IID a b\ns1 1 2\ns2 3 4\n", None, ["a", "b"]),
+    ("f1 s1 1 2\nf2 s2 3 4\n", ["f1", "f2"], ["PHENO1", "PHENO2"]),
+])
+def test_phenotype_files_in_each_of_plink_s_layouts(tmp_path, text, fid, names):
+    (tmp_path / "p.txt").write_text(text)
+    table = read_pheno(tmp_path / "p.txt")
+    assert (None if table.fid is None else list(table.fid)) == fid
+    assert list(table.iid) == ["s1", "s2"] and list(table.columns) == names
+
+
+def test_samples_are_matched_by_iid_when_the_file_has_no_fid(cohort, capsys):
+    folder, G, _, _ = cohort
+    (folder / "iid.txt").write_text("#IID score\n" + "".join(f"S{i} {i % 3}\n" for i in range(N)))
+    code, out, err = run(capsys, "importance", folder / "cohort.bed", "--pheno", folder / "iid.txt",
+                         "--n-estimators", 5, "--n-jobs", 1)
+    assert code == 0, err
+    # 0/1/2 with 1 and 2 present: PLINK's case/control coding, 0 missing
+    assert f"{N - N // 3} of the {N} genotyped samples have score; {N // 3} have it missing" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--pheno", "{f}/nomatch.txt"], "none of the genotype file's 240 samples is in it (matched by FID and IID; the "
+                                     "genotypes' first is 'F0 S0', the file's first 'X1 Y1')"),
+    (["--pheno", "{f}/pheno.txt", "--pheno-name", "bmi"], "no phenotype 'bmi'; its columns are trait, age"),
+    (["--target", "pheno"], "cohort.fam: no phenotype 'pheno'; its columns are phenotype; give the phenotypes with "
+                            "--pheno FILE"),
+    (["--pheno", "{f}/ragged.txt"], "ragged.txt, line 3: 3 fields where the header has 4"),
+    (["--pheno", "{f}/twice.txt"], "twice.txt: sample F1 S1 on data rows 1 and 2"),
+    (["--extract", "{f}/none.txt"], "no variant is left after --extract / --exclude"),
+    (["--pheno", "{f}/pheno.txt", "--pheno-name", "trait", "--target", "age"], "--target 'age' and --pheno-name "
+                                                                               "'trait' disagree"),
+])
+def test_bad_phenotype_and_list_files_are_one_line(cohort, capsys, argv, message):
+    folder = cohort[0]
+    (folder / "nomatch.txt").write_text("FID IID t\nX1 Y1 1.0\n")
+    (folder / "ragged.txt").write_text("FID IID a b\nF0 S0 1 2\nF1 S1 1\n")
+    (folder / "twice.txt").write_text("FID IID a\nF1 S1 1\nF1 S1 2\n")
+    (folder / "none.txt").write_text("rs_nothing\n")
+    code, out, err = run(capsys, "importance", folder / "cohort.bed", *[a.format(f=folder) for a in argv])
+    assert code == 1 and message in err and err.count("\n") == 1, err
+
+
+def test_all_missing_fam_phenotypes_ask_for_a_phenotype_file(tmp_path, capsys):
+    bed_reader.to_bed(tmp_path / "g.bed", np.zeros((8, 3), np.float32))  # bed-reader writes -9 phenotypes
+    code, out, err = run(capsys, "importance", tmp_path / "g.bed")
+    assert code == 1 and "every matched sample has phenotype missing; give the phenotypes with --pheno FILE" in err
+
+
+def test_plink_options_on_a_table_are_refused(tmp_path, capsys):
+    pd.DataFrame({"a": [1.0, 2.0, 3.0], "y": [0.0, 1.0, 0.0]}).to_csv(tmp_path / "t.csv", index=False)
+    code, out, err = run(capsys, "importance", tmp_path / "t.csv", "--target", "y", "--pheno", "p.txt")
+    assert code == 1 and "--pheno is for PLINK filesets (.bed)" in err
+
+
+def test_the_python_route_matches_by_id_too(cohort):
+    from pyinterp.io.phenotypes import match_phenotype
+
+    folder = cohort[0]
+    G = read_plink(folder / "cohort.bed")
+    matched = match_phenotype(G.fam, read_pheno(folder / "pheno.txt"), "age", "pheno.txt")
+    assert matched.task == "regression" and len(matched.rows) == N - 5
+    np.testing.assert_array_equal(matched.values, [20 + i % 30 for i in range(N) if i % 48 != 1])
+
+
+def test_a_zero_one_column_is_two_classes_and_plink_s_zero_only_column_is_missing(cohort):
+    from pyinterp.io.phenotypes import match_phenotype
+
+    folder = cohort[0]
+    G = read_plink(folder / "cohort.bed")
+    (folder / "flags.txt").write_text("#IID flag nothing\n" + "".join(f"S{i} {i % 2} 0\n" for i in range(N)))
+    table = read_pheno(folder / "flags.txt")
+    flag = match_phenotype(G.fam, table, "flag", "flags.txt")
+    assert flag.task == "classification" and len(flag.rows) == N
+    np.testing.assert_array_equal(flag.values, np.arange(N) % 2)
+    with pytest.raises(ValueError, match="every matched sample has nothing missing"):
+        match_phenotype(G.fam, table, "nothing", "flags.txt")
