@@ -15,6 +15,16 @@ NUMPY_READS_NUMPY2_PICKLES = parse_version(np.__version__) >= parse_version("1.2
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
+def read_csv_exact(path, **kwargs):
+    """A CSV of floats read back bit for bit with pandas: 3.0 does so by default (and deprecates
+    asking), earlier versions round the last bit of some unless asked."""
+    import pandas as pd
+
+    if parse_version(pd.__version__) < parse_version("3"):
+        kwargs.setdefault("float_precision", "round_trip")
+    return pd.read_csv(path, **kwargs)
+
+
 def load_shared(name):
     """A real data set from ../shared/data, or skip the test when the folder is absent."""
     path = DATA / name

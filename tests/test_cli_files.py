@@ -11,6 +11,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import read_csv_exact
 
 from pyinterp import __version__, cli
 
@@ -101,7 +102,7 @@ def test_empty_cells_are_missing_values_the_forest_routes(frame, tmp_path, capsy
     assert "Note: 3 missing cells, in GENE2 (1), GENE3 (2): the trees send them down the side" in out
     X, y = frame.drop(columns="y"), frame["y"].to_numpy()
     forest = RandomForestRegressor(n_estimators=20, oob_score=True, random_state=0).fit(X, y)
-    table = pd.read_csv(tmp_path / "out" / "importances.csv").set_index("feature").loc[X.columns]
+    table = read_csv_exact(tmp_path / "out" / "importances.csv").set_index("feature").loc[X.columns]
     np.testing.assert_array_equal(table["mdi_oob"], mdi_oob(forest, X, y))
 
 

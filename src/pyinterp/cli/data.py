@@ -4,6 +4,9 @@ names the rows and columns involved."""
 
 from __future__ import annotations
 
+import bz2
+import csv
+import gzip
 import importlib.util
 import lzma
 import zipfile
@@ -68,10 +71,14 @@ def read_table(path, target, *, sep=None, allow_pickle=False):
             frame = _read_npz(pd, path, target, allow_pickle, notes)
         else:
             if sep is None:
-                sep = SEPARATORS.get(kind)
+                sep = SEPARATORS.get(kind) or _sniffed_separator(path)
             # sep=None: the python engine sniffs the delimiter of an unknown text format; it also
-            # takes regular expressions
-            frame = pd.read_csv(path, sep=sep, engine="c" if sep is not None and len(sep) == 1 else "python")
+            # takes regular expressions. Before pandas 3.0 the C engine rounds the last bit of some
+            # floats unless asked to parse them exactly (3.0 does by default and deprecates asking),
+            # and the python engine always does: a separator is sniffed here when it can be.
+            c_engine = sep is not None and len(sep) == 1
+            exact = {"float_precision": "round_trip"} if c_engine and int(pd.__version__.split(".")[0]) < 3 else {}
+            frame = pd.read_csv(path, sep=sep, engine="c" if c_engine else "python", **exact)
     except DataError:
         raise
     except UnicodeDecodeError as e:
@@ -84,6 +91,23 @@ def read_table(path, target, *, sep=None, allow_pickle=False):
         frame = frame.set_index(frame.columns[0]).rename_axis(None)
         notes.append("the first column has no header: read as row names (pandas' to_csv writes them so)")
     return frame, notes
+
+
+_OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+
+
+def _sniffed_separator(path):
+    """The separator of a text file's first line as the python engine would sniff it (csv.Sniffer),
+    or None to leave it to that engine (an unknown compression, or no single-character one)."""
+    suffix = Path(path).suffix.lower()
+    if suffix in COMPRESSION and suffix not in _OPENERS:
+        return None
+    try:
+        with _OPENERS.get(suffix, open)(path, "rt", encoding="utf-8", newline="") as f:
+            line = f.readline()
+        return csv.Sniffer().sniff(line).delimiter
+    except (csv.Error, OSError, UnicodeDecodeError, EOFError, zlib.error, lzma.LZMAError):
+        return None
 
 
 def _first_line(error) -> str:
