@@ -62,9 +62,9 @@ def test_fileset_tables_and_names(tmp_path):
                  allele_1=["A", "C", "G"], allele_2=["G", "T", "A"], sex=[1, 2, 0, 1, 2, 1])
     for given in (path, tmp_path / "g", tmp_path / "g.bim", str(tmp_path / "g.fam")):
         X = read_plink(given)
-        assert list(X.bim["chrom"]) == ["1", "1", "X"] and list(X.bim["pos"]) == [10, 20, 30]
-        assert list(X.bim["allele_1"]) == ["A", "C", "G"] and list(X.fam["sex"]) == ["1", "2", "0", "1", "2", "1"]
-        assert X.bim["pos"].dtype == np.int64 and X.bim["cm"].dtype == np.float64
+        assert list(X.variant_table["chrom"]) == ["1", "1", "X"] and list(X.variant_table["pos"]) == [10, 20, 30]
+        assert list(X.variant_table["allele_1"]) == ["A", "C", "G"] and list(X.sample_table["sex"]) == ["1", "2", "0", "1", "2", "1"]
+        assert X.variant_table["pos"].dtype == np.int64 and X.variant_table["cm"].dtype == np.float64
 
 
 def assert_same(a, b):
@@ -180,7 +180,7 @@ def test_rows_index_like_an_array(tmp_path):
         picked = X[::3, variants]
         np.testing.assert_array_equal(np.asarray(picked), D[::3][:, np.atleast_1d(np.arange(4)[variants])])
         np.testing.assert_array_equal(picked.variant_ids, np.atleast_1d(X.variant_ids[variants]))
-        np.testing.assert_array_equal(picked.bim["pos"], np.atleast_1d(X.bim["pos"][variants]))
+        np.testing.assert_array_equal(picked.variant_table["pos"], np.atleast_1d(X.variant_table["pos"][variants]))
     assert isinstance(X[:, 1:3]._calls, np.memmap)  # a slice stays in place
     Xa, Xb, ya, yb = train_test_split(X, np.arange(20), random_state=0)
     np.testing.assert_array_equal(np.asarray(Xa), D[ya])

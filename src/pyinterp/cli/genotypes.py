@@ -26,7 +26,7 @@ def genotype_data(args):
     keep = np.ones(G.shape[0], dtype=bool)
     for option, path, wanted in (("--keep", args.keep, True), ("--remove", args.remove, False)):
         if path is not None:
-            named = samples_in(G.fam, read_sample_list(path))
+            named = samples_in(G.sample_table, read_sample_list(path))
             notes.append(f"{option} {path}: {int(named.sum())} of the {G.shape[0]} samples named")
             keep &= named if wanted else ~named
     variants = np.ones(G.shape[1], dtype=bool)
@@ -44,12 +44,14 @@ def genotype_data(args):
     if args.pheno is not None:
         table, where = read_pheno(args.pheno), args.pheno
     else:
-        table, where = Phenotypes(G.fam["fid"], G.fam["iid"], {"phenotype": G.fam["phenotype"]}), Path(args.file).with_suffix(".fam").name
+        samples = G.sample_table
+        table = Phenotypes(samples["fid"], samples["iid"], {"phenotype": samples["phenotype"]})
+        where = Path(args.file).with_suffix(".fam").name
     name = args.pheno_name or args.target or next(iter(table.columns))
     if args.pheno_name and args.target and args.pheno_name != args.target:
         raise DataError(f"--target {args.target!r} and --pheno-name {args.pheno_name!r} disagree; give one")
     try:
-        phenotype = match_phenotype(G.fam, table, name, where)
+        phenotype = match_phenotype(G.sample_table, table, name, where)
     except ValueError as error:
         hint = "" if args.pheno else "; give the phenotypes with --pheno FILE"
         raise DataError(f"{error}{hint}") from None

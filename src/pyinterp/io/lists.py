@@ -49,13 +49,14 @@ def read_variant_list(path):
     return np.array([fields[0] for _, fields in _lines(path)], dtype=object)
 
 
-def samples_in(fam, listed):
-    """A boolean mask of the .fam's samples that a sample list (read_sample_list) names."""
+def samples_in(samples, listed):
+    """A boolean mask of a genotype file's samples (its sample_table) that a sample list
+    (read_sample_list) names, by FID and IID, or by IID when either side has no FIDs."""
     fid, iid = listed
-    if fid is None:
-        return np.isin(fam["iid"].astype(str), iid.astype(str))
+    if fid is None or samples.get("fid") is None:
+        return np.isin(samples["iid"].astype(str), iid.astype(str))
     wanted = {f"{a} {b}" for a, b in zip(fid, iid)}
-    return np.array([f"{a} {b}" in wanted for a, b in zip(fam["fid"], fam["iid"])])
+    return np.array([f"{a} {b}" in wanted for a, b in zip(samples["fid"], samples["iid"])])
 
 
 def _lines(path):

@@ -42,6 +42,12 @@ class PackedGenotypes:
         One name per variant (the .bim's IDs): the feature names of every fitted estimator.
     sample_ids : array of str, optional
         One name per sample of the file (the .fam's IIDs).
+    sample_table : dict of arrays, optional
+        What the file says of each of its samples (the .fam's columns: "fid", "iid", ...), one
+        entry per file sample; "fid" may be None for a file without family IDs.
+    variant_table : dict of arrays, optional
+        What the file says of each variant (the .bim's columns: "chrom", "id", "pos", "allele_1",
+        "allele_2", ...), one entry per variant.
 
     Attributes
     ----------
@@ -51,6 +57,9 @@ class PackedGenotypes:
         Names of the variants, or ``x0``, ``x1``, ... when none were given.
     sample_ids : ndarray of object
         Names of the samples these genotypes are (after any row selection).
+    sample_table, variant_table : dict of arrays
+        The tables given (empty dicts otherwise); sample_table covers the file's samples
+        (``file_rows`` says which these genotypes are), variant_table follows variant selections.
 
     Examples
     --------
@@ -69,7 +78,8 @@ class PackedGenotypes:
     array([0., 2.], dtype=float32)
     """
 
-    def __init__(self, calls, n_file_samples, *, rows=None, count_a2=False, variant_ids=None, sample_ids=None):
+    def __init__(self, calls, n_file_samples, *, rows=None, count_a2=False, variant_ids=None, sample_ids=None,
+                 sample_table=None, variant_table=None):
         if not isinstance(n_file_samples, numbers.Integral) or isinstance(n_file_samples, bool) or n_file_samples < 1:
             raise ValueError(f"n_file_samples must be a positive integer, got {n_file_samples!r}")
         calls = np.asanyarray(calls)
@@ -86,6 +96,8 @@ class PackedGenotypes:
         p = calls.shape[0]
         self.variant_ids = _names(variant_ids, p, "variant_ids", "x")
         self._file_sample_ids = _names(sample_ids, self._n_file_samples, "sample_ids", "sample")
+        self.sample_table = _table(sample_table, self._n_file_samples, "sample_table")
+        self.variant_table = _table(variant_table, p, "variant_table")
 
     @property
     def shape(self):
@@ -128,8 +140,7 @@ class PackedGenotypes:
             if out._calls.shape[0] == 0:
                 raise IndexError("a selection of no variants")
             out.variant_ids = self.variant_ids[picked]
-            if "bim" in self.__dict__:
-                out.bim = {name: column[picked] for name, column in self.bim.items()}
+            out.variant_table = {name: column[picked] for name, column in self.variant_table.items()}
         return out
 
     def to_numpy(self, dtype=np.float32):
@@ -206,6 +217,14 @@ def _sample_indices(rows, n_file):
     if rows.size and (rows.min() < 0 or rows.max() >= n_file):
         raise ValueError(f"rows must be sample indices in [0, {n_file})")
     return rows
+
+
+def _table(table, count, argument):
+    table = {} if table is None else dict(table)
+    for name, column in table.items():
+        if column is not None and len(column) != count:
+            raise ValueError(f"{argument}[{name!r}] has {len(column)} entries for {count}")
+    return table
 
 
 def _names(names, count, argument, prefix):

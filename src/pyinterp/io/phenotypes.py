@@ -104,9 +104,9 @@ def _keys(fid, iid):
     return list(iid) if fid is None else [f"{a} {b}" for a, b in zip(fid, iid)]
 
 
-def match_phenotype(fam, table, name, where):
-    """The phenotype `name` of `table` for the samples of a .fam (a dict with fid and iid), by
-    (FID, IID), or by IID when the table has no FIDs.
+def match_phenotype(samples, table, name, where):
+    """The phenotype `name` of `table` for a genotype file's samples (its sample_table: a dict
+    with "iid" and "fid"), by (FID, IID), or by IID when either side has no FIDs (fid None).
 
     Missing values (-9, NA, nan, .) drop their samples. A column of 0, 1 and 2 holding a 2 (or
     only 0s) is PLINK's case/control coding: 1 control, 2 case, 0 missing; it becomes classes 0
@@ -116,15 +116,17 @@ def match_phenotype(fam, table, name, where):
     """
     if name not in table.columns:
         raise ValueError(f"{where}: no phenotype {name!r}; its columns are {', '.join(table.columns)}")
-    position = {key: k for k, key in enumerate(_keys(table.fid, table.iid))}
-    by_fam = _keys(None if table.fid is None else fam["fid"], fam["iid"])
+    fid = samples.get("fid")
+    by_iid = table.fid is None or fid is None
+    position = {key: k for k, key in enumerate(_keys(None if by_iid else table.fid, table.iid))}
+    by_fam = _keys(None if by_iid else fid, samples["iid"])
     found = np.array([position.get(key, -1) for key in by_fam])
     matched = found >= 0
     if not matched.any():
         example = by_fam[0]
         raise ValueError(f"{where}: none of the genotype file's {len(by_fam)} samples is in it (matched by "
-                         f"{'IID' if table.fid is None else 'FID and IID'}; the genotypes' first is {example!r}, "
-                         f"the file's first {_keys(table.fid, table.iid)[0]!r})")
+                         f"{'IID' if by_iid else 'FID and IID'}; the genotypes' first is {example!r}, "
+                         f"the file's first {next(iter(position))!r})")
     text = table.columns[name][found[matched]]
     present = np.array([v not in MISSING for v in text])
     notes = []
@@ -137,13 +139,15 @@ def match_phenotype(fam, table, name, where):
         if distinct <= {0.0, 1.0, 2.0} and (2.0 in distinct or distinct == {0.0}):
             coded_missing = present & (values == 0.0)
             present &= ~coded_missing
-            values = values - 1.0
+            values = values - 1.0  # 0 control, 1 case (integers below)
             task = "classification"
             notes.append(f"{name} read as case/control in PLINK's coding (1 control, 2 case, 0 missing): class 1 is "
                          f"the cases ({int((values[present] == 1).sum())}), class 0 the controls "
                          f"({int((values[present] == 0).sum())})")
         elif np.all(numbers == np.round(numbers)) and len(distinct) <= 20:
             task = "classification"
+        if task == "classification":
+            values = np.where(present, values, 0).astype(np.int64)
     else:
         values = text.astype(str)
         task = "classification"

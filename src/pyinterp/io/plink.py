@@ -37,9 +37,9 @@ def read_plink(path, *, count_a2=False):
     -------
     PackedGenotypes
         n samples (the .fam's rows) x p variants (the .bim's), named by the .bim's variant IDs and
-        the .fam's IIDs, with the two tables as dicts of arrays: ``G.fam`` (fid, iid, father, mother,
-        sex, phenotype, as strings) and ``G.bim`` (chrom, id, allele_1, allele_2 as strings, cm as
-        float, pos as int).
+        the .fam's IIDs, with the two files as dicts of arrays: ``G.sample_table`` (fid, iid,
+        father, mother, sex, phenotype, as strings) and ``G.variant_table`` (chrom, id, allele_1,
+        allele_2 as strings, cm as float, pos as int).
 
     Examples
     --------
@@ -91,9 +91,8 @@ def read_plink(path, *, count_a2=False):
         raise ValueError(f"{bed}: {what}: {size} bytes, but {n} samples ({fam.name}) x {p} variants ({bim.name}) "
                          f"take 3 + {p} x {width} = {expected} bytes")
     calls = np.memmap(bed, dtype=np.uint8, mode="r", offset=3, shape=(p, width))
-    G = PackedGenotypes(calls, n, count_a2=count_a2, variant_ids=bim_table["id"], sample_ids=fam_table["iid"])
-    G.fam, G.bim = fam_table, bim_table
-    return G
+    return PackedGenotypes(calls, n, count_a2=count_a2, variant_ids=bim_table["id"], sample_ids=fam_table["iid"],
+                           sample_table=fam_table, variant_table=bim_table)
 
 
 def _fileset(path):
