@@ -5,6 +5,7 @@ case/control coding, --keep/--remove/--extract/--exclude, and one-line errors na
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import read_csv_exact
 
 from pyinterp import RandomForestClassifier, RandomForestRegressor, cli
 from pyinterp.importance import mdi_oob
@@ -52,7 +53,7 @@ def test_the_fam_phenotype_gives_the_forest_of_the_same_genotypes_in_memory(coho
     assert (code, err) == (0, ""), err
     assert f"n={N} samples, p={P} variants (read in place), phenotype 'phenotype' from cohort.fam (classification" in out
     assert f"class 1 is the cases ({int(y.sum())}), class 0 the controls ({int(N - y.sum())})" in out
-    table = pd.read_csv(folder / "out" / "importances.csv").set_index("feature")
+    table = read_csv_exact(folder / "out" / "importances.csv").set_index("feature")
     forest = RandomForestClassifier(n_estimators=30, oob_score=True, random_state=0, n_jobs=1).fit(G, y)
     expected = mdi_oob(forest, G, y)
     np.testing.assert_array_equal(table.loc[[f"rs{k}" for k in range(P)], "mdi_oob"].to_numpy(), expected)
@@ -77,7 +78,7 @@ def test_a_phenotype_file_is_matched_by_sample_with_every_drop_counted(cohort, c
     X = G[np.ix_(rows, columns)]
     target = np.array([float(f"{trait[i]:.6f}") for i in rows])
     forest = RandomForestRegressor(n_estimators=20, oob_score=True, random_state=0, n_jobs=1).fit(X, target)
-    table = pd.read_csv(folder / "out" / "importances.csv").set_index("feature")
+    table = read_csv_exact(folder / "out" / "importances.csv").set_index("feature")
     np.testing.assert_array_equal(table.loc[[f"rs{k}" for k in columns], "mdi_oob"].to_numpy(),
                                   mdi_oob(forest, X, target))
 
@@ -144,7 +145,7 @@ def test_the_python_route_matches_by_id_too(cohort):
 
     folder = cohort[0]
     G = read_plink(folder / "cohort.bed")
-    matched = match_phenotype(G.fam, read_pheno(folder / "pheno.txt"), "age", "pheno.txt")
+    matched = match_phenotype(G.sample_table, read_pheno(folder / "pheno.txt"), "age", "pheno.txt")
     assert matched.task == "regression" and len(matched.rows) == N - 5
     np.testing.assert_array_equal(matched.values, [20 + i % 30 for i in range(N) if i % 48 != 1])
 
@@ -156,8 +157,29 @@ def test_a_zero_one_column_is_two_classes_and_plink_s_zero_only_column_is_missin
     G = read_plink(folder / "cohort.bed")
     (folder / "flags.txt").write_text("#IID flag nothing\n" + "".join(f"S{i} {i % 2} 0\n" for i in range(N)))
     table = read_pheno(folder / "flags.txt")
-    flag = match_phenotype(G.fam, table, "flag", "flags.txt")
+    flag = match_phenotype(G.sample_table, table, "flag", "flags.txt")
     assert flag.task == "classification" and len(flag.rows) == N
     np.testing.assert_array_equal(flag.values, np.arange(N) % 2)
     with pytest.raises(ValueError, match="every matched sample has nothing missing"):
-        match_phenotype(G.fam, table, "nothing", "flags.txt")
+        match_phenotype(G.sample_table, table, "nothing", "flags.txt")
+
+
+def test_max_features_class_of_interest_and_verbose(cohort, capsys):
+    folder, G, y, _ = cohort
+    code, out, err = run(capsys, "all", folder / "cohort.bed", "--n-estimators", 25, "--n-jobs", 1, "--max-features",
+                         "sqrt", "--out", folder / "out")
+    assert (code, err) == (0, ""), err
+    table = read_csv_exact(folder / "out" / "importances.csv").set_index("feature")
+    forest = RandomForestClassifier(n_estimators=25, oob_score=True, random_state=0, n_jobs=1,
+                                    max_features="sqrt").fit(G, y)
+    np.testing.assert_array_equal(table.loc[[f"rs{k}" for k in range(P)], "mdi_oob"].to_numpy(), mdi_oob(forest, G, y))
+    assert "Class of interest: 1 (the last class; --class-of-interest sets it)" in out
+    code, out, err = run(capsys, "interactions", folder / "cohort.bed", "--n-estimators", 12, "--n-jobs", 1,
+                         "--class-of-interest", "0", "--verbose")
+    assert code == 0 and "Class of interest: 0\n" in out
+    assert "iteration" in err  # progress on stderr
+    code, out, err = run(capsys, "interactions", folder / "cohort.bed", "--class-of-interest", "case")
+    assert code == 1 and "--class-of-interest 'case' is not a class of the target; its classes are 0, 1" in err
+    with pytest.raises(SystemExit):
+        cli.main(["importance", str(folder / "cohort.bed"), "--max-features", "2.5"])
+    assert "must be a positive count or a fraction in (0, 1]" in capsys.readouterr().err

@@ -108,6 +108,12 @@ def parser() -> argparse.ArgumentParser:
                        help="trees of the forest and of each iRF forest (LSSFind keeps its 100)")
     group.add_argument("--n-jobs", type=int, default=-1, help="threads (-1: all cores); results do not depend on it")
     group.add_argument("--random-state", type=int, default=0, help="seed: the same seed gives the same tables")
+    group.add_argument("--max-features", type=_max_features, default=None, metavar="K",
+                       help="features tried per split by the forest and iRF's forests: sqrt, log2, a count or a "
+                       "fraction (default: each estimator's; sqrt pays at p in the thousands and more)")
+    group.add_argument("--class-of-interest", metavar="LABEL", help="classification: the class whose interactions "
+                       "iRF reports (default: the last class in sorted order); always printed")
+    group.add_argument("--verbose", action="store_true", help="progress of each fit on stderr")
     group.add_argument("--top", type=_positive, default=10, help="rows of each table to print")
 
     for name, text in (("importance", "fit a forest and report MDI-oob (with its SE) beside MDI"),
@@ -129,6 +135,18 @@ def parser() -> argparse.ArgumentParser:
 def _warn(message, category, *_, **__):
     """A library warning (such as rows without out-of-bag predictions) as one line, without source."""
     print(f"pyinterp: warning: {' '.join(str(message).split())}", file=sys.stderr)
+
+
+def _max_features(text):
+    if text in ("sqrt", "log2"):
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be sqrt, log2, a count or a fraction, not {text}") from None
+    if value <= 0 or (value != int(value) and value > 1):
+        raise argparse.ArgumentTypeError(f"must be a positive count or a fraction in (0, 1], not {text}")
+    return int(value) if "." not in text and "e" not in text.lower() else value
 
 
 def _positive(text) -> int:

@@ -14,6 +14,7 @@ from ..interactions import IterativeRandomForest, LSSFind, signed_paths
 from ..interactions.irf import TABLE_ORDER
 from ..plotting import (plot_importances, plot_interaction_network, plot_interaction_response, plot_irf_scores,
                         plot_lssfind)
+from .data import DataError, listing
 from .figures import draw
 
 
@@ -25,10 +26,17 @@ class Truth:
         self.features = {k for s in interactions for k, _ in s}
 
 
+def _options(args):
+    """The estimators' keywords the command line sets for every fit."""
+    options = {"n_jobs": args.n_jobs, "random_state": args.random_state, "verbose": int(args.verbose)}
+    if args.max_features is not None:
+        options["max_features"] = args.max_features
+    return options
+
+
 def importances(data, args, report, truth=None):
     Forest = RandomForestRegressor if data.task == "regression" else RandomForestClassifier
-    forest = Forest(n_estimators=args.n_estimators, oob_score=True, n_jobs=args.n_jobs,
-                    random_state=args.random_state)
+    forest = Forest(n_estimators=args.n_estimators, oob_score=True, **_options(args))
     start = time.perf_counter()
     forest.fit(data.X, data.y)
     score_name = "R^2" if data.task == "regression" else "accuracy"
@@ -75,7 +83,7 @@ def lssfind(data, args, report, truth=None):
                    "classes. iRF below takes classes.")
         return
     start = time.perf_counter()
-    lss = LSSFind(random_state=args.random_state, n_jobs=args.n_jobs).fit(data.X, data.y)
+    lss = LSSFind(**_options(args)).fit(data.X, data.y)
     selected, minimal = lss.selected_, set(lss.minimal_.features)
     truth_column = ["truth"] if truth else []
     rows = _interaction_rows(selected, ("dwp", "adjusted_dwp", "rho"), truth)
@@ -83,7 +91,8 @@ def lssfind(data, args, report, truth=None):
     report.add_table("lssfind", "LSSFind: signed sets with 2^|S| DWP >= 1 - eta (minimal = basic interactions)",
                      ["interaction", "order", "dwp", "adjusted_dwp", "rho", "minimal", *truth_column], rows)
     found = f"{len(selected)} sets with 2^|S| DWP >= 0.99, {len(minimal)} minimal:" if len(selected) else "no set."
-    report.say(f"\nLSSFind (100 trees, all features per split, eps 0.01, eta 0.01, order <= 3) in "
+    tried = "all features" if args.max_features is None else f"max_features={args.max_features}"
+    report.say(f"\nLSSFind (100 trees, {tried} per split, eps 0.01, eta 0.01, order <= 3) in "
                f"{time.perf_counter() - start:.2f} s: {found}")
     for r in lss.minimal_:
         mark = ("  true" if r.features in truth.interactions else "") if truth else ""
@@ -103,8 +112,8 @@ def lssfind(data, args, report, truth=None):
 
 def irf(data, args, report, truth=None):
     start = time.perf_counter()
-    model = IterativeRandomForest(n_estimators=args.n_estimators, task=data.task, random_state=args.random_state,
-                                  n_jobs=args.n_jobs).fit(data.X, data.y)
+    model = IterativeRandomForest(n_estimators=args.n_estimators, task=data.task,
+                                  class_id=_class_of_interest(data, args), **_options(args)).fit(data.X, data.y)
     table = model.interactions_
     scores = table.columns
     keys = TABLE_ORDER[model.style]
@@ -116,6 +125,12 @@ def irf(data, args, report, truth=None):
     found = f"top {len(top)} of {len(table)} by {order}:" if len(table) else "no interaction."
     report.say(f"\nIterative random forest (5 iterations, {args.n_estimators} trees, 10 bootstraps) in "
                f"{time.perf_counter() - start:.2f} s, iteration {model.selected_iteration_ + 1} selected; {found}")
+    if model.classification_:
+        report.say(f"  Class of interest: {model.class_id_}"
+                   + ("" if args.class_of_interest is not None else " (the last class; --class-of-interest sets it)"))
+    else:
+        report.say(f"  Class of interest: y {'>=' if model.style == 'R' else '>'} {model.cut_:.4g} (iRF cuts a "
+                   "continuous response at its median)")
     if not len(table):
         report.say("  " + _why_no_interaction(model))
         return
@@ -128,6 +143,19 @@ def irf(data, args, report, truth=None):
     for r in top:
         mark = ("  true" if r.features in truth.interactions else "") if truth else ""
         report.say(f"  {table.label(r.features):<40}" + "".join(f" {getattr(r, c):>10.3f}" for c in shown) + mark)
+
+
+def _class_of_interest(data, args):
+    """--class-of-interest as the class it names (classes may be numbers; the option is text)."""
+    label = args.class_of_interest
+    if label is None or data.task != "classification":
+        return None
+    classes = np.unique(data.y)
+    named = [c for c in classes if str(c) == label]
+    if not named:
+        raise DataError(f"--class-of-interest {label!r} is not a class of the target; its classes are "
+                        f"{listing(classes)}")
+    return named[0]
 
 
 def _why_no_interaction(model) -> str:
