@@ -16,6 +16,10 @@ and held-out R^2, each (input, library) in a process of its own, 2 threads each.
     python bench/compare_genomic_inputs.py                   # every case
     python bench/compare_genomic_inputs.py --cases snp2 --trees 5
     python bench/compare_genomic_inputs.py --cases bed --rounds 1 --bed-shape 2000 20000
+    python bench/compare_genomic_inputs.py --cases bed --rounds 1 --data-dir /tmp/bed --libs pyinterp
+
+--data-dir keeps the data between runs (written when absent); --libs runs one library's rows only.
+A run that fails (the kernel's out-of-memory killer leaves no message) is reported and skipped.
 
 The data are written once to a temporary directory; "data MB" is the worker's resident memory
 after loading them (the memory map: nothing), "peak MB" its high-water mark after the fit. Each
@@ -155,6 +159,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=3, help="runs of each (library, input), alternating")
     parser.add_argument("--bed-shape", nargs=2, type=int, default=(20_000, 200_000), metavar=("N", "P"),
                         help="samples and variants of the bed case's training file")
+    parser.add_argument("--data-dir", type=Path, help="where the data are kept (default: a temporary folder)")
+    parser.add_argument("--libs", nargs="+", choices=["pyinterp", "sklearn"], default=["pyinterp", "sklearn"])
     parser.add_argument("--worker", nargs=4, metavar=("FOLDER", "LIB", "FORM", "TREES"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -164,10 +170,12 @@ def main():
     print(f"2 threads each; {load_line()}")
     header = f"{'library':<9} {'input':<12} {'fit s':>8} {'data MB':>8} {'peak MB':>8} {'R^2':>6}"
     with tempfile.TemporaryDirectory() as tmp:
-        folder, written = Path(tmp), set()
+        folder, written = args.data_dir or Path(tmp), set()
+        folder.mkdir(parents=True, exist_ok=True)
         for case in args.cases:
             spec = CASES[case]
-            if spec["data"] not in written:
+            marker = folder / f"{spec['data']}_y.npy"  # written last
+            if spec["data"] not in written and not marker.exists():
                 if spec["data"] == "bed":
                     write_bed(folder, *args.bed_shape)
                     print(f"\nbed_train.bed: {(folder / 'bed_train.bed').stat().st_size / 2**20:.0f} MB")
@@ -179,20 +187,25 @@ def main():
             print(f"\n{case}: {trees} trees\n{header}")
             # Rounds of every run in turn; the median fit time and the largest peak of each. The
             # first fits after the data are written were slower (0.8-1.1 s against 0.4 s later).
-            runs = {key: [] for key in spec["runs"]}
+            runs = {key: [] for key in spec["runs"] if key[0] in args.libs}
             for _ in range(args.rounds):
-                for lib, form in spec["runs"]:
-                    runs[lib, form].append(run_isolated([__file__, "--worker", folder, lib, form, trees]))
+                for lib, form in runs:
+                    r = run_isolated([__file__, "--worker", folder, lib, form, trees], may_fail=True)
+                    print(f"  ran {lib} {form}: {r}", flush=True)
+                    if "error" not in r:
+                        runs[lib, form].append(r)
             results = {}
             for (lib, form), rs in runs.items():
+                if not rs:
+                    continue
                 r = results[lib, form] = dict(rs[0], fit_s=float(np.median([x["fit_s"] for x in rs])),
                                               peak_mb=max(x["peak_mb"] for x in rs))
                 times = " ".join(f"{x['fit_s']:.2f}" for x in rs)
                 print(f"{lib:<9} {form:<12} {r['fit_s']:>8.2f} {r['data_mb']:>8.0f} {r['peak_mb']:>8.0f} {r['score']:>6.3f}"
                       f"   ({times})")
-            peer = next(r for (lib, _), r in results.items() if lib == "sklearn")
+            peer = next((r for (lib, _), r in results.items() if lib == "sklearn"), None)
             for (lib, form), r in results.items():
-                if lib == "pyinterp":
+                if lib == "pyinterp" and peer is not None:
                     print(f"  sklearn / pyinterp ({form}): fit time x{peer['fit_s'] / r['fit_s']:.1f}, "
                           f"peak memory x{peer['peak_mb'] / r['peak_mb']:.2f}")
             print(f"  ({load_line()})")

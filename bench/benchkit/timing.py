@@ -62,11 +62,16 @@ def reset_peak_rss():
         f.write("5")
 
 
-def run_isolated(args, threads=2) -> dict:
+def run_isolated(args, threads=2, *, may_fail=False) -> dict:
     """Runs `python *args` in a process of its own (so its peak memory is its own) and returns the
-    JSON object its last output line holds."""
+    JSON object its last output line holds. A failure exits, or with may_fail returns {"error":
+    what happened} (a process killed by the kernel's out-of-memory killer leaves no message)."""
     out = subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True,
                          env={**os.environ, "OMP_NUM_THREADS": str(threads)})
     if out.returncode != 0:
-        sys.exit(f"{' '.join(map(str, args))} failed:\n{out.stderr}")
+        killed = out.returncode < 0 and not out.stderr
+        what = f"killed by signal {-out.returncode} (out of memory?)" if killed else out.stderr.strip()[-500:]
+        if may_fail:
+            return {"error": what}
+        sys.exit(f"{' '.join(map(str, args))} failed: {what}")
     return json.loads(out.stdout.strip().splitlines()[-1])
