@@ -280,3 +280,32 @@ def test_malformed_objects_raise_instead_of_reading_out_of_bounds():
         RandomForestRegressor(n_estimators=2).fit(G, np.zeros(9))
     with pytest.raises(ValueError, match="copy"):
         np.asarray(PackedGenotypes(np.zeros((2, 3), np.uint8), 9), copy=False)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 8, 9, 131])
+def test_pack_counts_gives_the_calls_bed_reader_reads(tmp_path, n):
+    from pyinterp.io.packing import pack_counts
+
+    rng = np.random.default_rng(n)
+    counts = rng.integers(0, 3, size=(6, n)).astype(np.int8)
+    counts[rng.random(counts.shape) < 0.2] = rng.choice([-9, -127, 3, -1])
+    expected = np.where((counts >= 0) & (counts <= 2), counts, np.nan).T.astype(np.float32)
+    np.testing.assert_array_equal(np.asarray(PackedGenotypes(pack_counts(counts), n)), expected)
+    bed_reader.to_bed(tmp_path / "p.bed", expected)  # the same calls through bed-reader's writer
+    assert (tmp_path / "p.bed").read_bytes()[3:] == pack_counts(counts).tobytes()
+    out = np.zeros((8, (n + 3) // 4), np.uint8)
+    pack_counts(counts, out=out[1:7])
+    assert not out[0].any() and not out[7].any() and (out[1:7] == pack_counts(counts)).all()
+    with pytest.raises(ValueError, match="counts must be a 2-d integer array"):
+        pack_counts(counts.astype(float))
+
+
+def test_tables_follow_selections_and_are_checked():
+    calls = np.zeros((3, 2), np.uint8)
+    G = PackedGenotypes(calls, 6, variant_table={"pos": np.array([5, 7, 9])},
+                        sample_table={"fid": None, "iid": np.array([f"s{i}" for i in range(6)], dtype=object)})
+    assert list(G[:, [2, 0]].variant_table["pos"]) == [9, 5]
+    assert list(G[[1, 4]].sample_table["iid"]) == [f"s{i}" for i in range(6)]  # the file's samples
+    np.testing.assert_array_equal(G[[1, 4]].file_rows, [1, 4])
+    with pytest.raises(ValueError, match=r"variant_table\['pos'\] has 2 entries for 3"):
+        PackedGenotypes(calls, 6, variant_table={"pos": [1, 2]})
