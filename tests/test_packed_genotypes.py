@@ -309,3 +309,19 @@ def test_tables_follow_selections_and_are_checked():
     np.testing.assert_array_equal(G[[1, 4]].file_rows, [1, 4])
     with pytest.raises(ValueError, match=r"variant_table\['pos'\] has 2 entries for 3"):
         PackedGenotypes(calls, 6, variant_table={"pos": [1, 2]})
+
+
+def test_bed_reader_s_int8_missing_code_is_named_not_split_on_silently(tmp_path):
+    G = genotypes(60, 5, seed=7, missing=0.1)
+    path = write(tmp_path, G)
+    int8 = bed_reader.open_bed(path).read(dtype="int8")
+    assert int8.min() == -127
+    y = np.arange(60.0)
+    for fit in (lambda X: RandomForestRegressor(n_estimators=2).fit(X, y), lambda X: imp.dstump(X, y),
+                lambda X: LSSFind(n_estimators=2).fit(X, y)):
+        with pytest.warns(UserWarning, match="holds -127, bed-reader's code for a missing genotype call"):
+            fit(int8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        RandomForestRegressor(n_estimators=2).fit(np.where(int8 < 0, 0, int8), y)
+        RandomForestRegressor(n_estimators=2).fit(read_plink(path), y)

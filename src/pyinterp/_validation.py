@@ -224,9 +224,23 @@ def check_exact_integers(X):
 
 
 def validate_fit_data(estimator, X, y, **kwargs):
-    """validate_data for a fit on X that the forest reads (FOREST_FIT_X), after check_exact_integers."""
+    """validate_data for a fit on X that the forest reads (FOREST_FIT_X), after check_exact_integers,
+    and warn_missing_call_code on the result."""
     check_exact_integers(X)
-    return validate_data(estimator, X, y, **FOREST_FIT_X, **kwargs)
+    out = validate_data(estimator, X, y, **FOREST_FIT_X, **kwargs)
+    warn_missing_call_code(out[0] if isinstance(out, tuple) else out)
+    return out
+
+
+def warn_missing_call_code(X):
+    """Genotypes read by bed-reader as int8 mark a missing call -127, which the trees would split on as
+    a value (thresholds such as -63.5): warn, naming the way to missing values, when an int8 X in
+    memory holds -127 (a memory-mapped X is not read here: that would make it all resident)."""
+    if (isinstance(X, np.ndarray) and not isinstance(X, np.memmap) and X.dtype == np.int8 and X.size
+            and X.min() == -127):
+        warnings.warn("X is int8 and holds -127, bed-reader's code for a missing genotype call: it is split on as a "
+                      "value below 0. Read the .bed with pyinterp.io.read_plink (missing calls become missing "
+                      "values), or give X as float with NaN for the missing calls.", UserWarning, stacklevel=4)
 
 
 def core_X(X, *, by_columns=False):

@@ -47,7 +47,7 @@ from ._seeds import root_seed
 from ._validation import (INT32_MAX, FOREST_FIT_X, IntInterval, check_array, check_consistent_length,
                           check_exact_integers, check_int, check_sample_weight, core_X, extreme_exponent,
                           physical_memory, refuse_extreme_targets, regression_target, resolve_n_threads,
-                          scaled_weights)
+                          scaled_weights, warn_missing_call_code)
 from .forest.view import check_rows as _check_X
 from .forest.view import forest_view as _view
 
@@ -348,6 +348,7 @@ def dstump(X, y, *, split="best", side="sum", sample_weight=None, n_jobs=None):
     """
     check_exact_integers(X)
     X = check_array(X, **FOREST_FIT_X, ensure_min_samples=2, input_name="X")
+    warn_missing_call_code(X)
     if np.ndim(y) != 1:
         raise ValueError(f"y must be 1-d, got shape {np.shape(y)}")
     y = regression_target(y)
