@@ -183,3 +183,27 @@ def test_max_features_class_of_interest_and_verbose(cohort, capsys):
     with pytest.raises(SystemExit):
         cli.main(["importance", str(folder / "cohort.bed"), "--max-features", "2.5"])
     assert "must be a positive count or a fraction in (0, 1]" in capsys.readouterr().err
+
+
+def test_a_plink2_fileset_gives_the_tables_of_the_same_calls_as_a_bed(cohort, capsys):
+    pgenlib = pytest.importorskip("pgenlib", reason="pgenlib (the test extras) writes the .pgen")
+    folder, G, y, _ = cohort
+    counts = np.ascontiguousarray(np.nan_to_num(G, nan=-9).T.astype(np.int8))
+    writer = pgenlib.PgenWriter(bytes(folder / "v2.cohort.pgen"), N, variant_ct=P, nonref_flags=False)
+    writer.append_biallelic_batch(counts)
+    writer.close()
+    (folder / "v2.cohort.pvar").write_text("#CHROM\tPOS\tID\tREF\tALT\n"
+                                           + "".join(f"1\t{10 * k + 1}\trs{k}\tC\tT\n" for k in range(P)))
+    (folder / "v2.cohort.psam").write_text("#FID\tIID\tSEX\tstatus\n"
+                                           + "".join(f"F{i}\tS{i}\tNA\t{c + 1}\n" for i, c in enumerate(y)))
+    tables = {}
+    for name in ("cohort.bed", "v2.cohort.pgen"):
+        code, out, err = run(capsys, "importance", folder / name, "--n-estimators", 20, "--n-jobs", 1,
+                             "--out", folder / name.replace(".", "_"))
+        assert (code, err) == (0, ""), err
+        tables[name] = (folder / name.replace(".", "_") / "importances.csv").read_text()
+    assert "phenotype 'status' from v2.cohort.psam (classification" in out and "(hardcalls packed)" in out
+    assert tables["cohort.bed"] == tables["v2.cohort.pgen"]
+    (folder / "v2.cohort.psam").write_text("#IID\tSEX\n" + "".join(f"S{i}\t1\n" for i in range(N)))
+    code, out, err = run(capsys, "importance", folder / "v2.cohort.pgen")
+    assert code == 1 and "v2.cohort.psam has no phenotype column: give the phenotypes with --pheno FILE" in err

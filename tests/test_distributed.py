@@ -123,6 +123,26 @@ def test_forest_on_the_cluster_is_the_local_forest(client, data, Forest, kwargs)
     assert getattr(remote, "oob_score_", None) == getattr(local, "oob_score_", None)
 
 
+def test_packed_genotypes_on_the_cluster_give_the_local_forest_and_irf(client, tmp_path):
+    bed_reader = pytest.importorskip("bed_reader", reason="bed-reader (the test extras) writes the .bed")
+    from pyinterp.io import read_plink
+
+    rng = np.random.default_rng(0)
+    G = rng.binomial(2, 0.3, size=(300, 40)).astype(np.float32)
+    G[rng.random(G.shape) < 0.02] = np.nan
+    bed_reader.to_bed(tmp_path / "g.bed", G)
+    X = read_plink(tmp_path / "g.bed")  # a memory map, pickled to the workers as its packed calls
+    y = np.nan_to_num(G[:, 0]) * (np.nan_to_num(G[:, 1]) > 0) + rng.standard_normal(300)
+    local = RandomForestRegressor(20, random_state=1, max_features=0.5, n_jobs=2).fit(X, y)
+    local_irf = IterativeRandomForest(n_estimators=10, n_bootstraps=2, random_state=0).fit(X, y)
+    with dask():
+        remote = RandomForestRegressor(20, random_state=1, max_features=0.5).fit(X, y)
+        remote_irf = IterativeRandomForest(n_estimators=10, n_bootstraps=2, random_state=0).fit(X, y)
+    assert same_forest(local._forest, remote._forest)
+    assert same_forest(local_irf.forest_._forest, remote_irf.forest_._forest)
+    assert local_irf.interactions_.features == remote_irf.interactions_.features
+
+
 def test_a_fit_inside_a_task_on_a_worker_stays_on_that_worker(client, data):
     """A user's own task (a cross-validation fold the backend distributes) fits with the worker's
     threads instead of sending its data on to the cluster from there."""

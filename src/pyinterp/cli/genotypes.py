@@ -1,5 +1,6 @@
-"""The command line on a PLINK 1 fileset: genotypes read in place, the phenotype from the .fam or a
-phenotype file matched by sample ID, and PLINK's sample and variant lists."""
+"""The command line on a PLINK fileset (PLINK 1 read in place, PLINK 2 hardcalls packed): the
+phenotype from the .fam / .psam or a phenotype file matched by sample ID, and PLINK's sample and
+variant lists."""
 
 from __future__ import annotations
 
@@ -9,19 +10,24 @@ import numpy as np
 
 from ..io.lists import read_sample_list, read_variant_list, samples_in
 from ..io.phenotypes import Phenotypes, match_phenotype, read_pheno
+from ..io.pgen import read_pgen
 from ..io.plink import read_plink
 from .data import Data, DataError, listing
 
-GENOTYPE_SUFFIXES = (".bed", ".bim", ".fam")
+PLINK1 = (".bed", ".bim", ".fam")
+PLINK2 = (".pgen", ".pvar", ".psam", ".zst")  # .zst: a .pvar.zst
+# Sample-table columns that are not phenotypes (.fam's and .psam's names).
+NOT_PHENOTYPES = {"fid", "iid", "sid", "father", "mother", "pat", "mat", "sex"}
 
 
 def is_genotype_file(path) -> bool:
-    return Path(path).suffix.lower() in GENOTYPE_SUFFIXES
+    return Path(path).suffix.lower() in PLINK1 + PLINK2
 
 
 def genotype_data(args):
     """Data for the command's jobs, and the description line, from a fileset and the options."""
-    G = read_plink(args.file)
+    plink2 = Path(args.file).suffix.lower() in PLINK2
+    G = read_pgen(args.file) if plink2 else read_plink(args.file)
     notes = []
     keep = np.ones(G.shape[0], dtype=bool)
     for option, path, wanted in (("--keep", args.keep, True), ("--remove", args.remove, False)):
@@ -45,8 +51,11 @@ def genotype_data(args):
         table, where = read_pheno(args.pheno), args.pheno
     else:
         samples = G.sample_table
-        table = Phenotypes(samples["fid"], samples["iid"], {"phenotype": samples["phenotype"]})
-        where = Path(args.file).with_suffix(".fam").name
+        columns = {name: column for name, column in samples.items() if name not in NOT_PHENOTYPES}
+        where = _stem(args.file) + (".psam" if plink2 else ".fam")
+        if not columns:
+            raise DataError(f"{where} has no phenotype column: give the phenotypes with --pheno FILE")
+        table = Phenotypes(samples["fid"], samples["iid"], columns)
     name = args.pheno_name or args.target or next(iter(table.columns))
     if args.pheno_name and args.target and args.pheno_name != args.target:
         raise DataError(f"--target {args.target!r} and --pheno-name {args.pheno_name!r} disagree; give one")
@@ -74,6 +83,16 @@ def genotype_data(args):
             raise DataError(f"the phenotype {name!r} has one class ({listing(classes)}) among the samples kept")
     data = Data(selected, values, list(selected.variant_ids), task, notes)
     n, p = selected.shape
-    description = (f"{args.file}: n={n} samples, p={p} variants (read in place), phenotype {name!r} from {where} "
+    read = "hardcalls packed" if plink2 else "read in place"
+    description = (f"{args.file}: n={n} samples, p={p} variants ({read}), phenotype {name!r} from {where} "
                    f"({task}{', inferred; --task overrides' if args.task == 'auto' else ''})")
     return data, description
+
+
+def _stem(path):
+    """The fileset's name without the suffix of the file given (a prefix may hold dots)."""
+    name = Path(path).name
+    for suffix in (".pvar.zst", *PLINK2, *PLINK1):
+        if name.lower().endswith(suffix):
+            return name[: -len(suffix)]
+    return name

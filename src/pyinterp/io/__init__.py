@@ -1,13 +1,16 @@
 """Reading the files genomics users hold, into forms the forests read in place.
 
 - :func:`read_plink`: a PLINK 1 .bed / .bim / .fam fileset, the .bed memory-mapped.
+- :func:`read_pgen`: a PLINK 2 .pgen / .pvar / .psam fileset's hardcalls (pgenlib, an optional
+  dependency), packed.
 - :class:`PackedGenotypes`: genotype calls two bits each, which every forest, importance and
   interaction finder takes as ``X``.
 - :func:`read_pheno`: a phenotype or covariate file in PLINK's format (FID, IID, columns).
 """
 
 from .packed import PackedGenotypes
+from .pgen import read_pgen
 from .phenotypes import read_pheno
 from .plink import read_plink
 
-__all__ = ["PackedGenotypes", "read_pheno", "read_plink"]
+__all__ = ["PackedGenotypes", "read_pgen", "read_pheno", "read_plink"]
