@@ -207,3 +207,29 @@ def test_a_plink2_fileset_gives_the_tables_of_the_same_calls_as_a_bed(cohort, ca
     (folder / "v2.cohort.psam").write_text("#IID\tSEX\n" + "".join(f"S{i}\t1\n" for i in range(N)))
     code, out, err = run(capsys, "importance", folder / "v2.cohort.pgen")
     assert code == 1 and "v2.cohort.psam has no phenotype column: give the phenotypes with --pheno FILE" in err
+
+
+def test_a_vcf_with_a_phenotype_file_gives_the_tables_of_the_same_calls_as_a_bed(cohort, capsys):
+    pytest.importorskip("cyvcf2", reason="cyvcf2 (the test extras) reads the VCF")
+    folder, G, y, _ = cohort
+    lines = ["##fileformat=VCFv4.2", "##contig=<ID=1>",
+             '##FORMAT=<ID=GT,Number=1,Type=String,Description="Genotype">',
+             "\t".join(["#CHROM", "POS", "ID", "REF", "ALT", "QUAL", "FILTER", "INFO", "FORMAT"]
+                       + [f"S{i}" for i in range(N)])]
+    gt = {0.0: "0/0", 1.0: "0/1", 2.0: "1/1"}
+    for k in range(P):
+        lines.append("\t".join(["1", str(10 * k + 1), f"rs{k}", "C", "T", ".", "PASS", ".", "GT"]
+                               + [gt.get(v, "./.") for v in G[:, k]]))
+    (folder / "cohort.vcf").write_text("\n".join(lines) + "\n")
+    (folder / "status.txt").write_text("#IID status\n" + "".join(f"S{i} {c + 1}\n" for i, c in enumerate(y)))
+    code, out, err = run(capsys, "importance", folder / "cohort.vcf")
+    assert code == 1 and "a VCF holds no phenotypes: give them with --pheno FILE" in err
+    tables = {}
+    for name, extra in (("cohort.bed", []), ("cohort.vcf", ["--pheno", folder / "status.txt"])):
+        code, out, err = run(capsys, "importance", folder / name, *extra, "--n-estimators", 20, "--n-jobs", 1,
+                             "--out", folder / name.replace(".", "_"))
+        assert (code, err) == (0, ""), err
+        tables[name] = (folder / name.replace(".", "_") / "importances.csv").read_text()
+    assert "(GT calls packed), phenotype 'status' from" in out
+    assert tables["cohort.bed"] == tables["cohort.vcf"]
+    assert not cli.genotypes.is_genotype_file("table.csv.zst") and cli.genotypes.is_genotype_file("a.pvar.zst")

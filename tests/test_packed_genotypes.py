@@ -325,3 +325,20 @@ def test_bed_reader_s_int8_missing_code_is_named_not_split_on_silently(tmp_path)
         warnings.simplefilter("error")
         RandomForestRegressor(n_estimators=2).fit(np.where(int8 < 0, 0, int8), y)
         RandomForestRegressor(n_estimators=2).fit(read_plink(path), y)
+
+
+def test_a_bed_cut_short_after_it_was_opened_is_refused_not_read(tmp_path):
+    G = genotypes(50, 8, seed=8)
+    path = write(tmp_path, G)
+    X = read_plink(path)
+    forest = RandomForestRegressor(n_estimators=2, random_state=0).fit(X, np.arange(50.0))
+    with open(path, "r+b") as f:  # truncated in place: the mapped pages past its end would be SIGBUS
+        f.truncate(3 + 8 * 13 - 20)
+    for call in (lambda: forest.predict(X), lambda: RandomForestRegressor(n_estimators=2).fit(X, np.arange(50.0)),
+                 lambda: np.asarray(X), lambda: imp.dstump(X, np.arange(50.0))):
+        with pytest.raises(ValueError, match=r"g\.bed: 87 bytes now, 107 when it was opened"):
+            call()
+    other = read_plink(write(tmp_path, G, name="h"))
+    before = RandomForestRegressor(n_estimators=2, random_state=0).fit(other, np.arange(50.0))
+    (tmp_path / "h.bed").unlink()  # deleted, not cut short: the mapped file stays readable
+    assert_same_forest(RandomForestRegressor(n_estimators=2, random_state=0).fit(other, np.arange(50.0)), before)

@@ -248,6 +248,7 @@ def core_X(X, *, by_columns=False):
     no duplicates), CSC when it is read by columns (fit's column encoding) and CSR when rows are
     followed down the trees; a dense X aligned. Copies only what has to change."""
     if is_packed(X):
+        X.check_mapped_file()
         return X
     if not sp.issparse(X):
         return X if X.flags.aligned else np.array(X)

@@ -1,8 +1,8 @@
 """The ``pyinterp`` command: fit a forest on a table and report its feature importances
 (``importance``), the interactions LSSFind and iRF find (``interactions``), or both (``all``);
 ``demo`` does both on simulated data with known signal. Files: CSV, TSV (also compressed: .gz,
-.bz2, .xz, .zst, .zip), Parquet, .npz, and PLINK 1 filesets (.bed / .bim / .fam, the genotypes
-read in place, the phenotype from the .fam or --pheno). With --out DIR each table is written as
+.bz2, .xz, .zst, .zip), Parquet, .npz, and genotypes (PLINK 1 .bed read in place, PLINK 2 .pgen,
+VCF / BCF; the phenotype from the .fam / .psam or --pheno). With --out DIR each table is written as
 CSV beside one self-contained HTML report. Exit status: 0 done, 1 a problem with the data (one line on stderr),
 2 a usage error."""
 
@@ -89,7 +89,7 @@ def parser() -> argparse.ArgumentParser:
                        "otherwise detected)")
     group.add_argument("--allow-pickle", action="store_true",
                        help=".npz: read arrays stored as Python objects (e.g. feature_names); only for files you trust")
-    group = reading.add_argument_group("PLINK filesets (FILE.bed beside FILE.bim and FILE.fam)")
+    group = reading.add_argument_group("genotype files (PLINK 1 and 2 filesets, VCF / BCF)")
     group.add_argument("--pheno", metavar="FILE", help="phenotypes by sample: FID IID then columns, with a header "
                        "'FID IID ...' or '#IID ...' or none (PLINK's format; -9, NA and nan are missing); default: "
                        "the .fam's sixth column")
@@ -120,8 +120,9 @@ def parser() -> argparse.ArgumentParser:
                        ("interactions", "find interactions with LSSFind (regression) and iRF"),
                        ("all", "importances and interactions")):
         command = sub.add_parser(name, parents=[reading, running], help=text, description=text)
-        command.add_argument("file", help="CSV / TSV (optionally compressed), Parquet or .npz file, or a PLINK 1 "
-                             ".bed (with its .bim and .fam)")
+        command.add_argument("file", help="CSV / TSV (optionally compressed), Parquet or .npz file; or genotypes: "
+                             "a PLINK 1 .bed (with its .bim and .fam), a PLINK 2 .pgen (with .pvar and .psam), a "
+                             ".vcf, .vcf.gz or .bcf")
     demo = sub.add_parser("demo", parents=[reading, running], help="'all' on simulated data with known signal, "
                           "or on FILE", description="Fit a forest on simulated LSS data (two interactions of two "
                           "features) and report importances and interactions, each marked true or not; with "

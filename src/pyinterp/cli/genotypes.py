@@ -1,6 +1,6 @@
-"""The command line on a PLINK fileset (PLINK 1 read in place, PLINK 2 hardcalls packed): the
-phenotype from the .fam / .psam or a phenotype file matched by sample ID, and PLINK's sample and
-variant lists."""
+"""The command line on genotype files (a PLINK 1 fileset read in place; PLINK 2 hardcalls and VCF /
+BCF calls packed): the phenotype from the .fam / .psam or a phenotype file matched by sample ID,
+and PLINK's sample and variant lists."""
 
 from __future__ import annotations
 
@@ -12,22 +12,31 @@ from ..io.lists import read_sample_list, read_variant_list, samples_in
 from ..io.phenotypes import Phenotypes, match_phenotype, read_pheno
 from ..io.pgen import read_pgen
 from ..io.plink import read_plink
+from ..io.vcf import read_vcf
 from .data import Data, DataError, listing
 
 PLINK1 = (".bed", ".bim", ".fam")
-PLINK2 = (".pgen", ".pvar", ".psam", ".zst")  # .zst: a .pvar.zst
+PLINK2 = (".pgen", ".pvar", ".psam", ".pvar.zst")
+VCF = (".vcf", ".bcf", ".vcf.gz")
 # Sample-table columns that are not phenotypes (.fam's and .psam's names).
 NOT_PHENOTYPES = {"fid", "iid", "sid", "father", "mother", "pat", "mat", "sex"}
 
 
 def is_genotype_file(path) -> bool:
-    return Path(path).suffix.lower() in PLINK1 + PLINK2
+    return Path(path).name.lower().endswith(PLINK1 + PLINK2 + VCF)
+
+
+def _is_vcf(path) -> bool:
+    return Path(path).name.lower().endswith(VCF)
 
 
 def genotype_data(args):
     """Data for the command's jobs, and the description line, from a fileset and the options."""
-    plink2 = Path(args.file).suffix.lower() in PLINK2
-    G = read_pgen(args.file) if plink2 else read_plink(args.file)
+    plink2, vcf = Path(args.file).name.lower().endswith(PLINK2), _is_vcf(args.file)
+    if vcf and args.pheno is None:
+        raise DataError(f"{args.file}: a VCF holds no phenotypes: give them with --pheno FILE (samples matched by "
+                        "IID, the VCF's sample names)")
+    G = read_vcf(args.file) if vcf else read_pgen(args.file) if plink2 else read_plink(args.file)
     notes = []
     keep = np.ones(G.shape[0], dtype=bool)
     for option, path, wanted in (("--keep", args.keep, True), ("--remove", args.remove, False)):
@@ -83,7 +92,7 @@ def genotype_data(args):
             raise DataError(f"the phenotype {name!r} has one class ({listing(classes)}) among the samples kept")
     data = Data(selected, values, list(selected.variant_ids), task, notes)
     n, p = selected.shape
-    read = "hardcalls packed" if plink2 else "read in place"
+    read = "hardcalls packed" if plink2 else "GT calls packed" if vcf else "read in place"
     description = (f"{args.file}: n={n} samples, p={p} variants ({read}), phenotype {name!r} from {where} "
                    f"({task}{', inferred; --task overrides' if args.task == 'auto' else ''})")
     return data, description
@@ -92,7 +101,7 @@ def genotype_data(args):
 def _stem(path):
     """The fileset's name without the suffix of the file given (a prefix may hold dots)."""
     name = Path(path).name
-    for suffix in (".pvar.zst", *PLINK2, *PLINK1):
+    for suffix in (*PLINK2, *PLINK1):
         if name.lower().endswith(suffix):
             return name[: -len(suffix)]
     return name

@@ -5,6 +5,7 @@
   dependency), packed.
 - :class:`PackedGenotypes`: genotype calls two bits each, which every forest, importance and
   interaction finder takes as ``X``.
+- :func:`read_vcf`: a VCF or BCF file's GT calls (cyvcf2, an optional dependency), packed.
 - :func:`read_pheno`: a phenotype or covariate file in PLINK's format (FID, IID, columns).
 """
 
@@ -12,5 +13,6 @@ from .packed import PackedGenotypes
 from .pgen import read_pgen
 from .phenotypes import read_pheno
 from .plink import read_plink
+from .vcf import read_vcf
 
-__all__ = ["PackedGenotypes", "read_pgen", "read_pheno", "read_plink"]
+__all__ = ["PackedGenotypes", "read_pgen", "read_pheno", "read_plink", "read_vcf"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import os
 
 import numpy as np
 
@@ -90,6 +91,12 @@ class PackedGenotypes:
         if calls.strides[1] != 1 or calls.strides[0] < calls.shape[1]:  # each variant's bytes contiguous
             calls = np.ascontiguousarray(calls)
         self._calls = calls
+        # A memory map's file (path, inode) and the bytes it needs: reading a mapped page past a
+        # file's end kills the process (SIGBUS), so a file cut short in place since is refused before
+        # the core reads it. (A file deleted or replaced by another leaves the mapped one readable.)
+        mapped = isinstance(calls, np.memmap) and calls.filename is not None
+        self._mapped_file = ((calls.filename, os.stat(calls.filename).st_ino, calls.offset + calls.nbytes)
+                             if mapped else None)
         self._n_file_samples = int(n_file_samples)
         self._rows = None if rows is None else _sample_indices(rows, self._n_file_samples)
         self.count_a2 = bool(count_a2)
@@ -137,11 +144,27 @@ class PackedGenotypes:
             # a slice of a memory map stays a map; other selections copy those variants' calls
             picked = variants if isinstance(variants, slice) else _picked(variants, self.shape[1], "variant")
             out._calls = self._calls[picked]
+            if not isinstance(variants, slice):  # a copy in memory
+                out._mapped_file = None
             if out._calls.shape[0] == 0:
                 raise IndexError("a selection of no variants")
             out.variant_ids = self.variant_ids[picked]
             out.variant_table = {name: column[picked] for name, column in self.variant_table.items()}
         return out
+
+    def check_mapped_file(self):
+        """Raise ValueError when the file the calls are mapped from was cut short in place since it
+        was opened (another program rewrote it); called before every read of the calls."""
+        if self._mapped_file is None:
+            return
+        path, inode, needed = self._mapped_file
+        try:
+            now = os.stat(path)
+        except OSError:
+            return  # deleted: the mapped file lives on until the map is closed
+        if now.st_ino == inode and now.st_size < needed:
+            raise ValueError(f"{path}: {now.st_size} bytes now, {needed} when it was opened: the file was rewritten "
+                             "under the genotypes mapped from it; open it again")
 
     def to_numpy(self, dtype=np.float32):
         """The genotypes as an (n_samples, n_variants) array of allele counts, NaN where missing.
@@ -167,11 +190,13 @@ class PackedGenotypes:
         dtype = np.dtype(dtype)
         if dtype.kind != "f":
             raise ValueError(f"dtype must be a float dtype (missing calls are NaN), got {dtype}")
+        self.check_mapped_file()
         values = _ALLELE_2 if self.count_a2 else _ALLELE_1
         n, p = self.shape
         out = np.empty((n, p), dtype=dtype)
         rows = self._rows
-        step = max(1, (1 << 24) // max(1, self._calls.shape[1] * 4))  # variants decoded at a time: about 16 MB
+        # variants decoded at a time: about 4 MB of one-byte calls, 16 MB as float32 (besides out)
+        step = max(1, (1 << 22) // max(1, self._calls.shape[1] * 4))
         for j0 in range(0, p, step):
             codes = _CALLS[self._calls[j0:j0 + step]].reshape(min(step, p - j0), -1)[:, :self._n_file_samples]
             if rows is not None:
