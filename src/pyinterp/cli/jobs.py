@@ -123,14 +123,15 @@ def irf(data, args, report, truth=None):
                      _interaction_rows(table, scores, truth))
     top = table[: args.top]
     found = f"top {len(top)} of {len(table)} by {order}:" if len(table) else "no interaction."
-    report.say(f"\nIterative random forest (5 iterations, {args.n_estimators} trees, 10 bootstraps) in "
-               f"{time.perf_counter() - start:.2f} s, iteration {model.selected_iteration_ + 1} selected; {found}")
     if model.classification_:
-        report.say(f"  Class of interest: {model.class_id_}"
-                   + ("" if args.class_of_interest is not None else " (the last class; --class-of-interest sets it)"))
+        interest = f"{model.class_id_}" + ("" if args.class_of_interest is not None
+                                           else " (the last class; --class-of-interest sets it)")
     else:
-        report.say(f"  Class of interest: y {'>=' if model.style == 'R' else '>'} {model.cut_:.4g} (iRF cuts a "
-                   "continuous response at its median)")
+        interest = (f"y {'>=' if model.style == 'R' else '>'} {model.cut_:.4g} (iRF cuts a continuous response at "
+                    "its median)")
+    report.say(f"\nIterative random forest, class of interest: {interest}")
+    report.say(f"Iterative random forest (5 iterations, {args.n_estimators} trees, 10 bootstraps) in "
+               f"{time.perf_counter() - start:.2f} s, iteration {model.selected_iteration_ + 1} selected; {found}")
     if not len(table):
         report.say("  " + _why_no_interaction(model))
         return
