@@ -51,7 +51,8 @@ def test_the_fam_phenotype_gives_the_forest_of_the_same_genotypes_in_memory(coho
     code, out, err = run(capsys, "importance", folder / "cohort.bed", "--n-estimators", 30, "--n-jobs", 1,
                          "--out", folder / "out")
     assert (code, err) == (0, ""), err
-    assert f"n={N} samples, p={P} variants (read in place), phenotype 'phenotype' from cohort.fam (classification" in out
+    assert (f"n={N} samples, p={P} variants (read in place), phenotype 'phenotype' from cohort.fam "
+            "(classification") in out
     assert f"class 1 is the cases ({int(y.sum())}), class 0 the controls ({int(N - y.sum())})" in out
     table = read_csv_exact(folder / "out" / "importances.csv").set_index("feature")
     forest = RandomForestClassifier(n_estimators=30, oob_score=True, random_state=0, n_jobs=1).fit(G, y)

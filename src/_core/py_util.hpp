@@ -93,9 +93,9 @@ inline MatrixView sparse_view(const py::handle& X) {
 }
 
 // pyinterp.io.PackedGenotypes: its calls (a uint8 array, one row of ceil(n_file_samples / 4)
-// contiguous bytes per variant, usually a map of the .bed or a slice of one), the file's sample count, the rows kept (int64
-// sample indices, or None for all) and which allele is counted. Every extent is checked against
-// the arrays, so the core's reads stay in bounds whatever the object holds.
+// contiguous bytes per variant, usually a map of the .bed or a slice of one), the file's sample
+// count, the rows kept (int64 sample indices, or None for all) and which allele is counted. Every
+// extent is checked against the arrays, so the core's reads stay in bounds whatever the object holds.
 inline MatrixView packed_view(const py::handle& X) {
   const py::object calls_obj = X.attr("_calls"), rows_obj = X.attr("_rows");
   const auto n_file = X.attr("_n_file_samples").cast<int64_t>();

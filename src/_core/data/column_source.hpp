@@ -2,8 +2,8 @@
 // consecutive columns, each a read-only dense, CSC or packed view (a packed panel is read in
 // place: the codes point into it, so its memory outlives them); the split search reads single values
 // back for the thresholds of chosen splits. Everything that fits a forest or a stump sees X only
-// through this interface, so a new input format (a packed genotype file, an HDF5 or Zarr panel) is
-// one new source.
+// through this interface, so a new input format that only fitting reads (an HDF5 or Zarr panel)
+// is one new source; one that prediction reads too is a MatrixView layout (packed genotypes).
 #pragma once
 #include <cstdint>
 #include <memory>
