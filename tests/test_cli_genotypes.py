@@ -234,3 +234,51 @@ def test_a_vcf_with_a_phenotype_file_gives_the_tables_of_the_same_calls_as_a_bed
     assert "(GT calls packed), phenotype 'status' from" in out
     assert tables["cohort.bed"] == tables["cohort.vcf"]
     assert not cli.genotypes.is_genotype_file("table.csv.zst") and cli.genotypes.is_genotype_file("a.pvar.zst")
+
+
+def test_covariates_adjust_the_phenotype_before_the_forest(cohort, capsys):
+    from sklearn.linear_model import LinearRegression
+
+    from pyinterp.io.phenotypes import adjust_for_covariates
+
+    folder, G, _, trait = cohort
+    rng = np.random.default_rng(5)
+    pc1 = rng.standard_normal(N)
+    lines = ["FID IID PC1 batch"]
+    for i in range(N):
+        if i % 60 == 2:
+            continue  # 4 absent
+        lines.append(f"F{i} S{i} {'NA' if i % 70 == 9 else f'{pc1[i]:.6f}'} {'xyz'[i % 3]}")
+    (folder / "covar.txt").write_text("\n".join(lines) + "\n")
+    code, out, err = run(capsys, "importance", folder / "cohort.bed", "--pheno", folder / "pheno.txt",
+                         "--pheno-name", "trait", "--covar", folder / "covar.txt", "--n-estimators", 20,
+                         "--n-jobs", 1, "--out", folder / "out")
+    assert (code, err) == (0, ""), err
+    has_trait = {i for i in range(N) if i % 48 != 1 and i % 40 != 3 and i != 5}
+    has_covar = {i for i in range(N) if i % 60 != 2 and i % 70 != 9}
+    rows = sorted(has_trait & has_covar)
+    assert f"{len(has_covar)} of the {N} genotyped samples have every covariate of" in out
+    assert "; 4 are not in it; 4 miss one" in out
+    assert (f"trait adjusted for 3 covariate columns (PC1, batch=y, batch=z) by least squares, on the {len(rows)} "
+            "samples with both: the forests explain the residuals (regression)") in out
+    design = np.column_stack([[float(f"{pc1[i]:.6f}") for i in rows], [i % 3 == 1 for i in rows],
+                              [i % 3 == 2 for i in rows]]).astype(float)
+    y = np.array([float(f"{trait[i]:.6f}") for i in rows])
+    residuals = adjust_for_covariates(y, design)
+    np.testing.assert_allclose(residuals, y - LinearRegression().fit(design, y).predict(design), atol=1e-12)
+    forest = RandomForestRegressor(n_estimators=20, oob_score=True, random_state=0, n_jobs=1).fit(G[rows], residuals)
+    table = read_csv_exact(folder / "out" / "importances.csv").set_index("feature")
+    np.testing.assert_array_equal(table.loc[[f"rs{k}" for k in range(P)], "mdi_oob"].to_numpy(),
+                                  mdi_oob(forest, G[rows], residuals))
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--task", "classification"], "--covar adjusts the phenotype, which leaves a continuous residual"),
+    (["--covar-name", "PC1,age"], "no covariate 'age'; its columns are PC1, constant"),
+    (["--covar-name", "constant"], "the covariates are collinear (or one is constant)"),
+])
+def test_covariate_problems_are_one_line(cohort, capsys, argv, message):
+    folder = cohort[0]
+    (folder / "covar.txt").write_text("#IID PC1 constant\n" + "".join(f"S{i} {i % 7} 1\n" for i in range(N)))
+    code, out, err = run(capsys, "importance", folder / "cohort.bed", "--covar", folder / "covar.txt", *argv)
+    assert code == 1 and message in err and err.count("\n") == 1, err

@@ -36,7 +36,7 @@ def file_data(args):
     if is_genotype_file(args.file):
         data, description = genotype_data(args)
         return data, description, None
-    for option in ("pheno", "pheno_name", "keep", "remove", "extract", "exclude"):
+    for option in ("pheno", "pheno_name", "covar", "covar_name", "keep", "remove", "extract", "exclude"):
         if getattr(args, option) is not None:
             raise DataError(f"--{option.replace('_', '-')} is for PLINK filesets (.bed); {args.file} is a table: "
                             "--target names its column to explain")
@@ -95,6 +95,11 @@ def parser() -> argparse.ArgumentParser:
                        "the .fam's sixth column")
     group.add_argument("--pheno-name", metavar="COLUMN", help="the phenotype to explain (default: the first; --target "
                        "is the same)")
+    group.add_argument("--covar", metavar="FILE", help="covariates by sample (PCs, age, sex, batch), in --pheno's "
+                       "format: the phenotype is adjusted for them by least squares before the forests, which "
+                       "then explain its residuals (bench/studies/covariate_default.py says why)")
+    group.add_argument("--covar-name", metavar="A,B", type=lambda s: [c for c in s.split(",") if c],
+                       help="the covariates to use (default: every column of --covar)")
     for option, what in (("--keep", "keep only the samples listed (FID IID, or IID, per line)"),
                          ("--remove", "leave out the samples listed"),
                          ("--extract", "keep only the variants listed (one ID per line)"),

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from ..io.lists import read_sample_list, read_variant_list, samples_in
-from ..io.phenotypes import Phenotypes, match_phenotype, read_pheno
+from ..io.phenotypes import Phenotypes, adjust_for_covariates, match_covariates, match_phenotype, read_pheno
 from ..io.pgen import read_pgen
 from ..io.plink import read_plink
 from ..io.vcf import read_vcf
@@ -80,12 +80,14 @@ def genotype_data(args):
     notes.extend(phenotype.notes)
     if len(rows) < len(phenotype.rows):
         notes.append(f"{len(rows)} samples are left after --keep / --remove")
-    selected = G[rows] if len(rows) < G.shape[0] else G
-    if not variants.all():
-        selected = selected[:, np.flatnonzero(variants)]
     task = phenotype.task if args.task == "auto" else args.task
     if task == "regression" and values.dtype.kind not in "fiu":
         raise DataError(f"the phenotype {name!r} is not numeric ({values[0]!r}); regression needs numbers")
+    if args.covar is not None:
+        rows, values, task = _adjusted(G, args, rows, values, task, name, notes)
+    selected = G[rows] if len(rows) < G.shape[0] else G
+    if not variants.all():
+        selected = selected[:, np.flatnonzero(variants)]
     if task == "classification":
         classes = np.unique(values)
         if len(classes) < 2:
@@ -96,6 +98,32 @@ def genotype_data(args):
     description = (f"{args.file}: n={n} samples, p={p} variants ({read}), phenotype {name!r} from {where} "
                    f"({task}{', inferred; --task overrides' if args.task == 'auto' else ''})")
     return data, description
+
+
+def _adjusted(G, args, rows, values, task, name, notes):
+    """The phenotype adjusted for the covariates, on the samples that have both (see
+    pyinterp.io.phenotypes.adjust_for_covariates): rows, residuals, and the task (regression)."""
+    if args.task == "classification":
+        raise DataError("--covar adjusts the phenotype, which leaves a continuous residual: leave out --task "
+                        "classification")
+    if values.dtype.kind not in "fiu":
+        raise DataError(f"--covar adjusts a numeric phenotype; {name!r} is text ({values[0]!r})")
+    covariates = match_covariates(G.sample_table, read_pheno(args.covar), args.covar_name, args.covar)
+    notes.extend(covariates.notes)
+    both = np.isin(rows, covariates.rows)
+    if not both.any():
+        raise DataError(f"no sample with {name} has every covariate of {args.covar}")
+    rows, values = rows[both], values[both]
+    design = covariates.design[np.searchsorted(covariates.rows, rows)]
+    try:
+        residuals = adjust_for_covariates(values, design)
+    except ValueError as error:
+        raise DataError(str(error)) from None
+    kind = "a linear probability model of the cases" if task == "classification" else "least squares"
+    notes.append(f"{name} adjusted for {len(covariates.names)} covariate columns ({listing(covariates.names)}) by "
+                 f"{kind}, on the {len(rows)} samples with both: the forests explain the residuals (regression), "
+                 "and every interaction is among genotypes")
+    return rows, residuals, "regression"
 
 
 def _stem(path):

@@ -19,6 +19,17 @@ class Phenotypes(NamedTuple):
     columns: dict
 
 
+class Covariates(NamedTuple):
+    """Covariates matched to genotypes: the genotypes' rows that have every one, the design
+    columns (numbers as they are, each text covariate one column per level but its first), their
+    names, and what was read."""
+
+    rows: np.ndarray
+    design: np.ndarray
+    names: list
+    notes: list
+
+
 class Phenotype(NamedTuple):
     """One phenotype matched to genotypes: the genotypes' rows that have it, their values, and
     what was read, as sentences for a report."""
@@ -116,17 +127,8 @@ def match_phenotype(samples, table, name, where):
     """
     if name not in table.columns:
         raise ValueError(f"{where}: no phenotype {name!r}; its columns are {', '.join(table.columns)}")
-    fid = samples.get("fid")
-    by_iid = table.fid is None or fid is None
-    position = {key: k for k, key in enumerate(_keys(None if by_iid else table.fid, table.iid))}
-    by_fam = _keys(None if by_iid else fid, samples["iid"])
-    found = np.array([position.get(key, -1) for key in by_fam])
+    found = _match(samples, table, where)
     matched = found >= 0
-    if not matched.any():
-        example = by_fam[0]
-        raise ValueError(f"{where}: none of the genotype file's {len(by_fam)} samples is in it (matched by "
-                         f"{'IID' if by_iid else 'FID and IID'}; the genotypes' first is {example!r}, "
-                         f"the file's first {next(iter(position))!r})")
     text = table.columns[name][found[matched]]
     present = np.array([v not in MISSING for v in text])
     notes = []
@@ -154,13 +156,100 @@ def match_phenotype(samples, table, name, where):
     rows = np.flatnonzero(matched)[present]
     unmatched, missing = int((~matched).sum()), int((~present).sum())
     extra = len(table.iid) - int(matched.sum())
-    notes.insert(0, f"{len(rows)} of the {len(by_fam)} genotyped samples have {name}"
+    notes.insert(0, f"{len(rows)} of the {len(found)} genotyped samples have {name}"
                  + (f"; {unmatched} are not in {where}" if unmatched else "")
                  + (f"; {missing} have it missing" if missing else "")
                  + (f"; {extra} of {where}'s samples are not genotyped" if extra else ""))
     if not len(rows):
         raise ValueError(f"{where}: every matched sample has {name} missing")
     return Phenotype(rows, values[present], task, notes)
+
+
+def _match(samples, table, where):
+    """For each genotyped sample, its row in the table (-1 when absent): by (FID, IID), or by IID
+    when either side has no FIDs. No match at all is an error."""
+    fid = samples.get("fid")
+    by_iid = table.fid is None or fid is None
+    position = {key: k for k, key in enumerate(_keys(None if by_iid else table.fid, table.iid))}
+    keys = _keys(None if by_iid else fid, samples["iid"])
+    found = np.array([position.get(key, -1) for key in keys])
+    if not (found >= 0).any():
+        raise ValueError(f"{where}: none of the genotype file's {len(keys)} samples is in it (matched by "
+                         f"{'IID' if by_iid else 'FID and IID'}; the genotypes' first is {keys[0]!r}, "
+                         f"the file's first {next(iter(position))!r})")
+    return found
+
+
+def match_covariates(samples, table, names, where):
+    """Covariates `names` of `table` (all its columns when None) for a genotype file's samples,
+    matched as match_phenotype matches. A sample missing any covariate (-9, NA, nan, .) or absent
+    from the file is dropped and counted; a numeric column is used as it is, a text column (batch,
+    sex as letters) as indicators of its levels but the first.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp.io.phenotypes import Phenotypes, match_covariates
+    >>> table = Phenotypes(None, np.array(["s1", "s2", "s3"], dtype=object),
+    ...                    {"pc1": np.array(["0.5", "NA", "-1"], dtype=object),
+    ...                     "batch": np.array(["a", "b", "b"], dtype=object)})
+    >>> covariates = match_covariates({"iid": np.array(["s3", "s1", "s2"], dtype=object)}, table, None, "c.txt")
+    >>> covariates.rows, covariates.names
+    (array([0, 1]), ['pc1', 'batch=b'])
+    >>> covariates.design
+    array([[-1. ,  1. ],
+           [ 0.5,  0. ]])
+    """
+    names = list(table.columns) if names is None else list(names)
+    unknown = [n for n in names if n not in table.columns]
+    if unknown:
+        raise ValueError(f"{where}: no covariate {', '.join(map(repr, unknown))}; its columns are "
+                         f"{', '.join(table.columns)}")
+    found = _match(samples, table, where)
+    keep = found >= 0
+    text = {n: table.columns[n][np.where(keep, found, 0)] for n in names}
+    for n in names:
+        keep &= np.array([v not in MISSING for v in text[n]])
+    if not keep.any():
+        raise ValueError(f"{where}: no genotyped sample has every covariate ({', '.join(names)})")
+    design, columns = [], []
+    for n in names:
+        values = text[n][keep]
+        numbers = _as_numbers(values)
+        if numbers is not None:
+            design.append(numbers)
+            columns.append(n)
+            continue
+        for level in sorted(set(values))[1:]:
+            design.append((values == level).astype(np.float64))
+            columns.append(f"{n}={level}")
+    absent, missing = int((found < 0).sum()), int(((found >= 0) & ~keep).sum())
+    notes = [f"{int(keep.sum())} of the {len(found)} genotyped samples have every covariate of {where} "
+             f"({', '.join(names)})" + (f"; {absent} are not in it" if absent else "")
+             + (f"; {missing} miss one" if missing else "")]
+    design = np.column_stack(design) if design else np.empty((int(keep.sum()), 0))
+    return Covariates(np.flatnonzero(keep), design, columns, notes)
+
+
+def adjust_for_covariates(values, design):
+    """The residuals of `values` after least squares on `design` with an intercept: the phenotype
+    with the covariates' share removed (for a case/control phenotype, of a linear probability
+    model), the response a forest on the genotypes then explains. See
+    bench/studies/covariate_default.py for why this is the command line's way with covariates.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp.io.phenotypes import adjust_for_covariates
+    >>> adjust_for_covariates(np.array([1.0, 2.0, 4.0]), np.array([[0.0], [1.0], [2.0]])).round(3)
+    array([ 0.167, -0.333,  0.167])
+    """
+    design = np.column_stack([np.ones(len(values)), design])
+    if np.linalg.matrix_rank(design) < design.shape[1]:
+        raise ValueError("the covariates are collinear (or one is constant) among the samples kept; leave one out "
+                         "with --covar-name")
+    coefficients = np.linalg.lstsq(design, values.astype(np.float64), rcond=None)[0]
+    return values - design @ coefficients
 
 
 def _as_numbers(text):
