@@ -282,3 +282,26 @@ def test_covariate_problems_are_one_line(cohort, capsys, argv, message):
     (folder / "covar.txt").write_text("#IID PC1 constant\n" + "".join(f"S{i} {i % 7} 1\n" for i in range(N)))
     code, out, err = run(capsys, "importance", folder / "cohort.bed", "--covar", folder / "covar.txt", *argv)
     assert code == 1 and message in err and err.count("\n") == 1, err
+
+
+def test_a_bgen_with_its_sample_file_gives_the_tables_of_the_same_calls_as_a_bed(cohort, capsys):
+    bgen = pytest.importorskip("bgen", reason="the bgen package (the test extras) writes the .bgen")
+    folder, G, y, _ = cohort
+    probabilities = np.zeros((N, 3))
+    with bgen.BgenWriter(str(folder / "cohort.bgen"), N, samples=[f"S{i}" for i in range(N)]) as writer:
+        for k in range(P):  # REF C, ALT T: the ALT count is G's count
+            probabilities[:] = 0.0
+            known = ~np.isnan(G[:, k])
+            probabilities[known, G[known, k].astype(int)] = 1.0
+            probabilities[~known] = np.nan
+            writer.add_variant(f"v{k}", f"rs{k}", "1", 10 * k + 1, ["C", "T"], probabilities)
+    (folder / "cohort.sample").write_text("ID_1 ID_2 missing sex status\n0 0 0 D B\n"
+                                          + "".join(f"F{i} S{i} 0 NA {c + 1}\n" for i, c in enumerate(y)))
+    tables = {}
+    for name in ("cohort.bed", "cohort.bgen"):
+        code, out, err = run(capsys, "importance", folder / name, "--n-estimators", 20, "--n-jobs", 1,
+                             "--out", folder / name.replace(".", "_"))
+        assert (code, err) == (0, ""), err
+        tables[name] = (folder / name.replace(".", "_") / "importances.csv").read_text()
+    assert "(hardcalls packed), phenotype 'status' from cohort.sample (classification" in out
+    assert tables["cohort.bed"] == tables["cohort.bgen"]

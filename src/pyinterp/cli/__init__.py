@@ -89,7 +89,7 @@ def parser() -> argparse.ArgumentParser:
                        "otherwise detected)")
     group.add_argument("--allow-pickle", action="store_true",
                        help=".npz: read arrays stored as Python objects (e.g. feature_names); only for files you trust")
-    group = reading.add_argument_group("genotype files (PLINK 1 and 2 filesets, VCF / BCF)")
+    group = reading.add_argument_group("genotype files (PLINK 1 and 2 filesets, VCF / BCF, BGEN)")
     group.add_argument("--pheno", metavar="FILE", help="phenotypes by sample: FID IID then columns, with a header "
                        "'FID IID ...' or '#IID ...' or none (PLINK's format; -9, NA and nan are missing); default: "
                        "the .fam's sixth column")
@@ -127,7 +127,7 @@ def parser() -> argparse.ArgumentParser:
         command = sub.add_parser(name, parents=[reading, running], help=text, description=text)
         command.add_argument("file", help="CSV / TSV (optionally compressed), Parquet or .npz file; or genotypes: "
                              "a PLINK 1 .bed (with its .bim and .fam), a PLINK 2 .pgen (with .pvar and .psam), a "
-                             ".vcf, .vcf.gz or .bcf")
+                             ".vcf, .vcf.gz or .bcf, a .bgen (with its .sample)")
     demo = sub.add_parser("demo", parents=[reading, running], help="'all' on simulated data with known signal, "
                           "or on FILE", description="Fit a forest on simulated LSS data (two interactions of two "
                           "features) and report importances and interactions, each marked true or not; with "

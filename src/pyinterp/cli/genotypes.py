@@ -1,6 +1,6 @@
-"""The command line on genotype files (a PLINK 1 fileset read in place; PLINK 2 hardcalls and VCF /
-BCF calls packed): the phenotype from the .fam / .psam or a phenotype file matched by sample ID,
-and PLINK's sample and variant lists."""
+"""The command line on genotype files (a PLINK 1 fileset read in place; PLINK 2 hardcalls, VCF /
+BCF calls and BGEN hardcalls packed): the phenotype from the .fam / .psam / .sample or a phenotype
+file matched by sample ID, covariates, and PLINK's sample and variant lists."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import numpy as np
 
 from ..io.lists import read_sample_list, read_variant_list, samples_in
 from ..io.phenotypes import Phenotypes, adjust_for_covariates, match_covariates, match_phenotype, read_pheno
+from ..io.bgen import read_bgen
 from ..io.pgen import read_pgen
 from ..io.plink import read_plink
 from ..io.vcf import read_vcf
@@ -18,12 +19,13 @@ from .data import Data, DataError, listing
 PLINK1 = (".bed", ".bim", ".fam")
 PLINK2 = (".pgen", ".pvar", ".psam", ".pvar.zst")
 VCF = (".vcf", ".bcf", ".vcf.gz")
-# Sample-table columns that are not phenotypes (.fam's and .psam's names).
-NOT_PHENOTYPES = {"fid", "iid", "sid", "father", "mother", "pat", "mat", "sex"}
+BGEN = (".bgen",)
+# Sample-table columns that are not phenotypes (.fam's, .psam's and an Oxford .sample's names).
+NOT_PHENOTYPES = {"fid", "iid", "sid", "father", "mother", "pat", "mat", "sex", "missing"}
 
 
 def is_genotype_file(path) -> bool:
-    return Path(path).name.lower().endswith(PLINK1 + PLINK2 + VCF)
+    return Path(path).name.lower().endswith(PLINK1 + PLINK2 + VCF + BGEN)
 
 
 def _is_vcf(path) -> bool:
@@ -32,11 +34,13 @@ def _is_vcf(path) -> bool:
 
 def genotype_data(args):
     """Data for the command's jobs, and the description line, from a fileset and the options."""
-    plink2, vcf = Path(args.file).name.lower().endswith(PLINK2), _is_vcf(args.file)
+    name = Path(args.file).name.lower()
+    plink2, vcf, bgen = name.endswith(PLINK2), _is_vcf(args.file), name.endswith(BGEN)
     if vcf and args.pheno is None:
         raise DataError(f"{args.file}: a VCF holds no phenotypes: give them with --pheno FILE (samples matched by "
                         "IID, the VCF's sample names)")
-    G = read_vcf(args.file) if vcf else read_pgen(args.file) if plink2 else read_plink(args.file)
+    G = (read_vcf(args.file) if vcf else _read_bgen(args.file) if bgen else read_pgen(args.file) if plink2
+         else read_plink(args.file))
     notes = []
     keep = np.ones(G.shape[0], dtype=bool)
     for option, path, wanted in (("--keep", args.keep, True), ("--remove", args.remove, False)):
@@ -61,7 +65,7 @@ def genotype_data(args):
     else:
         samples = G.sample_table
         columns = {name: column for name, column in samples.items() if name not in NOT_PHENOTYPES}
-        where = _stem(args.file) + (".psam" if plink2 else ".fam")
+        where = _stem(args.file) + (".psam" if plink2 else ".sample" if bgen else ".fam")
         if not columns:
             raise DataError(f"{where} has no phenotype column: give the phenotypes with --pheno FILE")
         table = Phenotypes(samples["fid"], samples["iid"], columns)
@@ -94,7 +98,7 @@ def genotype_data(args):
             raise DataError(f"the phenotype {name!r} has one class ({listing(classes)}) among the samples kept")
     data = Data(selected, values, list(selected.variant_ids), task, notes)
     n, p = selected.shape
-    read = "hardcalls packed" if plink2 else "GT calls packed" if vcf else "read in place"
+    read = "hardcalls packed" if plink2 or bgen else "GT calls packed" if vcf else "read in place"
     description = (f"{args.file}: n={n} samples, p={p} variants ({read}), phenotype {name!r} from {where} "
                    f"({task}{', inferred; --task overrides' if args.task == 'auto' else ''})")
     return data, description
@@ -126,10 +130,17 @@ def _adjusted(G, args, rows, values, task, name, notes):
     return rows, residuals, "regression"
 
 
+def _read_bgen(path):
+    """A .bgen with the .sample beside it when there is one: its columns are the phenotypes (the
+    BGEN's embedded IDs name the samples only)."""
+    beside = Path(path).with_suffix(".sample")
+    return read_bgen(path, sample_path=beside if beside.is_file() else None)
+
+
 def _stem(path):
     """The fileset's name without the suffix of the file given (a prefix may hold dots)."""
     name = Path(path).name
-    for suffix in (*PLINK2, *PLINK1):
+    for suffix in (*PLINK2, *PLINK1, *BGEN):
         if name.lower().endswith(suffix):
             return name[: -len(suffix)]
     return name

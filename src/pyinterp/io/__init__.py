@@ -6,13 +6,16 @@
 - :class:`PackedGenotypes`: genotype calls two bits each, which every forest, importance and
   interaction finder takes as ``X``.
 - :func:`read_vcf`: a VCF or BCF file's GT calls (cyvcf2, an optional dependency), packed.
+- :func:`read_bgen`: a BGEN file's probabilities as PLINK 2's hardcalls (the bgen package, an
+  optional dependency), packed.
 - :func:`read_pheno`: a phenotype or covariate file in PLINK's format (FID, IID, columns).
 """
 
+from .bgen import read_bgen
 from .packed import PackedGenotypes
 from .pgen import read_pgen
 from .phenotypes import read_pheno
 from .plink import read_plink
 from .vcf import read_vcf
 
-__all__ = ["PackedGenotypes", "read_pgen", "read_pheno", "read_plink", "read_vcf"]
+__all__ = ["PackedGenotypes", "read_bgen", "read_pgen", "read_pheno", "read_plink", "read_vcf"]
