@@ -48,11 +48,9 @@ class GenotypeFit:
         RandomForestRegressor(n_estimators=2, max_features="sqrt", n_jobs=2, random_state=0).fit(self.X, self.y)
 
 
-class PackedGenotypeFit:
-    """GenotypeFit's genotypes as a PLINK 1 .bed read in place (pyinterp.io.read_plink): the column
-    codes (two bits a call, no copy) and a 2-tree fit, 2 threads. Same trees as GenotypeFit's."""
-
-    timeout = 300
+class PackedGenotypeFit(GenotypeFit):
+    """GenotypeFit with its genotypes as a PLINK 1 .bed read in place (pyinterp.io.read_plink): the
+    column codes (two bits a call, no copy) and a 2-tree fit, 2 threads. Same trees as GenotypeFit's."""
 
     def setup(self):
         import tempfile
@@ -61,25 +59,16 @@ class PackedGenotypeFit:
         from pyinterp.io import read_plink
         from pyinterp.io.packing import pack_counts
 
-        GenotypeFit.setup(self)
+        super().setup()
         self.folder = tempfile.TemporaryDirectory()
         prefix = Path(self.folder.name) / "g"
         (prefix.with_suffix(".bed")).write_bytes(bytes([0x6C, 0x1B, 0x01]) + pack_counts(self.X.T).tobytes())
         prefix.with_suffix(".fam").write_text("".join(f"f{i} s{i} 0 0 0 -9\n" for i in range(self.X.shape[0])))
         prefix.with_suffix(".bim").write_text("".join(f"1 v{k} 0 {k + 1} A G\n" for k in range(self.X.shape[1])))
-        self.G = read_plink(prefix)
+        self.X = read_plink(prefix)
 
     def teardown(self):
         self.folder.cleanup()
-
-    def time_encode(self):
-        _core.ColumnCodes(self.G, 2)
-
-    def time_fit_2_trees(self):
-        RandomForestRegressor(n_estimators=2, max_features="sqrt", n_jobs=2, random_state=0).fit(self.G, self.y)
-
-    def peakmem_fit_2_trees(self):
-        RandomForestRegressor(n_estimators=2, max_features="sqrt", n_jobs=2, random_state=0).fit(self.G, self.y)
 
 
 class ClassificationFit:

@@ -163,7 +163,7 @@ def _validate_packed(estimator, X, y, reset, kwargs):
         if fitted is None:
             warnings.warn(f"X has feature names, but {type(estimator).__name__} was fitted without feature names",
                           UserWarning, stacklevel=3)
-        elif not np.array_equal(fitted, names):
+        elif fitted is not names and not np.array_equal(fitted, names):  # the same genotypes: no pass over p
             k = int(np.flatnonzero(fitted != names)[0])
             raise ValueError(f"X: the variant IDs should match those that were passed during fit; column {k} is "
                              f"{names[k]!r} where fit had {fitted[k]!r}")

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from .packed import PackedGenotypes
+from .names import first_repeat, select_samples
 from .packing import pack_counts
 
 # Calls packed at a time: at most _BLOCK_VARIANTS variants and about _BLOCK_CALLS calls (one int8
@@ -21,7 +22,6 @@ from .packing import pack_counts
 # bytes a sample), so the peak is the packed result, one block of int8 calls and one variant.
 _BLOCK_VARIANTS = 2000
 _BLOCK_CALLS = 1 << 21
-_NAMED = 3  # IDs an error names before "..."
 
 # plink2's dosage grid (plink2_common.h): one allele copy is 16384 (kDosageMid), half a copy 8192.
 _ONE = 16384
@@ -191,7 +191,8 @@ def read_bgen(path, *, sample_path=None, hard_call_threshold=0.1, samples=None):
             table = _read_sample_file(sample_path, path, n)
         else:
             table = _embedded_samples(reader, path, n)
-        rows = _selected(table["iid"], samples, path)
+        rows = None if samples is None else select_samples(table["iid"], samples, path,
+                                                           listed="sample IDs (IIDs)", one="IID")
         if rows is not None:
             table = {key: None if column is None else column[rows] for key, column in table.items()}
         with open(path, "rb") as raw:
@@ -267,12 +268,10 @@ def _embedded_samples(reader, path, n):
 
 
 def _check_unique(ids, where, what, origin):
-    seen = {}
-    for k, name in enumerate(ids):
-        if name in seen:
-            raise ValueError(f"{what} {name!r} is {where(seen[name])} and {where(k)}{origin}; sample IDs must be "
-                             "unique")
-        seen[name] = k
+    repeat = first_repeat(ids)
+    if repeat:
+        i, j = repeat
+        raise ValueError(f"{what} {ids[j]!r} is {where(i)} and {where(j)}{origin}; sample IDs must be unique")
 
 
 def _open_text(path):
@@ -326,26 +325,6 @@ def _read_sample_file(path, bgen_path, n):
         table[key] = column
     _check_unique(table["iid"], lambda k: f"on line {lines[k]}", f"{path}: IID", "")
     return table
-
-
-def _selected(iid, samples, path):
-    """Indices of the samples asked for (file order), or None for all."""
-    if samples is None:
-        return None
-    if isinstance(samples, str):
-        raise ValueError(f"samples must be a list of sample IDs (IIDs), got the string {samples!r}")
-    wanted = [str(s) for s in samples]
-    if not wanted:
-        raise ValueError(f"{path}: samples is empty; give at least one IID (or None for all)")
-    known = set(iid)
-    unknown = [s for s in dict.fromkeys(wanted) if s not in known]
-    if unknown:
-        shown = ", ".join(map(repr, unknown[:_NAMED])) + (", ..." if len(unknown) > _NAMED else "")
-        raise ValueError(f"{path}: {len(unknown)} of the samples asked for are not in the file: {shown} (it has "
-                         f"{len(iid)} samples: {', '.join(map(repr, iid[:_NAMED]))}"
-                         f"{', ...' if len(iid) > _NAMED else ''})")
-    keep = set(wanted)
-    return np.array([k for k, s in enumerate(iid) if s in keep], dtype=np.int64)
 
 
 def _read(reader, raw, path, header, rows, threshold):

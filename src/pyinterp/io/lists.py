@@ -6,6 +6,8 @@ import os
 
 import numpy as np
 
+from .names import sample_keys
+
 
 def read_sample_list(path):
     """The samples a --keep or --remove file names: "FID IID" per line (more fields are ignored),
@@ -53,10 +55,10 @@ def samples_in(samples, listed):
     """A boolean mask of a genotype file's samples (its sample_table) that a sample list
     (read_sample_list) names, by FID and IID, or by IID when either side has no FIDs."""
     fid, iid = listed
-    if fid is None or samples.get("fid") is None:
-        return np.isin(samples["iid"].astype(str), iid.astype(str))
-    wanted = {f"{a} {b}" for a, b in zip(fid, iid)}
-    return np.array([f"{a} {b}" in wanted for a, b in zip(samples["fid"], samples["iid"])])
+    by_iid = fid is None or samples.get("fid") is None
+    wanted = set(sample_keys(None if by_iid else fid, iid))
+    return np.array([key in wanted for key in sample_keys(None if by_iid else samples["fid"], samples["iid"])],
+                    dtype=bool)
 
 
 def _lines(path):

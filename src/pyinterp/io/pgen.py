@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from .packed import PackedGenotypes
+from .names import first_repeat
 from .packing import pack_counts
 
 # Variants read at a time: at most _BLOCK_VARIANTS, and at most _BLOCK_CALLS calls (one int8 each in
@@ -261,13 +262,12 @@ def _read_pvar(path):
     made = {k for k, v in enumerate(ids) if v == "."}
     for k in made:
         ids[k] = f"{chrom[k]}:{pos[k]}:{ref[k]}:{alt[k]}"
-    seen = {}
-    for k, name in enumerate(ids):
-        if name in seen:
-            origin = " (made from CHROM:POS:REF:ALT for an ID of '.')" if k in made or seen[name] in made else ""
-            raise ValueError(f"{path}: variant ID {name!r}{origin} on lines {lines[seen[name]]} and {lines[k]}; IDs "
-                             "must be unique (plink2 --set-all-var-ids or --rm-dup can rename or drop them)")
-        seen[name] = k
+    repeat = first_repeat(ids)
+    if repeat:
+        i, k = repeat
+        origin = " (made from CHROM:POS:REF:ALT for an ID of '.')" if k in made or i in made else ""
+        raise ValueError(f"{path}: variant ID {ids[k]!r}{origin} on lines {lines[i]} and {lines[k]}; IDs must be "
+                         "unique (plink2 --set-all-var-ids or --rm-dup can rename or drop them)")
     table = {"chrom": np.array(chrom, dtype=object), "id": np.array(ids, dtype=object),
              "pos": np.array(pos, dtype=np.int64), "allele_1": np.array(alt, dtype=object),
              "allele_2": np.array(ref, dtype=object)}
@@ -329,12 +329,12 @@ def _read_psam(path):
     labels = [name for name in ("FID", "IID", "SID") if name in names]
     parts = [columns[names.index(name)] for name in labels]
     what = f"sample ({', '.join(labels)})"
-    seen = {}
-    for k, key in enumerate(zip(*parts)):
-        if key in seen:
-            raise ValueError(f"{path}: {what} {' '.join(key)!r} on lines {lines[seen[key]]} and {lines[k]}; "
-                             "sample IDs must be unique (plink2 --update-ids can rename them)")
-        seen[key] = k
+    keys = list(zip(*parts))
+    repeat = first_repeat(keys)
+    if repeat:
+        i, k = repeat
+        raise ValueError(f"{path}: {what} {' '.join(keys[k])!r} on lines {lines[i]} and {lines[k]}; sample IDs must "
+                         "be unique (plink2 --update-ids can rename them)")
     return table
 
 

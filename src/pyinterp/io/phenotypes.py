@@ -7,6 +7,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .names import first_repeat, sample_keys
+
 # Values PLINK reads as missing in a phenotype column (-9 its default code, NA and nan PLINK 2's).
 MISSING = frozenset({"-9", "NA", "na", "NaN", "nan", "."})
 
@@ -102,17 +104,11 @@ def read_pheno(path):
         raise ValueError(f"{path}: column names repeat: {', '.join(sorted({n for n in names if names.count(n) > 1}))}")
     fid = table[:, 0] if has_fid else None
     iid = table[:, id_columns - 1]
-    keys = _keys(fid, iid)
-    seen = {}
-    for row, key in enumerate(keys, 1):
-        if key in seen:
-            raise ValueError(f"{path}: sample {key} on data rows {seen[key]} and {row}")
-        seen[key] = row
+    keys = sample_keys(fid, iid)
+    repeat = first_repeat(keys)
+    if repeat:
+        raise ValueError(f"{path}: sample {keys[repeat[1]]} on data rows {repeat[0] + 1} and {repeat[1] + 1}")
     return Phenotypes(fid, iid, {name: table[:, id_columns + k] for k, name in enumerate(names)})
-
-
-def _keys(fid, iid):
-    return list(iid) if fid is None else [f"{a} {b}" for a, b in zip(fid, iid)]
 
 
 def match_phenotype(samples, table, name, where):
@@ -170,8 +166,8 @@ def _match(samples, table, where):
     when either side has no FIDs. No match at all is an error."""
     fid = samples.get("fid")
     by_iid = table.fid is None or fid is None
-    position = {key: k for k, key in enumerate(_keys(None if by_iid else table.fid, table.iid))}
-    keys = _keys(None if by_iid else fid, samples["iid"])
+    position = {key: k for k, key in enumerate(sample_keys(None if by_iid else table.fid, table.iid))}
+    keys = sample_keys(None if by_iid else fid, samples["iid"])
     found = np.array([position.get(key, -1) for key in keys])
     if not (found >= 0).any():
         raise ValueError(f"{where}: none of the genotype file's {len(keys)} samples is in it (matched by "

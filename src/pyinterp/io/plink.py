@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .names import first_repeat
 from .packed import PackedGenotypes
 
 _MAGIC = b"\x6c\x1b"
@@ -121,12 +122,11 @@ def _read_table(path, fields, meaning):
 
 
 def _check_unique(path, ids, what, rename):
-    seen = {}
-    for row, name in enumerate(ids, 1):
-        if name in seen:
-            raise ValueError(f"{path}: {what} {name!r} on rows {seen[name]} and {row}; names must be unique ({rename} "
-                             "can rename them)")
-        seen[name] = row
+    repeat = first_repeat(ids)
+    if repeat:
+        i, j = repeat
+        raise ValueError(f"{path}: {what} {ids[j]!r} on rows {i + 1} and {j + 1}; names must be unique ({rename} "
+                         "can rename them)")
 
 
 def _numbers(path, values, kind, what):

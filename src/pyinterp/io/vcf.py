@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from .packed import PackedGenotypes
+from .names import select_samples
 from .packing import pack_counts
 
 # Calls decoded before a block is packed: at most this many variants, and about this many calls in all
@@ -139,20 +140,7 @@ def _read(vcf, path, samples, half_call):
         raise ValueError(f"{path}: no samples (its header line names no sample columns: a sites-only VCF has no "
                          "genotypes)")
     if samples is not None:
-        if isinstance(samples, str):
-            raise ValueError(f"samples must be a list of sample IDs, got the string {samples!r}")
-        wanted = [str(s) for s in samples]
-        known = set(names)
-        unknown = [s for s in dict.fromkeys(wanted) if s not in known]
-        if unknown:
-            shown = ", ".join(map(repr, unknown[:_NAMED])) + (", ..." if len(unknown) > _NAMED else "")
-            raise ValueError(f"{path}: {len(unknown)} of the samples asked for are not in the file: {shown} (it has "
-                             f"{len(names)} samples: {', '.join(map(repr, names[:_NAMED]))}"
-                             f"{', ...' if len(names) > _NAMED else ''})")
-        if not wanted:
-            raise ValueError(f"{path}: samples is empty; give at least one sample ID (or None for all)")
-        keep = set(wanted)
-        rows = np.array([k for k, s in enumerate(names) if s in keep])
+        rows = select_samples(names, samples, path)
         names = [names[k] for k in rows]
         if len(names) < len(vcf.samples):
             if any("," in s for s in names):  # htslib takes the selection as one comma-separated string
