@@ -138,7 +138,14 @@ def test_all_missing_fam_phenotypes_ask_for_a_phenotype_file(tmp_path, capsys):
 def test_plink_options_on_a_table_are_refused(tmp_path, capsys):
     pd.DataFrame({"a": [1.0, 2.0, 3.0], "y": [0.0, 1.0, 0.0]}).to_csv(tmp_path / "t.csv", index=False)
     code, out, err = run(capsys, "importance", tmp_path / "t.csv", "--target", "y", "--pheno", "p.txt")
-    assert code == 1 and "--pheno is for PLINK filesets (.bed)" in err
+    assert code == 1 and "--pheno is for genotype files (.bed, ...) and AnnData (.h5ad); " in err
+    code, out, err = run(capsys, "importance", tmp_path / "t.csv", "--target", "y", "--layer", "counts")
+    assert code == 1 and "--layer is for AnnData (.h5ad); " in err
+
+
+def test_covariate_names_without_a_covariate_file_are_refused(cohort, capsys):
+    code, out, err = run(capsys, "importance", cohort[0] / "cohort.bed", "--covar-name", "pc1")
+    assert code == 1 and "--covar-name names columns of the covariate file: give it with --covar FILE" in err
 
 
 def test_the_python_route_matches_by_id_too(cohort):

@@ -7,7 +7,8 @@
   keywords (FOREST_X / FOREST_FIT_X), packed genotypes (``pyinterp.io.PackedGenotypes``) pass
   through as they are, checked as scikit-learn checks an array (sample count, feature count and
   names: the variant IDs), for the core to read in place; with any other keywords they are
-  decoded to float32 like any array-like.
+  decoded to float32 like any array-like. An ``anndata.AnnData`` is its matrix (validated as any
+  matrix) named by its ``var_names``, with any keywords (``pyinterp.io.h5ad``).
 
 Estimators and public functions declare scikit-learn constraints (``_parameter_constraints``,
 ``validate_params``) and check sample weights with ``_check_sample_weight``. What remains here:
@@ -54,6 +55,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
+from .io.h5ad import anndata_matrix, is_anndata
 from .io.packed import is_packed
 
 # The core's integer types: parameters are range-checked (or, for budgets, clamped) against these.
@@ -130,6 +132,8 @@ def _forest_reads(kwargs):
 def validate_data(estimator, X="no_validation", y="no_validation", reset=True, **kwargs):
     if is_packed(X) and _forest_reads(kwargs):
         return _validate_packed(estimator, X, y, reset, kwargs)
+    if is_anndata(X):
+        return _validate_anndata(estimator, X, y, reset, kwargs)
     return _validate_data(estimator, X, y, reset=reset, **kwargs)
 
 
@@ -137,6 +141,8 @@ def check_array(array, **kwargs):
     if is_packed(array) and _forest_reads(kwargs):
         _check_packed_samples(array, kwargs.get("ensure_min_samples", 1))
         return array
+    if is_anndata(array):
+        array = anndata_matrix(array)[0]
     return _check_array(array, **kwargs)
 
 
@@ -150,23 +156,7 @@ def _validate_packed(estimator, X, y, reset, kwargs):
     """validate_data for packed genotypes: what scikit-learn checks of an array X and sets on the
     estimator, with the variant IDs as feature names (as a DataFrame's columns would be)."""
     _check_packed_samples(X, kwargs.get("ensure_min_samples", 1))
-    n_features, names = X.shape[1], X.variant_ids
-    if reset:
-        estimator.n_features_in_ = n_features
-        estimator.feature_names_in_ = names
-    else:
-        expected = getattr(estimator, "n_features_in_", None)
-        if expected is not None and n_features != expected:
-            raise ValueError(f"X has {n_features} features, but {type(estimator).__name__} is expecting {expected} "
-                             "features as input.")
-        fitted = getattr(estimator, "feature_names_in_", None)
-        if fitted is None:
-            warnings.warn(f"X has feature names, but {type(estimator).__name__} was fitted without feature names",
-                          UserWarning, stacklevel=3)
-        elif fitted is not names and not np.array_equal(fitted, names):  # the same genotypes: no pass over p
-            k = int(np.flatnonzero(fitted != names)[0])
-            raise ValueError(f"X: the variant IDs should match those that were passed during fit; column {k} is "
-                             f"{names[k]!r} where fit had {fitted[k]!r}")
+    _check_names(estimator, X.shape[1], X.variant_ids, reset, "variant IDs")
     if isinstance(y, str) and y == "no_validation":
         return X
     if y is None:
@@ -179,6 +169,42 @@ def _validate_packed(estimator, X, y, reset, kwargs):
                          estimator=estimator)
         _sk.check_consistent_length(X, y)
     return X, y
+
+
+def _check_names(estimator, n_features, names, reset, what):
+    """What scikit-learn's validate_data sets (reset) or checks of a DataFrame's columns, for the
+    feature names of packed genotypes and of AnnData."""
+    if reset:
+        estimator.n_features_in_ = n_features
+        estimator.feature_names_in_ = names
+        return
+    expected = getattr(estimator, "n_features_in_", None)
+    if expected is not None and n_features != expected:
+        raise ValueError(f"X has {n_features} features, but {type(estimator).__name__} is expecting {expected} "
+                         "features as input.")
+    fitted = getattr(estimator, "feature_names_in_", None)
+    if fitted is None:
+        warnings.warn(f"X has feature names, but {type(estimator).__name__} was fitted without feature names",
+                      UserWarning, stacklevel=4)
+    elif fitted is not names and not np.array_equal(fitted, names):  # the same names array: no pass over p
+        k = int(np.flatnonzero(fitted != names)[0])
+        raise ValueError(f"X: the {what} should match those that were passed during fit; column {k} is "
+                         f"{names[k]!r} where fit had {fitted[k]!r}")
+
+
+def _validate_anndata(estimator, adata, y, reset, kwargs):
+    """validate_data for an AnnData: its X validated as any matrix, named by its var_names."""
+    X, names = anndata_matrix(adata)
+    if not reset:  # names first: a mismatch is the clearer error
+        _check_names(estimator, X.shape[1], names, reset, "var_names")
+    with warnings.catch_warnings():  # the matrix has no names; they are set or checked here
+        warnings.filterwarnings("ignore", "X does not have valid feature names", UserWarning)
+        out = _validate_data(estimator, X, y, reset=reset, **kwargs)
+    if reset:
+        _check_names(estimator, X.shape[1], names, reset, "var_names")
+    return out
+
+
 check_sample_weight = _named(_sk._check_sample_weight)
 check_consistent_length = _named(_sk.check_consistent_length)
 check_classification_targets = _named(_multiclass.check_classification_targets)
@@ -201,6 +227,10 @@ def check_exact_integers(X):
     error."""
     if is_packed(X):
         return
+    if is_anndata(X):
+        if getattr(X, "isbacked", False):  # read once, by validate_data
+            return
+        X = X.X
     if hasattr(X, "dtypes") and not hasattr(X, "dtype"):  # a DataFrame: its 8-byte integer columns
         arrays = [X.iloc[:, j].to_numpy() for j, d in enumerate(X.dtypes)
                   if getattr(d, "kind", "") in "iu" and getattr(d, "itemsize", 0) == 8]

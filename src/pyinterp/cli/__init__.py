@@ -1,9 +1,9 @@
 """The ``pyinterp`` command: fit a forest on a table and report its feature importances
 (``importance``), the interactions LSSFind and iRF find (``interactions``), or both (``all``);
 ``demo`` does both on simulated data with known signal. Files: CSV, TSV (also compressed: .gz,
-.bz2, .xz, .zst, .zip), Parquet, .npz, and genotypes (PLINK 1 .bed read in place, PLINK 2 .pgen,
-VCF / BCF; the phenotype from the .fam / .psam or --pheno). With --out DIR each table is written as
-CSV beside one self-contained HTML report. Exit status: 0 done, 1 a problem with the data (one line on stderr),
+.bz2, .xz, .zst, .zip), Parquet, .npz; genotypes (PLINK 1 .bed read in place, PLINK 2 .pgen, VCF /
+BCF, BGEN; the phenotype from the .fam / .psam or --pheno); AnnData .h5ad (the target an obs
+column). With --out DIR each table is written as CSV beside one self-contained HTML report. Exit status: 0 done, 1 a problem with the data (one line on stderr),
 2 a usage error."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import sys
 import warnings
 
 from .._version import __version__
+from .cells import h5ad_data, is_h5ad
 from .data import DataError, read_table, split_target
 from .genotypes import genotype_data, is_genotype_file
 from .jobs import Truth, importances, irf, lssfind
@@ -34,12 +35,18 @@ def demo_data(args):
 
 def file_data(args):
     if is_genotype_file(args.file):
+        if args.layer is not None:
+            raise DataError(f"--layer is for AnnData (.h5ad); {args.file} is genotypes")
         data, description = genotype_data(args)
         return data, description, None
-    for option in ("pheno", "pheno_name", "covar", "covar_name", "keep", "remove", "extract", "exclude"):
+    if is_h5ad(args.file):
+        data, description = h5ad_data(args)
+        return data, description, None
+    for option in ("pheno", "pheno_name", "covar", "covar_name", "keep", "remove", "extract", "exclude", "layer"):
         if getattr(args, option) is not None:
-            raise DataError(f"--{option.replace('_', '-')} is for PLINK filesets (.bed); {args.file} is a table: "
-                            "--target names its column to explain")
+            files = "AnnData (.h5ad)" if option == "layer" else "genotype files (.bed, ...) and AnnData (.h5ad)"
+            raise DataError(f"--{option.replace('_', '-')} is for {files}; {args.file} is a table: --target names its "
+                            "column to explain")
     if args.target is None:
         raise DataError(f"give --target COLUMN: the column of {args.file} to explain")
     frame, notes = read_table(args.file, args.target, sep=args.sep, allow_pickle=args.allow_pickle)
@@ -89,7 +96,10 @@ def parser() -> argparse.ArgumentParser:
                        "otherwise detected)")
     group.add_argument("--allow-pickle", action="store_true",
                        help=".npz: read arrays stored as Python objects (e.g. feature_names); only for files you trust")
-    group = reading.add_argument_group("genotype files (PLINK 1 and 2 filesets, VCF / BCF, BGEN)")
+    group = reading.add_argument_group("genotype files (PLINK 1 and 2 filesets, VCF / BCF, BGEN) and AnnData (.h5ad)",
+                                       "For an .h5ad, --target obs:COLUMN names the obs column to explain; "
+                                       "samples are cells (obs_names), variants genes (var_names), and "
+                                       "--covar-name without --covar names obs columns.")
     group.add_argument("--pheno", metavar="FILE", help="phenotypes by sample: FID IID then columns, with a header "
                        "'FID IID ...' or '#IID ...' or none (PLINK's format; -9, NA and nan are missing); default: "
                        "the .fam's sixth column")
@@ -100,6 +110,7 @@ def parser() -> argparse.ArgumentParser:
                        "then explain its residuals (bench/studies/covariate_default.py says why)")
     group.add_argument("--covar-name", metavar="A,B", type=lambda s: [c for c in s.split(",") if c],
                        help="the covariates to use (default: every column of --covar)")
+    group.add_argument("--layer", metavar="NAME", help=".h5ad: fit on this layer instead of X")
     for option, what in (("--keep", "keep only the samples listed (FID IID, or IID, per line)"),
                          ("--remove", "leave out the samples listed"),
                          ("--extract", "keep only the variants listed (one ID per line)"),
@@ -127,7 +138,7 @@ def parser() -> argparse.ArgumentParser:
         command = sub.add_parser(name, parents=[reading, running], help=text, description=text)
         command.add_argument("file", help="CSV / TSV (optionally compressed), Parquet or .npz file; or genotypes: "
                              "a PLINK 1 .bed (with its .bim and .fam), a PLINK 2 .pgen (with .pvar and .psam), a "
-                             ".vcf, .vcf.gz or .bcf, a .bgen (with its .sample)")
+                             ".vcf, .vcf.gz or .bcf, a .bgen (with its .sample); or AnnData: an .h5ad")
     demo = sub.add_parser("demo", parents=[reading, running], help="'all' on simulated data with known signal, "
                           "or on FILE", description="Fit a forest on simulated LSS data (two interactions of two "
                           "features) and report importances and interactions, each marked true or not; with "
@@ -167,6 +178,8 @@ def main(argv=None) -> int:
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _warn
+            # a dependency's deprecations are for developers (anndata's under pandas 3, say)
+            warnings.filterwarnings("ignore", category=DeprecationWarning)
             return run(args)
     except (DataError, ValueError, OSError) as error:  # the user's data or paths: no traceback
         print(f"pyinterp: error: {' '.join(str(error).split())}", file=sys.stderr)

@@ -36,30 +36,15 @@ def genotype_data(args):
     """Data for the command's jobs, and the description line, from a fileset and the options."""
     name = Path(args.file).name.lower()
     plink2, vcf, bgen = name.endswith(PLINK2), _is_vcf(args.file), name.endswith(BGEN)
+    if args.covar_name and args.covar is None:
+        raise DataError("--covar-name names columns of the covariate file: give it with --covar FILE")
     if vcf and args.pheno is None:
         raise DataError(f"{args.file}: a VCF holds no phenotypes: give them with --pheno FILE (samples matched by "
                         "IID, the VCF's sample names)")
     G = (read_vcf(args.file) if vcf else _read_bgen(args.file) if bgen else read_pgen(args.file) if plink2
          else read_plink(args.file))
     notes = []
-    keep = np.ones(G.shape[0], dtype=bool)
-    for option, path, wanted in (("--keep", args.keep, True), ("--remove", args.remove, False)):
-        if path is not None:
-            named = samples_in(G.sample_table, read_sample_list(path))
-            notes.append(f"{option} {path}: {int(named.sum())} of the {G.shape[0]} samples named")
-            keep &= named if wanted else ~named
-    variants = np.ones(G.shape[1], dtype=bool)
-    for option, path, wanted in (("--extract", args.extract, True), ("--exclude", args.exclude, False)):
-        if path is not None:
-            ids = read_variant_list(path)
-            named = np.isin(G.variant_ids.astype(str), ids.astype(str))
-            unknown = len(set(ids) - set(G.variant_ids))
-            notes.append(f"{option} {path}: {int(named.sum())} of the {G.shape[1]} variants named"
-                         + (f" ({unknown} of its IDs are not in the .bim)" if unknown else ""))
-            variants &= named if wanted else ~named
-    if not variants.any():
-        raise DataError("no variant is left after --extract / --exclude")
-
+    keep, variants = selections(args, G.sample_table, G.variant_ids, notes)
     if args.pheno is not None:
         table, where = read_pheno(args.pheno), args.pheno
     else:
@@ -88,7 +73,8 @@ def genotype_data(args):
     if task == "regression" and values.dtype.kind not in "fiu":
         raise DataError(f"the phenotype {name!r} is not numeric ({values[0]!r}); regression needs numbers")
     if args.covar is not None:
-        rows, values, task = _adjusted(G, args, rows, values, task, name, notes)
+        rows, values, task = adjusted(G.sample_table, read_pheno(args.covar), args.covar_name, args.covar, args,
+                                      rows, values, task, name, notes)
     selected = G[rows] if len(rows) < G.shape[0] else G
     if not variants.all():
         selected = selected[:, np.flatnonzero(variants)]
@@ -104,19 +90,46 @@ def genotype_data(args):
     return data, description
 
 
-def _adjusted(G, args, rows, values, task, name, notes):
-    """The phenotype adjusted for the covariates, on the samples that have both (see
-    pyinterp.io.phenotypes.adjust_for_covariates): rows, residuals, and the task (regression)."""
+def selections(args, samples, ids, notes, units=("samples", "variants"), source="the .bim"):
+    """Masks of the samples kept by --keep / --remove (by FID and IID, or IID) and of the
+    variants (genes) kept by --extract / --exclude (by ID), with a note of what each list named."""
+    keep = np.ones(len(samples["iid"]), dtype=bool)
+    for option, path, wanted in (("--keep", args.keep, True), ("--remove", args.remove, False)):
+        if path is not None:
+            named = samples_in(samples, read_sample_list(path))
+            notes.append(f"{option} {path}: {int(named.sum())} of the {len(keep)} {units[0]} named")
+            keep &= named if wanted else ~named
+    chosen = np.ones(len(ids), dtype=bool)
+    for option, path, wanted in (("--extract", args.extract, True), ("--exclude", args.exclude, False)):
+        if path is not None:
+            listed = read_variant_list(path)
+            named = np.isin(np.asarray(ids).astype(str), listed.astype(str))
+            unknown = len(set(listed) - set(ids))
+            notes.append(f"{option} {path}: {int(named.sum())} of the {len(chosen)} {units[1]} named"
+                         + (f" ({unknown} of its IDs are not in {source})" if unknown else ""))
+            chosen &= named if wanted else ~named
+    if not chosen.any():
+        raise DataError(f"no {units[1][:-1]} is left after --extract / --exclude")
+    return keep, chosen
+
+
+def adjusted(samples, covariate_table, names, where, args, rows, values, task, name, notes):
+    """The phenotype adjusted for the covariates of `covariate_table` (a Phenotypes), on the
+    samples that have both (see pyinterp.io.phenotypes.adjust_for_covariates): rows, residuals,
+    and the task (regression). `names`: the covariates to use (None: every column)."""
     if args.task == "classification":
         raise DataError("--covar adjusts the phenotype, which leaves a continuous residual: leave out --task "
                         "classification")
     if values.dtype.kind not in "fiu":
         raise DataError(f"--covar adjusts a numeric phenotype; {name!r} is text ({values[0]!r})")
-    covariates = match_covariates(G.sample_table, read_pheno(args.covar), args.covar_name, args.covar)
+    try:
+        covariates = match_covariates(samples, covariate_table, names, where)
+    except ValueError as error:
+        raise DataError(str(error)) from None
     notes.extend(covariates.notes)
     both = np.isin(rows, covariates.rows)
     if not both.any():
-        raise DataError(f"no sample with {name} has every covariate of {args.covar}")
+        raise DataError(f"no sample with {name} has every covariate of {where}")
     rows, values = rows[both], values[both]
     design = covariates.design[np.searchsorted(covariates.rows, rows)]
     try:

@@ -9,6 +9,8 @@
 - :func:`read_bgen`: a BGEN file's probabilities as PLINK 2's hardcalls (the bgen package, an
   optional dependency), packed.
 - :func:`read_pheno`: a phenotype or covariate file in PLINK's format (FID, IID, columns).
+- AnnData (``.h5ad``) needs no reader here: every estimator takes an ``anndata.AnnData`` as X,
+  named by its ``var_names`` (:mod:`pyinterp.io.h5ad`).
 """
 
 from .bgen import read_bgen
