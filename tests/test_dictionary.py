@@ -153,6 +153,7 @@ def test_two_stage_init_beats_random_init():
     assert hits["l1"] >= 3 and hits["random"] <= 1
 
 
+@pytest.mark.heavy
 def test_restarts_are_deterministic_for_any_n_jobs():
     _, _, X = signals(6, 150, 3, seed=9, snr=30)
     fits = [DLBCD(tau=0.5, n_restarts=4, random_state=4, n_jobs=j).fit(X) for j in (1, 2, 3)]
@@ -341,6 +342,7 @@ def test_nmse_is_invariant_to_sign_permutation():
     assert dictionary_recovered(D @ J, D) and not dictionary_recovered(E, D, threshold=1e-3)
 
 
+@pytest.mark.heavy
 def test_score_and_feature_names_for_model_selection():
     """score is minus the objective (higher is better) and the coefficients are named dlbcd0..,
     so set_output(transform="pandas") and GridSearchCV work as on scikit-learn's decompositions."""

@@ -58,6 +58,7 @@ def test_pursuit_equals_scikit_learns_orthogonal_matching_pursuit():
     assert np.all(np.linalg.norm(X - ours @ D.T, axis=1) ** 2 <= tol * (1 + 1e-12))
 
 
+@pytest.mark.heavy
 def test_noise_stage_recovers_an_ill_conditioned_dictionary_that_algorithm_2_misses():
     D, X = grid_data(8, 2, 0)  # cond(D*) 1592: DL-BCD alone lands elsewhere, as scikit-learn does not
     alone = DLBCD(n_restarts=3, noise=0, random_state=0).fit(X)
@@ -80,6 +81,7 @@ def test_noise_stage_keeps_and_sharpens_a_good_dlbcd_answer():
     assert staged.noise_start_ == "dlbcd"
 
 
+@pytest.mark.heavy
 def test_the_penalised_misfit_picks_the_right_start_where_the_atom_count_did_not():
     # grid cell (9, 2) rep 9, cond(D*) 59: DL-BCD's debiased dictionary is wrong (NMSE 0.04) yet
     # explains the signals to the noise level with fewer pursuit atoms than D* itself
@@ -128,6 +130,7 @@ def test_a_given_noise_level_is_used_and_bad_ones_are_refused():
             DLBCD(noise=bad).fit(X)
 
 
+@pytest.mark.heavy
 def test_a_light_penalty_start_recovers_where_both_starts_land_wrong(monkeypatch):
     # a fresh p = 8 dictionary of bench/dlbcd_noise_fresh.py (cond(D*) 130): DL-BCD's answer and the
     # refit at weight 10 sigma (sigma estimated 1.35 times too high) both debias to wrong dictionaries
@@ -160,6 +163,7 @@ def test_agreeing_starts_run_no_third_one(monkeypatch):
     assert staged.noise_start_ in ("dlbcd", "lasso") and dictionary_nmse(staged.components_, D) < 1e-4
 
 
+@pytest.mark.heavy
 def test_disagreeing_starts_still_keep_the_right_one():
     # grid cell (8, 2) rep 3, cond(D*) 48: DL-BCD's answer is wrong (0.16), the lasso start right; the
     # third start runs and is not kept. (With 200 MOD steps per start instead of 50, DL-BCD's wrong
@@ -171,6 +175,7 @@ def test_disagreeing_starts_still_keep_the_right_one():
     assert staged.noise_start_ == "lasso"
 
 
+@pytest.mark.heavy
 def test_near_tied_results_are_polished_before_the_choice(monkeypatch):
     # grid cell (6, 2) rep 3: after 50 MOD steps the light start's wrong dictionary (NMSE 0.097) scores
     # 1.5 standard deviations of the misfit below the lasso start's right one; polished, the right one leads
@@ -183,6 +188,7 @@ def test_near_tied_results_are_polished_before_the_choice(monkeypatch):
     assert unpolished.noise_start_ == "light" and dictionary_nmse(unpolished.components_, D) > 0.05
 
 
+@pytest.mark.heavy
 def test_results_far_behind_are_not_polished(monkeypatch):
     # grid cell (8, 2) rep 3 (above): DL-BCD's wrong result trails by 7 standard deviations after 50 steps;
     # polished for 200 it would fit the noise below D*'s misfit and be kept

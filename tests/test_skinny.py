@@ -407,6 +407,7 @@ def test_fit_budget_fails_clearly_when_no_trial_is_sparse_enough():
         fit_budget(object(), X, y, max_features=3)
 
 
+@pytest.mark.heavy
 def test_fit_budget_defaults_meet_the_budget_of_issue_24():
     """The issue's call (p = N = 300, 8 true features, correlation 0.5, K = 16) with the default
     estimator and search space; with PAPER_SPACE, the former default, no trial got below 300

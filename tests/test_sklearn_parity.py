@@ -218,6 +218,7 @@ def test_regression_accuracy_parity(name):
                   lambda s: ensemble.RandomForestRegressor(random_state=s, **kw), X, y)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", ["breast_cancer", "wine", "digits"])
 def test_classification_accuracy_parity(name):
     X, y = getattr(datasets, f"load_{name}")(return_X_y=True)
@@ -226,6 +227,7 @@ def test_classification_accuracy_parity(name):
                   lambda s: ensemble.RandomForestClassifier(random_state=s, **kw), X, y)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", ["allaml.npz", "colon.npz"])
 def test_genomic_accuracy_parity(name):
     d = load_shared(name)
