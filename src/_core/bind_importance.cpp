@@ -81,31 +81,31 @@ void bind_importance(py::module_& m) {
   m.def(
       "permutation_importance",
       [](const Forest& f, const py::object& X, const py::object& y, const py::object& sample_weight, int n_repeats,
-         uint64_t seed, int n_threads) {
+         uint64_t seed, int n_threads, bool held_out) {
         const MatrixView v = matrix_view(X);
         const Targets t = targets_of(f, y, sample_weight, v.n_rows);
         Importance imp;
         {
           py::gil_scoped_release release;
-          imp = permutation_importance(f, v, t, n_repeats, seed, n_threads);
+          imp = permutation_importance(f, v, t, n_repeats, seed, n_threads, held_out);
         }
         return importance_arrays(imp);
       },
       py::arg("forest"), py::arg("X"), py::arg("y"), py::arg("sample_weight"), py::arg("n_repeats"), py::arg("seed"),
-      py::arg("n_threads") = 1);
+      py::arg("n_threads") = 1, py::arg("held_out") = false);
 
   // permutation_importance in chunks of trees (a cluster's workers score a chunk each): the
   // per-tree scores as CSR (indptr, features, scores) and whether each tree had out-of-bag rows.
   m.def(
       "permutation_tree_scores",
       [](const Forest& f, const py::object& X, const py::object& y, const py::object& sample_weight, int n_repeats,
-         uint64_t seed, int64_t first_tree, int64_t n_trees, int n_threads) {
+         uint64_t seed, int64_t first_tree, int64_t n_trees, int n_threads, bool held_out) {
         const MatrixView v = matrix_view(X);
         const Targets t = targets_of(f, y, sample_weight, v.n_rows);
         std::vector<TreeScores> trees;
         {
           py::gil_scoped_release release;
-          trees = permutation_tree_scores(f, v, t, n_repeats, seed, first_tree, n_trees, n_threads);
+          trees = permutation_tree_scores(f, v, t, n_repeats, seed, first_tree, n_trees, n_threads, held_out);
         }
         std::vector<int64_t> indptr{0};
         std::vector<int32_t> features;
@@ -122,7 +122,7 @@ void bind_importance(py::module_& m) {
         return py::make_tuple(copy_array(indptr), copy_array(features), copy_array(scores), copy_array(used));
       },
       py::arg("forest"), py::arg("X"), py::arg("y"), py::arg("sample_weight"), py::arg("n_repeats"), py::arg("seed"),
-      py::arg("first_tree"), py::arg("n_trees"), py::arg("n_threads") = 1);
+      py::arg("first_tree"), py::arg("n_trees"), py::arg("n_threads") = 1, py::arg("held_out") = false);
 
   m.def(
       "reduce_tree_scores",

@@ -1,6 +1,6 @@
 """pyinterp: interpretable tree ensembles and structure discovery for large-p data."""
 
-from . import importance, skinny
+from . import importance, significance, skinny
 from ._version import __version__
 from .dictionary import DLBCD, sharpness_test
 from .forest import RandomForestClassifier, RandomForestRegressor, Tree, combine

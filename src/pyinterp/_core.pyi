@@ -159,6 +159,7 @@ def permutation_importance(
     n_repeats: int,
     seed: int,
     n_threads: int = 1,
+    held_out: bool = False,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int]: ...
 def permutation_tree_scores(
     forest: Forest,
@@ -170,6 +171,7 @@ def permutation_tree_scores(
     first_tree: int,
     n_trees: int,
     n_threads: int = 1,
+    held_out: bool = False,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.float64], npt.NDArray[np.uint8]]: ...
 def reduce_tree_scores(
     indptr: npt.NDArray[np.int64],

@@ -178,6 +178,18 @@ def permutation_oob(forest, X, y, *, n_repeats=5, random_state=None, sample_weig
     return _result(mean, std, return_std)
 
 
+def _held_out_permutation(forest, X, y, *, n_repeats, random_state, n_jobs):
+    """Permutation importance on rows the forest was not fitted on (Janitza et al.'s hold-out
+    importance, pyinterp.significance): per tree and feature the increase of the loss on all of X's
+    rows when the feature is permuted among them, averaged over n_repeats and trees."""
+    view = _view(forest)
+    X = _check_X(view, X)
+    targets = _check_targets(view, y, X.shape[0])
+    mean, _, _ = _core.permutation_importance(view.core, X, targets, None, n_repeats, root_seed(random_state),
+                                              resolve_n_threads(n_jobs), held_out=True)
+    return mean
+
+
 def _concatenate_csr(parts):
     """(indptr, features, scores, used) chunks of trees as one, trees in order."""
     offsets = np.cumsum([0] + [part[0][-1] for part in parts[:-1]])

@@ -170,16 +170,22 @@ Importance oob_importance(const SklearnForestNodes& forest, const MatrixView& X,
 }
 
 Importance permutation_importance(const Forest& forest, const MatrixView& X, const Targets& targets, int n_repeats,
-                                  uint64_t seed, int n_threads) {
+                                  uint64_t seed, int n_threads, bool held_out) {
   const int64_t n_trees = static_cast<int64_t>(forest.trees.size());
-  return reduce_tree_scores(permutation_tree_scores(forest, X, targets, n_repeats, seed, 0, n_trees, n_threads),
-                            forest.n_features);
+  return reduce_tree_scores(
+      permutation_tree_scores(forest, X, targets, n_repeats, seed, 0, n_trees, n_threads, held_out),
+      forest.n_features);
 }
 
 std::vector<TreeScores> permutation_tree_scores(const Forest& forest, const MatrixView& X, const Targets& targets,
                                                 int n_repeats, uint64_t seed, int64_t first_tree, int64_t n_trees,
-                                                int n_threads) {
-  check_training_rows(forest, X);
+                                                int n_threads, bool held_out) {
+  if (held_out) {
+    if (X.n_cols != forest.n_features)
+      throw std::invalid_argument("X has a different number of features than the forest");
+  } else {
+    check_training_rows(forest, X);
+  }
   if (n_repeats < 1) throw std::invalid_argument("n_repeats must be at least 1");
   if (first_tree < 0 || n_trees < 0 || first_tree + n_trees > static_cast<int64_t>(forest.trees.size()))
     throw std::invalid_argument("the trees to score are not all in the forest");
@@ -189,12 +195,12 @@ std::vector<TreeScores> permutation_tree_scores(const Forest& forest, const Matr
       [&](int64_t chunk_t, int, PermutationWorker& worker) {
         const int64_t t = first_tree + chunk_t;
         const Tree& tree = forest.trees[t];
-        const uint32_t* counts = forest.inbag.data() + t * forest.n_samples;
+        const uint32_t* counts = held_out ? nullptr : forest.inbag.data() + t * forest.n_samples;
         auto& rows = worker.rows;
         rows.clear();
         double total_w = 0.0, base = 0.0;
         for (int64_t i = 0; i < X.n_rows; ++i) {
-          if (counts[i] != 0 || targets.weight(i) <= 0.0) continue;
+          if ((counts && counts[i] != 0) || targets.weight(i) <= 0.0) continue;
           rows.push_back(i);
           total_w += targets.weight(i);
           base += targets.weight(i) * leaf_loss(tree, tree.leaf_of([&](int32_t j) { return X.at(i, j); }), targets, i);

@@ -45,16 +45,18 @@ struct TreeScores {
 Importance reduce_tree_scores(const std::vector<TreeScores>& trees, int64_t n_features);
 
 // Mean over trees and repeats of (OOB loss with feature k permuted among the tree's OOB rows) -
-// (OOB loss); squared error for regression, misclassification for classes.
+// (OOB loss); squared error for regression, misclassification for classes. held_out: X's rows are
+// not the training rows but rows none of the trees saw (Janitza et al.'s hold-out importance), all
+// of them scored by every tree.
 Importance permutation_importance(const Forest& forest, const MatrixView& X, const Targets& targets, int n_repeats,
-                                  uint64_t seed, int n_threads);
+                                  uint64_t seed, int n_threads, bool held_out = false);
 
 // The per-tree scores permutation_importance reduces, of trees [first_tree, first_tree + n_trees)
 // only (tree t permutes with stream (seed, t)): chunks of trees scored apart (on a cluster's
 // workers), concatenated in tree order and reduced, give permutation_importance.
 std::vector<TreeScores> permutation_tree_scores(const Forest& forest, const MatrixView& X, const Targets& targets,
                                                 int n_repeats, uint64_t seed, int64_t first_tree, int64_t n_trees,
-                                                int n_threads);
+                                                int n_threads, bool held_out = false);
 
 // out: n_rows x n_features x n_values, the mean over trees of the sum, over the path nodes split on
 // each feature, of value(child) - value(node); bias: the mean root value. Caller zero-fills out.
