@@ -124,6 +124,9 @@ double leaf_loss(const Tree& tree, int32_t leaf, const Targets& targets, int64_t
 
 struct PermutationWorker {
   std::vector<int64_t> rows, shuffled;
+  std::vector<double> row_loss;                  // weight x loss of each scored row, unpermuted
+  std::vector<std::pair<int32_t, int64_t>> hits;  // (feature, row position): the row's path splits on it
+  std::vector<uint8_t> hit;                      // rows of the feature being permuted
   std::vector<std::pair<int32_t, double>> node_scores;
 };
 
@@ -197,27 +200,45 @@ std::vector<TreeScores> permutation_tree_scores(const Forest& forest, const Matr
         const Tree& tree = forest.trees[t];
         const uint32_t* counts = held_out ? nullptr : forest.inbag.data() + t * forest.n_samples;
         auto& rows = worker.rows;
+        auto& row_loss = worker.row_loss;
+        auto& hits = worker.hits;
         rows.clear();
+        row_loss.clear();
+        hits.clear();
         double total_w = 0.0, base = 0.0;
         for (int64_t i = 0; i < X.n_rows; ++i) {
           if ((counts && counts[i] != 0) || targets.weight(i) <= 0.0) continue;
+          const int64_t a = static_cast<int64_t>(rows.size());
           rows.push_back(i);
           total_w += targets.weight(i);
-          base += targets.weight(i) * leaf_loss(tree, tree.leaf_of([&](int32_t j) { return X.at(i, j); }), targets, i);
+          int32_t node = 0;
+          for (; !tree.is_leaf(node); node = tree.child_of(node, X.at(i, tree.feature[node])))
+            hits.emplace_back(tree.feature[node], a);
+          row_loss.push_back(targets.weight(i) * leaf_loss(tree, node, targets, i));
+          base += row_loss.back();
         }
         if (rows.empty()) return;
         base /= total_w;
-        // Only features the tree splits on can change its predictions; in increasing order so the
-        // tree's own stream is consumed identically whatever thread runs it.
+        // Only features the tree splits on can change its predictions, in increasing order so the
+        // tree's own stream is consumed identically whatever thread runs it. Permuting feature k
+        // moves only the rows whose path splits on k: the others keep their leaf and loss, summed
+        // in row order all the same, so skipping their walk changes no result.
         std::vector<int32_t> features;
         for (int64_t node = 0; node < tree.node_count(); ++node)
           if (!tree.is_leaf(node)) features.push_back(tree.feature[node]);
         std::sort(features.begin(), features.end());
         features.erase(std::unique(features.begin(), features.end()), features.end());
+        std::sort(hits.begin(), hits.end());
+        hits.erase(std::unique(hits.begin(), hits.end()), hits.end());
         Rng rng(seed, static_cast<uint64_t>(t));
         worker.node_scores.clear();
         const int64_t m = static_cast<int64_t>(rows.size());
+        worker.hit.assign(m, 0);
+        size_t first = 0;
         for (const int32_t k : features) {
+          while (first < hits.size() && hits[first].first < k) ++first;
+          size_t last = first;
+          for (; last < hits.size() && hits[last].first == k; ++last) worker.hit[hits[last].second] = 1;
           double increase = 0.0;
           for (int rep = 0; rep < n_repeats; ++rep) {
             checkpoint();  // many repeats of a deep tree take long
@@ -225,12 +246,17 @@ std::vector<TreeScores> permutation_tree_scores(const Forest& forest, const Matr
             for (int64_t a = m - 1; a > 0; --a) std::swap(worker.shuffled[a], worker.shuffled[rng.below(a + 1)]);
             double loss = 0.0;
             for (int64_t a = 0; a < m; ++a) {
+              if (!worker.hit[a]) {
+                loss += row_loss[a];
+                continue;
+              }
               const int64_t i = rows[a], donor = worker.shuffled[a];
               const int32_t leaf = tree.leaf_of([&](int32_t j) { return X.at(j == k ? donor : i, j); });
               loss += targets.weight(i) * leaf_loss(tree, leaf, targets, i);
             }
             increase += loss / total_w - base;
           }
+          for (size_t h = first; h < last; ++h) worker.hit[hits[h].second] = 0;
           worker.node_scores.emplace_back(k, increase / n_repeats);
         }
         collect(worker.node_scores, per_tree[chunk_t]);
