@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import read_csv_exact
 from scipy import stats
 from sklearn.ensemble import RandomForestRegressor as SkForest
 
@@ -113,7 +114,7 @@ def test_bad_input_is_named():
     X, y = data(100, 4, 2, seed=4)
     with pytest.raises(ValueError, match="Janitza's null is empty"):  # every feature a cause
         importance_pvalues(RandomForestRegressor(n_estimators=10), X[:, :2], 10 * X[:, :2].sum(axis=1), random_state=0)
-    with pytest.warns(UserWarning, match="only .* features have a negative hold-out importance"):
+    with pytest.warns(UserWarning, match="only .* features have a negative hold-out importance, so the tail"):
         importance_pvalues(RandomForestRegressor(n_estimators=10), np.random.default_rng(0).standard_normal((100, 40)),
                            y, random_state=0)
     with pytest.raises(ValueError, match="y has 99 entries for 100 rows of X"):
@@ -183,3 +184,49 @@ def test_janitza_selection_keeps_its_false_discovery_rate():
         chosen = test.selected(0.1)
         proportions.append(np.mean(chosen >= 20) if len(chosen) else 0.0)
     assert np.mean(proportions) <= 0.1
+
+
+def run(capsys, *argv):
+    from pyinterp import cli
+
+    code = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_command_line_tables_carry_the_pvalues(tmp_path, capsys):
+    pd = pytest.importorskip("pandas")
+    X, y = data(200, 250, 3, seed=5)
+    frame = pd.DataFrame(X, columns=[f"g{j}" for j in range(250)]).assign(response=y)
+    frame.to_csv(tmp_path / "wide.csv", index=False)
+    code, out, err = run(capsys, "importance", tmp_path / "wide.csv", "--target", "response", "--n-estimators", 30,
+                         "--n-jobs", 1, "--out", tmp_path / "out")
+    assert (code, err) == (0, ""), err
+    assert "p-values (" in out and "Janitza's hold-out test" in out and "q-values: Benjamini-Hochberg" in out
+    table = read_csv_exact(tmp_path / "out" / "importances.csv").set_index("feature")
+    expected = importance_pvalues(RandomForestRegressor(n_estimators=30), frame.drop(columns="response"), y,
+                                  random_state=0)
+    names = list(expected.feature_names)
+    np.testing.assert_array_equal(table.loc[names, "janitza_importance"], expected.importances)
+    np.testing.assert_array_equal(table.loc[names, "pvalue"], expected.pvalues)
+    np.testing.assert_array_equal(table.loc[names, "qvalue"], expected.qvalues)
+    assert "janitza_importance" in (tmp_path / "out" / "report.html").read_text()
+
+    code, out, err = run(capsys, "importance", tmp_path / "wide.csv", "--target", "response", "--n-estimators", 10,
+                         "--pvalues", "none", "--out", tmp_path / "plain")
+    assert code == 0 and "p-value" not in out
+    assert "pvalue" not in pd.read_csv(tmp_path / "plain" / "importances.csv").columns
+
+
+def test_few_features_get_no_janitza_test_unless_asked_for_altmann(tmp_path, capsys):
+    pd = pytest.importorskip("pandas")
+    X, y = data(120, 6, 2, seed=6)
+    pd.DataFrame(X, columns=list("abcdef")).assign(y=y).to_csv(tmp_path / "narrow.csv", index=False)
+    code, out, err = run(capsys, "importance", tmp_path / "narrow.csv", "--target", "y", "--n-estimators", 30)
+    assert code == 0 and "No p-values: Janitza's test draws its null from the features without effect" in out
+    code, out, err = run(capsys, "importance", tmp_path / "narrow.csv", "--target", "y", "--n-estimators", 30,
+                         "--pvalues", "altmann", "--n-permutations", 19, "--out", tmp_path / "out")
+    assert (code, err) == (0, ""), err
+    assert "Altmann's test" in out and "19 refits on permuted targets" in out
+    table = pd.read_csv(tmp_path / "out" / "importances.csv").set_index("feature")
+    assert table.loc[["a", "b"], "pvalue"].tolist() == [0.05, 0.05]  # 1 / (19 + 1): no refit reaches them

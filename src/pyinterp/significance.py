@@ -198,9 +198,9 @@ def _janitza(forest, X, y, n_repeats, rng, n_jobs):
         raise ValueError("no feature has a negative hold-out importance, so Janitza's null is empty: it needs many "
                          "features without effect (hundreds or more); use method='altmann'")
     if negative.size < FEW_NEGATIVE:
-        warnings.warn(f"only {negative.size} features have a negative hold-out importance: Janitza's null is a sample "
-                      f"of {2 * negative.size + int((importances == 0).sum())} and its p-values are coarse; "
-                      "method='altmann' does not need features without effect", UserWarning, stacklevel=4)
+        warnings.warn(f"only {negative.size} features have a negative hold-out importance, so the tail of Janitza's "
+                      f"null rests on {negative.size} values and p-values beyond it are coarse; method='altmann' "
+                      "does not need features without effect", UserWarning, stacklevel=4)
     null = np.sort(np.concatenate([negative, importances[importances == 0], -negative]))
     return importances, null
 

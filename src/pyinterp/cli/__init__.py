@@ -129,6 +129,11 @@ def parser() -> argparse.ArgumentParser:
                        "fraction (default: each estimator's; sqrt pays at p in the thousands and more)")
     group.add_argument("--class-of-interest", metavar="LABEL", help="classification: the class whose interactions "
                        "iRF reports (default: the last class in sorted order); always printed")
+    group.add_argument("--pvalues", choices=["auto", "janitza", "altmann", "none"], default="auto",
+                       help="p-values and BH q-values of the importances: janitza (two forests on halves; the null "
+                       "from the features without effect), altmann (refits on permuted targets); auto: janitza "
+                       "with 200 features or more, else none")
+    group.add_argument("--n-permutations", type=_positive, default=100, help="--pvalues altmann: refits")
     group.add_argument("--verbose", action="store_true", help="progress of each fit on stderr")
     group.add_argument("--top", type=_positive, default=10, help="rows of each table to print")
 

@@ -5,6 +5,7 @@ why."""
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 
@@ -12,6 +13,7 @@ from ..forest import RandomForestClassifier, RandomForestRegressor
 from ..importance import mdi_oob
 from ..interactions import IterativeRandomForest, LSSFind, signed_paths
 from ..interactions.irf import TABLE_ORDER
+from ..significance import importance_pvalues
 from ..plotting import (plot_importances, plot_interaction_network, plot_interaction_response, plot_irf_scores,
                         plot_lssfind)
 from .data import DataError, listing
@@ -49,18 +51,25 @@ def importances(data, args, report, truth=None):
     elapsed = time.perf_counter() - start
     order = np.argsort(-debiased, kind="stable")
     names = data.names
+    test = _significance(data, args, report, Forest)
+    tested = [] if test is None else [f"{test.method}_importance", "pvalue", "qvalue"]
     truth_column = ["truth"] if truth else []
     rows = [(rank, names[j], float(debiased[j]), float(se[j]), float(mdi[j]),
+             *([] if test is None else [float(test.importances[j]), float(test.pvalues[j]), float(test.qvalues[j])]),
              *(["relevant" if j in truth.features else "noise"] if truth else []))
             for rank, j in enumerate(order, 1)]
-    report.add_table("importances", "Feature importances: MDI-oob (debiased with out-of-bag rows) beside MDI",
-                     ["rank", "feature", "mdi_oob", "mdi_oob_se", "mdi", *truth_column], rows)
+    report.add_table("importances", "Feature importances: MDI-oob (debiased with out-of-bag rows) beside MDI"
+                     + ("" if test is None else f", and the p-values of {_TESTS[test.method]}"),
+                     ["rank", "feature", "mdi_oob", "mdi_oob_se", "mdi", *tested, *truth_column], rows)
     top = rows[: args.top]
     report.say(f"\nTop {len(top)} of {len(rows)} features by MDI-oob (debiased with out-of-bag rows, {elapsed:.3f} s; "
-               f"SE across trees), with MDI:")
-    report.say(f"  {'rank':>4}  {'feature':<20} {'MDI-oob':>9} {'SE':>8} {'MDI':>8}" + ("  truth" if truth else ""))
-    for rank, name, value, error, plain, *mark in top:
+               f"SE across trees), with MDI{'' if test is None else ', p-values and q-values'}:")
+    report.say(f"  {'rank':>4}  {'feature':<20} {'MDI-oob':>9} {'SE':>8} {'MDI':>8}"
+               + ("" if test is None else f" {'p-value':>9} {'q-value':>8}") + ("  truth" if truth else ""))
+    for rank, name, value, error, plain, *rest in top:
+        tested_values, mark = (rest[:3], rest[3:]) if test is not None else ([], rest)
         report.say(f"  {rank:>4}  {name:<20} {value:>9.4f} {error:>8.4f} {plain:>8.4f}"
+                   + ("" if test is None else f" {tested_values[1]:>9.2e} {tested_values[2]:>8.3f}")
                    + (f"  {mark[0]}" if mark else ""))
     draw(report, "importances", "MDI-oob with its standard error, beside MDI", plot_importances, forest, data.X,
          data.y, top=min(args.top, 20), n_jobs=args.n_jobs)
@@ -69,6 +78,55 @@ def importances(data, args, report, truth=None):
         for label, scores in (("MDI-oob", debiased), ("MDI", mdi)):
             found = len(truth.features & set(np.argsort(-scores, kind="stable")[:k].tolist()))
             report.say(f"{found} of the {k} relevant features are the top {k} by {label}.")
+
+
+# What each test's p-value is of, as the report says it.
+_TESTS = {"janitza": "Janitza's hold-out test", "altmann": "Altmann's permutation test"}
+# Janitza's null is made of the features without effect: below this many features, auto leaves it out.
+JANITZA_MIN_FEATURES = 200
+
+
+def _significance(data, args, report, Forest):
+    """importance_pvalues by --pvalues (auto: Janitza's test when there are enough features for its
+    null), with the sentences saying what the p-values and q-values are; None when not run."""
+    method = args.pvalues
+    p = len(data.names)
+    if method == "auto":
+        method = "janitza" if p >= JANITZA_MIN_FEATURES else "none"
+        if method == "none":
+            report.say(f"\nNo p-values: Janitza's test draws its null from the features without effect and needs "
+                       f"many ({JANITZA_MIN_FEATURES} or more; this file has {p}); --pvalues altmann refits the "
+                       f"forest on {args.n_permutations} permutations of the target instead.")
+    if method == "none":
+        return None
+    forest = Forest(n_estimators=args.n_estimators, **{k: v for k, v in _options(args).items() if k != "verbose"})
+    start = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:  # said in the report, beside the p-values
+        warnings.simplefilter("always", UserWarning)
+        test = importance_pvalues(forest, data.X, data.y, method=method, n_permutations=args.n_permutations,
+                                  random_state=args.random_state, n_jobs=args.n_jobs)
+    elapsed = time.perf_counter() - start
+    if method == "janitza":
+        report.say(f"\np-values ({elapsed:.2f} s): Janitza's hold-out test. Two forests, each fitted on half the rows, "
+                   "give each feature's permutation importance on the half they did not see (janitza_importance); "
+                   f"the negative ones, mirrored, are the null of the {len(test.null)} values it is compared with. "
+                   "A p-value is the chance that a feature without effect scores as high.")
+    else:
+        report.say(f"\np-values ({elapsed:.2f} s): Altmann's test. The forest's out-of-bag permutation importance "
+                   f"(altmann_importance) against its {args.n_permutations} refits on permuted targets. A p-value is "
+                   "the chance that a feature without effect scores as high.")
+    for warning in caught:
+        report.say(f"  Note: {warning.message}.")
+    chosen = len(test.selected(0.1))
+    report.say(f"q-values: Benjamini-Hochberg; the {chosen} features with q <= 0.1 are a selection whose expected "
+               "share of false discoveries is at most 10%.")
+    smallest = float(test.pvalues.min())
+    if not chosen:
+        needed = int(np.ceil(p * smallest / 0.1 - 1e-9))
+        report.say(f"  None has q <= 0.1: the smallest p-value is {smallest:.2g}, and at that p-value Benjamini-Hochberg "
+                   f"selects only groups of {needed} features or more (the smallest p-value a test can give is "
+                   "1 / (N + 1) for a null of N values).")
+    return test
 
 
 def _interaction_rows(table, columns, truth):
