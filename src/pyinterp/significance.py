@@ -7,9 +7,11 @@
   sample of N values: p = (1 + the null values at least the importance) / (1 + N), the
   permutation-test form, never below 1 / (N + 1). Two fits whatever p is, so it serves at p = 10^5
   and more; it needs many features without effect (ranger warns below 100 negative importances,
-  and so does this). ranger's importance_pvalues takes p = the share of the null above the
-  importance, 0 beyond the null's largest value; measured here (docs/user/significance.md), that
-  made the BH selection exceed its FDR (0.14 at q = 0.1) where this form keeps it (0.00-0.04).
+  and so does this). ranger's importance_pvalues takes p = the share of the null at or above the
+  importance, 0 beyond the null's largest value; measured side by side
+  (bench/compare_pvalues_ranger.py, docs/user/significance.md), that form let the BH selection
+  exceed its FDR (ranger 0.108, on pyinterp's fits 0.17-0.18, at q = 0.1) where this one keeps it
+  (0.00-0.05), at a loss of power.
 - ``method="altmann"`` (Altmann, Tolosi, Sander & Lengauer 2010): the forest refitted on
   ``n_permutations`` permutations of y; p = (1 + the refits whose importance is at least the
   observed one) / (1 + n_permutations), ranger's formula. Valid for any p, at the cost of the refits.
