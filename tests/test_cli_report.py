@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import read_csv_exact
 
 from pyinterp import IterativeRandomForest, LSSFind, RandomForestRegressor, cli
 from pyinterp.cli import jobs
@@ -70,12 +71,12 @@ def test_the_csv_tables_are_the_python_apis_results(lss_file, tmp_path, capsys):
     out = tmp_path / "out"
     run(capsys, "all", lss_file, "--target", "response", "--n-estimators", 30, "--random-state", 3, "--n-jobs", 2,
         "--out", out)
-    data = pd.read_csv(lss_file)
+    data = read_csv_exact(lss_file)  # as the command reads it, under pandas 2 too
     X, y = data.drop(columns="response"), data["response"].to_numpy()
 
     forest = RandomForestRegressor(n_estimators=30, oob_score=True, random_state=3, n_jobs=1).fit(X, y)
     value, se = mdi_oob(forest, X, y, return_std=True)
-    table = pd.read_csv(out / "importances.csv")
+    table = read_csv_exact(out / "importances.csv")
     order = np.argsort(-value, kind="stable")
     np.testing.assert_array_equal(table["rank"], np.arange(1, 9))
     assert list(table["feature"]) == list(X.columns[order])
@@ -84,7 +85,7 @@ def test_the_csv_tables_are_the_python_apis_results(lss_file, tmp_path, capsys):
     np.testing.assert_array_equal(table["mdi"], forest.feature_importances_[order])
 
     lss = LSSFind(random_state=3).fit(X, y)
-    table = pd.read_csv(out / "lssfind.csv")
+    table = read_csv_exact(out / "lssfind.csv")
     assert len(lss.selected_) > 0
     assert list(table["interaction"]) == [lss.selected_.label(f) for f in lss.selected_.features]
     assert list(table["order"]) == [len(f) for f in lss.selected_.features]
@@ -93,7 +94,7 @@ def test_the_csv_tables_are_the_python_apis_results(lss_file, tmp_path, capsys):
     assert list(table["minimal"]) == [f in lss.minimal_.features for f in lss.selected_.features]
 
     irf = IterativeRandomForest(n_estimators=30, task="regression", random_state=3).fit(X, y)
-    table = pd.read_csv(out / "irf.csv")
+    table = read_csv_exact(out / "irf.csv")
     assert len(irf.interactions_) > 0
     assert list(table["interaction"]) == [irf.interactions_.label(f) for f in irf.interactions_.features]
     assert table.columns[2:].tolist() == irf.interactions_.columns
