@@ -228,5 +228,193 @@ def test_few_features_get_no_janitza_test_unless_asked_for_altmann(tmp_path, cap
                          "--pvalues", "altmann", "--n-permutations", 19, "--out", tmp_path / "out")
     assert (code, err) == (0, ""), err
     assert "Altmann's test" in out and "19 refits on permuted targets" in out
-    table = pd.read_csv(tmp_path / "out" / "importances.csv").set_index("feature")
+    table = read_csv_exact(tmp_path / "out" / "importances.csv").set_index("feature")
     assert table.loc[["a", "b"], "pvalue"].tolist() == [0.05, 0.05]  # 1 / (19 + 1): no refit reaches them
+
+
+# ---------------------------------------------------------------- interaction tests
+
+
+def brute_force_rule_test(values, y, signs, thresholds, cuts):
+    """OLS of y on an intercept, the steps 1(x_j > c) for the cuts given, and the rule's indicator;
+    HC2 standard errors summed row by row; the two-sided t-test of the indicator with Bell and
+    McCaffrey's degrees of freedom from the eigenvalues of W M W, all as n x n matrices."""
+    inside = np.ones(len(y), bool)
+    for j, (s, t) in enumerate(zip(signs, thresholds)):
+        inside &= values[:, j] > t if s > 0 else values[:, j] <= t
+    D = np.column_stack([np.ones(len(y))] + [(values[:, j] > c).astype(float) for j, c in cuts] + [inside])
+    beta = np.linalg.lstsq(D, y, rcond=None)[0]
+    bread = np.linalg.inv(D.T @ D)
+    H = D @ bread @ D.T
+    M = np.eye(len(y)) - H
+    meat = np.zeros((D.shape[1], D.shape[1]))
+    for i in range(len(y)):
+        e = y[i] - D[i] @ beta
+        meat += np.outer(D[i], D[i]) * e ** 2 / (1 - H[i, i])
+    se = np.sqrt((bread @ meat @ bread)[-1, -1])
+    W = np.diag((bread @ D.T)[-1] / np.sqrt(1 - np.diag(H)))
+    eigenvalues = np.linalg.eigvalsh(W @ M @ W)
+    df = eigenvalues.sum() ** 2 / (eigenvalues ** 2).sum()
+    return beta[-1], 2 * stats.t.sf(abs(beta[-1] / se), df)
+
+
+def test_the_rule_test_is_least_squares_with_hc2_errors_and_bell_mccaffrey_df():
+    from pyinterp.significance import _rule_test
+
+    rng = np.random.default_rng(7)
+    G = rng.binomial(2, 0.4, (300, 2)).astype(float)  # genotypes: a step at each level
+    y = 0.5 * G[:, 0] + 1.0 * (G[:, 0] > 0) * (G[:, 1] == 2) + rng.standard_normal(300) * (1 + G[:, 1])
+    effect, p, inside = _rule_test(G, y, np.array([1, 1]), np.array([0.5, 1.5]), n_bins=5)
+    expected = brute_force_rule_test(G, y, [1, 1], [0.5, 1.5], [(0, 0.5), (0, 1.5), (1, 0.5), (1, 1.5)])
+    np.testing.assert_allclose([effect, p], expected, rtol=1e-9)
+    assert inside == int(np.sum((G[:, 0] > 0.5) & (G[:, 1] > 1.5)))
+    # continuous columns: steps at the quartiles (n_bins=4) and at the rule's threshold
+    X = rng.standard_normal((200, 2))
+    z = X[:, 0] ** 2 + rng.standard_normal(200)
+    effect, p, _ = _rule_test(X, z, np.array([-1, 1]), np.array([0.3, -0.5]), n_bins=4)
+    cuts = [(j, c) for j, t in ((0, 0.3), (1, -0.5)) for c in sorted({*np.quantile(X[:, j], [0.25, 0.5, 0.75]), t})]
+    np.testing.assert_allclose([effect, p], brute_force_rule_test(X, z, [-1, 1], [0.3, -0.5], cuts), rtol=1e-9)
+    # a quantile within 5 rows of the threshold makes no step of its own (its bin would be fitted exactly)
+    near = np.sort(X[:, 1])[np.searchsorted(np.sort(X[:, 1]), np.quantile(X[:, 1], 0.5)) + 2]
+    effect, p, _ = _rule_test(X, z, np.array([-1, 1]), np.array([0.3, near]), n_bins=4)
+    cuts = [(0, c) for c in sorted({*np.quantile(X[:, 0], [0.25, 0.5, 0.75]), 0.3})]
+    cuts += [(1, c) for c in (np.quantile(X[:, 1], 0.25), near, np.quantile(X[:, 1], 0.75))]
+    np.testing.assert_allclose([effect, p], brute_force_rule_test(X, z, [-1, 1], [0.3, near], cuts), rtol=1e-9)
+    # a cell the additive model spans (no row inside) has no test
+    assert np.isnan(_rule_test(X, z, np.array([1, 1]), np.array([9.0, 9.0]), n_bins=4)[1])
+
+
+def test_a_rule_of_three_is_tested_beyond_its_pairs():
+    """y holds the pair x0+ & x1+: the pair is significant, the triple adding x2 (no effect) is
+    tested against the pair's rules too, and over 200 data sets its p-values are uniform."""
+    from pyinterp.significance import _rule_test
+
+    signs, thresholds = np.array([1, 1, -1]), np.array([0.0, 0.0, 0.3])
+    pair, triple = [], []
+    for seed in range(200):
+        rng = np.random.default_rng(seed)
+        X = rng.standard_normal((300, 3))
+        y = 1.0 * (X[:, 0] > 0) * (X[:, 1] > 0) + rng.standard_normal(300)
+        pair.append(_rule_test(X[:, :2], y, signs[:2], thresholds[:2], n_bins=5)[1])
+        triple.append(_rule_test(X, y, signs, thresholds, n_bins=5)[1])
+    assert np.median(pair) < 1e-3
+    assert stats.kstest(triple, "uniform").pvalue > 0.01
+
+
+def test_interactions_found_on_one_half_are_tested_on_the_other():
+    pd = pytest.importorskip("pandas")
+    from pyinterp import IterativeRandomForest, LSSFind
+    from pyinterp.significance import interaction_pvalues
+
+    rng = np.random.default_rng(8)
+    X = pd.DataFrame(rng.uniform(size=(1600, 8)), columns=[f"g{j}" for j in range(8)])
+    y = 2.0 * (X["g2"] > 0.5) * (X["g5"] <= 0.4) + X["g0"] + 0.5 * rng.standard_normal(1600)
+    train, test = slice(0, 800), slice(800, 1600)
+    lss = LSSFind(n_estimators=40, max_features=0.5, mode="rank", random_state=0).fit(X[train], y[train])
+    tested = interaction_pvalues(lss, X[test], y[test])
+    assert all(len(f) >= 2 for f in tested.features)
+    assert tested.features == [f for f in lss.interactions_.features if len(f) >= 2]
+    top = tested[0]
+    assert tested.label(top.features) == "g2+ & g5-" and top.qvalue < 1e-10 and top.n_rows == 800
+    tested_p = ~np.isnan(tested["pvalue"])
+    assert tested_p.sum() >= len(tested) - 2 and np.isnan(tested["qvalue"][~tested_p]).all()
+    np.testing.assert_array_equal(tested["qvalue"][tested_p], bh_qvalues(tested["pvalue"][tested_p]))
+    # missing values leave their rows out of the tests of the sets they touch
+    holed = X[test].copy()
+    holed.iloc[:50, 2] = np.nan
+    again = interaction_pvalues(lss, holed, y[test], interactions=[top.features, ((0, 1), (7, 1))])
+    assert again["n_rows"].tolist() == [750, 800]
+    # iRF of classes: the class of interest's indicator
+    classes = np.where(y > 1.5, "high", "low")
+    irf = IterativeRandomForest(n_estimators=30, n_bootstraps=3, class_id="high", random_state=0)
+    irf.fit(X[train], classes[train])
+    result = interaction_pvalues(irf, X[test], classes[test])
+    pair = [i for i, f in enumerate(result.features) if {k for k, _ in f} == {2, 5}]
+    assert pair and result["pvalue"][pair[0]] < 1e-6
+
+
+def test_interaction_test_errors_are_named():
+    from pyinterp import LSSFind
+    from pyinterp.significance import interaction_pvalues
+
+    X, y = data(200, 4, 2, seed=9)
+    with pytest.raises(Exception, match="not fitted"):
+        interaction_pvalues(LSSFind(), X, y)
+    lss = LSSFind(n_estimators=10, mode="rank", random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="y has 199 entries for 200 rows of X"):
+        interaction_pvalues(lss, X, y[:-1], interactions=[((0, 1), (1, 1))])
+    with pytest.raises(ValueError, match="y must hold numbers"):
+        interaction_pvalues(lss, X, np.array(["a"] * 200), interactions=[((0, 1), (1, 1))])
+    with pytest.raises(ValueError, match="n_bins"):
+        interaction_pvalues(lss, X, y, n_bins=1)
+
+
+def ld_genotypes(rng, n, correlation=0.8):
+    """Two SNPs in linkage disequilibrium: binomial(2, 0.3) calls thresholded from correlated normals."""
+    latent = rng.multivariate_normal([0, 0], [[1, correlation], [correlation, 1]], size=(n, 2))
+    cut = stats.norm.ppf(0.7)
+    return (latent > cut).sum(axis=1).astype(float)
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("null", ["gaussian", "binary", "additive", "logistic", "genotypes_ld"])
+def test_interaction_pvalues_are_uniform_under_nulls_without_interaction(null):
+    """200 simulated data sets per null, the rule x0+ & x1- at fixed thresholds: Kolmogorov-Smirnov
+    does not reject uniformity at 0.01, and P(p <= 0.05) stays within sampling error of 0.05."""
+    from pyinterp.significance import _rule_test
+
+    pvalues = []
+    for seed in range(200):
+        rng = np.random.default_rng(seed)
+        X = rng.standard_normal((400, 2))
+        thresholds = np.array([0.0, 0.5])
+        if null == "gaussian":
+            y = rng.standard_normal(400)
+        elif null == "binary":
+            y = rng.integers(0, 2, 400).astype(float)
+        elif null == "additive":  # nonlinear main effects, unequal noise
+            y = np.sin(2 * X[:, 0]) + X[:, 1] ** 2 + 0.5 * rng.standard_normal(400) * (1 + np.abs(X[:, 0]))
+        elif null == "logistic":  # additive on the logit scale
+            y = (rng.random(400) < 1 / (1 + np.exp(-(2 * X[:, 0] + X[:, 1] ** 2 - 1)))).astype(float)
+        else:  # two SNPs in LD, a dominant and an additive effect
+            X = ld_genotypes(rng, 400)
+            y = 0.6 * (X[:, 0] > 0) + 0.4 * X[:, 1] + rng.standard_normal(400)
+            thresholds = np.array([0.5, 1.5])
+        pvalues.append(_rule_test(X, y, np.array([1, -1]), thresholds, n_bins=5)[1])
+    pvalues = np.array(pvalues)
+    pvalues = pvalues[~np.isnan(pvalues)]  # LD can leave the cell or a step with one row or none
+    assert len(pvalues) >= 150  # in strong LD, 27 of 200 here
+    assert stats.kstest(pvalues, "uniform").pvalue > 0.01
+    assert np.mean(pvalues <= 0.05) <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 200)
+
+
+def test_the_command_line_tests_interactions_on_held_out_rows(tmp_path, capsys):
+    pd = pytest.importorskip("pandas")
+    from pyinterp import LSSFind
+    from pyinterp.datasets import make_lss
+    from pyinterp.significance import interaction_pvalues
+
+    X, y, _ = make_lss(n_samples=600, n_features=10, n_interactions=1, order=2, snr=5.0, random_state=0)
+    frame = pd.DataFrame(X, columns=[f"g{j}" for j in range(10)]).assign(response=y)
+    frame.to_csv(tmp_path / "lss.csv", index=False)
+    code, out, err = run(capsys, "interactions", tmp_path / "lss.csv", "--target", "response", "--holdout", 0.4,
+                         "--n-estimators", 30, "--n-jobs", 1, "--random-state", 2, "--out", tmp_path / "out")
+    assert (code, err) == (0, ""), err
+    assert "on 360 rows" in out and "on the 240 held-out rows it was not fitted on" in out
+    held = np.sort(np.random.RandomState(2).permutation(600)[:240])
+    kept = np.setdiff1d(np.arange(600), held)
+    features = frame.drop(columns="response")
+    lss = LSSFind(random_state=2, n_jobs=1).fit(features.iloc[kept], y[kept])
+    expected = interaction_pvalues(lss, features.iloc[held], y[held], interactions=lss.selected_)
+    table = read_csv_exact(tmp_path / "out" / "lssfind.csv")
+    assert table.columns[6:9].tolist() == ["effect", "pvalue", "qvalue"]
+    pairs = table[table["order"] >= 2]
+    assert list(pairs["interaction"]) == [expected.label(f) for f in expected.features]
+    np.testing.assert_array_equal(pairs["pvalue"], expected["pvalue"])
+    assert table[table["order"] == 1]["pvalue"].isna().all()
+    irf = read_csv_exact(tmp_path / "out" / "irf.csv")
+    assert {"effect", "pvalue", "qvalue"} <= set(irf.columns)
+    code, out, err = run(capsys, "interactions", tmp_path / "lss.csv", "--target", "response", "--n-estimators", 10)
+    assert "No p-values for interactions: --holdout 0.5" in out
+    with pytest.raises(SystemExit):
+        run(capsys, "interactions", tmp_path / "lss.csv", "--target", "response", "--holdout", 1.5)

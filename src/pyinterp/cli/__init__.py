@@ -134,6 +134,10 @@ def parser() -> argparse.ArgumentParser:
                        "from the features without effect), altmann (refits on permuted targets); auto: janitza "
                        "with 200 features or more, else none")
     group.add_argument("--n-permutations", type=_positive, default=100, help="--pvalues altmann: refits")
+    group.add_argument("--holdout", type=_fraction, default=None, metavar="F",
+                       help="fit LSSFind and iRF on the other rows and test their interactions on this share of "
+                       "the rows (p-values and BH q-values of each rule against the additive model); default: "
+                       "all rows fit, no interaction p-values")
     group.add_argument("--verbose", action="store_true", help="progress of each fit on stderr")
     group.add_argument("--top", type=_positive, default=10, help="rows of each table to print")
 
@@ -169,6 +173,13 @@ def _max_features(text):
     if value <= 0 or (value != int(value) and value > 1):
         raise argparse.ArgumentTypeError(f"must be a positive count or a fraction in (0, 1], not {text}")
     return int(value) if "." not in text and "e" not in text.lower() else value
+
+
+def _fraction(text) -> float:
+    value = float(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be a fraction in (0, 1), not {text}")
+    return value
 
 
 def _positive(text) -> int:

@@ -13,7 +13,7 @@ from ..forest import RandomForestClassifier, RandomForestRegressor
 from ..importance import mdi_oob
 from ..interactions import IterativeRandomForest, LSSFind, signed_paths
 from ..interactions.irf import TABLE_ORDER
-from ..significance import importance_pvalues
+from ..significance import _take, importance_pvalues, interaction_pvalues
 from ..plotting import (plot_importances, plot_interaction_network, plot_interaction_response, plot_irf_scores,
                         plot_lssfind)
 from .data import DataError, listing
@@ -129,10 +129,51 @@ def _significance(data, args, report, Forest):
     return test
 
 
-def _interaction_rows(table, columns, truth):
+def _interaction_rows(table, columns, truth, tested=None):
+    """Rows of an interaction table: label, order, the score columns, then (with --holdout) the
+    held-out test's effect, p-value and q-value (NaN for single features), then the truth."""
+    def test_columns(features):
+        if tested is None:
+            return []
+        return list(tested.get(features, (np.nan, np.nan, np.nan)))
+
     return [(table.label(r.features), len(r.features), *(float(getattr(r, c)) for c in columns),
-             *([r.features in truth.interactions] if truth else []))
+             *test_columns(r.features), *([r.features in truth.interactions] if truth else []))
             for r in table]
+
+
+TESTED = ["effect", "pvalue", "qvalue"]
+
+
+def _split(data, args):
+    """(rows to fit the finder on, held-out rows to test its interactions on): --holdout's share of
+    the rows, drawn with --random-state (within each class for classes); (all rows, None) without."""
+    if args.holdout is None:
+        return data, None
+    rng = np.random.RandomState(args.random_state)
+    n = len(data.y)
+    groups = [np.flatnonzero(data.y == c) for c in np.unique(data.y)] if data.task == "classification" else [
+        np.arange(n)]
+    held = np.sort(np.concatenate([rng.permutation(g)[: int(round(args.holdout * len(g)))] for g in groups]))
+    kept = np.setdiff1d(np.arange(n), held)
+    if len(held) < 10 or len(kept) < 10:
+        raise DataError(f"--holdout {args.holdout} leaves {len(kept)} rows to fit and {len(held)} to test; both need "
+                        "10 or more")
+    part = lambda rows: data._replace(X=_take(data.X, rows), y=data.y[rows])  # noqa: E731
+    return part(kept), part(held)
+
+
+def _tested(finder, table, held, report, name):
+    """{features: (effect, p-value, q-value)} of the table's interactions on the held-out rows, and
+    the sentences saying what they are; None without --holdout."""
+    if held is None:
+        return None
+    tested = interaction_pvalues(finder, held.X, held.y, interactions=table)
+    report.say(f"  p-values of {name}'s interactions on the {len(held.y)} held-out rows it was not fitted on: each rule "
+               "(effect: what its cell adds) against the additive model of its features (a step function each) "
+               "and its sub-rules; q-values: Benjamini-Hochberg over the "
+               f"{int(np.sum(~np.isnan(tested['pvalue'])))} interactions tested.")
+    return {r.features: (float(r.effect), float(r.pvalue), float(r.qvalue)) for r in tested}
 
 
 def lssfind(data, args, report, truth=None):
@@ -141,20 +182,26 @@ def lssfind(data, args, report, truth=None):
                    "classes. iRF below takes classes.")
         return
     start = time.perf_counter()
-    lss = LSSFind(**_options(args)).fit(data.X, data.y)
+    fit_data, held = _split(data, args)
+    lss = LSSFind(**_options(args)).fit(fit_data.X, fit_data.y)
     selected, minimal = lss.selected_, set(lss.minimal_.features)
     truth_column = ["truth"] if truth else []
-    rows = _interaction_rows(selected, ("dwp", "adjusted_dwp", "rho"), truth)
-    rows = [(*row[:5], r.features in minimal, *row[5:]) for row, r in zip(rows, selected)]
-    report.add_table("lssfind", "LSSFind: signed sets with 2^|S| DWP >= 1 - eta (minimal = basic interactions)",
-                     ["interaction", "order", "dwp", "adjusted_dwp", "rho", "minimal", *truth_column], rows)
     found = f"{len(selected)} sets with 2^|S| DWP >= 0.99, {len(minimal)} minimal:" if len(selected) else "no set."
     tried = "all features" if args.max_features is None else f"max_features={args.max_features}"
-    report.say(f"\nLSSFind (100 trees, {tried} per split, eps 0.01, eta 0.01, order <= 3) in "
-               f"{time.perf_counter() - start:.2f} s: {found}")
+    report.say(f"\nLSSFind (100 trees, {tried} per split, eps 0.01, eta 0.01, order <= 3"
+               f"{'' if held is None else f', on {len(fit_data.y)} rows'}) in {time.perf_counter() - start:.2f} s: "
+               f"{found}")
+    tested = _tested(lss, selected, held, report, "LSSFind") if len(selected) else None
+    rows = _interaction_rows(selected, ("dwp", "adjusted_dwp", "rho"), truth, tested)
+    rows = [(*row[:5], r.features in minimal, *row[5:]) for row, r in zip(rows, selected)]
+    report.add_table("lssfind", "LSSFind: signed sets with 2^|S| DWP >= 1 - eta (minimal = basic interactions)"
+                     + ("" if tested is None else "; held-out tests of the rules"),
+                     ["interaction", "order", "dwp", "adjusted_dwp", "rho", "minimal",
+                      *([] if tested is None else TESTED), *truth_column], rows)
     for r in lss.minimal_:
         mark = ("  true" if r.features in truth.interactions else "") if truth else ""
-        report.say(f"  {lss.minimal_.label(r.features):<40} 2^|S| DWP = {r.adjusted_dwp:.4f}{mark}")
+        test = "" if tested is None or len(r.features) < 2 else f"  p = {tested[r.features][1]:.2g}"
+        report.say(f"  {lss.minimal_.label(r.features):<40} 2^|S| DWP = {r.adjusted_dwp:.4f}{test}{mark}")
     draw(report, "lssfind", "LSSFind: DWP of the mined sets against 2^-|S|", plot_lssfind, lss, top=args.top)
     pairs = [r.features for r in lss.minimal_ if len(r.features) == 2]
     if pairs:
@@ -170,15 +217,13 @@ def lssfind(data, args, report, truth=None):
 
 def irf(data, args, report, truth=None):
     start = time.perf_counter()
+    fit_data, held = _split(data, args)
     model = IterativeRandomForest(n_estimators=args.n_estimators, task=data.task,
-                                  class_id=_class_of_interest(data, args), **_options(args)).fit(data.X, data.y)
+                                  class_id=_class_of_interest(data, args), **_options(args)).fit(fit_data.X, fit_data.y)
     table = model.interactions_
     scores = table.columns
     keys = TABLE_ORDER[model.style]
     order = ", then ".join(keys)
-    report.add_table("irf", f"Iterative random forest: interactions by {order}",
-                     ["interaction", "order", *scores, *(["truth"] if truth else [])],
-                     _interaction_rows(table, scores, truth))
     top = table[: args.top]
     found = f"top {len(top)} of {len(table)} by {order}:" if len(table) else "no interaction."
     if model.classification_:
@@ -188,20 +233,37 @@ def irf(data, args, report, truth=None):
         interest = (f"y {'>=' if model.style == 'R' else '>'} {model.cut_:.4g} (iRF cuts a continuous response at "
                     "its median)")
     report.say(f"\nIterative random forest, class of interest: {interest}")
-    report.say(f"Iterative random forest (5 iterations, {args.n_estimators} trees, 10 bootstraps) in "
-               f"{time.perf_counter() - start:.2f} s, iteration {model.selected_iteration_ + 1} selected; {found}")
+    report.say(f"Iterative random forest (5 iterations, {args.n_estimators} trees, 10 bootstraps"
+               f"{'' if held is None else f', on {len(fit_data.y)} rows'}) in {time.perf_counter() - start:.2f} s, "
+               f"iteration {model.selected_iteration_ + 1} selected; {found}")
+    tested = _tested(model, table, held, report, "iRF") if len(table) else None
+    report.add_table("irf", f"Iterative random forest: interactions by {order}"
+                     + ("" if tested is None else "; held-out tests of the rules"),
+                     ["interaction", "order", *scores, *([] if tested is None else TESTED), *(["truth"] if truth else [])],
+                     _interaction_rows(table, scores, truth, tested))
     if not len(table):
         report.say("  " + _why_no_interaction(model))
+        _say_no_holdout(report, held)
         return
     draw(report, "irf_scores", "iRF: stability, prevalence and precision", plot_irf_scores, model,
          top=min(args.top, 20), panels=True, size=(10.0, 1.5 + 0.3 * min(len(table), args.top, 20)))
     draw(report, "irf_network", "iRF: features joined by stable interactions", plot_interaction_network, model,
          size=(6.0, 6.0))
     shown = [*keys, *(c for c in ("stability", "prevalence", "precision") if c not in keys)]  # sort keys first
-    report.say(f"  {'interaction':<40}" + "".join(f" {c:>10}" for c in shown))
+    report.say(f"  {'interaction':<40}" + "".join(f" {c:>10}" for c in shown)
+               + ("" if tested is None else f" {'p-value':>10}"))
     for r in top:
         mark = ("  true" if r.features in truth.interactions else "") if truth else ""
-        report.say(f"  {table.label(r.features):<40}" + "".join(f" {getattr(r, c):>10.3f}" for c in shown) + mark)
+        test = "" if tested is None else f" {tested.get(r.features, (0, np.nan))[1]:>10.2g}"
+        report.say(f"  {table.label(r.features):<40}" + "".join(f" {getattr(r, c):>10.3f}" for c in shown) + test
+                   + mark)
+    _say_no_holdout(report, held)
+
+
+def _say_no_holdout(report, held):
+    if held is None:
+        report.say("  (No p-values for interactions: --holdout 0.5 fits LSSFind and iRF on half the rows and tests "
+                   "their rules on the other half.)")
 
 
 def _class_of_interest(data, args):
