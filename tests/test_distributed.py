@@ -237,6 +237,7 @@ def a_worker_killed(client, marker):
     assert marker.exists()
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("round", range(3))  # the lost copy was the only one in 4 of 4 rounds before the fix
 def test_a_worker_killed_mid_fit_is_recovered_with_the_same_forest(forgetful_client, data, tmp_path, round):
     client = forgetful_client
@@ -247,6 +248,7 @@ def test_a_worker_killed_mid_fit_is_recovered_with_the_same_forest(forgetful_cli
     assert same_forest(local._forest, remote._forest)
 
 
+@pytest.mark.heavy
 def test_a_worker_killed_mid_irf_is_recovered_with_the_same_result(forgetful_client, data, tmp_path):
     """iRF sends X and y once for all its forests and bootstraps: a later stage finds them lost
     and sends them again."""
