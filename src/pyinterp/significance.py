@@ -44,16 +44,15 @@ from numbers import Integral
 import numpy as np
 from scipy import stats
 from sklearn.base import clone, is_classifier
-from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import StrOptions, validate_params
 from sklearn.utils.validation import check_is_fitted
 
+from ._rows import split_rows, take_rows
 from ._seeds import draw_seeds, python_rng
 from ._validation import IntInterval
 from .importance import _held_out_permutation, mdi_oob, permutation_oob
+from .forest.rules import feature_labels
 from .interactions.table import InteractionTable
-from .io.h5ad import is_anndata
-from .io.packed import is_packed
 
 __all__ = ["ImportanceTest", "bh_qvalues", "importance_pvalues", "interaction_pvalues"]
 
@@ -199,13 +198,14 @@ def importance_pvalues(forest, X, y, *, method="janitza", importance="permutatio
         raise ValueError(f"y has {n} entries for {_n_rows(X)} rows of X")
     rng = python_rng(random_state)
     if method == "janitza":
-        importances, null = _janitza(forest, X, y, n_repeats, rng, n_jobs)
+        importances, null, model = _janitza(forest, X, y, n_repeats, rng, n_jobs)
         at_least = len(null) - np.searchsorted(null, importances, side="left")
         pvalues = (1.0 + at_least) / (1.0 + len(null))
     else:
-        importances, null = _altmann(forest, X, y, importance, n_permutations, n_repeats, rng, n_jobs)
+        importances, null, model = _altmann(forest, X, y, importance, n_permutations, n_repeats, rng, n_jobs)
         pvalues = (1.0 + (null >= importances).sum(axis=0)) / (1.0 + n_permutations)
-    return ImportanceTest(importances, pvalues, _feature_names(X, len(importances)), method, null)
+    names = np.asarray(feature_labels(model, len(importances)), dtype=object)  # as the fits read X's columns
+    return ImportanceTest(importances, pvalues, names, method, null)
 
 
 def _janitza(forest, X, y, n_repeats, rng, n_jobs):
@@ -213,8 +213,8 @@ def _janitza(forest, X, y, n_repeats, rng, n_jobs):
     fit_seeds, permutation_seeds = draw_seeds(rng, 2), draw_seeds(rng, 2)
     held_out = []
     for k, (fit_rows, test_rows) in enumerate((halves, halves[::-1])):
-        model = _fit(forest, _take(X, fit_rows), y[fit_rows], fit_seeds[k], n_jobs)
-        held_out.append(_held_out_permutation(model, _take(X, test_rows), y[test_rows], n_repeats=n_repeats,
+        model = _fit(forest, take_rows(X, fit_rows), y[fit_rows], fit_seeds[k], n_jobs)
+        held_out.append(_held_out_permutation(model, take_rows(X, test_rows), y[test_rows], n_repeats=n_repeats,
                                               random_state=int(permutation_seeds[k]), n_jobs=n_jobs))
     importances = (held_out[0] + held_out[1]) / 2.0
     negative = importances[importances < 0]
@@ -226,7 +226,7 @@ def _janitza(forest, X, y, n_repeats, rng, n_jobs):
                       f"null rests on {negative.size} values and p-values beyond it are coarse; method='altmann' "
                       "does not need features without effect", UserWarning, stacklevel=4)
     null = np.sort(np.concatenate([negative, importances[importances == 0], -negative]))
-    return importances, null
+    return importances, null, model
 
 
 def _altmann(forest, X, y, importance, n_permutations, n_repeats, rng, n_jobs):
@@ -235,12 +235,13 @@ def _altmann(forest, X, y, importance, n_permutations, n_repeats, rng, n_jobs):
                "mdi_oob": lambda m, X_, y_, seed: mdi_oob(m, X_, y_, n_jobs=n_jobs)}[importance]
     seeds = draw_seeds(rng, (n_permutations + 1, 2))
     orders = [rng.permutation(len(y)) for _ in range(n_permutations)]
-    observed = measure(_fit(forest, X, y, seeds[0, 0], n_jobs), X, y, int(seeds[0, 1]))
+    model = _fit(forest, X, y, seeds[0, 0], n_jobs)
+    observed = measure(model, X, y, int(seeds[0, 1]))
     null = np.empty((n_permutations, len(observed)))
     for s, order in enumerate(orders, 1):
         permuted = y[order]
         null[s - 1] = measure(_fit(forest, X, permuted, seeds[s, 0], n_jobs), X, permuted, int(seeds[s, 1]))
-    return observed, null
+    return observed, null, model
 
 
 def _fit(forest, X, y, seed, n_jobs):
@@ -253,40 +254,17 @@ def _fit(forest, X, y, seed, n_jobs):
 
 def _halves(y, classification, rng):
     """Two halves of the rows, each holding about half of every class when classifying."""
-    n = len(y)
-    if not classification:
-        order = rng.permutation(n)
-        return np.sort(order[: n // 2]), np.sort(order[n // 2:])
-    first = []
-    for c in np.unique(y):
-        rows = np.flatnonzero(y == c)
-        if len(rows) < 2:
-            raise ValueError(f"y: class {c.item() if hasattr(c, 'item') else c!r} has {len(rows)} row: Janitza's halves "
-                             "need at least 2 rows of each class")
-        first.append(rng.permutation(rows)[: len(rows) // 2])
-    first = np.sort(np.concatenate(first))
-    return first, np.setdiff1d(np.arange(n), first)
+    if classification:
+        for c in np.unique(y):
+            rows = int(np.sum(y == c))
+            if rows < 2:
+                raise ValueError(f"y: class {c.item() if hasattr(c, 'item') else c!r} has {rows} row: Janitza's "
+                                 "halves need at least 2 rows of each class")
+    return split_rows(y, lambda m: m // 2, classification, rng)
 
 
 def _n_rows(X):
     return X.shape[0] if hasattr(X, "shape") else len(X)
-
-
-def _take(X, rows):
-    if is_packed(X) or is_anndata(X):
-        return X[rows]
-    return _safe_indexing(X, rows)
-
-
-def _feature_names(X, p):
-    if is_packed(X):
-        return np.asarray(X.variant_ids, dtype=object)
-    if is_anndata(X):
-        return np.asarray(X.var_names, dtype=object)
-    columns = getattr(X, "columns", None)
-    if columns is not None:
-        return np.asarray([str(c) for c in columns], dtype=object)
-    return np.array([f"x{j}" for j in range(p)], dtype=object)
 
 
 @validate_params(
@@ -356,16 +334,13 @@ def interaction_pvalues(finder, X, y, *, interactions=None, n_bins=5):
     """
     check_is_fitted(finder, "interactions_")
     table = finder.interactions_ if interactions is None else interactions
-    features = [_signed(finder, item) for item in table]
-    features = [f for f in features if len(f) >= 2]
-    y = np.asarray(y)
-    target = _tested_target(finder, y)
-    columns = {}
+    rules = [rule for item in table if len((rule := finder.rule(getattr(item, "features", item))).features) >= 2]
+    features = [rule.features for rule in rules]
+    target = _tested_target(finder, np.asarray(y))
+    if rules and _n_rows(X) != len(target):
+        raise ValueError(f"y has {len(target)} entries for {_n_rows(X)} rows of X")
     effect, pvalue, n_rule, n_rows = (np.full(len(features), np.nan) for _ in range(4))
-    for i, signed in enumerate(features):
-        rule = finder.rule(signed)
-        if _n_rows(X) != len(target):
-            raise ValueError(f"y has {len(target)} entries for {_n_rows(X)} rows of X")
+    for i, rule in enumerate(rules):
         values = rule.columns(X)
         complete = ~np.isnan(values).any(axis=1)
         signs = np.array([s for _, s in rule.features])
@@ -378,12 +353,6 @@ def interaction_pvalues(finder, X, y, *, interactions=None, n_bins=5):
     columns = {"effect": effect, "pvalue": pvalue, "qvalue": qvalue, "n_rule": n_rule, "n_rows": n_rows}
     names = getattr(finder, "feature_names_in_", None)
     return InteractionTable(features, columns, names)
-
-
-def _signed(finder, item):
-    """A record's or a signed set's features as the finder's rule reads them."""
-    features = getattr(item, "features", item)
-    return finder.rule(features).features if not isinstance(features, tuple) else tuple(features)
 
 
 def _tested_target(finder, y):

@@ -13,7 +13,8 @@ from ..forest import RandomForestClassifier, RandomForestRegressor
 from ..importance import mdi_oob
 from ..interactions import IterativeRandomForest, LSSFind, signed_paths
 from ..interactions.irf import TABLE_ORDER
-from ..significance import _take, importance_pvalues, interaction_pvalues
+from .._rows import split_rows, take_rows
+from ..significance import importance_pvalues, interaction_pvalues
 from ..plotting import (plot_importances, plot_interaction_network, plot_interaction_response, plot_irf_scores,
                         plot_lssfind)
 from .data import DataError, listing
@@ -150,16 +151,12 @@ def _split(data, args):
     the rows, drawn with --random-state (within each class for classes); (all rows, None) without."""
     if args.holdout is None:
         return data, None
-    rng = np.random.RandomState(args.random_state)
-    n = len(data.y)
-    groups = [np.flatnonzero(data.y == c) for c in np.unique(data.y)] if data.task == "classification" else [
-        np.arange(n)]
-    held = np.sort(np.concatenate([rng.permutation(g)[: int(round(args.holdout * len(g)))] for g in groups]))
-    kept = np.setdiff1d(np.arange(n), held)
+    held, kept = split_rows(data.y, lambda m: int(round(args.holdout * m)), data.task == "classification",
+                            np.random.RandomState(args.random_state))
     if len(held) < 10 or len(kept) < 10:
         raise DataError(f"--holdout {args.holdout} leaves {len(kept)} rows to fit and {len(held)} to test; both need "
                         "10 or more")
-    part = lambda rows: data._replace(X=_take(data.X, rows), y=data.y[rows])  # noqa: E731
+    part = lambda rows: data._replace(X=take_rows(data.X, rows), y=data.y[rows])  # noqa: E731
     return part(kept), part(held)
 
 
