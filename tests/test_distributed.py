@@ -99,7 +99,7 @@ def test_forest_params_pickle_every_field():
         min_impurity_decrease=1e-4, random_state=11, n_jobs=2)._params(100, 12, 12)
     params.monotonic_cst = [1, -1] + [0] * 10
     params.balanced_subsample, params.first_tree, params.min_weight_split = True, 3, 6.0
-    params.record_oob_leaves = True
+    params.record_oob_leaves, params.always_features = True, [2, 5]
     fields = [name for name in dir(params) if not name.startswith("_")]
     for copied in (pickle.loads(pickle.dumps(params)), copy.copy(params)):
         assert {f: getattr(copied, f) for f in fields} == {f: getattr(params, f) for f in fields}
@@ -109,7 +109,8 @@ def test_forest_params_pickle_every_field():
 
 @pytest.mark.parametrize("Forest, kwargs", [
     (RandomForestRegressor, {"max_features": 0.5, "oob_score": True}),
-    (RandomForestRegressor, {"max_leaf_nodes": 9, "ccp_alpha": 1e-4, "monotonic_cst": [1] + [0] * 11}),
+    (RandomForestRegressor, {"max_leaf_nodes": 9, "ccp_alpha": 1e-4, "monotonic_cst": [1] + [0] * 11,
+                             "always_split_features": [0, 3], "max_features": 2}),
     (RandomForestClassifier, {"class_weight": "balanced_subsample", "max_samples": 0.7, "oob_score": True}),
 ])
 def test_forest_on_the_cluster_is_the_local_forest(client, data, Forest, kwargs):

@@ -75,12 +75,13 @@ def test_forest_params_state_of_version_1_loads_by_position():
     old = (_core.Criterion.entropy, 5, False, 10, 3, 4, 6.0, 2, 0.01, 7, 9, 1e-3, [1, -1], 1e-4, True, 42, 3, 2, True)
     params = _core.ForestParams.__new__(_core.ForestParams)
     params.__setstate__(old)
-    loaded = {name: getattr(params, name) for name in params.__getstate__() if name != "version"}
-    assert list(loaded.values()) == list(old)
-    assert list(loaded) == ["criterion", "n_estimators", "bootstrap", "n_draws", "max_features", "min_samples_split",
-                            "min_weight_split", "min_samples_leaf", "min_weight_fraction_leaf", "max_depth",
-                            "max_leaf_nodes", "ccp_alpha", "monotonic_cst", "min_impurity_decrease",
-                            "balanced_subsample", "seed", "first_tree", "n_threads", "record_oob_leaves"]
+    v1 = ["criterion", "n_estimators", "bootstrap", "n_draws", "max_features", "min_samples_split",
+          "min_weight_split", "min_samples_leaf", "min_weight_fraction_leaf", "max_depth", "max_leaf_nodes",
+          "ccp_alpha", "monotonic_cst", "min_impurity_decrease", "balanced_subsample", "seed", "first_tree",
+          "n_threads", "record_oob_leaves"]
+    assert [getattr(params, name) for name in v1] == list(old)
+    later = [name for name in params.__getstate__() if name not in v1 and name != "version"]
+    assert later == ["always_features"] and params.always_features == []  # parameters added since: defaults
 
 
 def test_forest_params_state_is_read_by_name():

@@ -4,6 +4,8 @@ confounded by population structure, with the covariates (principal components) u
     none     the forest on the genotypes, the phenotype as it is
     adjust   the phenotype's residuals after least squares on the PCs (the PCs' share removed first)
     columns  the PCs as features beside the genotypes, drawn as any other (max_features sqrt)
+    always   the PCs beside the genotypes, searched at every node (always_split_features, ranger's
+             always.split.variables); max_features sqrt of the genotypes
 
 Two populations (Balding-Nichols, Fst 0.05), n = 2,000, p = 2,000 SNPs; the phenotype is 1 SD
 per population + an interacting pair (SNP 0 and SNP 1 both carried) + an additive SNP 2 + noise.
@@ -26,7 +28,7 @@ import argparse
 
 import numpy as np
 
-from pyinterp import RandomForestRegressor
+from pyinterp import RandomForestClassifier, RandomForestRegressor
 from pyinterp.importance import mdi_oob
 
 CAUSAL = (0, 1, 2)
@@ -48,13 +50,17 @@ def simulate(seed, n=2000, p=2000, fst=0.05, shift=1.0):
     return G, y, pcs, nulls
 
 
-def arm(name, G, y, pcs, trees, seed):
+def arm(name, G, y, pcs, trees, seed, binary):
+    """MDI-oob of the genotype columns. binary: y is 0/1, fitted by a classifier except in the
+    adjust arm, whose residuals are continuous (a linear probability model's)."""
     if name == "adjust":
         design = np.column_stack([np.ones(len(y)), pcs])
         y = y - design @ np.linalg.lstsq(design, y, rcond=None)[0]
-    X = np.column_stack([G, pcs]) if name == "columns" else G
-    forest = RandomForestRegressor(n_estimators=trees, max_features="sqrt", oob_score=True, n_jobs=2,
-                                   random_state=seed).fit(X, y)
+    X = np.column_stack([G, pcs]) if name in ("columns", "always") else G
+    always = np.arange(G.shape[1], X.shape[1]) if name == "always" else None
+    Forest = RandomForestClassifier if binary and name != "adjust" else RandomForestRegressor
+    forest = Forest(n_estimators=trees, max_features="sqrt", oob_score=True, n_jobs=2, random_state=seed,
+                    always_split_features=always).fit(X, y)
     return mdi_oob(forest, X, y)[: G.shape[1]]  # the genotype columns
 
 
@@ -62,14 +68,18 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--trees", type=int, default=300)
+    parser.add_argument("--binary", action="store_true", help="a case/control phenotype: the top half of the "
+                        "continuous one")
     args = parser.parse_args()
-    arms = ("none", "adjust", "columns")
+    arms = ("none", "adjust", "columns", "always")
     print(f"{'seed':>4} {'arm':<8} {'ranks of SNPs 0, 1, 2':<24} {'differentiated nulls in top 20':>30}")
     summary = {name: [] for name in arms}
     for seed in range(args.seeds):
         G, y, pcs, nulls = simulate(seed)
+        if args.binary:
+            y = (y > np.median(y)).astype(np.float64)
         for name in arms:
-            score = arm(name, G, y, pcs, args.trees, seed)
+            score = arm(name, G, y, pcs, args.trees, seed, args.binary)
             order = np.argsort(-score, kind="stable")
             ranks = [int(np.flatnonzero(order == k)[0]) + 1 for k in CAUSAL]
             false_hits = int(np.isin(order[:20], nulls).sum())

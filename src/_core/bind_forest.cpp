@@ -326,8 +326,7 @@ py::dict find_split(const py::object& X, const py::object& y, const py::object& 
   if ((t.n_classes > 0) != is_classification(params.criterion))
     throw std::invalid_argument("the criterion does not match the task");
   if (params.max_features < 1) throw std::invalid_argument("max_features must be at least 1");
-  if (!params.monotonic_cst.empty() && static_cast<int64_t>(params.monotonic_cst.size()) != v.n_cols)
-    throw std::invalid_argument("monotonic_cst must have one entry per feature");
+  check_feature_params(params, v.n_cols);
   const double* wp = optional_data<double>(sample_weight, {v.n_rows}, "sample_weight");
   const auto node_rows = checked_array<uint32_t>(rows, {-1}, "rows", /*convert=*/true);
   const uint32_t* r = node_rows.data();

@@ -39,6 +39,7 @@ class ForestParams:
     ccp_alpha: float
     monotonic_cst: list[int]
     min_impurity_decrease: float
+    always_features: list[int]
     balanced_subsample: bool
     seed: int
     first_tree: int

@@ -17,6 +17,7 @@ Estimators and public functions declare scikit-learn constraints (``_parameter_c
 - ``check_int`` / ``check_real``: short messages ("top must be >= 1, got 0") for code without a
   constraint table: metrics.py and datasets.py (whose tests assert these messages),
   ``dstump(...).select`` and the resolvers below.
+- ``column_indices``: columns given by index, name or mask (partitions, always-split features).
 - ``count_or_fraction``, ``resolve_max_features``, ``resolve_n_draws``: the forests' parameters
   resolved against the data (fractions to counts, max_features against the drawable features),
   after their constraints are checked.
@@ -457,20 +458,53 @@ def count_or_fraction(name, value, n, *, min_count=1, fraction_max=1.0):
     return max(min_count, int(math.ceil(value * n)))
 
 
-def resolve_max_features(max_features, n_features, n_drawable):
+def column_indices(name, columns, n_features, feature_names):
+    """Columns given by index, by name (of ``feature_names``) or as a boolean mask over the
+    columns, as sorted distinct indices; errors name the argument ``name``."""
+    if isinstance(columns, (str, numbers.Integral)):
+        columns = [columns]
+    items = np.asarray(columns) if isinstance(columns, np.ndarray) else np.asarray(list(columns), dtype=object)
+    if items.ndim != 1:
+        raise ValueError(f"{name} must be a 1-d list of columns or a boolean mask, got shape {items.shape}")
+    if items.dtype == bool or (items.size and all(isinstance(v, (bool, np.bool_)) for v in items)):
+        if items.shape[0] != n_features:
+            raise ValueError(f"{name}: a boolean mask needs one entry per column ({n_features}), got {items.shape[0]}")
+        return np.flatnonzero(items.astype(bool))
+    out = []
+    for item in items:
+        if isinstance(item, numbers.Integral) and not isinstance(item, (bool, np.bool_)):
+            if not 0 <= item < n_features:
+                raise ValueError(f"{name} names column {item}, but X has {n_features} columns")
+            out.append(int(item))
+        elif isinstance(item, str) and feature_names is not None and item in feature_names:
+            out.append(int(np.flatnonzero(feature_names == item)[0]))
+        else:
+            raise ValueError(f"{name} names column {item!r}, which is not a column index"
+                             + ("" if feature_names is None else " or name") + " of X")
+    t = np.unique(np.asarray(out, dtype=np.int64))
+    if t.size != len(out):
+        raise ValueError(f"{name} names a column twice")
+    return t
+
+
+def resolve_max_features(max_features, n_features, n_drawable, *, basis=None):
+    """Candidates drawn per node: an int (at most n_features), or "sqrt", "log2", a fraction or
+    None (all) of `basis` features (default n_features; the forests pass the features not split
+    on at every node), at least 1 and at most the n_drawable."""
+    basis = n_features if basis is None else basis
     if max_features is None:
-        k = n_features
+        k = basis
     elif isinstance(max_features, str):
         if max_features == "sqrt":
-            k = int(math.sqrt(n_features))
+            k = int(math.sqrt(basis))
         elif max_features == "log2":
-            k = int(math.log2(n_features))
+            k = int(math.log2(basis)) if basis > 0 else 0
         else:
             raise ValueError(f"max_features must be an int, a float, 'sqrt', 'log2' or None, got {max_features!r}")
     elif isinstance(max_features, numbers.Integral) and not isinstance(max_features, bool):
         k = check_int("max_features", max_features, 1, n_features)
     else:
-        k = int(check_real("max_features", max_features, 0.0, 1.0, low_open=True) * n_features)
+        k = int(check_real("max_features", max_features, 0.0, 1.0, low_open=True) * basis)
     return max(1, min(k, n_drawable))
 
 

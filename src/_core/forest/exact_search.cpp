@@ -34,7 +34,7 @@ constexpr int64_t kLookahead = 64;
 }  // namespace
 
 ExactSplitSearch::ExactSplitSearch(const TrainingSet& data, const ForestParams& params)
-    : data_(data), params_(params), sampler_(data.codes->n_cols(), data.feature_weights) {
+    : data_(data), params_(params), sampler_(data.codes->n_cols(), data.feature_weights, params.always_features) {
   const int64_t n = data.codes->n_rows();
   lw_.resize(n);
   keys_.resize(n);
@@ -555,6 +555,14 @@ void ExactSplitSearch::search_candidates(Stats& stats, Rng& rng, Split& best) {
   // use is wasted (weighted, a descent of the sampler's tree and its undoing).
   const size_t depth = stop_at_best ? 1 : static_cast<size_t>(std::max<int64_t>(1, kLookahead / m));
   const int64_t batch = stop_at_best ? kEarlyDraws : params_.max_features;
+  // The features searched at every node come first (a tie keeps them) and do not count against
+  // max_features.
+  const std::vector<int64_t>& always = params_.always_features;
+  for (size_t a = 0; a < always.size(); ++a) {
+    if (a + 1 < always.size()) data_.codes->prefetch(always[a + 1], idx, n_ahead);
+    const bool varies = evaluate_feature(always[a], stats, best);
+    if (varies && best.feature >= 0 && (m == 2 || best.proxy >= reachable)) return;
+  }
   int64_t n_evaluated = 0;
   bool exhausted = false;
   candidates_.clear();

@@ -1,5 +1,6 @@
 // The exact split search: every boundary between distinct codes present in the node, for up to
-// max_features candidates drawn without replacement (weighted when feature_weights are given).
+// max_features candidates drawn without replacement (weighted when feature_weights are given),
+// and the always_features at every node.
 // A feature with few codes for the node's size is searched by per-code histograms, otherwise the
 // node's rows are sorted by code; rows missing the feature are tried on both sides.
 #pragma once

@@ -2,16 +2,23 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <stdexcept>
 
 namespace pyinterp {
 
-FeatureSampler::FeatureSampler(int64_t n_features, const std::vector<double>& weights) {
+FeatureSampler::FeatureSampler(int64_t n_features, const std::vector<double>& weights,
+                               const std::vector<int64_t>& excluded) {
+  std::vector<uint8_t> out(excluded.empty() ? 0 : n_features, 0);
+  for (int64_t j : excluded) {
+    if (j < 0 || j >= n_features) throw std::invalid_argument("an excluded feature is out of range");
+    out[j] = 1;
+  }
   if (weights.empty()) {
-    pool_.resize(n_features);
-    std::iota(pool_.begin(), pool_.end(), 0);
-    n_drawable_ = n_features;
+    first_pool_.reserve(n_features - excluded.size());
+    for (int64_t j = 0; j < n_features; ++j)
+      if (out.empty() || !out[j]) first_pool_.push_back(static_cast<int32_t>(j));
+    pool_ = first_pool_;
+    n_drawable_ = static_cast<int64_t>(pool_.size());
     return;
   }
   if (static_cast<int64_t>(weights.size()) != n_features)
@@ -21,9 +28,10 @@ FeatureSampler::FeatureSampler(int64_t n_features, const std::vector<double>& we
   for (levels_ = 1; leaves < n_features; leaves *= 8) ++levels_;
   internal_ = (leaves - 1) / 7;
   double largest = 0.0;
-  for (double w : weights) {
+  for (int64_t j = 0; j < n_features; ++j) {
+    const double w = weights[j];
     if (!(w >= 0.0) || !std::isfinite(w)) throw std::invalid_argument("feature_weights must be finite and non-negative");
-    largest = std::max(largest, w);
+    if (out.empty() || !out[j]) largest = std::max(largest, w);
   }
   units_.resize(n_features);
   // Only the entries up to the last feature's leaf and its 7 right neighbours are read: a descent
@@ -32,7 +40,7 @@ FeatureSampler::FeatureSampler(int64_t n_features, const std::vector<double>& we
   sums_.assign(internal_ + n_features + 7, 0);
   const int unit_bits = 62 - 3 * levels_;  // the largest weight's units: 2^unit_bits
   for (int64_t j = 0; j < n_features; ++j) {
-    const double w = weights[j];
+    const double w = out.empty() || !out[j] ? weights[j] : 0.0;
     units_[j] = w > 0.0 ? std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(std::ldexp(w / largest, unit_bits)))) : 0;
     add_to_path(j, units_[j]);
     n_drawable_ += w > 0.0;
@@ -94,7 +102,7 @@ void FeatureSampler::reset() {
 
 void FeatureSampler::begin_tree() {
   reset();
-  if (!weighted_) std::iota(pool_.begin(), pool_.end(), 0);
+  if (!weighted_) std::copy(first_pool_.begin(), first_pool_.end(), pool_.begin());
 }
 
 }  // namespace pyinterp

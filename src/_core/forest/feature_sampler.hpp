@@ -21,8 +21,8 @@ namespace pyinterp {
 class FeatureSampler {
  public:
   // weights empty: uniform over all n_features. Otherwise one non-negative weight per feature;
-  // zero-weight features are never drawn.
-  FeatureSampler(int64_t n_features, const std::vector<double>& weights);
+  // zero-weight features are never drawn. Nor are the features of `excluded` (ascending).
+  FeatureSampler(int64_t n_features, const std::vector<double>& weights, const std::vector<int64_t>& excluded = {});
 
   // Number of features that can be drawn at all (positive weight).
   int64_t n_drawable() const { return n_drawable_; }
@@ -40,8 +40,9 @@ class FeatureSampler {
 
   int64_t n_drawable_ = 0;
   int64_t n_drawn_ = 0;
-  // Uniform mode.
-  std::vector<int32_t> pool_;
+  // Uniform mode: the features not drawn yet from pool_[n_drawn_] on; a tree starts from
+  // first_pool_ (ascending).
+  std::vector<int32_t> pool_, first_pool_;
   // Weighted mode: an 8-ary sum tree, nodes numbered breadth first (node i's children 8i+1..8i+8),
   // the first `internal_` nodes internal and node internal_ + j feature j's leaf; sums_[8i + c] is
   // the mass below node i's child c, total_ the root's. units_[j] is feature j's weight in fixed point.

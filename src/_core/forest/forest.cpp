@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 #include <optional>
+#include <string>
 #include <stdexcept>
 
 #include "../common/parallel.hpp"
@@ -121,6 +122,22 @@ void check_width(const Forest& forest, const MatrixView& X) {
 
 }  // namespace
 
+void check_feature_params(const ForestParams& params, int64_t n_features) {
+  if (!params.monotonic_cst.empty()) {
+    if (static_cast<int64_t>(params.monotonic_cst.size()) != n_features)
+      throw std::invalid_argument("monotonic_cst must have one entry per feature");
+    for (int8_t c : params.monotonic_cst)
+      if (c < -1 || c > 1) throw std::invalid_argument("monotonic_cst entries must be -1, 0 or 1");
+  }
+  const std::vector<int64_t>& always = params.always_features;
+  for (size_t k = 0; k < always.size(); ++k) {
+    if (always[k] < 0 || always[k] >= n_features)
+      throw std::invalid_argument("always_features: feature " + std::to_string(always[k]) + " is out of range");
+    if (k > 0 && always[k] <= always[k - 1])
+      throw std::invalid_argument("always_features must be ascending and distinct");
+  }
+}
+
 Forest fit_forest(const ColumnSource& X, const FitTargets& targets, const double* sample_weight,
                   const std::vector<double>& feature_weights, const ForestParams& params, const ColumnCodes* codes) {
   const int32_t n_classes = targets.n_classes;
@@ -131,11 +148,8 @@ Forest fit_forest(const ColumnSource& X, const FitTargets& targets, const double
   if ((n_classes > 0) != is_classification(params.criterion))
     throw std::invalid_argument("the criterion does not match the task");
   if (targets.n_outputs < 1) throw std::invalid_argument("the targets need at least one output");
+  check_feature_params(params, X.n_cols());
   if (!params.monotonic_cst.empty()) {
-    if (static_cast<int64_t>(params.monotonic_cst.size()) != X.n_cols())
-      throw std::invalid_argument("monotonic_cst must have one entry per feature");
-    for (int8_t c : params.monotonic_cst)
-      if (c < -1 || c > 1) throw std::invalid_argument("monotonic_cst entries must be -1, 0 or 1");
     if (n_classes > 2) throw std::invalid_argument("monotonic_cst needs regression or two classes");
     if (targets.n_outputs > 1) throw std::invalid_argument("monotonic_cst needs a single output");
   }

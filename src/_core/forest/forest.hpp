@@ -39,6 +39,9 @@ Forest fit_forest(const ColumnSource& X, const FitTargets& targets, const double
                   const std::vector<double>& feature_weights, const ForestParams& params,
                   const ColumnCodes* codes = nullptr);
 
+// Throws unless the parameters' per-feature settings (monotonic_cst, always_features) fit n_features.
+void check_feature_params(const ForestParams& params, int64_t n_features);
+
 // The trees of forests fitted on the same rows, in order, as one forest (with their in-bag
 // counts): a warm start's new trees after the old ones, or chunks grown apart.
 Forest join_forests(const std::vector<const Forest*>& parts);

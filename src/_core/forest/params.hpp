@@ -36,6 +36,9 @@ namespace pyinterp {
      anything / must increase with the feature. Empty: no constraints. */                                \
   FIELD(std::vector<int8_t>, monotonic_cst, {})                                                          \
   FIELD(double, min_impurity_decrease, 0.0)                                                              \
+  /* Features searched at every node besides the max_features drawn from the others (ranger's            \
+     always.split.variables: covariates every split is weighed against). Ascending, distinct. */         \
+  FIELD(std::vector<int64_t>, always_features, {})                                                        \
   /* reweight classes per tree by their in-bag frequency */                                              \
   FIELD(bool, balanced_subsample, false)                                                                 \
   FIELD(uint64_t, seed, 0)                                                                               \

@@ -43,8 +43,8 @@ class SplitSearch {
   // Before each tree: the rows' weights (the bootstrap folded in; n entries) and the tree's
   // minimum leaf weight.
   virtual void begin_tree(const double* w, double min_weight_leaf) = 0;
-  // The best split of the node among up to max_features candidates that vary in it, drawn with
-  // rng; feature -1 when there is none.
+  // The best split of the node among the always_features and up to max_features candidates that
+  // vary in it, drawn with rng from the others; feature -1 when there is none.
   virtual Split find(const SearchNode& node, Rng& rng) = 0;
 };
 

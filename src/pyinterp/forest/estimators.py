@@ -29,6 +29,7 @@ from .._validation import (
     check_forest_size,
     check_weights_vector,
     count_or_fraction,
+    column_indices,
     resolve_max_features,
     resolve_n_draws,
     regression_target,
@@ -75,6 +76,7 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         "monotonic_cst": ["array-like", None],
         "min_node_size": [IntInterval(Integral, 1, None, closed="left"), None],
         "keep_oob_leaves": ["boolean"],
+        "always_split_features": ["array-like", str, Integral, None],
     }
 
     def __init__(
@@ -100,6 +102,7 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         monotonic_cst,
         min_node_size,
         keep_oob_leaves,
+        always_split_features,
     ):
         self.n_estimators = n_estimators
         self.criterion = criterion
@@ -121,17 +124,20 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         self.monotonic_cst = monotonic_cst
         self.min_node_size = min_node_size
         self.keep_oob_leaves = keep_oob_leaves
+        self.always_split_features = always_split_features
 
     # -- fitting -------------------------------------------------------------------------------
 
-    def _params(self, n_samples, n_features, n_drawable, weight_sum=None):
-        """weight_sum: the sum of the row weights (class weights included), None when unweighted."""
+    def _params(self, n_samples, n_features, n_drawable, weight_sum=None, always=()):
+        """weight_sum: the sum of the row weights (class weights included), None when unweighted;
+        always: the always-split columns, whose count max_features's fractions leave out."""
         p = _core.ForestParams()
         p.criterion = self._criteria[self.criterion]
         p.n_estimators = self.n_estimators
         p.bootstrap = bool(self.bootstrap)
         p.n_draws = resolve_n_draws(self.max_samples, n_samples, self.bootstrap, weight_sum)
-        p.max_features = resolve_max_features(self.max_features, n_features, n_drawable)
+        p.max_features = resolve_max_features(self.max_features, n_features, n_drawable, basis=n_features - len(always))
+        p.always_features = [int(j) for j in always]
         # Node sizes and depths never exceed the rows drawn: larger limits mean the same ("never split",
         # "no limit") and are clamped there, so the core's arithmetic on them (2 * min_samples_leaf)
         # cannot overflow.
@@ -167,14 +173,15 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
             sample_weight = check_weights_vector("sample_weight", sample_weight, n_samples, what="row")
         if class_weight_rows is not None:
             sample_weight = class_weight_rows if sample_weight is None else sample_weight * class_weight_rows
+        always = self._always_split(n_features)
         if feature_weights is not None:
             feature_weights = check_weights_vector("feature_weights", feature_weights, n_features, what="feature")
             feature_weights /= feature_weights.max()
-            n_drawable = int(np.count_nonzero(feature_weights))
+            n_drawable = int(np.count_nonzero(np.delete(feature_weights, always)))
         else:
-            n_drawable = n_features
+            n_drawable = n_features - len(always)
         weight_sum = None if sample_weight is None else float(sample_weight.sum())
-        params = self._params(n_samples, n_features, n_drawable, weight_sum)
+        params = self._params(n_samples, n_features, n_drawable, weight_sum, always)
         params.balanced_subsample = balanced_subsample
         params.monotonic_cst = self._monotonic_cst(X, n_classes, 1 if targets.ndim == 1 else targets.shape[1])
         grown = self._grown_trees(n_samples, n_features)
@@ -203,6 +210,13 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         if not self.keep_oob_leaves:
             self._forest.drop_oob_leaves()  # as large as the in-bag counts
         return self
+
+    def _always_split(self, n_features):
+        """always_split_features as sorted column indices (names need a fit on named columns)."""
+        if self.always_split_features is None:
+            return np.empty(0, dtype=np.int64)
+        return column_indices("always_split_features", self.always_split_features, n_features,
+                              getattr(self, "feature_names_in_", None))
 
     def _monotonic_cst(self, X, n_classes, n_outputs):
         """The constraints as the core reads them, with scikit-learn's checks and messages; a
@@ -411,6 +425,13 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
         Keep the leaf each out-of-bag training row reaches in each tree, recorded as the trees
         grow (4 bytes per tree and row): later out-of-bag readings of the training rows then need
         no descent. IterativeRandomForest's R style reads its forests' leaves so.
+    always_split_features : array-like of int or str, or bool mask, default None
+        ranger's ``always.split.variables``: columns (indices, names of a named X, or a mask)
+        searched at every node besides the ``max_features`` drawn from the other columns, which
+        "sqrt", "log2" and fractions then count. Offer covariates (principal components, age,
+        sex, batch) so: each split on a genotype is weighed against the best split on every
+        covariate in that node, so a genotype that only tags a covariate loses to it. Among equal
+        splits an always-split column wins.
     """
 
     # friedman_mse: deprecated in scikit-learn 1.9 as the same splits as squared_error, mapped to it.
@@ -441,6 +462,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
         monotonic_cst=None,
         min_node_size=None,
         keep_oob_leaves=False,
+        always_split_features=None,
     ):
         super().__init__(
             n_estimators,
@@ -463,6 +485,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
             monotonic_cst=monotonic_cst,
             min_node_size=min_node_size,
             keep_oob_leaves=keep_oob_leaves,
+            always_split_features=always_split_features,
         )
 
     @unchanged_if_stopped
@@ -548,6 +571,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         monotonic_cst=None,
         min_node_size=None,
         keep_oob_leaves=False,
+        always_split_features=None,
     ):
         super().__init__(
             n_estimators,
@@ -570,6 +594,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
             monotonic_cst=monotonic_cst,
             min_node_size=min_node_size,
             keep_oob_leaves=keep_oob_leaves,
+            always_split_features=always_split_features,
         )
         self.class_weight = class_weight
 

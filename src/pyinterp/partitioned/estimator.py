@@ -43,7 +43,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._progress import Progress, unchanged_if_stopped
 from .._seeds import python_rng
-from .._validation import IntInterval, check_up_front, resolve_n_threads, validate_data
+from .._validation import IntInterval, check_up_front, column_indices, resolve_n_threads, validate_data
 from .group_path import check_lambdas, group_norms, minimize_smooth, solve_path
 from .ratio import PAIR_FEATURES, UNARY_FEATURES, RatioProblem
 
@@ -63,7 +63,8 @@ def _resolve_partition(partition, n_features, feature_names):
             raise ValueError(f"a boolean partition mask needs one entry per column ({n_features}), got {arr.shape[0]}")
         t1, t2 = np.flatnonzero(arr), np.flatnonzero(~arr)
     elif isinstance(partition, (list, tuple)) and len(partition) == 2:
-        t1, t2 = (_column_indices(block, n_features, feature_names, k + 1) for k, block in enumerate(partition))
+        t1, t2 = (column_indices(f"block {k + 1}", block, n_features, feature_names)
+                  for k, block in enumerate(partition))
         overlap = np.intersect1d(t1, t2)
         if overlap.size:
             raise ValueError(f"the two blocks share columns {overlap.tolist()}")
@@ -77,27 +78,6 @@ def _resolve_partition(partition, n_features, feature_names):
         if t.size == 0:
             raise ValueError(f"block {k + 1} of the partition is empty")
     return t1, t2
-
-
-def _column_indices(block, n_features, feature_names, which):
-    items = np.atleast_1d(np.asarray(block, dtype=object))
-    if items.ndim != 1:
-        raise ValueError(f"block {which} must be a 1-d list of columns")
-    out = []
-    for item in items:
-        if isinstance(item, Integral) and not isinstance(item, bool):
-            if not 0 <= item < n_features:
-                raise ValueError(f"block {which} names column {item}, but X has {n_features} columns")
-            out.append(int(item))
-        elif isinstance(item, str) and feature_names is not None and item in feature_names:
-            out.append(int(np.flatnonzero(feature_names == item)[0]))
-        else:
-            raise ValueError(f"block {which} names column {item!r}, which is not a column index"
-                             + ("" if feature_names is None else " or name") + " of X")
-    t = np.unique(out)
-    if t.size != len(out):
-        raise ValueError(f"block {which} names a column twice")
-    return t
 
 
 def _resolve_functions(spec, table, name):
