@@ -77,6 +77,55 @@ def test_every_estimator_and_measure_equals_the_float32_copy(tmp_path):
     check_every_route(X[rows], D[rows], y[rows], yc[rows], X.variant_ids)
 
 
+@pytest.mark.filterwarnings("ignore:Some inputs do not have OOB scores")
+def test_covariates_beside_the_calls_equal_the_float64_copy(tmp_path):
+    """Packed calls with dense covariates after them: every route equals np.asarray's float64
+    matrix (the calls read in place, the covariates as numbers), also on a subset of samples."""
+    G = genotypes(181, 30, seed=3)
+    rng = np.random.default_rng(1)
+    pcs = rng.standard_normal((181, 3))
+    y = pcs[:, 0] + 1.0 * (np.nan_to_num(G[:, 0]) == 2) * (np.nan_to_num(G[:, 1]) > 0) + 0.3 * rng.standard_normal(181)
+    yc = (y > 0.5).astype(int)
+    X = read_plink(write(tmp_path, G)).with_covariates(pcs, names=["PC1", "PC2", "PC3"])
+    D = np.asarray(X)
+    assert D.dtype == np.float64 and X.shape == (181, 33)
+    np.testing.assert_array_equal(D, np.column_stack([G.astype(np.float64), pcs]))
+    names = [f"rs{k}" for k in range(30)] + ["PC1", "PC2", "PC3"]
+    assert list(X.feature_names) == names
+    check_every_route(X, D, y, yc, names)
+    rows = rng.permutation(181)[:120]
+    check_every_route(X[rows], D[rows], y[rows], yc[rows], names)
+    kw = dict(n_estimators=8, max_features=2, random_state=0)
+    a = RandomForestRegressor(always_split_features=["PC1", "PC2", "PC3"], **kw).fit(X, y)
+    b = RandomForestRegressor(always_split_features=[30, 31, 32], **kw).fit(D, y)
+    assert_same_forest(a, b)
+    assert a.feature_importances_[30:].sum() > 0.3
+
+
+def test_covariate_columns_select_and_check():
+    calls = np.array([[0b11100100], [0b00011011]], dtype=np.uint8)
+    X = PackedGenotypes(calls, 4, variant_ids=["rs1", "rs2"]).with_covariates(np.arange(8.0).reshape(4, 2))
+    assert list(X.feature_names) == ["rs1", "rs2", "c0", "c1"]
+    np.testing.assert_array_equal(np.asarray(X[[2, 0], [1, 3]]), np.asarray(X)[[2, 0]][:, [1, 3]])
+    assert X[:, [0, 1]]._covariates is None and X[:, [0, 1]].shape == (4, 2)
+    with pytest.raises(IndexError, match="covariate columns come after the variants"):
+        X[:, [2, 0]]
+    np.testing.assert_array_equal(X[1:3, 2:], [[2.0, 3.0], [4.0, 5.0]])
+    with pytest.raises(ValueError, match="covariates already"):
+        X.with_covariates(np.zeros((4, 1)))
+    G = X[:, [0, 1]]
+    with pytest.raises(ValueError, match="one row per sample"):
+        G[:2].with_covariates(np.zeros((4, 1)))
+    with pytest.raises(ValueError, match="finite"):
+        G.with_covariates([np.nan, 1, 2, 3])
+    with pytest.raises(ValueError, match="not variant IDs"):
+        G.with_covariates(np.zeros(4), names=["rs1"])
+    assert "and 2 covariates" in repr(X)
+    X._covariates = np.zeros((4, 2))  # C order: the core refuses it rather than read it wrongly
+    with pytest.raises(ValueError, match="Fortran-ordered float64"):
+        RandomForestRegressor(2).fit(X, np.arange(4.0))
+
+
 def test_calls_are_read_in_place(tmp_path):
     G = genotypes(101, 30, seed=3)
     X = read_plink(write(tmp_path, G))

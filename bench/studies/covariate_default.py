@@ -13,13 +13,20 @@ For each arm: the ranks of the causal SNPs by MDI-oob (of the genotype columns),
 the 20 top-ranked genotype columns are null SNPs among the 5% most differentiated between the
 populations (the false hits stratification makes).
 
-    python bench/studies/covariate_default.py [--seeds 5] [--trees 300]
+    python bench/studies/covariate_default.py [--seeds 5] [--trees 300] [--binary]
 
-2026-11-28 (commit 278789f, 5 seeds, 300 trees): differentiated nulls among the top 20 genotype
-columns, mean over seeds: none 13.0, adjust 1.0, columns 13.8; the worst rank of a causal SNP:
-none 557, adjust 3, columns 121. PCs offered as ordinary columns do not adjust: a tree splits on a
-SNP that tags the population as readily as on a PC. ranger's always.split.variables (every PC
-tried at every node) is the arm still to add (it needs the core's column blocks).
+2026-11-29 (commit 405dc07, 5 seeds, 300 trees). Differentiated nulls among the top 20 genotype
+columns, mean over seeds, and the worst rank of a causal SNP:
+
+    phenotype      none         adjust      columns       always
+    continuous     13.0 / 557   1.0 / 3     13.8 / 121    0.4 / 3
+    case/control   12.8 / 258   1.8 / 3     13.2 / 258    0.8 / 4
+
+PCs offered as ordinary columns do not adjust: a tree splits on a SNP that tags the population as
+readily as on a PC. Offered at every node they do, slightly better than adjusting the phenotype,
+and they work where adjusting does not fit: a case/control phenotype (adjust's residuals there
+are a linear probability model's), covariates acting non-linearly or in interaction. The command
+line's default is therefore always (--covar-mode), adjust the alternative.
 """
 
 from __future__ import annotations

@@ -94,7 +94,8 @@ inline MatrixView sparse_view(const py::handle& X) {
 
 // pyinterp.io.PackedGenotypes: its calls (a uint8 array, one row of ceil(n_file_samples / 4)
 // contiguous bytes per variant, usually a map of the .bed or a slice of one), the file's sample
-// count, the rows kept (int64 sample indices, or None for all) and which allele is counted. Every
+// count, the rows kept (int64 sample indices, or None for all), which allele is counted, and the
+// covariates beside the calls (float64, one row per kept sample, Fortran order; or None). Every
 // extent is checked against the arrays, so the core's reads stay in bounds whatever the object holds.
 inline MatrixView packed_view(const py::handle& X) {
   const py::object calls_obj = X.attr("_calls"), rows_obj = X.attr("_rows");
@@ -123,6 +124,17 @@ inline MatrixView packed_view(const py::handle& X) {
       if (r[i] < 0 || r[i] >= n_file) throw std::invalid_argument("X's rows must be sample indices of its file");
     v.indices = r;
     v.n_rows = rows.shape(0);
+  }
+  const py::object tail_obj = py::getattr(X, "_covariates", py::none());
+  if (!tail_obj.is_none()) {
+    if (!py::isinstance<py::array>(tail_obj)) throw std::invalid_argument("X's covariates must be a numpy array");
+    const auto tail = py::reinterpret_borrow<py::array>(tail_obj);
+    if (!has_dtype<double>(tail) || tail.ndim() != 2 || tail.shape(0) != v.n_rows || tail.shape(1) < 1 ||
+        !(tail.flags() & py::array::f_style) || !aligned(tail))
+      throw std::invalid_argument("X's covariates must be an aligned Fortran-ordered float64 array of one row per sample");
+    v.tail = static_cast<const double*>(tail.data());
+    v.tail_cols = tail.shape(1);
+    v.n_cols += v.tail_cols;
   }
   return v;
 }

@@ -157,7 +157,7 @@ def _validate_packed(estimator, X, y, reset, kwargs):
     """validate_data for packed genotypes: what scikit-learn checks of an array X and sets on the
     estimator, with the variant IDs as feature names (as a DataFrame's columns would be)."""
     _check_packed_samples(X, kwargs.get("ensure_min_samples", 1))
-    _check_names(estimator, X.shape[1], X.variant_ids, reset, "variant IDs")
+    _check_names(estimator, X.shape[1], X.feature_names, reset, "variant IDs")
     if isinstance(y, str) and y == "no_validation":
         return X
     if y is None:

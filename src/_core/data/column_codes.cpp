@@ -363,9 +363,8 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
   if (n > static_cast<int64_t>(std::numeric_limits<uint32_t>::max()))
     throw std::invalid_argument("X has more than 2^32 - 1 rows, the engine's limit");
 
-  const bool packed = source.packed();
-  const bool bytes = !source.sparse() && !packed && item_size(source.type()) == 1;
-  if (packed) tables_.resize(p);
+  const bool bytes = !source.sparse() && !source.packed() && item_size(source.type()) == 1;
+  if (source.packed()) tables_.resize(p);
   // Not zeroed: the encoding threads write every byte, so its pages are first touched in parallel.
   if (bytes) bytes_.reset(new uint8_t[static_cast<size_t>(n * p)]);
   auto store = [&](int64_t j, const Ranked& ranked, const uint32_t* ranks) {
@@ -411,6 +410,7 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
   };
   // Columns c0..c1 of the source, which panel holds (its column 0 is column c0).
   auto encode = [&](const MatrixView& panel, int64_t c0, int64_t c1) {
+    const bool packed = panel.layout == MatrixView::Layout::packed;
     const int64_t block = bytes ? byte_block(n) : kBlock;
     parallel_for(
         (c1 - c0 + block - 1) / block, n_threads,
@@ -441,9 +441,8 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
         });
   };
   std::vector<uint8_t> buffer;
-  const int64_t width = source.panel_width(n_threads);
-  for (int64_t c0 = 0; c0 < p; c0 += width) {
-    const int64_t c1 = std::min(p, c0 + width);
+  for (int64_t c0 = 0, c1; c0 < p; c0 = c1) {
+    c1 = source.panel_end(c0, n_threads);
     encode(source.read(c0, c1, buffer), c0, c1);
   }
   for (int64_t j = 0; j < p; ++j) max_n_codes_ = std::max(max_n_codes_, n_codes_[j] + has_missing_[j]);

@@ -17,12 +17,12 @@ MappedSource::MappedSource(const MatrixView& X, const MappedFile& where)
   by_panel_ = by_rows_ || (X.row_stride == 1 && X.col_stride >= X.n_rows);
 }
 
-int64_t MappedSource::panel_width(int n_threads) const {
+int64_t MappedSource::panel_end(int64_t c0, int n_threads) const {
   if (!by_panel_) return n_cols();
   // C order: one page of each row per panel; Fortran order: a block of columns per thread.
   const int64_t width = by_rows_ ? std::max<int64_t>(kColumnBlock, 4096 / item_size(type()))
                                  : kColumnBlock * std::max(1, n_threads);
-  return std::min(width, n_cols());
+  return std::min(c0 + width, n_cols());
 }
 
 MatrixView MappedSource::read(int64_t c0, int64_t c1, std::vector<uint8_t>& buffer) const {

@@ -23,13 +23,15 @@ class ColumnSource {
 
   int64_t n_rows() const { return n_rows_; }
   int64_t n_cols() const { return n_cols_; }
-  // The element type of every panel, and whether panels are CSC or packed genotype calls.
+  // The element type of every panel, and whether panels are CSC or packed genotype calls (with
+  // maybe a dense float64 panel of the values beside them).
   ValueType type() const { return type_; }
   bool sparse() const { return sparse_; }
   bool packed() const { return packed_; }
 
-  // Columns per panel when the encoder runs n_threads threads: n_cols() when X is in memory.
-  virtual int64_t panel_width(int n_threads) const = 0;
+  // The end of the panel that starts at column c0 when the encoder runs n_threads threads: n_cols()
+  // when X is in memory, except that packed calls and the values beside them are apart.
+  virtual int64_t panel_end(int64_t c0, int n_threads) const = 0;
   // Columns [c0, c1) as a view (its column 0 is column c0), valid while the source and buffer
   // live and buffer is not reused; buffer is the caller's scratch the source may read them into.
   virtual MatrixView read(int64_t c0, int64_t c1, std::vector<uint8_t>& buffer) const = 0;
@@ -51,11 +53,14 @@ class ColumnSource {
 };
 
 // X in memory: a dense array of any supported type and strides, CSC, or packed genotype calls
-// (a memory-mapped .bed). One panel of every column, read in place.
+// (a memory-mapped .bed; values beside them are a second panel). One panel of every column, read
+// in place.
 class ArraySource final : public ColumnSource {
  public:
   explicit ArraySource(const MatrixView& X);
-  int64_t panel_width(int) const override { return n_cols(); }
+  int64_t panel_end(int64_t c0, int) const override {
+    return X_.layout == MatrixView::Layout::packed && c0 < X_.n_calls() ? X_.n_calls() : n_cols();
+  }
   MatrixView read(int64_t c0, int64_t c1, std::vector<uint8_t>& buffer) const override;
   double value(int64_t i, int64_t j) const override { return X_.at(i, j); }
 
@@ -70,7 +75,7 @@ class ArraySource final : public ColumnSource {
 class MappedSource final : public ColumnSource {
  public:
   MappedSource(const MatrixView& X, const MappedFile& where);
-  int64_t panel_width(int n_threads) const override;
+  int64_t panel_end(int64_t c0, int n_threads) const override;
   MatrixView read(int64_t c0, int64_t c1, std::vector<uint8_t>& buffer) const override;
   double value(int64_t i, int64_t j) const override { return file_.at(i, j); }
 

@@ -60,8 +60,14 @@ struct MatrixView {
   // Packed (type uint8): column j's calls start at data + j * col_stride bytes, four samples a byte
   // from the low bits; row i is the file's sample indices[i] (int64), or i when indices is null.
   bool count_a2 = false;  // packed: a call reads as its count of allele 2 (else allele 1)
+  // Packed: the last tail_cols columns are not calls but float64 values beside them (covariates),
+  // column-major by the view's rows: row i of column n_calls() + t is tail[t * n_rows + i].
+  const double* tail = nullptr;
+  int64_t tail_cols = 0;
 
   bool sparse() const { return layout == Layout::csc || layout == Layout::csr; }
+  // Packed: the columns that are calls (the first ones).
+  int64_t n_calls() const { return n_cols - tail_cols; }
 
   // The k-th element of data.
   double value(int64_t k) const { return value_at(type, data, k); }
@@ -81,9 +87,23 @@ struct MatrixView {
   }
 
   // Columns [c0, c1) of a dense, packed or CSC matrix as a view of the same memory (column 0 is c0).
+  // Packed, they must be all calls or all tail columns (a dense view).
   MatrixView columns(int64_t c0, int64_t c1) const {
     MatrixView v = *this;
     v.n_cols = c1 - c0;
+    if (layout == Layout::packed && c0 >= n_calls()) {
+      v = MatrixView{};
+      v.data = tail + (c0 - n_calls()) * n_rows;
+      v.n_rows = n_rows;
+      v.n_cols = c1 - c0;
+      v.row_stride = 1;
+      v.col_stride = n_rows;
+      return v;
+    }
+    if (layout == Layout::packed) {
+      v.tail = nullptr;
+      v.tail_cols = 0;
+    }
     if (layout == Layout::csc) {  // indptr holds absolute entry offsets: values and indices stay as they are
       v.indptr = static_cast<const uint8_t*>(indptr) + c0 * (index64 ? 8 : 4);
     } else {
@@ -94,7 +114,8 @@ struct MatrixView {
 
   double at(int64_t i, int64_t j) const {
     if (layout == Layout::dense) return value(i * row_stride + j * col_stride);
-    if (layout == Layout::packed) return call_value(call(i, j), count_a2);
+    if (layout == Layout::packed)
+      return j < n_calls() ? call_value(call(i, j), count_a2) : tail[(j - n_calls()) * n_rows + i];
     const int64_t major = layout == Layout::csc ? j : i, minor = layout == Layout::csc ? i : j;
     const int64_t e = index64 ? find(static_cast<const int64_t*>(indices), major, minor)
                               : find(static_cast<const int32_t*>(indices), major, minor);

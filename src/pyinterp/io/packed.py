@@ -79,6 +79,11 @@ class PackedGenotypes:
     array([0., 2.], dtype=float32)
     """
 
+    # Values beside the calls (covariates: with_covariates), float64 Fortran-ordered, one row per
+    # sample of these genotypes; None without.
+    _covariates = None
+    covariate_names = np.empty(0, dtype=object)
+
     def __init__(self, calls, n_file_samples, *, rows=None, count_a2=False, variant_ids=None, sample_ids=None,
                  sample_table=None, variant_table=None):
         if not isinstance(n_file_samples, numbers.Integral) or isinstance(n_file_samples, bool) or n_file_samples < 1:
@@ -109,7 +114,63 @@ class PackedGenotypes:
     @property
     def shape(self):
         n = self._n_file_samples if self._rows is None else len(self._rows)
-        return (n, self._calls.shape[0])
+        return (n, self._calls.shape[0] + len(self.covariate_names))
+
+    @property
+    def feature_names(self):
+        """The columns' names: the variant IDs, then the covariates' names."""
+        return np.concatenate([self.variant_ids, self.covariate_names])
+
+    def with_covariates(self, values, names=None):
+        """These genotypes with covariate columns after the variants, for ``always_split_features``.
+
+        The forests read the calls in place and the covariates as float64 numbers, as they read
+        ``np.asarray`` of the result (float64: the genotypes, then the covariates).
+
+        Parameters
+        ----------
+        values : array-like of shape (n_samples, n_covariates)
+            Numbers, one row per sample of these genotypes, in their order; no NaN or infinity.
+        names : list of str, optional
+            The covariates' names (default ``c0``, ``c1``, ...), distinct from the variant IDs.
+
+        Returns
+        -------
+        PackedGenotypes
+            The same calls (not copied) with the covariates as its last columns. Selecting samples
+            selects their covariates; selecting columns keeps the variants before the covariates
+            (covariate columns alone are a float64 array).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pyinterp.io import PackedGenotypes
+        >>> G = PackedGenotypes(np.array([[0b11100100]], dtype=np.uint8), 4, variant_ids=["rs1"])
+        >>> X = G.with_covariates([[0.1], [0.2], [0.3], [0.4]], names=["PC1"])
+        >>> X.shape, list(X.feature_names)
+        ((4, 2), ['rs1', 'PC1'])
+        >>> np.asarray(X)[:, 1]
+        array([0.1, 0.2, 0.3, 0.4])
+        """
+        if self._covariates is not None:
+            raise ValueError("these genotypes have covariates already")
+        values = np.asarray(values, dtype=np.float64)
+        if values.ndim == 1:
+            values = values[:, None]
+        if values.ndim != 2 or values.shape[0] != self.shape[0] or values.shape[1] < 1:
+            raise ValueError(f"covariates must have one row per sample ({self.shape[0]}) and at least one column, "
+                             f"got shape {values.shape}")
+        if not np.isfinite(values).all():
+            raise ValueError("covariates must be finite numbers (drop the samples missing one first)")
+        names = _names(names, values.shape[1], "names", "c")
+        clash = sorted(set(names) & set(self.variant_ids))
+        if clash or len(set(names)) < len(names):
+            raise ValueError(f"covariate names must be distinct and not variant IDs: {clash or list(names)}")
+        out = object.__new__(PackedGenotypes)
+        out.__dict__.update(self.__dict__)
+        out._covariates = np.asfortranarray(values)
+        out.covariate_names = names
+        return out
 
     ndim = 2
 
@@ -126,9 +187,10 @@ class PackedGenotypes:
         return np.arange(self._n_file_samples) if self._rows is None else self._rows.copy()
 
     def __repr__(self):
-        n, p = self.shape
+        n, p = self.shape[0], self._calls.shape[0]
         allele = 2 if self.count_a2 else 1
-        return f"PackedGenotypes({n} samples x {p} variants, counting allele {allele})"
+        beside = f" and {len(self.covariate_names)} covariates" if self._covariates is not None else ""
+        return f"PackedGenotypes({n} samples x {p} variants{beside}, counting allele {allele})"
 
     def __getitem__(self, key):
         rows, variants = key if isinstance(key, tuple) and len(key) == 2 else (key, slice(None))
@@ -140,6 +202,22 @@ class PackedGenotypes:
         if not (isinstance(rows, slice) and rows == slice(None)):
             picked = _picked(rows, self.shape[0], "sample")
             out._rows = np.ascontiguousarray(picked if self._rows is None else self._rows[picked], dtype=np.int64)
+            if self._covariates is not None:
+                out._covariates = np.asfortranarray(self._covariates[picked])
+        if self._covariates is not None and not (isinstance(variants, slice) and variants == slice(None)):
+            picked = _picked(variants, self.shape[1], "column")
+            p = self._calls.shape[0]
+            if np.any(np.diff((picked >= p).astype(np.int8)) < 0):
+                raise IndexError("the covariate columns come after the variants: select variants before covariates")
+            variants = picked[picked < p]
+            kept = picked[picked >= p] - p
+            if variants.size == 0:  # covariates alone are numbers
+                return np.array(out._covariates[:, kept])
+            if kept.size == 0:
+                out._covariates, out.covariate_names = None, PackedGenotypes.covariate_names
+            else:
+                out._covariates = np.asfortranarray(out._covariates[:, kept])
+                out.covariate_names = self.covariate_names[kept]
         if not (isinstance(variants, slice) and variants == slice(None)):
             # a slice of a memory map stays a map; other selections copy those variants' calls
             picked = variants if isinstance(variants, slice) else _picked(variants, self.shape[1], "variant")
@@ -166,17 +244,18 @@ class PackedGenotypes:
             raise ValueError(f"{path}: {now.st_size} bytes now, {needed} when it was opened: the file was rewritten "
                              "under the genotypes mapped from it; open it again")
 
-    def to_numpy(self, dtype=np.float32):
-        """The genotypes as an (n_samples, n_variants) array of allele counts, NaN where missing.
+    def to_numpy(self, dtype=None):
+        """The genotypes as an (n_samples, n_variants) array of allele counts, NaN where missing
+        (then any covariates' columns).
 
         Parameters
         ----------
-        dtype : float dtype, default=np.float32
-            The array's dtype (a float, to hold NaN).
+        dtype : float dtype, optional
+            The array's dtype (a float, to hold NaN); default float32, or float64 with covariates.
 
         Returns
         -------
-        ndarray of shape (n_samples, n_variants)
+        ndarray of shape (n_samples, n_variants + n_covariates)
             Four (float32) or eight bytes a call: for data that fits in memory as numbers.
 
         Examples
@@ -187,13 +266,15 @@ class PackedGenotypes:
         >>> G.to_numpy(np.float64).ravel()
         array([ 0.,  1., nan,  2.])
         """
-        dtype = np.dtype(dtype)
+        dtype = np.dtype(self._default_dtype if dtype is None else dtype)
         if dtype.kind != "f":
             raise ValueError(f"dtype must be a float dtype (missing calls are NaN), got {dtype}")
         self.check_mapped_file()
         values = _ALLELE_2 if self.count_a2 else _ALLELE_1
-        n, p = self.shape
-        out = np.empty((n, p), dtype=dtype)
+        n, p = self.shape[0], self._calls.shape[0]
+        out = np.empty(self.shape, dtype=dtype)
+        if self._covariates is not None:
+            out[:, p:] = self._covariates
         rows = self._rows
         # variants decoded at a time: about 4 MB of one-byte calls, 16 MB as float32 (besides out)
         step = max(1, (1 << 22) // max(1, self._calls.shape[1] * 4))
@@ -201,7 +282,7 @@ class PackedGenotypes:
             codes = _CALLS[self._calls[j0:j0 + step]].reshape(min(step, p - j0), -1)[:, :self._n_file_samples]
             if rows is not None:
                 codes = codes[:, rows]
-            out[:, j0:j0 + step] = values[codes].T
+            out[:, j0:min(j0 + step, p)] = values[codes].T
         return out
 
     def __array__(self, dtype=None, copy=None):
@@ -209,7 +290,12 @@ class PackedGenotypes:
             raise ValueError("PackedGenotypes cannot be viewed as an array without a copy")
         if dtype is not None and np.dtype(dtype).kind != "f":
             return self.to_numpy().astype(dtype)
-        return self.to_numpy(np.float32 if dtype is None else dtype)
+        return self.to_numpy(dtype)
+
+    @property
+    def _default_dtype(self):
+        """float32 holds allele counts exactly; covariates need float64."""
+        return np.float32 if self._covariates is None else np.float64
 
 
 def is_packed(X) -> bool:
