@@ -258,8 +258,8 @@ def test_covariates_adjust_the_phenotype_before_the_forest(cohort, capsys):
         lines.append(f"F{i} S{i} {'NA' if i % 70 == 9 else f'{pc1[i]:.6f}'} {'xyz'[i % 3]}")
     (folder / "covar.txt").write_text("\n".join(lines) + "\n")
     code, out, err = run(capsys, "importance", folder / "cohort.bed", "--pheno", folder / "pheno.txt",
-                         "--pheno-name", "trait", "--covar", folder / "covar.txt", "--n-estimators", 20,
-                         "--n-jobs", 1, "--out", folder / "out")
+                         "--pheno-name", "trait", "--covar", folder / "covar.txt", "--covar-mode", "adjust",
+                         "--n-estimators", 20, "--n-jobs", 1, "--out", folder / "out")
     assert (code, err) == (0, ""), err
     has_trait = {i for i in range(N) if i % 48 != 1 and i % 40 != 3 and i != 5}
     has_covar = {i for i in range(N) if i % 60 != 2 and i % 70 != 9}
@@ -280,15 +280,47 @@ def test_covariates_adjust_the_phenotype_before_the_forest(cohort, capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--task", "classification"], "--covar adjusts the phenotype, which leaves a continuous residual"),
+    (["--covar-mode", "adjust", "--task", "classification"],
+     "--covar-mode adjust leaves a continuous residual: leave out --task classification"),
     (["--covar-name", "PC1,age"], "no covariate 'age'; its columns are PC1, constant"),
-    (["--covar-name", "constant"], "the covariates are collinear (or one is constant)"),
+    (["--covar-mode", "adjust", "--covar-name", "constant"], "the covariates are collinear (or one is constant)"),
 ])
 def test_covariate_problems_are_one_line(cohort, capsys, argv, message):
     folder = cohort[0]
     (folder / "covar.txt").write_text("#IID PC1 constant\n" + "".join(f"S{i} {i % 7} 1\n" for i in range(N)))
     code, out, err = run(capsys, "importance", folder / "cohort.bed", "--covar", folder / "covar.txt", *argv)
     assert code == 1 and message in err and err.count("\n") == 1, err
+
+
+def test_covariates_at_every_split_by_default(cohort, capsys):
+    """--covar without --covar-mode: the covariates are columns beside the packed calls, searched at
+    every split; the importances are those of the forest on the same matrix in memory, and the
+    interaction tables hold no covariate unless --covar-interactions asks."""
+    folder, G, y, _ = cohort
+    rng = np.random.default_rng(6)
+    pcs = rng.standard_normal((N, 2))
+    pcs[:, 0] += 2.0 * (y == y.max())  # PC1 tags the cases: interactions hold it
+    lines = ["#IID PC1 PC2"] + [f"S{i} {pcs[i, 0]:.6f} {pcs[i, 1]:.6f}" for i in range(N) if i % 50 != 7]
+    (folder / "covar.txt").write_text("\n".join(lines) + "\n")
+    common = ("--covar", folder / "covar.txt", "--n-estimators", 20, "--n-jobs", 1, "--max-features", 0.2)
+    code, out, err = run(capsys, "all", folder / "cohort.bed", *common, "--out", folder / "out")
+    assert (code, err) == (0, ""), err
+    rows = np.array([i for i in range(N) if i % 50 != 7])
+    assert (f"2 covariate columns (PC1, PC2) are searched at every split beside the genotypes (ranger's "
+            f"always.split.variables), on the {len(rows)} samples with phenotype and every covariate") in out
+    assert f"n={len(rows)} samples, p={P} variants (read in place)" in out
+    X = np.column_stack([G[rows].astype(np.float64), [[float(f"{v:.6f}") for v in pcs[i]] for i in rows]])
+    forest = RandomForestClassifier(n_estimators=20, oob_score=True, random_state=0, n_jobs=1, max_features=0.2,
+                                    always_split_features=[P, P + 1]).fit(X, y[rows])
+    table = read_csv_exact(folder / "out" / "importances.csv").set_index("feature")
+    names = [f"rs{k}" for k in range(P)] + ["PC1", "PC2"]
+    np.testing.assert_array_equal(table.loc[names, "mdi_oob"].to_numpy(), mdi_oob(forest, X, y[rows]))
+    shown = read_csv_exact(folder / "out" / "irf.csv")["interaction"]
+    assert len(shown) and not shown.str.contains("PC").any()
+    code, out, err = run(capsys, "interactions", folder / "cohort.bed", *common, "--covar-interactions",
+                         "--out", folder / "all")
+    assert (code, err) == (0, ""), err
+    assert read_csv_exact(folder / "all" / "irf.csv")["interaction"].str.contains("PC").any()
 
 
 def test_a_bgen_with_its_sample_file_gives_the_tables_of_the_same_calls_as_a_bed(cohort, capsys):

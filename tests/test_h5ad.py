@@ -173,7 +173,8 @@ def test_a_layer_cell_and_gene_lists_and_obs_covariates(pbmc, capsys):
     (folder / "genes.txt").write_text("CD3E\nGENE3\nGENE4\nLYZ\nNOT-A-GENE\n")
     code, out, err = run(capsys, "importance", folder / "pbmc.h5ad", "--target", "score", "--layer", "counts",
                          "--keep", folder / "cells.txt", "--extract", folder / "genes.txt", "--covar-name",
-                         "obs:batch,n_counts", "--n-estimators", 20, "--n-jobs", 1, "--out", folder / "out")
+                         "obs:batch,n_counts", "--covar-mode", "adjust", "--n-estimators", 20, "--n-jobs", 1,
+                         "--out", folder / "out")
     assert (code, err) == (0, ""), err
     assert "n=120 cells, p=4 genes (layer 'counts', sparse CSR float32), target 'score' from obs (regression" in out
     assert "4 of the 20 genes named (1 of its IDs are not in var_names)" in out
@@ -191,12 +192,34 @@ def test_a_layer_cell_and_gene_lists_and_obs_covariates(pbmc, capsys):
                                mdi_oob(forest, X, residuals), rtol=1e-12, atol=1e-15)
 
 
+def test_obs_covariates_at_every_split_of_a_cell_type_forest(pbmc, capsys):
+    """The default --covar-mode always takes a class target (adjust refuses one): the covariates are
+    columns after the genes (sparse stays sparse), searched at every split."""
+    folder, adata = pbmc
+    code, out, err = run(capsys, "importance", folder / "pbmc.h5ad", "--target", "obs:cell_type", "--covar-name",
+                         "batch,n_counts", "--n-estimators", 20, "--n-jobs", 1, "--max-features", 2,
+                         "--out", folder / "out")
+    assert (code, err) == (0, ""), err
+    assert ("2 covariate columns (batch=b2, n_counts) are searched at every split beside the genes (ranger's "
+            "always.split.variables), on the 238 cells with cell_type and every covariate") in out
+    rows = np.arange(2, 240)
+    covariates = np.column_stack([adata.obs["batch"].to_numpy()[rows] == "b2", adata.obs["n_counts"].to_numpy()[rows]])
+    X = sp.hstack([adata.X[rows], sp.csr_matrix(covariates.astype(float))], format="csr")
+    y = adata.obs["cell_type"].to_numpy()[rows].astype(str)
+    forest = RandomForestClassifier(n_estimators=20, oob_score=True, random_state=0, max_features=2,
+                                    always_split_features=[20, 21]).fit(X, y)
+    table = read_csv_exact(folder / "out" / "importances.csv").set_index("feature")
+    names = [*adata.var_names, "batch=b2", "n_counts"]
+    np.testing.assert_array_equal(table.loc[names, "mdi_oob"].to_numpy(), mdi_oob(forest, X, y))
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--target", "obs:cell_typo"], "pbmc.h5ad: no obs column 'cell_typo'; its obs columns are cell_type, batch"),
     ([], "give --target obs:COLUMN, the obs column of"),
     (["--target", "score", "--layer", "raw"], "pbmc.h5ad: no layer 'raw'; its layers are counts"),
     (["--target", "score", "--covar-name", "obs:age"], "pbmc.h5ad: no obs column 'age' for --covar-name"),
-    (["--target", "cell_type", "--covar-name", "batch"], "--covar adjusts a numeric phenotype; 'cell_type' is text"),
+    (["--target", "cell_type", "--covar-name", "batch", "--covar-mode", "adjust"],
+     "--covar-mode adjust adjusts a numeric phenotype; 'cell_type' is text"),
 ])
 def test_bad_options_are_named(pbmc, capsys, argv, message):
     folder, _ = pbmc

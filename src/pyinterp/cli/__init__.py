@@ -42,8 +42,9 @@ def file_data(args):
     if is_h5ad(args.file):
         data, description = h5ad_data(args)
         return data, description, None
-    for option in ("pheno", "pheno_name", "covar", "covar_name", "keep", "remove", "extract", "exclude", "layer"):
-        if getattr(args, option) is not None:
+    for option in ("pheno", "pheno_name", "covar", "covar_name", "keep", "remove", "extract", "exclude", "layer",
+                   "covar_interactions"):
+        if getattr(args, option) not in (None, False):
             files = "AnnData (.h5ad)" if option == "layer" else "genotype files (.bed, ...) and AnnData (.h5ad)"
             raise DataError(f"--{option.replace('_', '-')} is for {files}; {args.file} is a table: --target names its "
                             "column to explain")
@@ -106,10 +107,17 @@ def parser() -> argparse.ArgumentParser:
     group.add_argument("--pheno-name", metavar="COLUMN", help="the phenotype to explain (default: the first; --target "
                        "is the same)")
     group.add_argument("--covar", metavar="FILE", help="covariates by sample (PCs, age, sex, batch), in --pheno's "
-                       "format: the phenotype is adjusted for them by least squares before the forests, which "
-                       "then explain its residuals (bench/studies/covariate_default.py says why)")
+                       "format; samples without every covariate are left out")
     group.add_argument("--covar-name", metavar="A,B", type=lambda s: [c for c in s.split(",") if c],
                        help="the covariates to use (default: every column of --covar)")
+    group.add_argument("--covar-mode", choices=["always", "adjust"], default="always",
+                       help="always: the covariates are columns every split of every tree is weighed against "
+                       "(ranger's always.split.variables; any phenotype); adjust: the phenotype's residuals after "
+                       "least squares on them are explained instead (numeric phenotypes). "
+                       "bench/studies/covariate_default.py measures both (default: always)")
+    group.add_argument("--covar-interactions", action="store_true",
+                       help="with --covar-mode always, also list the interactions that hold a covariate (by "
+                       "default only those among the genotypes or genes)")
     group.add_argument("--layer", metavar="NAME", help=".h5ad: fit on this layer instead of X")
     for option, what in (("--keep", "keep only the samples listed (FID IID, or IID, per line)"),
                          ("--remove", "leave out the samples listed"),

@@ -12,7 +12,7 @@ import numpy as np
 from ..io.h5ad import anndata_matrix
 from ..io.phenotypes import Phenotypes, match_phenotype, read_pheno
 from .data import Data, DataError, _target, listing
-from .genotypes import adjusted, selections
+from .genotypes import selections, with_covariates
 
 
 def is_h5ad(path) -> bool:
@@ -62,11 +62,13 @@ def _data(args, adata):
     rows, values = rows[keep[rows]], values[keep[rows]]
     if not len(rows):
         raise DataError(f"no cell with {name} is left after --keep / --remove")
+    covariates = None
     if args.covar is not None or args.covar_name:
         table, covar_where = ((read_pheno(args.covar), args.covar) if args.covar is not None
                               else (_obs_table(adata.obs, args.covar_name, args.file), "obs"))
         names = None if args.covar is None else args.covar_name  # obs: the table holds just those named
-        rows, values, task = adjusted(cells, table, names, covar_where, args, rows, values, task, name, notes)
+        rows, values, task, covariates = with_covariates(cells, table, names, covar_where, args, rows, values, task,
+                                                         name, notes, units=("cells", "genes"))
     if task == "classification" and len(np.unique(values)) < 2:
         raise DataError(f"the target {name!r} has one class ({listing(np.unique(values))}) among the cells kept")
     X = _matrix(adata, rows, np.flatnonzero(chosen), args.layer, args.file)
@@ -75,7 +77,27 @@ def _data(args, adata):
     source = f"layer {args.layer!r}" if args.layer else "X"
     description = (f"{args.file}: n={n} cells, p={p} genes ({source}, {form}), target {name!r} from {where} "
                    f"({task}{', inferred; --task overrides' if args.task == 'auto' else ''})")
-    return Data(X, values, list(X.var_names), task, [_of_cells(note) for note in notes]), description
+    always = ()
+    if covariates is not None:
+        X = _beside(X, *covariates, args.file)
+        always = tuple(range(p, X.shape[1]))
+    return Data(X, values, list(X.var_names), task, [_of_cells(note) for note in notes], always), description
+
+
+def _beside(X, values, names, path):
+    """The AnnData X with the covariates as columns after the genes (--covar-mode always): sparse
+    stays sparse (CSR), a dense X is read into memory."""
+    import anndata
+    import scipy.sparse as sp
+
+    clash = sorted(set(names) & set(X.var_names))
+    if clash:
+        raise DataError(f"{path}: covariates {listing(clash)} have the names of genes; rename them in the "
+                        "covariate file")
+    matrix = X.X
+    matrix = (sp.hstack([matrix, sp.csr_matrix(values)], format="csr") if sp.issparse(matrix)
+              else np.hstack([np.asarray(matrix, dtype=np.float64), values]))
+    return anndata.AnnData(matrix, var=X.var[[]].reindex(list(X.var_names) + list(names)))
 
 
 def _of_cells(note):

@@ -31,6 +31,7 @@ class Data(NamedTuple):
     names: list
     task: str  # "regression" or "classification"
     notes: list  # what was read differently from the plain case, and why
+    always: tuple = ()  # columns searched at every split (covariates, --covar-mode always)
 
 
 def listing(items, limit=LISTED) -> str:

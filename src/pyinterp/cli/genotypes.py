@@ -72,9 +72,10 @@ def genotype_data(args):
     task = phenotype.task if args.task == "auto" else args.task
     if task == "regression" and values.dtype.kind not in "fiu":
         raise DataError(f"the phenotype {name!r} is not numeric ({values[0]!r}); regression needs numbers")
+    covariates = None
     if args.covar is not None:
-        rows, values, task = adjusted(G.sample_table, read_pheno(args.covar), args.covar_name, args.covar, args,
-                                      rows, values, task, name, notes)
+        rows, values, task, covariates = with_covariates(G.sample_table, read_pheno(args.covar), args.covar_name,
+                                                         args.covar, args, rows, values, task, name, notes)
     selected = G[rows] if len(rows) < G.shape[0] else G
     if not variants.all():
         selected = selected[:, np.flatnonzero(variants)]
@@ -82,8 +83,12 @@ def genotype_data(args):
         classes = np.unique(values)
         if len(classes) < 2:
             raise DataError(f"the phenotype {name!r} has one class ({listing(classes)}) among the samples kept")
-    data = Data(selected, values, list(selected.variant_ids), task, notes)
     n, p = selected.shape
+    always = ()
+    if covariates is not None:
+        selected = selected.with_covariates(*covariates)
+        always = tuple(range(p, selected.shape[1]))
+    data = Data(selected, values, list(selected.feature_names), task, notes, always)
     read = "hardcalls packed" if plink2 or bgen else "GT calls packed" if vcf else "read in place"
     description = (f"{args.file}: n={n} samples, p={p} variants ({read}), phenotype {name!r} from {where} "
                    f"({task}{', inferred; --task overrides' if args.task == 'auto' else ''})")
@@ -113,15 +118,20 @@ def selections(args, samples, ids, notes, units=("samples", "variants"), source=
     return keep, chosen
 
 
-def adjusted(samples, covariate_table, names, where, args, rows, values, task, name, notes):
-    """The phenotype adjusted for the covariates of `covariate_table` (a Phenotypes), on the
-    samples that have both (see pyinterp.io.phenotypes.adjust_for_covariates): rows, residuals,
-    and the task (regression). `names`: the covariates to use (None: every column)."""
-    if args.task == "classification":
-        raise DataError("--covar adjusts the phenotype, which leaves a continuous residual: leave out --task "
-                        "classification")
-    if values.dtype.kind not in "fiu":
-        raise DataError(f"--covar adjusts a numeric phenotype; {name!r} is text ({values[0]!r})")
+def with_covariates(samples, covariate_table, names, where, args, rows, values, task, name, notes,
+                    units=("samples", "genotypes")):
+    """The covariates of `covariate_table` (a Phenotypes; `names`: those to use, None every column)
+    by --covar-mode, on the samples that have the phenotype and every covariate: (rows, values,
+    task, covariates). always: the phenotype as it is and covariates = (values, names) for those
+    rows, the columns to search at every split. adjust: the phenotype's residuals (see
+    pyinterp.io.phenotypes.adjust_for_covariates), regression, and covariates None."""
+    adjust = args.covar_mode == "adjust"
+    if adjust and args.task == "classification":
+        raise DataError("--covar-mode adjust leaves a continuous residual: leave out --task classification, or "
+                        "offer the covariates at every split (--covar-mode always)")
+    if adjust and values.dtype.kind not in "fiu":
+        raise DataError(f"--covar-mode adjust adjusts a numeric phenotype; {name!r} is text ({values[0]!r}): "
+                        "offer the covariates at every split (--covar-mode always)")
     try:
         covariates = match_covariates(samples, covariate_table, names, where)
     except ValueError as error:
@@ -129,18 +139,25 @@ def adjusted(samples, covariate_table, names, where, args, rows, values, task, n
     notes.extend(covariates.notes)
     both = np.isin(rows, covariates.rows)
     if not both.any():
-        raise DataError(f"no sample with {name} has every covariate of {where}")
+        raise DataError(f"no {units[0][:-1]} with {name} has every covariate of {where}")
     rows, values = rows[both], values[both]
     design = covariates.design[np.searchsorted(covariates.rows, rows)]
+    columns = f"{len(covariates.names)} covariate columns ({listing(covariates.names)})"
+    if not adjust:
+        listed = "listed too (--covar-interactions)" if args.covar_interactions else \
+            "left out of the interaction tables (--covar-interactions lists them)"
+        notes.append(f"{columns} are searched at every split beside the {units[1]} (ranger's always.split.variables), "
+                     f"on the {len(rows)} {units[0]} with {name} and every covariate; interactions holding one are "
+                     f"{listed}")
+        return rows, values, task, (design, covariates.names)
     try:
         residuals = adjust_for_covariates(values, design)
     except ValueError as error:
         raise DataError(str(error)) from None
     kind = "a linear probability model of the cases" if task == "classification" else "least squares"
-    notes.append(f"{name} adjusted for {len(covariates.names)} covariate columns ({listing(covariates.names)}) by "
-                 f"{kind}, on the {len(rows)} samples with both: the forests explain the residuals (regression), "
-                 "and every interaction is among genotypes")
-    return rows, residuals, "regression"
+    notes.append(f"{name} adjusted for {columns} by {kind}, on the {len(rows)} {units[0]} with both: the forests "
+                 f"explain the residuals (regression), and every interaction is among {units[1]}")
+    return rows, residuals, "regression", None
 
 
 def _read_bgen(path):

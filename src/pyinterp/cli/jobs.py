@@ -4,6 +4,7 @@ why."""
 
 from __future__ import annotations
 
+import copy
 import time
 import warnings
 
@@ -29,17 +30,34 @@ class Truth:
         self.features = {k for s in interactions for k, _ in s}
 
 
-def _options(args):
+def _options(args, data):
     """The estimators' keywords the command line sets for every fit."""
     options = {"n_jobs": args.n_jobs, "random_state": args.random_state, "verbose": int(args.verbose)}
     if args.max_features is not None:
         options["max_features"] = args.max_features
+    if data.always:
+        options["always_split_features"] = list(data.always)
     return options
+
+
+def _shown(finder, data, args):
+    """The fitted finder as the report shows it: without the interactions that hold a covariate
+    searched at every split (a shallow copy whose tables leave them out), unless
+    --covar-interactions asks for them. The finder's forest is the one fitted."""
+    if not data.always or args.covar_interactions:
+        return finder
+    always = set(data.always)
+    shown = copy.copy(finder)
+    for name in ("interactions_", "selected_", "minimal_"):
+        if hasattr(finder, name):
+            table = getattr(finder, name)
+            setattr(shown, name, table.select([not any(k in always for k, _ in f) for f in table.features]))
+    return shown
 
 
 def importances(data, args, report, truth=None):
     Forest = RandomForestRegressor if data.task == "regression" else RandomForestClassifier
-    forest = Forest(n_estimators=args.n_estimators, oob_score=True, **_options(args))
+    forest = Forest(n_estimators=args.n_estimators, oob_score=True, **_options(args, data))
     start = time.perf_counter()
     forest.fit(data.X, data.y)
     score_name = "R^2" if data.task == "regression" else "accuracy"
@@ -100,7 +118,7 @@ def _significance(data, args, report, Forest):
                        f"forest on {args.n_permutations} permutations of the target instead.")
     if method == "none":
         return None
-    forest = Forest(n_estimators=args.n_estimators, **{k: v for k, v in _options(args).items() if k != "verbose"})
+    forest = Forest(n_estimators=args.n_estimators, **{k: v for k, v in _options(args, data).items() if k != "verbose"})
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:  # said in the report, beside the p-values
         warnings.simplefilter("always", UserWarning)
@@ -180,7 +198,7 @@ def lssfind(data, args, report, truth=None):
         return
     start = time.perf_counter()
     fit_data, held = _split(data, args)
-    lss = LSSFind(**_options(args)).fit(fit_data.X, fit_data.y)
+    lss = _shown(LSSFind(**_options(args, data)).fit(fit_data.X, fit_data.y), data, args)
     selected, minimal = lss.selected_, set(lss.minimal_.features)
     truth_column = ["truth"] if truth else []
     found = f"{len(selected)} sets with 2^|S| DWP >= 0.99, {len(minimal)} minimal:" if len(selected) else "no set."
@@ -216,7 +234,8 @@ def irf(data, args, report, truth=None):
     start = time.perf_counter()
     fit_data, held = _split(data, args)
     model = IterativeRandomForest(n_estimators=args.n_estimators, task=data.task,
-                                  class_id=_class_of_interest(data, args), **_options(args)).fit(fit_data.X, fit_data.y)
+                                  class_id=_class_of_interest(data, args), **_options(args, data))
+    model = _shown(model.fit(fit_data.X, fit_data.y), data, args)
     table = model.interactions_
     scores = table.columns
     keys = TABLE_ORDER[model.style]

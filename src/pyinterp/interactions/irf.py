@@ -29,7 +29,7 @@ from .._seeds import draw_seeds, python_rng
 from .._groups import check_feature_groups
 from .._progress import Progress, inner, unchanged_if_stopped, worker_threads
 from .._validation import (INT32_MAX, FOREST_FIT_X, ForestInputMixin, IntInterval, check_classification_targets,
-                           check_columns, check_forest_size, check_up_front, core_X, regression_target,
+                           check_columns, check_forest_size, check_up_front, column_indices, core_X, regression_target,
                            resolve_n_threads, share_feature_names, validate_data, validate_fit_data)
 from ..forest import RandomForestClassifier, RandomForestRegressor
 from ..forest.view import forest_view
@@ -186,6 +186,11 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         (repeats counted, as ranger counts them) is not split. None: what R iRF 3.0's forests use
         under ``style="R"`` (ranger's defaults: 5 for regression, 1 for classification) and 1,
         trees grown to purity, under ``style="pyinterp"``.
+    always_split_features : array-like of int or str, or bool mask, default None
+        Columns searched at every node of every forest (ranger's ``always.split.variables``, see
+        :class:`pyinterp.RandomForestRegressor`): covariates such as principal components.
+        Interactions that hold them are found as any other; the command line reports only those
+        among the other columns unless asked.
     task : {"auto", "classification", "regression"}
         What y is. "auto" decides from y's values at fit (integer labels and two-valued y are
         classes). "classification" / "regression" say it, and declare it to scikit-learn, so
@@ -234,10 +239,12 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
     _parameter_constraints = {
         "n_iterations": [IntInterval(Integral, 1, None, closed="left")],
         "n_estimators": [IntInterval(Integral, 1, None, closed="left")],
-        # max_features, min_samples_leaf, max_depth: passed to the forests, which check them
+        # max_features, min_samples_leaf, max_depth, always_split_features: passed to the forests, which
+        # check them
         "max_features": "no_validation",
         "min_samples_leaf": "no_validation",
         "max_depth": "no_validation",
+        "always_split_features": "no_validation",
         "forest_min_node_size": [IntInterval(Integral, 1, None, closed="left"), None],
         "importance": [StrOptions({"mdi", "mdi_oob"})],
         "weight_floor": [Interval(Real, 0, 1, closed="both")],
@@ -273,7 +280,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
                  class_id=None, min_node_size=1, rit_depth=5, rit_n_trees=500, rit_n_children=2.0, rit_min_size=2,
                  bootstrap_n_estimators=None, bootstrap_max_samples=None, first_split=True, rit_leaves="class",
                  rit_leaf_weight="size_precision", rit_root_sets=2, rit_report="leaves", style="R", random_state=None,
-                 n_jobs=None, verbose=0):
+                 n_jobs=None, verbose=0, always_split_features=None):
         self.n_iterations = n_iterations
         self.n_estimators = n_estimators
         self.task = task
@@ -304,6 +311,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.always_split_features = always_split_features
 
     # -- fitting -------------------------------------------------------------------------------
 
@@ -314,12 +322,16 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
             size = 5 if self.style == "R" and not self.classification_ else 1
         return Forest(n_estimators, max_features=self.max_features, min_samples_leaf=self.min_samples_leaf,
                       max_depth=self.max_depth, oob_score=oob_score, random_state=seed, n_jobs=n_jobs,
-                      verbose=verbose, min_node_size=size,
+                      verbose=verbose, min_node_size=size, always_split_features=self._always,
                       keep_oob_leaves=self.style == "R")  # recorded as the trees grow, for BootstrapLeaves
 
-    def _resolve_params(self, n_samples):
-        """What the constraints cannot say: ``iteration`` below ``n_iterations``, and the trees and
-        rows of a bootstrap forest."""
+    def _resolve_params(self, n_samples, n_features):
+        """What the constraints cannot say: ``iteration`` below ``n_iterations``, the trees and
+        rows of a bootstrap forest, and the always-split columns by index (X's names are gone
+        once it is validated)."""
+        self._always = (None if self.always_split_features is None else
+                        column_indices("always_split_features", self.always_split_features, n_features,
+                                       getattr(self, "feature_names_in_", None)))
         if isinstance(self.iteration, Integral) and self.iteration >= self.n_iterations:
             raise ValueError(f"iteration must be below n_iterations ({self.n_iterations}), got {self.iteration}")
         self._bootstrap_trees = self.n_estimators if self.bootstrap_n_estimators is None else self.bootstrap_n_estimators
@@ -344,7 +356,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         X, y = validate_fit_data(self, X, y, ensure_min_samples=2)
         X = core_X(X, by_columns=True)
         self.feature_groups_ = check_feature_groups(feature_groups, X.shape[1])
-        self._resolve_params(len(y))
+        self._resolve_params(len(y), X.shape[1])
         if self.task == "auto":
             self.classification_ = type_of_target(y) in ("binary", "multiclass")
         else:

@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._groups import check_feature_groups
 from .._progress import Progress, unchanged_if_stopped
-from .._validation import (ForestInputMixin, IntInterval, check_columns, core_X, regression_target,
+from .._validation import (ForestInputMixin, IntInterval, check_columns, column_indices, core_X, regression_target,
                            share_feature_names, validate_fit_data)
 from ..forest import RandomForestRegressor
 from .dwp import FLOAT_SLACK, dwp, prevalent_sets, rank_key
@@ -48,9 +48,10 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
     max_features : int, float, "sqrt", "log2" or None, default=1.0
         m_try. All features, as the paper's scikit-learn runs: smaller m_try makes noise splits
         that cut true interactions' DWP below the eta test (spec section 8).
-    bootstrap, max_samples, min_samples_leaf, max_depth
+    bootstrap, max_samples, min_samples_leaf, max_depth, always_split_features
         As for :class:`pyinterp.RandomForestRegressor`; bootstrap is the trees' only diversity
-        when m_try = p, so it stays on by default.
+        when m_try = p, so it stays on by default. always_split_features (covariates searched at
+        every node) matters when max_features leaves columns out.
     epsilon : float, default=0.01
         Absolute impurity-decrease cut in units of y^2 (strict >).
     eta : float, default=0.01
@@ -91,7 +92,7 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
     _parameter_constraints = {
         # the forest's parameters: RandomForestRegressor checks them
         **dict.fromkeys(("n_estimators", "max_features", "bootstrap", "max_samples", "min_samples_leaf", "max_depth",
-                         "random_state"), "no_validation"),
+                         "random_state", "always_split_features"), "no_validation"),
         **{name: PATH_CONSTRAINTS[name] for name in ("epsilon", "first_occurrence", "impurity_scale", "n_jobs")},
         "eta": [Interval(Real, 0, 1, closed="left")],
         "max_order": [IntInterval(Integral, 1, None, closed="left")],
@@ -103,7 +104,7 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
     def __init__(self, n_estimators=100, *, max_features=1.0, bootstrap=True, max_samples=None, min_samples_leaf=1,
                  max_depth=None, epsilon=0.01, eta=0.01, max_order=3, mode="find", min_dwp=None,
                  first_occurrence="after_filter", impurity_scale="weighted", random_state=None, n_jobs=None,
-                 verbose=0):
+                 verbose=0, always_split_features=None):
         self.n_estimators = n_estimators
         self.max_features = max_features
         self.bootstrap = bootstrap
@@ -120,6 +121,7 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.always_split_features = always_split_features
 
     def _mining_threshold(self):
         if self.min_dwp is not None:
@@ -143,10 +145,13 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
         y = regression_target(y)
         X = core_X(X, by_columns=True)
         threshold = self._mining_threshold()
+        always = (None if self.always_split_features is None else  # by index: X's names are gone
+                  column_indices("always_split_features", self.always_split_features, X.shape[1],
+                                 getattr(self, "feature_names_in_", None)))
         self.forest_ = RandomForestRegressor(
             self.n_estimators, max_features=self.max_features, bootstrap=self.bootstrap, max_samples=self.max_samples,
             min_samples_leaf=self.min_samples_leaf, max_depth=self.max_depth, random_state=self.random_state,
-            n_jobs=self.n_jobs, verbose=self.verbose).fit(X, y, sample_weight)
+            n_jobs=self.n_jobs, verbose=self.verbose, always_split_features=always).fit(X, y, sample_weight)
         share_feature_names(self, self.forest_)  # before the paths, which take their names from it
         self.feature_groups_ = check_feature_groups(feature_groups, X.shape[1])
         with Progress(self.verbose, 1, "mining") as progress:
@@ -204,11 +209,12 @@ class LocalLSSFind(LSSFind):
     def __init__(self, n_estimators=100, *, max_features=1.0, bootstrap=True, max_samples=None, min_samples_leaf=1,
                  max_depth=None, epsilon=0.01, eta=0.01, max_order=3, mode="find", min_dwp=None,
                  first_occurrence="after_filter", impurity_scale="weighted", min_path_prevalence=0.5,
-                 combine="intersection", random_state=None, n_jobs=None, verbose=0):
+                 combine="intersection", random_state=None, n_jobs=None, verbose=0, always_split_features=None):
         super().__init__(n_estimators, max_features=max_features, bootstrap=bootstrap, max_samples=max_samples,
                          min_samples_leaf=min_samples_leaf, max_depth=max_depth, epsilon=epsilon, eta=eta,
                          max_order=max_order, mode=mode, min_dwp=min_dwp, first_occurrence=first_occurrence,
-                         impurity_scale=impurity_scale, random_state=random_state, n_jobs=n_jobs, verbose=verbose)
+                         impurity_scale=impurity_scale, random_state=random_state, n_jobs=n_jobs, verbose=verbose,
+                         always_split_features=always_split_features)
         self.min_path_prevalence = min_path_prevalence
         self.combine = combine
 
