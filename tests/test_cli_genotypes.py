@@ -323,6 +323,39 @@ def test_covariates_at_every_split_by_default(cohort, capsys):
     assert read_csv_exact(folder / "all" / "irf.csv")["interaction"].str.contains("PC").any()
 
 
+def test_more_columns_than_the_screen_are_screened_then_every_kept_pair_tested(cohort, capsys):
+    """--screen 12 of 60 variants: the pair table is screen_pairs' on the same data (the covariates
+    offered at every split and removed from the scan's y), and LSSFind and iRF fit on the kept
+    variants, named as in the file."""
+    from pyinterp.interactions import screen_pairs
+
+    folder, G, _, trait = cohort
+    rng = np.random.default_rng(8)
+    pcs = rng.standard_normal((N, 2))
+    (folder / "covar.txt").write_text("#IID PC1 PC2\n" + "".join(f"S{i} {pcs[i, 0]:.6f} {pcs[i, 1]:.6f}\n"
+                                                                 for i in range(N)))
+    code, out, err = run(capsys, "interactions", folder / "cohort.bed", "--pheno", folder / "pheno.txt",
+                         "--pheno-name", "trait", "--covar", folder / "covar.txt", "--screen", 12,
+                         "--n-estimators", 20, "--n-jobs", 1, "--out", folder / "out")
+    assert (code, err) == (0, ""), err
+    assert "ranked the 60 columns by MDI-oob; every pair of the first 12, 66 pairs, tested on the other" in out
+    from pyinterp.io.phenotypes import match_phenotype
+
+    G_file = read_plink(folder / "cohort.bed")
+    matched = match_phenotype(G_file.sample_table, read_pheno(folder / "pheno.txt"), "trait", "pheno.txt")
+    rows, y = matched.rows, matched.values
+    X = G_file[rows].with_covariates([[float(f"{v:.6f}") for v in pcs[i]] for i in rows], names=["PC1", "PC2"])
+    found = screen_pairs(X, y, n_features=12, n_estimators=20, always_split_features=["PC1", "PC2"], random_state=0,
+                         n_jobs=1, top=1000)
+    table = read_csv_exact(folder / "out" / "pairs.csv")
+    assert table["interaction"].tolist() == [found.scan.interactions.label(f) for f in found.scan.interactions.features]
+    np.testing.assert_array_equal(table["pvalue"], found.scan.interactions["pvalue"])
+    kept = {f"rs{k}" for k in found.features}
+    for name in ("lssfind", "irf"):
+        labels = read_csv_exact(folder / "out" / f"{name}.csv")["interaction"]
+        assert all(set(label.replace("+", "").replace("-", "").split(" & ")) <= kept for label in labels)
+
+
 def test_a_bgen_with_its_sample_file_gives_the_tables_of_the_same_calls_as_a_bed(cohort, capsys):
     bgen = pytest.importorskip("bgen", reason="the bgen package (the test extras) writes the .bgen")
     folder, G, y, _ = cohort

@@ -178,3 +178,38 @@ def test_p_values_stay_valid_with_rare_alleles(target):
     pvalues = _null_pvalues(target, 500, (0.05, 0.5), np.random.default_rng(7), 150)
     for alpha in (0.001, 0.01, 0.05):
         assert np.mean(pvalues < alpha) <= 1.3 * alpha + 0.001
+
+
+def test_screen_keeps_the_top_columns_and_scans_them_on_the_other_rows():
+    from pyinterp.importance import mdi_oob
+    from pyinterp.interactions import screen_pairs
+
+    rng = np.random.default_rng(4)
+    G = rng.binomial(2, 0.4, size=(600, 200)).astype(float)
+    pcs = rng.standard_normal((600, 2))
+    X = np.column_stack([G, pcs])
+    y = 1.5 * ((G[:, 5] > 0) & (G[:, 50] > 0)) + pcs[:, 0] + rng.standard_normal(600)
+    kw = dict(n_features=20, n_estimators=60, random_state=3, always_split_features=[200, 201], top=None)
+    found = screen_pairs(X, y, **kw, n_jobs=1)
+    again = screen_pairs(X, y, **kw, n_jobs=2)
+    np.testing.assert_array_equal(found.features, again.features)
+    np.testing.assert_array_equal(found.scan.interactions["pvalue"], again.scan.interactions["pvalue"])
+    assert len(found.screen_rows) == 300 and np.intersect1d(found.screen_rows, found.scan_rows).size == 0
+    assert len(found.scan_rows) == 300
+    importances = mdi_oob(found.forest, X[found.screen_rows], y[found.screen_rows])
+    np.testing.assert_array_equal(found.importances, importances)
+    ranked = np.argsort(-importances[:200], kind="stable")  # the covariates are not screened
+    np.testing.assert_array_equal(found.features, ranked[:20])
+    design = np.column_stack([np.ones(300), pcs[found.scan_rows]])  # the covariates' share removed first
+    rest = y[found.scan_rows] - design @ np.linalg.lstsq(design, y[found.scan_rows], rcond=None)[0]
+    direct = pair_scan(X[found.scan_rows], rest, features=np.sort(found.features), top=None)
+    np.testing.assert_array_equal(found.scan.interactions["pvalue"], direct.interactions["pvalue"])
+    assert found.scan.n_pairs == 190 and found.scan.interactions[0].features == ((5, 1), (50, 1))
+    # at most n_features columns: every pair, every row, no forest
+    small = screen_pairs(X[:, :30], y, n_features=40)
+    assert small.forest is None and small.scan.n_pairs == 435 and len(small.scan_rows) == 600
+    cases = np.where(y > np.median(y), "case", "control")
+    split = screen_pairs(X, cases, n_features=20, n_estimators=20, random_state=0)
+    assert np.sum(cases[split.screen_rows] == "case") == 150  # drawn within each class
+    with pytest.raises(ValueError, match="3 classes"):
+        screen_pairs(X, np.array(["a", "b", "c"])[np.arange(600) % 3], n_features=20)

@@ -16,10 +16,10 @@ from .._version import __version__
 from .cells import h5ad_data, is_h5ad
 from .data import DataError, read_table, split_target
 from .genotypes import genotype_data, is_genotype_file
-from .jobs import Truth, importances, irf, lssfind
+from .jobs import Truth, importances, irf, lssfind, pairs
 from .report import Report
 
-JOBS = {"importance": (importances,), "interactions": (lssfind, irf), "all": (importances, lssfind, irf)}
+JOBS = {"importance": (importances,), "interactions": (pairs, lssfind, irf), "all": (importances, pairs, lssfind, irf)}
 
 
 def demo_data(args):
@@ -69,7 +69,7 @@ def run(args) -> int:
     for note in data.notes:
         report.say(f"Note: {note}.")
     for step in JOBS[job]:
-        step(data, args, report, truth)
+        data = step(data, args, report, truth) or data  # a step may narrow the data for the next ones
     if args.out is None:
         report.say("\nNo files written: --out DIR writes the tables as CSV and report.html.")
     else:
@@ -146,6 +146,10 @@ def parser() -> argparse.ArgumentParser:
                        help="fit LSSFind and iRF on the other rows and test their interactions on this share of "
                        "the rows (p-values and BH q-values of each rule against the additive model); default: "
                        "all rows fit, no interaction p-values")
+    group.add_argument("--screen", type=_at_least_two, default=1000, metavar="K",
+                       help="interactions: with more columns than K, a forest ranks them on half the rows, every "
+                       "pair of the first K is tested on the other half, and LSSFind and iRF fit on those K "
+                       "(default 1000: 499,500 pairs, seconds)")
     group.add_argument("--verbose", action="store_true", help="progress of each fit on stderr")
     group.add_argument("--top", type=_positive, default=10, help="rows of each table to print")
 
@@ -187,6 +191,13 @@ def _fraction(text) -> float:
     value = float(text)
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"must be a fraction in (0, 1), not {text}")
+    return value
+
+
+def _at_least_two(text) -> int:
+    value = _positive(text)
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"must be at least 2 (a pair), got {text!r}")
     return value
 
 

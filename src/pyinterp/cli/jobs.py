@@ -12,7 +12,7 @@ import numpy as np
 
 from ..forest import RandomForestClassifier, RandomForestRegressor
 from ..importance import mdi_oob
-from ..interactions import IterativeRandomForest, LSSFind, signed_paths
+from ..interactions import IterativeRandomForest, LSSFind, screen_pairs, signed_paths
 from ..interactions.irf import TABLE_ORDER
 from .._rows import split_rows, take_rows
 from ..significance import importance_pvalues, interaction_pvalues
@@ -280,6 +280,69 @@ def _say_no_holdout(report, held):
     if held is None:
         report.say("  (No p-values for interactions: --holdout 0.5 fits LSSFind and iRF on half the rows and tests "
                    "their rules on the other half.)")
+
+
+# Rows of the pair table written to CSV (every pair tested counts in its q-values).
+PAIR_ROWS = 1000
+
+
+def pairs(data, args, report, truth=None):
+    """Every pair of the columns tested for interaction (pair_scan); with more than --screen
+    columns, those a forest ranks first on some rows, tested on the others, and the data the later
+    steps (LSSFind, iRF) fit narrowed to them. Returns that data (None: unchanged)."""
+    if data.task == "classification" and len(np.unique(data.y)) > 2:
+        report.say(f"\nPair scan skipped: it tests two classes or a number; the target has {len(np.unique(data.y))} "
+                   "classes.")
+        return None
+    p = len(data.names) - len(data.always)
+    start = time.perf_counter()
+    found = screen_pairs(data.X, data.y, n_features=args.screen, max_features=args.max_features or "sqrt",
+                         n_estimators=args.n_estimators, always_split_features=list(data.always) or None,
+                         top=PAIR_ROWS, random_state=args.random_state, n_jobs=args.n_jobs, verbose=int(args.verbose))
+    table, elapsed = found.scan.interactions, time.perf_counter() - start
+    adjusted = " (y without the covariates' linear share)" if data.always else ""
+    if found.forest is None:
+        report.say(f"\nPair scan ({elapsed:.2f} s): every pair of the {p} columns, {found.scan.n_pairs} tested on all "
+                   f"{len(data.y)} rows{adjusted}.")
+    else:
+        report.say(f"\nPair scan ({elapsed:.2f} s): a forest of {args.n_estimators} trees on {len(found.screen_rows)} rows "
+                   f"ranked the {p} columns by MDI-oob; every pair of the first {args.screen}, {found.scan.n_pairs} "
+                   f"pairs, tested on the other {len(found.scan_rows)} rows{adjusted}, so the selection does not bias "
+                   "their p-values. LSSFind and iRF below fit on those columns.")
+    report.say("  Each pair: the additive model of its two columns (a step per genotype or tertile) against one mean "
+               "per cell of their levels (HC2 score test); its rule: the cuts whose cell adds most to the additive "
+               "model (effect). q-values: Benjamini-Hochberg over every pair tested.")
+    selected = int(np.sum(table["qvalue"] <= 0.1))
+    report.say(f"  {selected} pairs have q <= 0.1." + ("" if selected else " None is distinguishable from chance."))
+    truth_column = ["truth"] if truth else []
+    columns = ("effect", "pvalue", "qvalue", "threshold_1", "threshold_2", "n")
+    rows = [(rank, table.label(r.features), *(float(getattr(r, c)) for c in columns),
+             *([_pair(r.features) in {_pair(f) for f in truth.interactions}] if truth else []))
+            for rank, r in enumerate(table, 1)]
+    report.add_table("pairs", f"Pair scan: the {len(rows)} pairs with the smallest p-values of {found.scan.n_pairs} tested",
+                     ["rank", "interaction", *columns, *truth_column], rows)
+    report.say(f"  {'interaction':<40} {'effect':>8} {'p-value':>10} {'q-value':>8}")
+    for rank, label, effect, pvalue, qvalue, *rest in rows[: args.top]:
+        mark = ("  true" if rest[-1] else "") if truth else ""
+        report.say(f"  {label:<40} {effect:>8.3f} {pvalue:>10.2e} {qvalue:>8.2g}{mark}")
+    if found.forest is None:
+        return None
+    kept = np.sort(found.features)
+    columns_kept = np.concatenate([kept, np.asarray(data.always, dtype=np.int64)])
+    return data._replace(X=_columns_of(data.X, columns_kept), names=[data.names[j] for j in columns_kept],
+                         always=tuple(range(len(kept), len(columns_kept))))
+
+
+def _pair(features):
+    """A signed interaction's features without their signs."""
+    return tuple(k for k, _ in features)
+
+
+def _columns_of(X, columns):
+    """Columns of any X the command reads (packed genotypes, AnnData, arrays, DataFrames)."""
+    if hasattr(X, "iloc"):
+        return X.iloc[:, columns]
+    return X[:, columns]
 
 
 def _class_of_interest(data, args):

@@ -283,7 +283,9 @@ def _scan(levels, steps, top):
     indicators = np.concatenate([levels == u for u in range(3)], axis=1).astype(np.float64)  # n x 3k
     weighted = indicators * steps[:, None]
     squared = indicators * (steps * steps)[:, None]
-    block = max(1, min(k, (1 << 24) // (9 * k)))  # a's per block: three 3B x 3k products of ~1.5 GB at most
+    # a's per block: the three 3B x 3k products take 216 B k bytes, kept near 64 MB, and the block's
+    # pairs' cells about as much
+    block = max(1, min(k, (1 << 26) // (216 * k)))
     p_parts, kept = [], []
     first_pair = 0
     for a0 in range(0, k, block):

@@ -1,0 +1,163 @@
+"""Interactions at genome scale (issue 49): a forest screens p = 10^5-10^6 columns down to a few
+thousand by MDI-oob, and pair_scan tests every pair of those on rows the screen did not see, so
+the pairs' p-values stay valid after the selection."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+
+from .._rows import split_rows, take_rows
+from .._seeds import draw_seeds, python_rng
+from .._validation import IntInterval, column_indices
+from ..forest import RandomForestClassifier, RandomForestRegressor
+from ..importance import mdi_oob
+from .pairs import PairScan, _columns, pair_scan
+
+__all__ = ["PairScreen", "screen_pairs"]
+
+
+@dataclass
+class PairScreen:
+    """What :func:`screen_pairs` found.
+
+    Attributes
+    ----------
+    features : ndarray of int
+        The screened columns, by decreasing MDI-oob (all columns when there were at most
+        ``n_features``).
+    importances : ndarray of shape (n_features_in,) or None
+        The screening forest's MDI-oob of every column (None without a screen).
+    scan : PairScan
+        Every pair of the screened columns tested on the scan rows.
+    screen_rows, scan_rows : ndarray of int
+        The rows the forest was fitted on and the rows the pairs were tested on (without a
+        screen: no screen rows, every row scanned).
+    forest : RandomForestRegressor, RandomForestClassifier or None
+        The screening forest.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp.interactions import screen_pairs
+    >>> X = np.random.default_rng(0).standard_normal((400, 60))
+    >>> found = screen_pairs(X, X[:, 0] * X[:, 1], n_features=10, n_estimators=50, random_state=0)
+    >>> len(found.features), len(found.screen_rows), found.scan.n_pairs
+    (10, 200, 45)
+    """
+
+    features: np.ndarray
+    importances: np.ndarray | None
+    scan: PairScan
+    screen_rows: np.ndarray
+    scan_rows: np.ndarray
+    forest: object | None
+
+
+@validate_params(
+    {
+        "X": ["array-like", "sparse matrix"],
+        "y": ["array-like"],
+        "n_features": [IntInterval(Integral, 2, None, closed="left")],
+        "screen_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "n_estimators": [IntInterval(Integral, 1, None, closed="left")],
+        "max_features": "no_validation",  # the forest checks it
+        "always_split_features": "no_validation",
+        "top": [IntInterval(Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def screen_pairs(X, y, *, n_features=1000, screen_fraction=0.5, n_estimators=300, max_features="sqrt",
+                 always_split_features=None, top=100, random_state=None, n_jobs=None, verbose=0):
+    """Screen the columns with a forest, then test every pair of the kept ones.
+
+    With more than ``n_features`` columns: a forest (``max_features`` candidates a split, sqrt of
+    p by default: the cost of a fit at p = 10^6) is fitted on ``screen_fraction`` of the rows
+    (drawn within each class for two classes), its MDI-oob on them ranks the columns, and
+    :func:`pair_scan` tests every pair of the ``n_features`` first on the other rows. With at
+    most ``n_features`` columns every pair is scanned on every row, without a forest. A screen by
+    importance keeps columns with marginal effects, or that a forest's splits reach through an
+    interaction; a pair whose columns have no effect of their own (pure epistasis) it may miss.
+
+    Parameters
+    ----------
+    X : array-like, sparse matrix, packed genotypes or AnnData of shape (n_samples, n_features_in)
+    y : array-like of shape (n_samples,)
+        Numbers or two classes (see :func:`pair_scan`).
+    n_features : int, default=1000
+        Columns kept by the screen: n_features (n_features - 1) / 2 pairs (1000: 499,500 pairs,
+        seconds at n = 2,000).
+    screen_fraction : float, default=0.5
+        The share of the rows the screening forest is fitted on; the pairs are tested on the rest.
+    n_estimators, max_features, always_split_features
+        The screening forest's (see :class:`pyinterp.RandomForestRegressor`). Always-split
+        columns (covariates: principal components, age, sex, batch) are offered at every split of
+        the forest, left out of the pairs, and removed from y by least squares on the scan rows
+        before the pairs are tested (y's residuals: a 0/1 y's of a linear probability model).
+    top : int or None, default=100
+        Rows of the pairs' table (see :func:`pair_scan`).
+    random_state : int, RandomState or None
+        Seeds the split of the rows and the forest.
+    n_jobs : int, optional
+        Threads of the forest and the scan; results do not depend on it.
+    verbose : int, default=0
+        Reports the forest's trees as they are grown.
+
+    Returns
+    -------
+    PairScreen
+    """
+    if not hasattr(X, "shape"):
+        X = np.asarray(X, dtype=np.float64)
+    values_y = np.asarray(y)
+    n, p = X.shape
+    if len(values_y) != n:
+        raise ValueError(f"y must have one value per row of X ({n}), got {len(values_y)}")
+    names = _columns(X, [0])[1]
+    always = (np.zeros(0, dtype=np.int64) if always_split_features is None else
+              column_indices("always_split_features", always_split_features, p, names))
+    candidates = np.setdiff1d(np.arange(p), always)
+    if len(candidates) <= n_features:
+        scan = pair_scan(X, _adjusted(X, values_y, always), features=candidates, top=top, n_jobs=n_jobs)
+        return PairScreen(candidates, None, scan, np.zeros(0, dtype=np.int64), np.arange(n), None)
+    labels = np.unique(values_y)
+    classes = values_y.dtype.kind in "OUSb" or len(labels) == 2
+    if classes and len(labels) != 2:
+        raise ValueError(f"y holds {len(labels)} classes; screen_pairs takes numbers or two classes")
+    split_seed, forest_seed = (int(s) for s in draw_seeds(python_rng(random_state), 2))
+    screen_rows, scan_rows = split_rows(values_y, lambda m: int(round(screen_fraction * m)), classes,
+                                        np.random.RandomState(split_seed))
+    if min(len(screen_rows), len(scan_rows)) < 10:
+        raise ValueError(f"screen_fraction={screen_fraction} leaves {len(screen_rows)} rows to screen on and "
+                         f"{len(scan_rows)} to test on; both need 10 or more")
+    Forest = RandomForestClassifier if classes else RandomForestRegressor
+    forest = Forest(n_estimators, max_features=max_features, oob_score=False, random_state=forest_seed,
+                    n_jobs=n_jobs, verbose=verbose, always_split_features=always if len(always) else None)
+    X_screen, y_screen = take_rows(X, screen_rows), values_y[screen_rows]
+    forest.fit(X_screen, y_screen)
+    importances = np.asarray(mdi_oob(forest, X_screen, y_screen, n_jobs=n_jobs), dtype=np.float64)
+    ranked = candidates[np.argsort(-importances[candidates], kind="stable")]
+    features = ranked[:n_features]
+    X_scan = take_rows(X, scan_rows)
+    scan = pair_scan(X_scan, _adjusted(X_scan, values_y[scan_rows], always), features=np.sort(features), top=top,
+                     n_jobs=n_jobs)
+    return PairScreen(features, importances, scan, screen_rows, scan_rows, forest)
+
+
+def _adjusted(X, y, always):
+    """y without the covariates' linear share (least squares with an intercept), as numbers; y
+    itself without covariates."""
+    if not len(always):
+        return y
+    labels = np.unique(y)
+    numbers = (y == labels[1]).astype(np.float64) if y.dtype.kind in "OUSb" else y.astype(np.float64)
+    design = np.column_stack([np.ones(len(y)), _columns(X, always)[0]])
+    if np.isnan(design).any():
+        raise ValueError("the always-split columns (covariates) hold missing values; leave those rows out")
+    return numbers - design @ np.linalg.lstsq(design, numbers, rcond=None)[0]
