@@ -76,7 +76,7 @@ def check_every_route(X, D, y, yc, names):
     sk = SkForest(n_estimators=5, random_state=0, max_features=0.3).fit(D, y)
     with pytest.warns(UserWarning, match="fitted without feature names"):
         np.testing.assert_array_equal(imp.mdi_oob(sk, X, y), imp.mdi_oob(sk, D, y))
-    kw_lss = dict(n_estimators=15, max_features=0.5, random_state=0, mode="rank", max_order=2, min_dwp=0.05)
+    kw_lss = dict(n_estimators=15, max_features=0.5, random_state=0, mode="rank", max_order=2, min_dwp=0.02)
     la, lb = LSSFind(**kw_lss).fit(X, y), LSSFind(**kw_lss).fit(D, y)
     assert_same_forest(la.forest_, lb.forest_)
     assert len(la.interactions_) > 0

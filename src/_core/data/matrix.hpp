@@ -36,8 +36,8 @@ constexpr uint32_t kMissingCall = 1;
 
 // A call as the count of allele 1 (or with count_a2 of allele 2), NaN when missing.
 inline double call_value(uint32_t call, bool count_a2) {
-  static constexpr double kAllele1[4] = {2.0, NAN, 1.0, 0.0};
-  return kAllele1[count_a2 ? (call == kMissingCall ? call : 3 - call) : call];
+  static constexpr double kAllele1[4] = {2.0, NAN, 1.0, 0.0}, kAllele2[4] = {0.0, NAN, 1.0, 2.0};
+  return (count_a2 ? kAllele2 : kAllele1)[call];
 }
 
 // A 2-d matrix, dense with arbitrary (element) strides (C, Fortran or sliced), compressed sparse
