@@ -338,14 +338,14 @@ def test_more_columns_than_the_screen_are_screened_then_every_kept_pair_tested(c
                          "--pheno-name", "trait", "--covar", folder / "covar.txt", "--screen", 12,
                          "--n-estimators", 20, "--n-jobs", 1, "--out", folder / "out")
     assert (code, err) == (0, ""), err
-    assert "ranked the 60 columns by MDI-oob; every pair of the first 12, 66 pairs, tested on the other" in out
+    assert "a forest of 300 trees on 114 rows ranked the 60 columns by MDI-oob; every pair of the first 12, 66 pairs" in out
     from pyinterp.io.phenotypes import match_phenotype
 
     G_file = read_plink(folder / "cohort.bed")
     matched = match_phenotype(G_file.sample_table, read_pheno(folder / "pheno.txt"), "trait", "pheno.txt")
     rows, y = matched.rows, matched.values
     X = G_file[rows].with_covariates([[float(f"{v:.6f}") for v in pcs[i]] for i in rows], names=["PC1", "PC2"])
-    found = screen_pairs(X, y, n_features=12, n_estimators=20, always_split_features=["PC1", "PC2"], random_state=0,
+    found = screen_pairs(X, y, n_features=12, always_split_features=["PC1", "PC2"], random_state=0,
                          n_jobs=1, top=1000)
     table = read_csv_exact(folder / "out" / "pairs.csv")
     assert table["interaction"].tolist() == [found.scan.interactions.label(f) for f in found.scan.interactions.features]

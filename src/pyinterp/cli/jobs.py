@@ -297,7 +297,7 @@ def pairs(data, args, report, truth=None):
     p = len(data.names) - len(data.always)
     start = time.perf_counter()
     found = screen_pairs(data.X, data.y, n_features=args.screen, max_features=args.max_features or "sqrt",
-                         n_estimators=args.n_estimators, always_split_features=list(data.always) or None,
+                         always_split_features=list(data.always) or None,
                          top=PAIR_ROWS, random_state=args.random_state, n_jobs=args.n_jobs, verbose=int(args.verbose))
     table, elapsed = found.scan.interactions, time.perf_counter() - start
     adjusted = " (y without the covariates' linear share)" if data.always else ""
@@ -305,7 +305,7 @@ def pairs(data, args, report, truth=None):
         report.say(f"\nPair scan ({elapsed:.2f} s): every pair of the {p} columns, {found.scan.n_pairs} tested on all "
                    f"{len(data.y)} rows{adjusted}.")
     else:
-        report.say(f"\nPair scan ({elapsed:.2f} s): a forest of {args.n_estimators} trees on {len(found.screen_rows)} rows "
+        report.say(f"\nPair scan ({elapsed:.2f} s): a forest of {found.forest.n_estimators} trees on {len(found.screen_rows)} rows "
                    f"ranked the {p} columns by MDI-oob; every pair of the first {args.screen}, {found.scan.n_pairs} "
                    f"pairs, tested on the other {len(found.scan_rows)} rows{adjusted}, so the selection does not bias "
                    "their p-values. LSSFind and iRF below fit on those columns.")

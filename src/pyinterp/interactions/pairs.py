@@ -70,7 +70,7 @@ _RULE_DESIGN = np.einsum("rc,ck->crk", _RULE_CELLS, _ADDITIVE).reshape(9, 80)
 _INTERACTION = np.array([c for c, (u, v) in enumerate(_CELLS) if u and v])
 _INTERACTION_CELLS = np.eye(9)[:, _INTERACTION]
 # Pairs whose rules are searched at once (arrays of pairs x 16 rules x 5).
-_CHUNK = 1 << 15
+_CHUNK = 1 << 13
 
 
 @dataclass
@@ -283,9 +283,9 @@ def _scan(levels, steps, top):
     indicators = np.concatenate([levels == u for u in range(3)], axis=1).astype(np.float64)  # n x 3k
     weighted = indicators * steps[:, None]
     squared = indicators * (steps * steps)[:, None]
-    # a's per block: the three 3B x 3k products take 216 B k bytes, kept near 64 MB, and the block's
+    # a's per block: the three 3B x 3k products take 216 B k bytes, kept near 16 MB, and the block's
     # pairs' cells about as much
-    block = max(1, min(k, (1 << 26) // (216 * k)))
+    block = max(1, min(k, (1 << 24) // (216 * k)))
     p_parts, kept = [], []
     first_pair = 0
     for a0 in range(0, k, block):
