@@ -62,7 +62,7 @@ def test_fileset_tables_and_names(tmp_path):
 
 
 @pytest.mark.filterwarnings("ignore:Some inputs do not have OOB scores")
-@pytest.mark.parametrize("count_a2", [False, True])
+@pytest.mark.parametrize("count_a2", [False, pytest.param(True, marks=pytest.mark.heavy)])  # one under ASan
 def test_every_estimator_and_measure_equals_the_float32_copy(tmp_path, count_a2):
     """Either allele counted (with allele 2, the heterozygous calls once read as missing values
     wherever the core read a value back: thresholds, predictions, every measure)."""
@@ -80,6 +80,7 @@ def test_every_estimator_and_measure_equals_the_float32_copy(tmp_path, count_a2)
     check_every_route(X[rows], D[rows], y[rows], yc[rows], X.variant_ids)
 
 
+@pytest.mark.heavy  # the sanitizer job fits packed calls with covariates in test_cli_genotypes.py
 @pytest.mark.filterwarnings("ignore:Some inputs do not have OOB scores")
 def test_covariates_beside_the_calls_equal_the_float64_copy(tmp_path):
     """Packed calls with dense covariates after them: every route equals np.asarray's float64
