@@ -309,9 +309,10 @@ def pairs(data, args, report, truth=None):
                    f"ranked the {p} columns by MDI-oob; every pair of the first {args.screen}, {found.scan.n_pairs} "
                    f"pairs, tested on the other {len(found.scan_rows)} rows{adjusted}, so the selection does not bias "
                    "their p-values. LSSFind and iRF below fit on those columns.")
+    share = f", on the share of class '{np.unique(data.y)[1]}'" if data.task == "classification" else ""
     report.say("  Each pair: the additive model of its two columns (a step per genotype or tertile) against one mean "
                "per cell of their levels (HC2 score test); its rule: the cuts whose cell adds most to the additive "
-               "model (effect). q-values: Benjamini-Hochberg over every pair tested.")
+               f"model (effect{share}). q-values: Benjamini-Hochberg over every pair tested.")
     selected = int(np.sum(table["qvalue"] <= 0.1))
     report.say(f"  {selected} pairs have q <= 0.1." + ("" if selected else " None is distinguishable from chance."))
     truth_column = ["truth"] if truth else []
