@@ -204,25 +204,32 @@ def pair_scan(X, y, *, features=None, top=1000, max_pairs=20_000_000, n_jobs=Non
     return PairScan(table, int(tested.sum()), features, cuts)
 
 
+def _feature_names(X):
+    """X's column names (AnnData's var_names, packed genotypes' feature names, a DataFrame's
+    columns) when they are strings, else None."""
+    if is_anndata(X):
+        names = X.var_names
+    elif is_packed(X):
+        names = X.feature_names
+    elif hasattr(X, "columns") and hasattr(X, "iloc"):
+        names = X.columns
+    else:
+        return None
+    names = np.asarray(names, dtype=object)
+    return names if all(isinstance(v, str) for v in names) else None
+
+
 def _columns(X, features):
     """The chosen columns of X as float64 (NaN missing), X's feature names (or None), its column
     count and the chosen indices; only those columns are read (never all of a wide X)."""
+    names = _feature_names(X)
     if is_anndata(X):
-        names = np.asarray(X.var_names, dtype=object)
         X = anndata_matrix(X)[0]
-    elif is_packed(X):
-        names = np.asarray(X.feature_names, dtype=object)
-    elif hasattr(X, "columns") and hasattr(X, "iloc"):
-        names = np.asarray(X.columns, dtype=object)
-    else:
-        names = None
     if not hasattr(X, "shape"):
         X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
     if len(X.shape) != 2:
         raise ValueError(f"X must be 2-d, got shape {X.shape}")
     p = X.shape[1]
-    if names is not None and not all(isinstance(v, str) for v in names):
-        names = None
     chosen = np.arange(p) if features is None else column_indices("features", features, p, names)
     if hasattr(X, "iloc"):
         part = X.iloc[:, chosen]

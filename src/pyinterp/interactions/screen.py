@@ -16,7 +16,8 @@ from .._seeds import draw_seeds, python_rng
 from .._validation import IntInterval, column_indices
 from ..forest import RandomForestClassifier, RandomForestRegressor
 from ..importance import mdi_oob
-from .pairs import PairScan, _columns, pair_scan
+from ..io.phenotypes import adjust_for_covariates
+from .pairs import PairScan, _columns, _feature_names, _target, pair_scan
 
 __all__ = ["PairScreen", "screen_pairs"]
 
@@ -126,9 +127,8 @@ def screen_pairs(X, y, *, n_features=1000, screen_fraction=0.5, n_estimators="au
     n, p = X.shape
     if len(values_y) != n:
         raise ValueError(f"y must have one value per row of X ({n}), got {len(values_y)}")
-    names = _columns(X, [0])[1]
     always = (np.zeros(0, dtype=np.int64) if always_split_features is None else
-              column_indices("always_split_features", always_split_features, p, names))
+              column_indices("always_split_features", always_split_features, p, _feature_names(X)))
     candidates = np.setdiff1d(np.arange(p), always)
     if len(candidates) <= n_features:
         scan = pair_scan(X, _adjusted(X, values_y, always), features=candidates, top=top, n_jobs=n_jobs)
@@ -164,9 +164,7 @@ def _adjusted(X, y, always):
     itself without covariates."""
     if not len(always):
         return y
-    labels = np.unique(y)
-    numbers = (y == labels[1]).astype(np.float64) if y.dtype.kind in "OUSb" else y.astype(np.float64)
-    design = np.column_stack([np.ones(len(y)), _columns(X, always)[0]])
-    if np.isnan(design).any():
+    covariates = _columns(X, always)[0]
+    if np.isnan(covariates).any():
         raise ValueError("the always-split columns (covariates) hold missing values; leave those rows out")
-    return numbers - design @ np.linalg.lstsq(design, numbers, rcond=None)[0]
+    return adjust_for_covariates(_target(y, len(y)), covariates)
