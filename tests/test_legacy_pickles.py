@@ -81,7 +81,9 @@ def test_forest_params_state_of_version_1_loads_by_position():
           "n_threads", "record_oob_leaves"]
     assert [getattr(params, name) for name in v1] == list(old)
     later = [name for name in params.__getstate__() if name not in v1 and name != "version"]
-    assert later == ["always_features"] and params.always_features == []  # parameters added since: defaults
+    # parameters added since: defaults
+    assert later == ["always_features", "categorical_features"]
+    assert params.always_features == [] and params.categorical_features == []
 
 
 def test_forest_params_state_is_read_by_name():

@@ -65,7 +65,9 @@ def test_pickled_state_is_a_versioned_mapping_with_the_criterion(classification_
     state = forest._forest.__getstate__()
     assert state["version"] == type(forest._forest).state_version
     assert state["criterion"] == criterion
-    assert set(state["trees"][0]) == set(type(forest._forest).tree_fields) == set(forest.trees_[0].__slots__)
+    # the node fields, and the tree's table of category sets
+    fields = {*type(forest._forest).tree_fields, "left_categories"}
+    assert set(state["trees"][0]) == fields == set(forest.trees_[0].__slots__)
     assert pickle.loads(pickle.dumps(forest))._forest.criterion.name == criterion
 
 
@@ -92,7 +94,7 @@ def shared_child(tree):
     (lambda s: s["trees"][0].update(feature=s["trees"][0]["feature"].astype(np.int64) + 2**32),
      "feature holds values outside"),
     (lambda s: s["trees"][0].update(threshold=np.where(s["trees"][0]["left"] >= 0, np.nan, 0.0)),
-     "thresholds numbers"),
+     "a threshold must be a number"),
     (lambda s: s["trees"][0].update(n_node_samples=-s["trees"][0]["n_node_samples"]), "sizes must be counts"),
     (lambda s: s["trees"][0].update(weighted_n_node_samples=-s["trees"][0]["weighted_n_node_samples"]),
      "sizes must be counts"),

@@ -38,6 +38,7 @@ py::dict tree_arrays(const Tree& t, py::handle owner) {
     if (columns > 0) shape.push_back(columns);
     d[name] = view(field, shape, owner);
   });
+  d["left_categories"] = view(t.left_categories, {category_set_count(t), kCategoryWords}, owner);
   return d;
 }
 
@@ -61,6 +62,20 @@ void check_state_values(const py::array& a, const std::string& name) {
   }
 }
 
+// The left sets of a state's categorical splits: an (n_sets, kCategoryWords) array, or absent in
+// the state of a tree without them (and of any tree pickled before them).
+void read_category_sets(const py::dict& arrays, Tree& t) {
+  if (!arrays.contains("left_categories")) return;
+  const auto a = py::array::ensure(arrays["left_categories"]);
+  if (!a || a.ndim() != 2 || a.shape(1) != kCategoryWords)
+    throw std::invalid_argument("corrupt forest state: left_categories must have shape (n_sets, " +
+                                std::to_string(kCategoryWords) + ")");
+  check_state_values<uint64_t>(a, "left_categories");
+  const auto flat = checked_array<uint64_t>(a.attr("reshape")(-1), {a.shape(0) * kCategoryWords}, "left_categories",
+                                            /*convert=*/true);
+  t.left_categories.assign(flat.data(), flat.data() + flat.size());
+}
+
 // Rebuilds a tree from its arrays, refusing anything that could make traversal go out of bounds
 // or loop: children must be later nodes (preorder), features within range, parents and depths
 // consistent with the children.
@@ -73,8 +88,11 @@ Tree tree_from_state(const py::handle& state, int64_t n_features, int32_t n_valu
   const int64_t n = py::len(arrays["feature"]);
   if (n == 0) throw std::invalid_argument("corrupt forest state: empty tree");
   const bool derive_missing = version < 3;
+  // Trees pickled before categorical splits (and trees built elsewhere) have no category_split.
+  const bool threshold_only = !arrays.contains("category_split");
   Tree::for_each_field(t, [&](const char* name, auto& field, int64_t columns) {
     if (derive_missing && std::string(name) == "missing_go_to_left") return;
+    if (threshold_only && std::string(name) == "category_split") return;
     if (!arrays.contains(name)) throw std::invalid_argument(std::string("corrupt forest state: tree has no ") + name);
     using T = typename std::decay_t<decltype(field)>::value_type;
     // One entry per node, or for a matrix field (n, columns) or its n * columns entries flat.
@@ -87,6 +105,8 @@ Tree tree_from_state(const py::handle& state, int64_t n_features, int32_t n_valu
     const auto flat = checked_array<T>(a.attr("reshape")(-1), {size}, name, /*convert=*/true);
     field.assign(flat.data(), flat.data() + flat.size());
   });
+  if (threshold_only) t.category_split.assign(n, -1);
+  read_category_sets(arrays, t);
   for (int64_t k = 0; k < n; ++k) {
     const bool leaf = t.left[k] < 0;
     const bool ok = leaf ? (t.right[k] < 0 && t.feature[k] == -1)
@@ -106,8 +126,19 @@ Tree tree_from_state(const py::handle& state, int64_t n_features, int32_t n_valu
   for (int64_t k = 1; k < n; ++k)
     if (parents[k] != 1) throw std::invalid_argument("corrupt forest state: a node is not the child of one node");
   for (int64_t k = 0; k < n; ++k)
-    if (t.n_node_samples[k] < 0 || !(t.weighted_n_node_samples[k] >= 0.0) || std::isnan(t.threshold[k]))
-      throw std::invalid_argument("corrupt forest state: node sizes must be counts and weights, thresholds numbers");
+    if (t.n_node_samples[k] < 0 || !(t.weighted_n_node_samples[k] >= 0.0))
+      throw std::invalid_argument("corrupt forest state: node sizes must be counts and weights");
+  // A threshold is a number, but at a categorical split (NaN there), which names one of the sets.
+  const int64_t n_sets = category_set_count(t);
+  for (int64_t k = 0; k < n; ++k) {
+    const int32_t s = t.category_split[k];
+    const bool ok = s < 0 ? s == -1 && !std::isnan(t.threshold[k])
+                          : t.left[k] >= 0 && s < n_sets && std::isnan(t.threshold[k]);
+    if (!ok)
+      throw std::invalid_argument("corrupt forest state: node " + std::to_string(k) +
+                                  ": a threshold must be a number, and a categorical split (threshold NaN, at an inner "
+                                  "node) must name one of the tree's left_categories");
+  }
   // Paths are walked upwards through parent and depth: both must agree with the child links.
   if (t.parent[0] != -1 || t.depth[0] != 0) throw std::invalid_argument("corrupt forest state: root");
   for (int64_t k = 0; k < n; ++k) {
@@ -131,6 +162,7 @@ py::dict forest_state(const Forest& f) {
     Tree::for_each_field(t, [&](const char* name, const auto& field, int64_t columns) {
       arrays[name] = columns > 0 ? copy_array(field).attr("reshape")(t.node_count(), columns) : copy_array(field);
     });
+    arrays["left_categories"] = copy_array(t.left_categories).attr("reshape")(category_set_count(t), kCategoryWords);
     trees.append(arrays);
   }
   py::dict s;

@@ -40,6 +40,7 @@ class ForestParams:
     monotonic_cst: list[int]
     min_impurity_decrease: float
     always_features: list[int]
+    categorical_features: list[int]
     balanced_subsample: bool
     seed: int
     first_tree: int

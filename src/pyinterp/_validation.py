@@ -131,6 +131,10 @@ def _forest_reads(kwargs):
 
 
 def validate_data(estimator, X="no_validation", y="no_validation", reset=True, **kwargs):
+    # A forest with categorical features reads X's categories as the codes it was fitted on.
+    encoder = getattr(estimator, "_category_encoder", None)
+    if encoder is not None and not reset and not (isinstance(X, str) and X == "no_validation"):
+        X = encoder.transform(X)
     if is_packed(X) and _forest_reads(kwargs):
         return _validate_packed(estimator, X, y, reset, kwargs)
     if is_anndata(X):

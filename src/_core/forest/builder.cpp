@@ -45,7 +45,14 @@ double TreeBuilder::threshold_between(int64_t feature, const Partition& part) co
   return (t < high && std::isfinite(t)) ? t : low;
 }
 
+namespace {
+
+bool has_code(const uint64_t* set, uint32_t c) { return ((set[c >> 6] >> (c & 63)) & 1u) != 0; }
+
+}  // namespace
+
 TreeBuilder::Partition TreeBuilder::partition_rows(int64_t start, int64_t end, const Split& split) {
+  if (data_.categorical(split.feature)) return partition_categories(start, end, split);
   // Stable, so every node keeps its rows in increasing order: gathers from a column then move
   // forward through memory, sharing cache lines. The first rows with codes lo and hi are kept for
   // the threshold (hi is the missing code when the split parts the rows with a value from the rest).
@@ -64,6 +71,31 @@ TreeBuilder::Partition TreeBuilder::partition_rows(int64_t start, int64_t end, c
     });
   });
   return {mid, n_missing, lo_row, hi_row};
+}
+
+TreeBuilder::Partition TreeBuilder::partition_categories(int64_t start, int64_t end, const Split& split) {
+  const ColumnCodes& codes = *data_.codes;
+  const uint32_t missing = codes.missing_code(split.feature);
+  int64_t n_missing = 0;
+  const int64_t mid = codes.visit_column(split.feature, [&](auto col) {
+    return stable_partition(samples_.data(), start, end, right_rows_.data(), [&](uint32_t row) -> int64_t {
+      const uint32_t c = col[row];
+      if (c == missing) {
+        ++n_missing;
+        return split.missing_left;
+      }
+      return has_code(split.left_codes, c);
+    });
+  });
+  return {mid, n_missing, -1, -1};
+}
+
+int32_t TreeBuilder::left_categories(Tree& tree, const Split& split) const {
+  const std::vector<uint8_t>& category = data_.category_of_code[split.feature];
+  uint64_t set[kCategoryWords] = {};
+  for (uint32_t c = 0; c < category.size(); ++c)
+    if (has_code(split.left_codes, c)) set[category[c] >> 6] |= uint64_t{1} << (category[c] & 63);
+  return tree.add_category_set(set);
 }
 
 Tree TreeBuilder::build(const std::vector<double>& w, Rng& rng, const uint32_t* counts, int32_t* oob_leaf) {
@@ -90,6 +122,7 @@ Tree TreeBuilder::build(const std::vector<double>& w, Rng& rng, const uint32_t* 
   // copied out at its size: one copy instead of each field's chain of reallocations.
   Tree& tree = grown_;
   Tree::for_each_field(tree, [](const char*, auto& field, int64_t) { field.clear(); });
+  tree.left_categories.clear();
   tree.n_values = data_.targets.n_values();
   value_.resize(tree.n_values);
   child_values_.clear();
@@ -165,7 +198,12 @@ TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e, Rng& r
   }
 
   tree.feature[node] = static_cast<int32_t>(split.feature);
-  tree.threshold[node] = threshold_between(split.feature, part);
+  if (data_.categorical(split.feature)) {
+    tree.threshold[node] = std::numeric_limits<double>::quiet_NaN();
+    tree.category_split[node] = left_categories(tree, split);
+  } else {
+    tree.threshold[node] = threshold_between(split.feature, part);
+  }
   // Without missing training rows, a missing value follows the larger child (ties go right).
   tree.missing_go_to_left[node] = part.n_missing > 0 ? split.missing_left : mid - e.start > e.end - mid;
   tree.impurity_decrease[node] = decrease;
@@ -236,6 +274,7 @@ TreeBuilder::NodeRange TreeBuilder::child_range(const Tree& tree, const Grown& g
 void TreeBuilder::make_leaf(Tree& tree, const Grown& g) {
   tree.feature[g.node] = -1;
   tree.threshold[g.node] = 0.0;
+  tree.category_split[g.node] = -1;  // its set stays in the tree's table, unused
   tree.missing_go_to_left[g.node] = 0;
   tree.impurity_decrease[g.node] = 0.0;
   if (oob_leaf_) settle_oob(g.node, g.oob_start, g.oob_end);
@@ -254,9 +293,12 @@ int64_t TreeBuilder::route_oob(const Split& split, double threshold, bool missin
   const ColumnCodes& codes = *data_.codes;
   const int64_t f = split.feature;
   const uint32_t missing = codes.missing_code(f);
+  const bool categorical = data_.categorical(f);
   return codes.visit_column(f, [&](auto col) {
     return stable_partition(oob_rows_.data(), begin, end, right_rows_.data(), [&](uint32_t row) -> int64_t {
       const uint32_t c = col[row];
+      // A category the node's in-bag rows lack is in no left set: it goes right, as route_node sends it.
+      if (categorical) return c == missing ? missing_go_to_left : has_code(split.left_codes, c);
       if (c > split.lo && c < split.hi) return goes_left(data_.x(row, f), threshold, missing_go_to_left);
       return (c <= split.lo) | ((c == missing) & missing_go_to_left);
     });

@@ -83,6 +83,10 @@ class TreeBuilder {
   };
   // Moves the rows going left (code <= lo, or missing when missing_left) before the others.
   Partition partition_rows(int64_t start, int64_t end, const Split& split);
+  // partition_rows for a split on a categorical feature (lo_row and hi_row unused).
+  Partition partition_categories(int64_t start, int64_t end, const Split& split);
+  // Adds the left set of a categorical split, in categories, to the tree; returns its index.
+  int32_t left_categories(Tree& tree, const Split& split) const;
   // The threshold midway between the values of the rows with codes lo and hi.
   double threshold_between(int64_t feature, const Partition& part) const;
 

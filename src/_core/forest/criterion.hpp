@@ -205,7 +205,9 @@ inline int32_t merge_class(int32_t signature, int32_t k) {
 // Every split statistics type declares: kClasses (rows carry classes), kCounting (the counting
 // search over per-code histograms applies; else rows are always sorted by code), kBounded (the
 // search can bound the best proxy a small node's rows allow, see ExactSplitSearch::stops_at_best) and
-// kMonotonic (side_value gives the value a monotonic constraint orders; single output only).
+// kMonotonic (side_value gives the value a monotonic constraint orders; single output only) and
+// kCategorical (bucket_mean gives a code's mean of y, or share of class 1, by which Breiman's
+// ordering sorts a categorical feature's codes: one output, two classes at most).
 
 // Squared error. lwy holds w * (y - node mean): centring keeps the proxy well conditioned.
 struct RegressionStats {
@@ -213,6 +215,7 @@ struct RegressionStats {
   static constexpr bool kCounting = true;
   static constexpr bool kBounded = true;
   static constexpr bool kMonotonic = true;
+  static constexpr bool kCategorical = true;
   const double* lw;
   const double* lwy;
   double* hist_w;
@@ -242,6 +245,8 @@ struct RegressionStats {
   }
   void hist_clear(uint32_t c) { hist_w[c] = hist_s[c] = 0.0; }
   int32_t bucket_class(uint32_t) const { return kMixed; }
+  // Centred or not, the order of the codes' means is that of their means of y.
+  double bucket_mean(uint32_t c) const { return hist_s[c] / hist_w[c]; }
   int32_t row_class(int64_t) const { return kMixed; }
   double proxy() const {
     const double wr = total_w - wl;
@@ -270,6 +275,7 @@ struct MultiRegressionStats {
   static constexpr bool kCounting = true;
   static constexpr bool kBounded = false;
   static constexpr bool kMonotonic = false;
+  static constexpr bool kCategorical = false;
   const double* lw;
   const double* lwy;
   double* hist_w;
@@ -348,6 +354,7 @@ struct AbsoluteErrorStats {
   static constexpr bool kCounting = false;
   static constexpr bool kBounded = false;
   static constexpr bool kMonotonic = true;
+  static constexpr bool kCategorical = false;
   struct Fenwick {
     double* w;   // 1-based, size + 1 entries
     double* wy;
@@ -459,6 +466,7 @@ struct ClassStats {
   static constexpr bool kCounting = true;
   static constexpr bool kBounded = true;
   static constexpr bool kMonotonic = !Multi;
+  static constexpr bool kCategorical = !Multi;
   const double* lw;
   const int32_t* lc;      // per position: its n_outputs slots
   const int32_t* llabel;  // Multi: per position, its label id
@@ -488,6 +496,11 @@ struct ClassStats {
     hist_class[c] = merge_class(hist_class[c], row_class(pos));
   }
   int32_t bucket_class(uint32_t c) const { return hist_class[c]; }
+  // Bin c's share of class 1 (two classes; with one, 0).
+  double bucket_mean(uint32_t c) const {
+    const double* h = hist + static_cast<int64_t>(c) * n_slots;
+    return n_slots < 2 ? 0.0 : h[1] / (h[0] + h[1]);
+  }
   // The fraction of class 0 on one side: monotonic constraints of binary classification are
   // constraints on it (scikit-learn's convention; the Python layer flips their signs).
   double side_value(bool left) const { return left ? this->left[0] / wl : (total[0] - this->left[0]) / (total_w - wl); }

@@ -41,6 +41,7 @@ ExactSplitSearch::ExactSplitSearch(const TrainingSet& data, const ForestParams& 
   keys64_.resize(n);
   radix_tmp_.resize(n);
   hist_n_.assign(data.codes->max_n_codes(), 0);
+  if (!data.category_of_code.empty()) code_mean_.resize(kMaxCategories);
   occupied_.assign(data.codes->max_n_codes() / 64 + 1, 0);
   const FitTargets& t = data.targets;
   const size_t n_codes = data.codes->max_n_codes();
@@ -303,6 +304,91 @@ bool ExactSplitSearch::evaluate(Column col, Stats& stats, int64_t feature, Split
   return true;
 }
 
+template <bool Missing, class Column, class Stats>
+bool ExactSplitSearch::evaluate_categories(Column col, Stats& stats, int64_t feature, Split& best) {
+  const int64_t m = m_;
+  const uint32_t* idx = rows_;
+  const uint32_t n_codes = data_.codes->n_codes(feature);
+  MissingRows missing{0, n_codes, false};
+  uint64_t* occupied = occupied_.data();
+  uint32_t* counts = hist_n_.data();
+  {
+    Stats local = stats;  // hist_add changes the histograms only
+    for (int64_t pos = 0; pos < m; ++pos) {
+      const uint32_t c = col[idx[pos]];
+      local.hist_add(c, pos);
+      if (Missing && c == missing.code) {
+        ++missing.rows;
+        continue;
+      }
+      ++counts[c];
+      occupied[c >> 6] |= uint64_t{1} << (c & 63);
+    }
+  }
+  order_.clear();
+  for (uint32_t word = 0; word < (n_codes + 63) / 64; ++word) {
+    for (uint64_t bits = occupied[word]; bits != 0; bits &= bits - 1)
+      order_.push_back((word << 6) + static_cast<uint32_t>(__builtin_ctzll(bits)));
+    occupied[word] = 0;
+  }
+  if (order_.empty() || (order_.size() == 1 && missing.rows == 0)) {
+    for (const uint32_t c : order_) {
+      counts[c] = 0;
+      stats.hist_clear(c);
+    }
+    if (Missing) stats.hist_clear(missing.code);
+    return false;
+  }
+  for (const uint32_t c : order_) code_mean_[c] = stats.bucket_mean(c);
+  std::sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
+    return code_mean_[a] < code_mean_[b] || (code_mean_[a] == code_mean_[b] && a < b);
+  });
+  if (!Missing || missing.rows == 0) {
+    scan_categories<false>(m, stats, feature, best, missing);
+    return true;
+  }
+  scan_categories<true>(m, stats, feature, best, missing);
+  missing.left = true;
+  scan_categories<false>(m, stats, feature, best, missing);
+  stats.hist_clear(missing.code);
+  return true;
+}
+
+template <bool Keep, class Stats>
+void ExactSplitSearch::scan_categories(int64_t m, Stats stats, int64_t feature, Split& best,
+                                       const MissingRows& missing) {
+  uint32_t* counts = hist_n_.data();
+  stats.reset();
+  int64_t n_left = 0;
+  if (missing.left) {
+    stats.hist_peek(missing.code);
+    n_left = missing.rows;
+  }
+  uint64_t prefix[kCategoryWords] = {};
+  auto offer = [&] {
+    if (!admissible(n_left, m, stats)) return;
+    const double q = stats.proxy();
+    if (q > best.proxy) {
+      best = {q, feature, 0, 0, missing.left};
+      std::copy(prefix, prefix + kCategoryWords, best.left_codes);
+    }
+  };
+  for (size_t k = 0; k < order_.size(); ++k) {
+    const uint32_t c = order_[k];
+    if (k > 0) offer();
+    n_left += counts[c];
+    if (Keep) {
+      stats.hist_peek(c);
+    } else {
+      stats.hist_take(c);
+      counts[c] = 0;
+    }
+    prefix[c >> 6] |= uint64_t{1} << (c & 63);
+  }
+  // Every code left, the missing rows right.
+  if (missing.rows > 0 && !missing.left) offer();
+}
+
 template <class Stats, class Scan, class TakeMissing>
 void ExactSplitSearch::search_missing_sides(const Stats& stats, int64_t m, int64_t feature, uint32_t cmax,
                                             MissingRows missing, Split& best, Scan&& scan,
@@ -536,6 +622,13 @@ template <class Stats>
 bool ExactSplitSearch::evaluate_feature(int64_t f, Stats& stats, Split& best) {
   const ColumnCodes& codes = *data_.codes;
   cst_ = params_.monotonic_cst.empty() ? 0 : params_.monotonic_cst[f];
+  if constexpr (Stats::kCategorical) {
+    if (data_.categorical(f))
+      return codes.visit_column(f, [&](auto col) {
+        return codes.has_missing(f) ? evaluate_categories<true>(col, stats, f, best)
+                                    : evaluate_categories<false>(col, stats, f, best);
+      });
+  }
   return codes.visit_column(f, [&](auto col) {
     return codes.has_missing(f) ? evaluate<true>(col, stats, f, best) : evaluate<false>(col, stats, f, best);
   });

@@ -1,6 +1,7 @@
 // The exact split search: every boundary between distinct codes present in the node, for up to
 // max_features candidates drawn without replacement (weighted when feature_weights are given),
-// and the always_features at every node.
+// and the always_features at every node. A categorical feature's codes are ordered by the node's
+// mean of y (Breiman's shortcut) and every boundary in that order is scored.
 // A feature with few codes for the node's size is searched by per-code histograms, otherwise the
 // node's rows are sorted by code; rows missing the feature are tried on both sides.
 #pragma once
@@ -86,6 +87,16 @@ class ExactSplitSearch final : public SplitSearch {
   // col: a const Code* or a PackedColumn (ColumnCodes::visit_column).
   template <bool Missing, class Column, class Stats>
   bool evaluate(Column col, Stats& stats, int64_t feature, Split& best);
+  // evaluate() for a categorical feature: the node's codes by their mean of y (or share of class
+  // 1), ties by code, and every prefix in that order as the left side; with missing rows, first
+  // with them right (the last prefix being every code), then left. Breiman (1984, sec. 4.2.2):
+  // for one output under squared error, Poisson deviance or two classes, the best split of the
+  // codes into two groups is such a prefix.
+  template <bool Missing, class Column, class Stats>
+  bool evaluate_categories(Column col, Stats& stats, int64_t feature, Split& best);
+  // One scan of evaluate_categories over the codes in order_; Keep leaves the histograms filled.
+  template <bool Keep, class Stats>
+  void scan_categories(int64_t m, Stats stats, int64_t feature, Split& best, const MissingRows& missing);
   // A column's search with missing rows in the node, in scikit-learn's order: scan(side) over the
   // boundaries with them right, the split of the rows with a value (largest code cmax) from them,
   // scan(side) with them left. take_missing(stats) adds the missing rows to a left side.
@@ -130,6 +141,8 @@ class ExactSplitSearch final : public SplitSearch {
   double mean_y_ = 0.0;  // what prepare_node centred the node's targets on (one output)
   double node_total_w_ = 0.0, node_total_s_ = 0.0;  // and the sums of lw_ and lwy_ (first output)
   std::vector<int64_t> candidates_;  // features drawn at the current node, in draw order
+  std::vector<uint32_t> order_;      // a categorical feature's codes in the node, in Breiman's order
+  std::vector<double> code_mean_;    // and their means (by code)
   std::vector<uint32_t> by_y_;       // node positions ordered by y (best_threshold_split)
   // Per-node scratch, indexed by position within the node.
   std::vector<double> lw_, lwy_;  // lwy_: n_outputs per position

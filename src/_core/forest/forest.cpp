@@ -129,14 +129,53 @@ void check_feature_params(const ForestParams& params, int64_t n_features) {
     for (int8_t c : params.monotonic_cst)
       if (c < -1 || c > 1) throw std::invalid_argument("monotonic_cst entries must be -1, 0 or 1");
   }
-  const std::vector<int64_t>& always = params.always_features;
-  for (size_t k = 0; k < always.size(); ++k) {
-    if (always[k] < 0 || always[k] >= n_features)
-      throw std::invalid_argument("always_features: feature " + std::to_string(always[k]) + " is out of range");
-    if (k > 0 && always[k] <= always[k - 1])
-      throw std::invalid_argument("always_features must be ascending and distinct");
-  }
+  auto check_indices = [&](const std::vector<int64_t>& features, const std::string& name) {
+    for (size_t k = 0; k < features.size(); ++k) {
+      if (features[k] < 0 || features[k] >= n_features)
+        throw std::invalid_argument(name + ": feature " + std::to_string(features[k]) + " is out of range");
+      if (k > 0 && features[k] <= features[k - 1]) throw std::invalid_argument(name + " must be ascending and distinct");
+    }
+  };
+  check_indices(params.always_features, "always_features");
+  check_indices(params.categorical_features, "categorical_features");
+  if (!params.monotonic_cst.empty())
+    for (const int64_t f : params.categorical_features)
+      if (params.monotonic_cst[f] != 0)
+        throw std::invalid_argument("monotonic_cst: feature " + std::to_string(f) +
+                                    " is categorical; categories have no order to be monotonic in");
 }
+
+namespace {
+
+// Per feature, the category each of a categorical feature's codes stands for (empty for the
+// others): the value of a row holding the code, which must be an integer in [0, kMaxCategories).
+std::vector<std::vector<uint8_t>> categories_of_codes(const ColumnSource& X, const ColumnCodes& codes,
+                                                      const std::vector<int64_t>& categorical) {
+  std::vector<std::vector<uint8_t>> out;
+  if (categorical.empty()) return out;
+  out.resize(X.n_cols());
+  for (const int64_t j : categorical) {
+    std::vector<uint8_t>& category = out[j];
+    category.assign(codes.n_codes(j), 0);
+    std::vector<uint8_t> seen(codes.n_codes(j), 0);
+    for (int64_t i = 0; i < X.n_rows(); ++i) {
+      const uint32_t c = codes.code(j, i);
+      if (c >= codes.n_codes(j) || seen[c]) continue;  // missing, or known
+      const double v = X.value(i, j);
+      if (!(v >= 0.0 && v < kMaxCategories) || v != std::floor(v))
+        throw std::invalid_argument("categorical feature " + std::to_string(j) + ": value " + std::to_string(v) +
+                                    " (row " + std::to_string(i) + ") is not a category code, an integer in [0, " +
+                                    std::to_string(kMaxCategories) + ")");
+      category[c] = static_cast<uint8_t>(v);
+      seen[c] = 1;
+    }
+    // A column of missing values alone has no codes: an empty table would read as not categorical.
+    if (category.empty()) category.push_back(0);
+  }
+  return out;
+}
+
+}  // namespace
 
 Forest fit_forest(const ColumnSource& X, const FitTargets& targets, const double* sample_weight,
                   const std::vector<double>& feature_weights, const ForestParams& params, const ColumnCodes* codes) {
@@ -153,6 +192,13 @@ Forest fit_forest(const ColumnSource& X, const FitTargets& targets, const double
     if (n_classes > 2) throw std::invalid_argument("monotonic_cst needs regression or two classes");
     if (targets.n_outputs > 1) throw std::invalid_argument("monotonic_cst needs a single output");
   }
+  // Breiman's ordering finds the best split of categories for these only.
+  if (!params.categorical_features.empty() &&
+      (n_classes > 2 || targets.n_outputs > 1 || params.criterion == Criterion::absolute_error))
+    throw std::invalid_argument(
+        "categorical_features needs one output and squared error, Poisson deviance or two classes (the best split of "
+        "categories is then found by ordering them by their mean; for more classes or outputs, or absolute error, "
+        "it is not)");
   std::optional<ColumnCodes> own_codes;
   if (codes == nullptr) codes = &own_codes.emplace(X, params.n_threads);
   if (codes->n_rows() != X.n_rows() || codes->n_cols() != X.n_cols())
@@ -182,6 +228,7 @@ Forest fit_forest(const ColumnSource& X, const FitTargets& targets, const double
   }
   data.sample_weight = w_exp ? w_scaled.data() : sample_weight;
   data.feature_weights = feature_weights;
+  data.category_of_code = categories_of_codes(X, *codes, params.categorical_features);
 
   std::vector<double> cum_weight;
   if (params.bootstrap && data.sample_weight) {

@@ -20,6 +20,8 @@ struct CoreNodes {
   const int32_t *left_, *right_, *feature_, *parent_, *samples_;
   const double *threshold_, *weighted_, *impurity_, *decrease_, *value_;
   const uint8_t* missing_;
+  const int32_t* category_split_;
+  const uint64_t* left_categories_;
   int64_t n;
   int32_t n_values;
 
@@ -27,7 +29,8 @@ struct CoreNodes {
       : left_(t.left.data()), right_(t.right.data()), feature_(t.feature.data()), parent_(t.parent.data()),
         samples_(t.n_node_samples.data()), threshold_(t.threshold.data()), weighted_(t.weighted_n_node_samples.data()),
         impurity_(t.impurity.data()), decrease_(t.impurity_decrease.data()), value_(t.value.data()),
-        missing_(t.missing_go_to_left.data()), n(t.node_count()), n_values(t.n_values) {}
+        missing_(t.missing_go_to_left.data()), category_split_(t.category_split.data()),
+        left_categories_(t.left_categories.data()), n(t.node_count()), n_values(t.n_values) {}
   int64_t count() const { return n; }
   bool inner(int64_t node) const { return left_[node] >= 0; }
   int32_t left(int64_t node) const { return left_[node]; }
@@ -36,6 +39,11 @@ struct CoreNodes {
   int32_t feature(int64_t node) const { return feature_[node]; }
   double threshold(int64_t node) const { return threshold_[node]; }
   bool missing_go_to_left(int64_t node) const { return missing_[node] != 0; }
+  // The child a row whose value of the node's feature is v takes.
+  int32_t child(int64_t node, double v) const {
+    return route_node(v, threshold_[node], missing_[node] != 0, category_split_, left_categories_, node, left_[node],
+                      right_[node]);
+  }
   double weighted(int64_t node) const { return weighted_[node]; }
   double distinct(int64_t node) const { return samples_[node]; }
   double impurity(int64_t node) const { return impurity_[node]; }
@@ -78,6 +86,9 @@ struct SklearnReader {
   int32_t feature(int64_t node) const { return static_cast<int32_t>(a.feature[node]); }
   double threshold(int64_t node) const { return a.threshold[node]; }
   bool missing_go_to_left(int64_t node) const { return a.missing_go_to_left[node] != 0; }
+  int32_t child(int64_t node, double v) const {
+    return route(v, a.threshold[node], a.missing_go_to_left[node] != 0, left(node), right(node));
+  }
   double weighted(int64_t node) const { return a.weighted_n_node_samples[node]; }
   double distinct(int64_t node) const { return static_cast<double>(a.n_node_samples[node]); }
   double impurity(int64_t node) const { return a.impurity[node]; }
@@ -106,7 +117,7 @@ inline int64_t tree_count(const SklearnForestNodes& forest) { return static_cast
 // Child of inner node `node` taken by a row whose value of its feature is v.
 template <class Nodes>
 int32_t child_of(const Nodes& tree, int64_t node, double v) {
-  return route(v, tree.threshold(node), tree.missing_go_to_left(node), tree.left(node), tree.right(node));
+  return tree.child(node, v);
 }
 
 // Leaf reached by a row given as an accessor `x(feature)`.

@@ -39,6 +39,10 @@ namespace pyinterp {
   /* Features searched at every node besides the max_features drawn from the others (ranger's            \
      always.split.variables: covariates every split is weighed against). Ascending, distinct. */         \
   FIELD(std::vector<int64_t>, always_features, {})                                                        \
+  /* Features whose values are category codes (integers in [0, 256); NaN missing), split into two sets    \
+     of categories by Breiman's ordering rather than at a threshold. Ascending, distinct. Regression      \
+     (squared error, Poisson) or two classes, one output. */                                             \
+  FIELD(std::vector<int64_t>, categorical_features, {})                                                   \
   /* reweight classes per tree by their in-bag frequency */                                              \
   FIELD(bool, balanced_subsample, false)                                                                 \
   FIELD(uint64_t, seed, 0)                                                                               \

@@ -25,6 +25,7 @@ Tree prune_tree(const Tree& tree, double alpha) {
 
   Tree out;
   out.n_values = tree.n_values;
+  out.left_categories = tree.left_categories;  // indexed by category_split, which is copied as it is
   const int64_t nv = tree.n_values;
   struct Entry {
     int32_t node, parent;
@@ -45,6 +46,7 @@ Tree prune_tree(const Tree& tree, double alpha) {
     if (tree.is_leaf(e.node) || cut[e.node]) continue;
     out.feature[k] = tree.feature[e.node];
     out.threshold[k] = tree.threshold[e.node];
+    out.category_split[k] = tree.category_split[e.node];
     out.missing_go_to_left[k] = tree.missing_go_to_left[e.node];
     out.impurity_decrease[k] = tree.impurity_decrease[e.node];
     stack.push_back({tree.right[e.node], k, false});

@@ -12,6 +12,7 @@
 #include "../common/rng.hpp"
 #include "params.hpp"
 #include "training_set.hpp"
+#include "tree.hpp"
 
 namespace pyinterp {
 
@@ -20,11 +21,13 @@ constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
 
 // A split in codes of its feature: rows with code <= lo go left; hi is the next code present among
 // the node's rows (or the missing code), and missing_left the side of the rows missing the feature.
+// On a categorical feature, the rows whose code is in left_codes (bit c of word c / 64) go left.
 struct Split {
   double proxy;
   int64_t feature = -1;  // -1: no split
   uint32_t lo = 0, hi = 0;
   bool missing_left = false;
+  uint64_t left_codes[kCategoryWords] = {};
 };
 
 // A node as a search sees it: its rows (in increasing order), its values (per output: mean,

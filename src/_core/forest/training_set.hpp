@@ -14,6 +14,10 @@ struct TrainingSet {
   FitTargets targets;
   const double* sample_weight = nullptr;  // n values or nullptr
   std::vector<double> feature_weights;    // empty: uniform
+  // Per feature: empty, or (a categorical feature) the category of each of its codes.
+  std::vector<std::vector<uint8_t>> category_of_code;
+
+  bool categorical(int64_t j) const { return !category_of_code.empty() && !category_of_code[j].empty(); }
 
   double x(int64_t i, int64_t j) const { return source->value(i, j); }
 };

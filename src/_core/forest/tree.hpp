@@ -1,8 +1,11 @@
 // A fitted tree as a struct of arrays, one entry per node, every child after its parent: nodes
-// numbered in depth-first preorder (left child first), or in the order best-first growth made them. A leaf has left == right == feature == -1 and threshold 0. Rows go left when
-// x <= threshold; a missing value (NaN) goes left when missing_go_to_left: the side that scored
-// better where the node's training rows had missing values, else the side with more of its rows
-// (scikit-learn's rule).
+// numbered in depth-first preorder (left child first), or in the order best-first growth made them.
+// A leaf has left == right == feature == -1 and threshold 0. Rows go left when x <= threshold; a
+// missing value (NaN) goes left when missing_go_to_left: the side that scored better where the
+// node's training rows had missing values, else the side with more of its rows (scikit-learn's
+// rule). A split on a categorical feature has threshold NaN and category_split s >= 0: rows whose
+// category (an integer code in [0, 256)) is in the tree's left set s go left, every other value
+// right (a category the node's training rows lacked included); missing values as above.
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -19,6 +22,7 @@ namespace pyinterp {
   FIELD(int32_t, feature, -1, 0)                     \
   FIELD(double, threshold, 0.0, 0)                   \
   FIELD(uint8_t, missing_go_to_left, 0, 0)           \
+  FIELD(int32_t, category_split, -1, 0)              \
   FIELD(int32_t, left, -1, 0)                        \
   FIELD(int32_t, right, -1, 0)                       \
   FIELD(int32_t, parent, -1, 0)                      \
@@ -57,6 +61,30 @@ inline int32_t route(double v, double threshold, bool missing_go_to_left, int32_
   return missing_go_to_left ? left : right;  // NaN
 }
 
+// Words of a set of categories: bit c of word c / 64 is category c, for codes in [0, 256).
+constexpr int kCategoryWords = 4;
+constexpr int kMaxCategories = 64 * kCategoryWords;
+
+// Whether v is a category code in the set (its kCategoryWords words): anything but an integer in
+// [0, kMaxCategories) is in no set.
+inline bool in_category_set(const uint64_t* set, double v) {
+  if (!(v >= 0.0 && v < kMaxCategories)) return false;
+  const auto c = static_cast<uint32_t>(v);
+  return static_cast<double>(c) == v && ((set[c >> 6] >> (c & 63)) & 1u) != 0;
+}
+
+// The child a row takes at a node that may split by categories (left_sets: the tree's sets, s the
+// node's category_split). The threshold comparisons come first: a categorical node's threshold is
+// NaN, so both fail there as they do for a missing value, and threshold splits pay nothing more.
+inline int32_t route_node(double v, double threshold, bool missing_go_to_left, const int32_t* category_split,
+                          const uint64_t* left_sets, int64_t node, int32_t left, int32_t right) {
+  if (v <= threshold) return left;
+  if (v > threshold) return right;
+  if (threshold != threshold && v == v)
+    return in_category_set(left_sets + int64_t{category_split[node]} * kCategoryWords, v) ? left : right;
+  return missing_go_to_left ? left : right;
+}
+
 // route's rule as bitwise logic (whether the row goes left), for loops that partition many rows
 // at one node: there a branch per row mispredicts half the time. A descent keeps route's
 // branches: predicted right, they let it load the next node early (branch-free, 25 % slower).
@@ -69,6 +97,16 @@ struct Tree {
 #define PYINTERP_DECLARE(type, name, initial, columns) std::vector<type> name;
   PYINTERP_TREE_FIELDS(PYINTERP_DECLARE)
 #undef PYINTERP_DECLARE
+  // The left sets of the categorical splits, kCategoryWords words each (set s at s *
+  // kCategoryWords); a tree without them has none.
+  std::vector<uint64_t> left_categories;
+
+  // Appends a left set (its kCategoryWords words); returns its index.
+  int32_t add_category_set(const uint64_t* words) {
+    const auto s = static_cast<int32_t>(left_categories.size() / kCategoryWords);
+    left_categories.insert(left_categories.end(), words, words + kCategoryWords);
+    return s;
+  }
 
   int64_t node_count() const { return static_cast<int64_t>(feature.size()); }
   bool is_leaf(int64_t node) const { return left[node] < 0; }
@@ -99,7 +137,8 @@ struct Tree {
 
   // Child of internal node `node` taken by a row whose value of its feature is v.
   int32_t child_of(int64_t node, double v) const {
-    return route(v, threshold[node], missing_go_to_left[node] != 0, left[node], right[node]);
+    return route_node(v, threshold[node], missing_go_to_left[node] != 0, category_split.data(),
+                      left_categories.data(), node, left[node], right[node]);
   }
 
   // Leaf reached by a row given as an accessor `x(feature)`.
@@ -110,5 +149,9 @@ struct Tree {
     return node;
   }
 };
+
+inline int64_t category_set_count(const Tree& t) {
+  return static_cast<int64_t>(t.left_categories.size()) / kCategoryWords;
+}
 
 }  // namespace pyinterp

@@ -38,6 +38,7 @@ from .._validation import (
     validate_data,
     validate_fit_data,
 )
+from .categories import CategoryEncoder, categorical_columns
 from .chunks import fit_forest_chunks
 from .export import TreeEstimators, to_sklearn
 from .tree import Tree
@@ -77,6 +78,7 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         "min_node_size": [IntInterval(Integral, 1, None, closed="left"), None],
         "keep_oob_leaves": ["boolean"],
         "always_split_features": ["array-like", str, Integral, None],
+        "categorical_features": ["array-like", StrOptions({"from_dtype"}), None],
     }
 
     def __init__(
@@ -103,6 +105,7 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         min_node_size,
         keep_oob_leaves,
         always_split_features,
+        categorical_features,
     ):
         self.n_estimators = n_estimators
         self.criterion = criterion
@@ -125,6 +128,7 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         self.min_node_size = min_node_size
         self.keep_oob_leaves = keep_oob_leaves
         self.always_split_features = always_split_features
+        self.categorical_features = categorical_features
 
     # -- fitting -------------------------------------------------------------------------------
 
@@ -184,6 +188,8 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         params = self._params(n_samples, n_features, n_drawable, weight_sum, always)
         params.balanced_subsample = balanced_subsample
         params.monotonic_cst = self._monotonic_cst(X, n_classes, 1 if targets.ndim == 1 else targets.shape[1])
+        if self._category_encoder is not None:
+            params.categorical_features = self._category_encoder.columns.tolist()
         grown = self._grown_trees(n_samples, n_features)
         if grown:
             # The new trees continue the streams of the old ones: the result is the forest that
@@ -258,12 +264,35 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
     def _targets(self, X, y):
         """X and y validated for fit, y as scikit-learn's forests take it: 1-d, or 2-d with one
         column per output (a single column warns as scikit-learn does and is one output)."""
+        X = self._encode_categories(X)
         X, y = validate_fit_data(self, X, y, multi_output=True)
         if y.ndim == 2 and y.shape[1] == 1:
             warnings.warn("A column-vector y was passed when a 1d array was expected. Please change the shape of y "
                           "to (n_samples,), for example using ravel().", DataConversionWarning, stacklevel=3)
             y = y[:, 0]
         return X, y
+
+    def _encode_categories(self, X):
+        """X with its categorical columns (categorical_features) as category codes, the encoder
+        kept for the X of prediction (validate_data applies it); X itself without them."""
+        columns = categorical_columns(X, self.categorical_features)
+        encoder = None if columns is None else CategoryEncoder(X, columns)
+        old = getattr(self, "_category_encoder", None)
+        if self.warm_start and hasattr(self, "_forest") and not _same_encoding(old, encoder):
+            raise ValueError("warm_start adds trees on the same categories: categorical_features or the categories of "
+                             "X differ from the first fit's")
+        self._category_encoder = encoder
+        self.is_categorical_ = None if columns is None else np.isin(np.arange(_n_columns(X)), columns)
+        return X if encoder is None else encoder.transform(X)
+
+    @property
+    def categories_(self) -> list | None:
+        """Per categorical feature (in column order), its categories: code k in the trees' left
+        sets (``Tree.left_categories``) stands for ``categories_[i][k]``. None without categorical
+        features."""
+        check_is_fitted(self, "_forest")
+        encoder = getattr(self, "_category_encoder", None)
+        return None if encoder is None else encoder.categories_
 
     def _oob_values(self, X, training=False):
         """(values, has_oob): each training row's mean over the trees that did not draw it; X
@@ -359,7 +388,8 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
 
     def __setstate__(self, state):
         # Parameters added after 0.1.0, at their defaults in older pickles.
-        state = {"min_node_size": None, "keep_oob_leaves": False, **state}
+        state = {"min_node_size": None, "keep_oob_leaves": False, "always_split_features": None,
+                 "categorical_features": None, "_category_encoder": None, "is_categorical_": None, **state}
         super().__setstate__(state)
         # A pyinterp 0.1.0 pickle did not record the criterion; the core reads it as Gini.
         core = state.get("_forest")
@@ -432,6 +462,39 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
         sex, batch) so: each split on a genotype is weighed against the best split on every
         covariate in that node, so a genotype that only tags a covariate loses to it. Among equal
         splits an always-split column wins.
+    categorical_features : array-like of int, str or bool, or "from_dtype", default None
+        Columns (indices, names of a named X, or a mask; "from_dtype": a DataFrame's ``category``
+        columns) split as categories rather than at a threshold, as scikit-learn 1.10's decision
+        trees split them (its forests do not yet): a node sends a set of categories left. The
+        node orders its categories by their mean of y (or share of the second class) and tries
+        every prefix of that order (Breiman's shortcut, which finds the best of all splits of
+        the categories for one output and squared error, Poisson or two classes, so those only).
+        At most 256 categories per column, taken from the training X (strings, numbers, pandas
+        categories). At prediction a category the training X lacked is a missing value, and one
+        the node's training rows lacked goes right. X must then be a dense array or a
+        DataFrame. ``categories_`` lists each categorical column's categories and
+        ``is_categorical_`` marks the columns; ``Tree.left_set(node)`` gives a split's left
+        categories as indices into them. Categories have no order, so ``monotonic_cst`` must be
+        0 on them.
+
+    Examples
+    --------
+    A tissue effect that no threshold on the category codes finds in one split:
+
+    >>> import numpy as np
+    >>> from pyinterp import RandomForestRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> tissue = rng.choice(["blood", "brain", "liver", "lung"], size=200)
+    >>> X = np.column_stack([tissue, rng.normal(size=200)]).astype(object)
+    >>> y = np.isin(tissue, ["blood", "liver"]) + rng.normal(scale=0.1, size=200)
+    >>> forest = RandomForestRegressor(20, categorical_features=[0], random_state=0).fit(X, y)
+    >>> forest.categories_[0].tolist()
+    ['blood', 'brain', 'liver', 'lung']
+    >>> tree = forest.trees_[0]
+    >>> int(tree.feature[0]), forest.categories_[0][tree.left_set(0)].tolist()
+    (0, ['brain', 'lung'])
+    >>> forest.predict(np.array([["liver", 0.0], ["lung", 0.0]], dtype=object)).round().tolist()
+    [1.0, 0.0]
     """
 
     # friedman_mse: deprecated in scikit-learn 1.9 as the same splits as squared_error, mapped to it.
@@ -463,6 +526,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
         min_node_size=None,
         keep_oob_leaves=False,
         always_split_features=None,
+        categorical_features=None,
     ):
         super().__init__(
             n_estimators,
@@ -486,6 +550,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
             min_node_size=min_node_size,
             keep_oob_leaves=keep_oob_leaves,
             always_split_features=always_split_features,
+            categorical_features=categorical_features,
         )
 
     @unchanged_if_stopped
@@ -572,6 +637,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         min_node_size=None,
         keep_oob_leaves=False,
         always_split_features=None,
+        categorical_features=None,
     ):
         super().__init__(
             n_estimators,
@@ -595,6 +661,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
             min_node_size=min_node_size,
             keep_oob_leaves=keep_oob_leaves,
             always_split_features=always_split_features,
+            categorical_features=categorical_features,
         )
         self.class_weight = class_weight
 
@@ -685,6 +752,18 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_label = True
         return tags
+
+
+def _n_columns(X):
+    return X.shape[1] if hasattr(X, "shape") else len(X[0])
+
+
+def _same_encoding(a, b):
+    """Whether two CategoryEncoders (or None) encode the same columns with the same categories."""
+    if a is None or b is None:
+        return a is b
+    return np.array_equal(a.columns, b.columns) and all(
+        len(x) == len(y) and all(u == v for u, v in zip(x, y)) for x, y in zip(a.categories_, b.categories_))
 
 
 def _same_classes(a, b):

@@ -17,6 +17,9 @@ def sklearn_tree(arrays, n_features, n_classes):
     from sklearn.tree._tree import NODE_DTYPE, TREE_LEAF, TREE_UNDEFINED, Tree
 
     left = arrays["left"]
+    if (arrays["category_split"] >= 0).any():
+        raise ValueError("this tree splits on categories (categorical_features), which scikit-learn's trees cannot "
+                         "hold before 1.10 and its forests not at all: it has no scikit-learn form")
     split = left >= 0
     nodes = np.zeros(left.shape[0], dtype=NODE_DTYPE)
     nodes["left_child"] = np.where(split, left, TREE_LEAF)

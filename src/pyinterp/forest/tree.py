@@ -21,6 +21,10 @@ class Tree:
     searched over rows with missing values sends them to the side that scores better (threshold
     +inf: the rows with a value left, the missing ones right), and a split whose training rows had
     none sends them to the child with more rows (ties right).
+    A split on a categorical feature has ``threshold`` NaN and ``category_split`` s >= 0 (-1
+    elsewhere): rows whose category code is in its left set (row s of ``left_categories``, 256
+    bits as four uint64 words; ``left_set(node)`` lists them) go left, other categories right,
+    missing values as above.
     ``impurity_decrease`` is ``(N_t I_t - N_l I_l - N_r I_r) / N_root`` with weighted node sizes N.
     ``value`` has shape (node_count, 1) for regression (the mean) and (node_count, n_classes) for
     classification (weighted class fractions); with several outputs, (node_count, n_outputs x
@@ -29,7 +33,7 @@ class Tree:
     gives scikit-learn's layout).
     """
 
-    __slots__ = TREE_FIELDS
+    __slots__ = (*TREE_FIELDS, "left_categories")
 
     def __init__(self, arrays):
         missing = [name for name in TREE_FIELDS if name not in arrays]
@@ -37,6 +41,8 @@ class Tree:
             raise ValueError(f"arrays lacks the node fields {missing} (a Tree needs {list(TREE_FIELDS)})")
         for name in TREE_FIELDS:
             object.__setattr__(self, name, arrays[name])
+        sets = arrays.get("left_categories")
+        object.__setattr__(self, "left_categories", np.zeros((0, 4), np.uint64) if sets is None else sets)
 
     def __setattr__(self, name, value):
         raise AttributeError("Tree is read-only")
@@ -52,6 +58,15 @@ class Tree:
     @property
     def max_depth(self) -> int:
         return int(self.depth.max())
+
+    def left_set(self, node) -> np.ndarray:
+        """The category codes a categorical split at ``node`` sends left, ascending (the estimator's
+        ``categories_`` names them)."""
+        s = int(self.category_split[node])
+        if s < 0:
+            raise ValueError(f"node {node} is not a split on categories")
+        bits = np.unpackbits(self.left_categories[s].astype("<u8").view(np.uint8), bitorder="little")
+        return np.flatnonzero(bits)
 
     def __repr__(self):
         return f"Tree(node_count={self.node_count}, n_leaves={self.n_leaves}, max_depth={self.max_depth})"

@@ -123,6 +123,7 @@ def check_rows(view, X):
 def sklearn_tree_arrays(tree):
     """A fitted scikit-learn tree's node arrays under the core's field names (single output)."""
     t = tree.tree_
+    _refuse_categories(t)
     split = t.children_left >= 0
     value = t.value[:, 0, :]  # the mean, or the class fractions (as scikit-learn >= 1.4 stores them)
     arrays = {
@@ -135,6 +136,8 @@ def sklearn_tree_arrays(tree):
         "weighted_n_node_samples": t.weighted_n_node_samples.astype(np.float64),
         "impurity": t.impurity.astype(np.float64),
         "value": np.ascontiguousarray(value, dtype=np.float64),
+        "category_split": np.full(t.node_count, -1, dtype=np.int32),
+        "left_categories": np.zeros((0, 4), dtype=np.uint64),
     }
     arrays.update(derived_fields(arrays["left"], arrays["right"], arrays["weighted_n_node_samples"], arrays["impurity"]))
     return arrays
@@ -185,9 +188,18 @@ _SKLEARN_NODE_FIELDS = ("children_left", "children_right", "feature", "threshold
                         "n_node_samples", "weighted_n_node_samples", "impurity")
 
 
+def _refuse_categories(t):
+    """scikit-learn >= 1.10's trees may split on categories, which the readers here do not read."""
+    n_categories = getattr(t, "_n_categories", None)
+    if n_categories is not None and np.any(np.asarray(n_categories) > 0):
+        raise ValueError("a scikit-learn tree with categorical features: its category splits are not read; fit "
+                         "pyinterp's forest with categorical_features instead")
+
+
 def sklearn_node_arrays(t):
     """The node arrays of a scikit-learn ``tree_`` by their names there, as
     ``_core.Forest.from_sklearn_trees`` reads them (in place; ``value`` is one output's)."""
+    _refuse_categories(t)
     return {**{name: getattr(t, name) for name in _SKLEARN_NODE_FIELDS}, "value": t.value[:, 0, :]}
 
 

@@ -116,6 +116,10 @@ def _node_bounds(trees, features):
     (+inf / -inf where none); offsets[t] is tree t's first node."""
     feature = np.concatenate([t["feature"] for t in trees])
     threshold = np.concatenate([t["threshold"] for t in trees])
+    on_categories = np.concatenate([t["category_split"] for t in trees]) >= 0
+    if on_categories.any() and np.isin(feature[on_categories], [k for k, _ in features]).any():
+        raise ValueError("the interaction holds a categorical feature (categorical_features): its splits send sets of "
+                         "categories, not a side of a threshold, so the rule has no threshold for it")
     depth = np.concatenate([t["depth"] for t in trees])
     offsets = np.cumsum([0] + [len(t["feature"]) for t in trees[:-1]])
     parent = np.concatenate([np.where(t["parent"] >= 0, t["parent"] + o, -1) for t, o in zip(trees, offsets)])
