@@ -102,6 +102,29 @@ def test_the_csv_tables_are_the_python_apis_results(lss_file, tmp_path, capsys):
         np.testing.assert_array_equal(table[column], irf.interactions_[column])
 
 
+def test_the_interaction_budgets_reach_the_finders(lss_file, tmp_path, capsys):
+    """--max-order, --lss-estimators, --n-iterations, --n-bootstraps, --rit-depth and --rit-trees
+    are the finders' parameters: the tables equal the Python API's fits with them, and the report
+    says what was spent."""
+    out = tmp_path / "out"
+    text = run(capsys, "interactions", lss_file, "--target", "response", "--n-estimators", 20, "--random-state", 4,
+               "--max-order", 2, "--lss-estimators", 40, "--n-iterations", 2, "--n-bootstraps", 3, "--rit-depth", 3,
+               "--rit-trees", 60, "--out", out)
+    assert "LSSFind (40 trees" in text and "order <= 2" in text
+    assert "(2 iterations, 20 trees, 3 bootstraps, 60 RITs of depth 3" in text
+    data = read_csv_exact(lss_file)
+    X, y = data.drop(columns="response"), data["response"].to_numpy()
+    lss = LSSFind(40, max_order=2, random_state=4).fit(X, y)
+    table = read_csv_exact(out / "lssfind.csv")
+    assert list(table["interaction"]) == [lss.selected_.label(f) for f in lss.selected_.features]
+    np.testing.assert_array_equal(table["dwp"], lss.selected_["dwp"])
+    irf = IterativeRandomForest(2, 20, task="regression", n_bootstraps=3, rit_depth=3, rit_n_trees=60,
+                                random_state=4).fit(X, y)
+    table = read_csv_exact(out / "irf.csv")
+    assert list(table["interaction"]) == [irf.interactions_.label(f) for f in irf.interactions_.features]
+    np.testing.assert_array_equal(table["stability"], irf.interactions_["stability"])
+
+
 def test_the_html_report_holds_every_table(lss_file, tmp_path, capsys):
     out = run(capsys, "all", lss_file, "--target", "response", "--n-estimators", 20, "--out", tmp_path)
     assert "Wrote importances.csv, pairs.csv, lssfind.csv, irf.csv, " in out and f"report.html to {tmp_path}\n" in out

@@ -129,7 +129,7 @@ def parser() -> argparse.ArgumentParser:
     group = running.add_argument_group("fitting and output")
     group.add_argument("--out", metavar="DIR", help="write each table as CSV and report.html into DIR")
     group.add_argument("--n-estimators", type=_positive, default=300,
-                       help="trees of the forest and of each iRF forest (LSSFind keeps its 100)")
+                       help="trees of the forest and of each iRF forest (LSSFind: --lss-estimators)")
     group.add_argument("--n-jobs", type=int, default=-1, help="threads (-1: all cores); results do not depend on it")
     group.add_argument("--random-state", type=int, default=0, help="seed: the same seed gives the same tables")
     group.add_argument("--max-features", type=_max_features, default=None, metavar="K",
@@ -152,6 +152,24 @@ def parser() -> argparse.ArgumentParser:
                        "(default 1000: 499,500 pairs, seconds)")
     group.add_argument("--verbose", action="store_true", help="progress of each fit on stderr")
     group.add_argument("--top", type=_positive, default=10, help="rows of each table to print")
+    group = running.add_argument_group(
+        "interaction budgets", "what LSSFind and iRF spend: more finds higher orders and steadier tables, "
+        "at a cost about proportional to each")
+    group.add_argument("--max-order", type=_positive, default=3, metavar="N",
+                       help="LSSFind: the largest interaction it mines (default 3; the mining grows about as "
+                       "p^N at worst)")
+    group.add_argument("--lss-estimators", type=_positive, default=100, metavar="N",
+                       help="LSSFind: trees of its forest (default 100)")
+    group.add_argument("--n-iterations", type=_positive, default=5, metavar="N",
+                       help="iRF: reweighted forests, each fitted on the last one's importances (default 5)")
+    group.add_argument("--n-bootstraps", type=_positive, default=10, metavar="N",
+                       help="iRF: bootstrap replicates behind each interaction's stability (default 10; each "
+                       "fits a forest and runs the RITs)")
+    group.add_argument("--rit-depth", type=_positive, default=5, metavar="N",
+                       help="iRF: depth of each random intersection tree, which bounds the interactions' order "
+                       "(default 5)")
+    group.add_argument("--rit-trees", type=_positive, default=500, metavar="N",
+                       help="iRF: random intersection trees per replicate (default 500)")
 
     for name, text in (("importance", "fit a forest and report MDI-oob (with its SE) beside MDI"),
                        ("interactions", "find interactions with LSSFind (regression) and iRF"),

@@ -198,12 +198,13 @@ def lssfind(data, args, report, truth=None):
         return
     start = time.perf_counter()
     fit_data, held = _split(data, args)
-    lss = _shown(LSSFind(**_options(args, data)).fit(fit_data.X, fit_data.y), data, args)
+    lss = LSSFind(args.lss_estimators, max_order=args.max_order, **_options(args, data))
+    lss = _shown(lss.fit(fit_data.X, fit_data.y), data, args)
     selected, minimal = lss.selected_, set(lss.minimal_.features)
     truth_column = ["truth"] if truth else []
     found = f"{len(selected)} sets with 2^|S| DWP >= 0.99, {len(minimal)} minimal:" if len(selected) else "no set."
     tried = "all features" if args.max_features is None else f"max_features={args.max_features}"
-    report.say(f"\nLSSFind (100 trees, {tried} per split, eps 0.01, eta 0.01, order <= 3"
+    report.say(f"\nLSSFind ({args.lss_estimators} trees, {tried} per split, eps 0.01, eta 0.01, order <= {args.max_order}"
                f"{'' if held is None else f', on {len(fit_data.y)} rows'}) in {time.perf_counter() - start:.2f} s: "
                f"{found}")
     tested = _tested(lss, selected, held, report, "LSSFind") if len(selected) else None
@@ -223,7 +224,7 @@ def lssfind(data, args, report, truth=None):
         draw(report, "lssfind_response", f"The mean response on {lss.minimal_.label(pairs[0])}",
              plot_interaction_response, lss.rule(pairs[0]), data.X, data.y)
     if not len(selected):
-        report.say("  No set of up to 3 signed features holds 2^|S| DWP >= 0.99: the response is not a union of "
+        report.say(f"  No set of up to {args.max_order} signed features holds 2^|S| DWP >= 0.99: the response is not a union of "
                    "Boolean interactions at the forest's thresholds (the LSS model); iRF ranks interactions "
                    "without that assumption.")
     elif all(len(f) == 1 for f in minimal):
@@ -233,7 +234,8 @@ def lssfind(data, args, report, truth=None):
 def irf(data, args, report, truth=None):
     start = time.perf_counter()
     fit_data, held = _split(data, args)
-    model = IterativeRandomForest(n_estimators=args.n_estimators, task=data.task,
+    model = IterativeRandomForest(args.n_iterations, args.n_estimators, task=data.task, n_bootstraps=args.n_bootstraps,
+                                  rit_depth=args.rit_depth, rit_n_trees=args.rit_trees,
                                   class_id=_class_of_interest(data, args), **_options(args, data))
     model = _shown(model.fit(fit_data.X, fit_data.y), data, args)
     table = model.interactions_
@@ -249,7 +251,8 @@ def irf(data, args, report, truth=None):
         interest = (f"y {'>=' if model.style == 'R' else '>'} {model.cut_:.4g} (iRF cuts a continuous response at "
                     "its median)")
     report.say(f"\nIterative random forest, class of interest: {interest}")
-    report.say(f"Iterative random forest (5 iterations, {args.n_estimators} trees, 10 bootstraps"
+    report.say(f"Iterative random forest ({args.n_iterations} iterations, {args.n_estimators} trees, "
+               f"{args.n_bootstraps} bootstraps, {args.rit_trees} RITs of depth {args.rit_depth}"
                f"{'' if held is None else f', on {len(fit_data.y)} rows'}) in {time.perf_counter() - start:.2f} s, "
                f"iteration {model.selected_iteration_ + 1} selected; {found}")
     tested = _tested(model, table, held, report, "iRF") if len(table) else None
