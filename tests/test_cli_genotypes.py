@@ -2,6 +2,8 @@
 pyinterp.io.lists, pyinterp.cli.genotypes): samples matched by ID with every drop counted, PLINK's
 case/control coding, --keep/--remove/--extract/--exclude, and one-line errors naming the file."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -377,3 +379,51 @@ def test_a_bgen_with_its_sample_file_gives_the_tables_of_the_same_calls_as_a_bed
         tables[name] = (folder / name.replace(".", "_") / "importances.csv").read_text()
     assert "(hardcalls packed), phenotype 'status' from cohort.sample (classification" in out
     assert tables["cohort.bed"] == tables["cohort.bgen"]
+
+
+def test_genes_from_a_gene_list_name_the_variants_in_every_table(cohort, capsys):
+    """--genes (PLINK's glist format): each table's variants carry the genes whose ranges hold
+    them (1-based, inclusive; chr1 and 1 the same chromosome), after the screen narrows the columns too."""
+    folder, G, _, trait = cohort
+    bed_reader.to_bed(folder / "placed.bed", G, properties={
+        "fid": [f"F{i}" for i in range(N)], "iid": [f"S{i}" for i in range(N)], "sid": [f"rs{k}" for k in range(P)],
+        "chromosome": ["1"] * P, "bp_position": [1000 * (k + 1) for k in range(P)]})
+    (folder / "glist.txt").write_text("1 10000 11500 GENE_A\nchr1 20500 21000 GENE_B\n1 11000 11000 GENE_D\n"
+                                      "2 1 100000 GENE_C\n")
+    code, out, err = run(capsys, "all", folder / "placed.bed", "--pheno", folder / "pheno.txt", "--pheno-name",
+                         "trait", "--genes", folder / "glist.txt", "--screen", 12, "--n-estimators", 20,
+                         "--n-jobs", 1, "--pvalues", "none", "--out", folder / "out")
+    assert (code, err) == (0, ""), err
+    assert "--genes: 3 of the 60 variants lie in a gene of" in out
+    genes = {"rs9": "GENE_A", "rs10": "GENE_A;GENE_D", "rs20": "GENE_B"}
+    table = read_csv_exact(folder / "out" / "importances.csv")
+    assert table.columns[:3].tolist() == ["rank", "feature", "genes"]
+    assert table["genes"].tolist() == [genes.get(f, ".") for f in table["feature"]]
+    assert "rs10 (GENE_A;GENE_D)" in out
+    for name in ("pairs", "lssfind", "irf"):
+        table = read_csv_exact(folder / "out" / f"{name}.csv")
+        assert len(table) and "genes" in table.columns
+        for label, cell in zip(table["interaction"], table["genes"]):
+            variants = label.replace("+", "").replace("-", "").split(" & ")
+            assert cell == ", ".join(genes.get(v, ".") for v in variants)
+
+
+@pytest.mark.parametrize("text,message", [
+    ("1 10000 GENE_A\n", r"glist.txt, line 1: expected 'chrom start end name'"),
+    ("# genes\n1 100 ten GENE_A\n", r"glist.txt, line 2: start and end must be base-pair positions"),
+    ("1 500 100 GENE_A\n", r"glist.txt, line 1: the gene 'GENE_A' starts at 500, after its end 100"),
+    ("# nothing\n", r"glist.txt: no gene range in it")])
+def test_a_bad_gene_list_is_one_line_naming_the_file_and_line(cohort, capsys, text, message):
+    folder = cohort[0]
+    (folder / "glist.txt").write_text(text)
+    code, _, err = run(capsys, "importance", folder / "cohort.bed", "--genes", folder / "glist.txt")
+    assert code == 1 and re.search(message, err) and err.count("\n") == 1, err
+
+
+def test_genes_on_a_table_or_simulated_data_are_refused(tmp_path, capsys):
+    path = tmp_path / "t.csv"
+    pd.DataFrame({"a": [1.0, 2.0, 3.0] * 5, "y": [0.0, 1.0, 2.0] * 5}).to_csv(path, index=False)
+    code, _, err = run(capsys, "importance", path, "--target", "y", "--genes", path)
+    assert code == 1 and "--genes is for genotype files" in err
+    code, _, err = run(capsys, "demo", "--genes", path)
+    assert code == 1 and "simulated data have none" in err

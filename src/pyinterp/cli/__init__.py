@@ -40,12 +40,16 @@ def file_data(args):
         data, description = genotype_data(args)
         return data, description, None
     if is_h5ad(args.file):
+        if args.genes is not None:
+            raise DataError(f"--genes names the genes of variants in genotype files; the variables of {args.file} "
+                            "are named by its var_names already")
         data, description = h5ad_data(args)
         return data, description, None
     for option in ("pheno", "pheno_name", "covar", "covar_name", "keep", "remove", "extract", "exclude", "layer",
-                   "covar_interactions"):
+                   "covar_interactions", "genes"):
         if getattr(args, option) not in (None, False):
-            files = "AnnData (.h5ad)" if option == "layer" else "genotype files (.bed, ...) and AnnData (.h5ad)"
+            files = ("AnnData (.h5ad)" if option == "layer" else "genotype files (.bed, ...)" if option == "genes"
+                     else "genotype files (.bed, ...) and AnnData (.h5ad)")
             raise DataError(f"--{option.replace('_', '-')} is for {files}; {args.file} is a table: --target names its "
                             "column to explain")
     if args.target is None:
@@ -58,6 +62,8 @@ def file_data(args):
 
 
 def run(args) -> int:
+    if args.command == "demo" and args.file is None and args.genes is not None:
+        raise DataError("--genes names the genes of a genotype file's variants; the simulated data have none")
     if args.command == "demo" and args.file is None:
         data, description, truth = demo_data(args)
         job = "all"
@@ -118,6 +124,10 @@ def parser() -> argparse.ArgumentParser:
     group.add_argument("--covar-interactions", action="store_true",
                        help="with --covar-mode always, also list the interactions that hold a covariate (by "
                        "default only those among the genotypes or genes)")
+    group.add_argument("--genes", metavar="FILE",
+                       help="genotype files: a gene range list ('chrom start end name' per line, 1-based "
+                       "inclusive, as PLINK's glist-hg19 / glist-hg38): every table names the genes its variants "
+                       "lie in")
     group.add_argument("--layer", metavar="NAME", help=".h5ad: fit on this layer instead of X")
     for option, what in (("--keep", "keep only the samples listed (FID IID, or IID, per line)"),
                          ("--remove", "leave out the samples listed"),

@@ -32,6 +32,7 @@ class Data(NamedTuple):
     task: str  # "regression" or "classification"
     notes: list  # what was read differently from the plain case, and why
     always: tuple = ()  # columns searched at every split (covariates, --covar-mode always)
+    genes: dict = None  # --genes: {variant name: its genes, ';'-joined} for the variants in a gene
 
 
 def listing(items, limit=LISTED) -> str:

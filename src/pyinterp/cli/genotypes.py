@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..io.genes import genes_of_variants, read_gene_ranges
 from ..io.lists import read_sample_list, read_variant_list, samples_in
 from ..io.phenotypes import Phenotypes, adjust_for_covariates, match_covariates, match_phenotype, read_pheno
 from ..io.bgen import read_bgen
@@ -84,15 +85,34 @@ def genotype_data(args):
         if len(classes) < 2:
             raise DataError(f"the phenotype {name!r} has one class ({listing(classes)}) among the samples kept")
     n, p = selected.shape
+    genes = None if args.genes is None else variant_genes(selected, args.genes, notes)
     always = ()
     if covariates is not None:
         selected = selected.with_covariates(*covariates)
         always = tuple(range(p, selected.shape[1]))
-    data = Data(selected, values, list(selected.feature_names), task, notes, always)
+    data = Data(selected, values, list(selected.feature_names), task, notes, always, genes)
     read = "hardcalls packed" if plink2 or bgen else "GT calls packed" if vcf else "read in place"
     description = (f"{args.file}: n={n} samples, p={p} variants ({read}), phenotype {name!r} from {where} "
                    f"({task}{', inferred; --task overrides' if args.task == 'auto' else ''})")
     return data, description
+
+
+def variant_genes(G, path, notes):
+    """{variant ID: its genes} of --genes' list for the variants of G that lie in a gene, and a note
+    of how many do."""
+    try:
+        ranges = read_gene_ranges(path)
+    except OSError as error:
+        raise DataError(f"--genes {path}: {error.strerror or error}") from None
+    except ValueError as error:
+        raise DataError(str(error)) from None
+    table = G.variant_table
+    if "chrom" not in table or "pos" not in table:
+        raise DataError("--genes: the genotype file gives no chromosome and position of its variants")
+    genes = genes_of_variants(table["chrom"], table["pos"], ranges)
+    inside = np.flatnonzero(genes != "")
+    notes.append(f"--genes: {len(inside)} of the {len(genes)} variants lie in a gene of {path}")
+    return {G.variant_ids[k]: genes[k] for k in inside}
 
 
 def selections(args, samples, ids, notes, units=("samples", "variants"), source="the .bim"):

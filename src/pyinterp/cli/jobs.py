@@ -77,9 +77,10 @@ def importances(data, args, report, truth=None):
              *([] if test is None else [float(test.importances[j]), float(test.pvalues[j]), float(test.qvalues[j])]),
              *(["relevant" if j in truth.features else "noise"] if truth else []))
             for rank, j in enumerate(order, 1)]
+    header, cells = _with_genes(data, ["rank", "feature", "mdi_oob", "mdi_oob_se", "mdi", *tested, *truth_column],
+                                rows, [[j] for j in order], 2)
     report.add_table("importances", "Feature importances: MDI-oob (debiased with out-of-bag rows) beside MDI"
-                     + ("" if test is None else f", and the p-values of {_TESTS[test.method]}"),
-                     ["rank", "feature", "mdi_oob", "mdi_oob_se", "mdi", *tested, *truth_column], rows)
+                     + ("" if test is None else f", and the p-values of {_TESTS[test.method]}"), header, cells)
     top = rows[: args.top]
     report.say(f"\nTop {len(top)} of {len(rows)} features by MDI-oob (debiased with out-of-bag rows, {elapsed:.3f} s; "
                f"SE across trees), with MDI{'' if test is None else ', p-values and q-values'}:")
@@ -87,6 +88,8 @@ def importances(data, args, report, truth=None):
                + ("" if test is None else f" {'p-value':>9} {'q-value':>8}") + ("  truth" if truth else ""))
     for rank, name, value, error, plain, *rest in top:
         tested_values, mark = (rest[:3], rest[3:]) if test is not None else ([], rest)
+        if data.genes and name in data.genes:
+            name = f"{name} ({data.genes[name]})"
         report.say(f"  {rank:>4}  {name:<20} {value:>9.4f} {error:>8.4f} {plain:>8.4f}"
                    + ("" if test is None else f" {tested_values[1]:>9.2e} {tested_values[2]:>8.3f}")
                    + (f"  {mark[0]}" if mark else ""))
@@ -146,6 +149,20 @@ def _significance(data, args, report, Forest):
                    f"selects only groups of {needed} features or more (the smallest p-value a test can give is "
                    "1 / (N + 1) for a null of N values).")
     return test
+
+
+def _with_genes(data, header, rows, columns, at):
+    """header and rows with a 'genes' column at position `at` under --genes: per row, the genes of
+    its columns (the features of an interaction), ', '-joined, '.' for a variant in no gene."""
+    if data.genes is None:
+        return header, rows
+    cells = [", ".join(data.genes.get(data.names[k], ".") for k in row_columns) for row_columns in columns]
+    return [*header[:at], "genes", *header[at:]], [(*row[:at], cell, *row[at:]) for row, cell in zip(rows, cells)]
+
+
+def _features(table):
+    """Per interaction of the table, its columns (signs dropped)."""
+    return [[k for k, _ in r.features] for r in table]
 
 
 def _interaction_rows(table, columns, truth, tested=None):
@@ -210,10 +227,10 @@ def lssfind(data, args, report, truth=None):
     tested = _tested(lss, selected, held, report, "LSSFind") if len(selected) else None
     rows = _interaction_rows(selected, ("dwp", "adjusted_dwp", "rho"), truth, tested)
     rows = [(*row[:5], r.features in minimal, *row[5:]) for row, r in zip(rows, selected)]
+    header, cells = _with_genes(data, ["interaction", "order", "dwp", "adjusted_dwp", "rho", "minimal",
+                                       *([] if tested is None else TESTED), *truth_column], rows, _features(selected), 1)
     report.add_table("lssfind", "LSSFind: signed sets with 2^|S| DWP >= 1 - eta (minimal = basic interactions)"
-                     + ("" if tested is None else "; held-out tests of the rules"),
-                     ["interaction", "order", "dwp", "adjusted_dwp", "rho", "minimal",
-                      *([] if tested is None else TESTED), *truth_column], rows)
+                     + ("" if tested is None else "; held-out tests of the rules"), header, cells)
     for r in lss.minimal_:
         mark = ("  true" if r.features in truth.interactions else "") if truth else ""
         test = "" if tested is None or len(r.features) < 2 else f"  p = {tested[r.features][1]:.2g}"
@@ -256,10 +273,11 @@ def irf(data, args, report, truth=None):
                f"{'' if held is None else f', on {len(fit_data.y)} rows'}) in {time.perf_counter() - start:.2f} s, "
                f"iteration {model.selected_iteration_ + 1} selected; {found}")
     tested = _tested(model, table, held, report, "iRF") if len(table) else None
+    header, cells = _with_genes(
+        data, ["interaction", "order", *scores, *([] if tested is None else TESTED), *(["truth"] if truth else [])],
+        _interaction_rows(table, scores, truth, tested), _features(table), 1)
     report.add_table("irf", f"Iterative random forest: interactions by {order}"
-                     + ("" if tested is None else "; held-out tests of the rules"),
-                     ["interaction", "order", *scores, *([] if tested is None else TESTED), *(["truth"] if truth else [])],
-                     _interaction_rows(table, scores, truth, tested))
+                     + ("" if tested is None else "; held-out tests of the rules"), header, cells)
     if not len(table):
         report.say("  " + _why_no_interaction(model))
         _say_no_holdout(report, held)
@@ -323,8 +341,9 @@ def pairs(data, args, report, truth=None):
     rows = [(rank, table.label(r.features), *(float(getattr(r, c)) for c in columns),
              *([_pair(r.features) in {_pair(f) for f in truth.interactions}] if truth else []))
             for rank, r in enumerate(table, 1)]
+    header, cells = _with_genes(data, ["rank", "interaction", *columns, *truth_column], rows, _features(table), 2)
     report.add_table("pairs", f"Pair scan: the {len(rows)} pairs with the smallest p-values of {found.scan.n_pairs} tested",
-                     ["rank", "interaction", *columns, *truth_column], rows)
+                     header, cells)
     report.say(f"  {'interaction':<40} {'effect':>8} {'p-value':>10} {'q-value':>8}")
     for rank, label, effect, pvalue, qvalue, *rest in rows[: args.top]:
         mark = ("  true" if rest[-1] else "") if truth else ""
