@@ -392,7 +392,8 @@ def test_genes_from_a_gene_list_name_the_variants_in_every_table(cohort, capsys)
                                       "2 1 100000 GENE_C\n")
     code, out, err = run(capsys, "all", folder / "placed.bed", "--pheno", folder / "pheno.txt", "--pheno-name",
                          "trait", "--genes", folder / "glist.txt", "--screen", 12, "--n-estimators", 20,
-                         "--n-jobs", 1, "--pvalues", "none", "--out", folder / "out")
+                         "--n-jobs", 1, "--pvalues", "none", "--lss-estimators", 30, "--n-iterations", 2,
+                         "--n-bootstraps", 2, "--rit-trees", 100, "--out", folder / "out")
     assert (code, err) == (0, ""), err
     assert "--genes: 3 of the 60 variants lie in a gene of" in out
     genes = {"rs9": "GENE_A", "rs10": "GENE_A;GENE_D", "rs20": "GENE_B"}
