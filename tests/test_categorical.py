@@ -202,6 +202,29 @@ def test_attributions_and_out_of_bag_measures_follow_the_category_routes(Forest,
     assert scores.shape == (3,) and np.isfinite(scores).all()
 
 
+def test_signed_paths_read_the_category_splits_as_sides():
+    """Signed paths read a categorical split's side as a threshold's: '-' the left side (the
+    low-mean categories). An interaction of a category set and a threshold is found, and
+    path_prevalence routes rows as predict does; interaction_rule refuses the categorical feature."""
+    from pyinterp.interactions import dwp, interaction_rule, path_prevalence, signed_paths
+
+    rng = np.random.default_rng(16)
+    n = 600
+    X = np.column_stack([rng.integers(0, 6, n), rng.normal(size=n), rng.normal(size=n)]).astype(float)
+    y = (np.isin(X[:, 0], [1, 4]) & (X[:, 1] > 0)).astype(float) + 0.05 * rng.normal(size=n)
+    forest = RandomForestRegressor(50, categorical_features=[0], max_features=1.0, random_state=0).fit(X, y)
+    paths = signed_paths(forest)
+    pair, other = [(0, 1), (1, 1)], [(0, -1), (1, 1)]
+    scores = dwp(forest, [pair, other, [(2, 1)]])
+    assert scores[0] > 4 * max(scores[1], scores[2])
+    prevalence = path_prevalence(forest, paths, X, [pair])
+    inside = np.isin(X[:, 0], [1, 4]) & (X[:, 1] > 0)
+    assert prevalence[inside, 0].mean() > 0.9 > 0.1 > prevalence[~inside, 0].mean()
+    with pytest.raises(ValueError, match="categorical feature"):
+        interaction_rule(forest, paths, pair)
+    assert np.isfinite(interaction_rule(forest, paths, [(1, 1)]).thresholds).all()  # a threshold feature: a rule
+
+
 def test_rules_name_the_categories():
     rng = np.random.default_rng(9)
     tissue = rng.choice(["blood", "brain", "liver", "lung"], 200)
