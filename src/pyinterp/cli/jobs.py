@@ -215,7 +215,7 @@ def lssfind(data, args, report, truth=None):
         return
     start = time.perf_counter()
     fit_data, held = _split(data, args)
-    lss = LSSFind(args.lss_estimators, max_order=args.max_order, **_options(args, data))
+    lss = LSSFind(n_estimators=args.lss_estimators, max_order=args.max_order, **_options(args, data))
     lss = _shown(lss.fit(fit_data.X, fit_data.y), data, args)
     selected, minimal = lss.selected_, set(lss.minimal_.features)
     truth_column = ["truth"] if truth else []
@@ -251,7 +251,8 @@ def lssfind(data, args, report, truth=None):
 def irf(data, args, report, truth=None):
     start = time.perf_counter()
     fit_data, held = _split(data, args)
-    model = IterativeRandomForest(args.n_iterations, args.n_estimators, task=data.task, n_bootstraps=args.n_bootstraps,
+    model = IterativeRandomForest(n_iterations=args.n_iterations, n_estimators=args.n_estimators, task=data.task,
+                                  n_bootstraps=args.n_bootstraps,
                                   rit_depth=args.rit_depth, rit_n_trees=args.rit_trees,
                                   class_id=_class_of_interest(data, args), **_options(args, data))
     model = _shown(model.fit(fit_data.X, fit_data.y), data, args)
