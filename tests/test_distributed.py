@@ -124,6 +124,16 @@ def test_forest_on_the_cluster_is_the_local_forest(client, data, Forest, kwargs)
     assert getattr(remote, "oob_score_", None) == getattr(local, "oob_score_", None)
 
 
+def test_categorical_features_on_the_cluster_give_the_local_forest(client, data):
+    X, y, labels = data
+    X = np.column_stack([np.floor(X[:, 0] * 6), X[:, 1:]])  # column 0 as six categories
+    local = RandomForestClassifier(23, categorical_features=[0], random_state=5, n_jobs=2).fit(X, labels)
+    with dask():
+        remote = RandomForestClassifier(23, categorical_features=[0], random_state=5).fit(X, labels)
+    assert any((t.category_split >= 0).any() for t in local.trees_)
+    assert same_forest(local._forest, remote._forest)
+
+
 def test_packed_genotypes_on_the_cluster_give_the_local_forest_and_irf(client, tmp_path):
     bed_reader = pytest.importorskip("bed_reader", reason="bed-reader (the test extras) writes the .bed")
     from pyinterp.io import read_plink
