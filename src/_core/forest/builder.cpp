@@ -45,12 +45,6 @@ double TreeBuilder::threshold_between(int64_t feature, const Partition& part) co
   return (t < high && std::isfinite(t)) ? t : low;
 }
 
-namespace {
-
-bool has_code(const uint64_t* set, uint32_t c) { return ((set[c >> 6] >> (c & 63)) & 1u) != 0; }
-
-}  // namespace
-
 TreeBuilder::Partition TreeBuilder::partition_rows(int64_t start, int64_t end, const Split& split) {
   if (data_.categorical(split.feature)) return partition_categories(start, end, split);
   // Stable, so every node keeps its rows in increasing order: gathers from a column then move
@@ -84,7 +78,7 @@ TreeBuilder::Partition TreeBuilder::partition_categories(int64_t start, int64_t 
         ++n_missing;
         return split.missing_left;
       }
-      return has_code(split.left_codes, c);
+      return has_category(split.left_codes, c);
     });
   });
   return {mid, n_missing, -1, -1};
@@ -94,7 +88,7 @@ int32_t TreeBuilder::left_categories(Tree& tree, const Split& split) const {
   const std::vector<uint8_t>& category = data_.category_of_code[split.feature];
   uint64_t set[kCategoryWords] = {};
   for (uint32_t c = 0; c < category.size(); ++c)
-    if (has_code(split.left_codes, c)) set[category[c] >> 6] |= uint64_t{1} << (category[c] & 63);
+    if (has_category(split.left_codes, c)) add_category(set, category[c]);
   return tree.add_category_set(set);
 }
 
@@ -298,7 +292,7 @@ int64_t TreeBuilder::route_oob(const Split& split, double threshold, bool missin
     return stable_partition(oob_rows_.data(), begin, end, right_rows_.data(), [&](uint32_t row) -> int64_t {
       const uint32_t c = col[row];
       // A category the node's in-bag rows lack is in no left set: it goes right, as route_node sends it.
-      if (categorical) return c == missing ? missing_go_to_left : has_code(split.left_codes, c);
+      if (categorical) return c == missing ? missing_go_to_left : has_category(split.left_codes, c);
       if (c > split.lo && c < split.hi) return goes_left(data_.x(row, f), threshold, missing_go_to_left);
       return (c <= split.lo) | ((c == missing) & missing_go_to_left);
     });

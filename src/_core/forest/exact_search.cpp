@@ -383,7 +383,7 @@ void ExactSplitSearch::scan_categories(int64_t m, Stats stats, int64_t feature, 
       stats.hist_take(c);
       counts[c] = 0;
     }
-    prefix[c >> 6] |= uint64_t{1} << (c & 63);
+    add_category(prefix, c);
   }
   // Every code left, the missing rows right.
   if (missing.rows > 0 && !missing.left) offer();

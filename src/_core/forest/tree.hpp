@@ -65,12 +65,15 @@ inline int32_t route(double v, double threshold, bool missing_go_to_left, int32_
 constexpr int kCategoryWords = 4;
 constexpr int kMaxCategories = 64 * kCategoryWords;
 
-// Whether v is a category code in the set (its kCategoryWords words): anything but an integer in
-// [0, kMaxCategories) is in no set.
+// Set operations on kCategoryWords words: whether code c (< kMaxCategories) is in, and adding it.
+inline bool has_category(const uint64_t* set, uint32_t c) { return ((set[c >> 6] >> (c & 63)) & 1u) != 0; }
+inline void add_category(uint64_t* set, uint32_t c) { set[c >> 6] |= uint64_t{1} << (c & 63); }
+
+// Whether v is a category code in the set: anything but an integer in [0, kMaxCategories) is in no set.
 inline bool in_category_set(const uint64_t* set, double v) {
   if (!(v >= 0.0 && v < kMaxCategories)) return false;
   const auto c = static_cast<uint32_t>(v);
-  return static_cast<double>(c) == v && ((set[c >> 6] >> (c & 63)) & 1u) != 0;
+  return static_cast<double>(c) == v && has_category(set, c);
 }
 
 // The child a row takes at a node that may split by categories (left_sets: the tree's sets, s the

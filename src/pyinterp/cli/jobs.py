@@ -160,11 +160,6 @@ def _with_genes(data, header, rows, columns, at):
     return [*header[:at], "genes", *header[at:]], [(*row[:at], cell, *row[at:]) for row, cell in zip(rows, cells)]
 
 
-def _features(table):
-    """Per interaction of the table, its columns (signs dropped)."""
-    return [[k for k, _ in r.features] for r in table]
-
-
 def _interaction_rows(table, columns, truth, tested=None):
     """Rows of an interaction table: label, order, the score columns, then (with --holdout) the
     held-out test's effect, p-value and q-value (NaN for single features), then the truth."""
@@ -228,7 +223,8 @@ def lssfind(data, args, report, truth=None):
     rows = _interaction_rows(selected, ("dwp", "adjusted_dwp", "rho"), truth, tested)
     rows = [(*row[:5], r.features in minimal, *row[5:]) for row, r in zip(rows, selected)]
     header, cells = _with_genes(data, ["interaction", "order", "dwp", "adjusted_dwp", "rho", "minimal",
-                                       *([] if tested is None else TESTED), *truth_column], rows, _features(selected), 1)
+                                       *([] if tested is None else TESTED), *truth_column],
+                                rows, [_pair(r.features) for r in selected], 1)
     report.add_table("lssfind", "LSSFind: signed sets with 2^|S| DWP >= 1 - eta (minimal = basic interactions)"
                      + ("" if tested is None else "; held-out tests of the rules"), header, cells)
     for r in lss.minimal_:
@@ -276,7 +272,7 @@ def irf(data, args, report, truth=None):
     tested = _tested(model, table, held, report, "iRF") if len(table) else None
     header, cells = _with_genes(
         data, ["interaction", "order", *scores, *([] if tested is None else TESTED), *(["truth"] if truth else [])],
-        _interaction_rows(table, scores, truth, tested), _features(table), 1)
+        _interaction_rows(table, scores, truth, tested), [_pair(r.features) for r in table], 1)
     report.add_table("irf", f"Iterative random forest: interactions by {order}"
                      + ("" if tested is None else "; held-out tests of the rules"), header, cells)
     if not len(table):
@@ -342,7 +338,8 @@ def pairs(data, args, report, truth=None):
     rows = [(rank, table.label(r.features), *(float(getattr(r, c)) for c in columns),
              *([_pair(r.features) in {_pair(f) for f in truth.interactions}] if truth else []))
             for rank, r in enumerate(table, 1)]
-    header, cells = _with_genes(data, ["rank", "interaction", *columns, *truth_column], rows, _features(table), 2)
+    header, cells = _with_genes(data, ["rank", "interaction", *columns, *truth_column], rows,
+                                [_pair(r.features) for r in table], 2)
     report.add_table("pairs", f"Pair scan: the {len(rows)} pairs with the smallest p-values of {found.scan.n_pairs} tested",
                      header, cells)
     report.say(f"  {'interaction':<40} {'effect':>8} {'p-value':>10} {'q-value':>8}")

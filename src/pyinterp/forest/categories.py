@@ -20,6 +20,11 @@ def _is_frame(X):
     return hasattr(X, "iloc") and hasattr(X, "dtypes")
 
 
+def n_columns(X) -> int:
+    """Columns of a 2-d X: an array, a DataFrame or a list of rows."""
+    return X.shape[1] if hasattr(X, "shape") and len(X.shape) == 2 else len(X[0])
+
+
 def categorical_columns(X, categorical_features):
     """The ascending indices of X's categorical columns (None: none): categorical_features as
     indices, names, a mask, or "from_dtype" (a DataFrame's ``category`` columns)."""
@@ -30,8 +35,7 @@ def categorical_columns(X, categorical_features):
             return None
         columns = np.flatnonzero([getattr(dtype, "name", "") == "category" for dtype in X.dtypes])
     else:
-        n_features = X.shape[1] if hasattr(X, "shape") and len(X.shape) == 2 else len(np.asarray(X[0]))
-        columns = column_indices("categorical_features", categorical_features, n_features, _get_feature_names(X))
+        columns = column_indices("categorical_features", categorical_features, n_columns(X), _get_feature_names(X))
     return columns if len(columns) else None
 
 

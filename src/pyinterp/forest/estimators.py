@@ -38,7 +38,7 @@ from .._validation import (
     validate_data,
     validate_fit_data,
 )
-from .categories import CategoryEncoder, categorical_columns
+from .categories import CategoryEncoder, categorical_columns, n_columns
 from .chunks import fit_forest_chunks
 from .export import TreeEstimators, to_sklearn
 from .tree import Tree
@@ -282,7 +282,7 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
             raise ValueError("warm_start adds trees on the same categories: categorical_features or the categories of "
                              "X differ from the first fit's")
         self._category_encoder = encoder
-        self.is_categorical_ = None if columns is None else np.isin(np.arange(_n_columns(X)), columns)
+        self.is_categorical_ = None if columns is None else np.isin(np.arange(n_columns(X)), columns)
         return X if encoder is None else encoder.transform(X)
 
     @property
@@ -752,10 +752,6 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_label = True
         return tags
-
-
-def _n_columns(X):
-    return X.shape[1] if hasattr(X, "shape") else len(X[0])
 
 
 def _same_encoding(a, b):

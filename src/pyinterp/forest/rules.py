@@ -8,6 +8,7 @@ from numbers import Integral
 import numpy as np
 
 from .._validation import check_int
+from .tree import category_codes
 from .view import forest_view
 
 # Significant digits a float64 holds: more print the same number.
@@ -112,8 +113,7 @@ def tree_rules(forest, tree=0, *, feature_names=None, precision=4) -> list:
         k, s = int(t["feature"][node]), int(t["category_split"][node])
         if s >= 0:
             allowed = bounds.get((k, "in"), frozenset(range(len(categories[k]))))
-            left_set = frozenset(np.flatnonzero(np.unpackbits(
-                t["left_categories"][s].astype("<u8").view(np.uint8), bitorder="little")).tolist())
+            left_set = frozenset(category_codes(t["left_categories"][s]).tolist())
             stack.append((right, {**bounds, (k, "in"): allowed - left_set}))
             stack.append((left, {**bounds, (k, "in"): allowed & left_set}))
             continue

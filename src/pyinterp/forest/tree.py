@@ -65,11 +65,16 @@ class Tree:
         s = int(self.category_split[node])
         if s < 0:
             raise ValueError(f"node {node} is not a split on categories")
-        bits = np.unpackbits(self.left_categories[s].astype("<u8").view(np.uint8), bitorder="little")
-        return np.flatnonzero(bits)
+        return category_codes(self.left_categories[s])
 
     def __repr__(self):
         return f"Tree(node_count={self.node_count}, n_leaves={self.n_leaves}, max_depth={self.max_depth})"
+
+
+def category_codes(words) -> np.ndarray:
+    """The category codes of a left set given as its four uint64 words (a row of a tree's
+    ``left_categories``), ascending."""
+    return np.flatnonzero(np.unpackbits(np.asarray(words).astype("<u8").view(np.uint8), bitorder="little"))
 
 
 def forest_state(criterion, n_features, n_classes, n_samples, trees, inbag, n_outputs=1):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .lists import field_lines
+
 # PLINK's numeric codes of the chromosomes that are not autosomes, and the other spellings of them.
 _CHROMOSOME_CODES = {"23": "X", "24": "Y", "25": "XY", "26": "MT", "M": "MT"}
 
@@ -36,21 +38,19 @@ def read_gene_ranges(path):
     (['1', 'X'], ['GENE1', 'GENE2'])
     """
     by_chromosome = {}
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for number, line in enumerate(f, 1):
-            fields = line.split()
-            if not fields or fields[0].startswith("#"):
-                continue
-            if len(fields) < 4:
-                raise ValueError(f"{path}, line {number}: expected 'chrom start end name', got {line.strip()!r}")
-            try:
-                start, end = int(fields[1]), int(fields[2])
-            except ValueError:
-                raise ValueError(f"{path}, line {number}: start and end must be base-pair positions (integers), "
-                                 f"got {fields[1]!r} and {fields[2]!r}") from None
-            if start > end:
-                raise ValueError(f"{path}, line {number}: the gene {fields[3]!r} starts at {start}, after its end {end}")
-            by_chromosome.setdefault(chromosome_name(fields[0]), []).append((start, end, fields[3]))
+    for number, fields in field_lines(path):
+        if fields[0].startswith("#"):
+            continue
+        if len(fields) < 4:
+            raise ValueError(f"{path}, line {number}: expected 'chrom start end name', got {' '.join(fields)!r}")
+        try:
+            start, end = int(fields[1]), int(fields[2])
+        except ValueError:
+            raise ValueError(f"{path}, line {number}: start and end must be base-pair positions (integers), "
+                             f"got {fields[1]!r} and {fields[2]!r}") from None
+        if start > end:
+            raise ValueError(f"{path}, line {number}: the gene {fields[3]!r} starts at {start}, after its end {end}")
+        by_chromosome.setdefault(chromosome_name(fields[0]), []).append((start, end, fields[3]))
     if not by_chromosome:
         raise ValueError(f"{path}: no gene range in it (lines of 'chrom start end name')")
     return {chrom: (np.array([g[0] for g in genes], dtype=np.int64), np.array([g[1] for g in genes], dtype=np.int64),

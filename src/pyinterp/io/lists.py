@@ -24,7 +24,7 @@ def read_sample_list(path):
     >>> list(fid), list(iid)
     (['f1', 'f2'], ['s1', 's2'])
     """
-    lines = _lines(path)
+    lines = field_lines(path)
     widths = {len(fields) for _, fields in lines}
     if widths == {1}:
         return None, np.array([fields[0] for _, fields in lines], dtype=object)
@@ -48,7 +48,7 @@ def read_variant_list(path):
     >>> list(read_variant_list(path))
     ['rs1', 'rs7']
     """
-    return np.array([fields[0] for _, fields in _lines(path)], dtype=object)
+    return np.array([fields[0] for _, fields in field_lines(path)], dtype=object)
 
 
 def samples_in(samples, listed):
@@ -61,7 +61,9 @@ def samples_in(samples, listed):
                     dtype=bool)
 
 
-def _lines(path):
+def field_lines(path):
+    """(line number, its whitespace-separated fields) of each line of a text file that has any;
+    a file with none is refused."""
     path = os.fspath(path)
     with open(path, encoding="utf-8", errors="replace") as f:
         lines = [(number, line.split()) for number, line in enumerate(f, 1) if line.split()]
