@@ -268,7 +268,8 @@ def test_covariates_adjust_the_phenotype_before_the_forest(cohort, capsys):
     rows = sorted(has_trait & has_covar)
     assert f"{len(has_covar)} of the {N} genotyped samples have every covariate of" in out
     assert "; 4 are not in it; 4 miss one" in out
-    assert (f"trait adjusted for 3 covariate columns (PC1, batch=y, batch=z) by least squares, on the {len(rows)} "
+    assert (f"trait adjusted for 2 covariate columns (PC1, batch; batch as indicators of its levels) by least "
+            f"squares, on the {len(rows)} "
             "samples with both: the forests explain the residuals (regression)") in out
     design = np.column_stack([[float(f"{pc1[i]:.6f}") for i in rows], [i % 3 == 1 for i in rows],
                               [i % 3 == 2 for i in rows]]).astype(float)
@@ -323,6 +324,50 @@ def test_covariates_at_every_split_by_default(cohort, capsys):
                          "--out", folder / "all")
     assert (code, err) == (0, ""), err
     assert read_csv_exact(folder / "all" / "irf.csv")["interaction"].str.contains("PC").any()
+
+
+def test_a_text_covariate_is_split_as_categories(cohort, capsys):
+    """A text covariate (batch) is one column of its levels' codes, split as categories by every
+    forest of every step: the importances are those of a forest given the same codes as
+    CategoryCodes, and LSSFind, iRF and the pair scan take them."""
+    from pyinterp import CategoryCodes
+
+    folder, G, _, trait = cohort
+    rng = np.random.default_rng(8)
+    pc1 = rng.standard_normal(N)
+    batch = rng.choice(["north", "south", "west"], N)
+    lines = ["#IID PC1 batch"] + [f"S{i} {pc1[i]:.6f} {batch[i]}" for i in range(N)]
+    (folder / "covar.txt").write_text("\n".join(lines) + "\n")
+    code, out, err = run(capsys, "all", folder / "cohort.bed", "--pheno", folder / "pheno.txt", "--pheno-name", "trait",
+                         "--covar", folder / "covar.txt", "--n-estimators", 20, "--n-jobs", 1, "--max-features", 0.2,
+                         "--lss-estimators", 20, "--n-iterations", 2, "--n-bootstraps", 2, "--rit-trees", 20,
+                         "--out", folder / "out")
+    assert (code, err) == (0, ""), err
+    assert "2 covariate columns (PC1, batch) are searched at every split" in out
+    assert "covariates split as categories (a set of levels to each side): batch (3 levels: north, south, west)" in out
+    rows = np.array([i for i in range(N) if i % 48 != 1 and i % 40 != 3 and i != 5])
+    codes = np.searchsorted(["north", "south", "west"], batch[rows]).astype(float)
+    X = np.column_stack([G[rows].astype(np.float64), [float(f"{pc1[i]:.6f}") for i in rows], codes])
+    y = np.array([float(f"{trait[i]:.6f}") for i in rows])
+    forest = RandomForestRegressor(n_estimators=20, oob_score=True, random_state=0, n_jobs=1, max_features=0.2,
+                                   always_split_features=[P, P + 1],
+                                   categorical_features=CategoryCodes({P + 1: ["north", "south", "west"]})).fit(X, y)
+    assert any(np.any((t.feature == P + 1) & np.isnan(t.threshold)) for t in forest.trees_)  # category splits
+    table = read_csv_exact(folder / "out" / "importances.csv").set_index("feature")
+    names = [f"rs{k}" for k in range(P)] + ["PC1", "batch"]
+    np.testing.assert_array_equal(table.loc[names, "mdi_oob"].to_numpy(), mdi_oob(forest, X, y))
+    for step in ("lssfind", "irf", "pairs"):
+        assert not read_csv_exact(folder / "out" / f"{step}.csv")["interaction"].str.contains("batch|PC1").any()
+
+
+def test_a_covariate_of_too_many_levels_is_refused():
+    from pyinterp.io.phenotypes import Phenotypes, match_covariates
+
+    ids = np.array([f"S{i}" for i in range(300)], dtype=object)
+    table = Phenotypes(None, ids, {"site": np.array([f"site{i % 257}" for i in range(300)], dtype=object)})
+    with pytest.raises(ValueError, match="c.txt: covariate 'site' has 257 levels; a categorical covariate may have "
+                                         "at most 256"):
+        match_covariates({"iid": ids}, table, None, "c.txt")
 
 
 def test_more_columns_than_the_screen_are_screened_then_every_kept_pair_tested(cohort, capsys):

@@ -179,7 +179,8 @@ def test_a_layer_cell_and_gene_lists_and_obs_covariates(pbmc, capsys):
     assert "n=120 cells, p=4 genes (layer 'counts', sparse CSR float32), target 'score' from obs (regression" in out
     assert "4 of the 20 genes named (1 of its IDs are not in var_names)" in out
     assert "120 of the 240 cells named" in out
-    assert "adjusted for 2 covariate columns (batch=b2, n_counts) by least squares, on the 120 cells" in out
+    assert ("adjusted for 2 covariate columns (batch, n_counts; batch as indicators of its levels) by least squares, "
+            "on the 120 cells") in out
     rows = np.arange(0, 240, 2)
     design = np.column_stack([np.ones(120), adata.obs["batch"].to_numpy()[rows] == "b2",
                               adata.obs["n_counts"].to_numpy()[rows]]).astype(float)
@@ -194,7 +195,8 @@ def test_a_layer_cell_and_gene_lists_and_obs_covariates(pbmc, capsys):
 
 def test_obs_covariates_at_every_split_of_a_cell_type_forest(pbmc, capsys):
     """The default --covar-mode always takes a class target (adjust refuses one): the covariates are
-    columns after the genes (sparse stays sparse), searched at every split."""
+    columns after the genes (sparse stays sparse), searched at every split; the text one (batch)
+    as indicators of its levels, since no split of categories serves three classes."""
     folder, adata = pbmc
     code, out, err = run(capsys, "importance", folder / "pbmc.h5ad", "--target", "obs:cell_type", "--covar-name",
                          "batch,n_counts", "--n-estimators", 20, "--n-jobs", 1, "--max-features", 2,
@@ -202,6 +204,7 @@ def test_obs_covariates_at_every_split_of_a_cell_type_forest(pbmc, capsys):
     assert (code, err) == (0, ""), err
     assert ("2 covariate columns (batch=b2, n_counts) are searched at every split beside the genes (ranger's "
             "always.split.variables), on the 238 cells with cell_type and every covariate") in out
+    assert "batch enter as indicators of their levels: a split on a set of levels needs a number or two classes, and cell_type has 3" in out
     rows = np.arange(2, 240)
     covariates = np.column_stack([adata.obs["batch"].to_numpy()[rows] == "b2", adata.obs["n_counts"].to_numpy()[rows]])
     X = sp.hstack([adata.X[rows], sp.csr_matrix(covariates.astype(float))], format="csr")

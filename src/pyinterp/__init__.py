@@ -3,11 +3,11 @@
 from . import importance, significance, skinny
 from ._version import __version__
 from .dictionary import DLBCD, sharpness_test
-from .forest import RandomForestClassifier, RandomForestRegressor, Tree, combine
+from .forest import CategoryCodes, RandomForestClassifier, RandomForestRegressor, Tree, combine
 from .interactions import IterativeRandomForest, LocalLSSFind, LSSFind, frequent_itemsets
 from .partitioned import PartitionedRatio
 from .skinny import SkinnyTreesClassifier, SkinnyTreesRegressor
 
-__all__ = ["DLBCD", "IterativeRandomForest", "LSSFind", "LocalLSSFind", "PartitionedRatio",
+__all__ = ["CategoryCodes", "DLBCD", "IterativeRandomForest", "LSSFind", "LocalLSSFind", "PartitionedRatio",
            "RandomForestClassifier", "RandomForestRegressor", "SkinnyTreesClassifier", "SkinnyTreesRegressor",
            "Tree", "__version__", "combine", "frequent_itemsets", "importance", "sharpness_test", "skinny"]

@@ -491,6 +491,43 @@ def column_indices(name, columns, n_features, feature_names):
     return t
 
 
+def column_names(X):
+    """X's column names (AnnData's var_names, packed genotypes' feature names, a DataFrame's
+    columns) when they are strings, else None."""
+    if is_anndata(X):
+        names = X.var_names
+    elif is_packed(X):
+        names = X.feature_names
+    elif hasattr(X, "columns") and hasattr(X, "iloc"):
+        names = X.columns
+    else:
+        return None
+    names = np.asarray(names, dtype=object)
+    return names if all(isinstance(v, str) for v in names) else None
+
+
+def read_columns(X, features):
+    """The chosen columns of X as float64 (NaN missing), X's feature names (or None), its column
+    count and the chosen indices; only those columns are read (never all of a wide X)."""
+    names = column_names(X)
+    if is_anndata(X):
+        X = anndata_matrix(X)[0]
+    if not hasattr(X, "shape"):
+        X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
+    if len(X.shape) != 2:
+        raise ValueError(f"X must be 2-d, got shape {X.shape}")
+    p = X.shape[1]
+    chosen = np.arange(p) if features is None else column_indices("features", features, p, names)
+    if hasattr(X, "iloc"):
+        part = X.iloc[:, chosen]
+    elif sp.issparse(X):
+        part = sp.csc_matrix(X)[:, chosen].toarray()
+    else:
+        part = X[:, chosen]
+    values = check_array(np.asarray(part, dtype=np.float64), ensure_all_finite="allow-nan")
+    return values, names, p, chosen
+
+
 def resolve_max_features(max_features, n_features, n_drawable, *, basis=None):
     """Candidates drawn per node: an int (at most n_features), or "sqrt", "log2", a fraction or
     None (all) of `basis` features (default n_features; the forests pass the features not split

@@ -77,11 +77,13 @@ def _data(args, adata):
     source = f"layer {args.layer!r}" if args.layer else "X"
     description = (f"{args.file}: n={n} cells, p={p} genes ({source}, {form}), target {name!r} from {where} "
                    f"({task}{', inferred; --task overrides' if args.task == 'auto' else ''})")
-    always = ()
+    always, categories = (), None
     if covariates is not None:
-        X = _beside(X, *covariates, args.file)
+        design, covariate_names, categories = covariates
+        X = _beside(X, design, covariate_names, args.file)
         always = tuple(range(p, X.shape[1]))
-    return Data(X, values, list(X.var_names), task, [_of_cells(note) for note in notes], always), description
+    return Data(X, values, list(X.var_names), task, [_of_cells(note) for note in notes], always,
+                categories=categories), description
 
 
 def _beside(X, values, names, path):

@@ -33,6 +33,7 @@ class Data(NamedTuple):
     notes: list  # what was read differently from the plain case, and why
     always: tuple = ()  # columns searched at every split (covariates, --covar-mode always)
     genes: dict = None  # --genes: {variant name: its genes, ';'-joined} for the variants in a gene
+    categories: object = None  # CategoryCodes of X's columns of category codes (text covariates), by name
 
 
 def listing(items, limit=LISTED) -> str:

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ..forest import CategoryCodes
 from ..io.genes import genes_of_variants, read_gene_ranges
 from ..io.lists import read_sample_list, read_variant_list, samples_in
-from ..io.phenotypes import Phenotypes, adjust_for_covariates, match_covariates, match_phenotype, read_pheno
+from ..io.phenotypes import (Phenotypes, adjust_for_covariates, as_indicators, match_covariates, match_phenotype,
+                              read_pheno)
 from ..io.bgen import read_bgen
 from ..io.pgen import read_pgen
 from ..io.plink import read_plink
@@ -88,9 +90,11 @@ def genotype_data(args):
     genes = None if args.genes is None else variant_genes(selected, args.genes, notes)
     always = ()
     if covariates is not None:
-        selected = selected.with_covariates(*covariates)
+        design, covariate_names, categories = covariates
+        selected = selected.with_covariates(design, covariate_names)
         always = tuple(range(p, selected.shape[1]))
-    data = Data(selected, values, list(selected.feature_names), task, notes, always, genes)
+    data = Data(selected, values, list(selected.feature_names), task, notes, always, genes,
+                None if covariates is None else covariates[2])
     read = "hardcalls packed" if plink2 or bgen else "GT calls packed" if vcf else "read in place"
     description = (f"{args.file}: n={n} samples, p={p} variants ({read}), phenotype {name!r} from {where} "
                    f"({task}{', inferred; --task overrides' if args.task == 'auto' else ''})")
@@ -142,8 +146,9 @@ def with_covariates(samples, covariate_table, names, where, args, rows, values, 
                     units=("samples", "genotypes")):
     """The covariates of `covariate_table` (a Phenotypes; `names`: those to use, None every column)
     by --covar-mode, on the samples that have the phenotype and every covariate: (rows, values,
-    task, covariates). always: the phenotype as it is and covariates = (values, names) for those
-    rows, the columns to search at every split. adjust: the phenotype's residuals (see
+    task, covariates). always: the phenotype as it is and covariates = (values, names, categories)
+    for those rows, the columns to search at every split (categories: the CategoryCodes of the
+    text ones, or None). adjust: the phenotype's residuals (see
     pyinterp.io.phenotypes.adjust_for_covariates), regression, and covariates None."""
     adjust = args.covar_mode == "adjust"
     if adjust and args.task == "classification":
@@ -163,21 +168,47 @@ def with_covariates(samples, covariate_table, names, where, args, rows, values, 
     rows, values = rows[both], values[both]
     design = covariates.design[np.searchsorted(covariates.rows, rows)]
     columns = f"{len(covariates.names)} covariate columns ({listing(covariates.names)})"
+    coded = [covariates.names.index(n) for n in covariates.categories]
     if not adjust:
-        listed = "listed too (--covar-interactions)" if args.covar_interactions else \
-            "left out of the interaction tables (--covar-interactions lists them)"
-        notes.append(f"{columns} are searched at every split beside the {units[1]} (ranger's always.split.variables), "
-                     f"on the {len(rows)} {units[0]} with {name} and every covariate; interactions holding one are "
-                     f"{listed}")
-        return rows, values, task, (design, covariates.names)
+        return rows, values, task, _offered(covariates, design, coded, args, task, values, name, notes, units)
     try:
-        residuals = adjust_for_covariates(values, design)
+        residuals = adjust_for_covariates(values, design, coded)
     except ValueError as error:
         raise DataError(str(error)) from None
     kind = "a linear probability model of the cases" if task == "classification" else "least squares"
+    if coded:
+        its = "its" if len(coded) == 1 else "their"
+        columns = columns[:-1] + f"; {listing(covariates.categories)} as indicators of {its} levels)"
     notes.append(f"{name} adjusted for {columns} by {kind}, on the {len(rows)} {units[0]} with both: the forests "
                  f"explain the residuals (regression), and every interaction is among {units[1]}")
     return rows, residuals, "regression", None
+
+
+def _offered(covariates, design, coded, args, task, values, name, notes, units):
+    """(design, names, categories) of the covariates searched at every split (--covar-mode
+    always), with the notes saying so: a text covariate as the codes of its levels, split as
+    categories (categories: their CategoryCodes), unless the target has more than two classes,
+    which no split of categories by their mean serves: then as indicators of its levels."""
+    names, categories = covariates.names, covariates.categories
+    classes = len(np.unique(values)) if task == "classification" else 0
+    if coded and classes > 2:
+        design, origin = as_indicators(design, coded)
+        names = [names[j] if code is None else f"{names[j]}={categories[names[j]][code]}" for j, code in origin]
+    columns = f"{len(names)} covariate columns ({listing(names)})"
+    listed = "listed too (--covar-interactions)" if args.covar_interactions else \
+        "left out of the interaction tables (--covar-interactions lists them)"
+    notes.append(f"{columns} are searched at every split beside the {units[1]} (ranger's always.split.variables), on "
+                 f"the {len(values)} {units[0]} with {name} and every covariate; interactions holding one are {listed}")
+    if not coded:
+        return design, names, None
+    text = listing(categories)
+    if classes > 2:
+        notes.append(f"{text} enter as indicators of their levels: a split on a set of levels needs a number or two "
+                     f"classes, and {name} has {classes}")
+        return design, names, None
+    notes.append("covariates split as categories (a set of levels to each side): " + "; ".join(
+        f"{n} ({len(levels)} levels: {listing(levels, 5)})" for n, levels in categories.items()))
+    return design, names, CategoryCodes(categories)
 
 
 def _read_bgen(path):

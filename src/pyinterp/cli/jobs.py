@@ -37,6 +37,8 @@ def _options(args, data):
         options["max_features"] = args.max_features
     if data.always:
         options["always_split_features"] = list(data.always)
+    if data.categories is not None:
+        options["categorical_features"] = data.categories
     return options
 
 
@@ -315,7 +317,7 @@ def pairs(data, args, report, truth=None):
     p = len(data.names) - len(data.always)
     start = time.perf_counter()
     found = screen_pairs(data.X, data.y, n_features=args.screen, max_features=args.max_features or "sqrt",
-                         always_split_features=list(data.always) or None,
+                         always_split_features=list(data.always) or None, categorical_features=data.categories,
                          top=PAIR_ROWS, random_state=args.random_state, n_jobs=args.n_jobs, verbose=int(args.verbose))
     table, elapsed = found.scan.interactions, time.perf_counter() - start
     adjusted = " (y without the covariates' linear share)" if data.always else ""

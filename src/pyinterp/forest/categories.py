@@ -1,16 +1,21 @@
-"""Categorical features of a forest: which columns they are, and their values as the category codes
-the core splits on (0, 1, ... in sorted order; missing and unseen values NaN), by scikit-learn's
-OrdinalEncoder. Semantics as scikit-learn 1.10's ``DecisionTree*(categorical_features=...)``."""
+"""Categorical features of a forest or an interaction finder: which columns they are, and their
+values as the category codes the core splits on (0, 1, ... in sorted order; missing and unseen
+values NaN), by scikit-learn's OrdinalEncoder, or as codes X holds already (CategoryCodes: any
+form of X, packed genotypes' covariates too). Semantics as scikit-learn 1.10's
+``DecisionTree*(categorical_features=...)``."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.preprocessing import OrdinalEncoder
 from sklearn.utils import _safe_indexing
-from sklearn.utils.validation import _get_feature_names
+from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import _get_feature_names, check_is_fitted
 
-from .._validation import column_indices, is_anndata, is_packed
+from .._validation import column_indices, column_names, is_anndata, is_packed, read_columns
 
 # A split's left set is a 256-bit set of codes (the core's kMaxCategories).
 MAX_CATEGORIES = 256
@@ -39,6 +44,117 @@ def categorical_columns(X, categorical_features):
     return columns if len(columns) else None
 
 
+def category_encoder(X, categorical_features):
+    """The encoder of X's categorical columns (None without any): a CodeChecker for
+    CategoryCodes, else a CategoryEncoder fitted on X."""
+    if isinstance(categorical_features, CategoryCodes):
+        return CodeChecker(X, categorical_features)
+    columns = categorical_columns(X, categorical_features)
+    return None if columns is None else CategoryEncoder(X, columns)
+
+
+class CategoryCodes:
+    """``categorical_features`` for an X whose categorical columns hold category codes already.
+
+    Code k of a column stands for its k-th category. Every form of X takes them: arrays,
+    DataFrames, sparse matrices, AnnData, and the covariate columns of packed genotypes
+    (``PackedGenotypes.with_covariates``, which holds numbers only). The values of those columns
+    must be codes, integers from 0 to (number of categories - 1), or missing (NaN): any other
+    value is an error, at prediction as at fit. Interaction finders hand their forests the
+    categories they encoded this way, so every forest of one fit reads the same codes.
+
+    Parameters
+    ----------
+    categories : dict
+        {column: its categories in code order}, a column by index or by name (of a named X), at
+        most 256 distinct categories each.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp import CategoryCodes, RandomForestRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> batch = rng.integers(0, 3, 300)  # codes of the batches "a", "b", "c"
+    >>> X = np.column_stack([rng.normal(size=300), batch])
+    >>> y = 0.5 * X[:, 0] + 3.0 * (batch == 1)
+    >>> codes = CategoryCodes({1: ["a", "b", "c"]})
+    >>> forest = RandomForestRegressor(20, categorical_features=codes, random_state=0).fit(X, y)
+    >>> forest.categories_[0].tolist()
+    ['a', 'b', 'c']
+    >>> tree = forest.trees_[0]
+    >>> int(tree.feature[0]), forest.categories_[0][tree.left_set(0)].tolist()
+    (1, ['a', 'c'])
+    """
+
+    def __init__(self, categories):
+        if not isinstance(categories, Mapping):
+            raise TypeError(f"CategoryCodes takes a dict {{column: its categories}}, got {type(categories).__name__}")
+        self.categories = {}
+        for column, values in categories.items():
+            values = np.asarray(list(values))
+            if values.ndim != 1 or not 1 <= len(values) <= MAX_CATEGORIES:
+                raise ValueError(f"CategoryCodes: column {column!r} needs from 1 to {MAX_CATEGORIES} categories in a "
+                                 f"list, got {len(values) if values.ndim == 1 else values.shape}")
+            if len(set(values.tolist())) < len(values):
+                raise ValueError(f"CategoryCodes: column {column!r} lists a category twice")
+            self.categories[column] = values
+
+    def __repr__(self):
+        return f"CategoryCodes({ {k: v.tolist() for k, v in self.categories.items()} !r})"
+
+    def __eq__(self, other):
+        return (isinstance(other, CategoryCodes) and list(self.categories) == list(other.categories)
+                and all(np.array_equal(v, other.categories[k]) for k, v in self.categories.items()))
+
+    __hash__ = None
+
+
+# The parameter's constraint, for scikit-learn's validation.
+CATEGORICAL_CONSTRAINT = ["array-like", StrOptions({"from_dtype"}), CategoryCodes, None]
+
+
+def _coded_columns(X, codes):
+    """CategoryCodes' columns as ascending indices into X, and their categories in that order."""
+    names = column_names(X)
+    pairs = sorted(((int(column_indices("categorical_features", [key], n_columns(X), names)[0]), key)
+                    for key in codes.categories), key=lambda pair: pair[0])
+    columns = np.array([j for j, _ in pairs], dtype=np.int64)
+    if len(np.unique(columns)) < len(columns):
+        raise ValueError("categorical_features: CategoryCodes names a column twice (by index and by name)")
+    return columns, [codes.categories[key] for _, key in pairs]
+
+
+class CodeChecker:
+    """The encoder of CategoryCodes: X holds the codes already, so ``transform`` checks that the
+    categorical columns hold codes (or NaN) and returns X itself."""
+
+    def __init__(self, X, codes):
+        self.columns, self.categories_ = _coded_columns(X, codes)
+        self.transform(X)
+
+    def transform(self, X):
+        try:
+            values = read_columns(X, self.columns)[0]  # those columns alone, of any form of X
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"categorical_features is CategoryCodes, so columns {self.columns.tolist()} must hold "
+                             f"category codes (numbers), which they do not ({error}); name the columns instead "
+                             "to have their values encoded") from None
+        names = column_names(X)
+        for k, (j, categories) in enumerate(zip(self.columns, self.categories_)):
+            v = values[:, k]
+            bad = ~(np.isnan(v) | ((v >= 0) & (v < len(categories)) & (v == np.floor(v))))
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                column = f"column {j}" + ("" if names is None else f" ({names[j]!r})")
+                raise ValueError(f"categorical_features: {column} holds {float(v[i])!r} in row {i}, not a code of its "
+                                 f"{len(categories)} categories (an integer from 0 to {len(categories) - 1}) nor "
+                                 "a missing value")
+        return X
+
+    def codes(self):
+        return CategoryCodes(dict(zip(self.columns.tolist(), self.categories_)))
+
+
 class CategoryEncoder:
     """X's categorical columns encoded as category codes, the others as they are (float64).
 
@@ -63,6 +179,10 @@ class CategoryEncoder:
     def categories_(self):
         """Per categorical column, its categories in code order (missing values left out)."""
         return [c[:-1] if len(c) and _is_missing(c[-1]) else c for c in self.encoder.categories_]
+
+    def codes(self):
+        """The CategoryCodes of the encoded X (its columns by index)."""
+        return CategoryCodes(dict(zip(self.columns.tolist(), self.categories_)))
 
     @staticmethod
     def _indexable(X):
@@ -91,3 +211,39 @@ class CategoryEncoder:
 
 def _is_missing(value):
     return value is None or (isinstance(value, float) and np.isnan(value))
+
+
+class CategoricalMixin:
+    """The ``categorical_features`` parameter of an estimator: ``_encode_categories`` at fit
+    encodes X (the encoder is kept, and ``validate_data(reset=False)`` applies it to the X of
+    later calls), ``_inner_categories`` is what its inner forests take, ``categories_`` and
+    ``is_categorical_`` describe the columns."""
+
+    def _encode_categories(self, X):
+        encoder = category_encoder(X, self.categorical_features)
+        self._check_encoding(encoder)
+        self._category_encoder = encoder
+        self.is_categorical_ = None if encoder is None else np.isin(np.arange(n_columns(X)), encoder.columns)
+        return X if encoder is None else encoder.transform(X)
+
+    def _check_encoding(self, encoder):
+        """Refuses an encoding the fit cannot take (a forest's warm start)."""
+
+    def _inner_categories(self):
+        """categorical_features of the forests fitted on the encoded X: the codes, by index."""
+        encoder = getattr(self, "_category_encoder", None)
+        return None if encoder is None else encoder.codes()
+
+    def _as_codes(self, X):
+        """X as the inner forests read it (its categorical columns as codes)."""
+        encoder = getattr(self, "_category_encoder", None)
+        return X if encoder is None else encoder.transform(X)
+
+    @property
+    def categories_(self) -> list | None:
+        """Per categorical feature (in column order), its categories: code k in the trees' left
+        sets (``Tree.left_categories``) stands for ``categories_[i][k]``. None without categorical
+        features."""
+        check_is_fitted(self)
+        encoder = getattr(self, "_category_encoder", None)
+        return None if encoder is None else encoder.categories_

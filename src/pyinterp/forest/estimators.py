@@ -38,7 +38,7 @@ from .._validation import (
     validate_data,
     validate_fit_data,
 )
-from .categories import CategoryEncoder, categorical_columns, n_columns
+from .categories import CATEGORICAL_CONSTRAINT, CategoricalMixin
 from .chunks import fit_forest_chunks
 from .export import TreeEstimators, to_sklearn
 from .tree import Tree
@@ -46,7 +46,7 @@ from .tree import Tree
 __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
 
 
-class _BaseForest(ForestInputMixin, BaseEstimator):
+class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
     """Shared fit/predict machinery; subclasses define the task and their criteria."""
 
     # Criterion names accepted by the estimator -> the core's Criterion they select.
@@ -78,7 +78,7 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
         "min_node_size": [IntInterval(Integral, 1, None, closed="left"), None],
         "keep_oob_leaves": ["boolean"],
         "always_split_features": ["array-like", str, Integral, None],
-        "categorical_features": ["array-like", StrOptions({"from_dtype"}), None],
+        "categorical_features": CATEGORICAL_CONSTRAINT,
     }
 
     def __init__(
@@ -272,27 +272,11 @@ class _BaseForest(ForestInputMixin, BaseEstimator):
             y = y[:, 0]
         return X, y
 
-    def _encode_categories(self, X):
-        """X with its categorical columns (categorical_features) as category codes, the encoder
-        kept for the X of prediction (validate_data applies it); X itself without them."""
-        columns = categorical_columns(X, self.categorical_features)
-        encoder = None if columns is None else CategoryEncoder(X, columns)
+    def _check_encoding(self, encoder):
         old = getattr(self, "_category_encoder", None)
         if self.warm_start and hasattr(self, "_forest") and not _same_encoding(old, encoder):
             raise ValueError("warm_start adds trees on the same categories: categorical_features or the categories of "
                              "X differ from the first fit's")
-        self._category_encoder = encoder
-        self.is_categorical_ = None if columns is None else np.isin(np.arange(n_columns(X)), columns)
-        return X if encoder is None else encoder.transform(X)
-
-    @property
-    def categories_(self) -> list | None:
-        """Per categorical feature (in column order), its categories: code k in the trees' left
-        sets (``Tree.left_categories``) stands for ``categories_[i][k]``. None without categorical
-        features."""
-        check_is_fitted(self, "_forest")
-        encoder = getattr(self, "_category_encoder", None)
-        return None if encoder is None else encoder.categories_
 
     def _oob_values(self, X, training=False):
         """(values, has_oob): each training row's mean over the trees that did not draw it; X
@@ -462,7 +446,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
         sex, batch) so: each split on a genotype is weighed against the best split on every
         covariate in that node, so a genotype that only tags a covariate loses to it. Among equal
         splits an always-split column wins.
-    categorical_features : array-like of int, str or bool, or "from_dtype", default None
+    categorical_features : array-like of int, str or bool, "from_dtype" or CategoryCodes, default None
         Columns (indices, names of a named X, or a mask; "from_dtype": a DataFrame's ``category``
         columns) split as categories rather than at a threshold, as scikit-learn 1.10's decision
         trees split them (its forests do not yet): a node sends a set of categories left. The
@@ -472,7 +456,9 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
         At most 256 categories per column, taken from the training X (strings, numbers, pandas
         categories). At prediction a category the training X lacked is a missing value, and one
         the node's training rows lacked goes right. X must then be a dense array or a
-        DataFrame. ``categories_`` lists each categorical column's categories and
+        DataFrame, unless its columns hold codes already: ``CategoryCodes({column: its
+        categories})`` then names them, for any form of X (packed genotypes' covariates too).
+        ``categories_`` lists each categorical column's categories and
         ``is_categorical_`` marks the columns; ``Tree.left_set(node)`` gives a split's left
         categories as indices into them. Categories have no order, so ``monotonic_cst`` must be
         0 on them.
@@ -755,7 +741,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
 
 
 def _same_encoding(a, b):
-    """Whether two CategoryEncoders (or None) encode the same columns with the same categories."""
+    """Whether two category encoders (or None) encode the same columns with the same categories."""
     if a is None or b is None:
         return a is b
     return np.array_equal(a.columns, b.columns) and all(

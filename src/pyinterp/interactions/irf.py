@@ -32,6 +32,7 @@ from .._validation import (INT32_MAX, FOREST_FIT_X, ForestInputMixin, IntInterva
                            check_columns, check_forest_size, check_up_front, column_indices, core_X, regression_target,
                            resolve_n_threads, share_feature_names, validate_data, validate_fit_data)
 from ..forest import RandomForestClassifier, RandomForestRegressor
+from ..forest.categories import CATEGORICAL_CONSTRAINT, CategoricalMixin
 from ..forest.view import forest_view
 from .dwp import sum_codes
 from .paths import SignedPaths, decode, signed_paths
@@ -99,7 +100,7 @@ def _masked_mean(values, mask):
         return np.where(count > 0, total / np.maximum(count, 1), np.nan)
 
 
-class IterativeRandomForest(ForestInputMixin, BaseEstimator):
+class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
     """iRF: interactions that are prevalent on the decision paths of a reweighted forest and
     stable across bootstrap samples.
 
@@ -191,6 +192,12 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         :class:`pyinterp.RandomForestRegressor`): covariates such as principal components.
         Interactions that hold them are found as any other; the command line reports only those
         among the other columns unless asked.
+    categorical_features : array-like of int, str or bool, "from_dtype" or CategoryCodes, default None
+        Columns split as categories (batch, sex, tissue; see
+        :class:`pyinterp.RandomForestRegressor`). They are encoded once, and every forest of the
+        fit (``forest_``, the bootstraps') is fitted on their codes (``CategoryCodes``): pass those
+        forests X with the columns as codes, or use this estimator's methods, which take X as fit
+        did.
     task : {"auto", "classification", "regression"}
         What y is. "auto" decides from y's values at fit (integer labels and two-valued y are
         classes). "classification" / "regression" say it, and declare it to scikit-learn, so
@@ -272,6 +279,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
+        "categorical_features": CATEGORICAL_CONSTRAINT,
     }
 
     def __init__(self, n_iterations=5, n_estimators=500, *, task="auto", max_features="sqrt", min_samples_leaf=1,
@@ -280,7 +288,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
                  class_id=None, min_node_size=1, rit_depth=5, rit_n_trees=500, rit_n_children=2.0, rit_min_size=2,
                  bootstrap_n_estimators=None, bootstrap_max_samples=None, first_split=True, rit_leaves="class",
                  rit_leaf_weight="size_precision", rit_root_sets=2, rit_report="leaves", style="R", random_state=None,
-                 n_jobs=None, verbose=0, always_split_features=None):
+                 n_jobs=None, verbose=0, always_split_features=None, categorical_features=None):
         self.n_iterations = n_iterations
         self.n_estimators = n_estimators
         self.task = task
@@ -312,6 +320,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.always_split_features = always_split_features
+        self.categorical_features = categorical_features
 
     # -- fitting -------------------------------------------------------------------------------
 
@@ -323,6 +332,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         return Forest(n_estimators, max_features=self.max_features, min_samples_leaf=self.min_samples_leaf,
                       max_depth=self.max_depth, oob_score=oob_score, random_state=seed, n_jobs=n_jobs,
                       verbose=verbose, min_node_size=size, always_split_features=self._always,
+                      categorical_features=self._inner_categories(),
                       keep_oob_leaves=self.style == "R")  # recorded as the trees grow, for BootstrapLeaves
 
     def _resolve_params(self, n_samples, n_features):
@@ -353,6 +363,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         ``varnames.grp``); the paths RIT intersects and every score are then over groups, a group
         counting as one feature. The forests and their importances stay per column. verbose
         reports the iterations and the bootstraps as they finish (at 2 also each forest's trees)."""
+        X = self._encode_categories(X)
         X, y = validate_fit_data(self, X, y, ensure_min_samples=2)
         X = core_X(X, by_columns=True)
         self.feature_groups_ = check_feature_groups(feature_groups, X.shape[1])
@@ -572,6 +583,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         state.setdefault("task", "auto")  # pickles of 0.1.0 predate the parameter
         state.setdefault("style", "pyinterp")  # earlier pickles were fitted in this style
         state.setdefault("forest_min_node_size", 1)  # and grew their trees to purity
+        state.setdefault("categorical_features", None)
         super().__setstate__(state)
 
     def __sklearn_tags__(self):
@@ -594,7 +606,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         """Class probabilities of the selected iteration's forest, columns in the order of
         ``classes_``; with ``task="classification"`` (what the tags declare), not "auto"."""
         check_columns(self, X)
-        return self.forest_.predict_proba(X)
+        return self.forest_.predict_proba(self._as_codes(X))
 
     def score(self, X, y, sample_weight=None):
         """Accuracy (classification) or R^2 (regression) of :meth:`predict`, as scikit-learn's
@@ -607,7 +619,7 @@ class IterativeRandomForest(ForestInputMixin, BaseEstimator):
         """Prediction of the selected iteration's forest; X's columns are checked against the
         training columns (count and names)."""
         check_columns(self, X)
-        return self.forest_.predict(X)
+        return self.forest_.predict(self._as_codes(X))
 
 
 class BootstrapRun(NamedTuple):

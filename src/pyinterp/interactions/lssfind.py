@@ -14,6 +14,7 @@ from .._progress import Progress, unchanged_if_stopped
 from .._validation import (ForestInputMixin, IntInterval, check_columns, column_indices, core_X, regression_target,
                            share_feature_names, validate_fit_data)
 from ..forest import RandomForestRegressor
+from ..forest.categories import CATEGORICAL_CONSTRAINT, CategoricalMixin
 from .dwp import FLOAT_SLACK, dwp, prevalent_sets, rank_key
 from .itemsets import frequent_itemsets
 from .local import prevalence_at, sample_rows
@@ -31,7 +32,7 @@ def minimal(sets) -> list:
     return [s for s, f in zip(sets, frozen) if not any(g < f for g in frozen)]
 
 
-class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
+class LSSFind(CategoricalMixin, ForestInputMixin, RegressorMixin, BaseEstimator):
     """Boolean interactions of a random forest by depth-weighted prevalence (paper 001).
 
     Fits a regression forest, computes every leaf's signed path F_eps (nodes whose node-mass
@@ -48,10 +49,13 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
     max_features : int, float, "sqrt", "log2" or None, default=1.0
         m_try. All features, as the paper's scikit-learn runs: smaller m_try makes noise splits
         that cut true interactions' DWP below the eta test (spec section 8).
-    bootstrap, max_samples, min_samples_leaf, max_depth, always_split_features
+    bootstrap, max_samples, min_samples_leaf, max_depth, always_split_features, categorical_features
         As for :class:`pyinterp.RandomForestRegressor`; bootstrap is the trees' only diversity
         when m_try = p, so it stays on by default. always_split_features (covariates searched at
-        every node) matters when max_features leaves columns out.
+        every node) matters when max_features leaves columns out. categorical_features (batch,
+        sex, tissue) are encoded once, and ``forest_`` is fitted on their codes
+        (``CategoryCodes``): pass it ``X`` with those columns as codes, or use this estimator's
+        own methods, which take X as fit did.
     epsilon : float, default=0.01
         Absolute impurity-decrease cut in units of y^2 (strict >).
     eta : float, default=0.01
@@ -99,12 +103,13 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
         "mode": [StrOptions({"find", "rank"})],
         "min_dwp": [Interval(Real, 0, 1, closed="right"), None],
         "verbose": ["verbose"],
+        "categorical_features": CATEGORICAL_CONSTRAINT,
     }
 
     def __init__(self, n_estimators=100, *, max_features=1.0, bootstrap=True, max_samples=None, min_samples_leaf=1,
                  max_depth=None, epsilon=0.01, eta=0.01, max_order=3, mode="find", min_dwp=None,
                  first_occurrence="after_filter", impurity_scale="weighted", random_state=None, n_jobs=None,
-                 verbose=0, always_split_features=None):
+                 verbose=0, always_split_features=None, categorical_features=None):
         self.n_estimators = n_estimators
         self.max_features = max_features
         self.bootstrap = bootstrap
@@ -122,6 +127,11 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.always_split_features = always_split_features
+        self.categorical_features = categorical_features
+
+    def __setstate__(self, state):
+        state.setdefault("categorical_features", None)  # older pickles predate the parameter
+        super().__setstate__(state)
 
     def _mining_threshold(self):
         if self.min_dwp is not None:
@@ -141,6 +151,7 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None, feature_groups=None):
         """feature_groups: one group name per column (e.g. each probe's gene); interactions are then
         found between groups, a group counting as one feature (see :func:`signed_paths`)."""
+        X = self._encode_categories(X)
         X, y = validate_fit_data(self, X, y)
         y = regression_target(y)
         X = core_X(X, by_columns=True)
@@ -151,7 +162,8 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
         self.forest_ = RandomForestRegressor(
             self.n_estimators, max_features=self.max_features, bootstrap=self.bootstrap, max_samples=self.max_samples,
             min_samples_leaf=self.min_samples_leaf, max_depth=self.max_depth, random_state=self.random_state,
-            n_jobs=self.n_jobs, verbose=self.verbose, always_split_features=always).fit(X, y, sample_weight)
+            n_jobs=self.n_jobs, verbose=self.verbose, always_split_features=always,
+            categorical_features=self._inner_categories()).fit(X, y, sample_weight)
         share_feature_names(self, self.forest_)  # before the paths, which take their names from it
         self.feature_groups_ = check_feature_groups(feature_groups, X.shape[1])
         with Progress(self.verbose, 1, "mining") as progress:
@@ -169,7 +181,7 @@ class LSSFind(ForestInputMixin, RegressorMixin, BaseEstimator):
     def predict(self, X):
         """The fitted forest's prediction."""
         check_columns(self, X)
-        return self.forest_.predict(X)
+        return self.forest_.predict(self._as_codes(X))
 
     def dwp(self, sets) -> np.ndarray:
         """DWP of arbitrary signed sets in the fitted forest, features (or groups) by index or name."""
@@ -209,12 +221,13 @@ class LocalLSSFind(LSSFind):
     def __init__(self, n_estimators=100, *, max_features=1.0, bootstrap=True, max_samples=None, min_samples_leaf=1,
                  max_depth=None, epsilon=0.01, eta=0.01, max_order=3, mode="find", min_dwp=None,
                  first_occurrence="after_filter", impurity_scale="weighted", min_path_prevalence=0.5,
-                 combine="intersection", random_state=None, n_jobs=None, verbose=0, always_split_features=None):
+                 combine="intersection", random_state=None, n_jobs=None, verbose=0, always_split_features=None,
+                 categorical_features=None):
         super().__init__(n_estimators, max_features=max_features, bootstrap=bootstrap, max_samples=max_samples,
                          min_samples_leaf=min_samples_leaf, max_depth=max_depth, epsilon=epsilon, eta=eta,
                          max_order=max_order, mode=mode, min_dwp=min_dwp, first_occurrence=first_occurrence,
                          impurity_scale=impurity_scale, random_state=random_state, n_jobs=n_jobs, verbose=verbose,
-                         always_split_features=always_split_features)
+                         always_split_features=always_split_features, categorical_features=categorical_features)
         self.min_path_prevalence = min_path_prevalence
         self.combine = combine
 
@@ -225,7 +238,7 @@ class LocalLSSFind(LSSFind):
         min_pp = self.min_path_prevalence
         global_sets = self.selected_.features
         known = set(global_sets)
-        rows = sample_rows(self.forest_, self.paths_, X, self.n_jobs)
+        rows = sample_rows(self.forest_, self.paths_, self._as_codes(X), self.n_jobs)
         pp_global = prevalence_at(self.paths_, rows, global_sets)
         adjusted_global = self.selected_["adjusted_dwp"]
         names = self.paths_.names

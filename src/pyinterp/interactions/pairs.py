@@ -41,9 +41,7 @@ from scipy import stats
 from sklearn.utils._param_validation import validate_params
 from threadpoolctl import threadpool_limits
 
-from .._validation import IntInterval, check_array, column_indices, resolve_n_threads
-from ..io.h5ad import anndata_matrix, is_anndata
-from ..io.packed import is_packed
+from .._validation import IntInterval, check_array, read_columns, resolve_n_threads
 from .table import InteractionTable
 
 __all__ = ["PairScan", "pair_scan"]
@@ -162,7 +160,7 @@ def pair_scan(X, y, *, features=None, top=1000, max_pairs=20_000_000, n_jobs=Non
     >>> best.features, round(best.effect, 2), best.pvalue < 1e-6
     (((3, 1), (7, 1)), 0.93, True)
     """
-    values, names, n_features, features = _columns(X, features)
+    values, names, n_features, features = read_columns(X, features)
     n = values.shape[0]
     y = _target(y, n)
     if n > _MAX_ROWS:
@@ -202,43 +200,6 @@ def pair_scan(X, y, *, features=None, top=1000, max_pairs=20_000_000, n_jobs=Non
         columns["n"].append(count[i])
     table = InteractionTable(table_features, {c: np.asarray(v, dtype=np.float64) for c, v in columns.items()}, names)
     return PairScan(table, int(tested.sum()), features, cuts)
-
-
-def _feature_names(X):
-    """X's column names (AnnData's var_names, packed genotypes' feature names, a DataFrame's
-    columns) when they are strings, else None."""
-    if is_anndata(X):
-        names = X.var_names
-    elif is_packed(X):
-        names = X.feature_names
-    elif hasattr(X, "columns") and hasattr(X, "iloc"):
-        names = X.columns
-    else:
-        return None
-    names = np.asarray(names, dtype=object)
-    return names if all(isinstance(v, str) for v in names) else None
-
-
-def _columns(X, features):
-    """The chosen columns of X as float64 (NaN missing), X's feature names (or None), its column
-    count and the chosen indices; only those columns are read (never all of a wide X)."""
-    names = _feature_names(X)
-    if is_anndata(X):
-        X = anndata_matrix(X)[0]
-    if not hasattr(X, "shape"):
-        X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
-    if len(X.shape) != 2:
-        raise ValueError(f"X must be 2-d, got shape {X.shape}")
-    p = X.shape[1]
-    chosen = np.arange(p) if features is None else column_indices("features", features, p, names)
-    if hasattr(X, "iloc"):
-        part = X.iloc[:, chosen]
-    elif sp.issparse(X):
-        part = sp.csc_matrix(X)[:, chosen].toarray()
-    else:
-        part = X[:, chosen]
-    values = check_array(np.asarray(part, dtype=np.float64), ensure_all_finite="allow-nan")
-    return values, names, p, chosen
 
 
 def _target(y, n):

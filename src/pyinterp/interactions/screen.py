@@ -13,11 +13,12 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 
 from .._rows import split_rows, take_rows
 from .._seeds import draw_seeds, python_rng
-from .._validation import IntInterval, column_indices
+from .._validation import IntInterval, column_indices, column_names, read_columns
 from ..forest import RandomForestClassifier, RandomForestRegressor
+from ..forest.categories import CATEGORICAL_CONSTRAINT, category_encoder
 from ..importance import mdi_oob
 from ..io.phenotypes import adjust_for_covariates
-from .pairs import PairScan, _columns, _feature_names, _target, pair_scan
+from .pairs import PairScan, _target, pair_scan
 
 __all__ = ["PairScreen", "screen_pairs"]
 
@@ -68,6 +69,7 @@ class PairScreen:
         "n_estimators": [IntInterval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "max_features": "no_validation",  # the forest checks it
         "always_split_features": "no_validation",
+        "categorical_features": CATEGORICAL_CONSTRAINT,
         "top": [IntInterval(Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
@@ -76,7 +78,8 @@ class PairScreen:
     prefer_skip_nested_validation=True,
 )
 def screen_pairs(X, y, *, n_features=1000, screen_fraction=0.5, n_estimators="auto", max_features="sqrt",
-                 always_split_features=None, top=100, random_state=None, n_jobs=None, verbose=0):
+                 always_split_features=None, categorical_features=None, top=100, random_state=None, n_jobs=None,
+                 verbose=0):
     """Screen the columns with a forest, then test every pair of the kept ones.
 
     With more than ``n_features`` columns: a forest (``max_features`` candidates a split, sqrt of
@@ -108,6 +111,11 @@ def screen_pairs(X, y, *, n_features=1000, screen_fraction=0.5, n_estimators="au
         columns (covariates: principal components, age, sex, batch) are offered at every split of
         the forest, left out of the pairs, and removed from y by least squares on the scan rows
         before the pairs are tested (y's residuals: a 0/1 y's of a linear probability model).
+    categorical_features : array-like of int, str or bool, "from_dtype" or CategoryCodes, default None
+        Columns of categories (batch, sex; see :class:`pyinterp.RandomForestRegressor`): the
+        forest splits them as categories, y is adjusted for an always-split one through
+        indicators of its categories, and they are left out of the pairs, whose tests take
+        ordered levels.
     top : int or None, default=100
         Rows of the pairs' table (see :func:`pair_scan`).
     random_state : int, RandomState or None
@@ -121,6 +129,10 @@ def screen_pairs(X, y, *, n_features=1000, screen_fraction=0.5, n_estimators="au
     -------
     PairScreen
     """
+    encoder = category_encoder(X, categorical_features)
+    categorical = np.zeros(0, dtype=np.int64) if encoder is None else encoder.columns
+    if encoder is not None:
+        X = encoder.transform(X)
     if not hasattr(X, "shape"):
         X = np.asarray(X, dtype=np.float64)
     values_y = np.asarray(y)
@@ -128,10 +140,11 @@ def screen_pairs(X, y, *, n_features=1000, screen_fraction=0.5, n_estimators="au
     if len(values_y) != n:
         raise ValueError(f"y must have one value per row of X ({n}), got {len(values_y)}")
     always = (np.zeros(0, dtype=np.int64) if always_split_features is None else
-              column_indices("always_split_features", always_split_features, p, _feature_names(X)))
-    candidates = np.setdiff1d(np.arange(p), always)
+              column_indices("always_split_features", always_split_features, p, column_names(X)))
+    candidates = np.setdiff1d(np.arange(p), np.union1d(always, categorical))
+    coded = np.flatnonzero(np.isin(always, categorical))  # among the always-split columns
     if len(candidates) <= n_features:
-        scan = pair_scan(X, _adjusted(X, values_y, always), features=candidates, top=top, n_jobs=n_jobs)
+        scan = pair_scan(X, _adjusted(X, values_y, always, coded), features=candidates, top=top, n_jobs=n_jobs)
         return PairScreen(candidates, None, scan, np.zeros(0, dtype=np.int64), np.arange(n), None)
     labels = np.unique(values_y)
     classes = values_y.dtype.kind in "OUSb" or len(labels) == 2
@@ -147,24 +160,26 @@ def screen_pairs(X, y, *, n_features=1000, screen_fraction=0.5, n_estimators="au
         n_estimators = max(300, math.ceil(300 * math.sqrt(p / 1e5)))
     Forest = RandomForestClassifier if classes else RandomForestRegressor
     forest = Forest(n_estimators, max_features=max_features, oob_score=False, random_state=forest_seed,
-                    n_jobs=n_jobs, verbose=verbose, always_split_features=always if len(always) else None)
+                    n_jobs=n_jobs, verbose=verbose, always_split_features=always if len(always) else None,
+                    categorical_features=None if encoder is None else encoder.codes())
     X_screen, y_screen = take_rows(X, screen_rows), values_y[screen_rows]
     forest.fit(X_screen, y_screen)
     importances = np.asarray(mdi_oob(forest, X_screen, y_screen, n_jobs=n_jobs), dtype=np.float64)
     ranked = candidates[np.argsort(-importances[candidates], kind="stable")]
     features = ranked[:n_features]
     X_scan = take_rows(X, scan_rows)
-    scan = pair_scan(X_scan, _adjusted(X_scan, values_y[scan_rows], always), features=np.sort(features), top=top,
+    scan = pair_scan(X_scan, _adjusted(X_scan, values_y[scan_rows], always, coded), features=np.sort(features), top=top,
                      n_jobs=n_jobs)
     return PairScreen(features, importances, scan, screen_rows, scan_rows, forest)
 
 
-def _adjusted(X, y, always):
-    """y without the covariates' linear share (least squares with an intercept), as numbers; y
-    itself without covariates."""
+def _adjusted(X, y, always, coded):
+    """y without the covariates' linear share (least squares with an intercept; `coded`: those
+    of them, by position in `always`, that hold category codes), as numbers; y itself without
+    covariates."""
     if not len(always):
         return y
-    covariates = _columns(X, always)[0]
+    covariates = read_columns(X, always)[0]
     if np.isnan(covariates).any():
         raise ValueError("the always-split columns (covariates) hold missing values; leave those rows out")
-    return adjust_for_covariates(_target(y, len(y)), covariates)
+    return adjust_for_covariates(_target(y, len(y)), covariates, coded)

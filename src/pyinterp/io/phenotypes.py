@@ -22,14 +22,15 @@ class Phenotypes(NamedTuple):
 
 
 class Covariates(NamedTuple):
-    """Covariates matched to genotypes: the genotypes' rows that have every one, the design
-    columns (numbers as they are, each text covariate one column per level but its first), their
-    names, and what was read."""
+    """Covariates matched to genotypes: the genotypes' rows that have every one, the design (one
+    column per covariate: numbers as they are, a text covariate as the codes 0, 1, ... of its
+    sorted levels), their names, the levels of each text covariate by name, and what was read."""
 
     rows: np.ndarray
     design: np.ndarray
     names: list
     notes: list
+    categories: dict
 
 
 class Phenotype(NamedTuple):
@@ -180,7 +181,8 @@ def match_covariates(samples, table, names, where):
     """Covariates `names` of `table` (all its columns when None) for a genotype file's samples,
     matched as match_phenotype matches. A sample missing any covariate (-9, NA, nan, .) or absent
     from the file is dropped and counted; a numeric column is used as it is, a text column (batch,
-    sex as letters) as indicators of its levels but the first.
+    sex as letters) as the codes of its levels (at most 256), which the forests split as
+    categories and adjust_for_covariates turns into indicators.
 
     Examples
     --------
@@ -190,8 +192,8 @@ def match_covariates(samples, table, names, where):
     ...                    {"pc1": np.array(["0.5", "NA", "-1"], dtype=object),
     ...                     "batch": np.array(["a", "b", "b"], dtype=object)})
     >>> covariates = match_covariates({"iid": np.array(["s3", "s1", "s2"], dtype=object)}, table, None, "c.txt")
-    >>> covariates.rows, covariates.names
-    (array([0, 1]), ['pc1', 'batch=b'])
+    >>> covariates.rows, covariates.names, covariates.categories
+    (array([0, 1]), ['pc1', 'batch'], {'batch': ['a', 'b']})
     >>> covariates.design
     array([[-1. ,  1. ],
            [ 0.5,  0. ]])
@@ -208,30 +210,34 @@ def match_covariates(samples, table, names, where):
         keep &= np.array([v not in MISSING for v in text[n]])
     if not keep.any():
         raise ValueError(f"{where}: no genotyped sample has every covariate ({', '.join(names)})")
-    design, columns = [], []
+    from ..forest.categories import MAX_CATEGORIES  # here: the forest package imports this one
+
+    design, categories = [], {}
     for n in names:
         values = text[n][keep]
         numbers = _as_numbers(values)
-        if numbers is not None:
-            design.append(numbers)
-            columns.append(n)
-            continue
-        for level in sorted(set(values))[1:]:
-            design.append((values == level).astype(np.float64))
-            columns.append(f"{n}={level}")
+        if numbers is None:
+            levels, numbers = np.unique(values.astype(str), return_inverse=True)
+            if len(levels) > MAX_CATEGORIES:
+                raise ValueError(f"{where}: covariate {n!r} has {len(levels)} levels; a categorical covariate may have "
+                                 f"at most {MAX_CATEGORIES}")
+            categories[n] = levels.tolist()
+        design.append(np.asarray(numbers, dtype=np.float64))
     absent, missing = int((found < 0).sum()), int(((found >= 0) & ~keep).sum())
     notes = [f"{int(keep.sum())} of the {len(found)} genotyped samples have every covariate of {where} "
              f"({', '.join(names)})" + (f"; {absent} are not in it" if absent else "")
              + (f"; {missing} miss one" if missing else "")]
     design = np.column_stack(design) if design else np.empty((int(keep.sum()), 0))
-    return Covariates(np.flatnonzero(keep), design, columns, notes)
+    return Covariates(np.flatnonzero(keep), design, names, notes, categories)
 
 
-def adjust_for_covariates(values, design):
+def adjust_for_covariates(values, design, categorical=None):
     """The residuals of `values` after least squares on `design` with an intercept: the phenotype
     with the covariates' share removed (for a case/control phenotype, of a linear probability
-    model), the response a forest on the genotypes then explains. See
-    bench/studies/covariate_default.py for why this is the command line's way with covariates.
+    model), the response a forest on the genotypes then explains. `categorical` (indices of
+    design columns) marks columns of category codes, which enter as indicators of their codes but
+    the first. See bench/studies/covariate_default.py for why this is the command line's way with
+    covariates.
 
     Examples
     --------
@@ -239,13 +245,47 @@ def adjust_for_covariates(values, design):
     >>> from pyinterp.io.phenotypes import adjust_for_covariates
     >>> adjust_for_covariates(np.array([1.0, 2.0, 4.0]), np.array([[0.0], [1.0], [2.0]])).round(3)
     array([ 0.167, -0.333,  0.167])
+    >>> batch = np.array([[0.0], [0.0], [1.0], [1.0], [2.0]])  # codes: three levels, not a slope
+    >>> adjust_for_covariates(np.array([1.0, 2.0, 4.0, 6.0, 3.0]), batch, categorical=[0]).round(3)
+    array([-0.5,  0.5, -1. ,  1. ,  0. ])
     """
-    design = np.column_stack([np.ones(len(values)), design])
+    design = np.column_stack([np.ones(len(values)), as_indicators(design, categorical)[0]])
     if np.linalg.matrix_rank(design) < design.shape[1]:
         raise ValueError("the covariates are collinear (or one is constant) among the samples kept; leave one out "
                          "with --covar-name")
     coefficients = np.linalg.lstsq(design, values.astype(np.float64), rcond=None)[0]
     return values - design @ coefficients
+
+
+def as_indicators(design, categorical):
+    """The design with each column of category codes (`categorical`: their indices) replaced by
+    indicators of its codes but the first present, and where each new column comes from: (source
+    column, code), the code None for a column kept as it is.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp.io.phenotypes import as_indicators
+    >>> design, origin = as_indicators(np.array([[0.5, 2.0], [1.5, 0.0], [2.5, 1.0]]), [1])
+    >>> design
+    array([[0.5, 0. , 1. ],
+           [1.5, 0. , 0. ],
+           [2.5, 1. , 0. ]])
+    >>> origin
+    [(0, None), (1, 1), (1, 2)]
+    """
+    design = np.asarray(design, dtype=np.float64)
+    coded = set(np.asarray(categorical if categorical is not None else [], dtype=np.int64).tolist())
+    columns, origin = [], []
+    for j in range(design.shape[1]):
+        if j not in coded:
+            columns.append(design[:, [j]])
+            origin.append((j, None))
+            continue
+        codes = np.unique(design[:, j])[1:]
+        columns.append((design[:, [j]] == codes).astype(np.float64))
+        origin.extend((j, int(c)) for c in codes)
+    return (np.hstack(columns) if columns else design), origin
 
 
 def _as_numbers(text):
