@@ -67,12 +67,42 @@ def test_every_format_reads_the_same_table(frame, tmp_path, capsys):
     assert table == expected
 
 
-def test_a_non_numeric_column_is_named_and_can_be_dropped(frame, tmp_path, capsys):
-    frame.assign(batch=["A", "B"] * 75, site="x").to_csv(tmp_path / "data.csv")
-    code, out, err = run(capsys, "importance", tmp_path / "data.csv", "--target", "y")
+def test_text_columns_are_categories_and_can_be_dropped(frame, tmp_path, capsys):
+    """Text columns are split as categories: the importances are those of a forest given their
+    codes as CategoryCodes. A column mixing text and numbers is refused by name."""
+    from pyinterp import CategoryCodes, RandomForestRegressor
+    from pyinterp.importance import mdi_oob
+
+    tissue = np.array(["lung", "blood", "brain", "liver"])[np.arange(150) % 4]
+    frame = frame.assign(tissue=tissue, site="x")
+    frame["y"] = frame["y"] + 2.0 * np.isin(tissue, ["lung", "brain"])
+    frame.to_csv(tmp_path / "data.csv")
+    code, out, err = run(capsys, "importance", tmp_path / "data.csv", "--target", "y", "--n-estimators", 20,
+                         "--n-jobs", 1, "--out", tmp_path / "categories")
+    assert (code, err) == (0, ""), err
+    assert ("text columns split as categories (a set of levels to each side): tissue (4 levels: blood, brain, liver, "
+            "lung); site (1 level: x)") in out
+    X = frame.drop(columns="y").assign(tissue=np.searchsorted(["blood", "brain", "liver", "lung"], tissue), site=0.0)
+    forest = RandomForestRegressor(20, oob_score=True, random_state=0, n_jobs=1, categorical_features=CategoryCodes(
+        {"tissue": ["blood", "brain", "liver", "lung"], "site": ["x"]})).fit(X, frame["y"])
+    table = read_csv_exact(tmp_path / "categories" / "importances.csv").set_index("feature")
+    np.testing.assert_array_equal(table.loc[list(X.columns), "mdi_oob"].to_numpy(), mdi_oob(forest, X, frame["y"]))
+    assert table.loc["tissue", "rank"] == 1
+    frame.assign(tissue=np.where(np.arange(150) == 3, "7", tissue)).to_csv(tmp_path / "mixed.csv")
+    code, out, err = run(capsys, "importance", tmp_path / "mixed.csv", "--target", "y")
     assert code == 1 and out == ""
-    assert err == ("pyinterp: error: columns 'batch', 'site' are not numeric (row 's0' of 'batch' holds 'A'); leave "
-                   "them out with --drop batch,site, or name a row-name column with --index-col\n")
+    assert err == ("pyinterp: error: column 'tissue' is not numeric (row 's0' of 'tissue' holds 'lung' beside numbers "
+                   "such as '7'); correct those cells, or leave the column out with --drop tissue\n")
+    three = frame.assign(y=np.array(["a", "b", "c"])[np.arange(150) % 3])  # no split of categories serves 3 classes
+    three.to_csv(tmp_path / "three.csv")
+    code, out, err = run(capsys, "importance", tmp_path / "three.csv", "--target", "y", "--n-estimators", 20,
+                         "--out", tmp_path / "three")
+    assert (code, err) == (0, ""), err
+    assert "text columns as indicators of their levels (a split on a set of levels needs a number or two classes)" in out
+    assert {"tissue=brain", "tissue=liver", "tissue=lung", "GENE1"} <= set(
+        read_csv_exact(tmp_path / "three" / "importances.csv")["feature"])
+    frame = frame.drop(columns=["tissue", "site"])
+    frame.assign(batch=["A", "B"] * 75, site="x").to_csv(tmp_path / "data.csv")
     frame.to_csv(tmp_path / "plain.csv")
     expected, _ = importances(capsys, tmp_path / "plain.csv", out=tmp_path / "plain")
     table, _ = importances(capsys, tmp_path / "data.csv", "--drop", "batch,site", out=tmp_path / "dropped")
@@ -84,7 +114,8 @@ def test_a_non_numeric_column_is_named_and_can_be_dropped(frame, tmp_path, capsy
 def test_a_named_row_name_column_is_refused_until_given_with_index_col(frame, tmp_path, capsys):
     frame.rename_axis("sample").to_csv(tmp_path / "data.csv")
     code, _, err = run(capsys, "importance", tmp_path / "data.csv", "--target", "y")
-    assert code == 1 and "column 'sample' is not numeric (data row 1 of 'sample' holds 's0')" in err
+    assert code == 1 and ("column 'sample' is not numeric and holds a different text on every row (data row 1 holds "
+                          "'s0'): row names? name them with --index-col sample") in err
     table, _ = importances(capsys, tmp_path / "data.csv", "--index-col", "sample", out=tmp_path / "out")
     frame.to_csv(tmp_path / "plain.csv")
     assert table == importances(capsys, tmp_path / "plain.csv", out=tmp_path / "plain")[0]

@@ -178,15 +178,8 @@ def split_target(frame, target, *, task="auto", index_col=None, drop=()) -> Data
     if X.shape[1] == 0:
         raise DataError(f"no feature columns are left beside the target {target!r}")
     text = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]  # bool counts as numeric
-    if text:
-        c = text[0]
-        values = X[c][X[c].notna()]
-        bad = values[pd.to_numeric(values, errors="coerce").isna()]
-        example = f"{_row(frame, bad.index[0])} of {c!r} holds {bad.iloc[0]!r}" if len(bad) else f"{c!r} is {X[c].dtype}"
-        raise DataError(f"column{'s' if len(text) > 1 else ''} {listing(map(repr, text))} "
-                        f"{'are' if len(text) > 1 else 'is'} not numeric ({example}); leave "
-                        f"{'them' if len(text) > 1 else 'it'} out with --drop {','.join(map(str, text[:LISTED]))}, "
-                        "or name a row-name column with --index-col")
+    y, task = _target(frame[target], target, task, frame)
+    X, categories = _categories(X, text, frame, task == "classification" and len(np.unique(y)) > 2, notes)
     X = X.astype({c: np.float64 for c in X.columns if pd.api.types.is_bool_dtype(X[c])})  # one dtype with floats
     values = X.to_numpy(dtype=np.float64)
     infinite = np.isinf(values)
@@ -201,8 +194,62 @@ def split_target(frame, target, *, task="auto", index_col=None, drop=()) -> Data
         where = listing(f"{X.columns[j]} ({counts[j]})" for j in np.flatnonzero(counts))
         notes.append(f"{int(counts.sum())} missing cells, in {where}: the trees send them down the side each split "
                      "recorded for missing values (scikit-learn's rule)")
-    y, task = _target(frame[target], target, task, frame)
-    return Data(X, y, [str(c) for c in X.columns], task, notes)
+    return Data(X, y, [str(c) for c in X.columns], task, notes, categories=categories)
+
+
+def listing_levels(categories) -> str:
+    """{column: its levels} as a report lists them: 'batch (3 levels: a, b, c); sex (2 levels: F, M)'."""
+    return "; ".join(f"{c} ({len(levels)} level{'' if len(levels) == 1 else 's'}: {listing(levels, 5)})"
+                     for c, levels in categories.items())
+
+
+def _categories(X, text, frame, many_classes, notes):
+    """X with its text columns as the codes of their sorted levels, split as categories, and their
+    CategoryCodes (None without any); with more than two classes, which no split of categories by
+    their mean serves, as indicators of their levels instead. A column mixing numbers and text, or
+    holding a different text on every row (row names), is refused by name."""
+    import pandas as pd
+
+    from ..forest import CategoryCodes
+    from ..forest.categories import MAX_CATEGORIES
+    from ..io.phenotypes import as_indicators
+
+    levels = {}
+    for c in text:
+        present = X[c][X[c].notna()]
+        numbers = present[pd.to_numeric(present.astype(str), errors="coerce").notna()]
+        words = present[pd.to_numeric(present.astype(str), errors="coerce").isna()]
+        if len(numbers) and len(words):
+            raise DataError(f"column {c!r} is not numeric ({_row(frame, words.index[0])} of {c!r} holds "
+                            f"{words.iloc[0]!r} beside numbers such as {numbers.iloc[0]!r}); correct those cells, or "
+                            f"leave the column out with --drop {c}")
+        values = present.astype(str)
+        distinct = np.unique(values.to_numpy())
+        if len(values) >= 2 and len(distinct) == len(values):
+            raise DataError(f"column {c!r} is not numeric and holds a different text on every row "
+                            f"({_row(frame, values.index[0])} holds {values.iloc[0]!r}): row names? name them with "
+                            f"--index-col {c}, or leave the column out with --drop {c}")
+        if len(distinct) > MAX_CATEGORIES:
+            raise DataError(f"column {c!r} is not numeric and has {len(distinct)} levels; a column of categories may "
+                            f"have at most {MAX_CATEGORIES}: leave it out with --drop {c}")
+        levels[c] = distinct.tolist()
+    if not levels:
+        return X, None
+    X = X.copy()
+    for c, names in levels.items():
+        present = X[c].notna()
+        X[c] = np.where(present, np.searchsorted(names, X[c].astype(str)), np.nan)
+    listed = listing_levels(levels)
+    if not many_classes:
+        notes.append(f"text columns split as categories (a set of levels to each side): {listed}")
+        return X, CategoryCodes(levels)
+    coded = [X.columns.get_loc(c) for c in levels]
+    design, origin = as_indicators(X.to_numpy(dtype=np.float64), coded)
+    names = [str(X.columns[j]) if code is None else f"{X.columns[j]}={levels[X.columns[j]][code]}"
+             for j, code in origin]
+    notes.append(f"text columns as indicators of their levels (a split on a set of levels needs a number or two "
+                 f"classes): {listed}")
+    return pd.DataFrame(design, index=X.index, columns=names), None
 
 
 def _column(frame, name, option):

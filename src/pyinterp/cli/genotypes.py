@@ -17,7 +17,7 @@ from ..io.bgen import read_bgen
 from ..io.pgen import read_pgen
 from ..io.plink import read_plink
 from ..io.vcf import read_vcf
-from .data import Data, DataError, listing
+from .data import Data, DataError, listing, listing_levels
 
 PLINK1 = (".bed", ".bim", ".fam")
 PLINK2 = (".pgen", ".pvar", ".psam", ".pvar.zst")
@@ -206,8 +206,7 @@ def _offered(covariates, design, coded, args, task, values, name, notes, units):
         notes.append(f"{text} enter as indicators of their levels: a split on a set of levels needs a number or two "
                      f"classes, and {name} has {classes}")
         return design, names, None
-    notes.append("covariates split as categories (a set of levels to each side): " + "; ".join(
-        f"{n} ({len(levels)} levels: {listing(levels, 5)})" for n, levels in categories.items()))
+    notes.append(f"covariates split as categories (a set of levels to each side): {listing_levels(categories)}")
     return design, names, CategoryCodes(categories)
 
 
