@@ -167,7 +167,7 @@ def with_covariates(samples, covariate_table, names, where, args, rows, values, 
         raise DataError(f"no {units[0][:-1]} with {name} has every covariate of {where}")
     rows, values = rows[both], values[both]
     design = covariates.design[np.searchsorted(covariates.rows, rows)]
-    columns = f"{len(covariates.names)} covariate columns ({listing(covariates.names)})"
+    columns = _counted(covariates.names)
     coded = [covariates.names.index(n) for n in covariates.categories]
     if not adjust:
         return rows, values, task, _offered(covariates, design, coded, args, task, values, name, notes, units)
@@ -184,6 +184,10 @@ def with_covariates(samples, covariate_table, names, where, args, rows, values, 
     return rows, residuals, "regression", None
 
 
+def _counted(names):
+    return f"{len(names)} covariate column{'' if len(names) == 1 else 's'} ({listing(names)})"
+
+
 def _offered(covariates, design, coded, args, task, values, name, notes, units):
     """(design, names, categories) of the covariates searched at every split (--covar-mode
     always), with the notes saying so: a text covariate as the codes of its levels, split as
@@ -194,11 +198,13 @@ def _offered(covariates, design, coded, args, task, values, name, notes, units):
     if coded and classes > 2:
         design, origin = as_indicators(design, coded)
         names = [names[j] if code is None else f"{names[j]}={categories[names[j]][code]}" for j, code in origin]
-    columns = f"{len(names)} covariate columns ({listing(names)})"
+    columns = _counted(names)
     listed = "listed too (--covar-interactions)" if args.covar_interactions else \
         "left out of the interaction tables (--covar-interactions lists them)"
-    notes.append(f"{columns} are searched at every split beside the {units[1]} (ranger's always.split.variables), on "
-                 f"the {len(values)} {units[0]} with {name} and every covariate; interactions holding one are {listed}")
+    verb = "is" if len(names) == 1 else "are"
+    notes.append(f"{columns} {verb} searched at every split beside the {units[1]} (ranger's always.split.variables), "
+                 f"on the {len(values)} {units[0]} with {name} and every covariate; interactions holding one are "
+                 f"{listed}")
     if not coded:
         return design, names, None
     text = listing(categories)
