@@ -22,6 +22,7 @@ from pyinterp.cli import jobs
 from pyinterp.cli.report import HTML_ROWS, Report
 from pyinterp.datasets import make_lss
 from pyinterp.importance import mdi_oob
+from pyinterp.interactions import NoInteractionWarning
 
 
 @pytest.fixture(scope="module")
@@ -208,10 +209,29 @@ def test_a_target_single_splits_separate_says_why_no_interaction(tmp_path, capsy
 
 
 def test_a_response_without_boolean_structure_says_why_lssfind_finds_nothing(tmp_path, capsys):
+    """The report names the set that came closest (the warning's, which does not reach stderr
+    again) and offers rank mode, whose table is LSSFind(mode="rank")'s."""
     rng = np.random.RandomState(0)
-    pd.DataFrame(rng.rand(200, 5), columns=list("abcde")).assign(y=rng.randn(200)).to_csv(tmp_path / "noise.csv")
-    out = run(capsys, "interactions", tmp_path / "noise.csv", "--target", "y", "--n-estimators", 10)
-    assert "order <= 3) in " in out and " s: no set.\n  No set of up to 3 signed features holds 2^|S| DWP >= 0.99" in out
+    frame = pd.DataFrame(rng.rand(200, 5), columns=list("abcde")).assign(y=rng.randn(200))
+    frame.to_csv(tmp_path / "noise.csv")
+    code = cli.main([str(a) for a in ("interactions", tmp_path / "noise.csv", "--target", "y", "--n-estimators", 10)])
+    out, err = capsys.readouterr()
+    assert code == 0 and "LSSFind found no set" not in err
+    X, y = frame.drop(columns="y"), frame["y"].to_numpy()
+    with pytest.warns(NoInteractionWarning, match="LSSFind found no set") as caught:
+        LSSFind(100, random_state=0).fit(X, y)
+    label, best = caught[0].message.best
+    assert "order <= 3) in " in out and (" s: no set.\n  No set of up to 3 signed features holds 2^|S| DWP >= 0.99 "
+                                         f"(the highest is {best:.3f}, of {label}): the response") in out
+    assert "--lss-mode rank ranks every mined set by rho instead" in out
+    text = run(capsys, "interactions", tmp_path / "noise.csv", "--target", "y", "--n-estimators", 10, "--lss-mode",
+               "rank", "--out", tmp_path / "rank")
+    ranked = LSSFind(100, random_state=0, mode="rank").fit(X, y).interactions_
+    assert f"{len(ranked)} mined sets ranked by rho = log2(DWP) / |S|, 0 with 2^|S| DWP >= 0.99" in text
+    table = read_csv_exact(tmp_path / "rank" / "lssfind.csv")
+    assert list(table["interaction"]) == [ranked.label(f) for f in ranked.features][:1000]
+    np.testing.assert_array_equal(table["rho"], ranked["rho"][:1000])
+    assert (np.diff(table["rho"]) <= 1e-12).all()  # ties to float rounding
 
 
 def test_demo_writes_its_report_with_the_truth(tmp_path, capsys):

@@ -18,7 +18,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import check_estimator
 
 from pyinterp.datasets import make_lss
-from pyinterp.interactions import LocalLSSFind, LSSFind, dwp, minimal, path_prevalence, signed_paths
+from pyinterp.interactions import (LocalLSSFind, LSSFind, NoInteractionWarning, dwp, minimal, path_prevalence,
+                                   prevalent_sets, signed_paths)
 
 M, P = -1, 1
 SLACK = 1e-12
@@ -66,6 +67,7 @@ def direct_prevalence(model, X, sets):
 # scikit-learn contract, pickling, pandas
 
 
+@pytest.mark.filterwarnings("ignore::pyinterp.interactions.NoInteractionWarning")  # its small random data
 @pytest.mark.parametrize("Estimator", [LSSFind, LocalLSSFind])
 def test_check_estimator(Estimator):
     check_estimator(Estimator(n_estimators=10, random_state=0), expected_failed_checks=EXPECTED_FAILURES)
@@ -332,6 +334,31 @@ def test_paths_of_another_forest_are_refused(local_fit):
     for forest, paths in ((model.forest_, small.paths_), (small.forest_, model.paths_)):
         with pytest.raises(ValueError, match="do not belong"):
             path_prevalence(forest, paths, query, [[(0, M)]])
+    assert len(small.interactions_) == 0  # y = row number: no Boolean rule
+
+
+def test_an_empty_find_says_how_close_the_best_set_came():
+    """Find mode passing no set warns with the set of highest 2^|S| DWP among those mined; rank
+    mode, and a find that passes a set, do not warn."""
+    rng = np.random.default_rng(3)
+    X, y = rng.uniform(size=(300, 8)), rng.normal(size=300)
+    with pytest.warns(NoInteractionWarning, match=r"none of up to 2 signed features reached 2\^\|S\| DWP >= 1 - eta = "
+                                                  r"0.99 \(no set reached even the mining threshold") as caught:
+        LSSFind(n_estimators=30, max_order=2, random_state=0).fit(X, y)
+    assert caught[0].message.best is None
+    with pytest.warns(NoInteractionWarning, match=r"LSSFind found no set: none of up to 3 signed features reached "
+                                                  r"2\^\|S\| DWP >= 1 - eta = 0.99 \(the highest was") as caught:
+        lss = LSSFind(n_estimators=30, max_order=3, random_state=0).fit(X, y)
+    assert caught[0].filename == __file__  # the caller's line
+    mined = prevalent_sets(lss.paths_, lss._mining_threshold(), 3)
+    k = int(np.argmax(mined["adjusted_dwp"]))
+    assert caught[0].message.best == (mined.label(mined.features[k]), mined["adjusted_dwp"][k]) and len(mined) > 1
+    assert mined["adjusted_dwp"][k] < 0.99
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NoInteractionWarning)
+        LSSFind(n_estimators=30, random_state=0, mode="rank").fit(X, y)
+        Xl, yl, _ = make_lss(n_samples=300, n_features=6, n_interactions=1, order=2, snr=20, random_state=0)
+        assert len(LSSFind(n_estimators=30, random_state=0).fit(Xl, yl).interactions_)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -170,6 +170,10 @@ def parser() -> argparse.ArgumentParser:
                        "p^N at worst)")
     group.add_argument("--lss-estimators", type=_positive, default=100, metavar="N",
                        help="LSSFind: trees of its forest (default 100)")
+    group.add_argument("--lss-mode", choices=["find", "rank"], default="find",
+                       help="LSSFind: find, the sets passing its test (2^|S| DWP >= 0.99, the LSS model's "
+                       "signature); rank, every mined set ranked by rho = log2(DWP) / |S|, for a response "
+                       "the test finds nothing in (default find)")
     group.add_argument("--n-iterations", type=_positive, default=5, metavar="N",
                        help="iRF: reweighted forests, each fitted on the last one's importances (default 5)")
     group.add_argument("--n-bootstraps", type=_positive, default=10, metavar="N",

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..forest import RandomForestClassifier, RandomForestRegressor
 from ..importance import mdi_oob
-from ..interactions import IterativeRandomForest, LSSFind, screen_pairs, signed_paths
+from ..interactions import IterativeRandomForest, LSSFind, NoInteractionWarning, screen_pairs, signed_paths
 from ..interactions.irf import TABLE_ORDER
 from .._rows import split_rows, take_rows
 from ..significance import importance_pvalues, interaction_pvalues
@@ -212,37 +212,60 @@ def lssfind(data, args, report, truth=None):
         return
     start = time.perf_counter()
     fit_data, held = _split(data, args)
-    lss = LSSFind(n_estimators=args.lss_estimators, max_order=args.max_order, **_options(args, data))
-    lss = _shown(lss.fit(fit_data.X, fit_data.y), data, args)
+    lss = LSSFind(n_estimators=args.lss_estimators, max_order=args.max_order, mode=args.lss_mode,
+                  **_options(args, data))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        lss.fit(fit_data.X, fit_data.y)
+    empty = None  # the find test's NoInteractionWarning, said below in the report's words
+    for w in caught:
+        if issubclass(w.category, NoInteractionWarning):
+            empty = w.message
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    lss = _shown(lss, data, args)
+    ranked = args.lss_mode == "rank"
     selected, minimal = lss.selected_, set(lss.minimal_.features)
+    table = lss.interactions_[:PAIR_ROWS] if ranked else selected
     truth_column = ["truth"] if truth else []
-    found = f"{len(selected)} sets with 2^|S| DWP >= 0.99, {len(minimal)} minimal:" if len(selected) else "no set."
+    if ranked:
+        found = (f"{len(lss.interactions_)} mined sets ranked by rho = log2(DWP) / |S|, {len(selected)} with "
+                 f"2^|S| DWP >= 0.99; the first {min(args.top, len(table))}:")
+    else:
+        found = f"{len(selected)} sets with 2^|S| DWP >= 0.99, {len(minimal)} minimal:" if len(selected) else "no set."
     tried = "all features" if args.max_features is None else f"max_features={args.max_features}"
     report.say(f"\nLSSFind ({args.lss_estimators} trees, {tried} per split, eps 0.01, eta 0.01, order <= {args.max_order}"
                f"{'' if held is None else f', on {len(fit_data.y)} rows'}) in {time.perf_counter() - start:.2f} s: "
                f"{found}")
-    tested = _tested(lss, selected, held, report, "LSSFind") if len(selected) else None
-    rows = _interaction_rows(selected, ("dwp", "adjusted_dwp", "rho"), truth, tested)
-    rows = [(*row[:5], r.features in minimal, *row[5:]) for row, r in zip(rows, selected)]
+    tested = _tested(lss, table[: args.top] if ranked else table, held, report, "LSSFind") if len(table) else None
+    rows = _interaction_rows(table, ("dwp", "adjusted_dwp", "rho"), truth, tested)
+    rows = [(*row[:5], r.features in minimal, *row[5:]) for row, r in zip(rows, table)]
     header, cells = _with_genes(data, ["interaction", "order", "dwp", "adjusted_dwp", "rho", "minimal",
                                        *([] if tested is None else TESTED), *truth_column],
-                                rows, [_pair(r.features) for r in selected], 1)
-    report.add_table("lssfind", "LSSFind: signed sets with 2^|S| DWP >= 1 - eta (minimal = basic interactions)"
-                     + ("" if tested is None else "; held-out tests of the rules"), header, cells)
-    for r in lss.minimal_:
+                                rows, [_pair(r.features) for r in table], 1)
+    title = ("LSSFind: mined signed sets ranked by rho = log2(DWP) / |S| (minimal: basic interactions among those "
+             "passing 2^|S| DWP >= 1 - eta)" if ranked else
+             "LSSFind: signed sets with 2^|S| DWP >= 1 - eta (minimal = basic interactions)")
+    report.add_table("lssfind", title + ("" if tested is None else "; held-out tests of the rules"), header, cells)
+    for r in (table[: args.top] if ranked else lss.minimal_):
         mark = ("  true" if r.features in truth.interactions else "") if truth else ""
-        test = "" if tested is None or len(r.features) < 2 else f"  p = {tested[r.features][1]:.2g}"
-        report.say(f"  {lss.minimal_.label(r.features):<40} 2^|S| DWP = {r.adjusted_dwp:.4f}{test}{mark}")
+        result = tested.get(r.features) if tested is not None and len(r.features) >= 2 else None
+        test = "" if result is None else f"  p = {result[1]:.2g}"
+        rho = f"  rho = {r.rho:.4f}" if ranked else ""
+        report.say(f"  {lss.interactions_.label(r.features):<40} 2^|S| DWP = {r.adjusted_dwp:.4f}{rho}{test}{mark}")
     draw(report, "lssfind", "LSSFind: DWP of the mined sets against 2^-|S|", plot_lssfind, lss, top=args.top)
     pairs = [r.features for r in lss.minimal_ if len(r.features) == 2]
     if pairs:
         draw(report, "lssfind_response", f"The mean response on {lss.minimal_.label(pairs[0])}",
              plot_interaction_response, lss.rule(pairs[0]), data.X, data.y)
-    if not len(selected):
-        report.say(f"  No set of up to {args.max_order} signed features holds 2^|S| DWP >= 0.99: the response is not a union of "
-                   "Boolean interactions at the forest's thresholds (the LSS model); iRF ranks interactions "
-                   "without that assumption.")
-    elif all(len(f) == 1 for f in minimal):
+    if empty is not None:
+        closest = ("" if empty.best is None else
+                   f" (the highest is {empty.best[1]:.3f}, of {empty.best[0]})")
+        report.say(f"  No set of up to {args.max_order} signed features holds 2^|S| DWP >= 0.99{closest}: the response "
+                   "is not a union of Boolean interactions at the forest's thresholds (the LSS model), or noise or "
+                   "too few trees (--lss-estimators) keep DWP below the test. --lss-mode rank ranks every mined set "
+                   "by rho instead; iRF ranks interactions without that assumption.")
+    elif not ranked and all(len(f) == 1 for f in minimal):
         report.say("  Every minimal set is one feature: main effects, no interaction of two or more features.")
 
 

@@ -7,7 +7,7 @@ from .dwp import dwp, prevalent_sets
 from .irf import IterativeRandomForest
 from .itemsets import TooManyItemsets, frequent_itemsets
 from .local import path_prevalence
-from .lssfind import LocalLSSFind, LSSFind, minimal
+from .lssfind import LocalLSSFind, LSSFind, NoInteractionWarning, minimal
 from .pairs import PairScan, pair_scan
 from .paths import SignedPaths, TooManyPathCodes, decode, distinct_paths, encode, signed_paths
 from .screen import PairScreen, screen_pairs
@@ -15,7 +15,7 @@ from .rit import TooManyIntersections, random_intersection_trees
 from .rules import InteractionRule, interaction_rule
 from .table import InteractionTable
 
-__all__ = ["InteractionRule", "InteractionTable", "IterativeRandomForest", "LSSFind", "LocalLSSFind", "PairScan", "PairScreen", "SignedPaths", "TooManyIntersections",
+__all__ = ["InteractionRule", "InteractionTable", "IterativeRandomForest", "LSSFind", "LocalLSSFind", "NoInteractionWarning", "PairScan", "PairScreen", "SignedPaths", "TooManyIntersections",
            "TooManyItemsets", "TooManyPathCodes", "decode",
            "distinct_paths", "dwp", "encode", "frequent_itemsets", "interaction_rule", "minimal", "pair_scan", "path_prevalence", "prevalent_sets",
            "random_intersection_trees", "screen_pairs", "signed_paths"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -30,6 +31,53 @@ def minimal(sets) -> list:
         raise TypeError(f"sets must be a collection of sets, got the string {sets!r}")
     frozen = [frozenset(s) for s in sets]
     return [s for s, f in zip(sets, frozen) if not any(g < f for g in frozen)]
+
+
+class NoInteractionWarning(UserWarning):
+    """LSSFind's find test passed no set: the message says how close the best came and what to try;
+    ``best`` is that set's (label, 2^|S| DWP), None when no set was mined.
+
+    Examples
+    --------
+    On noise no set passes the find test:
+
+    >>> import warnings
+    >>> import numpy as np
+    >>> from pyinterp import LSSFind
+    >>> from pyinterp.interactions import NoInteractionWarning
+    >>> rng = np.random.default_rng(0)
+    >>> X, y = rng.uniform(size=(300, 10)), rng.normal(size=300)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     lss = LSSFind(n_estimators=20, random_state=0).fit(X, y)
+    >>> len(lss.interactions_), caught[0].category is NoInteractionWarning
+    (0, True)
+    >>> print(str(caught[0].message).split(" (")[0])
+    LSSFind found no set: none of up to 3 signed features reached 2^|S| DWP >= 1 - eta = 0.99
+    >>> label, value = caught[0].message.best
+    >>> label, round(value, 3)
+    ('x2-', 0.381)
+    """
+
+    def __init__(self, message, best=None):
+        super().__init__(message)
+        self.best = best
+
+
+def nothing_found(mined, eta, max_order) -> NoInteractionWarning:
+    """Why LSSFind's find mode returned no set, and what to try."""
+    best = None
+    if not len(mined):
+        closest = (f"no set reached even the mining threshold, (1 - eta) 2^-{max_order} of the trees' weight: the "
+                   "trees' paths share no feature often enough")
+    else:
+        k = int(np.argmax(mined["adjusted_dwp"]))
+        best = (mined.label(mined.features[k]), float(mined["adjusted_dwp"][k]))
+        closest = f"the highest was {best[1]:.3f}, of {best[0]}"
+    return NoInteractionWarning(f"LSSFind found no set: none of up to {max_order} signed features reached 2^|S| DWP >= 1 - eta = "
+            f"{1 - eta:g} ({closest}). Either y is not a union of Boolean interactions at the forest's thresholds (the LSS "
+            "model), or noise or too few trees keep DWP below it: mode='rank' ranks every mined set by rho instead, and "
+            "a larger eta accepts sets whose 2^|S| DWP falls short of 1 by up to eta.", best)
 
 
 class LSSFind(CategoricalMixin, ForestInputMixin, RegressorMixin, BaseEstimator):
@@ -173,6 +221,8 @@ class LSSFind(CategoricalMixin, ForestInputMixin, RegressorMixin, BaseEstimator)
             progress.update()
         self.selected_ = mined.select(mined["adjusted_dwp"] >= 1.0 - self.eta - FLOAT_SLACK)
         self.interactions_ = self.selected_ if self.mode == "find" else mined
+        if self.mode == "find" and not len(self.selected_):
+            warnings.warn(nothing_found(mined, self.eta, self.max_order), stacklevel=4)
         features = self.selected_.features
         basic = set(minimal(features))
         self.minimal_ = self.selected_.select([f in basic for f in features])
