@@ -354,8 +354,26 @@ def test_bad_validation_input():
     labels = (y > 0).astype(int)
     with pytest.raises(ValueError, match="not in y"):
         SkinnyTreesClassifier(**FAST).fit(X, labels, X, labels + 5)
-    with pytest.raises(FloatingPointError, match="diverged"):
+    with pytest.raises(FloatingPointError, match=r"diverged at epoch \d+ \(non-finite loss\); standardise X's columns "
+                                                 r"\(the largest \|x\| is [\d.]+; sklearn.preprocessing.StandardScaler\) "
+                                                 "or lower learning_rate"):
         SkinnyTreesRegressor(n_trees=3, depth=2, learning_rate=1e3, max_epochs=50, random_state=0).fit(X, 1e3 * y)
+
+
+def test_a_fit_that_keeps_every_feature_says_so():
+    """Without feature_budget the default ridge is a dense ensemble: the fit warns that it kept all
+    features, at the caller's line; a budget it meets, or penalty="none", does not warn."""
+    X, y, _ = make_correlated_linear(200, 12, n_informative=3, random_state=0)
+    with pytest.warns(UserWarning, match="Skinny Trees kept all 12 features: without feature_budget, "
+                                         "lambda2='auto' is 0.01, a dense soft-tree ensemble; give "
+                                         "feature_budget=K") as caught:
+        model = SkinnyTreesRegressor(max_epochs=50, random_state=0).fit(X, y)
+    assert model.n_selected_features_ == 12 and caught[0].filename == __file__
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        SkinnyTreesRegressor(n_trees=4, depth=2, max_epochs=20, penalty="none", random_state=0).fit(X, y)
+        budget = SkinnyTreesRegressor(n_trees=4, depth=2, max_epochs=100, feature_budget=6, random_state=0).fit(X, y)
+    assert budget.n_selected_features_ <= 6
 
 
 def test_make_correlated_linear_matches_the_table1_design():

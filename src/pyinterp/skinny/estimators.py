@@ -213,7 +213,12 @@ class _SkinnyTrees(BaseEstimator):
                           f"features' weights until the l0 prox drops them; this fit used {cfg.lambda2:.3g}), "
                           "lambda0 or max_epochs, or give validation rows so an earlier epoch within the budget "
                           "can be kept",
-                          ConvergenceWarning, stacklevel=3)
+                          ConvergenceWarning, stacklevel=5)  # the caller of fit
+        if cfg.feature_budget is None and cfg.penalty != "none" and self.n_selected_features_ == p and p > 1:
+            warnings.warn(f"Skinny Trees kept all {p} features: without feature_budget, lambda2='auto' is "
+                          f"{cfg.lambda2:.3g}, a dense soft-tree ensemble; give feature_budget=K to select about K "
+                          "features (lambda2 then follows the run's length; docs/results/skinny_results.md)",
+                          UserWarning, stacklevel=5)
         self.lambda2_ = cfg.lambda2
         self.history_ = result.history
         self.best_epoch_ = result.best_epoch

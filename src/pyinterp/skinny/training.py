@@ -148,8 +148,10 @@ def train(cfg, X, target, loss, n_outputs, rng, validation=None, progress=None):
             progress.update()
         if not math.isfinite(mean_loss) or not np.all(np.isfinite(O)):
             if best is None:
+                scale = float(np.max(np.abs(X)))
                 raise FloatingPointError(
-                    f"training diverged at epoch {epoch} (non-finite loss); lower learning_rate"
+                    f"training diverged at epoch {epoch} (non-finite loss); standardise X's columns (the "
+                    f"largest |x| is {scale:.3g}; sklearn.preprocessing.StandardScaler) or lower learning_rate"
                 )
             hist["val_loss"].append(math.nan)
             hist["val_score"].append(math.nan)
