@@ -292,7 +292,9 @@ Forest join_forests(const std::vector<const Forest*>& parts) {
 void predict(const Forest& forest, const MatrixView& X, double* out, int n_threads) {
   check_width(forest, X);
   const int32_t nv = forest.n_values();
-  const double scale = 1.0 / static_cast<double>(forest.trees.size());
+  // A sum over the trees in their order, then one division: scikit-learn's arithmetic, so a
+  // forest exported with to_sklearn predicts the same doubles.
+  const double n_trees = static_cast<double>(forest.trees.size());
   for_row_blocks(X.n_rows, n_threads, [&](int64_t begin, int64_t end) {
     std::fill(out + begin * nv, out + end * nv, 0.0);
     for (const Tree& tree : forest.trees) {
@@ -302,7 +304,7 @@ void predict(const Forest& forest, const MatrixView& X, double* out, int n_threa
         for (int32_t k = 0; k < nv; ++k) out[i * nv + k] += v[k];
       }
     }
-    for (int64_t k = begin * nv; k < end * nv; ++k) out[k] *= scale;
+    for (int64_t k = begin * nv; k < end * nv; ++k) out[k] /= n_trees;
   });
 }
 
