@@ -384,3 +384,24 @@ ENDLESS = {
 def test_huge_work_sizes_that_only_loop_stop_on_ctrl_c(name):
     with ctrl_c_after(0.5), pytest.raises(KeyboardInterrupt):
         ENDLESS[name]()
+
+
+def test_results_that_hold_no_number_say_why():
+    """issue 52, item 7: dstump's -inf scores (a constant or all-missing column) and group's NaN
+    sums (a feature's NaN value) were returned without a word."""
+    from pyinterp.importance import group
+
+    rng = np.random.default_rng(0)
+    X = np.column_stack([np.ones(50), rng.normal(size=50), np.full(50, np.nan)])
+    y = X[:, 1] + rng.normal(size=50)
+    with pytest.warns(UserWarning, match=r"dstump: 2 of 3 features have no admissible split \(constant, or observed "
+                                         r"on too few rows; columns \[0, 2\]\): their score is -inf, ranked last"):
+        scores = dstump(X, y)
+    assert np.isneginf(scores.scores[[0, 2]]).all() and scores.ranking[0] == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dstump(X[:, [1]], y)
+    with pytest.warns(UserWarning, match=r"group: the values of 1 features are NaN \(features \[0\]\), so the sums of "
+                                         "their groups are NaN: a"):
+        grouped = group(np.array([np.nan, 1.0, 2.0]), ["a", "a", "b"])
+    np.testing.assert_array_equal(grouped.values, [np.nan, 2.0])

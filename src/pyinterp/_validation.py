@@ -572,8 +572,18 @@ def resolve_n_draws(max_samples, n_samples, bootstrap, weight_sum=None):
     return n_draws
 
 
+def _real_objects(values) -> bool:
+    """Whether an object array holds real numbers only (a list of Python floats and ints)."""
+    array = np.asarray(values)
+    return array.dtype.kind == "O" and all(isinstance(v, numbers.Real) for v in array.flat)
+
+
 def check_weights_vector(name, weights, length, *, what):
     """A finite, non-negative float64 copy with one entry per `what` and a positive sum."""
+    if np.asarray(weights).dtype.kind in "cmMUSO" and not _real_objects(weights):
+        kind = np.asarray(weights).dtype
+        raise TypeError(f"{name} must be an array of real numbers, got {kind} values (casting them would "
+                        f"{'drop their imaginary parts' if kind.kind == 'c' else 'read dates or text as weights'})")
     try:
         w = np.array(weights, dtype=np.float64, copy=True)
     except (TypeError, ValueError) as exc:

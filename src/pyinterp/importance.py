@@ -31,6 +31,7 @@ is returned too.
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral
 from typing import NamedTuple
 
@@ -307,7 +308,7 @@ def shap_interaction_importance(forest, X, *, n_jobs=None):
     return arrays[0] if view.classes is None else arrays
 
 
-@validate_params({**_ROWS_CONSTRAINTS, "k": [Interval(Integral, 1, None, closed="left")]},
+@validate_params({**_ROWS_CONSTRAINTS, "k": [IntInterval(Integral, 1, None, closed="left")]},
                  prefer_skip_nested_validation=True)
 def shap_top_interactions(forest, X, k=10, *, n_jobs=None):
     """Each row's k strongest SHAP interactions, without the p x p per-row tensor: the entries
@@ -372,6 +373,11 @@ def dstump(X, y, *, split="best", side="sum", sample_weight=None, n_jobs=None):
     exponent = extreme_exponent(y)  # stumps of y scaled by a power of two are y's; no square overflows
     table = _core.dstump(X, np.ldexp(y, -exponent), sample_weight, _SPLITS[split], _SIDES[side],
                          resolve_n_threads(n_jobs))
+    unsplit = np.flatnonzero(np.isneginf(table["score"]))
+    if len(unsplit):
+        warnings.warn(f"dstump: {len(unsplit)} of {len(table['score'])} features have no admissible split (constant, "
+                      f"or observed on too few rows; columns {unsplit[:8].tolist()}{' ...' if len(unsplit) > 8 else ''}): "
+                      "their score is -inf, ranked last", UserWarning, stacklevel=3)
     # ranked before scaling back, where scores that underflow to 0 in y's units still differ
     ranking = np.lexsort((np.arange(len(table["score"])), -table["score"]))
     scores, decrease = _unscaled_squares(table["score"], exponent), _unscaled_squares(table["impurity_decrease"],
@@ -412,6 +418,12 @@ def group(values, feature_groups):
     values = np.asarray(values, dtype=np.float64)
     axis = 0 if values.ndim == 1 else 1
     groups = check_feature_groups(feature_groups, values.shape[axis])
+    missing = np.flatnonzero(np.isnan(values).any(axis=tuple(a for a in range(values.ndim) if a != axis)))
+    if len(missing):
+        names = sorted({groups.names[g] for g in groups.index[missing]})
+        warnings.warn(f"group: the values of {len(missing)} features are NaN (features {missing[:8].tolist()}"
+                      f"{' ...' if len(missing) > 8 else ''}), so the sums of their groups are NaN: "
+                      f"{', '.join(map(str, names[:8]))}{' ...' if len(names) > 8 else ''}", UserWarning, stacklevel=3)
     out = np.zeros(values.shape[:axis] + (len(groups.names),) + values.shape[axis + 1:])
     np.add.at(out, (slice(None),) * axis + (groups.index,), values)
     return GroupedValues(groups.names, out)

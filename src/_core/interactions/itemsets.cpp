@@ -399,8 +399,14 @@ class Miner {
     const bool last = prefix_.size() + 1 == max_size();
     const int64_t n_gathered = count_before(db, occ, e, !last);
     kept_.clear();
-    for (int32_t r = 0; r < e; ++r)
-      if (support_[r] >= options_.min_support) kept_.push_back(r);
+    if (sparse_) {
+      std::sort(touched_.begin(), touched_.end());
+      for (const int32_t r : touched_)
+        if (support_[r] >= options_.min_support) kept_.push_back(r);
+    } else {
+      for (int32_t r = 0; r < e; ++r)
+        if (support_[r] >= options_.min_support) kept_.push_back(r);
+    }
     if (last) {
       for (const int32_t r : kept_) emit_with(db.item_of[r], support_[r]);
     } else if (kept_.size() <= 64) {
@@ -425,22 +431,47 @@ class Miner {
   // support_[r] = the weight of the transactions of db holding both r < e and e. With gather, the
   // cut rows are also copied in order to gathered_, so building the projection reads memory in order.
   // Returns the number of items gathered.
+  // When e's transactions hold few items beside e (sparse_), only the labels they hold are
+  // zeroed and listed (touched_), in a pass that does not grow with e: many labels that rarely
+  // meet, as one-item transactions, would otherwise cost the square of the labels.
   int64_t count_before(const Database& db, const Occurrences& occ, int32_t e, bool gather) {
-    support_.assign(static_cast<size_t>(e), 0.0);
+    // The items are counted only where they may be few against e (never in a dense database).
+    const int64_t n_occ = occ.begin[e + 1] - occ.begin[e];
+    const bool may_be_sparse = n_occ * kSparseRatio < e;
     int64_t n_items = 0;
-    if (gather) {
+    if (gather || may_be_sparse)
       for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) n_items += occ.position[o];
-      if (static_cast<int64_t>(gathered_.size()) < n_items) gathered_.resize(static_cast<size_t>(n_items));
+    sparse_ = may_be_sparse && n_items * kSparseRatio < e;
+    if (gather && static_cast<int64_t>(gathered_.size()) < n_items) gathered_.resize(static_cast<size_t>(n_items));
+    if (sparse_) {
+      if (support_.size() < static_cast<size_t>(e)) support_.resize(static_cast<size_t>(e));
+      if (stamp_.size() < static_cast<size_t>(e)) stamp_.resize(static_cast<size_t>(e), 0);
+      ++current_stamp_;
+      touched_.clear();
+    } else {
+      support_.assign(static_cast<size_t>(e), 0.0);
     }
     int32_t* out = gathered_.data();
     for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) {
       const double w = db.weight[occ.transaction[o]];
       const int32_t* a = db.items.data() + db.indptr[occ.transaction[o]];
-      for (int32_t j = 0; j < occ.position[o]; ++j) support_[a[j]] += w;
+      if (sparse_) {
+        for (int32_t j = 0; j < occ.position[o]; ++j) {
+          const int32_t r = a[j];
+          if (stamp_[r] != current_stamp_) {
+            stamp_[r] = current_stamp_;
+            support_[r] = 0.0;
+            touched_.push_back(r);
+          }
+          support_[r] += w;
+        }
+      } else {
+        for (int32_t j = 0; j < occ.position[o]; ++j) support_[a[j]] += w;
+      }
       if (gather)
         for (int32_t j = 0; j < occ.position[o]; ++j) *out++ = a[j];
     }
-    return n_items;
+    return gather ? n_items : 0;
   }
 
   // The gathered rows cut to the kept labels (relabelled in order), merged: a row database...
@@ -736,7 +767,12 @@ class Miner {
   std::vector<int64_t> mask_item_;
   std::vector<int64_t> prefix_;
   std::vector<double> support_;
-  std::vector<int32_t> gathered_, kept_, relabel_, row_, mask_slot_;
+  std::vector<int32_t> gathered_, kept_, relabel_, row_, mask_slot_, touched_;
+  // count_before's sparse pass: the labels it touched, stamped with the pass's number.
+  static constexpr int64_t kSparseRatio = 8;
+  bool sparse_ = false;
+  std::vector<int64_t> stamp_;
+  int64_t current_stamp_ = 0;
   std::vector<uint64_t> keep_words_;
   std::vector<double> zeta_;
   std::array<int64_t, kZetaBits> zeta_item_{};

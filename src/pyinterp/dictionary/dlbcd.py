@@ -159,7 +159,7 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         "init": [str, "array-like"],  # the names are checked in _initial_dictionaries, naming the options
         "n_restarts": [IntInterval(Integral, 1, None, closed="left")],
         "max_iter": [IntInterval(Integral, 1, None, closed="left")],
-        "tol": [Interval(Real, 0, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="both")],  # inf: stop after the first sweep
         "smoothing": [Interval(Real, 0, None, closed="left")],
         "inner_tol": [Interval(Real, 0, None, closed="left")],
         "sharpness_threshold": [Interval(Real, 0, None, closed="neither")],

@@ -26,11 +26,17 @@ from .table import InteractionTable
 
 def minimal(sets) -> list:
     """The sets with no proper subset in the collection (the basic interactions; the spec's
-    erratum: paper 001 writes maximal), in their given order."""
+    erratum: paper 001 writes maximal), in their given order, a set given twice once (at its first
+    place)."""
     if isinstance(sets, (str, bytes)):
         raise TypeError(f"sets must be a collection of sets, got the string {sets!r}")
     frozen = [frozenset(s) for s in sets]
-    return [s for s, f in zip(sets, frozen) if not any(g < f for g in frozen)]
+    seen, out = set(), []
+    for s, f in zip(sets, frozen):
+        if f not in seen and not any(g < f for g in frozen):
+            seen.add(f)
+            out.append(s)
+    return out
 
 
 class NoInteractionWarning(UserWarning):

@@ -10,7 +10,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 
 from .. import _core
 from .._groups import check_feature_groups
-from .._validation import IntInterval, check_budget, resolve_n_threads
+from .._validation import INT32_MAX, IntInterval, check_budget, resolve_n_threads
 from ..forest.view import forest_view
 
 TooManyPathCodes = _core.TooManyPathCodes
@@ -70,11 +70,16 @@ def encode(features, names=None, n_features=None) -> np.ndarray:
     return np.array(sorted(codes), dtype=np.int32)
 
 
+# The largest code: two codes a feature, whose indices are 32-bit.
+MAX_CODE = 2 * INT32_MAX + 1
+
+
 def decode(codes) -> tuple:
     """Integer codes -> ((k, sign), ...) sorted by k."""
     codes = list(codes)
-    if any(not isinstance(c, (Integral, np.integer)) or isinstance(c, bool) or c < 0 for c in codes):
-        raise ValueError(f"codes must be non-negative integers (2k: (k, -1), 2k + 1: (k, +1)), got {codes!r}")
+    if any(not isinstance(c, (Integral, np.integer)) or isinstance(c, bool) or not 0 <= c <= MAX_CODE for c in codes):
+        raise ValueError(f"codes must be integers from 0 to {MAX_CODE} (2k: (k, -1), 2k + 1: (k, +1), k a 32-bit "
+                         f"feature index), got {codes!r}")
     return tuple((int(c) >> 1, 1 if c & 1 else -1) for c in sorted(int(c) for c in codes))
 
 

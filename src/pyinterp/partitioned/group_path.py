@@ -105,11 +105,15 @@ def minimize_smooth(problem, x0, free, tol, max_iter, bound=1e3):
 
 
 def check_lambdas(lambdas):
-    """A penalty grid as a flat float64 array: non-empty, finite and non-negative."""
+    """A penalty grid as a 1-d float64 array (a scalar is a grid of one): non-empty, finite and
+    non-negative."""
     try:
-        grid = np.asarray(lambdas, dtype=np.float64).ravel()
+        grid = np.asarray(lambdas, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"lambdas must be an array of numbers, got {lambdas!r}") from exc
+    if grid.ndim > 1:
+        raise ValueError(f"lambdas must be a 1-d grid of penalties, got an array of shape {grid.shape}")
+    grid = grid.ravel()
     if grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(grid < 0):
         raise ValueError(f"lambdas must be a non-empty array of finite non-negative values, got {lambdas!r}")
     return grid
