@@ -405,3 +405,37 @@ def test_results_that_hold_no_number_say_why():
                                          "their groups are NaN: a"):
         grouped = group(np.array([np.nan, 1.0, 2.0]), ["a", "a", "b"])
     np.testing.assert_array_equal(grouped.values, [np.nan, 2.0])
+
+
+def test_exported_state_does_not_outlive_the_trees_it_belongs_to():
+    """issue 52, item 4: a to_sklearn() export refitted as a scikit-learn forest kept pyinterp's
+    in-bag counts (its estimators_samples_ and the out-of-bag measures then read the old draws);
+    IterativeRandomForest.bootstrap with another y moved the fitted cut_."""
+    from sklearn.ensemble import RandomForestRegressor as SkForest
+
+    from pyinterp.importance import mdi_oob
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 4))
+    y = X[:, 0] + rng.normal(size=100)
+    forest = RandomForestRegressor(10, random_state=0).fit(X, y)
+    exported = forest.to_sklearn()
+    np.testing.assert_array_equal(mdi_oob(exported, X, y), mdi_oob(forest, X, y))
+    drawn = [rows.copy() for rows in exported.estimators_samples_]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # few trees for out-of-bag scores
+        exported.fit(X, y)
+        fresh = SkForest(**exported.get_params()).fit(X, y)
+    assert any(not np.array_equal(a, b) for a, b in zip(drawn, exported.estimators_samples_))
+    for a, b in zip(fresh.estimators_samples_, exported.estimators_samples_, strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(mdi_oob(exported, X, y), mdi_oob(fresh, X, y))
+
+    model = IterativeRandomForest(n_iterations=1, n_estimators=20, n_bootstraps=2, rit_n_trees=10,
+                                  random_state=0).fit(X, y)
+    cut = model.cut_
+    model.bootstrap(X, 1.5 * y, 0)
+    assert model.cut_ == cut
+    with pytest.raises(ValueError, match="leaves no rows on one side of y"):
+        model.bootstrap(X, y + 50.0, 0)
+    assert model.cut_ == cut

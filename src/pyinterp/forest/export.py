@@ -94,9 +94,28 @@ class TreeEstimators(Sequence):
         return self._built[i]
 
 
-def _drawn_rows(inbag):
+class CarriedInbag:
+    """The in-bag counts of an export's trees, which hold while the scikit-learn forest holds those
+    trees: a refit replaces (or, with warm_start, extends) its ``estimators_``, whose rows its own
+    random_states then give."""
+
+    def __init__(self, inbag, trees):
+        self.inbag, self.trees = inbag, trees
+
+    def of(self, forest):
+        """The counts, or None once ``forest`` holds other trees."""
+        trees = getattr(forest, "estimators_", None)
+        return self.inbag if trees is self.trees and len(trees) == len(self.inbag) else None
+
+
+def _drawn_rows(forest, carried):
     """scikit-learn's ``_get_estimators_indices`` for an export, so its ``estimators_samples_``
-    gives the rows pyinterp drew (as pyinterp's does) rather than draws from tree random_states."""
+    gives the rows pyinterp drew (as pyinterp's does) rather than draws from tree random_states;
+    after a refit, scikit-learn's own."""
+    inbag = carried.of(forest)
+    if inbag is None:
+        yield from type(forest)._get_estimators_indices(forest)
+        return
     rows = np.arange(inbag.shape[1])
     for counts in inbag:
         yield np.repeat(rows, counts)
@@ -108,7 +127,8 @@ def to_sklearn(forest):
     It carries what scikit-learn's fitted forest carries for its out-of-bag sets, in the form
     pyinterp has them: pyinterp draws rows differently, so no tree random_state regenerates them;
     the in-bag counts travel as ``_pyinterp_inbag`` (read by pyinterp's out-of-bag measures before
-    any regeneration) and back ``estimators_samples_``. The out-of-bag attributes are copied."""
+    any regeneration) and back ``estimators_samples_``, until a refit replaces the trees. The
+    out-of-bag attributes are copied."""
     from sklearn import ensemble
 
     classifier = hasattr(forest, "classes_")
@@ -126,8 +146,8 @@ def to_sklearn(forest):
     inbag = forest._forest.inbag
     out._n_samples = forest._forest.n_samples
     out._n_samples_bootstrap = int(inbag[0].sum()) if forest.bootstrap else None
-    out._pyinterp_inbag = inbag
-    out._get_estimators_indices = partial(_drawn_rows, inbag)
+    out._pyinterp_inbag = CarriedInbag(inbag, out.estimators_)
+    out._get_estimators_indices = partial(_drawn_rows, out, out._pyinterp_inbag)
     for name in ("oob_score_", "oob_prediction_", "oob_decision_function_"):
         if hasattr(forest, name):
             setattr(out, name, getattr(forest, name))

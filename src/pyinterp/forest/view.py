@@ -160,8 +160,9 @@ def _sklearn_inbag(forest, n_samples, n_threads=1):
             "out-of-bag measures need the training rows"
         )
     carried = getattr(forest, "_pyinterp_inbag", None)
-    if carried is not None:
-        return carried
+    inbag = None if carried is None else carried.of(forest)
+    if inbag is not None:
+        return inbag
     n_trees = len(forest.estimators_)
     if not forest.bootstrap:
         return np.ones((n_trees, n_samples), dtype=np.uint32)

@@ -481,24 +481,26 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         X = core_X(X, by_columns=True)
         if not isinstance(index, Integral) or not 0 <= index < self.n_bootstraps:
             raise ValueError(f"index must be in [0, {self.n_bootstraps}), got {index}")
-        return self._bootstrap(X, y, self._positive(y), index)
+        return self._bootstrap(X, y, self._positive(y, fitted=True), index)
 
-    def _positive(self, y):
-        """z = 1 for rows of the class of interest (classification) or above the cut (regression)."""
+    def _positive(self, y, fitted=False):
+        """z = 1 for rows of the class of interest (classification) or above the cut (regression),
+        which fit sets (class_id_, cut_) and a later call (fitted) only reads."""
         if self.classification_:
             classes = np.unique(y)
-            target = classes[-1] if self.class_id is None else self.class_id
+            target = self.class_id_ if fitted else classes[-1] if self.class_id is None else self.class_id
             if target not in classes:
                 raise ValueError(f"class_id {target!r} is not one of the classes {classes.tolist()}")
             self.class_id_ = target
             return (y == target).astype(np.float64)
         y = y.astype(np.float64)
-        self.cut_ = float(np.median(y)) if self.cut is None else float(self.cut)
-        z = ((y >= self.cut_) if self.style == "R" else (y > self.cut_)).astype(np.float64)
+        cut = self.cut_ if fitted else float(np.median(y)) if self.cut is None else float(self.cut)
+        z = ((y >= cut) if self.style == "R" else (y > cut)).astype(np.float64)
         if self.style == "R" and z.all():  # the cut is y's minimum: R would have no class 0; the ties go there
-            z = (y > self.cut_).astype(np.float64)
+            z = (y > cut).astype(np.float64)
         if not 0 < z.sum() < len(z):
-            raise ValueError(f"the cut {self.cut_} leaves no rows on one side of y")
+            raise ValueError(f"the cut {cut} leaves no rows on one side of y")
+        self.cut_ = cut
         return z
 
     def _resample(self, y, seed):
