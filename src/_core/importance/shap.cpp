@@ -684,6 +684,7 @@ void for_blocks(const Prepared& prep, const MatrixView& X, int32_t n_values, int
 // (RowGroups); a tree of more than 64 splits, or a block of one row, row by row (groups of one).
 template <class Fn>
 void for_row_groups(const Tree& tree, const TreeInfo& info, const Block& block, Scratch& s, Fn fn) {
+  checkpoint();  // a block's rows through every tree is one task: interaction values take seconds
   const int64_t nb = block.end - block.begin;
   auto& order = s.group_order;
   order.resize(nb);
@@ -831,6 +832,7 @@ void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_t
       const int64_t begin = blk * size, end = std::min(nc, begin + size);
       s.acc.assign((end - begin) * width, 0.0);
       for (int64_t t = 0; t < n_trees; ++t) {
+        checkpoint();
         const TreeInfo& info = prep.infos[t];
         const auto n_local = static_cast<int64_t>(info.features.size());
         for (int64_t r = begin; r < end; ++r) {
