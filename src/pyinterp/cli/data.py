@@ -212,13 +212,13 @@ def _categories(X, text, frame, many_classes, notes):
 
     from ..forest import CategoryCodes
     from ..forest.categories import MAX_CATEGORIES
-    from ..io.phenotypes import as_indicators
+    from ..io.phenotypes import as_indicators, indicator_names
 
     levels = {}
     for c in text:
         present = X[c][X[c].notna()]
-        numbers = present[pd.to_numeric(present.astype(str), errors="coerce").notna()]
-        words = present[pd.to_numeric(present.astype(str), errors="coerce").isna()]
+        parsed = pd.to_numeric(present.astype(str), errors="coerce").notna()
+        numbers, words = present[parsed], present[~parsed]
         if len(numbers) and len(words):
             raise DataError(f"column {c!r} is not numeric ({_row(frame, words.index[0])} of {c!r} holds "
                             f"{words.iloc[0]!r} beside numbers such as {numbers.iloc[0]!r}); correct those cells, or "
@@ -245,8 +245,7 @@ def _categories(X, text, frame, many_classes, notes):
         return X, CategoryCodes(levels)
     coded = [X.columns.get_loc(c) for c in levels]
     design, origin = as_indicators(X.to_numpy(dtype=np.float64), coded)
-    names = [str(X.columns[j]) if code is None else f"{X.columns[j]}={levels[X.columns[j]][code]}"
-             for j, code in origin]
+    names = [str(n) for n in indicator_names(list(X.columns), levels, origin)]
     notes.append(f"text columns as indicators of their levels (a split on a set of levels needs a number or two "
                  f"classes): {listed}")
     return pd.DataFrame(design, index=X.index, columns=names), None

@@ -11,8 +11,8 @@ import numpy as np
 from ..forest import CategoryCodes
 from ..io.genes import genes_of_variants, read_gene_ranges
 from ..io.lists import read_sample_list, read_variant_list, samples_in
-from ..io.phenotypes import (Phenotypes, adjust_for_covariates, as_indicators, match_covariates, match_phenotype,
-                              read_pheno)
+from ..io.phenotypes import (Phenotypes, adjust_for_covariates, as_indicators, indicator_names, match_covariates,
+                              match_phenotype, read_pheno)
 from ..io.bgen import read_bgen
 from ..io.pgen import read_pgen
 from ..io.plink import read_plink
@@ -197,7 +197,7 @@ def _offered(covariates, design, coded, args, task, values, name, notes, units):
     classes = len(np.unique(values)) if task == "classification" else 0
     if coded and classes > 2:
         design, origin = as_indicators(design, coded)
-        names = [names[j] if code is None else f"{names[j]}={categories[names[j]][code]}" for j, code in origin]
+        names = indicator_names(names, categories, origin)
     columns = _counted(names)
     listed = "listed too (--covar-interactions)" if args.covar_interactions else \
         "left out of the interaction tables (--covar-interactions lists them)"

@@ -124,7 +124,15 @@ def _coded_columns(X, codes):
     return columns, [codes.categories[key] for _, key in pairs]
 
 
-class CodeChecker:
+class _Encoding:
+    """What the two encoders share: ``columns`` and ``categories_``, given back as CategoryCodes."""
+
+    def codes(self):
+        """The CategoryCodes of the encoded X (its columns by index)."""
+        return CategoryCodes(dict(zip(self.columns.tolist(), self.categories_)))
+
+
+class CodeChecker(_Encoding):
     """The encoder of CategoryCodes: X holds the codes already, so ``transform`` checks that the
     categorical columns hold codes (or NaN) and returns X itself."""
 
@@ -151,11 +159,8 @@ class CodeChecker:
                                  "a missing value")
         return X
 
-    def codes(self):
-        return CategoryCodes(dict(zip(self.columns.tolist(), self.categories_)))
 
-
-class CategoryEncoder:
+class CategoryEncoder(_Encoding):
     """X's categorical columns encoded as category codes, the others as they are (float64).
 
     Fitted on the training X: each categorical column's categories are its distinct values
@@ -179,10 +184,6 @@ class CategoryEncoder:
     def categories_(self):
         """Per categorical column, its categories in code order (missing values left out)."""
         return [c[:-1] if len(c) and _is_missing(c[-1]) else c for c in self.encoder.categories_]
-
-    def codes(self):
-        """The CategoryCodes of the encoded X (its columns by index)."""
-        return CategoryCodes(dict(zip(self.columns.tolist(), self.categories_)))
 
     @staticmethod
     def _indexable(X):

@@ -288,6 +288,19 @@ def as_indicators(design, categorical):
     return (np.hstack(columns) if columns else design), origin
 
 
+def indicator_names(names, categories, origin):
+    """The names of as_indicators' columns (`origin`): a kept column's own, a level's
+    "name=level" (`categories`: {name: its levels}).
+
+    Examples
+    --------
+    >>> from pyinterp.io.phenotypes import indicator_names
+    >>> indicator_names(["pc1", "batch"], {"batch": ["a", "b", "c"]}, [(0, None), (1, 1), (1, 2)])
+    ['pc1', 'batch=b', 'batch=c']
+    """
+    return [names[j] if code is None else f"{names[j]}={categories[names[j]][code]}" for j, code in origin]
+
+
 def _as_numbers(text):
     try:
         return np.array([float(v) for v in text])
