@@ -29,6 +29,16 @@ def test_rit_of_any_depth_does_not_overflow_the_stack():
     assert random_intersection_trees([[1, 2, 3]] * 2, depth=10**5, n_children=1.0, n_trees=1) == {(1, 2, 3): 1}
 
 
+def test_rit_of_one_huge_set_intersects_nothing_twice():
+    """issue 52, item 6: one set of 10^6 items took 110 s and gigabytes (every node copied and
+    re-intersected it); a draw of a set already intersected on the node's path (or of a copy of one)
+    now shares the node's set (the draws, and so the results, are as before: the reference tests
+    of tests/test_binding_references.py hold)."""
+    huge = np.arange(10**6)
+    assert random_intersection_trees([huge], random_state=0) == {tuple(range(10**6)): 500}
+    assert random_intersection_trees([huge, huge[::-1], huge], random_state=0) == {tuple(range(10**6)): 500}
+
+
 @pytest.mark.parametrize("kw", [dict(depth=40), dict(depth=30), dict(n_children=2e9, depth=2),
                                 dict(n_children=2.0**31 + 0.5, depth=2)])
 def test_rit_output_is_under_a_budget(kw):

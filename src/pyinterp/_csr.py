@@ -22,6 +22,19 @@ def take_rows(indptr, items, rows):
     return out, items[np.repeat(starts - out[:-1], lengths) + np.arange(out[-1])]
 
 
+def unique_rows(indptr, items, dtype=np.int32):
+    """Each CSR row's distinct items in ascending order, as (indptr int64, items of ``dtype``),
+    without a Python loop over the rows."""
+    row = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+    order = np.lexsort((items, row))
+    row, items = row[order], items[order]
+    keep = np.ones(items.size, dtype=bool)
+    keep[1:] = (row[1:] != row[:-1]) | (items[1:] != items[:-1])
+    out = np.zeros(len(indptr), dtype=np.int64)
+    np.cumsum(np.bincount(row[keep], minlength=len(indptr) - 1), out=out[1:])
+    return out, items[keep].astype(dtype)
+
+
 def to_tuples(indptr, items) -> list:
     """CSR arrays -> one tuple of Python ints per row."""
     flat, bounds = items.tolist(), indptr.tolist()

@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from .. import _core
-from .._csr import to_csr, to_tuples
+from .._csr import to_tuples, unique_rows
 from .._seeds import root_seed
 from .._validation import INT32_MAX, IntInterval, check_budget, check_up_front, resolve_n_threads
 
@@ -70,7 +70,7 @@ def random_intersection_trees(sets, weights=None, *, depth=5, n_children=2.0, mi
     w = np.ones(n) if weights is None else np.array(weights, dtype=np.float64, copy=True)
     if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w < 0) or (n and not np.any(w > 0)):
         raise ValueError("weights must be finite, non-negative, one per set, and not all zero")
-    indptr, codes = to_csr([np.unique(items[a:b]) for a, b in zip(indptr[:-1], indptr[1:])])
+    indptr, codes = unique_rows(indptr, items)
     out_indptr, out_codes, found = rit_csr(indptr, codes, w, depth=depth, n_children=n_children, min_size=min_size,
                                            n_trees=n_trees, root_sets=root_sets, report=report,
                                            seed=root_seed(random_state), max_nodes=max_nodes, n_jobs=n_jobs)
