@@ -469,3 +469,22 @@ def test_ctrl_c_stops_shap_interaction_values_within_a_block_of_rows(n_jobs):
     # and 3 % a CI run under two pytest workers took 0.70 s against a bound of 0.64.)
     _interrupted(lambda: shap_interaction_values(forest, X[:400], n_jobs=n_jobs), 400 * per_row, fraction=0.04)
     assert shap_interaction_values(forest, X[:1], n_jobs=n_jobs).shape == (1, 20, 20)
+
+
+def test_outputs_beyond_memory_are_refused_before_any_work():
+    """issue 52, items 6, 8 and 11: a forest of 20,000 classes ran past 300 s at 5.7 GB; the partitioned
+    ratio at p = 10^6 asked numpy for 233 GiB of pair indices. Each is now an OutputTooLarge (a
+    MemoryError) naming its size and the way out, before any work."""
+    from pyinterp import OutputTooLarge
+
+    X, y = np.arange(40_000.0).reshape(-1, 1), np.arange(40_000) // 2
+    with pytest.raises(OutputTooLarge, match=r"^10000 trees of up to 52,479 nodes, each holding 20,000 values, take "
+                                             r"[\d.e+]+ GiB, more than this machine's .* \(max_leaf_nodes, max_depth"):
+        RandomForestClassifier(n_estimators=10_000, random_state=0).fit(X, y)
+    # the bound is the draws' distinct rows, max_leaf_nodes or 2^max_depth: small trees fit
+    small = RandomForestClassifier(n_estimators=2, max_depth=3, random_state=0).fit(X[:4000], y[:4000])
+    assert small.predict_proba(X[:2]).shape == (2, 2000) and max(t.node_count for t in small.trees_) <= 15
+    wide = np.random.default_rng(0).random((20, 200_000))
+    with pytest.raises(MemoryError, match=r"^PartitionedRatio's 20,000,300,000 parameters \(1 per pair of 200,000 "
+                                          r"features\) and its work take .* GiB, .*; fit fewer features"):
+        PartitionedRatio(100_000).fit(wide)

@@ -325,6 +325,9 @@ def test_interaction_tensor_beyond_memory_is_refused_by_name():
     X, y = np.random.RandomState(0).rand(40, p), np.arange(40.0)
     forest = SkRegressor(n_estimators=2, max_depth=3, random_state=0).fit(X, y)
     rows = np.zeros((physical_memory() // (8 * p * p) + 1, p))
-    with pytest.raises(ValueError, match="^X: .* GiB of interaction values.*shap_interaction_importance"):
+    from pyinterp import OutputTooLarge
+
+    with pytest.raises(OutputTooLarge, match=rf"^X's {len(rows)} rows x {p} x {p} features' interaction values take "
+                                             r"[\d.]+ GiB, more than .*; explain fewer rows .*shap_interaction_importance"):
         imp.shap_interaction_values(forest, rows)
     assert imp.shap_interaction_values(forest, rows[:2]).shape == (2, p, p)

@@ -172,14 +172,20 @@ def test_count_regression_trees_match_up_to_ties(criterion, weighted, missing):
     np.testing.assert_allclose(ours.predict(X[:, :1]), sk.predict(X[:, :1]), rtol=1e-12)
 
 
+@pytest.mark.parametrize("many_classes", [False, True])
 @pytest.mark.parametrize("missing", [0.0, 0.15])
 @pytest.mark.parametrize("criterion", ["gini", "entropy"])
-def test_classification_trees_match_node_for_node(criterion, missing):
+def test_classification_trees_match_node_for_node(criterion, missing, many_classes):
+    """Three classes, and twelve: past 4 class slots the split search counts codes only in large
+    nodes and sorts the rows of the others."""
     if missing and not SKLEARN_NAN_TREES:
         pytest.skip("scikit-learn < 1.8 splits nodes with missing values differently (scikit-learn#32274)")
     rng = np.random.RandomState(0)
     X = rng.rand(600, 6).astype(np.float32)
     y = ((X[:, 0] + 0.3 * rng.randn(600) > 0.5).astype(int) + (X[:, 1] + 0.3 * rng.randn(600) > 0.6))
+    if many_classes:
+        y = np.digitize(X[:, 0] + X[:, 2] + 0.2 * rng.randn(600), np.linspace(0.1, 1.9, 11))
+        assert len(np.unique(y)) == 12
     X = with_missing(X, missing, 0)
     kw = dict(n_estimators=2, criterion=criterion, bootstrap=False, max_features=None, min_samples_leaf=15,
               random_state=0)

@@ -16,6 +16,7 @@ import collections
 import functools
 import logging
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
@@ -105,14 +106,33 @@ def inner(verbose):
     return max(0, int(verbose) - 1)
 
 
-def unchanged_if_stopped(fit):
-    """Decorates a fit method: a fit that does not finish (Ctrl-C, a failing progress report, an
-    error) leaves the estimator's attributes as they were before it began, so a fit interrupted
-    half-way never looks fitted. The fits assign new objects to their attributes rather than
-    changing them in place, so a shallow copy of them is enough."""
+# id(estimator) -> [the thread fitting it, how many of its fits that thread is in].
+_fitting = {}
+_fitting_lock = threading.Lock()
+
+
+def guarded_fit(fit):
+    """Decorates a fit method with two guarantees.
+
+    - A fit that does not finish (Ctrl-C, a failing progress report, an error) leaves the
+      estimator's attributes as they were before it began, so a fit interrupted half-way never
+      looks fitted. The fits assign new objects to their attributes rather than changing them in
+      place, so a shallow copy of them is enough.
+    - One fit of an object at a time: a fit called while another thread fits the same object is
+      refused (RuntimeError) before it changes anything. Two fits interleaving their attributes
+      could leave one fit's shapes beside the other's core forest. A fit may call fit on its own
+      object in its thread."""
 
     @functools.wraps(fit)
     def wrapper(self, *args, **kwargs):
+        me = threading.get_ident()
+        with _fitting_lock:
+            entry = _fitting.setdefault(id(self), [me, 0])
+            if entry[0] != me:
+                raise RuntimeError(f"{type(self).__name__}.fit was called while another thread fits the same "
+                                   "object; fit one object in one thread at a time (sklearn.base.clone gives each "
+                                   "thread its own copy)")
+            entry[1] += 1
         before = dict(self.__dict__)
         try:
             return fit(self, *args, **kwargs)
@@ -120,6 +140,11 @@ def unchanged_if_stopped(fit):
             self.__dict__.clear()
             self.__dict__.update(before)
             raise
+        finally:
+            with _fitting_lock:
+                entry[1] -= 1
+                if entry[1] == 0:
+                    del _fitting[id(self)]
 
     return wrapper
 

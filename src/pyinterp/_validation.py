@@ -33,6 +33,8 @@ Estimators and public functions declare scikit-learn constraints (``_parameter_c
 - ``IntInterval``: the integer constraint of every estimator and function (scikit-learn's takes bool).
 - ``check_up_front``, ``check_forest_size``, ``clamp_iterations``: work sizes and iteration limits
   of any size (issue 22): refused by name where they size arrays beyond memory, clamped where the core counts in int32.
+- ``OutputTooLarge``, ``check_output_size``: a result (a forest's node values, SHAP interaction
+  values, a solution path) whose size, known before the work starts, exceeds this machine's memory.
 - ``squares_leave_float64`` / ``refuse_extreme_targets``, ``extreme_exponent``, ``scaled_weights``:
   targets and weights at scales where sums of squares leave float64.
 """
@@ -413,6 +415,37 @@ def check_up_front(name, value, bytes_each, what):
     if need > have:
         raise ValueError(f"{name}={value} needs {need / 2**30:.3g} GiB for {what} before any work starts, more than "
                          f"this machine's {have / 2**30:.3g} GiB of memory; lower {name}")
+
+
+class OutputTooLarge(MemoryError):
+    """A result that would not fit in this machine's memory, refused before any work starts.
+
+    The message names the size and the ways to a smaller result. A ``MemoryError``, so code that
+    handles running out of memory handles it too.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp import OutputTooLarge, RandomForestClassifier
+    >>> X, y = np.arange(40_000.0).reshape(-1, 1), np.arange(40_000) // 2  # 20,000 classes
+    >>> try:
+    ...     RandomForestClassifier(n_estimators=10_000).fit(X, y)
+    ... except OutputTooLarge as error:
+    ...     print(str(error).split(" take ")[0])
+    10000 trees of up to 52,479 nodes, each holding 20,000 values,
+    """
+
+
+OutputTooLarge.__module__ = "pyinterp"  # where users import it from
+
+
+def check_output_size(what, n_bytes, way_out):
+    """Refuse a result of ``n_bytes`` bytes beyond this machine's memory: OutputTooLarge naming
+    ``what`` it holds, its size and ``way_out``."""
+    have = physical_memory()
+    if n_bytes > have:
+        raise OutputTooLarge(f"{what} take {n_bytes / 2**30:.3g} GiB, more than this machine's {have / 2**30:.3g} GiB "
+                             f"of memory; {way_out}")
 
 
 # Bytes of the smallest tree in the core (one leaf: its node arrays' entries and their headers).

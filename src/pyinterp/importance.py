@@ -46,8 +46,8 @@ from ._progress import Progress
 from ._distributed import chunks, cluster_threads, run_units
 from ._seeds import root_seed
 from ._validation import (INT32_MAX, FOREST_FIT_X, IntInterval, check_array, check_consistent_length,
-                          check_exact_integers, check_int, check_sample_weight, core_X, extreme_exponent,
-                          physical_memory, refuse_extreme_targets, regression_target, resolve_n_threads,
+                          check_exact_integers, check_int, check_output_size, check_sample_weight, core_X,
+                          extreme_exponent, refuse_extreme_targets, regression_target, resolve_n_threads,
                           scaled_weights, warn_missing_call_code)
 from .forest.view import check_rows as _check_X
 from .forest.view import forest_view as _view
@@ -279,18 +279,16 @@ def shap_interaction_values(forest, X, *, n_jobs=None):
     of :func:`shap_values`: (n, p, p) for regression, (n, p, p, n_classes) for classification.
     Off the diagonal [i, a, b] = [i, b, a] is half the Shapley interaction index of features a and
     b; the diagonal holds the main effects, so [i, a, :] sums to shap_values[i, a]. Memory is
-    n * p * p values (refused, naming X, when more than the machine's memory; only the entries the
-    trees reach are written, the rest staying the system's untouched zero pages): for large p see
-    :func:`shap_interaction_importance` and :func:`shap_top_interactions`."""
+    n * p * p values (beyond the machine's memory, :class:`pyinterp.OutputTooLarge` before any work;
+    only the entries the trees reach are written, the rest staying the system's untouched zero
+    pages): for large p see :func:`shap_interaction_importance` and :func:`shap_top_interactions`."""
     view = _view(forest)
     X = _check_X(view, X)
     p, n_values = view.core.n_features, 1 if view.classes is None else len(view.classes)
-    need, have = X.shape[0] * p * p * n_values * 8, physical_memory()
-    if need > have:
-        raise ValueError(f"X: {X.shape[0]} rows of {p} features need {need / 2**30:.3g} GiB of interaction values, "
-                         f"more than this machine's {have / 2**30:.3g} GiB of memory; explain fewer rows "
-                         "at a time, or use shap_interaction_importance / shap_top_interactions, which never hold "
-                         "the p x p tensor")
+    check_output_size(f"X's {X.shape[0]} rows x {p} x {p} features' interaction values"
+                      + (f" x {n_values} classes" if n_values > 1 else ""), X.shape[0] * p * p * n_values * 8,
+                      "explain fewer rows at a time, or use shap_interaction_importance / shap_top_interactions, "
+                      "which never hold the p x p tensor")
     return _per_output(view, _core.shap_interaction_values(view.core, X, resolve_n_threads(n_jobs)))
 
 

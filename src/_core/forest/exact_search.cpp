@@ -16,6 +16,12 @@ namespace {
 // otherwise the node's rows are ordered by code, by rank_sort for nodes of at most kSmallNode
 // rows and by radix sort above.
 constexpr int64_t kCountingRatio = 64;
+// A histogram per code holds a sum per class slot (outputs x classes), which each code visited
+// adds and clears: past kFewSlots slots a code costs about its slots in row visits, so the ratio
+// is taken over codes times slots (sorting touches a slot per row). 20 trees on 20,000 rows of
+// continuous columns: 256 classes 28.8 -> 17.0 s, 16 classes 2.6 -> 2.3 s, 2-4 unchanged. It also
+// bounds the histograms: 20,000 classes over 40,000 codes took 6.4 GB a thread.
+constexpr int32_t kFewSlots = 4;
 constexpr int64_t kSmallNode = 32;
 // Nodes of at most this many rows find the best split of their rows up front (see
 // stops_at_best): classification by scoring every bipartition, regression by scoring the cuts in
@@ -46,9 +52,15 @@ ExactSplitSearch::ExactSplitSearch(const TrainingSet& data, const ForestParams& 
   const FitTargets& t = data.targets;
   const size_t n_codes = data.codes->max_n_codes();
   if (t.n_classes > 0) {
+    code_cost_ = t.n_values() <= kFewSlots ? 1 : t.n_values();
     lc_.resize(n * t.n_outputs);
     if (t.n_outputs > 1) llabel_.resize(n);
-    hist_s_.assign(n_codes * t.n_values(), 0.0);
+    // The features a node of all n rows could count, categorical ones always, and a missing bin.
+    size_t counted_codes = 0;
+    for (int64_t f = 0; f < data.codes->n_cols(); ++f)
+      if (data.categorical(f) || counts(data.codes->n_codes(f) + 1, n))
+        counted_codes = std::max<size_t>(counted_codes, data.codes->n_codes(f) + 1);
+    hist_s_.assign(std::min(counted_codes, n_codes) * t.n_values(), 0.0);
     hist_class_.assign(n_codes, kEmpty);
     class_left_.resize(t.n_values());
     class_total_.resize(t.n_values());
@@ -71,6 +83,8 @@ ExactSplitSearch::ExactSplitSearch(const TrainingSet& data, const ForestParams& 
     output_total_.resize(t.n_outputs);
   }
 }
+
+bool ExactSplitSearch::counts(int64_t n_codes, int64_t m) const { return n_codes * code_cost_ <= kCountingRatio * m; }
 
 void ExactSplitSearch::begin_tree(const double* w, double min_weight_leaf) {
   w_ = w;
@@ -179,7 +193,7 @@ bool ExactSplitSearch::evaluate(Column col, Stats& stats, int64_t feature, Split
   uint32_t cmin = std::numeric_limits<uint32_t>::max(), cmax = 0;  // over the rows with a value
 
   if constexpr (Stats::kCounting) {
-  if (static_cast<int64_t>(n_codes) <= kCountingRatio * m) {
+  if (counts(n_codes, m)) {
     // Histograms by code, filled as the codes are gathered; the missing rows' bin is not in the
     // bitmap. The loop is kept short (a copy of stats, the row counts only with leaf limits, the
     // codes' range read from the bitmap after it): in a small node its registers are the cost.

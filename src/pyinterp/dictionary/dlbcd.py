@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import _core
 from . import noise as noise_stage
 from .._distributed import chunks, cluster_threads, run_units
-from .._progress import Progress, unchanged_if_stopped
+from .._progress import Progress, guarded_fit
 from .._seeds import draw_seeds, python_rng
 from .._validation import IntInterval, check_up_front, clamp_iterations, resolve_n_threads, validate_data
 from .sharpness import (_LINE_SEARCHES, _SHARPNESS_START_NOISE, PARAMETER_CONSTRAINTS, _check_dictionary,
@@ -204,7 +204,7 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"init has shape {D0.shape}, X has {p} features")
         return [D0], False
 
-    @unchanged_if_stopped
+    @guarded_fit
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Learn the dictionary from the signals in the rows of X."""

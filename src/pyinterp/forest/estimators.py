@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from numbers import Integral, Real
 
@@ -16,7 +17,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _core
-from .._progress import Progress, unchanged_if_stopped
+from .._progress import Progress, guarded_fit
 from .._seeds import root_seed
 from .._validation import (
     INT32_MAX,
@@ -27,6 +28,7 @@ from .._validation import (
     core_X,
     mapped_file,
     check_forest_size,
+    check_output_size,
     check_weights_vector,
     count_or_fraction,
     column_indices,
@@ -44,6 +46,27 @@ from .export import TreeEstimators, to_sklearn
 from .tree import Tree
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
+
+
+def _check_node_values(params, n_samples, n_values):
+    """Every node holds n_values values (each output's mean, or its class fractions at the stride
+    of the most classes): with many classes or outputs they dominate a tree and can exceed memory,
+    which is known before the trees grow. A tree has fewer leaves than distinct rows drawn (for bootstrap draws, their
+    expected number and 6 standard deviations), max_leaf_nodes or 2^max_depth."""
+    n, draws = n_samples, params.n_draws
+    leaves = min(n, draws)
+    if params.bootstrap:
+        distinct = -n * math.expm1(draws * math.log1p(-1.0 / n)) if n > 1 else 1.0
+        leaves = min(leaves, math.ceil(distinct + 6.0 * math.sqrt(distinct)))
+    if params.max_leaf_nodes > 0:
+        leaves = min(leaves, params.max_leaf_nodes)
+    if 0 <= params.max_depth < 63:
+        leaves = min(leaves, 2**params.max_depth)
+    nodes = 2 * leaves - 1
+    check_output_size(f"{params.n_estimators} trees of up to {nodes:,} nodes, each holding {n_values:,} values,",
+                      params.n_estimators * nodes * 8 * n_values,
+                      "grow smaller trees (max_leaf_nodes, max_depth, min_samples_leaf), fewer at a time, or on "
+                      "fewer classes (merge rare ones)")
 
 
 class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
@@ -198,6 +221,8 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
             params.first_tree = grown
             params.n_estimators = self.n_estimators - grown
         check_forest_size("n_estimators", params.n_estimators, n_samples)
+        n_outputs = 1 if targets.ndim == 1 else targets.shape[1]
+        _check_node_values(params, n_samples, n_outputs * max(n_classes, 1))
         self._seed = params.seed
         self._n_threads = params.n_threads
         X = core_X(X, by_columns=True)
@@ -539,7 +564,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
             categorical_features=categorical_features,
         )
 
-    @unchanged_if_stopped
+    @guarded_fit
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, feature_weights=None):
         X, y = self._targets(X, y)
@@ -651,7 +676,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         )
         self.class_weight = class_weight
 
-    @unchanged_if_stopped
+    @guarded_fit
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, feature_weights=None):
         X, y = self._targets(X, y)

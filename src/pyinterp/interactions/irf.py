@@ -27,7 +27,7 @@ from .._csr import take_rows, to_tuples
 from .._distributed import cluster_threads, data_on_workers, run_units
 from .._seeds import draw_seeds, python_rng
 from .._groups import check_feature_groups
-from .._progress import Progress, inner, unchanged_if_stopped, worker_threads
+from .._progress import Progress, inner, guarded_fit, worker_threads
 from .._validation import (INT32_MAX, FOREST_FIT_X, ForestInputMixin, IntInterval, check_classification_targets,
                            check_columns, check_forest_size, check_up_front, column_indices, core_X, regression_target,
                            resolve_n_threads, share_feature_names, validate_data, validate_fit_data)
@@ -356,7 +356,7 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         check_forest_size("n_estimators", self.n_estimators, n_samples)
         check_forest_size("bootstrap_n_estimators", self._bootstrap_trees, self._bootstrap_rows)
 
-    @unchanged_if_stopped
+    @guarded_fit
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, feature_groups=None):
         """feature_groups: one group name per column (e.g. each SNP's gene, R iRF's

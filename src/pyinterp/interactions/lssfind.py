@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._groups import check_feature_groups
-from .._progress import Progress, unchanged_if_stopped
+from .._progress import Progress, guarded_fit
 from .._validation import (ForestInputMixin, IntInterval, check_columns, column_indices, core_X, regression_target,
                            share_feature_names, validate_fit_data)
 from ..forest import RandomForestRegressor
@@ -200,7 +200,7 @@ class LSSFind(CategoricalMixin, ForestInputMixin, RegressorMixin, BaseEstimator)
     def _path_options(self):
         return dict(first_occurrence=self.first_occurrence, impurity_scale=self.impurity_scale, n_jobs=self.n_jobs)
 
-    @unchanged_if_stopped
+    @guarded_fit
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, feature_groups=None):
         """feature_groups: one group name per column (e.g. each probe's gene); interactions are then

@@ -41,9 +41,10 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from .._progress import Progress, unchanged_if_stopped
+from .._progress import Progress, guarded_fit
 from .._seeds import python_rng
-from .._validation import IntInterval, check_up_front, column_indices, resolve_n_threads, validate_data
+from .._validation import (IntInterval, check_output_size, check_up_front, column_indices, resolve_n_threads,
+                           validate_data)
 from .group_path import check_lambdas, group_norms, minimize_smooth, solve_path
 from .ratio import PAIR_FEATURES, UNARY_FEATURES, RatioProblem
 
@@ -122,6 +123,21 @@ def _workers(n_threads):
         else:
             with ThreadPoolExecutor(n_threads) as executor:
                 yield executor
+
+
+# Parameter-sized vectors a solve holds at once (iterate, gradient, step, previous iterate, ...).
+_WORK_VECTORS = 8
+
+
+def _check_problem_size(m1, m2, b, c, n):
+    """The model has b parameters per pair of features: at p = 10^6 that is terabytes, known before
+    the problem is built (then its pair indices alone took 233 GiB)."""
+    pairs = m1 * m2 + m1 * (m1 - 1) // 2 + m2 * (m2 - 1) // 2
+    n_params = b * pairs + c * (m1 + m2)
+    n_bytes = 8 * _WORK_VECTORS * n_params + 16 * pairs + 8 * b * n * (m1 + m2) * 2
+    check_output_size(f"PartitionedRatio's {n_params:,} parameters ({b} per pair of {m1 + m2:,} features) and its "
+                      "work", n_bytes, "fit fewer features (screen them first, e.g. with importance.dstump), or "
+                      "fewer pair functions (features=...)")
 
 
 class PartitionedRatio(BaseEstimator):
@@ -243,7 +259,7 @@ class PartitionedRatio(BaseEstimator):
         return np.sort(check_lambdas(self.lambdas))[::-1]
 
     # -- fit ------------------------------------------------------------------------------------
-    @unchanged_if_stopped
+    @guarded_fit
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Fit the regularisation path on X (n_samples, n_features), select lambda, refit."""
@@ -257,6 +273,7 @@ class PartitionedRatio(BaseEstimator):
         self._n_threads = resolve_n_threads(self.n_jobs)
         paths = 1 if self.validation_fraction is None else 2  # the held-out path, then the full one
         n_solves = (self.n_lambdas if lambdas is None else len(lambdas)) * paths
+        _check_problem_size(len(self.block1_), len(self.block2_), b, c, X.shape[0])
         with _workers(self._n_threads) as executor, Progress(self.verbose, n_solves, "lambdas") as progress:
             return self._fit(X, lambdas, b, c, executor, progress)
 

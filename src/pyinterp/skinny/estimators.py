@@ -16,7 +16,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 from threadpoolctl import threadpool_limits
 
-from .._progress import Progress, unchanged_if_stopped
+from .._progress import Progress, guarded_fit
 from .._seeds import draw_seeds, python_rng
 from .._validation import (IntInterval, check_classification_targets, check_up_front, regression_target,
                            validate_data)
@@ -153,7 +153,7 @@ class _SkinnyTrees(BaseEstimator):
 
     # -- fitting ------------------------------------------------------------------------------
 
-    @unchanged_if_stopped
+    @guarded_fit
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, X_val=None, y_val=None):
         """Fit on (X, y). Validation rows come from ``X_val, y_val`` or, with ``early_stopping``,
