@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 from pyinterp import (DLBCD, IterativeRandomForest, LSSFind, PartitionedRatio, RandomForestRegressor,
                       SkinnyTreesRegressor, importance)
 from pyinterp.datasets import make_correlated_linear
-from pyinterp.interactions import frequent_itemsets
+from pyinterp.interactions import dwp, frequent_itemsets
 from pyinterp.skinny import fit_budget
 
 from ctrl_c import ctrl_c_after
@@ -152,3 +152,30 @@ def test_ctrl_c_stops_lssfind_while_it_mines(caplog, monkeypatch):
     assert messages[1] == "mining stopped after 0 of 1 (KeyboardInterrupt)"
     with pytest.raises(NotFittedError):
         check_is_fitted(lss)
+
+
+@pytest.fixture(scope="module")
+def explained():
+    """A 100-tree forest and inputs that each call below needs 6 to over 40 s for (measured)."""
+    rng = np.random.RandomState(0)
+    X = rng.rand(2000, 30)
+    y = X[:, 0] * (X[:, 1] > 0.5) + 0.1 * rng.randn(2000)
+    return RandomForestRegressor(n_estimators=100, random_state=0).fit(X, y), X, np.repeat(X.astype(np.float32), 600, 0)
+
+
+# issue 52, item 5: every public call that can take long, not only the fits
+LONG_CALLS = {
+    "predict": lambda f, X, many: f.predict(many),
+    "apply": lambda f, X, many: f.apply(many),
+    "decision_path": lambda f, X, many: f.decision_path(many[:300_000]),
+    "contributions": lambda f, X, many: importance.contributions(f, many),
+    "shap_values": lambda f, X, many: importance.shap_values(f, many[:30_000]),
+    "shap_interaction_importance": lambda f, X, many: importance.shap_interaction_importance(f, X),
+    "shap_top_interactions": lambda f, X, many: importance.shap_top_interactions(f, X),
+    "dwp": lambda f, X, many: dwp(f, [[(0, 1), (1, 1)]] * 200_000, epsilon=0.0),
+}
+
+
+@pytest.mark.parametrize("name", LONG_CALLS)
+def test_ctrl_c_stops_every_long_public_call(name, explained):
+    _report(name, interrupted(lambda: LONG_CALLS[name](*explained)))

@@ -898,6 +898,7 @@ void block_pair_sums(const Forest& forest, const Prepared& prep, const Block& bl
   for (int64_t r = 0; r < nb; ++r) {
     sums.clear();
     for (size_t t = 0; t < n_trees; ++t) {
+      checkpoint();  // a row's interactions in every tree of a large forest take a second or more
       const auto [begin, size] = s.spans[t * nb + r];
       if (begin >= 0) {
         for (int64_t e = begin; e < begin + size; ++e) sums.at(s.emitted[e].first / nv)[s.emitted[e].first % nv] += s.emitted[e].second;
