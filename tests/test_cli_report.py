@@ -334,3 +334,26 @@ def test_ctrl_c_exits_with_130_and_one_line(tmp_path):
     assert process.returncode == 130
     assert message + err == "pyinterp: interrupted\n"
     assert not (tmp_path / "report.html").exists()
+
+
+def test_a_long_column_name_is_shortened_where_shown_and_whole_in_the_files(tmp_path, capsys, monkeypatch):
+    """issue 52, items 6 and 11: one 100,000-character column name took 48 s and 1.8 GB, drawing
+    figures that no file held (without --out) around the whole name."""
+    long = "g" * 50_000 + "h" * 50_000
+    rng = np.random.default_rng(0)
+    X = rng.random((300, 5))
+    path = tmp_path / "long.csv"
+    pd.DataFrame(X, columns=[long, "b", "c", "d", "e"]).assign(y=X[:, 0] + 0.1 * rng.random(300)).to_csv(path,
+                                                                                                       index=False)
+
+    def drawn(*args):
+        raise AssertionError("a figure was drawn without --out")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Report, "add_figure", drawn)
+        out = run(capsys, "all", path, "--target", "y", "--n-estimators", 10)
+    assert max(map(len, out.splitlines())) < 1000  # the longest prose lines hold about 270
+    assert "g" * 29 + "…" + "h" * 30 in out
+    out = run(capsys, "all", path, "--target", "y", "--n-estimators", 10, "--out", tmp_path / "out")
+    assert read_csv_exact(tmp_path / "out" / "importances.csv")["feature"].iloc[0] == long
+    assert max(map(len, out.splitlines())) < 1000

@@ -70,7 +70,7 @@ def run(args) -> int:
     else:
         data, description, truth = file_data(args)
         job = "all" if args.command == "demo" else args.command
-    report = Report(f"pyinterp {job}: {args.file or 'simulated data'}")
+    report = Report(f"pyinterp {job}: {args.file or 'simulated data'}", drawing=args.out is not None)
     report.say(description)
     for note in data.notes:
         report.say(f"Note: {note}.")

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 
 def draw(report, name, title, plot, *args, panels=False, size=(7.0, 4.5), **kwargs):
-    """``plot(*args, ax=...)`` (``fig=`` for a plot of several ``panels``) into the report as ``name``.png."""
+    """``plot(*args, ax=...)`` (``fig=`` for a plot of several ``panels``) into the report as ``name``.png,
+    when the report is written (a figure can take longer than the fit)."""
+    if not report.drawing:
+        return
     try:
         from matplotlib.figure import Figure
     except ImportError:

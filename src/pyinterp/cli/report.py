@@ -22,8 +22,10 @@ class Table(NamedTuple):
 
 
 class Report:
-    def __init__(self, title):
-        self.title = title
+    """drawing: whether figures are drawn (only a written report shows them)."""
+
+    def __init__(self, title, drawing=True):
+        self.title, self.drawing = title, drawing
         self.lines, self.tables, self.figures = [], [], []
 
     def say(self, text=""):

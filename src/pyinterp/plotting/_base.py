@@ -52,7 +52,22 @@ def check_threshold(threshold, default):
     return float(threshold)
 
 
+# Characters of a label drawn on a figure: a 100,000-character column name took matplotlib's layout
+# 45 s and 1.8 GB.
+LABEL_WIDTH = 40
+
+
+def shortened(label, width=LABEL_WIDTH) -> str:
+    """A label of at most ``width`` characters: longer ones keep their start and end around '…'."""
+    label = str(label)
+    if len(label) <= width:
+        return label
+    head = (width - 1) // 2
+    return f"{label[:head]}…{label[len(label) - (width - 1 - head):]}"
+
+
 def column_names(estimator, n_features) -> np.ndarray:
-    """The estimator's feature_names_in_, else 'x<k>'."""
+    """The estimator's feature_names_in_ (shortened for a figure), else 'x<k>'."""
     names = getattr(estimator, "feature_names_in_", None)
-    return np.array([f"x{k}" for k in range(n_features)] if names is None else [str(n) for n in names], dtype=object)
+    return np.array([f"x{k}" for k in range(n_features)] if names is None else [shortened(n) for n in names],
+                    dtype=object)

@@ -9,7 +9,7 @@ import numpy as np
 
 from .._validation import check_array
 from ..interactions import InteractionRule, InteractionTable, IterativeRandomForest, LSSFind, prevalent_sets
-from ._base import axes, check_fitted, check_threshold, check_top, figure
+from ._base import LABEL_WIDTH, axes, check_fitted, check_threshold, check_top, figure, shortened
 
 
 def plot_lssfind(lss, *, top=10, ax=None):
@@ -39,7 +39,7 @@ def plot_lssfind(lss, *, top=10, ax=None):
     ax.hlines((1 - lss.eta) * 2.0 ** -orders, orders - 0.4, orders + 0.4, color="black", linestyle="--",
               label="(1 - eta) 2^-|S|")
     for rank, i in enumerate(np.flatnonzero(is_minimal)[:top]):  # minimal sets often share a DWP: stagger
-        ax.annotate(mined.label(mined.features[i]), (x[i], value[i]), xytext=(20, -14 * (rank + 1)),
+        ax.annotate(shortened(mined.label(mined.features[i])), (x[i], value[i]), xytext=(20, -14 * (rank + 1)),
                     textcoords="offset points", fontsize=8, arrowprops={"arrowstyle": "-", "color": "C3"})
     ax.set_yscale("log", base=2)
     ax.set_xticks(orders)
@@ -69,7 +69,7 @@ def plot_irf_scores(irf, *, top=20, fig=None):
         ax.barh(at, np.nan_to_num(table[name]), color="C0")
         ax.set_xlim(0, 1)
         ax.set_title(name)
-    panels[0].set_yticks(at, [table.label(f) for f in table.features])
+    panels[0].set_yticks(at, [shortened(table.label(f)) for f in table.features])
     panels[0].invert_yaxis()
     fig.suptitle(f"iRF: top {len(table)} of {len(irf.interactions_)} interactions")
     return fig
@@ -127,7 +127,7 @@ def plot_interaction_network(result, *, score=None, threshold=None, top=50, ax=N
         xy = np.array([where[k] for k in nodes])
         ax.scatter(xy[:, 0], xy[:, 1], s=120, color="C3", zorder=2)
         for (px, py), name in zip(xy, (table.named(((k, 0),))[0][0] for k in nodes)):
-            ax.annotate(name, (px, py), xytext=(8 * px, 8 * py), textcoords="offset points", fontsize=9,
+            ax.annotate(shortened(name), (px, py), xytext=(8 * px, 8 * py), textcoords="offset points", fontsize=9,
                         ha="left" if px >= 0 else "right", va="center")
     ax.set_xlim(-1.4, 1.4)
     ax.set_ylim(-1.4, 1.4)
@@ -162,7 +162,7 @@ def plot_interaction_response(rule, X, y, *, kind="auto", bins=10, ax=None):
     order = len(rule.features)
     if kind == "auto":
         kind = "surface" if order == 2 else "cells"
-    names = [rule.names[k] for k, _ in rule.features]
+    names = [shortened(rule.names[k]) for k, _ in rule.features]
     ax = axes(ax)
     if kind == "surface":
         if order != 2:
@@ -187,7 +187,7 @@ def plot_interaction_response(rule, X, y, *, kind="auto", bins=10, ax=None):
     labels = [" & ".join(f"{n}{'+' if up else '-'}" for n, up in zip(names, p)) for p in patterns]
     ax.set_xticks(at, labels, rotation=30 if order > 1 else 0, ha="right" if order > 1 else "center")
     ax.set_ylabel("mean of y")
-    ax.set_title(str(rule.rule.condition_text()))
+    ax.set_title(shortened(rule.rule.condition_text(), 2 * LABEL_WIDTH))
     return ax
 
 
@@ -207,5 +207,5 @@ def _surface(ax, columns, y, rule, names, bins):
     ax.axhline(rule.thresholds[1], color="white", linestyle="--")
     ax.set_xlabel(names[0])
     ax.set_ylabel(names[1])
-    ax.set_title(str(rule.rule.condition_text()))
+    ax.set_title(shortened(rule.rule.condition_text(), 2 * LABEL_WIDTH))
     return ax
