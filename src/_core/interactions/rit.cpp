@@ -189,8 +189,8 @@ RitResult random_intersection_trees(const CsrView<int32_t>& sets, const RitOptio
     std::sort(found.begin(), found.end());
     found.erase(std::unique(found.begin(), found.end()), found.end());
     std::sort(found.begin(), found.end(), ByItems());
-    found.erase(std::unique(found.begin(), found.end(), [](const Shared& a, const Shared& b) { return a == b || *a == *b; }),
-                found.end());
+    const auto same = [](const Shared& a, const Shared& b) { return a == b || *a == *b; };
+    found.erase(std::unique(found.begin(), found.end(), same), found.end());
     std::lock_guard<std::mutex> lock(counting);
     for (Shared& s : found) ++counts[std::move(s)];
   });

@@ -51,8 +51,9 @@ __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
 def _check_node_values(params, n_samples, n_values):
     """Every node holds n_values values (each output's mean, or its class fractions at the stride
     of the most classes): with many classes or outputs they dominate a tree and can exceed memory,
-    which is known before the trees grow. A tree has fewer leaves than distinct rows drawn (for bootstrap draws, their
-    expected number and 6 standard deviations), max_leaf_nodes or 2^max_depth."""
+    which is known before the trees grow. A tree has fewer leaves than the distinct rows drawn
+    (for bootstrap draws, their expected number and 6 standard deviations), max_leaf_nodes or
+    2^max_depth."""
     n, draws = n_samples, params.n_draws
     leaves = min(n, draws)
     if params.bootstrap:
