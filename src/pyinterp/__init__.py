@@ -11,4 +11,5 @@ from .skinny import SkinnyTreesClassifier, SkinnyTreesRegressor
 
 __all__ = ["CategoryCodes", "DLBCD", "IterativeRandomForest", "LSSFind", "LocalLSSFind", "OutputTooLarge",
            "PartitionedRatio", "RandomForestClassifier", "RandomForestRegressor", "SkinnyTreesClassifier",
-           "SkinnyTreesRegressor", "Tree", "__version__", "combine", "frequent_itemsets", "importance", "sharpness_test", "skinny"]
+           "SkinnyTreesRegressor", "Tree", "__version__", "combine", "frequent_itemsets", "importance",
+           "sharpness_test", "skinny"]

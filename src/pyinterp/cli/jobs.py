@@ -26,6 +26,10 @@ from .figures import draw
 SHOWN = 60
 
 
+def _printed(label):
+    return shortened(label, SHOWN)
+
+
 class Truth:
     """The features and interactions that carry the signal of simulated data."""
 
@@ -96,7 +100,7 @@ def importances(data, args, report, truth=None):
         tested_values, mark = (rest[:3], rest[3:]) if test is not None else ([], rest)
         if data.genes and name in data.genes:
             name = f"{name} ({data.genes[name]})"
-        report.say(f"  {rank:>4}  {shortened(name, SHOWN):<20} {value:>9.4f} {error:>8.4f} {plain:>8.4f}"
+        report.say(f"  {rank:>4}  {_printed(name):<20} {value:>9.4f} {error:>8.4f} {plain:>8.4f}"
                    + ("" if test is None else f" {tested_values[1]:>9.2e} {tested_values[2]:>8.3f}")
                    + (f"  {mark[0]}" if mark else ""))
     draw(report, "importances", "MDI-oob with its standard error, beside MDI", plot_importances, forest, data.X,
@@ -256,7 +260,8 @@ def lssfind(data, args, report, truth=None):
         result = tested.get(r.features) if tested is not None and len(r.features) >= 2 else None
         test = "" if result is None else f"  p = {result[1]:.2g}"
         rho = f"  rho = {r.rho:.4f}" if ranked else ""
-        report.say(f"  {shortened(lss.interactions_.label(r.features), SHOWN):<40} 2^|S| DWP = {r.adjusted_dwp:.4f}{rho}{test}{mark}")
+        label = _printed(lss.interactions_.label(r.features))
+        report.say(f"  {label:<40} 2^|S| DWP = {r.adjusted_dwp:.4f}{rho}{test}{mark}")
     draw(report, "lssfind", "LSSFind: DWP of the mined sets against 2^-|S|", plot_lssfind, lss, top=args.top)
     pairs = [r.features for r in lss.minimal_ if len(r.features) == 2]
     if pairs:
@@ -318,7 +323,7 @@ def irf(data, args, report, truth=None):
     for r in top:
         mark = ("  true" if r.features in truth.interactions else "") if truth else ""
         test = "" if tested is None else f" {tested.get(r.features, (0, np.nan))[1]:>10.2g}"
-        report.say(f"  {shortened(table.label(r.features), SHOWN):<40}" + "".join(f" {getattr(r, c):>10.3f}" for c in shown) + test
+        report.say(f"  {_printed(table.label(r.features)):<40}" + "".join(f" {getattr(r, c):>10.3f}" for c in shown) + test
                    + mark)
     _say_no_holdout(report, held)
 
@@ -374,7 +379,7 @@ def pairs(data, args, report, truth=None):
     report.say(f"  {'interaction':<40} {'effect':>8} {'p-value':>10} {'q-value':>8}")
     for rank, label, effect, pvalue, qvalue, *rest in rows[: args.top]:
         mark = ("  true" if rest[-1] else "") if truth else ""
-        report.say(f"  {shortened(label, SHOWN):<40} {effect:>8.3f} {pvalue:>10.2e} {qvalue:>8.2g}{mark}")
+        report.say(f"  {_printed(label):<40} {effect:>8.3f} {pvalue:>10.2e} {qvalue:>8.2g}{mark}")
     if found.forest is None:
         return None
     kept = np.sort(found.features)
