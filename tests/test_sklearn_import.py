@@ -80,12 +80,12 @@ def test_one_call_import_refuses_malformed_trees():
         _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [tuple(arrays.values())], inbag)
     backwards = {**arrays, "children_left": t.children_left.copy()}
     backwards["children_left"][0] = 0  # the root its own child: traversal would loop
-    with pytest.raises(ValueError, match="node links"):
+    with pytest.raises(ValueError, match="node 0: children must be later nodes"):
         _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [backwards], inbag)
-    with pytest.raises(ValueError, match="node links"):  # one bad tree among several, built on threads
+    with pytest.raises(ValueError, match="node 0: children must be later nodes"):  # one bad tree among several, built on threads
         _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [arrays] * 3 + [backwards],
                                         np.zeros(4, np.uint32), n_threads=2)
-    with pytest.raises(ValueError, match="node links"):
+    with pytest.raises(ValueError, match=r"feature \d+ is outside \[0, \d+\)"):
         _core.Forest.from_sklearn_trees("squared_error", int(t.feature.max()), 0, 1, [arrays], inbag)  # too few features
     with pytest.raises(ValueError, match="length"):
         _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [shortened(arrays, "children_left")], inbag)
@@ -124,11 +124,11 @@ def test_one_call_import_reads_any_layout_and_dtype():
     leaf_with_child = {name: a.copy() for name, a in arrays.items()}
     leaf = int(np.flatnonzero(t.children_left < 0)[0])
     leaf_with_child["children_right"][leaf] = leaf + 1
-    with pytest.raises(ValueError, match="node links"):
+    with pytest.raises(ValueError, match=r"a leaf \(left child -1\) with a right child"):
         _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [leaf_with_child], inbag)
     shared = {name: a.copy() for name, a in arrays.items()}
     share_a_child(shared)
-    with pytest.raises(ValueError, match="node links"):
+    with pytest.raises(ValueError, match="another node's child|no split reaches"):
         _core.Forest.from_sklearn_trees("squared_error", 6, 0, 1, [shared], inbag)
 
 
@@ -241,7 +241,7 @@ def test_paths_in_place_read_any_layout_and_refuse_malformed_trees():
         edit(edited)
         trees = _core.SklearnTrees(n_features, 1, [arrays, edited])  # shapes pass; links are read later
         for reading in (_core.signed_paths, _core.distinct_signed_paths):
-            with pytest.raises(ValueError, match="node links"):
+            with pytest.raises(ValueError, match="scikit-learn trees: node "):
                 reading(trees, 0.0, _core.FirstOccurrence.after_filter, _core.LeafWeight.depth,
                         _core.DecreaseScale.weighted, _core.NodeCounts.weighted, 2)
 
@@ -325,7 +325,7 @@ def test_out_of_bag_measures_in_place_refuse_malformed_trees():
     bad["children_right"][0] = 0  # the root its own right child: routing would loop
     inbag = forest_view(rf, len(y)).core.inbag.ravel()
     forest = _core.SklearnTrees.with_inbag("squared_error", 6, 0, len(y), trees[:2] + [bad], inbag)
-    with pytest.raises(ValueError, match="node links"):
+    with pytest.raises(ValueError, match="node 0: children must be later nodes"):
         _core.oob_importance(forest, X, y, None, _core.OobMeasure.mdi_oob, 2)
     with pytest.raises(ValueError, match="inbag"):
         _core.SklearnTrees.with_inbag("squared_error", 6, 0, len(y), trees, inbag[:-1])

@@ -107,24 +107,31 @@ Tree tree_from_state(const py::handle& state, int64_t n_features, int32_t n_valu
   });
   if (threshold_only) t.category_split.assign(n, -1);
   read_category_sets(arrays, t);
+  const auto fault = [](int64_t k, const std::string& what) {
+    return std::invalid_argument("corrupt forest state: node " + std::to_string(k) + ": " + what);
+  };
   for (int64_t k = 0; k < n; ++k) {
-    const bool leaf = t.left[k] < 0;
-    const bool ok = leaf ? (t.right[k] < 0 && t.feature[k] == -1)
-                         : (t.left[k] > k && t.right[k] > k && t.left[k] < n && t.right[k] < n && t.feature[k] >= 0 &&
-                            t.feature[k] < n_features);
-    if (!ok) throw std::invalid_argument("corrupt forest state: node links");
+    const int32_t l = t.left[k], r = t.right[k];
+    if (l < 0) {
+      if (r >= 0 || t.feature[k] != -1) throw fault(k, "a leaf (left -1) must have right -1 and feature -1");
+      continue;
+    }
+    if (l <= k || r <= k || l >= n || r >= n)
+      throw fault(k, "children must be later nodes of the tree, got " + std::to_string(l) + " and " + std::to_string(r));
+    if (l == r) throw fault(k, "both children are node " + std::to_string(l));
+    if (t.feature[k] < 0 || t.feature[k] >= n_features)
+      throw fault(k, "feature " + std::to_string(t.feature[k]) + " is outside [0, " + std::to_string(n_features) + ")");
   }
   // Each node but the root is the child of exactly one node (a node shared by two parents would be
   // counted twice by whatever sums over paths), and its sizes are counts and weights.
   std::vector<int32_t> parents(n, 0);  // at most n - 1 links point to a node
   for (int64_t k = 0; k < n; ++k)
     if (t.left[k] >= 0) {
-      if (t.left[k] == t.right[k]) throw std::invalid_argument("corrupt forest state: node links");
       ++parents[t.left[k]];
       ++parents[t.right[k]];
     }
   for (int64_t k = 1; k < n; ++k)
-    if (parents[k] != 1) throw std::invalid_argument("corrupt forest state: a node is not the child of one node");
+    if (parents[k] != 1) throw fault(k, "the child of " + std::to_string(parents[k]) + " nodes, not of one");
   for (int64_t k = 0; k < n; ++k)
     if (t.n_node_samples[k] < 0 || !(t.weighted_n_node_samples[k] >= 0.0))
       throw std::invalid_argument("corrupt forest state: node sizes must be counts and weights");
@@ -231,7 +238,9 @@ Forest forest_from_state(const py::object& state) {
     throw std::invalid_argument("corrupt forest state");
   if ((f.n_classes > 0) != is_classification(f.criterion))
     throw std::invalid_argument("corrupt forest state: criterion does not match the number of classes");
-  for (const auto& t : s["trees"].cast<py::list>()) f.trees.push_back(tree_from_state(t, f.n_features, f.n_values(), version));
+  const auto trees = s["trees"].cast<py::list>();
+  if (trees.empty()) throw std::invalid_argument("corrupt forest state: no trees");
+  for (const auto& t : trees) f.trees.push_back(tree_from_state(t, f.n_features, f.n_values(), version));
   const int64_t n_inbag = static_cast<int64_t>(f.trees.size()) * f.n_samples;
   const auto given_inbag = py::array::ensure(s["inbag"]);
   if (!given_inbag) throw std::invalid_argument("corrupt forest state: inbag is not an array");

@@ -48,22 +48,29 @@ bool report_progress(int64_t done, int64_t total) {
   return false;
 }
 
-// pickle's protocols 0 and 1 rebuild an object through object.__new__, which a pybind11 class
-// does not survive: the interpreter aborts on loading. Every class and enum of the module reduces
-// itself as protocol 2 does (cls.__new__, then __setstate__) whatever the protocol, so each one
-// round-trips or, if it has no pickled state, raises pickle's "cannot pickle" TypeError.
+// pickle's protocols 0 and 1 (and a direct call of object.__reduce__) rebuild an object through
+// object.__new__, which a pybind11 class does not survive: the interpreter aborts on loading. Every
+// class and enum of the module reduces itself as protocol 2 does (copyreg.__newobj__, then
+// __setstate__) whatever the protocol, so each one round-trips or, if it has no pickled state,
+// raises pickle's "cannot pickle" TypeError. Both methods are defined: object.__reduce_ex__ calls
+// an overridden __reduce__.
 void reduce_at_protocol_2_or_above(py::module_& m) {
-  const py::object object_reduce_ex = py::module_::import("builtins").attr("object").attr("__reduce_ex__");
+  const py::object newobj = py::module_::import("copyreg").attr("__newobj__");
+  const py::object object_getstate = py::module_::import("builtins").attr("object").attr("__getstate__");
   const py::type pybind11_type = py::type::of(m.attr("Forest"));  // the metaclass of its classes
   for (const auto& item : m.attr("__dict__").cast<py::dict>()) {
     const py::handle cls = item.second;
     if (!py::isinstance<py::type>(cls) || !py::isinstance(cls, pybind11_type)) continue;
+    const bool has_state = cls.attr("__getstate__").ptr() != object_getstate.ptr();
+    const std::string name = item.first.cast<std::string>();
+    const auto reduce = [newobj, has_state, name](py::handle self) -> py::tuple {
+      if (!has_state) throw py::type_error("cannot pickle '" + name + "' object");
+      return py::make_tuple(newobj, py::make_tuple(py::type::handle_of(self)), self.attr("__getstate__")());
+    };
+    py::setattr(cls, "__reduce__", py::cpp_function(reduce, py::name("__reduce__"), py::is_method(cls)));
     py::setattr(cls, "__reduce_ex__",
-                py::cpp_function(
-                    [object_reduce_ex](py::handle self, int protocol) {
-                      return object_reduce_ex(self, std::max(protocol, 2));
-                    },
-                    py::name("__reduce_ex__"), py::is_method(cls), py::arg("protocol")));
+                py::cpp_function([reduce](py::handle self, int) { return reduce(self); },
+                                 py::name("__reduce_ex__"), py::is_method(cls), py::arg("protocol")));
   }
 }
 

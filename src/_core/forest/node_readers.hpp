@@ -71,8 +71,9 @@ struct SklearnReader {
       const int64_t l = a.left[node], r = a.right[node];
       if (l < 0 && r < 0) continue;
       const int64_t f = a.feature[node];
-      if (!valid_split(node, l, r, f, n, n_features, parent.data()))
-        throw std::invalid_argument("scikit-learn trees: node links");
+      const double threshold = a.threshold[node];
+      if (!valid_split(node, l, r, f, threshold, n, n_features, parent.data()))
+        throw std::invalid_argument(split_fault(node, l, r, f, threshold, n, n_features, parent.data()));
       parent[l] = parent[r] = static_cast<int32_t>(node);
     }
     check_every_node_reached(parent.data(), n);

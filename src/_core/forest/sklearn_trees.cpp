@@ -41,13 +41,16 @@ Tree tree_from_sklearn(const SklearnNodes& nodes, int32_t k, int64_t n_features)
     // predict_proba does not renormalise them either).
     for (int32_t c = 0; c < k; ++c) std::memcpy(value + node * k + c, v + c * a.value_column, sizeof(double));
     if (l < 0) {
-      if (r >= 0) throw std::invalid_argument("scikit-learn trees: node links");
+      if (r >= 0)
+        throw std::invalid_argument("scikit-learn trees: node " + std::to_string(node) + ": a leaf (left child -1) with "
+                                    "a right child");
       continue;
     }
     const int64_t f = a.feature[node];
-    if (!valid_split(node, l, r, f, n, n_features, parent)) throw std::invalid_argument("scikit-learn trees: node links");
-    feature[node] = static_cast<int32_t>(f);
     threshold[node] = a.threshold[node];
+    if (!valid_split(node, l, r, f, threshold[node], n, n_features, parent))
+      throw std::invalid_argument(split_fault(node, l, r, f, threshold[node], n, n_features, parent));
+    feature[node] = static_cast<int32_t>(f);
     missing[node] = a.missing_go_to_left[node] != 0;
     left[node] = static_cast<int32_t>(l);
     right[node] = static_cast<int32_t>(r);

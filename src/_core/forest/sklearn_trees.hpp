@@ -2,9 +2,11 @@
 // bind_forest.cpp checks the arrays): the node arrays read in place, and the in-bag counts of
 // scikit-learn's bootstrap regenerated from each tree's seed as numpy's legacy RandomState draws them.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "criterion.hpp"
@@ -53,10 +55,25 @@ struct SklearnForestNodes {
 // Whether split node `node` of an n-node tree may have children l and r and split feature f: later
 // nodes inside the tree (so walks end), distinct and no other node's yet (parent[c] still -1, so
 // none is reached twice), f within [0, n_features).
-inline bool valid_split(int64_t node, int64_t l, int64_t r, int64_t f, int64_t n, int64_t n_features,
-                        const int32_t* parent) {
+inline bool valid_split(int64_t node, int64_t l, int64_t r, int64_t f, double threshold, int64_t n,
+                        int64_t n_features, const int32_t* parent) {
   return l > node && r > node && l < n && r < n && l != r && f >= 0 && f < n_features && parent[l] < 0 &&
-         parent[r] < 0;
+         parent[r] < 0 && !std::isnan(threshold);
+}
+
+// What makes a split that valid_split refuses no tree's, for the error.
+inline std::string split_fault(int64_t node, int64_t l, int64_t r, int64_t f, double threshold, int64_t n,
+                               int64_t n_features, const int32_t* parent) {
+  const std::string at = "scikit-learn trees: node " + std::to_string(node) + ": ";
+  if (l <= node || r <= node || l >= n || r >= n)
+    return at + "children must be later nodes of the tree (-1 at leaves), got " + std::to_string(l) + " and " +
+           std::to_string(r);
+  if (l == r) return at + "both children are node " + std::to_string(l);
+  if (parent[l] >= 0 || parent[r] >= 0) return at + "a child is also another node's child";
+  if (f < 0 || f >= n_features)
+    return at + "feature " + std::to_string(f) + " is outside [0, " + std::to_string(n_features) + ")";
+  if (std::isnan(threshold)) return at + "its threshold is NaN";
+  return at + "a malformed split";
 }
 
 // Throws unless every node but the root has a parent (parent[c] >= 0): no node lies outside the tree.
