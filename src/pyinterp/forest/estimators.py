@@ -401,12 +401,43 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         state = {"min_node_size": None, "keep_oob_leaves": False, "always_split_features": None,
                  "categorical_features": None, "_category_encoder": None, "is_categorical_": None, **state}
         super().__setstate__(state)
+        if "_forest" not in state:
+            return
+        core = state["_forest"]
+        self._check_loaded_state(core)
         # A pyinterp 0.1.0 pickle did not record the criterion; the core reads it as Gini.
-        core = state.get("_forest")
-        if core is not None and core.criterion != self._criteria[self.criterion]:
+        if core.criterion != self._criteria[self.criterion]:
             arrays = core.__getstate__()
             arrays["criterion"] = self._criteria[self.criterion].name
             self._forest = _core.Forest.from_state(arrays)
+
+    def _check_loaded_state(self, core):
+        """The Python attributes of a loaded forest agree with its core trees (the core proved its
+        own structure in from_state), or ValueError names the first that does not."""
+        def corrupt(what):
+            raise ValueError(f"corrupt {type(self).__name__} state: {what}")
+
+        if not isinstance(core, _core.Forest):
+            corrupt(f"_forest is {type(core).__name__}, not a core forest")
+        if self.criterion not in self._criteria:
+            corrupt(f"criterion {self.criterion!r} is not one of this estimator's")
+        if (core.n_classes > 0) != isinstance(self, ClassifierMixin):
+            corrupt("its trees are " + ("classification" if core.n_classes else "regression") + " trees")
+        n_features = getattr(self, "n_features_in_", None)
+        if not isinstance(n_features, Integral) or n_features != core.n_features:
+            corrupt(f"n_features_in_ = {n_features!r}, but its trees read {core.n_features} features")
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None and (not isinstance(names, np.ndarray) or names.shape != (n_features,)):
+            corrupt(f"feature_names_in_ does not hold one name per feature ({n_features})")
+        categorical = self.is_categorical_
+        if categorical is not None and (not isinstance(categorical, np.ndarray) or categorical.dtype != bool
+                                        or categorical.shape != (n_features,)):
+            corrupt(f"is_categorical_ is not a mask of the {n_features} features")
+        seed, threads = getattr(self, "_seed", 0), getattr(self, "_n_threads", None)  # 0.1.0 had no _seed
+        if not isinstance(seed, Integral) or seed < 0:
+            corrupt(f"_seed = {seed!r}")
+        if not isinstance(threads, Integral) or threads < 1:
+            corrupt(f"_n_threads = {threads!r}")
 
     # -- prediction ----------------------------------------------------------------------------
 
@@ -676,6 +707,17 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
             categorical_features=categorical_features,
         )
         self.class_weight = class_weight
+
+    def _check_loaded_state(self, core):
+        super()._check_loaded_state(core)
+        one = core.n_outputs == 1
+        classes = [self.classes_] if one else self.classes_
+        counts = [self.n_classes_] if one else self.n_classes_
+        if not (isinstance(classes, list) and isinstance(counts, list) and len(classes) == len(counts) == core.n_outputs
+                and all(isinstance(c, np.ndarray) and c.ndim == 1 for c in classes)
+                and [len(c) for c in classes] == counts and max(counts) == core.n_classes):
+            raise ValueError(f"corrupt {type(self).__name__} state: classes_ and n_classes_ do not hold the classes of "
+                             f"its trees' {core.n_outputs} output(s), at most {core.n_classes} classes each")
 
     @guarded_fit
     @_fit_context(prefer_skip_nested_validation=True)
