@@ -133,6 +133,14 @@ def _forest_reads(kwargs):
 
 
 def validate_data(estimator, X="no_validation", y="no_validation", reset=True, **kwargs):
+    """scikit-learn's validate_data, naming the argument in its errors, for every form of X the package
+    reads; a fit (reset) also refuses integers float64 cannot hold (check_exact_integers)."""
+    if not (isinstance(X, str) and X == "no_validation"):
+        refuse_silent_casts(X, "X")
+        if reset:
+            check_exact_integers(X)
+    if isinstance(y, np.ma.MaskedArray):  # a y of dates is a classifier's labels, or refused by regression
+        refuse_silent_casts(y, "y")
     # A forest with categorical features reads X's categories as the codes it was fitted on.
     encoder = getattr(estimator, "_category_encoder", None)
     if encoder is not None and not reset and not (isinstance(X, str) and X == "no_validation"):
@@ -145,6 +153,7 @@ def validate_data(estimator, X="no_validation", y="no_validation", reset=True, *
 
 
 def check_array(array, **kwargs):
+    refuse_silent_casts(array, kwargs.get("input_name") or "X")
     if is_packed(array) and _forest_reads(kwargs):
         _check_packed_samples(array, kwargs.get("ensure_min_samples", 1))
         return array
@@ -228,6 +237,21 @@ class IntInterval(Interval):
         return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
 
 
+def refuse_silent_casts(X, name):
+    """numpy casts datetime64 and timedelta64 values to counts of their unit (days, nanoseconds)
+    without a word, and reads a masked array's hidden values as values: which number a date is,
+    and what a masked entry means, are the user's choices to make."""
+    if isinstance(X, np.ma.MaskedArray):
+        raise TypeError(f"{name} is a masked array, whose masked entries would be read as the values under the "
+                        f"mask; fill them first: np.ma.filled({name}, np.nan) makes them missing values")
+    dtypes = X.dtypes if hasattr(X, "dtypes") and not hasattr(X, "dtype") else [getattr(X, "dtype", None)]
+    for dtype in dtypes:
+        if getattr(dtype, "kind", "") in ("m", "M"):
+            raise TypeError(f"{name} holds {dtype} values, which are numbers only once a unit and an origin are "
+                            f"chosen; convert them first, e.g. days since the first: (t - t.min()) / "
+                            f"np.timedelta64(1, 'D')")
+
+
 def check_exact_integers(X):
     """8-byte integer X (or Python integers in an object array) is read as float64, which holds
     integers exactly only up to 2^53: beyond, distinct values would merge silently, so that is an
@@ -261,9 +285,8 @@ def check_exact_integers(X):
 
 
 def validate_fit_data(estimator, X, y, **kwargs):
-    """validate_data for a fit on X that the forest reads (FOREST_FIT_X), after check_exact_integers,
-    and warn_missing_call_code on the result."""
-    check_exact_integers(X)
+    """validate_data for a fit on X that the forest reads (FOREST_FIT_X), and warn_missing_call_code
+    on the result."""
     out = validate_data(estimator, X, y, **FOREST_FIT_X, **kwargs)
     warn_missing_call_code(out[0] if isinstance(out, tuple) else out)
     return out
@@ -357,6 +380,7 @@ def regression_target(y) -> np.ndarray:
     """A regression y (validated by validate_data without y_numeric) as contiguous float64.
     scikit-learn converts numeric strings and turns None into NaN; both are refused here, as is
     any value that is not finite."""
+    refuse_silent_casts(y, "y")
     y = np.asarray(y)
     numbers_only = y.dtype.kind in "biuf" or (
         y.dtype.kind == "O" and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in y.flat))

@@ -9,7 +9,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 
 from .. import _core
 from .._seeds import python_rng
-from .._validation import IntInterval, check_array, clamp_iterations, resolve_n_threads
+from .._validation import IntInterval, check_array, check_exact_integers, clamp_iterations, resolve_n_threads
 
 __all__ = ["sharpness_test"]
 
@@ -137,6 +137,7 @@ def sharpness_test(D, X, rho=0.01, threshold=1e-6, random_state=None, *, start_n
         The perturbed collinearity M~, zero diagonal (only with ``return_solutions=True``).
     """
     D = _check_dictionary(D)
+    check_exact_integers(X)  # the test fits coefficients on X, as DLBCD does
     X = _check_signals(check_array(X, dtype=np.float64, ensure_all_finite=True, input_name="X"), D.shape[0])
     r, W, M = _sharpness(D, X, rho, python_rng(random_state), start_noise=start_noise,
                          line_search=_LINE_SEARCHES[line_search], max_inner_iter=clamp_iterations(max_inner_iter),
