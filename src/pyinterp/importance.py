@@ -31,6 +31,7 @@ is returned too.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from numbers import Integral
 from typing import NamedTuple
@@ -387,8 +388,12 @@ def dstump(X, y, *, split="best", side="sum", sample_weight=None, n_jobs=None):
         impurity_decrease=decrease,
         sign=table["sign"],
         n_left=table["n_left"],
-        select=lambda s: ranking[: check_int("s", s, 0, len(scores))],
+        select=functools.partial(_top, ranking),  # a partial, not a lambda: the result pickles
     )
+
+
+def _top(ranking, s):
+    return ranking[: check_int("s", s, 0, len(ranking))]
 
 
 def _unscaled_squares(values, exponent):

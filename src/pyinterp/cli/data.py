@@ -82,6 +82,12 @@ def read_table(path, target, *, sep=None, allow_pickle=False):
             c_engine = sep is not None and len(sep) == 1
             exact = {"float_precision": "round_trip"} if c_engine and int(pd.__version__.split(".")[0]) < 3 else {}
             frame = pd.read_csv(path, sep=sep, engine="c" if c_engine else "python", **exact)
+            # pandas renames a repeated header name (a, a.1): the file's own first line says which
+            header = pd.read_csv(path, sep=sep, engine="c" if c_engine else "python", header=None, nrows=1, dtype=str)
+            names, counts = np.unique(header.iloc[0].dropna().to_numpy(dtype=str), return_counts=True)
+            if (counts > 1).any():
+                raise DataError(f"{path}: column {names[counts > 1][0]!r} is named {counts.max()} times in the "
+                                "header; give every column its own name")
     except DataError:
         raise
     except UnicodeDecodeError as e:
@@ -90,6 +96,8 @@ def read_table(path, target, *, sep=None, allow_pickle=False):
     except (ValueError, OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile, pd.errors.ParserError,
             pd.errors.EmptyDataError) as e:  # EOFError, zlib.error, LZMAError: a damaged compressed file
         raise DataError(f"{path}: cannot be read as {kind.lstrip('.') or 'delimited text'}: {_first_line(e)}") from None
+    if frame.shape[0] == 0:
+        raise DataError(f"{path}: no rows of data, only a header")
     if frame.shape[1] > 0 and str(frame.columns[0]).startswith("Unnamed: 0"):
         frame = frame.set_index(frame.columns[0]).rename_axis(None)
         notes.append("the first column has no header: read as row names (pandas' to_csv writes them so)")
