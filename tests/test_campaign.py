@@ -366,10 +366,11 @@ case(4, "set_params after a fit leaves the fitted trees",
 
 # -- 6 and 11. small inputs that hung or cost too much are fast or refused by their cost -----------------
 
+# the settings (the defaults): 145 s and 110 s before, under a second now
 case(6, "frequent itemsets of 100,000 one-item transactions",
-     lambda: len(frequent_itemsets([[i] for i in range(100_000)], min_support=1e-6)), equals(lambda: 100_000))
-case(6, "RIT on one set of 10^6 items", lambda: random_intersection_trees([list(range(10**6))], n_trees=5),
-     holds(lambda r: isinstance(r, dict)))
+     lambda: len(frequent_itemsets([[i] for i in range(100_000)])), equals(lambda: 100_000))
+case(6, "RIT on one set of 10^6 items", lambda: random_intersection_trees([list(range(10**6))]),
+     holds(lambda r: list(r.values()) == [500] and list(r)[0] == tuple(range(10**6))))
 case(6, "dstump on a zero-stride column",
      lambda: imp.dstump(np.lib.stride_tricks.as_strided(np.ones(1), (N, 1), (0, 0)), Y_REG).scores,
      holds(lambda s: np.isneginf(s).all()))

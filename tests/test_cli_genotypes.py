@@ -242,7 +242,8 @@ def test_a_vcf_with_a_phenotype_file_gives_the_tables_of_the_same_calls_as_a_bed
         tables[name] = (folder / name.replace(".", "_") / "importances.csv").read_text()
     assert "(GT calls packed), phenotype 'status' from" in out
     assert tables["cohort.bed"] == tables["cohort.vcf"]
-    assert not cli.genotypes.is_genotype_file("table.csv.zst") and cli.genotypes.is_genotype_file("a.pvar.zst")
+    from pyinterp.cli import genotypes
+    assert not genotypes.is_genotype_file("table.csv.zst") and genotypes.is_genotype_file("a.pvar.zst")
 
 
 def test_covariates_adjust_the_phenotype_before_the_forest(cohort, capsys):

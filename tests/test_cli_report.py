@@ -336,6 +336,26 @@ def test_ctrl_c_exits_with_130_and_one_line(tmp_path):
     assert not (tmp_path / "report.html").exists()
 
 
+def test_ctrl_c_while_the_command_loads_exits_with_130_and_one_line():
+    """issue 52, item 10: a Ctrl-C in the command's first second, while numpy and scikit-learn load,
+    printed a traceback from inside their imports. The signal is sent once numpy's extension is
+    mapped into the process, so the imports are under way (scikit-learn's take longer)."""
+    command = Path(sys.executable).parent / "pyinterp"
+    process = subprocess.Popen([command, "demo", "--n-estimators", "3000"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    maps = Path(f"/proc/{process.pid}/maps")
+    if not maps.exists():
+        process.kill()
+        pytest.skip("no /proc to see the imports")
+    deadline = time.monotonic() + 60
+    while "_multiarray_umath" not in maps.read_text() and time.monotonic() < deadline:
+        time.sleep(0.002)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert (process.returncode, err, out) == (130, "pyinterp: interrupted\n", "")
+
+
 def test_a_long_column_name_is_shortened_where_shown_and_whole_in_the_files(tmp_path, capsys, monkeypatch):
     """issue 52, items 6 and 11: one 100,000-character column name took 48 s and 1.8 GB, drawing
     figures that no file held (without --out) around the whole name."""
