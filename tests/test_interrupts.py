@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 from pyinterp import (DLBCD, IterativeRandomForest, LSSFind, PartitionedRatio, RandomForestRegressor,
                       SkinnyTreesRegressor, importance)
 from pyinterp.datasets import make_correlated_linear
-from pyinterp.interactions import dwp, frequent_itemsets
+from pyinterp.interactions import dwp, frequent_itemsets, pair_scan, path_prevalence, signed_paths
 from pyinterp.skinny import fit_budget
 
 from ctrl_c import ctrl_c_after
@@ -156,23 +156,29 @@ def test_ctrl_c_stops_lssfind_while_it_mines(caplog, monkeypatch):
 
 @pytest.fixture(scope="module")
 def explained():
-    """A 100-tree forest and inputs that each call below needs 6 to over 40 s for (measured)."""
+    """A 100-tree forest and inputs that each call below needs 6 to over 40 s for (measured; DSTUMP
+    1.2 s), and a wide X for the pair scan (74 s) and DSTUMP."""
     rng = np.random.RandomState(0)
     X = rng.rand(2000, 30)
     y = X[:, 0] * (X[:, 1] > 0.5) + 0.1 * rng.randn(2000)
-    return RandomForestRegressor(n_estimators=100, random_state=0).fit(X, y), X, np.repeat(X.astype(np.float32), 600, 0)
+    return (RandomForestRegressor(n_estimators=100, random_state=0).fit(X, y), X,
+            np.repeat(X.astype(np.float32), 600, 0), rng.rand(1500, 2000))
 
 
 # issue 52, item 5: every public call that can take long, not only the fits
 LONG_CALLS = {
-    "predict": lambda f, X, many: f.predict(many),
-    "apply": lambda f, X, many: f.apply(many),
-    "decision_path": lambda f, X, many: f.decision_path(many[:300_000]),
-    "contributions": lambda f, X, many: importance.contributions(f, many),
-    "shap_values": lambda f, X, many: importance.shap_values(f, many[:30_000]),
-    "shap_interaction_importance": lambda f, X, many: importance.shap_interaction_importance(f, X),
-    "shap_top_interactions": lambda f, X, many: importance.shap_top_interactions(f, X),
-    "dwp": lambda f, X, many: dwp(f, [[(0, 1), (1, 1)]] * 200_000, epsilon=0.0),
+    "predict": lambda f, X, many, wide: f.predict(many),
+    "apply": lambda f, X, many, wide: f.apply(many),
+    "decision_path": lambda f, X, many, wide: f.decision_path(many[:300_000]),
+    "contributions": lambda f, X, many, wide: importance.contributions(f, many),
+    "shap_values": lambda f, X, many, wide: importance.shap_values(f, many[:30_000]),
+    "shap_interaction_importance": lambda f, X, many, wide: importance.shap_interaction_importance(f, X),
+    "shap_top_interactions": lambda f, X, many, wide: importance.shap_top_interactions(f, X),
+    "dwp": lambda f, X, many, wide: dwp(f, [[(0, 1), (1, 1)]] * 200_000, epsilon=0.0),
+    "path_prevalence": lambda f, X, many, wide: path_prevalence(f, signed_paths(f), many[:200_000],
+                                                                [[(0, 1), (1, 1)]] * 20),
+    "pair_scan": lambda f, X, many, wide: pair_scan(wide, wide[:, 0], top=10),
+    "dstump": lambda f, X, many, wide: importance.dstump(np.repeat(wide, 4, 0), np.repeat(wide[:, 0], 4)),
 }
 
 
