@@ -13,10 +13,13 @@ from pyinterp import IterativeRandomForest, LocalLSSFind, LSSFind, RandomForestC
 from pyinterp import importance as imp
 
 
-def assert_same_forest(a, b):
+def assert_same_forest(a, b, *, inbag=False):
+    """Two fitted forests hold the same trees, field by field (and the same draws with inbag)."""
     for ta, tb in zip(a.trees_, b.trees_, strict=True):
         for name in ta.__slots__:
             np.testing.assert_array_equal(getattr(ta, name), getattr(tb, name), err_msg=name)
+    if inbag:
+        np.testing.assert_array_equal(a.inbag_counts_, b.inbag_counts_)
 
 
 def assert_same(a, b):

@@ -25,6 +25,8 @@ from pyinterp.io import read_plink  # noqa: E402
 from pyinterp.io import bgen as bgen_module  # noqa: E402
 from pyinterp.io import read_bgen  # noqa: E402
 
+from every_route import assert_same_forest  # noqa: E402
+
 PLINK2 = shutil.which("plink2")
 needs_plink2 = pytest.mark.skipif(PLINK2 is None, reason="plink2 is not installed (apt-get install plink2)")
 try:
@@ -248,12 +250,6 @@ def variant_set(n, seed):
 
 def names(n):
     return [f"s{k}" for k in range(n)]
-
-
-def assert_same_forest(a, b):
-    for ta, tb in zip(a.trees_, b.trees_, strict=True):
-        for name in ta.__slots__:
-            np.testing.assert_array_equal(getattr(ta, name), getattr(tb, name), err_msg=name)
 
 
 # ---------------------------------------------------------------- reading what was written

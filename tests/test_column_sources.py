@@ -12,11 +12,7 @@ from pyinterp import RandomForestClassifier, RandomForestRegressor, _core
 from pyinterp import importance as imp
 from pyinterp._validation import mapped_file
 
-
-def assert_same_forest(a, b):
-    for ta, tb in zip(a.trees_, b.trees_, strict=True):
-        for name in ta.__slots__:
-            np.testing.assert_array_equal(getattr(ta, name), getattr(tb, name), err_msg=name)
+from every_route import assert_same_forest
 
 
 def values(n, p, seed):

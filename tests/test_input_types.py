@@ -15,6 +15,8 @@ import scipy.sparse as sp
 from pyinterp import IterativeRandomForest, LSSFind, RandomForestClassifier, RandomForestRegressor
 from pyinterp import importance as imp
 
+from every_route import assert_same_forest
+
 
 def genotypes(n, p, seed=0):
     rng = np.random.RandomState(seed)
@@ -33,19 +35,12 @@ def counts(n, p, density, seed=0):
     return X, dense, y
 
 
-def assert_same_forest(a, b):
-    for ta, tb in zip(a.trees_, b.trees_, strict=True):
-        for name in ta.__slots__:
-            np.testing.assert_array_equal(getattr(ta, name), getattr(tb, name), err_msg=name)
-    np.testing.assert_array_equal(a.inbag_counts_, b.inbag_counts_)
-
-
 def assert_same_readings(X, X64, y, kw):
     """A regression forest fitted on X equals the one fitted on X64, the same values as dense
     float64, and so does everything read from X: predictions, leaves, paths, out-of-bag values,
     every importance measure and DSTUMP."""
     a, b = RandomForestRegressor(**kw).fit(X, y), RandomForestRegressor(**kw).fit(X64, y)
-    assert_same_forest(a, b)
+    assert_same_forest(a, b, inbag=True)
     assert a.oob_score_ == b.oob_score_
     np.testing.assert_array_equal(a.predict(X), b.predict(X64))
     np.testing.assert_array_equal(a.apply(X), b.apply(X64))
@@ -165,7 +160,7 @@ def test_genotype_classifier_matches_its_float_version():
     kw = dict(n_estimators=10, random_state=1, class_weight="balanced")
     a = RandomForestClassifier(**kw).fit(X, labels)
     b = RandomForestClassifier(**kw).fit(X.astype(float), labels)
-    assert_same_forest(a, b)
+    assert_same_forest(a, b, inbag=True)
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X.astype(float)))
 
 
@@ -204,7 +199,8 @@ def test_sparse_edge_columns_and_non_canonical_input():
     assert not X.has_canonical_format
     before = frozen(X)
     kw = dict(n_estimators=8, random_state=2, max_features=None)
-    assert_same_forest(RandomForestRegressor(**kw).fit(X, y), RandomForestRegressor(**kw).fit(X.toarray(), y))
+    assert_same_forest(RandomForestRegressor(**kw).fit(X, y), RandomForestRegressor(**kw).fit(X.toarray(), y),
+                       inbag=True)
     np.testing.assert_array_equal(X.toarray(), dense)
     assert_unchanged(X, before)
 
@@ -226,8 +222,8 @@ def test_sparse_classifier_matches_dense():
     labels = (y > np.median(y)).astype(int)
     kw = dict(n_estimators=10, random_state=4)
     a, b = RandomForestClassifier(**kw).fit(X, labels), RandomForestClassifier(**kw).fit(dense, labels)
-    assert_same_forest(a, b)
-    assert_same_forest(a, RandomForestClassifier(**kw, n_jobs=2).fit(X, labels))
+    assert_same_forest(a, b, inbag=True)
+    assert_same_forest(a, RandomForestClassifier(**kw, n_jobs=2).fit(X, labels), inbag=True)
     np.testing.assert_array_equal(a.predict_proba(X.tocsc()), b.predict_proba(dense))
 
 
@@ -258,10 +254,10 @@ def test_read_only_memmap_fits_the_in_memory_forest_and_stays_readable(tmp_path)
         np.save(path, np.asarray(X, order=order))
         mm = np.load(path, mmap_mode="r")
         kw = dict(n_estimators=5, random_state=0, max_features=30)
-        assert_same_forest(RandomForestRegressor(**kw).fit(mm, y), RandomForestRegressor(**kw).fit(X, y))
+        assert_same_forest(RandomForestRegressor(**kw).fit(mm, y), RandomForestRegressor(**kw).fit(X, y), inbag=True)
         for part in (np.s_[:, 7:200], np.s_[40:, :], np.s_[::-1, ::2]):  # offsets, strides read through the map
             assert_same_forest(RandomForestRegressor(**kw).fit(mm[part], y[part[0]]),
-                               RandomForestRegressor(**kw).fit(X[part], y[part[0]]))
+                               RandomForestRegressor(**kw).fit(X[part], y[part[0]]), inbag=True)
         np.testing.assert_array_equal(mm, X)  # pages handed back are read again from the file
     np.testing.assert_array_equal(np.load(path), X)
 

@@ -18,6 +18,8 @@ pgenlib = pytest.importorskip("pgenlib", reason="pgenlib (pip install pgenlib) w
 from pyinterp import RandomForestRegressor  # noqa: E402
 from pyinterp.io import pgen, read_pgen, read_plink  # noqa: E402
 
+from every_route import assert_same_forest  # noqa: E402
+
 PLINK2 = shutil.which("plink2")
 needs_plink2 = pytest.mark.skipif(PLINK2 is None, reason="plink2 is not installed (apt-get install plink2)")
 
@@ -85,12 +87,6 @@ def fileset(tmp_path, counts, name="g", pvar=None, psam=None):
     write_lines(f"{prefix}.pvar", pvar if pvar is not None else pvar_lines(variant_rows(p)))
     write_lines(f"{prefix}.psam", psam if psam is not None else psam_lines(n))
     return prefix
-
-
-def assert_same_forest(a, b):
-    for ta, tb in zip(a.trees_, b.trees_, strict=True):
-        for name in ta.__slots__:
-            np.testing.assert_array_equal(getattr(ta, name), getattr(tb, name), err_msg=name)
 
 
 # ---------------------------------------------------------------- reading what was written

@@ -19,6 +19,8 @@ from pyinterp import RandomForestRegressor  # noqa: E402
 from pyinterp.io import read_vcf  # noqa: E402
 from pyinterp.io import vcf as vcf_module  # noqa: E402
 
+from every_route import assert_same_forest  # noqa: E402
+
 HEADER = ("##fileformat=VCFv4.2\n##contig=<ID=1>\n##contig=<ID=2>\n##contig=<ID=X>\n"
           '##FORMAT=<ID=GT,Number=1,Type=String,Description="Genotype">\n'
           '##FORMAT=<ID=DP,Number=1,Type=Integer,Description="Read depth">\n')
@@ -97,12 +99,6 @@ def random_records(n, p, seed, kinds=DIPLOID, chrom="1"):
 
 def sample_names(n):
     return [f"s{k}" for k in range(n)]
-
-
-def assert_same_forest(a, b):
-    for ta, tb in zip(a.trees_, b.trees_, strict=True):
-        for name in ta.__slots__:
-            np.testing.assert_array_equal(getattr(ta, name), getattr(tb, name), err_msg=name)
 
 
 @pytest.mark.parametrize("kind", ["vcf", "gz", "bgz", "bcf"])
