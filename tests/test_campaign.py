@@ -10,17 +10,13 @@ here too. Data are tiny: CI runs this file under the sanitizers."""
 from __future__ import annotations
 
 import copy
-import io
 import pickle
 import re
-import time
 import warnings
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 from sklearn.base import clone
-from sklearn.ensemble import RandomForestClassifier as SkForestClassifier
 from sklearn.ensemble import RandomForestRegressor as SkForestRegressor
 
 from pyinterp import (DLBCD, IterativeRandomForest, LocalLSSFind, LSSFind, PartitionedRatio, RandomForestClassifier,
@@ -31,7 +27,8 @@ from pyinterp.interactions import (decode, dwp, encode, interaction_rule, minima
                                    random_intersection_trees, signed_paths)
 from pyinterp.metrics import singleton_equivalent, strict_score
 
-from test_bad_inputs import DL_KW, ENTRIES, IRF_KW, N, RATIO_KW, SKINNY_KW, W0, X0, Y_CLF, Y_REG, assert_same
+from test_bad_inputs import (DL_KW, ENTRIES, IRF_KW, N, RATIO_KW, SKINNY_KW, W0, X0, Y_CLF, Y_REG, _clean,
+                             assert_same)
 
 
 def raises(exc, match):
@@ -307,7 +304,6 @@ for name, mutate in SK_TAMPERED.items():
              raises(ValueError, r"tree|node|feature|threshold"))
 
 
-
 # -- 4. stale state: what a later call changes is only what it owns ----------------------------------
 
 def _refit_export():
@@ -317,8 +313,7 @@ def _refit_export():
 
 
 def _oob_of_refitted_export():
-    exported = _refit_export()
-    return imp.mdi_oob(exported, X, Y)
+    return imp.mdi_oob(_refit_export(), X, Y)
 
 
 def _bootstrap_keeps_cut():
@@ -339,25 +334,29 @@ def _refit_without_names():
     return hasattr(forest.fit(X, Y), "feature_names_in_")
 
 
+def _predict_after_the_source_is_refitted():
+    source = copy.deepcopy(RF)
+    loaded = pickle.loads(pickle.dumps(source))
+    source.fit(X[:, :2], Y)
+    return loaded.predict(X)
+
+
 def _refit_fewer_features_then_predict():
     forest = clone(RF).fit(X, Y)
     forest.fit(X[:, :3], Y)
     return forest.predict(X)
 
 
-case(4, "a refitted export's out-of-bag rows are its own draws",
-     lambda: [e._n_samples_bootstrap if hasattr(e, "_n_samples_bootstrap") else None for e in [_refit_export()]] and
-     _oob_of_refitted_export(), equals(lambda: imp.mdi_oob(SkForestRegressor(**_refit_export().get_params())
-                                                          .fit(X, Y), X, Y)))
+case(4, "a refitted export's out-of-bag rows are its own draws", _oob_of_refitted_export,
+     equals(lambda: imp.mdi_oob(SkForestRegressor(**_refit_export().get_params()).fit(X, Y), X, Y)))
 case(4, "iRF's bootstrap with another y keeps the fitted cut", _bootstrap_keeps_cut, holds(bool))
 case(4, "a classifier refitted on other labels has those classes", _refit_on_other_classes,
      holds(lambda r: r == ["b", "c"]))
 case(4, "a forest refitted without names forgets the names", _refit_without_names, holds(lambda r: r is False))
 case(4, "a forest refitted on fewer features reads that many", _refit_fewer_features_then_predict,
      raises(ValueError, "X has 4 features, but RandomForestRegressor is expecting 3"))
-case(4, "a pickled forest predicts after its source object is refitted",
-     lambda: (lambda frozen_copy: (clone(RF).fit(X[:, :2], Y), frozen_copy.predict(X))[1])(
-         pickle.loads(pickle.dumps(RF))), equals(lambda: RF.predict(X)))
+case(4, "a pickled forest predicts after its source object is refitted", _predict_after_the_source_is_refitted,
+     equals(lambda: RF.predict(X)))
 case(4, "an LSSFind refitted on other data reports that data's forest",
      lambda: clone(FITTED["LSSFind"][0]).fit(X, Y).fit(X[:, :3], Y).forest_.n_features_in_, equals(lambda: 3))
 case(4, "set_params after a fit leaves the fitted trees",
@@ -408,16 +407,22 @@ X_READ_AS_GIVEN = {  # numbers written as text are read as the numbers they writ
     "X of byte strings": lambda X_: X_.astype("S8"),
     "X of unicode strings": lambda X_: X_.astype("U8"),
 }
+
+
+def _on_clean_data(entry, make):
+    """The call of entry on the clean (X, y, w) as make changes them."""
+    def call():
+        X_, y, w = make(X0, Y_REG if entry.task == "reg" else Y_CLF, W0)
+        return entry.call(X_, y, w if entry.weights else None)
+    return call
+
+
 for entry_name, entry in ENTRIES.items():
     for case_name, (make, outcome) in X_CASTS.items():
-        def call(entry=entry, make=make):
-            X_, y, w = make(X0, Y_REG if entry.task == "reg" else Y_CLF, W0)
-            return entry.call(X_, y, w if entry.weights else None)
-        case(7, f"{entry_name}: {case_name}", call, outcome)
-    for case_name, make in X_READ_AS_GIVEN.items():
-        def call(entry=entry, make=make, X_=X0):
-            return entry.call(make(X_), Y_REG if entry.task == "reg" else Y_CLF, W0 if entry.weights else None)
-        case(7, f"{entry_name}: {case_name}", call, equals(lambda call=call: call(X_=X0.astype(str).astype(float))))
+        case(7, f"{entry_name}: {case_name}", _on_clean_data(entry, make), outcome)
+    for case_name, text in X_READ_AS_GIVEN.items():  # X0's values k/16 are written exactly
+        case(7, f"{entry_name}: {case_name}", _on_clean_data(entry, lambda X_, y, w, text=text: (text(X_), y, w)),
+             equals(lambda entry=entry: _clean(entry)))
 REGRESSION_FITS = [name for name, e in ENTRIES.items() if e.fits and e.task == "reg" and name not in
                    ("DLBCD.fit", "PartitionedRatio.fit", "sharpness_test")]
 for entry_name in REGRESSION_FITS:
@@ -427,7 +432,6 @@ for entry_name in REGRESSION_FITS:
          raises((TypeError, ValueError), "y"))
     case(7, f"{entry_name}: y masked", lambda e=entry: e.call(X0, np.ma.masked_greater(Y_REG, 2.0), None),
          raises(TypeError, "y is a masked array"))
-
 
 
 # -- 8. outputs that cannot fit are refused before any work, with their size and the way out ---------
@@ -463,12 +467,7 @@ for entry_name, entry in ENTRIES.items():
     for form, make in VALID_FORMS.items():
         if form.startswith("sample_weight") and not entry.weights:
             continue
-        def call(entry=entry, make=make):
-            X_, y, w = make(X0, Y_REG if entry.task == "reg" else Y_CLF, W0)
-            return entry.call(X_, y, w if entry.weights else None)
-        case(9, f"{entry_name}: {form}", call,
-             equals(lambda entry=entry: entry.call(X0, Y_REG if entry.task == "reg" else Y_CLF,
-                                                   W0 if entry.weights else None)))
+        case(9, f"{entry_name}: {form}", _on_clean_data(entry, make), equals(lambda entry=entry: _clean(entry)))
 
 
 # -- 12. documented equalities hold --------------------------------------------------------------------
@@ -490,7 +489,6 @@ for seed in range(3):
 @pytest.mark.parametrize("name", CASES)
 def test_case(name):
     check(*CASES[name])
-
 
 
 # -- 10. the command line ends every failure in one line and its exit status ------------------------------
