@@ -125,10 +125,10 @@ def run_e1(n_graphs, out, plot):
     mean = {k: float(np.mean([r[k] for r in rows])) for k in rows[0] if k != "graph"}
     out.append(f"## E1: regularisation path, 50-variable Gaussian MRF, blocks 25/25, n = 300 ({n_graphs} graphs)\n")
     out.append("Erdos-Renyi graphs (p = 0.06, weights +-0.4, min eigenvalue 0.5), PartitionedRatio defaults "
-               "(validation_fraction 0.2 selects lambda; refit). AUC / P@|E_v| rank the 625 cross pairs by "
+               "(the permutation null selects lambda; refit). AUC / P@|E_v| rank the 625 cross pairs by "
                "entry_lambda_ (pyinterp) or by the entry alpha on a 30-alpha GraphicalLasso path (ties by "
                "|Theta_12|); 'inv-cov' ranks by |inverse sample covariance|. 'selected' = cross_edges_ at the "
-               "validation-selected lambda.\n")
+               "selected lambda.\n")
     out.append("| graph | \\|E_v\\| | AUC pyinterp | P@\\|E_v\\| pyinterp | AUC GraphicalLasso | P@\\|E_v\\| GraphicalLasso "
                "| AUC inv-cov | selected (TP) | fit s |")
     out.append("|---|---|---|---|---|---|---|---|---|")
@@ -158,7 +158,7 @@ def plot_path(est, truth):
         ax.plot(est.lambdas_, norms[g], color="tab:red", lw=0.7)
     for g in np.flatnonzero(truth):
         ax.plot(est.lambdas_, norms[g], color="black", lw=1.2)
-    ax.axvline(est.lambda_, color="tab:blue", ls="--", lw=1, label="validation-selected lambda")
+    ax.axvline(est.lambda_, color="tab:blue", ls="--", lw=1, label="selected lambda")
     ax.set_xscale("log")
     ax.invert_xaxis()
     ax.set_xlabel("lambda (decreasing)")
@@ -183,10 +183,10 @@ def run_e3(ms, ns, trials, out, plot, d=3):
             for trial in range(trials):
                 rng = np.random.default_rng(10_000 * m + 10 * n + trial)
                 X = sample(theta, n, rng, truncate=3.0)
-                probe = PartitionedRatio(m1, lambdas=[1e9], validation_fraction=None, refit=False).fit(X)
+                probe = PartitionedRatio(m1, lambdas=[1e9], selection="smallest", refit=False).fit(X)
                 top = probe.lambda_max_
                 grid = np.unique(np.r_[top * np.logspace(0, -1.3, 12), [c * scale for c in C_GRID]])[::-1]
-                est = PartitionedRatio(m1, lambdas=grid, validation_fraction=None, refit=False).fit(X)
+                est = PartitionedRatio(m1, lambdas=grid, selection="smallest", refit=False).fit(X)
                 supports = np.sqrt((est.coef_path_[: est.n_cross_] ** 2).sum(1)) > 0
                 exact = np.all(supports == truth[:, None], axis=0)
                 pr.append([exact[np.flatnonzero(np.isclose(est.lambdas_, c * scale))[0]] for c in C_GRID])

@@ -1,8 +1,10 @@
 """PartitionedRatio and its objective (spec seed004 eq. 6*) against direct evaluation, finite
 differences, the closed-form lambda_max, KKT conditions and the Gaussian ground truth."""
 
+import doctest
 import math
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -12,6 +14,9 @@ from sklearn.utils.estimator_checks import check_estimator
 from pyinterp import PartitionedRatio
 from pyinterp.partitioned import PAIR_FEATURES, UNARY_FEATURES, RatioProblem, solve_path
 from pyinterp.partitioned.group_path import group_norms
+from pyinterp.partitioned.ratio import permutation_null_counts
+
+pytestmark = pytest.mark.no_core   # the partitioned ratio is numpy only
 
 
 def gaussian_mrf(m, edge_prob, weight, seed):
@@ -139,7 +144,7 @@ def test_within_block_and_unary_gradients_vanish_at_zero(features):
 
 def test_lambda_max_gives_zero_and_the_top_cross_pair_enters_just_below():
     X = sample(gaussian_mrf(8, 0.4, 0.4, 11), 150, 12)
-    est = PartitionedRatio(4, n_lambdas=3, validation_fraction=None, refit=False).fit(X)
+    est = PartitionedRatio(4, n_lambdas=3, selection="smallest", refit=False).fit(X)
     assert np.all(est.coef_path_[:, :, 0] == 0)             # exact zeros from the group prox
     assert np.abs(est.unary_path_[:, :, 0]).max() < 1e-20   # unpenalised: zero up to rounding of W = 1/(n(n-1))
     problem = RatioProblem(standardise(X), np.arange(4), np.arange(4, 8), PAIR_FEATURES["xy"],
@@ -147,11 +152,11 @@ def test_lambda_max_gives_zero_and_the_top_cross_pair_enters_just_below():
     norms0 = np.sqrt((problem.cross_gradient_at_zero() ** 2).sum(axis=0)).ravel()
     assert est.lambda_max_ == pytest.approx(norms0.max(), rel=1e-15)
     top, runner_up = np.sort(norms0)[::-1][:2]
-    just_below = PartitionedRatio(4, lambdas=[top * (1 - 1e-3)], validation_fraction=None, refit=False).fit(X)
+    just_below = PartitionedRatio(4, lambdas=[top * (1 - 1e-3)], selection="smallest", refit=False).fit(X)
     assert runner_up < top * (1 - 1e-3)
     nonzero = np.flatnonzero(np.abs(just_below.coef_path_[:, 0, 0]) > 0)
     assert nonzero.tolist() == [int(np.argmax(norms0))]      # exactly one group, the top cross pair
-    above = PartitionedRatio(4, lambdas=[top * (1 + 1e-9)], validation_fraction=None, refit=False).fit(X)
+    above = PartitionedRatio(4, lambdas=[top * (1 + 1e-9)], selection="smallest", refit=False).fit(X)
     assert np.all(above.coef_path_ == 0)
 
 
@@ -159,7 +164,7 @@ def test_lambda_max_gives_zero_and_the_top_cross_pair_enters_just_below():
 def test_path_solutions_satisfy_the_kkt_conditions(penalize_within):
     X = sample(gaussian_mrf(8, 0.4, 0.4, 13), 120, 14)
     tol = 1e-7
-    est = PartitionedRatio(4, n_lambdas=8, penalize_within=penalize_within, validation_fraction=None,
+    est = PartitionedRatio(4, n_lambdas=8, penalize_within=penalize_within, selection="smallest",
                            refit=False, tol=tol).fit(X)
     problem = RatioProblem(standardise(X), np.arange(4), np.arange(4, 8), PAIR_FEATURES["xy"],
                            UNARY_FEATURES["quadratic"])
@@ -205,7 +210,7 @@ def test_unpenalised_fit_recovers_minus_the_precision_cross_block():
                       [0.5, 0.0, 0.4, 1.5, 0.3],
                       [0.0, -0.4, 0.0, 0.3, 1.5]])
     X = sample(theta, 3000, 18)
-    est = PartitionedRatio(3, lambdas=[0.0], validation_fraction=None, refit=False).fit(X)
+    est = PartitionedRatio(3, lambdas=[0.0], selection="smallest", refit=False).fit(X)
     scale = X.std(axis=0)
     cross = est.coef_[: est.n_cross_, 0].reshape(3, 2) / np.outer(scale[:3], scale[3:])
     # 4 standard errors of the Gaussian MLE of a precision entry, sqrt((T_uu T_vv + T_uv^2) / n)
@@ -221,7 +226,7 @@ def test_unpenalised_fit_recovers_minus_the_precision_cross_block():
 def test_entry_lambda_ranks_the_true_cross_edges_first():
     theta = gaussian_mrf(12, 0.25, 0.45, 19)
     X = sample(theta, 600, 20)
-    est = PartitionedRatio(6, n_lambdas=15, validation_fraction=None, refit=False).fit(X)
+    est = PartitionedRatio(6, n_lambdas=15, selection="smallest", refit=False).fit(X)
     truth = theta[:6, 6:].ravel() != 0
     assert truth.sum() >= 3
     order = np.argsort(-est.entry_lambda_)
@@ -239,8 +244,8 @@ def test_entry_lambda_ranks_the_true_cross_edges_first():
 
 def test_validation_selects_a_lambda_and_score_is_the_held_out_likelihood():
     X = sample(gaussian_mrf(10, 0.3, 0.4, 21), 200, 22)
-    est = PartitionedRatio(5, n_lambdas=8, random_state=0).fit(X)
-    assert est.validation_scores_.shape == (8,)
+    est = PartitionedRatio(5, n_lambdas=8, selection="validation", random_state=0).fit(X)
+    assert est.validation_scores_.shape == (8,) and est.fdr_path_ is None
     assert est.best_index_ == int(np.argmax(est.validation_scores_))
     assert est.lambda_ == est.lambdas_[est.best_index_]
     # the refit minimises the loss over a subspace containing 0, so its training score is >= 0
@@ -253,12 +258,96 @@ def test_validation_selects_a_lambda_and_score_is_the_held_out_likelihood():
     assert np.array_equal(np.flatnonzero(est.coef_[:, 0] != 0), support)
 
 
-def test_deterministic_and_independent_of_threads():
+def test_the_permutation_null_counts_are_the_null_gradient_norms_above_each_lambda_by_definition():
+    """Brute force: block 2's rows paired in each permuted order, each cross pair's gradient at
+    theta = 0 by definition (matched pairs against the mismatched i != j), poly2 features (b = 4)."""
+    Z = standardise(sample(gaussian_mrf(6, 0.4, 0.4, 31), 40, 32))
+    n, R = len(Z), 7
+    problem = RatioProblem(Z, np.arange(3), np.arange(3, 6), PAIR_FEATURES["poly2"], UNARY_FEATURES["quadratic"])
+    rng, norms, mismatched = np.random.RandomState(5), [], ~np.eye(n, dtype=bool)
+    for _ in range(R):
+        order = rng.permutation(n)
+        for u in range(3):
+            for v in range(3, 6):
+                grad = [-np.mean(np.diag(f)) + f[mismatched].mean()
+                        for f in (np.outer(phi(Z[:, u]), psi(Z[order, v])) for phi, psi in PAIR_FEATURES["poly2"])]
+                norms.append(np.linalg.norm(grad))
+    norms = np.array(norms)
+    lambdas = np.r_[np.quantile(norms, [0.99, 0.9, 0.5, 0.1]), norms.max() * 2, 0.0]
+    got = permutation_null_counts(problem, np.random.RandomState(5), R, lambdas)
+    np.testing.assert_array_equal(got, [(norms > lam).sum() / R for lam in lambdas])
+    assert got[-2] == 0 and got[-1] == 9
+
+
+def test_on_independent_blocks_the_permutation_rule_selects_no_edge_and_says_so():
+    counts = []
+    for s in range(8):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            est = PartitionedRatio(4, random_state=s).fit(np.random.default_rng(s).standard_normal((150, 8)))
+        counts.append(len(est.cross_edges_))
+        if not counts[-1]:
+            assert any("selected no cross edge" in str(w.message) for w in caught)
+            assert est.best_index_ == np.flatnonzero(est.fdr_path_ <= 0.1)[-1]
+    assert counts.count(0) >= 6 and max(counts) <= 2            # measured: 0 edges in 8 of 8
+    np.testing.assert_array_less(-1e-300, est.null_edges_)
+    assert np.all(np.diff(est.null_edges_) >= 0)                # more null pairs enter as lambda falls
+
+
+@pytest.mark.parametrize("seed", [19, 41, 43])
+def test_the_permutation_rule_selects_the_true_cross_edges_where_the_held_out_rule_over_selects(seed):
+    theta = gaussian_mrf(12, 0.25, 0.45, seed)
+    X = sample(theta, 600, seed + 1)
+    truth = {(u, v) for u, v in zip(*np.nonzero(theta[:6, 6:]))}
+    est = PartitionedRatio(6, random_state=0).fit(X)
+    found = {(u, v - 6) for u, v in est.cross_edges_}
+    held_out = PartitionedRatio(6, selection="validation", random_state=0).fit(X).cross_edges_
+    assert truth <= found and len(found) <= len(truth) + 1     # measured: all true edges and at most 1 other
+    assert len(held_out) >= len(truth) + 10                    # measured: 10-20 false edges
+    n_selected = np.count_nonzero(np.sqrt((est.coef_path_[: est.n_cross_] ** 2).sum(1)) > 0, axis=0)
+    np.testing.assert_array_equal(est.fdr_path_, np.where(n_selected > 0, est.null_edges_ / np.maximum(n_selected, 1), 0))
+    assert est.fdr_path_[est.best_index_] <= 0.1 and est.validation_scores_ is None
+    assert est.lambda_ == est.lambdas_[est.best_index_]
+
+
+def test_the_permutation_rule_refines_between_the_chosen_grid_value_and_the_next():
+    X = sample(gaussian_mrf(12, 0.25, 0.45, 19), 600, 20)
+    est = PartitionedRatio(6, n_lambdas=10, random_state=0).fit(X)
+    grid = est.lambda_max_ * np.logspace(0, -2, 10)
+    lam = est.lambdas_
+    assert len(lam) == 13 and np.all(np.diff(lam) < 0) and est.coef_path_.shape[2] == est.n_iter_.size == 13
+    on_grid = np.isin(lam, grid)
+    inserted = np.flatnonzero(~on_grid)
+    j = inserted[0] - 1                                          # the chosen grid value
+    assert inserted.tolist() == [j + 1, j + 2, j + 3]
+    np.testing.assert_allclose(lam[inserted], lam[j] * (lam[j + 4] / lam[j]) ** (np.arange(1, 4) / 4), rtol=1e-12)
+    below = np.flatnonzero(on_grid)[np.flatnonzero(on_grid) > j]
+    assert est.fdr_path_[j] <= 0.1 and np.all(est.fdr_path_[below] > 0.1)
+    assert est.best_index_ == max(i for i in range(j, j + 4) if est.fdr_path_[i] <= 0.1)
+    # the inserted solutions continue the path from the chosen one: a path over the refined grid
+    # (warm-started through every value above) has the same supports
+    again = PartitionedRatio(6, lambdas=lam, selection="smallest", refit=False).fit(X)
+    np.testing.assert_array_equal(again.coef_path_ != 0, est.coef_path_ != 0)
+    np.testing.assert_allclose(again.coef_path_, est.coef_path_, atol=1e-3)
+
+
+def test_a_grid_below_every_passing_lambda_selects_its_largest_and_says_so():
+    X = sample(gaussian_mrf(10, 0.3, 0.4, 33), 300, 34)
+    est = PartitionedRatio(5, random_state=0).fit(X)
+    low = est.lambdas_[-3:]
+    assert np.all(est.fdr_path_[-3:] > 0.1)
+    with pytest.warns(UserWarning, match="no lambda of the grid has an estimated false discovery rate"):
+        below = PartitionedRatio(5, lambdas=low, random_state=0).fit(X)
+    assert below.best_index_ == 0
+
+
+@pytest.mark.parametrize("selection", ["permutation", "validation"])
+def test_deterministic_and_independent_of_threads(selection):
     X = sample(gaussian_mrf(10, 0.3, 0.4, 23), 400, 24)
-    a = PartitionedRatio(5, n_lambdas=6, random_state=3, n_jobs=1).fit(X)
-    b = PartitionedRatio(5, n_lambdas=6, random_state=3, n_jobs=2).fit(X)
-    c = PartitionedRatio(5, n_lambdas=6, random_state=3, n_jobs=1).fit(X)
-    for name in ("coef_path_", "unary_path_", "entry_lambda_", "validation_scores_", "coef_"):
+    a = PartitionedRatio(5, n_lambdas=6, selection=selection, random_state=3, n_jobs=1).fit(X)
+    b = PartitionedRatio(5, n_lambdas=6, selection=selection, random_state=3, n_jobs=2).fit(X)
+    c = PartitionedRatio(5, n_lambdas=6, selection=selection, random_state=3, n_jobs=1).fit(X)
+    for name in ("lambdas_", "coef_path_", "unary_path_", "entry_lambda_", "validation_scores_", "fdr_path_", "coef_"):
         assert np.array_equal(getattr(a, name), getattr(b, name)), name
         assert np.array_equal(getattr(a, name), getattr(c, name)), name
 
@@ -279,9 +368,9 @@ def test_partition_forms_pandas_names_and_pickling():
 
 def test_user_features_equal_the_builtin_ones():
     X = sample(gaussian_mrf(6, 0.4, 0.4, 27), 60, 28)
-    builtin = PartitionedRatio(3, features="xy", n_lambdas=4, validation_fraction=None).fit(X)
+    builtin = PartitionedRatio(3, features="xy", n_lambdas=4, selection="smallest").fit(X)
     user = PartitionedRatio(3, features=[(np.negative, np.negative)], unary=[lambda x: x, lambda x: x * x - 1],
-                            n_lambdas=4, validation_fraction=None).fit(X)
+                            n_lambdas=4, selection="smallest").fit(X)
     np.testing.assert_allclose(user.coef_path_, builtin.coef_path_, rtol=0, atol=1e-12)
 
 
@@ -311,7 +400,7 @@ def test_bad_partitions(partition, message):
 def test_bad_data(change, message):
     X = np.random.default_rng(0).normal(size=(20, 4))
     with pytest.raises(ValueError, match=message):
-        PartitionedRatio(2, validation_fraction=None).fit(change(X))
+        PartitionedRatio(2, selection="smallest").fit(change(X))
 
 
 @pytest.mark.parametrize("params,message", [
@@ -322,6 +411,10 @@ def test_bad_data(change, message):
     ({"n_lambdas": 0}, "n_lambdas"),
     ({"lambda_min_ratio": 0.0}, "lambda_min_ratio"),
     ({"validation_fraction": 1.0}, "validation_fraction"),
+    ({"validation_fraction": None}, "validation_fraction"),
+    ({"selection": "cv"}, "selection"),
+    ({"fdr": 1.0}, "fdr"),
+    ({"n_permutations": 0}, "n_permutations"),
     ({"features": [(np.sum, np.negative)]}, "elementwise"),
 ])
 def test_bad_parameters(params, message):
@@ -333,9 +426,9 @@ def test_bad_parameters(params, message):
 def test_validation_needs_six_rows_and_score_needs_three():
     X = np.random.default_rng(0).normal(size=(5, 4))
     with pytest.raises(ValueError, match="at least 6 samples"):
-        PartitionedRatio(2).fit(X)
+        PartitionedRatio(2, selection="validation").fit(X)
     with pytest.warns(ConvergenceWarning, match="refit is unbounded"):   # 5 rows: matched pairs separate
-        est = PartitionedRatio(2, validation_fraction=None, n_lambdas=2, lambda_min_ratio=0.5).fit(X)
+        est = PartitionedRatio(2, selection="smallest", n_lambdas=2, lambda_min_ratio=0.5).fit(X)
     np.testing.assert_array_equal(est.coef_[:, 0], est.coef_path_[:, 0, -1])
     with pytest.raises(ValueError, match="2 sample"):
         est.score(X[:2])
@@ -352,10 +445,18 @@ def test_columns_at_extreme_scales_give_the_fit_of_the_unscaled_columns(k):
     """X * 1e160 standardised to zeros (the squares overflowed) and found no edge. Columns scaled by
     powers of two must give the same path and edges, with mean_ and scale_ scaled exactly."""
     X = sample(gaussian_mrf(8, 0.4, 0.4, 5), 150, 6)
-    kw = dict(n_lambdas=5, random_state=0)
+    kw = dict(n_lambdas=5, selection="smallest")
     base = PartitionedRatio(4, **kw).fit(X)
     scaled = PartitionedRatio(4, **kw).fit(np.ldexp(X, k))
     np.testing.assert_array_equal(scaled.scale_, np.ldexp(base.scale_, k))
     np.testing.assert_array_equal(scaled.mean_, np.ldexp(base.mean_, k))
     np.testing.assert_array_equal(scaled.coef_path_, base.coef_path_)
     assert base.cross_edges_.size and np.array_equal(scaled.cross_edges_, base.cross_edges_)
+
+
+def test_the_docstring_example_runs():
+    from pyinterp.partitioned import estimator
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    for test in doctest.DocTestFinder().find(estimator.PartitionedRatio, "PartitionedRatio", globs={}):
+        runner.run(test)
+    assert runner.summarize(verbose=False) == (0, 6)

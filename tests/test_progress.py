@@ -130,7 +130,7 @@ def _long_fits():
         "dlbcd": (dlbcd, ["sweeps: 30/30"]),  # at most 5 per restart and stage (warm start, then tau)
         "skinny": (skinny, ["epochs: 4/4"]),
         "fit_budget": (budget, ["trials: 3/3"]),
-        "partitioned_ratio": (ratio, ["lambdas: 8/8"]),  # the held-out path's 4 and the full path's 4
+        "partitioned_ratio": (ratio, ["lambdas: 4/4"]),
     }
 
 

@@ -22,7 +22,7 @@ class Ratio:
         self.theta = np.zeros(self.problem.n_params)
 
     def time_path(self):
-        PartitionedRatio(10, validation_fraction=None, refit=False, n_jobs=2).fit(self.X)
+        PartitionedRatio(10, selection="smallest", refit=False, n_jobs=2).fit(self.X)
 
     def time_value_and_grad(self):
         self.problem.value_and_grad(self.theta)

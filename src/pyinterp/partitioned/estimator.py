@@ -14,12 +14,25 @@ Fitting (``fit``):
 2. lambda_max = max over cross pairs of ||grad_uv l(0)|| (closed form; within-block and unary
    gradients vanish at theta = 0), so theta = 0 exactly for lambda >= lambda_max. The default grid
    is ``n_lambdas`` log-spaced values from lambda_max down to ``lambda_min_ratio * lambda_max``.
-3. With ``validation_fraction`` set, a random part of the rows (drawn with ``random_state``) is held
-   out: the path is fitted on the other rows, each solution is scored on the held-out rows by
-   ``score`` (their own U-statistic, standardised with the training rows' statistics), and the
-   lambda with the highest score is selected. The path is then fitted again on all rows over the
-   same grid; ``coef_path_``, ``entry_lambda_`` and ``cross_edges_`` come from this full-data path.
-   Without validation the smallest lambda is selected.
+3. lambda is selected by ``selection``:
+   - "permutation" (default): a permutation estimate of the false discovery rate along the path
+     (as SAM does for genes). Pairing block 2's rows with block 1's in a random order removes every
+     cross dependence and keeps each block's own law; the cross gradient at theta = 0 is then pure
+     noise (closed form, one O(b n m1 m2) product per permutation), and a cross pair enters the path
+     where its gradient norm exceeds lambda. ``null_edges_`` counts, for each lambda, the null pairs
+     that would enter (a mean over ``n_permutations`` permutations); over the cross edges the path
+     selects there it estimates the false discovery rate, ``fdr_path_``. The smallest grid lambda
+     whose estimate is <= ``fdr`` is chosen, then the smallest passing one among 3 values inserted
+     between it and the next grid value (solved warm from it). With no edge selected a warning says
+     so. It adapts to the number of true edges, the pair features, the marginals and n
+     (bench/studies/partitioned_selection.py, docs/user/partitioned.md).
+   - "validation": a random part of the rows (``validation_fraction``) is held out, the path is
+     fitted on the others, each solution is scored on the held-out rows by ``score`` (their own
+     U-statistic, standardised with the training rows' statistics) and the lambda with the highest
+     score is selected; the path is then fitted again on all rows over the same grid. The held-out
+     likelihood ranks well but keeps rising as false edges enter: it over-selects (see above).
+   - "smallest": the smallest lambda of the grid.
+   ``coef_path_``, ``entry_lambda_`` and ``cross_edges_`` come from the path on all rows.
 4. With ``refit=True`` the loss is minimised without penalty over the groups that are non-zero at
    the selected lambda (and the unary terms) by L-BFGS-B; ``coef_`` holds the result. With too few
    samples for the support the unpenalised loss is unbounded below (the matched pairs separate from
@@ -38,7 +51,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._progress import Progress, guarded_fit
@@ -46,7 +59,7 @@ from .._seeds import python_rng
 from .._validation import (IntInterval, check_output_size, check_up_front, column_indices, resolve_n_threads,
                            validate_data)
 from .group_path import check_lambdas, group_norms, minimize_smooth, solve_path
-from .ratio import PAIR_FEATURES, UNARY_FEATURES, RatioProblem
+from .ratio import PAIR_FEATURES, UNARY_FEATURES, RatioProblem, permutation_null_counts
 
 __all__ = ["PartitionedRatio"]
 
@@ -125,6 +138,12 @@ def _workers(n_threads):
                 yield executor
 
 
+# selection="permutation" refines its choice among this many values between the chosen grid value
+# and the next (geometric, solved warm from the chosen one), so that the answer does not hinge on the
+# grid's spacing (x1.17 at the defaults): on chain-plus-hub graphs at n = 300 the coarse grid alone
+# lost 5 points of recall (bench/studies/partitioned_selection.py).
+_REFINE = 3
+
 # Parameter-sized vectors a solve holds at once (iterate, gradient, step, previous iterate, ...).
 _WORK_VECTORS = 8
 
@@ -161,9 +180,17 @@ class PartitionedRatio(BaseEstimator):
         Default grid: n_lambdas log-spaced values from lambda_max to lambda_min_ratio * lambda_max.
     penalize_within : bool
         Penalise the within-block pair groups too (the paper's choice); False leaves them free.
-    validation_fraction : float in (0, 1) or None
-        Share of rows held out to select lambda by the held-out MLMI log-likelihood (at least 3 rows
-        are held out and at least 3 kept; needs n_samples >= 6).
+    selection : {"permutation", "validation", "smallest"}, default="permutation"
+        How lambda is selected (module docstring, step 3): the smallest lambda whose permutation
+        estimate of the false discovery rate is <= ``fdr``, the held-out MLMI log-likelihood, or the
+        smallest lambda of the grid.
+    fdr : float in (0, 1), default=0.1
+        For selection="permutation": the false discovery rate allowed among the selected cross edges.
+    n_permutations : int >= 1, default=100
+        For selection="permutation": permutations of block 2's rows drawn with ``random_state``.
+    validation_fraction : float in (0, 1), default=0.2
+        For selection="validation": share of rows held out (at least 3 rows are held out and at
+        least 3 kept; needs n_samples >= 6).
     refit : bool
         Refit the selected support without penalty (``coef_``); else ``coef_`` is the path solution.
     tol : float
@@ -173,7 +200,7 @@ class PartitionedRatio(BaseEstimator):
     n_jobs : int or None
         Threads for the n x n products (None: 1, -1: all cores). Results do not depend on it.
     random_state : int, RandomState or None
-        Draws the validation rows.
+        Draws the permutations (selection="permutation") or the validation rows (selection="validation").
     verbose : int, default=0
         Reports the lambdas solved (the held-out path's too, when there is one).
 
@@ -186,16 +213,22 @@ class PartitionedRatio(BaseEstimator):
         the within-T2 pairs.
     n_cross_ : int
         Number of cross pairs (the first rows of ``pairs_``).
-    lambdas_ : ndarray (n_lambdas,)
-    coef_path_ : ndarray (n_groups, b, n_lambdas)
+    lambdas_ : ndarray (n_lambdas,), or (n_lambdas + 3,)
+        The grid; selection="permutation" inserts 3 values after the chosen grid value (step 3).
+    coef_path_ : ndarray (n_groups, b, len(lambdas_))
         Pair coefficients along the path (standardised scale).
-    unary_path_ : ndarray (n_features, c, n_lambdas)
+    unary_path_ : ndarray (n_features, c, len(lambdas_))
     entry_lambda_ : ndarray (n_cross_,)
         Where each cross pair enters the path: for a pair first non-zero at lambdas_[k], its group
         gradient norm at lambdas_[k-1] (where its KKT condition ||grad|| <= lambda binds) clipped to
         [lambdas_[k], lambdas_[k-1]]; lambdas_[0] if non-zero there; for a pair that never enters its
         gradient norm at the last lambda (< lambdas_[-1]). A ranking score for cross edges.
+    null_edges_, fdr_path_ : ndarray (len(lambdas_),) or None
+        For selection="permutation": the mean number of cross pairs entering at each lambda under
+        the permutation null, and that over the number of cross edges the path selects there (0
+        where it selects none): the estimated false discovery rate along the path.
     validation_scores_ : ndarray (n_lambdas,) or None
+        The held-out scores along the grid (selection="validation").
     best_index_ : int
     lambda_ : float
         The selected lambda.
@@ -205,7 +238,17 @@ class PartitionedRatio(BaseEstimator):
         The model used by ``score``.
     mean_, scale_ : ndarray (n_features,)
     lambda_max_ : float
-    n_iter_ : ndarray (n_lambdas,)
+    n_iter_ : ndarray (len(lambdas_),)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp import PartitionedRatio
+    >>> X = np.random.default_rng(0).standard_normal((500, 6))
+    >>> X[:, 3] += 0.8 * X[:, 0]          # one edge across the blocks {0, 1, 2} and {3, 4, 5}
+    >>> est = PartitionedRatio(3, random_state=0).fit(X)
+    >>> est.cross_edges_.tolist(), len(est.lambdas_)
+    ([[0, 3]], 33)
     """
 
     _parameter_constraints = {
@@ -217,7 +260,10 @@ class PartitionedRatio(BaseEstimator):
         "n_lambdas": [IntInterval(Integral, 1, None, closed="left")],
         "lambda_min_ratio": [Interval(Real, 0, 1, closed="right")],
         "penalize_within": ["boolean"],
-        "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
+        "selection": [StrOptions({"permutation", "validation", "smallest"})],
+        "fdr": [Interval(Real, 0, 1, closed="neither")],
+        "n_permutations": [IntInterval(Integral, 1, None, closed="left")],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
         "refit": ["boolean"],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [IntInterval(Integral, 1, None, closed="left")],
@@ -227,8 +273,8 @@ class PartitionedRatio(BaseEstimator):
     }
 
     def __init__(self, partition, features="xy", unary="quadratic", lambdas=None, n_lambdas=30, lambda_min_ratio=1e-2,
-                 penalize_within=True, validation_fraction=0.2, refit=True, tol=1e-4, max_iter=2000,
-                 n_jobs=None, random_state=None, verbose=0):
+                 penalize_within=True, selection="permutation", fdr=0.1, n_permutations=100, validation_fraction=0.2,
+                 refit=True, tol=1e-4, max_iter=2000, n_jobs=None, random_state=None, verbose=0):
         self.partition = partition
         self.features = features
         self.unary = unary
@@ -236,6 +282,9 @@ class PartitionedRatio(BaseEstimator):
         self.n_lambdas = n_lambdas
         self.lambda_min_ratio = lambda_min_ratio
         self.penalize_within = penalize_within
+        self.selection = selection
+        self.fdr = fdr
+        self.n_permutations = n_permutations
         self.validation_fraction = validation_fraction
         self.refit = refit
         self.tol = tol
@@ -271,7 +320,7 @@ class PartitionedRatio(BaseEstimator):
         self._unary_funcs = _resolve_functions(self.unary, UNARY_FEATURES, "unary")
         b, c = len(self._pair_funcs), len(self._unary_funcs)
         self._n_threads = resolve_n_threads(self.n_jobs)
-        paths = 1 if self.validation_fraction is None else 2  # the held-out path, then the full one
+        paths = 2 if self.selection == "validation" else 1  # the held-out path, then the full one
         n_solves = (self.n_lambdas if lambdas is None else len(lambdas)) * paths
         _check_problem_size(len(self.block1_), len(self.block2_), b, c, X.shape[0])
         with _workers(self._n_threads) as executor, Progress(self.verbose, n_solves, "lambdas") as progress:
@@ -297,16 +346,19 @@ class PartitionedRatio(BaseEstimator):
             lambdas = self.lambda_max_ * np.logspace(0.0, math.log10(self.lambda_min_ratio), self.n_lambdas)
         self.lambdas_ = lambdas
         weights = np.ones(G) if self.penalize_within else np.r_[np.ones(n_cross), np.zeros(G - n_cross)]
-
-        self.validation_scores_ = None
-        if self.validation_fraction is not None:
+        self.validation_scores_ = self.null_edges_ = self.fdr_path_ = None
+        if self.selection == "validation":
             self.validation_scores_ = self._validation_scores(X, lambdas, weights, executor, progress)
+
+        path, grad_norms, self.n_iter_ = solve_path(problem, lambdas, weights, self.tol, self.max_iter, progress)
+        if self.selection == "permutation":
+            lambdas, path, grad_norms, self.n_iter_, self.best_index_ = self._select_by_permutation(
+                problem, lambdas, path, grad_norms, self.n_iter_, weights)
+            self.lambdas_ = lambdas
+        elif self.selection == "validation":
             self.best_index_ = int(np.argmax(self.validation_scores_))
         else:
             self.best_index_ = len(lambdas) - 1
-        self.lambda_ = float(lambdas[self.best_index_])
-
-        path, grad_norms, self.n_iter_ = solve_path(problem, lambdas, weights, self.tol, self.max_iter, progress)
         n_pair_params = b * G
         self.coef_path_ = path[:n_pair_params].reshape(b, G, -1).transpose(1, 0, 2)
         self.unary_path_ = self._unary_columns(path[n_pair_params:], c, m)
@@ -314,6 +366,7 @@ class PartitionedRatio(BaseEstimator):
         self.n_cross_ = n_cross
         norms = np.sqrt(np.sum(self.coef_path_ ** 2, axis=1))
         self.entry_lambda_ = self._entry_lambda(norms[:n_cross], grad_norms[:n_cross], lambdas)
+        self.lambda_ = float(lambdas[self.best_index_])
         selected = path[:, self.best_index_]
         support = group_norms(selected, b, G) > 0
         self.cross_edges_ = self.pairs_[:n_cross][support[:n_cross]]
@@ -323,7 +376,7 @@ class PartitionedRatio(BaseEstimator):
             if diverged:
                 warnings.warn("the unpenalised refit is unbounded on the selected support (the matched sample pairs "
                               "are separable from the mismatched ones: too few samples); coef_ keeps the penalised "
-                              "solution", ConvergenceWarning, stacklevel=3)
+                              "solution", ConvergenceWarning, stacklevel=5)
             else:
                 selected = refitted
         self.coef_ = selected[:n_pair_params].reshape(b, G).T.copy()
@@ -334,7 +387,7 @@ class PartitionedRatio(BaseEstimator):
         n = X.shape[0]
         if n < 6:
             raise ValueError(f"selecting lambda on held-out rows needs at least 6 samples (3 to fit, 3 to score), "
-                             f"got {n}; set validation_fraction=None")
+                             f"got {n}; use selection='null'")
         n_val = min(max(3, int(math.ceil(self.validation_fraction * n))), n - 3)
         order = python_rng(self.random_state).permutation(n)
         val, train = X[order[:n_val]], X[order[n_val:]]
@@ -344,6 +397,53 @@ class PartitionedRatio(BaseEstimator):
                                 self.tol, self.max_iter, progress)
         held_out = self._problem(self._standardise(val, mean, scale), executor)
         return np.array([-held_out.value(path[:, k]) for k in range(len(lambdas))])
+
+    def _select_by_permutation(self, problem, lambdas, path, grad_norms, n_iter, weights):
+        """The smallest lambda whose permutation estimate of the false discovery rate is <= fdr:
+        first on the grid, then among _REFINE values between the chosen grid value and the next,
+        solved warm from the chosen one and inserted into the path. Returns the path's arrays (with
+        those values) and the selected index."""
+        n_cross, b, G = problem.n_cross, problem.b, problem.n_groups
+        inner = [lambdas[j] * (lambdas[j + 1] / lambdas[j]) ** (np.arange(1, _REFINE + 1) / (_REFINE + 1))
+                 if lambdas[j + 1] > 0 else np.empty(0) for j in range(len(lambdas) - 1)]
+        counts = permutation_null_counts(problem, python_rng(self.random_state), self.n_permutations,
+                                         np.concatenate([lambdas, *inner]))
+        null_inner = np.split(counts[len(lambdas):], np.cumsum([v.size for v in inner])[:-1]) if inner else []
+        null = counts[: len(lambdas)]
+
+        def estimate(null_edges, solutions):
+            cross = solutions[: b * G].reshape(b, G, -1)[:, :n_cross]
+            selected = np.count_nonzero(np.any(cross != 0, axis=0), axis=0)
+            # no edge selected, no false one: 0 where the path selects none (as FDR = E[V / max(R, 1)])
+            return np.where(selected > 0, null_edges / np.maximum(selected, 1), 0.0), selected
+
+        fdr, selected = estimate(null, path)
+        passing = np.flatnonzero(fdr <= self.fdr)
+        if passing.size == 0:
+            warnings.warn(f"no lambda of the grid has an estimated false discovery rate <= fdr={self.fdr} (lowest "
+                          f"{fdr.min():.2g}); the largest, {lambdas[0]:.4g}, is selected: give a grid that "
+                          f"reaches lambda_max_ = {self.lambda_max_:.4g}", UserWarning, stacklevel=7)
+            self.null_edges_, self.fdr_path_ = null, fdr
+            return lambdas, path, grad_norms, n_iter, 0
+        k = int(passing[-1])
+        if k + 1 < len(lambdas) and inner[k].size:
+            extra = inner[k]
+            x, g, it = solve_path(problem, extra, weights, self.tol, self.max_iter, start=path[:, k])
+            fdr_extra, selected_extra = estimate(null_inner[k], x)
+            at = k + 1
+            lambdas, path = np.insert(lambdas, at, extra), np.insert(path, [at] * extra.size, x, axis=1)
+            grad_norms, n_iter = np.insert(grad_norms, [at] * extra.size, g, axis=1), np.insert(n_iter, at, it)
+            null, fdr = np.insert(null, at, null_inner[k]), np.insert(fdr, at, fdr_extra)
+            selected = np.insert(selected, at, selected_extra)
+            k = int(np.flatnonzero(fdr[: at + extra.size] <= self.fdr)[-1])
+        self.null_edges_, self.fdr_path_ = null, fdr
+        if selected[k] == 0:
+            why = ("the path selects none down to its smallest lambda" if not selected.any() else
+                   f"wherever the path selects some, their estimated false discovery rate exceeds fdr={self.fdr} "
+                   f"(lowest {fdr[selected > 0].min():.2g}): the blocks look independent at this n")
+            warnings.warn(f"PartitionedRatio selected no cross edge: {why}. entry_lambda_ still ranks the cross pairs; "
+                          "raise fdr (or lower lambda_min_ratio) to select some", UserWarning, stacklevel=7)
+        return lambdas, path, grad_norms, n_iter, k
 
     def _unary_columns(self, unary, c, m):
         """(c*m1 + c*m2, L) flat unary block -> (m, c, L) in column order."""

@@ -130,15 +130,16 @@ def check_lambdas(lambdas):
     },
     prefer_skip_nested_validation=True,
 )
-def solve_path(problem, lambdas, weights, tol, max_iter, progress=None):
-    """Warm-started solutions for each lambda (decreasing). Returns the (n_params, n_lambdas) path,
-    the per-group gradient norms at each solution (n_groups, n_lambdas) and iterations per lambda.
-    ``weights`` (one per group, >= 0, not all 0) scale each group's penalty. ``progress`` (a
-    :class:`~pyinterp._progress.Progress`) hears of each lambda solved."""
+def solve_path(problem, lambdas, weights, tol, max_iter, progress=None, start=None):
+    """Warm-started solutions for each lambda (decreasing), from ``start`` (default 0, the solution
+    at lambda_max). Returns the (n_params, n_lambdas) path, the per-group gradient norms at each
+    solution (n_groups, n_lambdas) and iterations per lambda. ``weights`` (one per group, >= 0, not
+    all 0) scale each group's penalty. ``progress`` (a :class:`~pyinterp._progress.Progress`) hears
+    of each lambda solved."""
     lambdas = check_lambdas(lambdas)
     weights = check_weights_vector("weights", weights, problem.n_groups, what="group")
     b, G = problem.b, problem.n_groups
-    x = np.zeros(problem.n_params)
+    x = np.zeros(problem.n_params) if start is None else start.copy()
     fx, gx = problem.value_and_grad(x)
     path = np.empty((problem.n_params, len(lambdas)))
     grad_norms = np.empty((G, len(lambdas)))

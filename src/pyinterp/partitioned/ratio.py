@@ -215,10 +215,28 @@ class RatioProblem:
         grad = np.concatenate([groups.ravel(), gu1.ravel(), gu2.ravel()])
         return value, grad
 
-    def cross_gradient_at_zero(self):
+    def cross_gradient_at_zero(self, order=None):
         """Closed form of the cross block of the gradient at theta = 0 (W uniform over i != j):
-        -(1/n) sum_i f(x^(i)) + (sum_i phi(x1^(i)) sum_j psi(x2^(j)) - sum_i f(x^(i))) / (n(n-1))."""
+        -(1/n) sum_i f(x^(i)) + (sum_i phi(x1^(i)) sum_j psi(x2^(j)) - sum_i f(x^(i))) / (n(n-1)).
+        With ``order`` (a permutation of the rows), block 2's rows are paired with block 1's in that
+        order: every cross dependence is gone while each block keeps its own law (the permutation
+        null)."""
         n = self.n
+        joint = self.joint_cross if order is None else np.matmul(self.P1.transpose(0, 2, 1), self.Q2[:, order]) / n
         s1, s2 = self.P1.sum(axis=1), self.Q2.sum(axis=1)
         outer = np.einsum("kp,kq->kpq", s1, s2)
-        return (outer - n * self.joint_cross) / (n * (n - 1)) - self.joint_cross
+        return (outer - n * joint) / (n * (n - 1)) - joint
+
+
+def permutation_null_counts(problem, rng, n_permutations, lambdas):
+    """For each lambda, the mean number over ``n_permutations`` permutations of block 2's rows of
+    cross pairs whose gradient norm at theta = 0 exceeds it. A cross pair enters the path where its
+    gradient norm exceeds lambda, so this is how many edges would enter at lambda on data whose
+    blocks are independent but keep their own laws: the expected false edges of a
+    permutation-based false discovery rate (SAM, Tusher, Tibshirani & Chu 2001)."""
+    counts = np.zeros(len(lambdas))
+    for _ in range(n_permutations):
+        grad = problem.cross_gradient_at_zero(rng.permutation(problem.n))
+        norms = np.sort(np.sqrt(np.sum(grad ** 2, axis=0)).ravel())
+        counts += norms.size - np.searchsorted(norms, lambdas, side="right")
+    return counts / n_permutations
