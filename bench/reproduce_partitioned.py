@@ -125,7 +125,7 @@ def run_e1(n_graphs, out, plot):
     mean = {k: float(np.mean([r[k] for r in rows])) for k in rows[0] if k != "graph"}
     out.append(f"## E1: regularisation path, 50-variable Gaussian MRF, blocks 25/25, n = 300 ({n_graphs} graphs)\n")
     out.append("Erdos-Renyi graphs (p = 0.06, weights +-0.4, min eigenvalue 0.5), PartitionedRatio defaults "
-               "(the permutation null selects lambda; refit). AUC / P@|E_v| rank the 625 cross pairs by "
+               "(the permutation FDR at 0.1 selects lambda; refit). AUC / P@|E_v| rank the 625 cross pairs by "
                "entry_lambda_ (pyinterp) or by the entry alpha on a 30-alpha GraphicalLasso path (ties by "
                "|Theta_12|); 'inv-cov' ranks by |inverse sample covariance|. 'selected' = cross_edges_ at the "
                "selected lambda.\n")
