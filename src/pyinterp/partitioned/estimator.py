@@ -387,7 +387,7 @@ class PartitionedRatio(BaseEstimator):
         n = X.shape[0]
         if n < 6:
             raise ValueError(f"selecting lambda on held-out rows needs at least 6 samples (3 to fit, 3 to score), "
-                             f"got {n}; use selection='null'")
+                             f"got {n}; use selection='permutation'")
         n_val = min(max(3, int(math.ceil(self.validation_fraction * n))), n - 3)
         order = python_rng(self.random_state).permutation(n)
         val, train = X[order[:n_val]], X[order[n_val:]]
