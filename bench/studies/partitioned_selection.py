@@ -33,8 +33,19 @@ weights +-0.3). Held out ("fresh", never used to choose): new graph seeds of bot
 new families: unbalanced blocks 12/28 with an Erdos-Renyi graph (probability 0.08, weights +-0.35),
 and the truncated Gaussian bridge of paper 004's E3 (m = 40, |x_u| <= 3 sd_u).
 
+Beyond "xy" ("features", after the two sets, the default rule only): 60 global nulls whose blocks
+are 4 Student t (5 df) and 4 uniform columns, n = 200, with features="poly2" (the chance of
+selecting any edge is then the FDR); and 10 data sets of 8 Gaussian columns, n = 400, with one
+quadratic cross dependence (x5 = 0.6 (x0^2 - 1) + 0.8 e) and one linear (x6 = 0.6 x1 + 0.8 e),
+fitted with "xy" and "poly2".
+
     python bench/studies/partitioned_selection.py                 # both sets, n = 300 and 1000
     python bench/studies/partitioned_selection.py --quick         # 2 graphs, n = 300 only
+    python bench/studies/partitioned_selection.py --set features  # the poly2 checks
+
+2026-11-29 (load about 1), --set features: poly2 null, some edge selected in 6 of 60 (FDR 0.10);
+quadratic edge found 10 of 10 with poly2, 0 of 10 with xy; linear edge 10 of 10 with both; no false
+edge in either.
 """
 
 from __future__ import annotations
@@ -173,10 +184,34 @@ def one(family, seed, n):
     return out, seconds
 
 
+def features_checks():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        any_edge = 0
+        for seed in range(60):
+            rng = np.random.default_rng(2000 + seed)
+            X = np.c_[rng.standard_t(5, (200, 4)), rng.uniform(size=(200, 4))]
+            any_edge += len(PartitionedRatio(4, features="poly2", random_state=seed).fit(X).cross_edges_) > 0
+        print(f"poly2, independent t / uniform blocks: some edge selected in {any_edge} of 60 (the FDR)", flush=True)
+        for features in ("xy", "poly2"):
+            quadratic = linear = false = 0
+            for seed in range(10):
+                rng = np.random.default_rng(3000 + seed)
+                Z = rng.standard_normal((400, 8))
+                Z[:, 5] = 0.6 * (Z[:, 0] ** 2 - 1) + 0.8 * Z[:, 5]
+                Z[:, 6] = 0.6 * Z[:, 1] + 0.8 * Z[:, 6]
+                edges = {tuple(e) for e in PartitionedRatio(4, features=features, random_state=seed).fit(Z).cross_edges_}
+                quadratic += (0, 5) in edges
+                linear += (1, 6) in edges
+                false += len(edges - {(0, 5), (1, 6)})
+            print(f"{features}: quadratic edge found {quadratic} of 10, linear {linear} of 10, false edges {false}",
+                  flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--set", choices=["tune", "fresh", "both"], default="both")
+    ap.add_argument("--set", choices=["tune", "fresh", "both", "features"], default="both")
     args = ap.parse_args()
     graphs = 2 if args.quick else 6
     ns = (300,) if args.quick else (300, 1000)
@@ -184,6 +219,10 @@ def main():
             "fresh": [(f, 100 + s) for f in ("er", "chain-hub", "er-unbalanced", "bridge-truncated")
                       for s in range(graphs)]}
     print(f"load average at start {os.getloadavg()}", flush=True)
+    if args.set == "features":
+        features_checks()
+        print(f"load average at end {os.getloadavg()}")
+        return
     for name in (("tune", "fresh") if args.set == "both" else (args.set,)):
         for n in ns:
             cells = {}
