@@ -404,12 +404,13 @@ class PartitionedRatio(BaseEstimator):
         solved warm from the chosen one and inserted into the path. Returns the path's arrays (with
         those values) and the selected index."""
         n_cross, b, G = problem.n_cross, problem.b, problem.n_groups
-        inner = [lambdas[j] * (lambdas[j + 1] / lambdas[j]) ** (np.arange(1, _REFINE + 1) / (_REFINE + 1))
-                 if lambdas[j + 1] > 0 else np.empty(0) for j in range(len(lambdas) - 1)]
+        # _REFINE geometric values inside each interval of the grid (zeros in one ending at 0, which
+        # is never refined); the null is counted at all of them with the same permutations
+        between = lambdas[:-1, None] * (lambdas[1:] / lambdas[:-1])[:, None] ** (
+            np.arange(1, _REFINE + 1) / (_REFINE + 1))
         counts = permutation_null_counts(problem, python_rng(self.random_state), self.n_permutations,
-                                         np.concatenate([lambdas, *inner]))
-        null_inner = np.split(counts[len(lambdas):], np.cumsum([v.size for v in inner])[:-1]) if inner else []
-        null = counts[: len(lambdas)]
+                                         np.concatenate([lambdas, between.ravel()]))
+        null, null_between = counts[: len(lambdas)], counts[len(lambdas):].reshape(between.shape)
 
         def estimate(null_edges, solutions):
             cross = solutions[: b * G].reshape(b, G, -1)[:, :n_cross]
@@ -423,26 +424,25 @@ class PartitionedRatio(BaseEstimator):
             warnings.warn(f"no lambda of the grid has an estimated false discovery rate <= fdr={self.fdr} (lowest "
                           f"{fdr.min():.2g}); the largest, {lambdas[0]:.4g}, is selected: give a grid that "
                           f"reaches lambda_max_ = {self.lambda_max_:.4g}", UserWarning, stacklevel=7)
-            self.null_edges_, self.fdr_path_ = null, fdr
-            return lambdas, path, grad_norms, n_iter, 0
-        k = int(passing[-1])
-        if k + 1 < len(lambdas) and inner[k].size:
-            extra = inner[k]
-            x, g, it = solve_path(problem, extra, weights, self.tol, self.max_iter, start=path[:, k])
-            fdr_extra, selected_extra = estimate(null_inner[k], x)
-            at = k + 1
-            lambdas, path = np.insert(lambdas, at, extra), np.insert(path, [at] * extra.size, x, axis=1)
-            grad_norms, n_iter = np.insert(grad_norms, [at] * extra.size, g, axis=1), np.insert(n_iter, at, it)
-            null, fdr = np.insert(null, at, null_inner[k]), np.insert(fdr, at, fdr_extra)
-            selected = np.insert(selected, at, selected_extra)
-            k = int(np.flatnonzero(fdr[: at + extra.size] <= self.fdr)[-1])
+            k = 0
+        else:
+            k = int(passing[-1])
+            if k + 1 < len(lambdas) and lambdas[k + 1] > 0:
+                x, g, it = solve_path(problem, between[k], weights, self.tol, self.max_iter, start=path[:, k])
+                fdr_extra, selected_extra = estimate(null_between[k], x)
+                at = [k + 1] * _REFINE
+                lambdas, path, n_iter = np.insert(lambdas, at, between[k]), np.insert(path, at, x, axis=1), \
+                    np.insert(n_iter, at, it)
+                grad_norms, null = np.insert(grad_norms, at, g, axis=1), np.insert(null, at, null_between[k])
+                fdr, selected = np.insert(fdr, at, fdr_extra), np.insert(selected, at, selected_extra)
+                k = int(np.flatnonzero(fdr[: k + 1 + _REFINE] <= self.fdr)[-1])
+            if selected[k] == 0:
+                why = ("the path selects none down to its smallest lambda" if not selected.any() else
+                       f"wherever the path selects some, their estimated false discovery rate exceeds fdr={self.fdr} "
+                       f"(lowest {fdr[selected > 0].min():.2g}): the blocks look independent at this n")
+                warnings.warn(f"PartitionedRatio selected no cross edge: {why}. entry_lambda_ still ranks the cross "
+                              "pairs; raise fdr (or lower lambda_min_ratio) to select some", UserWarning, stacklevel=7)
         self.null_edges_, self.fdr_path_ = null, fdr
-        if selected[k] == 0:
-            why = ("the path selects none down to its smallest lambda" if not selected.any() else
-                   f"wherever the path selects some, their estimated false discovery rate exceeds fdr={self.fdr} "
-                   f"(lowest {fdr[selected > 0].min():.2g}): the blocks look independent at this n")
-            warnings.warn(f"PartitionedRatio selected no cross edge: {why}. entry_lambda_ still ranks the cross pairs; "
-                          "raise fdr (or lower lambda_min_ratio) to select some", UserWarning, stacklevel=7)
         return lambdas, path, grad_norms, n_iter, k
 
     def _unary_columns(self, unary, c, m):
