@@ -41,6 +41,24 @@ def test_demo_reports_fit_oob_and_true_features(capsys):
     assert out[out.index("Iterative random forest"):].count("  true") == 2
 
 
+def test_demo_at_its_defaults_prints_the_truth_first(capsys):
+    # The README's `pyinterp demo` (issue 53, item 5): in each table the true features or
+    # interactions come first, and iRF's default keeps them alone in its tier of rules.
+    assert cli.main(["demo"]) == 0
+    out = capsys.readouterr().out
+    sections = re.split(r"\n(?=Top 10 of|Pair scan|LSSFind \(|Iterative random forest \()", out)
+    tables = {name: next(s for s in sections if s.startswith(name)).splitlines()
+              for name in ("Top 10 of", "Pair scan", "LSSFind (", "Iterative random forest (")}
+    truth = {"Top 10 of": "relevant", "Pair scan": "true", "LSSFind (": "true", "Iterative random forest (": "true"}
+    for name, lines in tables.items():
+        rows = [line for line in lines if re.match(r"\s+(\d+\s+x\d|x\d+[+-] &)", line)]
+        n_true = 4 if name == "Top 10 of" else 2
+        expected = [True] * n_true + [False] * (len(rows) > n_true)
+        assert [line.endswith(truth[name]) for line in rows[:n_true + 1]] == expected, name
+    irf = [line.split() for line in tables["Iterative random forest ("] if re.match(r"\s+x\d+[+-] &", line)]
+    assert [row[3] for row in irf[:2]] == ["0", "0"]  # the tier column: both are rules
+
+
 def test_demo_on_a_csv_file_is_the_all_command(tmp_path, capsys):
     rng = np.random.RandomState(0)
     X = rng.rand(120, 3)

@@ -13,7 +13,7 @@ import numpy as np
 from ..forest import RandomForestClassifier, RandomForestRegressor
 from ..importance import mdi_oob
 from ..interactions import IterativeRandomForest, LSSFind, NoInteractionWarning, screen_pairs, signed_paths
-from ..interactions.irf import TABLE_ORDER
+from ..interactions.irf import TABLE_ORDER, r_conventions
 from .._rows import split_rows, take_rows
 from ..significance import importance_pvalues, interaction_pvalues
 from ..plotting import (plot_importances, plot_interaction_network, plot_interaction_response, plot_irf_scores,
@@ -278,6 +278,9 @@ def lssfind(data, args, report, truth=None):
         report.say("  Every minimal set is one feature: main effects, no interaction of two or more features.")
 
 
+_WHOLE = ("tier", "direction")  # iRF's columns of whole numbers
+
+
 def irf(data, args, report, truth=None):
     start = time.perf_counter()
     fit_data, held = _split(data, args)
@@ -296,8 +299,11 @@ def irf(data, args, report, truth=None):
         interest = f"{model.class_id_}" + ("" if args.class_of_interest is not None
                                            else " (the last class; --class-of-interest sets it)")
     else:
-        interest = (f"y {'>=' if model.style == 'R' else '>'} {model.cut_:.4g} (iRF cuts a continuous response at "
+        interest = (f"y {'>=' if r_conventions(model) else '>'} {model.cut_:.4g} (iRF cuts a continuous response at "
                     "its median)")
+    if (table["direction"] < 0).any():
+        interest += ("; direction -1: found on the other classes' leaves" if model.classification_ else
+                     "; direction -1: found on the leaves below the cut (rules that lower y)")
     report.say(f"\nIterative random forest, class of interest: {interest}")
     report.say(f"Iterative random forest ({args.n_iterations} iterations, {args.n_estimators} trees, "
                f"{args.n_bootstraps} bootstraps, {args.rit_trees} RITs of depth {args.rit_depth}"
@@ -317,14 +323,15 @@ def irf(data, args, report, truth=None):
          top=min(args.top, 20), panels=True, size=(10.0, 1.5 + 0.3 * min(len(table), args.top, 20)))
     draw(report, "irf_network", "iRF: features joined by stable interactions", plot_interaction_network, model,
          size=(6.0, 6.0))
-    shown = [*keys, *(c for c in ("stability", "prevalence", "precision") if c not in keys)]  # sort keys first
+    # the sort keys first
+    shown = [*keys, *(c for c in ("stability", "prevalence", "precision", "direction") if c not in keys)]
     report.say(f"  {'interaction':<40}" + "".join(f" {c:>10}" for c in shown)
                + ("" if tested is None else f" {'p-value':>10}"))
     for r in top:
         mark = ("  true" if r.features in truth.interactions else "") if truth else ""
         test = "" if tested is None else f" {tested.get(r.features, (0, np.nan))[1]:>10.2g}"
-        report.say(f"  {_printed(table.label(r.features)):<40}" + "".join(f" {getattr(r, c):>10.3f}" for c in shown) + test
-                   + mark)
+        cells = "".join(f" {getattr(r, c):>10d}" if c in _WHOLE else f" {getattr(r, c):>10.3f}" for c in shown)
+        report.say(f"  {_printed(table.label(r.features)):<40}" + cells + test + mark)
     _say_no_holdout(report, held)
 
 

@@ -25,7 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import importance
 from .._csr import take_rows, to_tuples
 from .._distributed import cluster_threads, data_on_workers, run_units
-from .._seeds import draw_seeds, python_rng
+from .._seeds import SEED_BOUND, draw_seeds, python_rng
 from .._groups import check_feature_groups
 from .._progress import Progress, inner, guarded_fit, worker_threads
 from .._validation import (INT32_MAX, FOREST_FIT_X, ForestInputMixin, IntInterval, check_classification_targets,
@@ -37,13 +37,15 @@ from ..forest.view import forest_view
 from .dwp import sum_codes
 from .paths import SignedPaths, decode, signed_paths
 from .rit import rit_csr
+from .rule_tiers import rule_tiers
 from .rules import interaction_rule, resolve_interaction
 from .table import InteractionTable
 
 _SCORES = ("prevalence", "precision", "cpe", "fsd", "mip")
-# The columns interactions_ is ordered by (descending, then by the features), per style: R iRF 3.0's
-# order by cpe, or pyinterp's by stability.
-TABLE_ORDER = {"R": ("cpe", "stability"), "pyinterp": ("stability", "prevalence")}
+# The columns interactions_ is ordered by (descending but the tier, then by the direction and the
+# features), per style: the rules' tiers (rule_tiers.py), R iRF 3.0's order by cpe, or pyinterp's by
+# stability.
+TABLE_ORDER = {"rules": ("tier", "cpe"), "R": ("cpe", "stability"), "pyinterp": ("stability", "prevalence")}
 _LOG_SCORES = ("cpe", "fsd", "mip")  # their sta_* columns: share of bootstraps with a positive score
 
 
@@ -114,8 +116,12 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
        of each feature, or every (feature, side) with ``first_split=False``; unsigned with
        ``signed=False``) of the leaves predicting the class of interest - ``class_id`` for
        classification, y above ``cut`` (the median by default) for regression - or of every leaf
-       (``rit_leaves="all"``), and run random intersection trees over them, drawing a leaf with
-       probability size x precision (its count of class-1 rows) or size (``rit_leaf_weight``).
+       (``rit_leaves="all"``), and run random intersection trees over them; with
+       ``rit_leaves="both"`` (style ``"rules"``'s default) one more RIT runs over the other leaves,
+       the other rows playing the class of interest, so that rules that lower y (or predict
+       another class) are found with their own signs, reported with ``direction`` -1. A leaf is
+       drawn with probability size x precision (its count of class-1 rows) or size
+       (``rit_leaf_weight``).
        The RIT root intersects ``rit_root_sets`` drawn paths; a RIT leaf intersects
        ``rit_depth`` paths (R's ``depth``: the root's included); the RIT leaves are reported, or
        every node (``rit_report="nodes"``).
@@ -124,11 +130,31 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
        ``precision`` (class-1 fraction of the rows in leaves containing S), ``cpe`` =
        log prev1 - log prev0, ``fsd`` = log prev(S) - sum_j log prev({j}), ``mip`` = min over
        (|S|-1)-subsets S' of log prec(S) - log prec(S'); ``sta_cpe``/``sta_fsd``/``sta_mip`` =
-       fraction of bootstraps with a positive score.
+       fraction of bootstraps with a positive score; ``direction`` (+1: found on the leaves of the
+       class of interest, -1: on the other leaves, its scores read with the sides swapped);
+       ``tier`` (0: a rule, 1: nested in or around a rule or its other side, 2: fails R's
+       filters; below).
 
-    ``style`` chooses between two sets of conventions for steps 2-3:
+    ``style`` chooses among three sets of conventions for steps 2-3:
 
-    - ``"R"`` (default) does what R iRF 3.0 does (``iRF(..., oob.importance=TRUE)``): the forests
+    - ``"rules"`` (default): R's conventions (next item), RIT on both sides
+      (``rit_leaves="both"``), and the table ordered by ``tier``, then cpe (R's order within a
+      tier). A set passes R's filters when its sta_fsd and sta_mip exceed one half and its
+      stability is at least one half. Between two passing sets S < T of the same direction, the
+      forest's paths tell a rule from its parts and extensions: the class-1 paths holding a part
+      of a true rule nearly always hold the rule's other features, so prevalence(T) >= 0.7 x
+      prevalence(S) moves S to tier 1, and a smaller ratio (T adds a feature the paths do not
+      need) moves T there. Both sides also find the other side of the rules (y high when x0 and
+      x1 are low or when x2 and x3 are low is y low when x0 and x2 are high): of two passing sets
+      of opposite directions, each made only of the other sides of the other direction's items
+      and holding a feature with opposite signs, the one whose features co-occur less on the
+      paths (smaller fsd per added feature) moves to tier 1 (rule_tiers.py says why).
+      bench/studies/irf_default_order.py measures it on LSS data at orders 2 and 3 (p 50-1000,
+      SNR 1-10, 4 replicates): the true rules in the top 5 in 0.99 / 0.99 of cases and in the
+      top 2 in 0.99 / 0.98, against 0.52 / 0.03 and 0.00 / 0.02 for R's order and 1.00 / 0.96
+      and 0.79 / 0.83 for :class:`LSSFind` (``mode="rank"``) on the same data sets; and on
+      designs kept out of the choice (docs/results/irf_default_order.md).
+    - ``"R"`` does what R iRF 3.0 does (``iRF(..., oob.importance=TRUE)``): the forests
       stop at ranger's node size (``forest_min_node_size``); the
       candidates are the sets one RIT finds on the selected forest (seed ``rit_seed_``); each
       bootstrap forest is fitted on the resample's distinct rows; a leaf's size, class-1 count
@@ -137,7 +163,8 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
       (leaf memberships) in leaves containing S; a regression row is class 1 when y >= ``cut``
       (y > ``cut`` when ``cut`` is y's minimum, where R would leave no class 0), a leaf when its
       mean is > ``cut``; each interaction's columns average the bootstraps whose RIT found
-      something and where its cpe, fsd and mip are finite; the table is ordered by cpe.
+      something and where its cpe, fsd and mip are finite (a set none of them keeps has no row);
+      the table is ordered by cpe, then stability.
     - ``"pyinterp"`` (the behaviour before the R conventions): trees grown to purity; every set
       any bootstrap's RIT found is a candidate; bootstrap forests see the resample with its repeats; sizes count all
       the rows in the leaf; prev1 / prev0 are the shares of the row mass of the leaves predicting
@@ -147,19 +174,20 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
       R's filter drops exactly the bootstraps whose forest holds no path with S (its cpe is then
       -inf or undefined), where RIT cannot find S, so R's stability overstates rare sets; and
       R's order by cpe puts supersets of a rule (rule & a noise split) above the rule.
-      docs/results/irf_recovery.md measures both on LSS data: ``"pyinterp"`` ranked every true order-2
-      rule in the top 2, ``"R"`` 8% of them; at orders 3 and 4 neither ranked the rules near the
-      top (median rank 7-15) while :class:`LSSFind` (``mode="rank"``) did (median 1-2): prefer
-      LSSFind for rules of order 3 and more.
+      docs/results/irf_recovery.md measures ``"R"`` and ``"pyinterp"`` on LSS data:
+      ``"pyinterp"`` ranked every true order-2 rule in the top 2, ``"R"`` 8% of them; at orders
+      3 and 4 neither ranked the rules near the top (median rank 7-15).
 
-    ``style="R"`` scores its candidates inside each bootstrap, which keeps only the scores. With
-    ``style="pyinterp"``, until every bootstrap is done, each finished bootstrap's leaves wait in a
+    Styles ``"rules"`` and ``"R"`` score their candidates inside each bootstrap, which keeps only
+    the scores. With ``style="pyinterp"``, until every bootstrap is done, each finished bootstrap's leaves wait in a
     temporary directory (``TMPDIR``; about 20 MB per bootstrap at n = 1000), so memory does not
     grow with ``n_bootstraps``. Inside ``joblib.parallel_backend("dask")`` the forests and the
     bootstraps run on the cluster's workers, with the same result (docs/user/cluster.md).
 
     Defaults and why: 5 iterations, 500 trees, RIT depth 5 with 500 trees, 2 children and
-    minimum size 2, signed paths, ``style="R"`` - the R iRF 3.0 defaults the method was published with;
+    minimum size 2, signed paths and R's scores - the R iRF 3.0 defaults the method was published
+    with - but ordered by ``style="rules"``, which ranks the true rules first where R's order does
+    not (above), and with RIT on both sides, since a rule that lowers y has no class-1 leaves;
     ``max_features="sqrt"`` as R iRF's mtry; 10 bootstraps, the R vignette's setting (R's
     default of 1 gives no stability information); MDI importance as in the paper (``"mdi_oob"``
     for the debiased version of issue 3). The bootstrap stage follows R iRF too: each bootstrap
@@ -210,9 +238,12 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
     first_split : bool
         True keeps each feature's first split on a path; False every (feature, side), so a path
         may hold both signs of a feature. Unsigned paths are the same either way.
-    rit_leaves : {"class", "all"}
+    rit_leaves : {"class", "all", "both"} or None
         The leaves RIT draws from: those predicting the class of interest (above ``cut`` in
-        regression) or all of them. The scores always use the class of interest.
+        regression), all of them (scored with the class of interest), or each side by itself
+        ("both": the sets found on the other leaves are scored with the other rows as the class
+        of interest and reported with ``direction`` -1). None: "both" under ``style="rules"``,
+        "class" under the others.
     rit_leaf_weight : {"size_precision", "size"}
         Leaf drawing weight: its class-1 row count (size x precision) or its row count, counting
         the resample's rows that fall in the leaf.
@@ -220,14 +251,15 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         Paths intersected at each RIT root.
     rit_report : {"leaves", "nodes"}
         Sets a RIT reports: its leaves or every node (root included).
-    style : {"R", "pyinterp"}
-        The conventions of the candidates, out-of-bag counts, prevalence, cut and stability
-        (above).
+    style : {"rules", "R", "pyinterp"}
+        The conventions of the candidates, out-of-bag counts, prevalence, cut, stability and the
+        table's order (above). ``"R"`` with ``rit_leaves=None`` is R iRF 3.0.
 
     Attributes
     ----------
-    interactions_ : InteractionTable ordered by cpe, then stability (``style="R"``), or by stability,
-        then prevalence (``"pyinterp"``): ``TABLE_ORDER[style]``.
+    interactions_ : InteractionTable ordered by tier, then cpe (``style="rules"``), by cpe,
+        then stability (``"R"``), or by stability, then prevalence (``"pyinterp"``):
+        ``TABLE_ORDER[style]`` (descending but the tier), then the direction and the features.
     forest_ : the selected iteration's forest; ``predict`` uses it.
     selected_iteration_ : int (0-based)
     oob_errors_, importances_, feature_weights_ : per iteration (1 - OOB R^2 or accuracy; the
@@ -235,12 +267,28 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
     bootstrap_seeds_ : ndarray of shape (n_bootstraps, 2)
         Each bootstrap's resample seed and forest (and RIT) seed; :meth:`bootstrap` redoes one.
     rit_seed_ : int
-        Seed of the RIT over the selected forest (the candidates of ``style="R"``).
+        Seed of the RIT over the selected forest (the candidates of styles ``"rules"`` and ``"R"``).
     classification_ : bool
         Whether y was read as classes (``task``). ``classes_`` holds them when it was.
     feature_groups_ : FeatureGroups or None
         With ``feature_groups``: the group names (``names``, in order of first appearance; the
         interactions' indices point into it) and each column's group (``index``).
+
+    Examples
+    --------
+    y is high when x0 and x1 are low or when x2 and x3 are (``make_lss``); the default puts both
+    rules first, in tier 0, found on the leaves above the median (direction +1):
+
+    >>> from pyinterp import IterativeRandomForest
+    >>> from pyinterp.datasets import make_lss
+    >>> X, y, truth = make_lss(n_samples=500, n_features=10, snr=5.0, random_state=0)
+    >>> irf = IterativeRandomForest(n_iterations=2, n_estimators=100, n_bootstraps=5, rit_n_trees=100,
+    ...                             random_state=0).fit(X, y)
+    >>> table = irf.interactions_
+    >>> [table.label(f) for f in table.features[:2]], table.features[:2] == truth
+    (['x0- & x1-', 'x2- & x3-'], True)
+    >>> table["tier"][:2].tolist(), table["direction"][:2].tolist()
+    ([0, 0], [1, 1])
     """
 
     _parameter_constraints = {
@@ -270,12 +318,12 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
                                   Interval(RealNotInt, 0, 1, closed="right"),
                                   None],
         "first_split": ["boolean"],
-        "rit_leaves": [StrOptions({"class", "all"})],
+        "rit_leaves": [StrOptions({"class", "all", "both"}), None],
         "rit_leaf_weight": [StrOptions({"size_precision", "size"})],
         "rit_root_sets": [IntInterval(Integral, 1, 2, closed="both")],
         "rit_report": [StrOptions({"leaves", "nodes"})],
         "task": [StrOptions({"auto", "classification", "regression"})],
-        "style": [StrOptions({"R", "pyinterp"})],
+        "style": [StrOptions({"rules", "R", "pyinterp"})],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
@@ -286,9 +334,9 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
                  max_depth=None, forest_min_node_size=None, importance="mdi", weight_floor=1e-5, iteration="oob",
                  n_bootstraps=10, signed=True, cut=None,
                  class_id=None, min_node_size=1, rit_depth=5, rit_n_trees=500, rit_n_children=2.0, rit_min_size=2,
-                 bootstrap_n_estimators=None, bootstrap_max_samples=None, first_split=True, rit_leaves="class",
-                 rit_leaf_weight="size_precision", rit_root_sets=2, rit_report="leaves", style="R", random_state=None,
-                 n_jobs=None, verbose=0, always_split_features=None, categorical_features=None):
+                 bootstrap_n_estimators=None, bootstrap_max_samples=None, first_split=True, rit_leaves=None,
+                 rit_leaf_weight="size_precision", rit_root_sets=2, rit_report="leaves", style="rules",
+                 random_state=None, n_jobs=None, verbose=0, always_split_features=None, categorical_features=None):
         self.n_iterations = n_iterations
         self.n_estimators = n_estimators
         self.task = task
@@ -328,12 +376,12 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         Forest = RandomForestClassifier if self.classification_ else RandomForestRegressor
         size = self.forest_min_node_size
         if size is None:
-            size = 5 if self.style == "R" and not self.classification_ else 1
+            size = 5 if r_conventions(self) and not self.classification_ else 1
         return Forest(n_estimators, max_features=self.max_features, min_samples_leaf=self.min_samples_leaf,
                       max_depth=self.max_depth, oob_score=oob_score, random_state=seed, n_jobs=n_jobs,
                       verbose=verbose, min_node_size=size, always_split_features=self._always,
                       categorical_features=self._inner_categories(),
-                      keep_oob_leaves=self.style == "R")  # recorded as the trees grow, for BootstrapLeaves
+                      keep_oob_leaves=r_conventions(self))  # recorded as the trees grow, for BootstrapLeaves
 
     def _resolve_params(self, n_samples, n_features):
         """What the constraints cannot say: ``iteration`` below ``n_iterations``, the trees and
@@ -431,40 +479,49 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         units = [(b,) for b in range(self.n_bootstraps)]
         lean = copy.copy(self)  # what a bootstrap reads, without the forest (sent to the workers)
         del lean.forest_
-        candidates = self._candidates(X, z)
-        scoring = None if candidates is None else _Scoring(candidates)
+        scorings = [None if c is None else _Scoring(c) for c in self._candidates(X, z)]
+        n_sides = len(scorings)
         with contextlib.ExitStack() as stack:
             if cluster_threads():
-                runs = run_units(_bootstrap_unit, (lean, X, y, z, scoring), units)
+                runs = run_units(_bootstrap_unit, (lean, X, y, z, scorings), units)
             else:  # threads that stop with the fit on Ctrl-C
                 runs = stack.enter_context(worker_threads(n_jobs))(
-                    lambda unit: _bootstrap_unit(lean, X, y, z, scoring, *unit), units)
-            found, results = [], []
+                    lambda unit: _bootstrap_unit(lean, X, y, z, scorings, *unit), units)
+            found, results = [[] for _ in range(n_sides)], [[] for _ in range(n_sides)]
             spill = None
-            if scoring is None:
+            if scorings[0] is None:
                 spill = stack.enter_context(tempfile.TemporaryDirectory(prefix="pyinterp-irf-"))
-            for b, (result, sets) in enumerate(runs):
-                if spill is not None:  # the leaves to disk, one .npy per array (an .npz checksums every byte)
-                    files = {name: os.path.join(spill, f"bootstrap{b}-{name}.npy") for name in result}
-                    for name, array in result.items():
-                        np.save(files[name], array)
-                    result = files
-                results.append(result)
-                found.append(sets)
+            for b, sides in enumerate(runs):
+                for side, (result, sets) in enumerate(sides):
+                    if spill is not None:  # the leaves to disk, one .npy per array (an .npz checksums every byte)
+                        files = {name: os.path.join(spill, f"bootstrap{b}-side{side}-{name}.npy") for name in result}
+                        for name, array in result.items():
+                            np.save(files[name], array)
+                        result = files
+                    results[side].append(result)
+                    found[side].append(sets)
                 progress.update()
-            if scoring is None:
-                scoring = _Scoring(set().union(*found))
-                prevalences = Parallel(n_jobs=n_jobs, backend="threading")(
-                    delayed(_spilled_prevalences)(files, scoring.queries) for files in results)
-                results = [scoring.scores(*p) for p in prevalences]
-            return self._score(found, results, scoring.candidates)
+            scored = []
+            for side in range(n_sides):
+                if scorings[side] is None:
+                    scorings[side] = _Scoring(set().union(*found[side]))
+                    prevalences = Parallel(n_jobs=n_jobs, backend="threading")(
+                        delayed(_spilled_prevalences)(files, scorings[side].queries) for files in results[side])
+                    results[side] = [scorings[side].scores(*p) for p in prevalences]
+                scored.append(self._score(found[side], results[side], scorings[side].candidates))
+            return self._table(scored)
 
-    def _candidates(self, X, z):
-        """R style: the sets one RIT finds on the selected forest's out-of-bag leaves, the only
-        ones scored. The pyinterp style (None) scores every set any bootstrap found."""
-        if self.style != "R":
-            return None
-        candidates = BootstrapLeaves(self.forest_, X, z, self).rit(self, seed=self.rit_seed_)
+    def _candidates(self, X, z) -> list:
+        """Per side (the class of interest; the other rows too with ``rit_leaves="both"``), R
+        style: the sets one RIT finds on the selected forest's out-of-bag leaves, the only ones
+        scored; the pyinterp style (None) scores every set any bootstrap found."""
+        n_sides = 2 if rit_leaves(self) == "both" else 1
+        if not r_conventions(self):
+            return [None] * n_sides
+        leaves = BootstrapLeaves(self.forest_, X, z, self)
+        candidates = [leaves.rit(self, seed=self.rit_seed_)]
+        if n_sides == 2:
+            candidates.append(leaves.flipped().rit(self, seed=other_side_seed(self.rit_seed_)))
         self.forest_._forest.drop_oob_leaves()  # forest_ is kept: let its recorded leaves go
         return candidates
 
@@ -495,8 +552,8 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
             return (y == target).astype(np.float64)
         y = y.astype(np.float64)
         cut = self.cut_ if fitted else float(np.median(y)) if self.cut is None else float(self.cut)
-        z = ((y >= cut) if self.style == "R" else (y > cut)).astype(np.float64)
-        if self.style == "R" and z.all():  # the cut is y's minimum: R would have no class 0; the ties go there
+        z = ((y >= cut) if r_conventions(self) else (y > cut)).astype(np.float64)
+        if r_conventions(self) and z.all():  # the cut is y's minimum: R would have no class 0; the ties go there
             z = (y > cut).astype(np.float64)
         if not 0 < z.sum() < len(z):
             raise ValueError(f"the cut {cut} leaves no rows on one side of y")
@@ -519,24 +576,25 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
     def _bootstrap(self, X, y, z, index) -> BootstrapRun:
         sample_seed, forest_seed = (int(s) for s in self.bootstrap_seeds_[index])
         rows = self._resample(y, sample_seed)
-        if self.style == "R":  # R's oob.importance: the forest sees each drawn row once
+        if r_conventions(self):  # R's oob.importance: the forest sees each drawn row once
             rows = np.unique(rows)
         forest = self._forest(forest_seed, 1, self._bootstrap_trees)
         forest.fit(X[rows], y[rows], feature_weights=self.feature_weights_[self.selected_iteration_])
         leaves = BootstrapLeaves(forest, X[rows], z[rows], self)
         share_feature_names(self, forest)  # after the leaves, which read the validated array
-        return BootstrapRun(rows, forest, leaves, leaves.rit(self, seed=forest_seed))
+        other = leaves.flipped().rit(self, seed=other_side_seed(forest_seed)) if rit_leaves(self) == "both" else []
+        return BootstrapRun(rows, forest, leaves, leaves.rit(self, seed=forest_seed), other)
 
     # -- scoring -------------------------------------------------------------------------------
 
-    def _score(self, found, per_run, candidates) -> InteractionTable:
-        """The table of the candidates from their scores on every bootstrap forest (per_run, one
-        dict of score arrays per bootstrap) and the sets each bootstrap's RIT found."""
+    def _score(self, found, per_run, candidates) -> tuple:
+        """The candidates and their columns from their scores on every bootstrap forest (per_run,
+        one dict of score arrays per bootstrap) and the sets each bootstrap's RIT found."""
         found = [set(f) for f in found]
         scores = {name: np.array([run[name] for run in per_run]).reshape(len(per_run), len(candidates))
                   for name in _SCORES}
         recovered = np.array([[s in f for s in candidates] for f in found], dtype=float).reshape(scores["cpe"].shape)
-        if self.style == "R":
+        if r_conventions(self):
             # R's summary keeps, per interaction, the bootstraps whose RIT found something and where
             # cpe, fsd and mip are all finite; every column averages those bootstraps only.
             kept = np.isfinite(scores["cpe"]) & np.isfinite(scores["fsd"]) & np.isfinite(scores["mip"])
@@ -550,14 +608,20 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
             columns[name] = _masked_mean(scores[name], masks[name])
             if name in _LOG_SCORES:
                 columns[f"sta_{name}"] = _masked_mean(scores[name] > 0, kept)
-        return self._table(candidates, columns)
+        scored = kept.any(axis=0)  # R's summary has no row for a set no bootstrap kept
+        return [s for s, k in zip(candidates, scored) if k], {name: v[scored] for name, v in columns.items()}
 
-    def _table(self, candidates, columns) -> InteractionTable:
-        """The records ordered by cpe (R's order) or stability then prevalence, then the features."""
-        features = [decode(s) if self.signed else tuple((k, 0) for k in s) for s in candidates]
-        first = TABLE_ORDER[self.style]
-        order = sorted(range(len(candidates)),
-                       key=lambda i: (*(-np.nan_to_num(columns[c][i], nan=-np.inf) for c in first), features[i]))
+    def _table(self, scored) -> InteractionTable:
+        """One table of the sides' (candidates, columns), with their ``direction`` (+1: the class
+        of interest, -1: the other rows), ordered by cpe (R's order) or stability then prevalence,
+        then the direction and the features."""
+        features = [decode(s) if self.signed else tuple((k, 0) for k in s) for c, _ in scored for s in c]
+        columns = {name: np.concatenate([cols[name] for _, cols in scored]) for name in scored[0][1]}
+        columns["direction"] = np.concatenate([np.full(len(c), 1 - 2 * side) for side, (c, _) in enumerate(scored)])
+        columns["tier"] = rule_tiers(features, columns)
+        keys = [columns[c] if c == "tier" else -np.nan_to_num(columns[c], nan=-np.inf) for c in TABLE_ORDER[self.style]]
+        order = sorted(range(len(features)),
+                       key=lambda i: (*(k[i] for k in keys), -columns["direction"][i], features[i]))
         groups = getattr(self, "feature_groups_", None)  # absent in pickles of 0.1.0
         names = groups.names if groups is not None else getattr(self, "feature_names_in_", None)
         return InteractionTable([features[i] for i in order], {c: v[order] for c, v in columns.items()}, names)
@@ -631,6 +695,7 @@ class BootstrapRun(NamedTuple):
     forest: RandomForestClassifier | RandomForestRegressor
     leaves: BootstrapLeaves
     interactions: list
+    other_interactions: list  # with rit_leaves="both": the sets RIT found on the other rows' leaves, else []
 
 
 class BootstrapLeaves:
@@ -668,7 +733,7 @@ class BootstrapLeaves:
         # they are out of bag for): the rows and class-1 rows per leaf through the core, without
         # the column-name check (the selected forest carries the estimator's names, which an array
         # lacks).
-        core, oob = forest_view(forest).core, params.style == "R"
+        core, oob = forest_view(forest).core, r_conventions(params)
         size, positive = core.leaf_sums(core_X(X), np.ascontiguousarray(z, dtype=np.float64),
                                         resolve_n_threads(forest.n_jobs), oob=oob, training=oob)
         tree, leaf = paths.tree.astype(np.int64), paths.leaf.astype(np.int64)
@@ -681,18 +746,26 @@ class BootstrapLeaves:
             self.is1 = (value[:, column] == value.max(axis=1)) if present else np.zeros(len(paths), dtype=bool)
         else:
             self.is1 = value[:, 0] > params.cut_
-        if params.style == "R":  # R drops the leaves below min_node_size before scoring
+        if r_conventions(params):  # R drops the leaves below min_node_size before scoring
             small = self.size < params.min_node_size
             self.size[small], self.positive[small] = 0.0, 0.0
             self.mass1, self.mass0 = self.positive, self.size - self.positive
         else:
             self.mass1, self.mass0 = self.size * self.is1, self.size * ~self.is1
 
+    def flipped(self) -> BootstrapLeaves:
+        """The same leaves seen from the other side: the other rows as the class of interest."""
+        other = copy.copy(self)
+        other.positive = self.size - self.positive
+        other.is1 = ~self.is1
+        other.mass1, other.mass0 = self.mass0, self.mass1
+        return other
+
     def rit(self, params, seed) -> list:
         # size x precision = the leaf's class-1 count
         weight = self.positive if params.rit_leaf_weight == "size_precision" else self.size
         keep = (self.size >= params.min_node_size) & (weight > 0)
-        if params.rit_leaves == "class":
+        if rit_leaves(params) != "all":
             keep &= self.is1
         rows = np.flatnonzero(keep)
         if len(rows) == 0:
@@ -734,10 +807,28 @@ def _spilled_prevalences(files, queries):
     return _prevalences(queries, **{name: np.load(file) for name, file in files.items()})
 
 
-def _bootstrap_unit(irf, X, y, z, scoring, index):
-    """Bootstrap ``index``'s candidate scores (scoring given) or scoring arrays, and the sets its
-    RIT found; the forest stays here."""
+def r_conventions(params) -> bool:
+    """Whether a fit counts, cuts and scores as R iRF 3.0 does: under styles "R" and "rules"."""
+    return params.style != "pyinterp"
+
+
+def rit_leaves(params) -> str:
+    """``rit_leaves`` resolved: None is "both" under style "rules" and "class" under the others."""
+    if params.rit_leaves is not None:
+        return params.rit_leaves
+    return "both" if params.style == "rules" else "class"
+
+
+def other_side_seed(seed) -> int:
+    """The seed of the RIT over the other side's leaves (``rit_leaves="both"``), from the seed of
+    the class of interest's RIT, which stays what it is without the other side."""
+    return (int(seed) + SEED_BOUND // 2) % SEED_BOUND
+
+
+def _bootstrap_unit(irf, X, y, z, scorings, index):
+    """Per side, bootstrap ``index``'s candidate scores (scoring given) or scoring arrays, and the
+    sets its RIT found; the forest stays here."""
     run = irf._bootstrap(X, y, z, index)
-    if scoring is None:
-        return run.leaves.scoring_arrays(), run.interactions
-    return scoring.scores(*run.leaves.prevalences(scoring.queries)), run.interactions
+    sides = [(run.leaves, run.interactions), (run.leaves.flipped(), run.other_interactions)][:len(scorings)]
+    return [(leaves.scoring_arrays() if scoring is None else scoring.scores(*leaves.prevalences(scoring.queries)),
+             sets) for scoring, (leaves, sets) in zip(scorings, sides)]

@@ -55,10 +55,10 @@ _IRF_SCORES = ("stability", "prevalence", "precision")
 
 def plot_irf_scores(irf, *, top=20, fig=None):
     """iRF's stability, prevalence and precision of the ``top`` first interactions (in the order of
-    ``interactions_``: by cpe, then stability, for ``style="R"``; by stability, then prevalence,
-    for ``"pyinterp"``), one panel each, sharing the interaction labels. The three panels are drawn
-    on ``fig`` (a matplotlib Figure, e.g. a subfigure; a new one if None), so this plot takes
-    ``fig=``, not ``ax=``. Returns the Figure."""
+    ``interactions_``: by tier, then cpe, for ``style="rules"``; by cpe, then stability, for
+    ``"R"``; by stability, then prevalence, for ``"pyinterp"``), one panel each, sharing the
+    interaction labels. The three panels are drawn on ``fig`` (a matplotlib Figure, e.g. a
+    subfigure; a new one if None), so this plot takes ``fig=``, not ``ax=``. Returns the Figure."""
     check_fitted(irf, IterativeRandomForest, "irf", "interactions_")
     check_top(top)
     table = irf.interactions_[:top]
