@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from pyinterp import IterativeRandomForest
+from pyinterp.interactions import NoInteractionWarning
 from pyinterp.interactions.rule_tiers import CLOSURE, FILTERED, NESTED, RULE, rule_tiers
 
 A, B, C, D = (0, -1), (1, -1), (2, -1), (3, -1)
@@ -133,3 +134,16 @@ def test_docstring_example():
     for test in doctest.DocTestFinder().find(IterativeRandomForest, "IterativeRandomForest", globs={}):
         runner.run(test)
     assert runner.summarize(verbose=False) == (0, 7)
+
+
+def test_an_empty_table_says_why():
+    rng = np.random.RandomState(0)
+    X = rng.rand(300, 6)
+    params = {"n_iterations": 1, "n_estimators": 30, "n_bootstraps": 2, "rit_n_trees": 50, "random_state": 0}
+    with pytest.warns(NoInteractionWarning, match="single splits separate the target"):
+        model = IterativeRandomForest(**params, max_features=None).fit(X, (X[:, 0] > 0.5).astype(int))
+    assert len(model.interactions_) == 0 and "tier" in model.interactions_.columns
+    X, y = _lss_signed(400, 6, 1)
+    with pytest.warns(NoInteractionWarning, match="found no 6 or more features that recur together on the paths "
+                                                  "of either side, or no bootstrap could score"):
+        IterativeRandomForest(**params, rit_min_size=6).fit(X, y)

@@ -12,8 +12,8 @@ import numpy as np
 
 from ..forest import RandomForestClassifier, RandomForestRegressor
 from ..importance import mdi_oob
-from ..interactions import IterativeRandomForest, LSSFind, NoInteractionWarning, screen_pairs, signed_paths
-from ..interactions.irf import TABLE_ORDER, r_conventions
+from ..interactions import IterativeRandomForest, LSSFind, NoInteractionWarning, screen_pairs
+from ..interactions.irf import TABLE_ORDER, r_conventions, why_none
 from .._rows import split_rows, take_rows
 from ..significance import importance_pvalues, interaction_pvalues
 from ..plotting import (plot_importances, plot_interaction_network, plot_interaction_response, plot_irf_scores,
@@ -288,7 +288,10 @@ def irf(data, args, report, truth=None):
                                   n_bootstraps=args.n_bootstraps,
                                   rit_depth=args.rit_depth, rit_n_trees=args.rit_trees,
                                   class_id=_class_of_interest(data, args), **_options(args, data))
-    model = _shown(model.fit(fit_data.X, fit_data.y), data, args)
+    with warnings.catch_warnings():  # an empty table is said below, in the report's words
+        warnings.simplefilter("ignore", NoInteractionWarning)
+        model.fit(fit_data.X, fit_data.y)
+    model = _shown(model, data, args)
     table = model.interactions_
     scores = table.columns
     keys = TABLE_ORDER[model.style]
@@ -316,7 +319,8 @@ def irf(data, args, report, truth=None):
     report.add_table("irf", f"Iterative random forest: interactions by {order}"
                      + ("" if tested is None else "; held-out tests of the rules"), header, cells)
     if not len(table):
-        report.say("  " + _why_no_interaction(model))
+        reason = why_none(model)
+        report.say(f"  {reason[0].upper()}{reason[1:]}")
         _say_no_holdout(report, held)
         return
     draw(report, "irf_scores", "iRF: stability, prevalence and precision", plot_irf_scores, model,
@@ -419,13 +423,3 @@ def _class_of_interest(data, args):
                         f"{listing(classes)}")
     return named[0]
 
-
-def _why_no_interaction(model) -> str:
-    paths = signed_paths(model.forest_, 0.0)
-    longest = int(np.diff(paths.indptr).max(initial=0))
-    if longest < 2:
-        return (f"Every decision path of the selected forest splits on {'one feature' if longest else 'no feature'}: "
-                "single splits separate the target, and an interaction needs two features on one path.")
-    return (f"The selected forest's paths hold up to {longest} features, but in none of the {model.n_bootstraps} "
-            f"bootstraps did random intersection trees keep {model.rit_min_size} or more features that recur "
-            "together on the paths of the class of interest.")

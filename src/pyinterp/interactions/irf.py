@@ -9,6 +9,7 @@ import itertools
 import math
 import os
 import tempfile
+import warnings
 from numbers import Integral, Real
 from typing import NamedTuple
 
@@ -35,6 +36,7 @@ from ..forest import RandomForestClassifier, RandomForestRegressor
 from ..forest.categories import CATEGORICAL_CONSTRAINT, CategoricalMixin
 from ..forest.view import forest_view
 from .dwp import sum_codes
+from .lssfind import NoInteractionWarning
 from .paths import SignedPaths, decode, signed_paths
 from .rit import rit_csr
 from .rule_tiers import rule_tiers
@@ -438,6 +440,9 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
             self.rit_seed_ = int(seeds[-1])
             with Progress(self.verbose, self.n_bootstraps, "bootstraps") as progress:
                 self.interactions_ = self._bootstrap_stage(X, y, z, n_jobs, progress)
+        if not len(self.interactions_):
+            warnings.warn(NoInteractionWarning(f"IterativeRandomForest found no interaction: {why_none(self)}"),
+                          stacklevel=4)
         return self
 
     def _iterate(self, X, y, seeds, n_jobs, progress):
@@ -805,6 +810,22 @@ def _prevalences(queries, indptr, codes, mass1, mass0, positive):
 
 def _spilled_prevalences(files, queries):
     return _prevalences(queries, **{name: np.load(file) for name, file in files.items()})
+
+
+def why_none(irf) -> str:
+    """Why a fitted iRF's table is empty, and what to try."""
+    paths = signed_paths(irf.forest_, 0.0)
+    longest = int(np.diff(paths.indptr).max(initial=0))
+    if longest < 2:
+        return (f"every decision path of the selected forest splits on {'one feature' if longest else 'no feature'}: "
+                "single splits separate the target, and an interaction needs two features on one path.")
+    where = "the selected forest's out-of-bag leaves" if r_conventions(irf) else "the bootstraps' leaves"
+    side = {"class": "the class of interest's paths", "both": "the paths of either side", "all": "the paths"}
+    scored = ", or no bootstrap could score those it found" if r_conventions(irf) else ""
+    return (f"the selected forest's paths hold up to {longest} features, but random intersection trees over "
+            f"{where} found no {irf.rit_min_size} or more features that recur together on "
+            f"{side[rit_leaves(irf)]}{scored} (more rit_n_trees, or style=\"pyinterp\", whose candidates are every "
+            "bootstrap's sets, search wider).")
 
 
 def r_conventions(params) -> bool:

@@ -40,8 +40,9 @@ def minimal(sets) -> list:
 
 
 class NoInteractionWarning(UserWarning):
-    """LSSFind's find test passed no set: the message says how close the best came and what to try;
-    ``best`` is that set's (label, 2^|S| DWP), None when no set was mined.
+    """An interaction finder found nothing (LSSFind's find test passed no set; iRF's table is
+    empty): the message says why and what to try. ``best``: for LSSFind, the set that came closest
+    (label, 2^|S| DWP), None when no set was mined or for iRF.
 
     Examples
     --------
