@@ -2,6 +2,7 @@
 
 import itertools
 import pickle
+import warnings
 from functools import reduce
 from operator import add
 
@@ -360,3 +361,23 @@ def test_score_and_feature_names_for_model_selection():
     np.testing.assert_array_equal(frame.to_numpy(), model.transform(X))
     search = GridSearchCV(DLBCD(max_iter=30, random_state=0), {"init": ["l1", "orth"]}, cv=2).fit(X)
     assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))
+
+
+def test_an_ill_conditioned_answer_warns_and_a_well_conditioned_one_does_not():
+    # The learned dictionary's condition number decides (TRUSTED_CONDITION = 100; the study behind
+    # it: bench/studies/dlbcd_conditioning.py). A reference of condition number about 300, the
+    # study's construction (singular values geometric from 1 to 1/500, unit-norm atoms).
+    rng = np.random.RandomState(5)
+    U, _ = np.linalg.qr(rng.standard_normal((8, 8)))
+    V, _ = np.linalg.qr(rng.standard_normal((8, 8)))
+    D = U @ np.diag(np.geomspace(1.0, 1.0 / 500, 8)) @ V.T
+    D /= np.linalg.norm(D, axis=0)
+    X = make_sparse_coefficients(600, 8, "sg", sparsity=2, random_state=0) @ D.T
+    with pytest.warns(UserWarning, match=r"condition number is \d+: .* may be a local minimum\. is_sharp_ cannot tell"):
+        est = DLBCD(random_state=0).fit(X)
+    assert est.condition_number_ == np.linalg.cond(est.components_) > 100
+    _, _, X = signals(6, 300, 2, 3, dictionary=make_collinear_dictionary(6, 0.3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        est = DLBCD(random_state=0).fit(X)
+    assert est.condition_number_ == np.linalg.cond(est.components_) < 100
