@@ -57,6 +57,8 @@ def test_demo_at_its_defaults_prints_the_truth_first(capsys):
         assert [line.endswith(truth[name]) for line in rows[:n_true + 1]] == expected, name
     irf = [line.split() for line in tables["Iterative random forest ("] if re.match(r"\s+x\d+[+-] &", line)]
     assert [row[3] for row in irf[:2]] == ["0", "0"]  # the tier column: both are rules
+    assert "\n  (tier 0: rules, passing R iRF's filters" in out  # and the page says what the tiers are
+    assert "class of interest: y >= " in out and "direction -1: rules that lower y" in out
 
 
 def test_demo_on_a_csv_file_is_the_all_command(tmp_path, capsys):

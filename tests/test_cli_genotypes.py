@@ -184,11 +184,11 @@ def test_max_features_class_of_interest_and_verbose(cohort, capsys):
                                     max_features="sqrt").fit(G, y)
     np.testing.assert_array_equal(table.loc[[f"rs{k}" for k in range(P)], "mdi_oob"].to_numpy(), mdi_oob(forest, G, y))
     assert ("Iterative random forest, class of interest: 1 (the last class; --class-of-interest sets it); "
-            "direction -1: found on the other classes' leaves\n") in out
+            "direction -1: rules of 0 (found on its leaves)\n") in out
     code, out, err = run(capsys, "interactions", folder / "cohort.bed", "--n-estimators", 12, "--n-jobs", 1,
                          "--class-of-interest", "0", "--verbose")
     assert code == 0
-    assert "Iterative random forest, class of interest: 0; direction -1: found on the other classes' leaves\n" in out
+    assert "Iterative random forest, class of interest: 0; direction -1: rules of 1 (found on its leaves)\n" in out
     assert "iteration" in err  # progress on stderr
     code, out, err = run(capsys, "interactions", folder / "cohort.bed", "--class-of-interest", "case")
     assert code == 1 and "--class-of-interest 'case' is not a class of the target; its classes are 0, 1" in err

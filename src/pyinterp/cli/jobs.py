@@ -305,13 +305,18 @@ def irf(data, args, report, truth=None):
         interest = (f"y {'>=' if r_conventions(model) else '>'} {model.cut_:.4g} (iRF cuts a continuous response at "
                     "its median)")
     if (table["direction"] < 0).any():
-        interest += ("; direction -1: found on the other classes' leaves" if model.classification_ else
-                     "; direction -1: found on the leaves below the cut (rules that lower y)")
+        others = [c for c in model.classes_ if c != model.class_id_] if model.classification_ else None
+        interest += ("; direction -1: rules that lower y (found on the leaves below the cut)" if others is None else
+                     f"; direction -1: rules of {others[0]} (found on its leaves)" if len(others) == 1 else
+                     "; direction -1: rules of the other classes (found on their leaves)")
     report.say(f"\nIterative random forest, class of interest: {interest}")
     report.say(f"Iterative random forest ({args.n_iterations} iterations, {args.n_estimators} trees, "
                f"{args.n_bootstraps} bootstraps, {args.rit_trees} RITs of depth {args.rit_depth}"
                f"{'' if held is None else f', on {len(fit_data.y)} rows'}) in {time.perf_counter() - start:.2f} s, "
                f"iteration {model.selected_iteration_ + 1} selected; {found}")
+    if keys[0] == "tier" and len(table):
+        report.say("  (tier 0: rules, passing R iRF's filters with no set nested in or around them, or on their "
+                   "other side, taking their place; 1: such sets; 2: sets the filters drop)")
     tested = _tested(model, table, held, report, "iRF") if len(table) else None
     header, cells = _with_genes(
         data, ["interaction", "order", *scores, *([] if tested is None else TESTED), *(["truth"] if truth else [])],
