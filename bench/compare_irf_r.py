@@ -1,10 +1,17 @@
-"""pyinterp's IterativeRandomForest (style="R" and style="pyinterp") next to the R iRF 3.0 package
-(ranger backend) on issue 24's three data sets, each tool in its own process, one thread each
-(``--threads N``: pyinterp's n_jobs and R's n.core):
+"""pyinterp's IterativeRandomForest (style="R" and style="pyinterp", or --styles) next to the R iRF
+3.0 package (ranger backend) on issue 24's three data sets and issue 53's fourth, each tool in its
+own process, one thread each (``--threads N``: pyinterp's n_jobs and R's n.core):
 
 1. lss50: make_lss(n=1000, p=50) (two order-2 rules, SNR 5);
 2. mixed500: n=1000, p=500, one order-2 and one order-3 rule at SNR 2 (benchkit.data.lss_orders);
-3. all_bioc: all_bioc.npz of benchkit.paths.SHARED_DATA, y_bcrabl (n=128, p=12625).
+3. all_bioc: all_bioc.npz of benchkit.paths.SHARED_DATA, y_bcrabl (n=128, p=12625);
+4. prostate_ge: prostate_ge.npz of the same folder (n=102, p=5966; not in the default list).
+
+``--seeds`` runs each tool once per seed (R's set.seed, pyinterp's random_state) and reports each;
+``--params`` passes IterativeRandomForest parameters as JSON, ``--no-r`` skips R, ``--dump`` writes
+every run's table as JSON. On prostate_ge (2026-11-29, seeds 0-2) R's stabilities were far above
+pyinterp's (0.93 against 0.26 on the common interactions, seed 0) because R iRF 3.0.0 refits one
+resample in all its bootstraps (docs/user/interactions.md, "What still differs").
 
 Both run the defaults: 5 iterations x 500 trees, mtry sqrt(p), RIT depth 5 x 500 trees x 2 children,
 10 bootstraps, the lowest-OOB-error iteration (R: select.iter=TRUE). Per data set it prints each
@@ -24,6 +31,7 @@ iRF 3.0 by R CMD INSTALL of their sources: the cran/AUC and karlkumbier/iRF repo
     python bench/compare_irf_r.py --data lss50 --top 10
     python bench/compare_irf_r.py --threads 2         # issue 20's setting
     python bench/compare_irf_r.py --threads 2 --repeats 3   # each tool 3 times, alternating: medians
+    python bench/compare_irf_r.py --data prostate_ge --threads 2 --seeds 0 1 2 --styles R --top 10
 
 R's own time moves by a quarter between quiet runs of the same day on this project's VMs, so one
 run's ratio is a loose figure; with --repeats the times, CPU seconds and peaks are medians (the
@@ -79,6 +87,12 @@ def datasets(names):
                 print("all_bioc.npz is absent: skipped")
                 continue
             yield name, data["X"].astype(np.float64), data["y_bcrabl"], [], "classification"
+        elif name == "prostate_ge":
+            data = shared_npz("prostate_ge")
+            if data is None:
+                print("prostate_ge.npz is absent: skipped")
+                continue
+            yield name, data["X"].astype(np.float64), data["y"], [], "classification"
 
 
 def r_available():
@@ -114,9 +128,9 @@ def write_r_inputs(X, y, tmp):
     return data, script
 
 
-def run_r(data, script, task, tmp, threads):
+def run_r(data, script, task, tmp, threads, seed=0):
     table = Path(tmp) / "r_table.csv"
-    stdout, peak, cpu, load = timed(["Rscript", str(script), str(data), str(table), task, "0", str(threads)])
+    stdout, peak, cpu, load = timed(["Rscript", str(script), str(data), str(table), task, str(seed), str(threads)])
     elapsed, selected = stdout.split()[-2:]
     rows = []
     lines = table.read_text().splitlines()
@@ -127,25 +141,27 @@ def run_r(data, script, task, tmp, threads):
     return dict(rows=rows, seconds=float(elapsed), cpu=cpu, peak_mb=peak, load=load, selected=int(selected))
 
 
-def run_pyinterp(data_file, style, threads):
-    stdout, peak, cpu, load = timed([sys.executable, __file__, "--worker", str(data_file), style, str(threads)])
+def run_pyinterp(data_file, style, threads, seed=0, extra="{}"):
+    stdout, peak, cpu, load = timed([sys.executable, __file__, "--worker", str(data_file), style, str(threads),
+                                     str(seed), extra])
     out = json.loads(stdout.splitlines()[-1])
     out["rows"] = [(tuple(map(tuple, f)), s) for f, s in out["rows"]]
     out["peak_mb"], out["cpu"], out["load"] = peak, cpu, load
     return out
 
 
-def worker(data_file, style, threads):
+def worker(data_file, style, threads, seed="0", extra="{}"):
     import pyinterp
     with np.load(data_file) as d:
         X, y, task = d["X"], d["y"], str(d["task"])
     with Timer() as timer:
-        model = pyinterp.IterativeRandomForest(task=task, style=style, random_state=0,
-                                              n_jobs=int(threads)).fit(X, y)
+        model = pyinterp.IterativeRandomForest(task=task, style=style, random_state=int(seed),
+                                              n_jobs=int(threads), **json.loads(extra)).fit(X, y)
     seconds, cpu = timer.wall, timer.cpu
     table = model.interactions_
     rows = [(r.features, {s: float(getattr(r, s)) for s in SCORES}) for r in table]
-    print(json.dumps(dict(rows=rows, seconds=seconds, fit_cpu=cpu, selected=model.selected_iteration_ + 1)))
+    print(json.dumps(dict(rows=rows, seconds=seconds, fit_cpu=cpu, selected=model.selected_iteration_ + 1,
+                          oob_errors=model.oob_errors_.tolist())))
 
 
 def merged(runs):
@@ -223,30 +239,44 @@ def report(name, results, true, top, threads):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", nargs="+", default=["lss50", "mixed500", "all_bioc"],
-                        choices=["lss50", "mixed500", "all_bioc"])
+                        choices=["lss50", "mixed500", "all_bioc", "prostate_ge"])
     parser.add_argument("--top", type=int, default=8)
     parser.add_argument("--threads", type=int, default=1, help="pyinterp's n_jobs and R's n.core (default 1)")
     parser.add_argument("--repeats", type=int, default=1, help="runs of each tool, alternating (default 1)")
-    parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0], help="seeds (R's set.seed, pyinterp's "
+                        "random_state); each seed is one run of each tool (default 0)")
+    parser.add_argument("--styles", nargs="+", default=["R", "pyinterp"], help="pyinterp styles to run")
+    parser.add_argument("--no-r", action="store_true", help="skip R iRF")
+    parser.add_argument("--params", default="{}", help="JSON of extra IterativeRandomForest parameters")
+    parser.add_argument("--dump", help="write every run's table (JSON) to this file")
+    parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         return worker(*args.worker)
-    with_r = r_available()
-    if not with_r:
+    with_r = not args.no_r and r_available()
+    if not with_r and not args.no_r:
         print("Rscript with the iRF package not found: R iRF skipped")
     for name, X, y, true, task in datasets(args.data):
         with tempfile.TemporaryDirectory(prefix="irf-r-") as tmp:
             data_file = Path(tmp) / "data.npz"
             np.savez(data_file, X=X, y=y, task=task)
             r_inputs = write_r_inputs(X, y, tmp) if with_r else None
-            runs = {}
-            for _ in range(max(1, args.repeats)):
-                if with_r:
-                    runs.setdefault("R iRF 3.0", []).append(run_r(*r_inputs, task, tmp, args.threads))
-                for style in ("R", "pyinterp"):
-                    runs.setdefault(f"pyinterp {style}", []).append(run_pyinterp(data_file, style, args.threads))
-        report(name, {tool: merged(r) for tool, r in runs.items()}, true, args.top, args.threads)
-        sys.stdout.flush()
+            dump = []
+            for seed in args.seeds:
+                runs = {}
+                for _ in range(max(1, args.repeats)):
+                    if with_r:
+                        runs.setdefault("R iRF 3.0", []).append(run_r(*r_inputs, task, tmp, args.threads, seed))
+                    for style in args.styles:
+                        runs.setdefault(f"pyinterp {style}", []).append(
+                            run_pyinterp(data_file, style, args.threads, seed, args.params))
+                merged_runs = {tool: merged(r) for tool, r in runs.items()}
+                print(f"\n##### seed {seed}")
+                report(name, merged_runs, true, args.top, args.threads)
+                dump.append(dict(data=name, seed=seed, params=args.params, runs=merged_runs))
+                sys.stdout.flush()
+                if args.dump:
+                    Path(args.dump).write_text(json.dumps(dump, default=list))
 
 
 if __name__ == "__main__":
