@@ -70,6 +70,7 @@ cat(elapsed, fit$selected.iter, "\n")
 """
 
 SCORES = ("stability", "prevalence", "precision", "cpe")
+SHARED_TARGETS = {"all_bioc": "y_bcrabl", "prostate_ge": "y"}  # the shared folder's data sets: their targets
 
 
 def datasets(names):
@@ -81,18 +82,12 @@ def datasets(names):
         elif name == "mixed500":
             X, y, true = lss_orders(1000, 500, (2, 3), snr=2.0, seed=0)
             yield name, X, y, true, "regression"
-        elif name == "all_bioc":
-            data = shared_npz("all_bioc")
+        else:
+            data = shared_npz(name)
             if data is None:
-                print("all_bioc.npz is absent: skipped")
+                print(f"{name}.npz is absent: skipped")
                 continue
-            yield name, data["X"].astype(np.float64), data["y_bcrabl"], [], "classification"
-        elif name == "prostate_ge":
-            data = shared_npz("prostate_ge")
-            if data is None:
-                print("prostate_ge.npz is absent: skipped")
-                continue
-            yield name, data["X"].astype(np.float64), data["y"], [], "classification"
+            yield name, data["X"].astype(np.float64), data[SHARED_TARGETS[name]], [], "classification"
 
 
 def r_available():
@@ -239,7 +234,7 @@ def report(name, results, true, top, threads):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", nargs="+", default=["lss50", "mixed500", "all_bioc"],
-                        choices=["lss50", "mixed500", "all_bioc", "prostate_ge"])
+                        choices=["lss50", "mixed500", *SHARED_TARGETS])
     parser.add_argument("--top", type=int, default=8)
     parser.add_argument("--threads", type=int, default=1, help="pyinterp's n_jobs and R's n.core (default 1)")
     parser.add_argument("--repeats", type=int, default=1, help="runs of each tool, alternating (default 1)")

@@ -32,7 +32,7 @@ from benchkit.timing import load_line
 
 from pyinterp import IterativeRandomForest, LSSFind
 from pyinterp.datasets import make_lss
-from pyinterp.interactions.rule_tiers import rule_tiers
+from pyinterp.interactions.rule_tiers import FILTERED, NESTED, RULE, passes_filters, rule_tiers
 
 
 def lss_signed(n, p, orders, signs, snr, seed):
@@ -116,47 +116,36 @@ def load(cache):
         yield record
 
 
-def passing(c):
-    """R iRF's two filters (sta_fsd, sta_mip above one half) and a stability of one half."""
-    return (c["sta_fsd"] > 0.5) & (c["sta_mip"] > 0.5) & (c["stability"] >= 0.5)
+def ordered(tiers, c, within):
+    """Indices in the order (tier, -c[within])."""
+    return np.lexsort((-np.nan_to_num(c[within], nan=-np.inf), tiers))
 
 
-def tiered(features, c, nests, within, complements=False):
-    """Indices in the order (tier, -c[within]): tier 0 for passing sets that no passing set of the
-    same direction nested in or around them moves down (nests(i, j) for S_i < S_j: True moves i,
-    False moves j), 1 for the moved ones, 2 for the others. With complements, walking down tier
-    0, a set holding the other side of an item of a set kept before on the other side moves to 1."""
-    ok = passing(c)
-    tier = np.where(ok, 0, 2)
-    sets = [frozenset(f) for f in features]
+def walked(features, c, tiers, within):
+    """The tiers after a walk down tier 0 by ``within``: a set holding the other side of an item of
+    a set kept before on the other side of the cut moves to tier 1 (the variant fresh3 rejected)."""
+    tiers = tiers.copy()
+    kept = {1: set(), -1: set()}
+    for i in ordered(tiers, c, within):
+        if tiers[i] == RULE:
+            d = int(c["direction"][i])
+            if any((k, -sign) in kept[-d] for k, sign in features[i]):
+                tiers[i] = NESTED
+            else:
+                kept[d].update(features[i])
+    return tiers
+
+
+def gain_tiers(f, c):
+    """The first try, nesting by precision: of passing S_i < S_j (same direction), S_i moves to tier
+    1 when S_j's log precision gain over it, per added feature, is at least half mip(S_i), else S_j."""
+    ok = passes_filters(c)
+    tiers = np.where(ok, RULE, FILTERED)
     for i, j in itertools.permutations(np.flatnonzero(ok), 2):
-        if sets[i] < sets[j] and c["direction"][i] == c["direction"][j]:
-            tier[i if nests(i, j) else j] = 1
-    key = -np.nan_to_num(c[within], nan=-np.inf)
-    if complements:
-        kept = {1: set(), -1: set()}
-        for i in np.lexsort((key, tier)):
-            if tier[i] == 0:
-                d = int(c["direction"][i])
-                if any((k, -sign) in kept[-d] for k, sign in features[i]):
-                    tier[i] = 1
-                else:
-                    kept[d].update(features[i])
-    return np.lexsort((key, tier))
-
-
-def closure(ratio):
-    """S_i < S_j: S_i moves down when prevalence(S_j) >= ratio x prevalence(S_i), else S_j does."""
-    return lambda c: lambda i, j: c["prevalence"][j] >= ratio * c["prevalence"][i]
-
-
-def precision_gain(f, c):
-    """The first try (demotions by precision): S_i moves down when S_j's log precision gain over it, per added feature, is at
-    least half mip(S_i); else S_j does when mip(S_j) is below half mip(S_i)."""
-    def nests(i, j):
-        gain = np.log(c["precision"][j] / c["precision"][i]) / (len(f[j]) - len(f[i]))
-        return gain >= 0.5 * c["mip"][i]
-    return nests
+        if frozenset(f[i]) < frozenset(f[j]) and c["direction"][i] == c["direction"][j]:
+            gain = np.log(c["precision"][j] / c["precision"][i]) / (len(f[j]) - len(f[i]))
+            tiers[i if gain >= 0.5 * c["mip"][i] else j] = NESTED
+    return tiers
 
 
 ORDERS = {
@@ -167,15 +156,14 @@ ORDERS = {
     # irf_table_order.py's filt_stab: the sets passing R's filters first, by stability, then cpe
     "filter, stability": lambda f, c: np.lexsort((-np.nan_to_num(c["cpe"], nan=-np.inf), -c["stability"],
                                                   ~((c["sta_fsd"] > 0.5) & (c["sta_mip"] > 0.5)))),
-    "gain tiers, mip": lambda f, c: tiered(f, c, precision_gain(f, c), "mip"),
-    "tiers, prevalence": lambda f, c: tiered(f, c, closure(0.7)(c), "prevalence"),
-    "tiers+walk, prev.": lambda f, c: tiered(f, c, closure(0.7)(c), "prevalence", complements=True),
-    "tiers, cpe": lambda f, c: tiered(f, c, closure(0.7)(c), "cpe"),
-    "rules (default)": lambda f, c: np.lexsort((-np.nan_to_num(c["cpe"], nan=-np.inf), rule_tiers(f, c))),
-    "rules, closure 0.6": lambda f, c: np.lexsort((-np.nan_to_num(c["cpe"], nan=-np.inf),
-                                                   rule_tiers(f, c, closure=0.6))),
-    "rules, closure 0.8": lambda f, c: np.lexsort((-np.nan_to_num(c["cpe"], nan=-np.inf),
-                                                   rule_tiers(f, c, closure=0.8))),
+    "gain tiers, mip": lambda f, c: ordered(gain_tiers(f, c), c, "mip"),
+    "tiers, prevalence": lambda f, c: ordered(rule_tiers(f, c, other_sides=False), c, "prevalence"),
+    "tiers+walk, prev.": lambda f, c: ordered(walked(f, c, rule_tiers(f, c, other_sides=False), "prevalence"), c,
+                                              "prevalence"),
+    "tiers, cpe": lambda f, c: ordered(rule_tiers(f, c, other_sides=False), c, "cpe"),
+    "rules (default)": lambda f, c: ordered(rule_tiers(f, c), c, "cpe"),
+    "rules, closure 0.6": lambda f, c: ordered(rule_tiers(f, c, closure=0.6), c, "cpe"),
+    "rules, closure 0.8": lambda f, c: ordered(rule_tiers(f, c, closure=0.8), c, "cpe"),
 }
 
 

@@ -520,13 +520,9 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         """Per side (the class of interest; the other rows too with ``rit_leaves="both"``), R
         style: the sets one RIT finds on the selected forest's out-of-bag leaves, the only ones
         scored; the pyinterp style (None) scores every set any bootstrap found."""
-        n_sides = 2 if rit_leaves(self) == "both" else 1
         if not r_conventions(self):
-            return [None] * n_sides
-        leaves = BootstrapLeaves(self.forest_, X, z, self)
-        candidates = [leaves.rit(self, seed=self.rit_seed_)]
-        if n_sides == 2:
-            candidates.append(leaves.flipped().rit(self, seed=other_side_seed(self.rit_seed_)))
+            return [None] * (2 if rit_leaves(self) == "both" else 1)
+        candidates = BootstrapLeaves(self.forest_, X, z, self).rits(self, self.rit_seed_)
         self.forest_._forest.drop_oob_leaves()  # forest_ is kept: let its recorded leaves go
         return candidates
 
@@ -587,8 +583,8 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         forest.fit(X[rows], y[rows], feature_weights=self.feature_weights_[self.selected_iteration_])
         leaves = BootstrapLeaves(forest, X[rows], z[rows], self)
         share_feature_names(self, forest)  # after the leaves, which read the validated array
-        other = leaves.flipped().rit(self, seed=other_side_seed(forest_seed)) if rit_leaves(self) == "both" else []
-        return BootstrapRun(rows, forest, leaves, leaves.rit(self, seed=forest_seed), other)
+        sets = leaves.rits(self, forest_seed)
+        return BootstrapRun(rows, forest, leaves, sets[0], sets[1] if len(sets) > 1 else [])
 
     # -- scoring -------------------------------------------------------------------------------
 
@@ -618,7 +614,7 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
 
     def _table(self, scored) -> InteractionTable:
         """One table of the sides' (candidates, columns), with their ``direction`` (+1: the class
-        of interest, -1: the other rows), ordered by cpe (R's order) or stability then prevalence,
+        of interest, -1: the other rows) and ``tier`` (rule_tiers), ordered by ``TABLE_ORDER``,
         then the direction and the features."""
         features = [decode(s) if self.signed else tuple((k, 0) for k in s) for c, _ in scored for s in c]
         columns = {name: np.concatenate([cols[name] for _, cols in scored]) for name in scored[0][1]}
@@ -766,6 +762,14 @@ class BootstrapLeaves:
         other.mass1, other.mass0 = self.mass0, self.mass1
         return other
 
+    def sides(self, params) -> list:
+        """These leaves, and with ``rit_leaves="both"`` the same leaves seen from the other side."""
+        return [self, self.flipped()] if rit_leaves(params) == "both" else [self]
+
+    def rits(self, params, seed) -> list:
+        """Each side's RIT sets, the other side's from its own seed (``other_side_seed``)."""
+        return [leaves.rit(params, s) for leaves, s in zip(self.sides(params), (seed, other_side_seed(seed)))]
+
     def rit(self, params, seed) -> list:
         # size x precision = the leaf's class-1 count
         weight = self.positive if params.rit_leaf_weight == "size_precision" else self.size
@@ -850,6 +854,6 @@ def _bootstrap_unit(irf, X, y, z, scorings, index):
     """Per side, bootstrap ``index``'s candidate scores (scoring given) or scoring arrays, and the
     sets its RIT found; the forest stays here."""
     run = irf._bootstrap(X, y, z, index)
-    sides = [(run.leaves, run.interactions), (run.leaves.flipped(), run.other_interactions)][:len(scorings)]
+    found = (run.interactions, run.other_interactions)
     return [(leaves.scoring_arrays() if scoring is None else scoring.scores(*leaves.prevalences(scoring.queries)),
-             sets) for scoring, (leaves, sets) in zip(scorings, sides)]
+             sets) for scoring, leaves, sets in zip(scorings, run.leaves.sides(irf), found)]

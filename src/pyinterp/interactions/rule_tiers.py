@@ -43,12 +43,12 @@ def passes_filters(columns) -> np.ndarray:
             np.asarray(columns["stability"]) >= 0.5)
 
 
-def rule_tiers(features, columns, closure=CLOSURE) -> np.ndarray:
+def rule_tiers(features, columns, closure=CLOSURE, other_sides=True) -> np.ndarray:
     """Each set's tier: ``FILTERED`` (2) when it fails the filters; ``NESTED`` (1) when a passing
     set of its direction nested in or around it takes its place, or when it is the other side of
     a rule (above); ``RULE`` (0) otherwise. ``features``: the signed sets; ``columns``: the
-    table's columns (stability, sta_fsd, sta_mip, prevalence, fsd, direction); ``closure``: the
-    prevalence ratio (the study varies it)."""
+    table's columns (stability, sta_fsd, sta_mip, prevalence, fsd, direction). ``closure`` (the
+    prevalence ratio) and ``other_sides`` (False: nesting only) are for the study that set them."""
     ok = passes_filters(columns)
     tiers = np.where(ok, RULE, FILTERED)
     prevalence = np.nan_to_num(np.asarray(columns["prevalence"], dtype=float), nan=0.0)
@@ -60,7 +60,8 @@ def rule_tiers(features, columns, closure=CLOSURE) -> np.ndarray:
     for i in np.flatnonzero(ok):
         for j in set.intersection(*(holding[direction[i], item] for item in features[i])) - {i}:
             tiers[i if prevalence[j] >= closure * prevalence[i] else j] = NESTED  # i < j: the sets differ
-    _other_sides(features, columns, direction, tiers)
+    if other_sides:
+        _other_sides(features, columns, direction, tiers)
     return tiers
 
 
