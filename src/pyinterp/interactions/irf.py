@@ -152,8 +152,8 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
       and holding a feature with opposite signs, the one whose features co-occur less on the
       paths (smaller fsd per added feature) moves to tier 1 (rule_tiers.py says why).
       bench/studies/irf_default_order.py measures it on LSS data at orders 2 and 3 (p 50-1000,
-      SNR 1-10, 4 replicates): the true rules in the top 5 in 0.99 / 0.99 of cases and in the
-      top 2 in 0.99 / 0.98, against 0.52 / 0.03 and 0.00 / 0.02 for R's order and 1.00 / 0.96
+      SNR 1-10, 4 replicates): the true rules in the top 5 in 1.00 / 1.00 of cases and in the
+      top 2 in 1.00 / 1.00, against 0.23 / 0.02 and 0.00 / 0.01 for R's order and 1.00 / 0.96
       and 0.79 / 0.83 for :class:`LSSFind` (``mode="rank"``) on the same data sets; and on
       designs kept out of the choice (docs/results/irf_default_order.md).
     - ``"R"`` does what R iRF 3.0 does (``iRF(..., oob.importance=TRUE)``): the forests
