@@ -147,10 +147,9 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         ``rho`` and ``sharpness_threshold``) declares the kept dictionary a sharp local minimum: the
         local identifiability the thesis tests on well-conditioned dictionaries (its Fig. 5.3:
         constant collinearity, condition number 1.7-3.6 at p = 12). It is not a verdict on the
-        answer: in
-        bench/studies/dlbcd_conditioning.py references of condition number 14 and above were never
-        sharp for plain l1, even where DL-BCD recovered them exactly (4-5 were); see
-        ``condition_number_``.
+        answer: in bench/studies/dlbcd_conditioning.py references of condition number 14 and
+        above were never sharp for plain l1, even where DL-BCD recovered them exactly (4-5 were);
+        see ``condition_number_``.
     sharpness_ : float
         The test's statistic r.
     restart_objectives_ : ndarray of shape (n_restarts,)
