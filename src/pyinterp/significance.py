@@ -19,6 +19,9 @@
   whose expected false-discovery proportion is at most alpha (under independence or positive
   dependence of the p-values).
 
+``knockoff_filter`` selects features with FDR control and no p-values: the forest fitted beside a
+model-X knockoff copy of X, each feature's importance against its copy's (pyinterp/_knockoffs.py).
+
 ``interaction_pvalues`` tests interactions a finder (LSSFind, iRF) reported, on rows it was not
 fitted on: per signed interaction S, the rule's indicator r = prod_k 1(x_k on its side of t_k)
 against the additive model of S's features. The additive model gives each feature a step function
@@ -47,14 +50,16 @@ from sklearn.base import clone, is_classifier
 from sklearn.utils._param_validation import StrOptions, validate_params
 from sklearn.utils.validation import check_is_fitted
 
+from ._knockoffs import S_METHODS, KnockoffTest, knockoff_qvalues, knockoff_test
 from ._rows import split_rows, take_rows
 from ._seeds import draw_seeds, python_rng
 from ._validation import IntInterval
-from .importance import _held_out_permutation, mdi_oob, permutation_oob
 from .forest.rules import feature_labels
+from .importance import _held_out_permutation, mdi_oob, permutation_oob
 from .interactions.table import InteractionTable
 
-__all__ = ["ImportanceTest", "bh_qvalues", "importance_pvalues", "interaction_pvalues"]
+__all__ = ["ImportanceTest", "KnockoffTest", "bh_qvalues", "importance_pvalues", "interaction_pvalues",
+           "knockoff_filter", "knockoff_qvalues"]
 
 # ranger's importance_pvalues warns below this many negative importances
 FEW_NEGATIVE = 100
@@ -206,6 +211,83 @@ def importance_pvalues(forest, X, y, *, method="janitza", importance="permutatio
         pvalues = (1.0 + (null >= importances).sum(axis=0)) / (1.0 + n_permutations)
     names = np.asarray(feature_labels(model, len(importances)), dtype=object)  # as the fits read X's columns
     return ImportanceTest(importances, pvalues, names, method, null)
+
+
+@validate_params(
+    {
+        "X": ["array-like"],
+        "y": ["array-like"],
+        "knockoffs": [StrOptions({"gaussian"}), "array-like"],
+        "offset": [IntInterval(Integral, 0, 1, closed="both")],
+        "importance": [StrOptions({"mdi_oob", "permutation"})],
+        "s_method": [StrOptions(set(S_METHODS))],
+        "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
+    },
+    prefer_skip_nested_validation=True,
+)
+def knockoff_filter(forest, X, y, *, knockoffs="gaussian", offset=1, importance="mdi_oob", s_method="mvr",
+                    random_state=None, n_jobs=None):
+    """Model-X knockoff selection with a forest's importances: FDR control without p-values.
+
+    The forest is fitted once on [X, X~], X~ a knockoff copy of X; each feature's statistic is its
+    importance minus its knockoff's, and the knockoff+ filter selects the features whose statistic
+    clears a threshold set by the negative statistics. With offset 1 and exact knockoffs the FDR
+    of ``selected(q)`` is at most q for any n and p (Candès et al. 2018), and unlike BH on
+    permutation p-values it needs no null sample: five causes among 500 features can be selected
+    at q = 0.1 (the filter selects at least 1 / q features, or none).
+
+    Parameters
+    ----------
+    forest : estimator
+        A pyinterp or scikit-learn random forest, fitted or not: its parameters are cloned for the
+        one fit on [X, X~] (2 n_features columns; a max_features given as a share or "sqrt" is
+        of those).
+    X : array-like of shape (n_samples, n_features)
+        Complete numeric data (a DataFrame or packed genotypes name the features).
+    y : array-like of shape (n_samples,)
+    knockoffs : "gaussian" or array-like of shape (n_samples, n_features), default="gaussian"
+        "gaussian": second-order Gaussian knockoffs from X's mean and Ledoit-Wolf covariance
+        (exact when X is multivariate normal; an approximation otherwise, and a poor one for
+        discrete features such as genotypes, which warn). An array: knockoffs made elsewhere for
+        X's distribution (for genotypes, an HMM sampler such as KnockoffZoom's), used as given.
+    offset : {0, 1}, default=1
+        1: knockoff+, which controls the FDR; 0: the knockoff filter, which controls the modified
+        FDR E[V / (R + 1 / q)] and selects more when few features matter.
+    importance : {"mdi_oob", "permutation"}, default="mdi_oob"
+        The importance compared: MDI-oob, or the out-of-bag permutation importance.
+    s_method : {"mvr", "maxent", "sdp", "equicorrelated"}, default="mvr"
+        How far each knockoff is from its feature (the S-matrix); all but "equicorrelated" need
+        knockpy (``pip install 'interptrees[knockoffs]'``). knockpy solves above 1,000 features
+        on blocks of the covariance, and its cost grows as n_features^3 within a block.
+    random_state : int, RandomState or None
+        The knockoff draw, the swaps and the forest's seed.
+    n_jobs : int or None
+        Threads of the fit and the importance; results do not depend on it.
+
+    Returns
+    -------
+    KnockoffTest
+        statistics, importances, knockoff_importances, qvalues (the least level selecting each
+        feature), feature_names; ``selected(fdr)``, ``threshold(fdr)``, ``to_frame()``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp import RandomForestRegressor
+    >>> from pyinterp.significance import knockoff_filter
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((300, 200))
+    >>> y = X[:, :10] @ np.full(10, 0.8) + rng.standard_normal(300)
+    >>> test = knockoff_filter(RandomForestRegressor(n_estimators=200, max_features=0.3), X, y,
+    ...                        s_method="equicorrelated", random_state=0)
+    >>> sorted(test.selected(0.1).tolist())   # the ten causes, and one feature without effect
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 182]
+    """
+    if _n_rows(X) != _n_rows(y):
+        raise ValueError(f"y has {_n_rows(y)} entries for {_n_rows(X)} rows of X")
+    return knockoff_test(forest, X, np.asarray(y), knockoffs=knockoffs, offset=offset, importance=importance,
+                         s_method=s_method, random_state=random_state, n_jobs=n_jobs, fit=_fit)
 
 
 def _janitza(forest, X, y, n_repeats, rng, n_jobs):
