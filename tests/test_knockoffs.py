@@ -192,3 +192,29 @@ def test_the_docstring_examples_run():
         for test in tests:
             runner.run(test)
     assert runner.failures == 0
+
+
+def test_the_command_line_adds_the_knockoff_columns(tmp_path, capsys):
+    pd = pytest.importorskip("pandas")
+    from conftest import read_csv_exact
+
+    from pyinterp import cli
+
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((200, 60))
+    y = X[:, :12] @ np.full(12, 0.9) + rng.standard_normal(200)
+    frame = pd.DataFrame(X, columns=[f"g{j}" for j in range(60)])
+    frame.assign(response=y).to_csv(tmp_path / "expression.csv", index=False)
+    code = cli.main(["importance", str(tmp_path / "expression.csv"), "--target", "response", "--knockoffs",
+                     "--n-estimators", "40", "--n-jobs", "1", "--out", str(tmp_path / "out")])
+    out, err = capsys.readouterr()
+    assert (code, err) == (0, ""), err
+    s_method = "mvr" if HAVE_KNOCKPY else "equicorrelated"
+    assert "Knockoffs (" in out and f"({s_method} S-matrix" in out and "knockoff_qvalue: the least FDR level" in out
+    assert "No p-values" in out  # 60 features: Janitza's test is left out, the knockoffs are not
+    table = read_csv_exact(tmp_path / "out" / "importances.csv").set_index("feature")
+    expected = knockoff_filter(RandomForestRegressor(n_estimators=40), frame, y, s_method=s_method, random_state=0)
+    names = list(expected.feature_names)
+    np.testing.assert_array_equal(table.loc[names, "knockoff_statistic"], expected.statistics)
+    np.testing.assert_array_equal(table.loc[names, "knockoff_qvalue"], expected.qvalues)
+    assert "KO q" in out and "knockoff_qvalue" in (tmp_path / "out" / "report.html").read_text()

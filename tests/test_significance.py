@@ -136,32 +136,70 @@ def test_the_docstring_examples_run():
     assert runner.failures == 0
 
 
+def genotype_blocks(rng, n, p, block=10, correlation=0.8):
+    """Packed genotypes of n samples at p SNPs in LD blocks: each haplotype thresholds an AR(1)
+    latent (correlation within a block, none across), minor-allele frequencies 0.05-0.5."""
+    from pyinterp.io import PackedGenotypes
+    from pyinterp.io.packing import pack_counts
+
+    latent = np.empty((2 * n, p))
+    latent[:, 0] = rng.standard_normal(2 * n)
+    for j in range(1, p):
+        r = 0.0 if j % block == 0 else correlation
+        latent[:, j] = r * latent[:, j - 1] + np.sqrt(1 - r * r) * rng.standard_normal(2 * n)
+    alleles = latent < stats.norm.ppf(rng.uniform(0.05, 0.5, p))
+    counts = (alleles[:n].astype(np.int8) + alleles[n:]).T
+    return PackedGenotypes(pack_counts(counts), n)
+
+
+def randomized(test, rng):
+    """Janitza's p-values with their ties to the null broken at random: (#null > v + U (1 + #null
+    == v)) / (1 + N), uniform when v is a draw from the null. A feature no tree splits on, or whose
+    permutation moves no prediction, scores exactly 0, and the zeros are an atom of the null (half
+    the features in the genotype design below): there the test's own p-values are discrete."""
+    null, v = test.null, test.importances
+    above = len(null) - np.searchsorted(null, v, side="right")
+    equal = np.searchsorted(null, v, side="right") - np.searchsorted(null, v, side="left")
+    return (above + rng.uniform(size=len(v)) * (1 + equal)) / (1 + len(null))
+
+
 @pytest.mark.heavy
-def test_janitza_pvalues_are_uniform_under_global_nulls():
-    """y independent of X, 200 nulls at fixed seeds: the p-value of one feature is uniform (KS), and
-    the share of all features' p-values at or below 0.05 is at most 0.05 (binomial margin)."""
+@pytest.mark.parametrize("null", ["gaussian", "genotypes_ld_cases"])
+def test_janitza_pvalues_are_uniform_under_global_nulls(null):
+    """y independent of X, 200 nulls at fixed seeds: the p-value of one feature, ties with the null
+    broken at random, is uniform (KS), and the share of all features' p-values at or below 0.01,
+    0.05 and 0.1 is at most that (binomial margin). X is Gaussian with a continuous y, or packed
+    genotypes in LD blocks with a case/control y."""
     first, pooled = [], []
     for seed in range(200):
         rng = np.random.default_rng(seed)
-        X, y = rng.standard_normal((80, 300)), rng.standard_normal(80)
+        if null == "gaussian":
+            X, y = rng.standard_normal((80, 300)), rng.standard_normal(80)
+            forest = RandomForestRegressor(n_estimators=20, max_features=0.3)
+        else:
+            X, y = genotype_blocks(rng, 120, 300), rng.integers(0, 2, 120)
+            forest = RandomForestClassifier(n_estimators=20, max_features=0.3)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a few nulls have fewer than 100 negative importances
-            test = importance_pvalues(RandomForestRegressor(n_estimators=20, max_features=0.3), X, y, random_state=seed)
-        first.append(test.pvalues[0])
+            test = importance_pvalues(forest, X, y, random_state=seed)
+        first.append(randomized(test, rng)[0])
         pooled.append(test.pvalues)
     assert stats.kstest(first, "uniform").pvalue > 0.01
     pooled = np.concatenate(pooled)
-    assert np.mean(pooled <= 0.05) <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 200)
+    for level in (0.01, 0.05, 0.1):
+        assert np.mean(pooled <= level) <= level + 3 * np.sqrt(level * (1 - level) / 200)
 
 
 @pytest.mark.heavy
-def test_altmann_pvalues_are_uniform_under_global_nulls():
+@pytest.mark.parametrize("null", ["gaussian", "genotypes_ld"])
+def test_altmann_pvalues_are_uniform_under_global_nulls(null):
     """Exact permutation p-values on the grid k / 20: P(p <= k / 20) <= k / 20 within sampling error,
-    over 200 nulls, binary y."""
+    over 200 nulls, binary y; X Gaussian, or packed genotypes in LD (one block of 3 SNPs)."""
     pvalues = []
     for seed in range(200):
         rng = np.random.default_rng(seed)
-        X, y = rng.standard_normal((40, 3)), rng.integers(0, 2, 40)
+        X = rng.standard_normal((40, 3)) if null == "gaussian" else genotype_blocks(rng, 40, 3)
+        y = rng.integers(0, 2, 40)
         test = importance_pvalues(RandomForestClassifier(n_estimators=10), X, y, method="altmann", n_permutations=19,
                                   random_state=seed)
         pvalues.append(test.pvalues[0])

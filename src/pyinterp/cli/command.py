@@ -147,6 +147,9 @@ def parser() -> argparse.ArgumentParser:
                        "from the features without effect), altmann (refits on permuted targets); auto: janitza "
                        "with 200 features or more, else none")
     group.add_argument("--n-permutations", type=_positive, default=100, help="--pvalues altmann: refits")
+    group.add_argument("--knockoffs", action="store_true",
+                       help="add the model-X knockoff filter's statistic and q-value of each feature (FDR control "
+                       "without p-values; Gaussian knockoffs, for complete numeric data)")
     group.add_argument("--holdout", type=_fraction, default=None, metavar="F",
                        help="fit LSSFind and iRF on the other rows and test their interactions on this share of "
                        "the rows (p-values and BH q-values of each rule against the additive model); default: "

@@ -15,7 +15,7 @@ from ..importance import mdi_oob
 from ..interactions import IterativeRandomForest, LSSFind, NoInteractionWarning, screen_pairs
 from ..interactions.irf import TABLE_ORDER, r_conventions, why_none
 from .._rows import split_rows, take_rows
-from ..significance import importance_pvalues, interaction_pvalues
+from ..significance import importance_pvalues, interaction_pvalues, knockoff_filter
 from ..plotting import (plot_importances, plot_interaction_network, plot_interaction_response, plot_irf_scores,
                         plot_lssfind)
 from ..plotting._base import shortened
@@ -81,27 +81,36 @@ def importances(data, args, report, truth=None):
     order = np.argsort(-debiased, kind="stable")
     names = data.names
     test = _significance(data, args, report, Forest)
-    tested = [] if test is None else [f"{test.method}_importance", "pvalue", "qvalue"]
+    knockoffs = _knockoffs(data, args, report, Forest)
+    # (table column, printed heading or None, printed width and format, values) of each test run
+    tested = ([] if test is None else [(f"{test.method}_importance", None, 0, "", test.importances),
+                                       ("pvalue", "p-value", 9, ".2e", test.pvalues),
+                                       ("qvalue", "q-value", 8, ".3f", test.qvalues)])
+    tested += ([] if knockoffs is None else [("knockoff_statistic", None, 0, "", knockoffs.statistics),
+                                             ("knockoff_qvalue", "KO q", 6, ".3f", knockoffs.qvalues)])
     truth_column = ["truth"] if truth else []
-    rows = [(rank, names[j], float(debiased[j]), float(se[j]), float(mdi[j]),
-             *([] if test is None else [float(test.importances[j]), float(test.pvalues[j]), float(test.qvalues[j])]),
+    rows = [(rank, names[j], float(debiased[j]), float(se[j]), float(mdi[j]), *(float(c[4][j]) for c in tested),
              *(["relevant" if j in truth.features else "noise"] if truth else []))
             for rank, j in enumerate(order, 1)]
-    header, cells = _with_genes(data, ["rank", "feature", "mdi_oob", "mdi_oob_se", "mdi", *tested, *truth_column],
-                                rows, [[j] for j in order], 2)
+    header, cells = _with_genes(data, ["rank", "feature", "mdi_oob", "mdi_oob_se", "mdi", *(c[0] for c in tested),
+                                       *truth_column], rows, [[j] for j in order], 2)
     report.add_table("importances", "Feature importances: MDI-oob (debiased with out-of-bag rows) beside MDI"
-                     + ("" if test is None else f", and the p-values of {_TESTS[test.method]}"), header, cells)
+                     + ("" if test is None else f", and the p-values of {_TESTS[test.method]}")
+                     + ("" if knockoffs is None else ", and the knockoff filter's statistics and q-values"),
+                     header, cells)
     top = rows[: args.top]
+    printed = [k for k, c in enumerate(tested) if c[1]]
     report.say(f"\nTop {len(top)} of {len(rows)} features by MDI-oob (debiased with out-of-bag rows, {elapsed:.3f} s; "
-               f"SE across trees), with MDI{'' if test is None else ', p-values and q-values'}:")
+               f"SE across trees), with MDI{'' if test is None else ', p-values and q-values'}"
+               f"{'' if knockoffs is None else ', knockoff q-values'}:")
     report.say(f"  {'rank':>4}  {'feature':<20} {'MDI-oob':>9} {'SE':>8} {'MDI':>8}"
-               + ("" if test is None else f" {'p-value':>9} {'q-value':>8}") + ("  truth" if truth else ""))
+               + "".join(f" {tested[k][1]:>{tested[k][2]}}" for k in printed) + ("  truth" if truth else ""))
     for rank, name, value, error, plain, *rest in top:
-        tested_values, mark = (rest[:3], rest[3:]) if test is not None else ([], rest)
+        tested_values, mark = rest[:len(tested)], rest[len(tested):]
         if data.genes and name in data.genes:
             name = f"{name} ({data.genes[name]})"
         report.say(f"  {rank:>4}  {_printed(name):<20} {value:>9.4f} {error:>8.4f} {plain:>8.4f}"
-                   + ("" if test is None else f" {tested_values[1]:>9.2e} {tested_values[2]:>8.3f}")
+                   + "".join(f" {tested_values[k]:>{tested[k][2]}{tested[k][3]}}" for k in printed)
                    + (f"  {mark[0]}" if mark else ""))
     draw(report, "importances", "MDI-oob with its standard error, beside MDI", plot_importances, forest, data.X,
          data.y, top=min(args.top, 20), n_jobs=args.n_jobs)
@@ -158,6 +167,37 @@ def _significance(data, args, report, Forest):
         report.say(f"  None has q <= 0.1: the smallest p-value is {smallest:.2g}, and at that p-value Benjamini-Hochberg "
                    f"selects only groups of {needed} features or more (the smallest p-value a test can give is "
                    "1 / (N + 1) for a null of N values).")
+    return test
+
+
+def _knockoffs(data, args, report, Forest):
+    """knockoff_filter under --knockoffs, with the sentences saying what its columns are; None
+    when not asked for. The S-matrix is knockpy's MVR when knockpy is installed, else the
+    equicorrelated one, and the report says which."""
+    if not args.knockoffs:
+        return None
+    try:
+        import knockpy  # noqa: F401
+
+        s_method = "mvr"
+    except ImportError:
+        s_method = "equicorrelated"
+    forest = Forest(n_estimators=args.n_estimators, **{k: v for k, v in _options(args, data).items() if k != "verbose"})
+    start = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        test = knockoff_filter(forest, data.X, data.y, s_method=s_method, random_state=args.random_state,
+                               n_jobs=args.n_jobs)
+    report.say(f"\nKnockoffs ({time.perf_counter() - start:.2f} s): a forest fitted beside a Gaussian knockoff copy of "
+               f"every feature ({s_method} S-matrix{'' if s_method == 'mvr' else '; knockpy would give MVR'}); "
+               "knockoff_statistic is a feature's MDI-oob minus its copy's, as likely negative as positive for a "
+               "feature without effect.")
+    for warning in caught:
+        report.say(f"  Note: {warning.message}.")
+    report.say(f"knockoff_qvalue: the least FDR level at which the knockoff+ filter selects the feature; the "
+               f"{len(test.selected(0.1))} features with knockoff q <= 0.1 are a selection whose expected share of "
+               "false discoveries is at most 10% when the knockoffs are exact (X Gaussian). It selects 10 features "
+               "or more at 0.1, or none.")
     return test
 
 
