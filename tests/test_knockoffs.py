@@ -2,9 +2,7 @@
 force scan and against knockpy's threshold, the Gaussian knockoffs' moments, the swaps undone,
 determinism, the FDR over 100 simulations with known signal, and named errors."""
 
-import doctest
 import sys
-import warnings
 
 import numpy as np
 import pytest
@@ -177,21 +175,6 @@ def test_bad_input_is_named(monkeypatch):
     monkeypatch.setitem(sys.modules, "knockpy", None)
     with pytest.raises(ImportError, match=r"s_method='mvr' needs knockpy .*'equicorrelated' needs nothing"):
         knockoff_filter(forest, X, y)
-
-
-def test_the_docstring_examples_run():
-    from pyinterp import significance
-
-    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
-    finder = doctest.DocTestFinder()
-    tests = finder.find(_knockoffs, "_knockoffs", globs={}) + [
-        t for t in finder.find(significance, "significance", globs={}) if "knockoff" in t.name]
-    assert sum(len(t.examples) for t in tests) >= 8
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        for test in tests:
-            runner.run(test)
-    assert runner.failures == 0
 
 
 def test_the_command_line_adds_the_knockoff_columns(tmp_path, capsys):

@@ -126,9 +126,12 @@ def test_bad_input_is_named():
 
 
 def test_the_docstring_examples_run():
+    from pyinterp import _knockoffs
+
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
-    tests = doctest.DocTestFinder().find(significance, "significance", globs={})
-    assert sum(len(t.examples) for t in tests) >= 8
+    finder = doctest.DocTestFinder()
+    tests = finder.find(significance, "significance", globs={}) + finder.find(_knockoffs, "_knockoffs", globs={})
+    assert sum(len(t.examples) for t in tests) >= 16
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         for test in tests:
