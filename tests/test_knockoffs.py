@@ -54,13 +54,15 @@ def test_the_threshold_is_knockpys(seed):
 
 
 @pytest.mark.parametrize("s_method", ["equicorrelated", pytest.param("mvr", marks=needs_knockpy)])
-def test_gaussian_knockoffs_have_the_knockoff_moments(s_method):
-    """cov(X~) = Sigma and cov(X, X~) = Sigma - S, S diagonal and 0 <= S <= 2 Sigma's scale."""
+@pytest.mark.parametrize("given", [False, True])
+def test_gaussian_knockoffs_have_the_knockoff_moments(s_method, given):
+    """cov(X~) = Sigma and cov(X, X~) = Sigma - S, S diagonal and 0 <= S <= 2 Sigma's scale; Sigma
+    estimated from X or given."""
     rng = np.random.default_rng(0)
     sigma = np.array([[1.0, 0.6, 0.2, 0.0], [0.6, 1.0, 0.5, 0.1], [0.2, 0.5, 1.0, 0.3], [0.0, 0.1, 0.3, 1.0]])
     sigma *= np.outer([1, 2, 0.5, 3], [1, 2, 0.5, 3])
     X = rng.multivariate_normal(np.arange(4.0), sigma, size=60_000)
-    K = _knockoffs.gaussian_knockoffs(X, s_method=s_method, random_state=1)
+    K = _knockoffs.gaussian_knockoffs(X, covariance=sigma if given else "auto", s_method=s_method, random_state=1)
     joint = np.cov(np.hstack([X, K]).T)
     scale = np.sqrt(np.outer(np.diag(sigma), np.diag(sigma)))
     np.testing.assert_allclose(joint[4:, 4:] / scale, sigma / scale, atol=0.03)
@@ -163,6 +165,12 @@ def test_bad_input_is_named(monkeypatch):
         knockoff_filter(forest, X, y, knockoffs=X[:, :5])
     with pytest.raises(ValueError, match="knockoffs has a missing"):
         knockoff_filter(forest, X, y, knockoffs=bad)
+    with pytest.raises(ValueError, match=r"covariance has shape \(5, 5\); X has 6 features"):
+        knockoff_filter(forest, X, y, covariance=np.eye(5))
+    with pytest.raises(ValueError, match="covariance must be a symmetric matrix of finite numbers"):
+        knockoff_filter(forest, X, y, covariance=np.eye(6) + np.triu(np.ones((6, 6)), 1) * 0.1)
+    with pytest.raises(ValueError, match="covariance is not positive definite"):
+        knockoff_filter(forest, X, y, covariance=np.ones((6, 6)))
     with pytest.raises(ValueError, match="offset"):
         knockoff_filter(forest, X, y, offset=2)
     with pytest.raises(ValueError, match="s_method"):
@@ -172,6 +180,13 @@ def test_bad_input_is_named(monkeypatch):
     genotypes = rng.integers(0, 3, (50, 6)).astype(float)
     with pytest.warns(UserWarning, match="6 of X's 6 columns take 3 values or fewer"):
         knockoff_filter(forest, genotypes, y, s_method="equicorrelated")
+    wide = rng.standard_normal((30, 40))
+    with pytest.warns(UserWarning, match="estimated from 30 rows for 40 features, too few for the sample covariance"):
+        knockoff_filter(forest, wide, y[:30], s_method="equicorrelated")
+    with pytest.raises(ValueError, match="sample covariance from 30 rows for 40 features is singular"):
+        knockoff_filter(forest, wide, y[:30], covariance="sample")
+    with pytest.raises(ValueError, match="covariance"):
+        knockoff_filter(forest, X, y, covariance="graphical_lasso")
     monkeypatch.setitem(sys.modules, "knockpy", None)
     with pytest.raises(ImportError, match=r"s_method='mvr' needs knockpy .*'equicorrelated' needs nothing"):
         knockoff_filter(forest, X, y)

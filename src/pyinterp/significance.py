@@ -218,6 +218,7 @@ def importance_pvalues(forest, X, y, *, method="janitza", importance="permutatio
         "X": ["array-like"],
         "y": ["array-like"],
         "knockoffs": [StrOptions({"gaussian"}), "array-like"],
+        "covariance": [StrOptions({"auto", "sample", "ledoit_wolf"}), "array-like"],
         "offset": [IntInterval(Integral, 0, 1, closed="both")],
         "importance": [StrOptions({"mdi_oob", "permutation"})],
         "s_method": [StrOptions(set(S_METHODS))],
@@ -226,8 +227,8 @@ def importance_pvalues(forest, X, y, *, method="janitza", importance="permutatio
     },
     prefer_skip_nested_validation=True,
 )
-def knockoff_filter(forest, X, y, *, knockoffs="gaussian", offset=1, importance="mdi_oob", s_method="mvr",
-                    random_state=None, n_jobs=None):
+def knockoff_filter(forest, X, y, *, knockoffs="gaussian", covariance="auto", offset=1, importance="mdi_oob",
+                    s_method="mvr", random_state=None, n_jobs=None):
     """Model-X knockoff selection with a forest's importances: FDR control without p-values.
 
     The forest is fitted once on [X, X~], X~ a knockoff copy of X; each feature's statistic is its
@@ -247,10 +248,19 @@ def knockoff_filter(forest, X, y, *, knockoffs="gaussian", offset=1, importance=
         Complete numeric data (a DataFrame or packed genotypes name the features).
     y : array-like of shape (n_samples,)
     knockoffs : "gaussian" or array-like of shape (n_samples, n_features), default="gaussian"
-        "gaussian": second-order Gaussian knockoffs from X's mean and Ledoit-Wolf covariance
+        "gaussian": second-order Gaussian knockoffs from X's mean and covariance
         (exact when X is multivariate normal; an approximation otherwise, and a poor one for
         discrete features such as genotypes, which warn). An array: knockoffs made elsewhere for
         X's distribution (for genotypes, an HMM sampler such as KnockoffZoom's), used as given.
+    covariance : {"auto", "sample", "ledoit_wolf"} or array-like of shape (n_features, n_features), \
+default="auto"
+        Gaussian knockoffs: X's covariance when it is known (from the design, a reference panel
+        or more rows without y, as model-X assumes), or how to estimate it from X. "sample": the
+        sample covariance, which kept the FDR in every simulation but gives little power below
+        about 3 rows a feature. "ledoit_wolf": shrunk toward independence, more power, but on
+        correlated features the FDR exceeded its level (0.12-0.25 at q = 0.1;
+        docs/user/significance.md). "auto": "sample" with more rows than features, else
+        "ledoit_wolf" and a warning.
     offset : {0, 1}, default=1
         1: knockoff+, which controls the FDR; 0: the knockoff filter, which controls the modified
         FDR E[V / (R + 1 / q)] and selects more when few features matter.
@@ -277,17 +287,17 @@ def knockoff_filter(forest, X, y, *, knockoffs="gaussian", offset=1, importance=
     >>> from pyinterp import RandomForestRegressor
     >>> from pyinterp.significance import knockoff_filter
     >>> rng = np.random.default_rng(0)
-    >>> X = rng.standard_normal((300, 200))
-    >>> y = X[:, :10] @ np.full(10, 0.8) + rng.standard_normal(300)
+    >>> X = rng.standard_normal((500, 100))
+    >>> y = X[:, :10] @ np.full(10, 0.8) + rng.standard_normal(500)
     >>> test = knockoff_filter(RandomForestRegressor(n_estimators=200, max_features=0.3), X, y,
     ...                        s_method="equicorrelated", random_state=0)
     >>> sorted(test.selected(0.1).tolist())   # the ten causes, and one feature without effect
-    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 182]
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15]
     """
     if _n_rows(X) != _n_rows(y):
         raise ValueError(f"y has {_n_rows(y)} entries for {_n_rows(X)} rows of X")
-    return knockoff_test(forest, X, np.asarray(y), knockoffs=knockoffs, offset=offset, importance=importance,
-                         s_method=s_method, random_state=random_state, n_jobs=n_jobs, fit=_fit)
+    return knockoff_test(forest, X, np.asarray(y), knockoffs=knockoffs, covariance=covariance, offset=offset,
+                         importance=importance, s_method=s_method, random_state=random_state, n_jobs=n_jobs, fit=_fit)
 
 
 def _janitza(forest, X, y, n_repeats, rng, n_jobs):
