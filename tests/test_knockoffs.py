@@ -216,3 +216,19 @@ def test_the_command_line_adds_the_knockoff_columns(tmp_path, capsys):
     np.testing.assert_array_equal(table.loc[names, "knockoff_statistic"], expected.statistics)
     np.testing.assert_array_equal(table.loc[names, "knockoff_qvalue"], expected.qvalues)
     assert "KO q" in out and "knockoff_qvalue" in (tmp_path / "out" / "report.html").read_text()
+
+
+def test_the_command_line_says_why_it_has_no_knockoffs(tmp_path, capsys):
+    pd = pytest.importorskip("pandas")
+    from pyinterp import cli
+
+    rng = np.random.default_rng(9)
+    frame = pd.DataFrame(rng.standard_normal((80, 12)), columns=[f"g{j}" for j in range(12)])
+    frame.iloc[5, 3] = np.nan
+    frame.assign(response=rng.standard_normal(80)).to_csv(tmp_path / "holes.csv", index=False)
+    code = cli.main(["importance", str(tmp_path / "holes.csv"), "--target", "response", "--knockoffs",
+                     "--n-estimators", "10", "--out", str(tmp_path / "out")])
+    out, err = capsys.readouterr()
+    assert (code, err) == (0, ""), err
+    assert "No knockoffs: X has a missing or infinite value (row 5, column 3)" in out
+    assert "knockoff_qvalue" not in (tmp_path / "out" / "importances.csv").read_text()

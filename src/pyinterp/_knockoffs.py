@@ -126,7 +126,7 @@ def knockoff_qvalues(statistics, offset=1):
 
 
 def knockoff_test(forest, X, y, *, knockoffs, covariance, offset, importance, s_method, random_state, n_jobs, fit):
-    """The work of significance.knockoff_selection, its arguments checked."""
+    """The work of significance.knockoff_filter, its arguments checked."""
     names = column_names(X)
     values = _complete(X, "X")
     p = values.shape[1]

@@ -186,8 +186,12 @@ def _knockoffs(data, args, report, Forest):
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
-        test = knockoff_filter(forest, data.X, data.y, s_method=s_method, random_state=args.random_state,
-                               n_jobs=args.n_jobs)
+        try:
+            test = knockoff_filter(forest, data.X, data.y, s_method=s_method, random_state=args.random_state,
+                                   n_jobs=args.n_jobs)
+        except ValueError as error:  # missing values, a constant column: the other tables still come
+            report.say(f"\nNo knockoffs: {error}.")
+            return None
     report.say(f"\nKnockoffs ({time.perf_counter() - start:.2f} s): a forest fitted beside a Gaussian knockoff copy of "
                f"every feature ({s_method} S-matrix{'' if s_method == 'mvr' else '; knockpy would give MVR'}); "
                "knockoff_statistic is a feature's MDI-oob minus its copy's, as likely negative as positive for a "
