@@ -1,5 +1,7 @@
 """pair_scan: every pair's interaction F test and Boolean rule, against least squares on the rows."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -213,3 +215,15 @@ def test_screen_keeps_the_top_columns_and_scans_them_on_the_other_rows():
     assert np.sum(cases[split.screen_rows] == "case") == 150  # drawn within each class
     with pytest.raises(ValueError, match="3 classes"):
         screen_pairs(X, np.array(["a", "b", "c"])[np.arange(600) % 3], n_features=20)
+
+
+def test_a_screen_of_many_columns_on_few_rows_warns():
+    from pyinterp.interactions import screen_pairs
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 3, (120, 5000)).astype(np.int8)
+    with pytest.warns(UserWarning, match="screening 5000 columns on 60 rows: with few rows the forest cannot rank"):
+        screen_pairs(X, rng.standard_normal(120), n_features=20, n_estimators=5, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        screen_pairs(X[:, :4999], rng.standard_normal(120), n_features=20, n_estimators=5, random_state=0)
