@@ -24,6 +24,11 @@ signal, so the pure design measures what it misses.
     10^6   marginal  0.5      300      0 of 1 (seed 0)        37 s            1490 MB
     10^6   marginal  0.5      auto     3 of 3 (all 1st)       82 s            1254 MB / 698 MB
 
+2026-11-30, 10 replicates at 10^6 (default settings, top=1000 rows of the table; load 0.6-4.5,
+the machine also running other studies): the pair first in 9 of 10; screen_pairs took 47-154 s,
+median 80 s; peak RSS 1252 MB. The miss (seed 6) had one causal variant ranked 2,848th by the
+screen; n_features=3000 on that replicate put the pair first (q = 3.3e-6, 74.5 s, 1480 MB).
+
 At 10^6, 300 trees tried each column too rarely (one causal variant ranked 68,250th by the
 screen); n_estimators="auto" (949 trees there) keeps the tries per column at 10^5's. A screen on
 30% of the rows lost the pair twice. Pure epistasis is missed: its variants have no importance of
