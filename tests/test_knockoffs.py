@@ -187,6 +187,10 @@ def test_bad_input_is_named(monkeypatch):
         knockoff_filter(forest, wide, y[:30], covariance="sample")
     with pytest.raises(ValueError, match="covariance"):
         knockoff_filter(forest, X, y, covariance="graphical_lasso")
+    monkeypatch.setattr(_knockoffs, "MAX_GAUSSIAN_FEATURES", 5)
+    with pytest.raises(ValueError, match="Gaussian knockoffs of 6 features need 6 x 6 covariances .* above 5 features pass knockoffs"):
+        knockoff_filter(forest, X, y)
+    monkeypatch.undo()
     monkeypatch.setitem(sys.modules, "knockpy", None)
     with pytest.raises(ImportError, match=r"s_method='mvr' needs knockpy .*'equicorrelated' needs nothing"):
         knockoff_filter(forest, X, y)

@@ -34,6 +34,8 @@ from .importance import mdi_oob, permutation_oob
 S_METHODS = ("mvr", "maxent", "sdp", "equicorrelated")
 # Gaussian knockoffs of a feature with this many values or fewer are not exchangeable with it
 FEW_LEVELS = 3
+# Gaussian knockoffs hold five p x p matrices and factor two (p^3): 4 GB and minutes at 10^4
+MAX_GAUSSIAN_FEATURES = 10_000
 
 
 class KnockoffTest:
@@ -128,8 +130,13 @@ def knockoff_qvalues(statistics, offset=1):
 def knockoff_test(forest, X, y, *, knockoffs, covariance, offset, importance, s_method, random_state, n_jobs, fit):
     """The work of significance.knockoff_filter, its arguments checked."""
     names = column_names(X)
+    p = X.shape[1] if hasattr(X, "shape") else len(np.asarray(X[0]))
+    if isinstance(knockoffs, str) and p > MAX_GAUSSIAN_FEATURES:  # before X is read whole
+        raise ValueError(f"Gaussian knockoffs of {p} features need {p} x {p} covariances ({5 * 8 * p**2 / 1e9:.0f} "
+                         f"GB) and their p^3 factorizations; above {MAX_GAUSSIAN_FEATURES} features pass knockoffs "
+                         "made by a sampler that scales (for genotypes, an HMM's) as knockoffs=, or screen the "
+                         "features first")
     values = _complete(X, "X")
-    p = values.shape[1]
     names = np.asarray([f"x{k}" for k in range(p)] if names is None else names, dtype=object)
     seeds = draw_seeds(python_rng(random_state), 4)
     if isinstance(knockoffs, str):
