@@ -26,7 +26,7 @@ import warnings
 import numpy as np
 from sklearn.covariance import ledoit_wolf
 
-from ._seeds import draw_seeds, python_rng
+from ._seeds import draw_seeds, python_rng, seeded_fit
 from ._validation import column_names
 from .importance import mdi_oob, permutation_oob
 
@@ -90,6 +90,15 @@ class KnockoffTest:
                 f"selected at q <= 0.1: {len(self.selected(0.1))})")
 
 
+def best_s_method() -> str:
+    """knockpy's MVR when knockpy imports, else the equicorrelated S-matrix, which needs nothing."""
+    try:
+        import knockpy  # noqa: F401
+    except ImportError:
+        return "equicorrelated"
+    return "mvr"
+
+
 def knockoff_qvalues(statistics, offset=1):
     """Each feature's knockoff q-value: the smallest level q whose knockoff filter selects it.
 
@@ -127,17 +136,20 @@ def knockoff_qvalues(statistics, offset=1):
     return q
 
 
-def knockoff_test(forest, X, y, *, knockoffs, covariance, offset, importance, s_method, random_state, n_jobs, fit):
+def knockoff_test(forest, X, y, *, knockoffs, covariance, offset, importance, s_method, random_state, n_jobs):
     """The work of significance.knockoff_filter, its arguments checked."""
-    names = column_names(X)
     p = X.shape[1] if hasattr(X, "shape") else len(np.asarray(X[0]))
     if isinstance(knockoffs, str) and p > MAX_GAUSSIAN_FEATURES:  # before X is read whole
         raise ValueError(f"Gaussian knockoffs of {p} features need {p} x {p} covariances ({5 * 8 * p**2 / 1e9:.0f} "
                          f"GB) and their p^3 factorizations; above {MAX_GAUSSIAN_FEATURES} features pass knockoffs "
                          "made by a sampler that scales (for genotypes, an HMM's) as knockoffs=, or screen the "
                          "features first")
-    values = _complete(X, "X")
+    names = column_names(X)
     names = np.asarray([f"x{k}" for k in range(p)] if names is None else names, dtype=object)
+    values = _complete(X, "X")
+    constant = np.flatnonzero(np.ptp(values, axis=0) == 0) if len(values) else []
+    if len(constant):
+        raise ValueError(f"X's column {constant[0]} is constant: it has no Gaussian knockoff; drop it")
     seeds = draw_seeds(python_rng(random_state), 4)
     if isinstance(knockoffs, str):
         _warn_if_discrete(values)
@@ -148,7 +160,7 @@ def knockoff_test(forest, X, y, *, knockoffs, covariance, offset, importance, s_
             raise ValueError(f"knockoffs has shape {copy.shape}; X has shape {values.shape}")
     swap = np.random.default_rng(int(seeds[1])).random(p) < 0.5
     both = np.hstack([np.where(swap, copy, values), np.where(swap, values, copy)]).astype(np.float32)
-    model = fit(forest, both, y, seeds[2], n_jobs)
+    model = seeded_fit(forest, both, y, seeds[2], n_jobs)
     if importance == "mdi_oob":
         scores = mdi_oob(model, both, y, n_jobs=n_jobs)
     else:
@@ -265,9 +277,6 @@ def _complete(X, argument):
         row, column = np.argwhere(bad)[0]
         raise ValueError(f"{argument} has a missing or infinite value (row {row}, column {column}): knockoffs need "
                          "complete data; impute first")
-    constant = np.flatnonzero(np.ptp(values, axis=0) == 0) if len(values) else np.array([], int)
-    if constant.size and argument == "X":
-        raise ValueError(f"X's column {constant[0]} is constant: it has no Gaussian knockoff; drop it")
     return values
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from sklearn.base import clone
 from sklearn.utils import check_random_state
 
 SEED_BOUND = np.iinfo(np.int32).max  # drawn seeds lie in [0, 2**31 - 1)
@@ -30,3 +31,13 @@ def draw_seeds(rng, size=None):
     """Seeds of work units (a forest, a bootstrap, a restart, a trial) drawn from ``python_rng`` up
     front, so that each unit's stream does not depend on which worker runs it."""
     return rng.randint(SEED_BOUND, size=size)
+
+
+def seeded_fit(estimator, X, y, seed, n_jobs=None):
+    """A clone of ``estimator`` fitted on (X, y) with its drawn seed as ``random_state`` (and
+    ``n_jobs`` threads where it takes them): one unit of a test's refits."""
+    model = clone(estimator)
+    params = {"random_state": int(seed)}
+    if "n_jobs" in model.get_params():
+        params["n_jobs"] = n_jobs
+    return model.set_params(**params).fit(X, y)

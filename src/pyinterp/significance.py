@@ -46,13 +46,13 @@ from numbers import Integral
 
 import numpy as np
 from scipy import stats
-from sklearn.base import clone, is_classifier
+from sklearn.base import is_classifier
 from sklearn.utils._param_validation import StrOptions, validate_params
 from sklearn.utils.validation import check_is_fitted
 
 from ._knockoffs import S_METHODS, KnockoffTest, knockoff_qvalues, knockoff_test
 from ._rows import split_rows, take_rows
-from ._seeds import draw_seeds, python_rng
+from ._seeds import draw_seeds, python_rng, seeded_fit
 from ._validation import IntInterval
 from .forest.rules import feature_labels
 from .importance import _held_out_permutation, mdi_oob, permutation_oob
@@ -297,7 +297,7 @@ default="auto"
     if _n_rows(X) != _n_rows(y):
         raise ValueError(f"y has {_n_rows(y)} entries for {_n_rows(X)} rows of X")
     return knockoff_test(forest, X, np.asarray(y), knockoffs=knockoffs, covariance=covariance, offset=offset,
-                         importance=importance, s_method=s_method, random_state=random_state, n_jobs=n_jobs, fit=_fit)
+                         importance=importance, s_method=s_method, random_state=random_state, n_jobs=n_jobs)
 
 
 def _janitza(forest, X, y, n_repeats, rng, n_jobs):
@@ -305,7 +305,7 @@ def _janitza(forest, X, y, n_repeats, rng, n_jobs):
     fit_seeds, permutation_seeds = draw_seeds(rng, 2), draw_seeds(rng, 2)
     held_out = []
     for k, (fit_rows, test_rows) in enumerate((halves, halves[::-1])):
-        model = _fit(forest, take_rows(X, fit_rows), y[fit_rows], fit_seeds[k], n_jobs)
+        model = seeded_fit(forest, take_rows(X, fit_rows), y[fit_rows], fit_seeds[k], n_jobs)
         held_out.append(_held_out_permutation(model, take_rows(X, test_rows), y[test_rows], n_repeats=n_repeats,
                                               random_state=int(permutation_seeds[k]), n_jobs=n_jobs))
     importances = (held_out[0] + held_out[1]) / 2.0
@@ -327,21 +327,13 @@ def _altmann(forest, X, y, importance, n_permutations, n_repeats, rng, n_jobs):
                "mdi_oob": lambda m, X_, y_, seed: mdi_oob(m, X_, y_, n_jobs=n_jobs)}[importance]
     seeds = draw_seeds(rng, (n_permutations + 1, 2))
     orders = [rng.permutation(len(y)) for _ in range(n_permutations)]
-    model = _fit(forest, X, y, seeds[0, 0], n_jobs)
+    model = seeded_fit(forest, X, y, seeds[0, 0], n_jobs)
     observed = measure(model, X, y, int(seeds[0, 1]))
     null = np.empty((n_permutations, len(observed)))
     for s, order in enumerate(orders, 1):
         permuted = y[order]
-        null[s - 1] = measure(_fit(forest, X, permuted, seeds[s, 0], n_jobs), X, permuted, int(seeds[s, 1]))
+        null[s - 1] = measure(seeded_fit(forest, X, permuted, seeds[s, 0], n_jobs), X, permuted, int(seeds[s, 1]))
     return observed, null, model
-
-
-def _fit(forest, X, y, seed, n_jobs):
-    model = clone(forest)
-    params = {"random_state": int(seed)}
-    if "n_jobs" in model.get_params():
-        params["n_jobs"] = n_jobs
-    return model.set_params(**params).fit(X, y)
 
 
 def _halves(y, classification, rng):

@@ -14,6 +14,7 @@ from ..forest import RandomForestClassifier, RandomForestRegressor
 from ..importance import mdi_oob
 from ..interactions import IterativeRandomForest, LSSFind, NoInteractionWarning, screen_pairs
 from ..interactions.irf import TABLE_ORDER, r_conventions, why_none
+from .._knockoffs import best_s_method
 from .._rows import split_rows, take_rows
 from ..significance import importance_pvalues, interaction_pvalues, knockoff_filter
 from ..plotting import (plot_importances, plot_interaction_network, plot_interaction_response, plot_irf_scores,
@@ -140,7 +141,7 @@ def _significance(data, args, report, Forest):
                        f"forest on {args.n_permutations} permutations of the target instead.")
     if method == "none":
         return None
-    forest = Forest(n_estimators=args.n_estimators, **{k: v for k, v in _options(args, data).items() if k != "verbose"})
+    forest = _test_forest(Forest, args, data)
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:  # said in the report, beside the p-values
         warnings.simplefilter("always", UserWarning)
@@ -170,19 +171,19 @@ def _significance(data, args, report, Forest):
     return test
 
 
+def _test_forest(Forest, args, data):
+    """The forest a test refits (cloned, seeded per fit), silent: the command line's settings."""
+    return Forest(n_estimators=args.n_estimators, **{k: v for k, v in _options(args, data).items() if k != "verbose"})
+
+
 def _knockoffs(data, args, report, Forest):
     """knockoff_filter under --knockoffs, with the sentences saying what its columns are; None
     when not asked for. The S-matrix is knockpy's MVR when knockpy is installed, else the
     equicorrelated one, and the report says which."""
     if not args.knockoffs:
         return None
-    try:
-        import knockpy  # noqa: F401
-
-        s_method = "mvr"
-    except ImportError:
-        s_method = "equicorrelated"
-    forest = Forest(n_estimators=args.n_estimators, **{k: v for k, v in _options(args, data).items() if k != "verbose"})
+    s_method = best_s_method()
+    forest = _test_forest(Forest, args, data)
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
