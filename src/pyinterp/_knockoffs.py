@@ -5,7 +5,7 @@ feature swapped for its copy, and carries no information on y beyond X. A forest
 [X, X~] scores each feature and its copy; W_j = importance(X_j) - importance(X~_j) is as likely
 positive as negative for a feature without effect, so the count of large negative W estimates the
 count of false discoveries among the large positive ones. The knockoff+ filter (Barber & Candès
-2015) selects W_j >= T, T the smallest |W| with (offset + #{W <= -T}) / max(1, #{W >= T}) <= q;
+2015) selects W_j >= T, T the smallest ``|W|`` with (offset + #{W <= -T}) / max(1, #{W >= T}) <= q;
 with offset 1 the FDR is at most q in finite samples, for any n and p, when the knockoffs are
 exact.
 
@@ -41,6 +41,22 @@ MAX_GAUSSIAN_FEATURES = 10_000
 class KnockoffTest:
     """A knockoff filter's statistics and selection.
 
+    What :func:`~pyinterp.significance.knockoff_filter` returns; the statistics and q-values are
+    computed from the two importances here.
+
+    Parameters
+    ----------
+    importances : ndarray of shape (n_features,)
+        The importance of each feature, from the forest fitted on [X, X~].
+    knockoff_importances : ndarray of shape (n_features,)
+        The importance of each feature's knockoff, from the same forest.
+    feature_names : ndarray of shape (n_features,)
+        The features' names.
+    offset : {0, 1}
+        1: knockoff+ (FDR control); 0: the knockoff filter (modified FDR control).
+    knockoffs : ndarray of shape (n_samples, n_features)
+        The knockoff copy of X the forest was fitted beside.
+
     Attributes
     ----------
     statistics : ndarray of shape (n_features,)
@@ -51,10 +67,34 @@ class KnockoffTest:
         The smallest FDR level q at which the knockoff filter (with this ``offset``) selects the
         feature (inf where W_j <= 0): ``selected(q)`` is the features with q-value <= q.
     feature_names : ndarray of shape (n_features,)
+        The names of X's columns (``x0``, ``x1``, ... when X has none).
     offset : int
         1: knockoff+ (FDR control); 0: the knockoff filter (modified FDR control).
     knockoffs : ndarray of shape (n_samples, n_features)
         The knockoff copy of X the forest was fitted beside.
+
+    See Also
+    --------
+    pyinterp.significance.knockoff_filter : The filter that makes it.
+    pyinterp.significance.knockoff_qvalues : The q-values of the statistics.
+    pyinterp.significance.ImportanceTest : The p-values and BH q-values of importances.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp import RandomForestRegressor
+    >>> from pyinterp.significance import knockoff_filter
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((300, 50))
+    >>> y = X[:, :10] @ np.full(10, 0.8) + rng.standard_normal(300)
+    >>> test = knockoff_filter(RandomForestRegressor(n_estimators=100, max_features=0.3), X, y,
+    ...                        s_method="equicorrelated", random_state=0)
+    >>> test
+    KnockoffTest(n_features=50, offset=1, selected at q <= 0.1: 10)
+    >>> np.round(test.statistics[:3], 3).tolist()
+    [0.165, 0.146, 0.064]
+    >>> np.round(test.qvalues[:3], 3).tolist(), test.knockoffs.shape
+    ([0.1, 0.1, 0.1], (300, 50))
     """
 
     def __init__(self, importances, knockoff_importances, feature_names, offset, knockoffs):
@@ -67,17 +107,96 @@ class KnockoffTest:
         self.qvalues = knockoff_qvalues(self.statistics, offset)
 
     def threshold(self, fdr=0.1):
-        """The least statistic the filter selects at level fdr (inf when it selects nothing)."""
+        """The least statistic the filter selects at level fdr.
+
+        Parameters
+        ----------
+        fdr : float, default=0.1
+            The false-discovery rate to control.
+
+        Returns
+        -------
+        float
+            The threshold T: the features with statistic W_j >= T are selected (inf when the filter
+            selects nothing).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pyinterp import RandomForestRegressor
+        >>> from pyinterp.significance import knockoff_filter
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((300, 50))
+        >>> y = X[:, :10] @ np.full(10, 0.8) + rng.standard_normal(300)
+        >>> test = knockoff_filter(RandomForestRegressor(n_estimators=100, max_features=0.3), X, y,
+        ...                        s_method="equicorrelated", random_state=0)
+        >>> round(test.threshold(0.1), 3)
+        0.058
+        >>> test.threshold(0.01)    # knockoff+ selects at least 1 / q features, or none
+        inf
+        """
         chosen = self.statistics[self.qvalues <= fdr]
         return float(chosen.min()) if chosen.size else np.inf
 
     def selected(self, fdr=0.1):
-        """Indices of the features the filter selects at level fdr, by decreasing statistic."""
+        """Indices of the features the filter selects at level fdr, by decreasing statistic.
+
+        With ``offset=1`` (knockoff+) and exact knockoffs, the expected false-discovery proportion
+        of the selection is at most fdr.
+
+        Parameters
+        ----------
+        fdr : float, default=0.1
+            The false-discovery rate to control.
+
+        Returns
+        -------
+        ndarray of int
+            The selected features' column indices, by decreasing statistic (ties in column order).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pyinterp import RandomForestRegressor
+        >>> from pyinterp.significance import knockoff_filter
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((300, 50))
+        >>> y = X[:, :10] @ np.full(10, 0.8) + rng.standard_normal(300)
+        >>> test = knockoff_filter(RandomForestRegressor(n_estimators=100, max_features=0.3), X, y,
+        ...                        s_method="equicorrelated", random_state=0)
+        >>> test.selected(0.1).tolist()
+        [4, 7, 5, 0, 3, 1, 8, 9, 2, 6]
+        """
         chosen = np.flatnonzero(self.qvalues <= fdr)
         return chosen[np.argsort(-self.statistics[chosen], kind="stable")]
 
     def to_frame(self):
-        """A pandas DataFrame, one row per feature by decreasing statistic (pandas needed)."""
+        """The filter as a pandas DataFrame, one row per feature by decreasing statistic.
+
+        Needs pandas.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``feature``, ``importance``, ``knockoff_importance``, ``statistic`` and
+            ``qvalue``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pyinterp import RandomForestRegressor
+        >>> from pyinterp.significance import knockoff_filter
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((300, 50))
+        >>> y = X[:, :10] @ np.full(10, 0.8) + rng.standard_normal(300)
+        >>> test = knockoff_filter(RandomForestRegressor(n_estimators=100, max_features=0.3), X, y,
+        ...                        s_method="equicorrelated", random_state=0)
+        >>> test.to_frame().head(3).round(3)
+          feature  importance  knockoff_importance  statistic  qvalue
+        0      x4       0.513                0.002      0.511     0.1
+        1      x7       0.271                0.003      0.267     0.1
+        2      x5       0.194               -0.002      0.195     0.1
+        """
         import pandas as pd
 
         order = np.argsort(-self.statistics, kind="stable")
@@ -102,10 +221,39 @@ def best_s_method() -> str:
 def knockoff_qvalues(statistics, offset=1):
     """Each feature's knockoff q-value: the smallest level q whose knockoff filter selects it.
 
-    The filter at level q selects W_j >= T(q), T(q) the smallest t among the |W_k| > 0 with
+    The filter at level q selects W_j >= T(q), T(q) the smallest t among the ``|W_k|`` > 0 with
     fdp(t) = (offset + #{W_k <= -t}) / max(1, #{W_k >= t}) <= q. So feature j (W_j > 0) is
     selected at q exactly when some t <= W_j has fdp(t) <= q: its q-value is the least fdp(t) over
     those t (it may exceed 1); a feature with W_j <= 0 is never selected (q-value inf).
+
+    Parameters
+    ----------
+    statistics : array-like of shape (n_features,)
+        The knockoff statistics W (finite), large positive for features that beat their knockoff.
+    offset : {0, 1}, default=1
+        1: knockoff+, which controls the FDR; 0: the knockoff filter, which controls the modified
+        FDR E[V / (R + 1 / q)].
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
+        The q-values, in the order of ``statistics``; inf where W_j <= 0.
+
+    Raises
+    ------
+    ValueError
+        If ``statistics`` is not a 1-d array of finite numbers, or ``offset`` is not 0 or 1.
+
+    See Also
+    --------
+    knockoff_filter : Knockoff statistics from a forest, with these q-values.
+    bh_qvalues : Benjamini-Hochberg q-values of p-values.
+
+    Notes
+    -----
+    The knockoff and knockoff+ filters are from Barber & Candès, "Controlling the false discovery
+    rate via knockoffs", Annals of Statistics 43 (2015); with offset 1 and exact knockoffs the FDR
+    of the selection is at most q in finite samples.
 
     Examples
     --------

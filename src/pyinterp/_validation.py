@@ -394,7 +394,7 @@ def regression_target(y) -> np.ndarray:
 
 
 def squares_leave_float64(y) -> bool:
-    """Whether the squares of the largest |y| overflow or underflow float64 (|y| outside about
+    """Whether the squares of the largest ``|y|`` overflow or underflow float64 (``|y|`` outside about
     [1e-154, 1e154]): impurities, and every measure made of sums of w y^2, are then inf, NaN or 0."""
     largest = np.abs(y).max() if len(y) else 0.0
     return bool(largest > 0 and abs(int(np.frexp(largest)[1])) > 511)
@@ -408,7 +408,7 @@ def refuse_extreme_targets(y, what):
 
 
 def extreme_exponent(v) -> int:
-    """The binary exponent of max |v| when it lies outside [2^-256, 2^256], else 0 (as the core's
+    """The binary exponent of max ``|v|`` when it lies outside [2^-256, 2^256], else 0 (as the core's
     forest fit): v scaled by 2^-exponent (exact) then has no sum of squares that overflows or
     underflows."""
     exponent = int(np.frexp(np.abs(v).max())[1]) if len(v) else 0
@@ -445,7 +445,16 @@ class OutputTooLarge(MemoryError):
     """A result that would not fit in this machine's memory, refused before any work starts.
 
     The message names the size and the ways to a smaller result. A ``MemoryError``, so code that
-    handles running out of memory handles it too.
+    handles running out of memory handles it too. Raised where the size of a result is known
+    before the work starts and exceeds the machine's physical memory: the node values of a
+    forest's trees (one per class in every node, so many classes and deep trees), the p x p
+    interaction values of :func:`~pyinterp.importance.shap_interaction_values`, and the
+    parameters of :class:`~pyinterp.partitioned.PartitionedRatio`.
+
+    See Also
+    --------
+    pyinterp.importance.shap_interaction_importance : Interaction importances without the p x p
+        tensor.
 
     Examples
     --------

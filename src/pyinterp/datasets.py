@@ -19,11 +19,61 @@ def make_lss(n_samples=1000, n_features=20, n_interactions=2, order=2, snr=5.0, 
     tau = (1 - (1 - region)^(1/K))^(1/L) puts about ``region`` of the rows in the union of the
     rule regions. The noise is Gaussian with variance var(signal) / snr (empirical variance).
 
+    Parameters
+    ----------
+    n_samples : int, default=1000
+        Number of rows n, at least 2.
+    n_features : int, default=20
+        Number of columns p, at least 1. The columns after the first K L carry no signal.
+    n_interactions : int, default=2
+        Number K of basic interactions (blocks), at least 1.
+    order : int, default=2
+        Order L, the number of features in each block, at least 1. K L must not exceed p.
+    snr : float, default=5.0
+        Signal-to-noise ratio var(signal) / var(noise), > 0.
+    region : float, default=0.5
+        Expected fraction of the rows in the union of the rule regions, in (0, 1).
+    random_state : int, RandomState instance or None, default=None
+        Draws X, then the noise (``check_random_state``: an int k and ``RandomState(k)`` give the
+        same data).
+
     Returns
     -------
-    X : (n_samples, n_features) float64
-    y : (n_samples,) float64
-    interactions : list of tuples of (feature, sign) with sign -1 (the rule is ``X_k < tau``)
+    X : ndarray of shape (n_samples, n_features), float64
+        The uniform features.
+    y : ndarray of shape (n_samples,), float64
+        The response: the number of rule regions a row lies in, plus the noise.
+    interactions : list of tuple
+        The K basic signed interactions, one tuple of (feature, sign) pairs per block, each with
+        sign -1 (the rule is ``X_k < tau``), e.g. ``[((0, -1), (1, -1)), ((2, -1), (3, -1))]``.
+
+    Raises
+    ------
+    ValueError
+        If ``n_interactions * order`` exceeds ``n_features``, or an argument is out of its range
+        (a non-integer count or a non-finite ``snr`` or ``region`` is a TypeError).
+
+    See Also
+    --------
+    pyinterp.interactions.LSSFind : Recovers the basic signed interactions of LSS data.
+    pyinterp.metrics.strict_score : Scores the recovered interactions against ``interactions``.
+
+    Notes
+    -----
+    The model (12) of section 5.1 of Behr, Wang, Li and Yu, "Provable Boolean interaction recovery
+    from tree ensemble obtained via random forests" (paper 001), with every inequality ``<``, as the
+    paper assumes without loss of generality. Under uniform X each block's region holds with
+    probability tau^L = 1 - (1 - region)^(1/K), and the K blocks are independent, so the union holds
+    with probability ``region`` exactly.
+
+    Examples
+    --------
+    >>> from pyinterp.datasets import make_lss
+    >>> X, y, interactions = make_lss(n_samples=200, n_features=10, random_state=0)
+    >>> X.shape, y.shape
+    ((200, 10), (200,))
+    >>> interactions
+    [((0, -1), (1, -1)), ((2, -1), (3, -1))]
     """
     n = check_int("n_samples", n_samples, 2, INT32_MAX)
     p = check_int("n_features", n_features, 1, INT32_MAX)
@@ -73,24 +123,54 @@ def make_boolean_response(X, rule="and", features=None, alpha=0.1**0.25, beta=No
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
-        Finite feature matrix, e.g. a real data set.
-    rule : {"and", "or", "add"}
-    features : sequence of int or None
+        Finite feature matrix, e.g. a real data set. It needs at least 4 columns (6 for "add").
+    rule : {"and", "or", "add"}, default="and"
+        The Boolean rule: one region of 4 features ("and"), two regions of the same 4 features with
+        opposite signs ("or"), or the sum of two regions of 3 features each ("add").
+    features : sequence of int or None, default=None
         The distinct columns that play X1..X4 (X1..X6 for "add"). None draws them at random without
         replacement.
-    alpha : float in (0, 1)
-    beta : float or None
+    alpha : float in (0, 1), default=0.1**0.25
+        Quantile level of the thresholds: the fraction of the rows on which each signed feature holds.
+    beta : float in (0, 1] or None, default=None
         P(Y = 1) inside a rule region. None uses the thesis text: 0.8 for "and" and "or", 0.4 for
         "add" (the thesis code uses 0.4 for all three). For "add", beta <= 0.5 so that P <= 1.
-    random_state : int, RandomState instance or None
+    random_state : int, RandomState instance or None, default=None
         Draws ``features`` (when None), then y.
 
     Returns
     -------
     y : ndarray of shape (n_samples,), int64 in {0, 1}
+        The response.
     interactions : list of tuple
         One true signed interaction ((column, sign), ...) per rule region, with 0-based columns, each
         sorted by column.
+
+    Raises
+    ------
+    ValueError
+        If ``rule`` is unknown, X has too few columns, ``features`` has the wrong length, repeats a
+        column or names one outside X, or ``alpha`` or ``beta`` is out of its range.
+    TypeError
+        If ``features`` is not a sequence of integers.
+
+    Notes
+    -----
+    The enhancer simulations of Yu Wang's PhD thesis (University of California, Berkeley, 2020;
+    thesis 000), section 10.4, equations (10.2)-(10.4).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp.datasets import make_boolean_response
+    >>> X = np.random.RandomState(0).uniform(size=(500, 8))
+    >>> y, interactions = make_boolean_response(X, rule="and", features=[0, 1, 2, 3], random_state=0)
+    >>> y.shape, y.dtype.name
+    ((500,), 'int64')
+    >>> interactions
+    [((0, 1), (1, 1), (2, 1), (3, 1))]
+    >>> print(round(float(y.mean()), 3))  # beta = 0.8 on about 10% of the rows
+    0.088
     """
     X = check_array(X, dtype=np.float64, input_name="X")
     n, p = X.shape
@@ -139,11 +219,52 @@ def make_correlated_linear(n_samples=200, n_features=256, correlation=0.5, n_inf
     positions ``p // (2k), p // (2k) + p // k, ...`` (p = 256, k = 8: 16, 48, ..., 240, as the
     authors' code).
 
+    Parameters
+    ----------
+    n_samples : int, default=200
+        Number of rows n, at least 1.
+    n_features : int, default=256
+        Number of columns p, at least 1.
+    correlation : float in (-1, 1), default=0.5
+        rho, the correlation of neighbouring columns.
+    n_informative : int, default=8
+        Number k of nonzero coefficients, in [1, n_features].
+    noise : float, default=0.5
+        Standard deviation of the Gaussian noise, >= 0.
+    random_state : int, RandomState instance or None, default=None
+        Draws X, then the noise.
+
     Returns
     -------
-    X : (n_samples, n_features) float64
-    y : (n_samples,) float64
-    support : (n_informative,) int, the nonzero positions of beta
+    X : ndarray of shape (n_samples, n_features), float64
+        The correlated Gaussian features.
+    y : ndarray of shape (n_samples,), float64
+        The response.
+    support : ndarray of shape (n_informative,), int
+        The nonzero positions of beta, increasing.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of its range.
+
+    See Also
+    --------
+    pyinterp.skinny.SkinnyTreesRegressor : The feature selector paper 003 evaluates on these data.
+
+    Notes
+    -----
+    The synthetic regression data of Table 1 of Ibrahim, Behdin and Mazumder, "End-to-end feature
+    selection approach for learning Skinny Trees" (AISTATS 2024; paper 003).
+
+    Examples
+    --------
+    >>> from pyinterp.datasets import make_correlated_linear
+    >>> X, y, support = make_correlated_linear(n_samples=50, n_features=32, n_informative=4, random_state=0)
+    >>> X.shape, y.shape
+    ((50, 32), (50,))
+    >>> support.tolist()
+    [4, 12, 20, 28]
     """
     n = check_int("n_samples", n_samples, 1, INT32_MAX)
     p = check_int("n_features", n_features, 1, INT32_MAX)
@@ -179,6 +300,41 @@ def make_collinear_dictionary(n_components, coherence):
 
     Its atoms have unit norm and pairwise cosine ``coherence`` = mu in [0, 1). The symmetric square
     root is exact: sqrt(1 - mu) I + (sqrt(1 + (p - 1) mu) - sqrt(1 - mu)) / p 11^T.
+
+    Parameters
+    ----------
+    n_components : int
+        Number p of atoms (and of features), at least 1.
+    coherence : float in [0, 1)
+        mu, the cosine between any two atoms. 0 gives the identity.
+
+    Returns
+    -------
+    D : ndarray of shape (n_components, n_components), float64
+        The symmetric dictionary, atoms as columns.
+
+    Raises
+    ------
+    ValueError
+        If ``coherence`` is outside [0, 1) (1 would make the dictionary singular).
+
+    See Also
+    --------
+    make_dictionary_signals : Signals from a dictionary and coefficients.
+    pyinterp.dictionary.DLBCD : Learns such a dictionary back from its signals.
+
+    Notes
+    -----
+    Corollary 4.1.1 of Yu Wang's PhD thesis (University of California, Berkeley, 2020; thesis 000)
+    ties the sharpness of this dictionary to mu, the sparsity s of the coefficients and p.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp.datasets import make_collinear_dictionary
+    >>> D = make_collinear_dictionary(3, 0.5)
+    >>> np.round(D.T @ D, 3).tolist()  # unit-norm atoms, pairwise cosine 0.5
+    [[1.0, 0.5, 0.5], [0.5, 1.0, 0.5], [0.5, 0.5, 1.0]]
     """
     p = check_int("n_components", n_components, 1, INT32_MAX)
     mu = check_real("coherence", coherence, 0.0, 1.0)
@@ -189,7 +345,41 @@ def make_collinear_dictionary(n_components, coherence):
 
 
 def make_gaussian_dictionary(n_components, random_state=None):
-    """A random Gaussian dictionary with columns scaled to unit norm (the thesis' Fig. 5.10 setting)."""
+    """A random Gaussian dictionary with columns scaled to unit norm (the thesis' Fig. 5.10 setting).
+
+    The entries are drawn N(0, 1), then each column (atom) is divided by its Euclidean norm.
+
+    Parameters
+    ----------
+    n_components : int
+        Number p of atoms (and of features), at least 1.
+    random_state : int, RandomState instance or None, default=None
+        Draws the entries.
+
+    Returns
+    -------
+    D : ndarray of shape (n_components, n_components), float64
+        The dictionary, atoms as unit-norm columns.
+
+    See Also
+    --------
+    make_collinear_dictionary : A deterministic dictionary of given coherence.
+
+    Notes
+    -----
+    The reference dictionaries of Fig. 5.10 of Yu Wang's PhD thesis (University of California,
+    Berkeley, 2020; thesis 000).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp.datasets import make_gaussian_dictionary
+    >>> D = make_gaussian_dictionary(5, random_state=0)
+    >>> D.shape
+    (5, 5)
+    >>> np.round(np.linalg.norm(D, axis=0), 6).tolist()
+    [1.0, 1.0, 1.0, 1.0, 1.0]
+    """
     p = check_int("n_components", n_components, 1, INT32_MAX)
     D = check_random_state(random_state).standard_normal((p, p))
     return D / np.linalg.norm(D, axis=0)
@@ -200,12 +390,59 @@ def make_sparse_coefficients(n_samples, n_components, model="sg", sparsity=None,
     """Reference coefficients, one row per signal (thesis 000, section 3.2).
 
     - "sg": sparse Gaussian SG(s), a uniformly random support of size s, N(0, 1) values;
-    - "sl": sparse Laplacian SL(s), the same supports with standard Laplace values (density e^{-|z|}/2);
-    - "abs_sg": non-negative sparse Gaussian |SG(s)|;
+    - "sl": sparse Laplacian SL(s), the same supports with standard Laplace values (density e^{-``|z|``}/2);
+    - "abs_sg": non-negative sparse Gaussian ``|SG(s)|``;
     - "bg": Bernoulli Gaussian BG(probability), each entry nonzero with that probability, N(0, 1) values.
 
     ``sparsity`` (s in [1, n_components]) is needed by the exact sparse models, ``probability`` in
     (0, 1] by "bg".
+
+    Parameters
+    ----------
+    n_samples : int
+        Number n of signals (rows), at least 1.
+    n_components : int
+        Number p of atoms (columns), at least 1.
+    model : {"sg", "bg", "sl", "abs_sg"}, default="sg"
+        The coefficient model, as listed above.
+    sparsity : int or None, default=None
+        s, the number of nonzero entries in each row for "sg", "sl" and "abs_sg" (required there,
+        ignored by "bg").
+    probability : float in (0, 1] or None, default=None
+        The chance that an entry is nonzero for "bg" (required there, ignored by the other models).
+    random_state : int, RandomState instance or None, default=None
+        Draws the supports and values.
+
+    Returns
+    -------
+    coefficients : ndarray of shape (n_samples, n_components), float64
+        One coefficient vector alpha_i per row.
+
+    Raises
+    ------
+    ValueError
+        If ``model`` is unknown, the parameter it needs is None, or an argument is out of its range.
+
+    See Also
+    --------
+    make_dictionary_signals : Turns the coefficients into signals.
+
+    Notes
+    -----
+    The coefficient models of section 3.2 of Yu Wang's PhD thesis (University of California,
+    Berkeley, 2020; thesis 000).
+
+    Examples
+    --------
+    >>> from pyinterp.datasets import make_sparse_coefficients
+    >>> A = make_sparse_coefficients(6, 5, model="sg", sparsity=2, random_state=0)
+    >>> A.shape
+    (6, 5)
+    >>> (A != 0).sum(axis=1).tolist()
+    [2, 2, 2, 2, 2, 2]
+    >>> B = make_sparse_coefficients(100, 5, model="bg", probability=0.3, random_state=0)
+    >>> print(round(float((B != 0).mean()), 3))
+    0.312
     """
     n = check_int("n_samples", n_samples, 1, INT32_MAX)
     p = check_int("n_components", n_components, 1, INT32_MAX)
@@ -235,6 +472,49 @@ def make_dictionary_signals(dictionary, coefficients, snr=None, random_state=Non
     With ``snr`` the noise is N(0, sigma^2 I) with sigma set so that E||D alpha|| / E||eps|| = snr,
     the thesis' definition (section 5.3, SNR 100 there); E||D alpha|| is the sample mean and E||eps||
     the exact mean of a chi distribution. None adds no noise.
+
+    Parameters
+    ----------
+    dictionary : array-like of shape (p, p)
+        The square dictionary D, atoms as columns.
+    coefficients : array-like of shape (n_samples, p)
+        One coefficient vector alpha_i per row, e.g. from :func:`make_sparse_coefficients`.
+    snr : float > 0 or None, default=None
+        The signal-to-noise ratio E||D alpha|| / E||eps||. None: noiseless signals.
+    random_state : int, RandomState instance or None, default=None
+        Draws the noise (unused without ``snr``).
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, p), float64
+        The signals ``coefficients @ dictionary.T`` plus the noise.
+
+    Raises
+    ------
+    ValueError
+        If the dictionary is not square, the coefficients do not have p columns, or ``snr`` <= 0.
+
+    See Also
+    --------
+    pyinterp.dictionary.DLBCD : Learns the dictionary back from X.
+
+    Notes
+    -----
+    The signal model and SNR of section 5.3 of Yu Wang's PhD thesis (University of California,
+    Berkeley, 2020; thesis 000).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp.datasets import make_collinear_dictionary, make_dictionary_signals, make_sparse_coefficients
+    >>> D = make_collinear_dictionary(4, 0.5)
+    >>> A = make_sparse_coefficients(10, 4, sparsity=2, random_state=0)
+    >>> X = make_dictionary_signals(D, A)
+    >>> X.shape, bool(np.allclose(X, A @ D.T))
+    ((10, 4), True)
+    >>> noisy = make_dictionary_signals(D, A, snr=100, random_state=0)
+    >>> bool(np.allclose(noisy, X, atol=0.1))
+    True
     """
     D = check_array(dictionary, dtype=np.float64, input_name="dictionary")
     A = check_array(coefficients, dtype=np.float64, input_name="coefficients")

@@ -2,9 +2,10 @@
 Saabas contributions, TreeSHAP values and interaction values, and DSTUMP.
 
 Every forest-based function takes a fitted pyinterp forest or a fitted scikit-learn
-``RandomForestRegressor`` / ``RandomForestClassifier`` of one output (``mdi`` also reads forests of
-several outputs, whose impurity is the mean of the outputs'; the others refuse them, since each
-weighs one response per row). For scikit-learn forests,
+``RandomForestRegressor`` / ``RandomForestClassifier`` of one output (``mdi`` also reads pyinterp
+forests of several outputs, whose impurity is the mean of the outputs'; the others refuse them,
+since each weighs one response per row, and so does every function for scikit-learn forests of
+several outputs). For scikit-learn forests,
 the out-of-bag sets are recovered the way scikit-learn itself does for ``oob_score_`` (from each
 tree's ``random_state``), which is why those functions need the training X; pyinterp forests store
 their in-bag counts, and their ``to_sklearn()`` exports carry them.
@@ -17,7 +18,7 @@ Definitions (thesis ch. 8, with T trees and f_{T,k} the Saabas contribution of f
   for classes), averaged over trees (eq. 8.20).
 - ``naive_oob``: node impurity decreases recomputed on each tree's out-of-bag rows.
 - ``ufi``: Zhou & Hooker's decrease of an impurity that mixes the in-bag node value mu with the
-  out-of-bag mean mu': E'|y|^2 - <mu, mu'>, i.e. 1 - sum_k p_k p'_k for classes (entropy forests:
+  out-of-bag mean mu': ``E'|y|^2 - <mu, mu'>``, i.e. 1 - sum_k p_k p'_k for classes (entropy forests:
   the symmetrised cross-entropy), weighted by in-bag node mass. The class form is Zhou & Hooker's
   modified Gini; the squared-error form is its analogue for real y (one-hot targets give back the
   Gini form), not a formula quoted from their paper.
@@ -134,21 +135,254 @@ def _oob_measure(measure, forest, X, y, sample_weight, return_std, n_jobs):
 
 @validate_params(_OOB_CONSTRAINTS, prefer_skip_nested_validation=True)
 def mdi_oob(forest, X, y, *, sample_weight=None, return_std=False, n_jobs=None):
-    """MDI-oob (thesis eq. 8.20): per tree, the mean over out-of-bag rows of f_{T,k}(x_i) . y_i,
-    averaged over trees. X, y: the training data. Returns (p,) or, with return_std, also the
-    standard error across trees."""
+    """MDI-oob: the debiased mean decrease in impurity, measured on out-of-bag rows.
+
+    For each tree T, the mean over its out-of-bag rows i of f_{T,k}(x_i) . y_i, where f_{T,k} is the
+    Saabas contribution of feature k along row i's path (see :func:`contributions`) and y_i the
+    response (one-hot for classes); then the mean over trees (thesis eq. 8.20). The same sum over
+    the in-bag rows is the unnormalised MDI (thesis Proposition 8.2.1); taken over rows the tree did
+    not see, it reduces MDI's bias toward features the trees split on by chance, which grows with
+    the trees' depth.
+
+    Parameters
+    ----------
+    forest : fitted forest
+        A pyinterp :class:`~pyinterp.RandomForestRegressor` or :class:`~pyinterp.RandomForestClassifier`,
+        or a scikit-learn ``RandomForestRegressor`` or ``RandomForestClassifier``, of one output. For a
+        scikit-learn forest the out-of-bag rows are recovered the way scikit-learn does for ``oob_score_``
+        (from each tree's ``random_state``); pyinterp forests and their ``to_sklearn()`` exports carry
+        their in-bag counts.
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The training rows, in the order the forest was fitted on them: each tree's out-of-bag rows
+        are found by position.
+    y : array-like of shape (n_samples,)
+        The training target: real values for a regressor, labels the forest was trained on for a
+        classifier (one-hot encoded inside).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights of the out-of-bag rows in each tree's sums and means (rows of weight 0
+        are left out); None weighs every row alike.
+    return_std : bool, default=False
+        Also return the standard error of the mean across trees.
+    n_jobs : int, default=None
+        Threads, in scikit-learn's convention (None: 1, -1: all cores); results do not depend on it.
+
+    Returns
+    -------
+    importances : ndarray of shape (n_features,)
+        The mean over trees of each tree's score of every feature (0 in a tree that does not split on
+        it); trees with no out-of-bag row are left out of the mean.
+    std : ndarray of shape (n_features,)
+        Only with ``return_std=True``: the standard error of that mean, the standard deviation of the
+        per-tree scores over the square root of the number of trees used (0 with fewer than two).
+
+    Raises
+    ------
+    TypeError
+        If ``forest`` is not one of the forests above.
+    ValueError
+        If X is not the training rows (another number of rows), if the forest has no out-of-bag row
+        (``bootstrap=False`` on all rows), if y holds labels the forest was not trained on, or if the
+        forest has several outputs.
+
+    See Also
+    --------
+    mdi : The in-bag mean decrease in impurity.
+    ufi, naive_oob : Other out-of-bag corrections of MDI.
+    permutation_oob : Out-of-bag permutation importance.
+
+    Notes
+    -----
+    MDI-oob is from Li, Wang, Basu, Kumbier & Yu, "A Debiased MDI Feature Importance Measure for
+    Random Forests", NeurIPS 2019, and Yu Wang's thesis (UC Berkeley 2020), ch. 8, eq. 8.20:
+    MDI-oob of feature k = 1 / ``|OOB_T|`` sum over i in OOB_T of f_{T,k}(x_i) . y_i, averaged over trees.
+    Here it is summed node by node: each split on k adds, over the out-of-bag rows of each child c,
+    <mu(c) - mu(t), y_i>, divided by the tree's out-of-bag weight. The cost is about that of
+    predicting each tree's out-of-bag rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp import RandomForestRegressor
+    >>> from pyinterp.importance import mdi_oob
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 4))
+    >>> y = 2 * X[:, 0] + X[:, 1] + 0.5 * rng.standard_normal(200)
+    >>> forest = RandomForestRegressor(n_estimators=20, random_state=0).fit(X, y)
+    >>> importances, std = mdi_oob(forest, X, y, return_std=True)
+    >>> np.round(importances, 3).tolist()
+    [3.633, 0.554, 0.003, 0.024]
+    >>> np.round(std, 3).tolist()
+    [0.104, 0.064, 0.015, 0.021]
+
+    A scikit-learn forest is read the same way, its out-of-bag rows drawn again from its trees' seeds:
+
+    >>> from sklearn.ensemble import RandomForestRegressor as SklearnForest
+    >>> sklearn_forest = SklearnForest(n_estimators=20, random_state=0).fit(X, y)
+    >>> np.round(mdi_oob(sklearn_forest, X, y), 3).tolist()
+    [3.635, 0.62, 0.004, -0.025]
+    """
     return _oob_measure(_core.OobMeasure.mdi_oob, forest, X, y, sample_weight, return_std, n_jobs)
 
 
 @validate_params(_OOB_CONSTRAINTS, prefer_skip_nested_validation=True)
 def naive_oob(forest, X, y, *, sample_weight=None, return_std=False, n_jobs=None):
-    """Impurity decreases recomputed on each tree's out-of-bag rows (the thesis' "naive-oob")."""
+    """Naive-oob: node impurity decreases recomputed on each tree's out-of-bag rows.
+
+    Each split t of the tree on feature k scores (W_t I_t - W_l I_l - W_r I_r) / W_root, where W is
+    the out-of-bag weight reaching a node and I the impurity of those out-of-bag rows (the forest's
+    criterion: variance, Gini or entropy); a tree's score of k is the sum over its splits on k, and
+    the result the mean over trees. A split with no out-of-bag row on one side contributes nothing.
+
+    Parameters
+    ----------
+    forest : fitted forest
+        A pyinterp :class:`~pyinterp.RandomForestRegressor` or :class:`~pyinterp.RandomForestClassifier`,
+        or a scikit-learn ``RandomForestRegressor`` or ``RandomForestClassifier``, of one output. For a
+        scikit-learn forest the out-of-bag rows are recovered the way scikit-learn does for ``oob_score_``
+        (from each tree's ``random_state``); pyinterp forests and their ``to_sklearn()`` exports carry
+        their in-bag counts.
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The training rows, in the order the forest was fitted on them: each tree's out-of-bag rows
+        are found by position.
+    y : array-like of shape (n_samples,)
+        The training target: real values for a regressor, labels the forest was trained on for a
+        classifier (one-hot encoded inside).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights of the out-of-bag rows in each tree's sums and means (rows of weight 0
+        are left out); None weighs every row alike.
+    return_std : bool, default=False
+        Also return the standard error of the mean across trees.
+    n_jobs : int, default=None
+        Threads, in scikit-learn's convention (None: 1, -1: all cores); results do not depend on it.
+
+    Returns
+    -------
+    importances : ndarray of shape (n_features,)
+        The mean over trees of each tree's score of every feature (0 in a tree that does not split on
+        it); trees with no out-of-bag row are left out of the mean.
+    std : ndarray of shape (n_features,)
+        Only with ``return_std=True``: the standard error of that mean, the standard deviation of the
+        per-tree scores over the square root of the number of trees used (0 with fewer than two).
+
+    Raises
+    ------
+    TypeError
+        If ``forest`` is not one of the forests above.
+    ValueError
+        If X is not the training rows (another number of rows), if the forest has no out-of-bag row
+        (``bootstrap=False`` on all rows), if y holds labels the forest was not trained on, or if the
+        forest has several outputs.
+
+    See Also
+    --------
+    mdi_oob : The debiased MDI this baseline is compared with.
+    ufi : Zhou & Hooker's mixed in-bag / out-of-bag impurity.
+
+    Notes
+    -----
+    This is the "naive-oob" baseline of Li, Wang, Basu, Kumbier & Yu, "A Debiased MDI Feature
+    Importance Measure for Random Forests", NeurIPS 2019 (Yu Wang's thesis, UC Berkeley 2020,
+    section 8.2): an impurity decrease on out-of-bag rows is still positive unless their responses
+    are constant in the node, so features without effect keep a positive score in deep trees.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp import RandomForestRegressor
+    >>> from pyinterp.importance import naive_oob
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 4))
+    >>> y = 2 * X[:, 0] + X[:, 1] + 0.5 * rng.standard_normal(200)
+    >>> forest = RandomForestRegressor(n_estimators=20, random_state=0).fit(X, y)
+    >>> np.round(naive_oob(forest, X, y), 3).tolist()
+    [3.691, 0.796, 0.055, 0.077]
+    """
     return _oob_measure(_core.OobMeasure.naive_oob, forest, X, y, sample_weight, return_std, n_jobs)
 
 
 @validate_params(_OOB_CONSTRAINTS, prefer_skip_nested_validation=True)
 def ufi(forest, X, y, *, sample_weight=None, return_std=False, n_jobs=None):
-    """Zhou & Hooker's unbiased feature importance: decreases of the in-bag/out-of-bag mixed impurity."""
+    """UFI: Zhou & Hooker's unbiased feature importance, from an in-bag / out-of-bag mixed impurity.
+
+    Each split t of the tree on feature k scores (N_t I'_t - N_l I'_l - N_r I'_r) / N_root, with N the
+    in-bag node mass and I' an impurity that mixes the in-bag node value mu with the out-of-bag mean
+    mu': ``E'|y|^2 - <mu, mu'>`` (E' the out-of-bag mean), which is 1 - sum_c p_c p'_c for classes
+    (forests grown with entropy: the symmetrised cross-entropy). A tree's score of k is the sum over
+    its splits on k, the result the mean over trees; a split with no out-of-bag row on one side
+    contributes nothing.
+
+    Parameters
+    ----------
+    forest : fitted forest
+        A pyinterp :class:`~pyinterp.RandomForestRegressor` or :class:`~pyinterp.RandomForestClassifier`,
+        or a scikit-learn ``RandomForestRegressor`` or ``RandomForestClassifier``, of one output. For a
+        scikit-learn forest the out-of-bag rows are recovered the way scikit-learn does for ``oob_score_``
+        (from each tree's ``random_state``); pyinterp forests and their ``to_sklearn()`` exports carry
+        their in-bag counts.
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The training rows, in the order the forest was fitted on them: each tree's out-of-bag rows
+        are found by position.
+    y : array-like of shape (n_samples,)
+        The training target: real values for a regressor, labels the forest was trained on for a
+        classifier (one-hot encoded inside).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights of the out-of-bag rows in each tree's sums and means (rows of weight 0
+        are left out); None weighs every row alike.
+    return_std : bool, default=False
+        Also return the standard error of the mean across trees.
+    n_jobs : int, default=None
+        Threads, in scikit-learn's convention (None: 1, -1: all cores); results do not depend on it.
+
+    Returns
+    -------
+    importances : ndarray of shape (n_features,)
+        The mean over trees of each tree's score of every feature (0 in a tree that does not split on
+        it); trees with no out-of-bag row are left out of the mean.
+    std : ndarray of shape (n_features,)
+        Only with ``return_std=True``: the standard error of that mean, the standard deviation of the
+        per-tree scores over the square root of the number of trees used (0 with fewer than two).
+
+    Raises
+    ------
+    TypeError
+        If ``forest`` is not one of the forests above.
+    ValueError
+        If X is not the training rows (another number of rows), if the forest has no out-of-bag row
+        (``bootstrap=False`` on all rows), if y holds labels the forest was not trained on, or if the
+        forest has several outputs.
+
+    See Also
+    --------
+    mdi_oob : The debiased MDI of Li et al.
+    naive_oob : Impurity decreases on out-of-bag rows alone.
+
+    Notes
+    -----
+    From Zhou & Hooker, "Unbiased Measurement of Feature Importance in Tree-Based Methods", ACM
+    Transactions on Knowledge Discovery from Data 15(2), 2021 (arXiv:1903.05179). The class form is
+    their modified Gini impurity; the squared-error form is its analogue for a real y (one-hot
+    targets give back the Gini form), not a formula quoted from their paper.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp import RandomForestRegressor
+    >>> from pyinterp.importance import ufi
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 4))
+    >>> y = 2 * X[:, 0] + X[:, 1] + 0.5 * rng.standard_normal(200)
+    >>> forest = RandomForestRegressor(n_estimators=20, random_state=0).fit(X, y)
+    >>> np.round(ufi(forest, X, y), 3).tolist()
+    [3.692, 0.651, 0.021, -0.036]
+
+    For classes y holds the labels:
+
+    >>> from pyinterp import RandomForestClassifier
+    >>> labels = np.where(X[:, 0] + 0.5 * rng.standard_normal(200) > 0, "case", "control")
+    >>> classifier = RandomForestClassifier(n_estimators=20, random_state=0).fit(X, labels)
+    >>> np.round(ufi(classifier, X, labels), 3).tolist()
+    [0.294, 0.006, -0.007, -0.005]
+    """
     return _oob_measure(_core.OobMeasure.ufi, forest, X, y, sample_weight, return_std, n_jobs)
 
 
@@ -159,10 +393,88 @@ def ufi(forest, X, y, *, sample_weight=None, return_std=False, n_jobs=None):
 )
 def permutation_oob(forest, X, y, *, n_repeats=5, random_state=None, sample_weight=None, return_std=False,
                     n_jobs=None, verbose=0):
-    """Mean decrease in accuracy on out-of-bag rows: per tree and feature the increase of the
-    out-of-bag loss (squared error, or misclassification rate) when the feature is permuted among
-    that tree's out-of-bag rows, averaged over n_repeats permutations and over trees. Results depend
-    only on random_state, not on n_jobs. verbose reports the trees as they are scored."""
+    """Out-of-bag permutation importance (mean decrease in accuracy).
+
+    Per tree and feature k, the increase of the tree's out-of-bag loss (squared error, or the
+    misclassification rate for classes, weighted by ``sample_weight``) when k is permuted among that
+    tree's out-of-bag rows, averaged over ``n_repeats`` permutations; then the mean over trees. Only
+    the features a tree splits on can change its predictions: the others score 0 in that tree.
+
+    Parameters
+    ----------
+    forest : fitted forest
+        A pyinterp :class:`~pyinterp.RandomForestRegressor` or :class:`~pyinterp.RandomForestClassifier`,
+        or a scikit-learn ``RandomForestRegressor`` or ``RandomForestClassifier``, of one output. For a
+        scikit-learn forest the out-of-bag rows are recovered the way scikit-learn does for ``oob_score_``
+        (from each tree's ``random_state``); pyinterp forests and their ``to_sklearn()`` exports carry
+        their in-bag counts.
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The training rows, in the order the forest was fitted on them: each tree's out-of-bag rows
+        are found by position.
+    y : array-like of shape (n_samples,)
+        The training target: real values for a regressor, labels the forest was trained on for a
+        classifier.
+    n_repeats : int, default=5
+        Permutations of each feature in each tree; their mean increase is the tree's score.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the permutations (each tree draws its own stream from it). Results depend only on it,
+        not on ``n_jobs`` nor on whether the trees are scored on a cluster.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights of the out-of-bag rows in each tree's loss (rows of weight 0 are left
+        out); None weighs every row alike.
+    return_std : bool, default=False
+        Also return the standard error of the mean across trees.
+    n_jobs : int, default=None
+        Threads, in scikit-learn's convention (None: 1, -1: all cores).
+    verbose : int or bool, default=0
+        0 says nothing; 1 or more reports the trees as they are scored (on a cluster, when they are
+        back): a tqdm bar on stderr when tqdm is installed, else a line every few seconds; each report
+        also goes to the ``pyinterp`` logger.
+
+    Returns
+    -------
+    importances : ndarray of shape (n_features,)
+        The mean over trees of each tree's score (0 in a tree that does not split on the feature);
+        trees with no out-of-bag row are left out of the mean. It can be negative.
+    std : ndarray of shape (n_features,)
+        Only with ``return_std=True``: the standard error of that mean, the standard deviation of the
+        per-tree scores over the square root of the number of trees used (0 with fewer than two).
+
+    Raises
+    ------
+    TypeError
+        If ``forest`` is not one of the forests above.
+    ValueError
+        If X is not the training rows (another number of rows), if the forest has no out-of-bag row
+        (``bootstrap=False`` on all rows), if y holds labels the forest was not trained on, or if the
+        forest has several outputs.
+
+    See Also
+    --------
+    mdi_oob : The debiased MDI, with no permutations to draw.
+    pyinterp.significance.importance_pvalues : Tests of permutation importances, with p-values.
+
+    Notes
+    -----
+    The permutation importance of Breiman, "Random Forests", Machine Learning 45 (2001), computed tree
+    by tree on each tree's out-of-bag rows. Permuting k moves only the out-of-bag rows whose path
+    splits on k, so only those are routed again.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp import RandomForestRegressor
+    >>> from pyinterp.importance import permutation_oob
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 4))
+    >>> y = 2 * X[:, 0] + X[:, 1] + 0.5 * rng.standard_normal(200)
+    >>> forest = RandomForestRegressor(n_estimators=20, random_state=0).fit(X, y)
+    >>> importances, std = permutation_oob(forest, X, y, random_state=0, return_std=True)
+    >>> np.round(importances, 3).tolist()
+    [6.961, 1.378, 0.003, 0.01]
+    >>> np.round(std, 3).tolist()
+    [0.23, 0.064, 0.008, 0.017]
+    """
     view, X, targets, sample_weight = _oob_inputs(forest, X, y, sample_weight)
     seed = root_seed(random_state)
     threads = cluster_threads()
@@ -201,10 +513,69 @@ def _concatenate_csr(parts):
 
 @validate_params({"normalize": ["boolean"]}, prefer_skip_nested_validation=True)
 def mdi(forest, normalize=True):
-    """Mean decrease in impurity. normalize=True: scikit-learn's convention (each tree's
-    importances sum to one, single-node trees skipped, mean renormalised) -- equal to
-    ``feature_importances_``. normalize=False: the mean over trees of the sum of node-mass-weighted
-    impurity decreases (N_t I_t - N_l I_l - N_r I_r) / N_root (thesis eq. 8.4)."""
+    """Mean decrease in impurity (MDI), from the impurity decreases the trees recorded at fit time.
+
+    With ``normalize=True``, scikit-learn's convention: each tree's importances sum to one
+    (single-node trees are skipped) and their mean is renormalised to sum to one, which equals
+    ``feature_importances_``. With ``normalize=False``, the mean over trees of the sum, over the
+    nodes t split on the feature, of the node-mass-weighted impurity decrease
+    (N_t I_t - N_l I_l - N_r I_r) / N_root (thesis eq. 8.4), in the units of the impurity
+    (variance of y for regression).
+
+    Parameters
+    ----------
+    forest : fitted forest
+        A pyinterp :class:`~pyinterp.RandomForestRegressor` or :class:`~pyinterp.RandomForestClassifier`,
+        or a scikit-learn ``RandomForestRegressor`` or ``RandomForestClassifier``. Unlike the other
+        measures of this module, pyinterp forests of several outputs are read too (their node
+        impurity is the mean of the outputs'); scikit-learn forests of several outputs are refused.
+    normalize : bool, default=True
+        Whether to normalise as scikit-learn does (see above).
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
+        The mean decrease in impurity of each feature; with ``normalize=True`` they sum to one (all
+        zero when no tree splits).
+
+    Raises
+    ------
+    TypeError
+        If ``forest`` is not one of the forests above.
+    ValueError
+        If a scikit-learn forest has several outputs, or if a tree has splits but a root impurity that
+        is not finite and positive: the forest was fitted on a y whose squares are beyond float64 (max
+        abs(y) above about 1e154 or below about 1e-154), so its impurity decreases are inf or 0; refit
+        on a rescaled y, as MDI does not depend on its scale.
+
+    See Also
+    --------
+    mdi_oob : MDI measured on out-of-bag rows, with less bias toward features split on by chance.
+
+    Notes
+    -----
+    MDI is the importance of Breiman, Friedman, Olshen & Stone, "Classification and Regression
+    Trees" (1984), as random forests report it. Yu Wang's thesis (UC Berkeley 2020, ch. 8; Li, Wang,
+    Basu, Kumbier & Yu, NeurIPS 2019) bounds its bias toward features without effect, which grows
+    with the trees' depth; :func:`mdi_oob` reduces it. Reading the recorded decreases costs one pass
+    over the nodes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp import RandomForestRegressor
+    >>> from pyinterp.importance import mdi
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 4))
+    >>> y = 2 * X[:, 0] + X[:, 1] + 0.5 * rng.standard_normal(200)
+    >>> forest = RandomForestRegressor(n_estimators=20, random_state=0).fit(X, y)
+    >>> np.round(mdi(forest), 3).tolist()
+    [0.811, 0.17, 0.007, 0.012]
+    >>> bool(np.allclose(mdi(forest), forest.feature_importances_))
+    True
+    >>> np.round(mdi(forest, normalize=False), 3).tolist()
+    [3.929, 0.817, 0.036, 0.057]
+    """
     core = _view(forest, multi_output=True).core
     for t in range(core.n_trees):
         tree = core.tree(t)
@@ -233,11 +604,72 @@ def _attribution(view, values, base):
 
 @validate_params(_ROWS_CONSTRAINTS, prefer_skip_nested_validation=True)
 def contributions(forest, X, *, n_jobs=None):
-    """Saabas decomposition. Returns (contributions, bias): contributions[i, k] (regression) or
-    contributions[i, k, c] (classification, classes in the order of ``classes_``) is the mean over
-    trees of the sum, over the nodes on row i's path that split on feature k, of
-    value(child) - value(node); bias is the mean root value. bias + contributions summed over
-    features equals the forest's prediction (predict / predict_proba)."""
+    """Saabas decomposition of the forest's predictions into a bias and one contribution per feature.
+
+    Along row i's path in a tree, each split on feature k moves the prediction from value(node) to
+    value(child); the contribution of k is the sum of those moves, averaged over trees, and the bias
+    is the mean root value. So bias + the contributions summed over features equals the forest's
+    prediction (``predict``, or ``predict_proba`` for classes).
+
+    Parameters
+    ----------
+    forest : fitted forest
+        A pyinterp :class:`~pyinterp.RandomForestRegressor` or :class:`~pyinterp.RandomForestClassifier`,
+        or a scikit-learn ``RandomForestRegressor`` or ``RandomForestClassifier``, of one output.
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The rows to explain (any rows, with the forest's training columns), routed as ``predict``
+        routes them (missing values by each split's ``missing_go_to_left``).
+    n_jobs : int, default=None
+        Threads, in scikit-learn's convention (None: 1, -1: all cores); results do not depend on it.
+
+    Returns
+    -------
+    contributions : ndarray of shape (n_samples, n_features) or (n_samples, n_features, n_classes)
+        ``contributions[i, k]`` (regression) or ``contributions[i, k, c]`` (classification, classes
+        in the order of ``classes_``): the mean over trees of the sum, over the nodes on row i's path
+        that split on feature k, of value(child) - value(node).
+    bias : float or ndarray of shape (n_classes,)
+        The mean over trees of the root value: a float for regression, the class fractions for
+        classification.
+
+    Raises
+    ------
+    TypeError
+        If ``forest`` is not one of the forests above.
+    ValueError
+        If X does not have the forest's training columns, or if the forest has several outputs.
+
+    See Also
+    --------
+    shap_values : Shapley values of the same predictions, which share credit among the features
+        of a path.
+    mdi_oob : An importance built from these contributions on out-of-bag rows.
+
+    Notes
+    -----
+    From Saabas, "Interpreting random forests" (2014, the ``treeinterpreter`` package). Yu Wang's
+    thesis (UC Berkeley 2020, ch. 8) writes MDI through these functions f_{T,k}: the in-bag MDI of
+    feature k is the mean of f_{T,k}(x_i) . y_i over the tree's in-bag rows, which
+    :func:`mdi_oob` takes over its out-of-bag rows instead. The cost is one walk of each row down
+    each tree.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp import RandomForestRegressor
+    >>> from pyinterp.importance import contributions
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 4))
+    >>> y = 2 * X[:, 0] + X[:, 1] + 0.5 * rng.standard_normal(200)
+    >>> forest = RandomForestRegressor(n_estimators=20, random_state=0).fit(X, y)
+    >>> contrib, bias = contributions(forest, X[:3])
+    >>> contrib.shape, round(bias, 3)
+    ((3, 4), -0.12)
+    >>> np.round(contrib[0], 3).tolist()
+    [0.176, 0.047, 0.03, 0.015]
+    >>> bool(np.allclose(bias + contrib.sum(axis=1), forest.predict(X[:3])))
+    True
+    """
     view = _view(forest)
     X = _check_X(view, X)
     return _attribution(view, *_core.contributions(view.core, X, resolve_n_threads(n_jobs)))
@@ -246,22 +678,80 @@ def contributions(forest, X, *, n_jobs=None):
 @validate_params({**_ROWS_CONSTRAINTS, "background": ["array-like", "sparse matrix", None]},
                  prefer_skip_nested_validation=True)
 def shap_values(forest, X, *, background=None, n_jobs=None):
-    """Exact TreeSHAP values of the forest's mean prediction (Lundberg et al. 2020).
+    """Exact TreeSHAP values of the forest's mean prediction.
 
-    background=None: path-dependent TreeSHAP (their Algorithm 2): unknown features are averaged
-    over each split's children by the node covers (weighted training rows), as shap's
-    ``TreeExplainer(forest)``. background given (rows like X): interventional TreeSHAP (their
-    Algorithm 3), the Shapley values of v(S) = mean over the background rows r of f(x_S, r_rest), as
-    ``TreeExplainer(forest, data=background, feature_perturbation="interventional")``; cost
-    proportional to the number of background rows (shap suggests 100 or so).
-    Rows (and background rows) are routed as predict routes them (missing values by each split's
-    missing_go_to_left).
+    With ``background=None``, path-dependent TreeSHAP (Lundberg et al. 2020, Algorithm 2): a feature
+    outside the coalition is averaged over each split's children by the node covers (weighted
+    training rows), as shap's ``TreeExplainer(forest)`` does. With ``background`` rows,
+    interventional TreeSHAP (their Algorithm 3): the Shapley values of v(S) = the mean over the
+    background rows r of f(x_S, r_rest), as ``TreeExplainer(forest, data=background,
+    feature_perturbation="interventional")``; its cost is proportional to the number of background
+    rows (shap suggests 100 or so). expected_value + values summed over features equals ``predict``
+    (``predict_proba`` for classes).
 
-    Returns (values, expected_value): values[i, k] (regression) or values[i, k, c] (classification,
-    classes in the order of ``classes_``); expected_value is a float (regression) or (n_classes,):
-    the cover-weighted mean leaf value, or the mean prediction over the background rows.
-    expected_value + values summed over features equals predict / predict_proba. Results do not
-    depend on n_jobs."""
+    Parameters
+    ----------
+    forest : fitted forest
+        A pyinterp :class:`~pyinterp.RandomForestRegressor` or :class:`~pyinterp.RandomForestClassifier`,
+        or a scikit-learn ``RandomForestRegressor`` or ``RandomForestClassifier``, of one output.
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The rows to explain (any rows, with the forest's training columns), routed as ``predict``
+        routes them (missing values by each split's ``missing_go_to_left``).
+    background : {array-like, sparse matrix} of shape (n_background, n_features), default=None
+        Rows like X (routed as ``predict`` routes them) that stand for the features left out of a
+        coalition: interventional TreeSHAP. None: path-dependent TreeSHAP.
+    n_jobs : int, default=None
+        Threads, in scikit-learn's convention (None: 1, -1: all cores); results do not depend on it.
+
+    Returns
+    -------
+    values : ndarray of shape (n_samples, n_features) or (n_samples, n_features, n_classes)
+        ``values[i, k]`` (regression) or ``values[i, k, c]`` (classification, classes in the order of
+        ``classes_``): the Shapley value of feature k in row i's prediction.
+    expected_value : float or ndarray of shape (n_classes,)
+        The cover-weighted mean leaf value (path-dependent), or the mean prediction over the
+        background rows (interventional): a float for regression.
+
+    Raises
+    ------
+    TypeError
+        If ``forest`` is not one of the forests above.
+    ValueError
+        If X or ``background`` does not have the forest's training columns, or if the forest has
+        several outputs.
+
+    See Also
+    --------
+    contributions : The Saabas decomposition, which credits each split to its own feature.
+    shap_interaction_values : The pairwise SHAP interaction values.
+
+    Notes
+    -----
+    From Lundberg, Erion, Chen, DeGrave, Prutkin, Nair, Katz, Himmelfarb, Bansal & Lee, "From local
+    explanations to global understanding with explainable AI for trees", Nature Machine Intelligence
+    2 (2020). The values are exact, not sampled; the cost grows with the trees' depth.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp import RandomForestRegressor
+    >>> from pyinterp.importance import shap_values
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 4))
+    >>> y = 2 * X[:, 0] + X[:, 1] + 0.5 * rng.standard_normal(200)
+    >>> forest = RandomForestRegressor(n_estimators=20, random_state=0).fit(X, y)
+    >>> values, expected_value = shap_values(forest, X[:3])
+    >>> values.shape, round(expected_value, 3)
+    ((3, 4), -0.12)
+    >>> bool(np.allclose(expected_value + values.sum(axis=1), forest.predict(X[:3])))
+    True
+
+    Against background rows, the expected value is their mean prediction:
+
+    >>> values, expected_value = shap_values(forest, X[:3], background=X[:50])
+    >>> round(expected_value, 3), round(float(forest.predict(X[:50]).mean()), 3)
+    (0.091, 0.091)
+    """
     view = _view(forest)
     X = _check_X(view, X)
     if background is None:
@@ -276,13 +766,73 @@ def shap_values(forest, X, *, background=None, n_jobs=None):
 
 @validate_params(_ROWS_CONSTRAINTS, prefer_skip_nested_validation=True)
 def shap_interaction_values(forest, X, *, n_jobs=None):
-    """SHAP interaction values (Lundberg et al. 2020, Section 4.2) of the path-dependent TreeSHAP
-    of :func:`shap_values`: (n, p, p) for regression, (n, p, p, n_classes) for classification.
-    Off the diagonal [i, a, b] = [i, b, a] is half the Shapley interaction index of features a and
-    b; the diagonal holds the main effects, so [i, a, :] sums to shap_values[i, a]. Memory is
-    n * p * p values (beyond the machine's memory, :class:`pyinterp.OutputTooLarge` before any work;
-    only the entries the trees reach are written, the rest staying the system's untouched zero
-    pages): for large p see :func:`shap_interaction_importance` and :func:`shap_top_interactions`."""
+    """SHAP interaction values of the path-dependent TreeSHAP of :func:`shap_values`.
+
+    Off the diagonal, ``[i, a, b] = [i, b, a]`` is half the Shapley interaction index of features a
+    and b in row i's prediction; the diagonal holds the main effects, so ``[i, a, :]`` sums to
+    ``shap_values(forest, X)[0][i, a]``. Memory is n * p * p values: beyond the machine's memory,
+    :class:`~pyinterp.OutputTooLarge` is raised before any work; only the entries the trees reach
+    are written, the rest staying the system's untouched zero pages. For large p see
+    :func:`shap_interaction_importance` and :func:`shap_top_interactions`, which never hold the
+    p x p tensor.
+
+    Parameters
+    ----------
+    forest : fitted forest
+        A pyinterp :class:`~pyinterp.RandomForestRegressor` or :class:`~pyinterp.RandomForestClassifier`,
+        or a scikit-learn ``RandomForestRegressor`` or ``RandomForestClassifier``, of one output.
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The rows to explain (any rows, with the forest's training columns), routed as ``predict``
+        routes them (missing values by each split's ``missing_go_to_left``).
+    n_jobs : int, default=None
+        Threads, in scikit-learn's convention (None: 1, -1: all cores); results do not depend on it.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_features, n_features) or (n_samples, n_features, n_features, n_classes)
+        The SHAP interaction values, the last axis the classes (in the order of ``classes_``) for
+        classification.
+
+    Raises
+    ------
+    TypeError
+        If ``forest`` is not one of the forests above.
+    ValueError
+        If X does not have the forest's training columns, or if the forest has several outputs.
+    pyinterp.OutputTooLarge
+        If the n * p * p (* n_classes) values would not fit in the machine's memory: explain fewer
+        rows at a time, or use :func:`shap_interaction_importance` or :func:`shap_top_interactions`.
+
+    See Also
+    --------
+    shap_values : The SHAP values these split into pairs.
+    shap_interaction_importance : Their mean absolute value per pair, without the tensor.
+    shap_top_interactions : Each row's strongest pairs, without the tensor.
+
+    Notes
+    -----
+    From Lundberg, Erion, Chen, DeGrave, Prutkin, Nair, Katz, Himmelfarb, Bansal & Lee, "From local
+    explanations to global understanding with explainable AI for trees", Nature Machine Intelligence
+    2 (2020), Section 4.2 (SHAP interaction values, from the Shapley interaction index).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp import RandomForestRegressor
+    >>> from pyinterp.importance import shap_interaction_values
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 4))
+    >>> y = 2 * X[:, 0] + X[:, 1] + 0.5 * rng.standard_normal(200)
+    >>> forest = RandomForestRegressor(n_estimators=20, random_state=0).fit(X, y)
+    >>> interactions = shap_interaction_values(forest, X[:3])
+    >>> interactions.shape
+    (3, 4, 4)
+    >>> bool(np.allclose(interactions, interactions.transpose(0, 2, 1)))
+    True
+    >>> from pyinterp.importance import shap_values
+    >>> bool(np.allclose(interactions.sum(axis=2), shap_values(forest, X[:3])[0]))
+    True
+    """
     view = _view(forest)
     X = _check_X(view, X)
     p, n_values = view.core.n_features, 1 if view.classes is None else len(view.classes)
@@ -295,10 +845,64 @@ def shap_interaction_values(forest, X, *, n_jobs=None):
 
 @validate_params(_ROWS_CONSTRAINTS, prefer_skip_nested_validation=True)
 def shap_interaction_importance(forest, X, *, n_jobs=None):
-    """The mean over the rows of X of |SHAP interaction value| per pair of features (main effects
-    on the diagonal), as a scipy.sparse CSR array (p, p) -- one per class, in a list, for
-    classification -- holding only the pairs that share a tree. Computed row by row: memory grows
-    with the pairs, never with n * p * p."""
+    """Mean absolute SHAP interaction value per pair of features, as a sparse p x p array.
+
+    The mean over the rows of X of abs(:func:`shap_interaction_values`) for each pair of features
+    (main effects on the diagonal), holding only the pairs that share a tree. Computed row by row:
+    memory grows with the pairs, never with n * p * p, so it serves where the full tensor would not
+    fit.
+
+    Parameters
+    ----------
+    forest : fitted forest
+        A pyinterp :class:`~pyinterp.RandomForestRegressor` or :class:`~pyinterp.RandomForestClassifier`,
+        or a scikit-learn ``RandomForestRegressor`` or ``RandomForestClassifier``, of one output.
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The rows to explain (any rows, with the forest's training columns), routed as ``predict``
+        routes them (missing values by each split's ``missing_go_to_left``).
+    n_jobs : int, default=None
+        Threads, in scikit-learn's convention (None: 1, -1: all cores); results do not depend on it.
+
+    Returns
+    -------
+    scipy.sparse.csr_array of shape (n_features, n_features) or list of them
+        Symmetric; for classification, one array per class, in a list in the order of ``classes_``.
+
+    Raises
+    ------
+    TypeError
+        If ``forest`` is not one of the forests above.
+    ValueError
+        If X does not have the forest's training columns, or if the forest has several outputs.
+
+    See Also
+    --------
+    shap_interaction_values : The per-row tensor this averages.
+    shap_top_interactions : Each row's strongest pairs.
+
+    Notes
+    -----
+    The global interaction summary of Lundberg, Erion, Chen, DeGrave, Prutkin, Nair, Katz, Himmelfarb,
+    Bansal & Lee, "From local explanations to global understanding with explainable AI for trees",
+    Nature Machine Intelligence 2 (2020), Section 4.2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp import RandomForestRegressor
+    >>> from pyinterp.importance import shap_interaction_importance
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 4))
+    >>> y = 2 * X[:, 0] + X[:, 1] + 0.5 * rng.standard_normal(200)
+    >>> forest = RandomForestRegressor(n_estimators=20, random_state=0).fit(X, y)
+    >>> importance = shap_interaction_importance(forest, X[:20])
+    >>> importance.shape, importance.format
+    ((4, 4), 'csr')
+    >>> np.round(importance.diagonal(), 3).tolist()   # main effects
+    [1.255, 0.56, 0.029, 0.012]
+    >>> round(float(importance[0, 1]), 3)             # features 0 and 1
+    0.084
+    """
     view = _view(forest)
     X = _check_X(view, X)
     a, b, mean_abs = _core.shap_interaction_mean_abs(view.core, X, resolve_n_threads(n_jobs))
@@ -310,14 +914,67 @@ def shap_interaction_importance(forest, X, *, n_jobs=None):
 @validate_params({**_ROWS_CONSTRAINTS, "k": [IntInterval(Integral, 1, None, closed="left")]},
                  prefer_skip_nested_validation=True)
 def shap_top_interactions(forest, X, k=10, *, n_jobs=None):
-    """Each row's k strongest SHAP interactions, without the p x p per-row tensor: the entries
-    [i, a, b] (a < b) of :func:`shap_interaction_values` of largest |value|, ties (and the pairs of
-    value 0 that fill a row with fewer than k nonzero pairs) in (a, b) order. Memory: the output
-    and, per thread, the pairs of features that share a tree.
+    """Each row's k strongest SHAP interactions, without the p x p per-row tensor.
 
-    Returns (pairs, values): pairs (n, k, 2) int32 feature indices (a < b) and values (n, k) for
-    regression; for classification ranked per class, pairs (n, k, 2, n_classes) and values
-    (n, k, n_classes), classes in the order of ``classes_``."""
+    The entries ``[i, a, b]`` (a < b) of :func:`shap_interaction_values` of largest absolute value,
+    ties (and the pairs of value 0 that fill a row with fewer than k nonzero pairs) in (a, b) order.
+    Memory: the output and, per thread, the pairs of features that share a tree.
+
+    Parameters
+    ----------
+    forest : fitted forest
+        A pyinterp :class:`~pyinterp.RandomForestRegressor` or :class:`~pyinterp.RandomForestClassifier`,
+        or a scikit-learn ``RandomForestRegressor`` or ``RandomForestClassifier``, of one output.
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The rows to explain (any rows, with the forest's training columns), routed as ``predict``
+        routes them (missing values by each split's ``missing_go_to_left``).
+    k : int, default=10
+        Pairs kept per row (per class), at most p (p - 1) / 2.
+    n_jobs : int, default=None
+        Threads, in scikit-learn's convention (None: 1, -1: all cores); results do not depend on it.
+
+    Returns
+    -------
+    pairs : ndarray of int32 of shape (n_samples, k, 2) or (n_samples, k, 2, n_classes)
+        Feature indices (a < b) of each row's pairs, strongest first; for classification ranked per
+        class, classes in the order of ``classes_``.
+    values : ndarray of shape (n_samples, k) or (n_samples, k, n_classes)
+        Their SHAP interaction values (signed).
+
+    Raises
+    ------
+    TypeError
+        If ``forest`` is not one of the forests above.
+    ValueError
+        If k exceeds p (p - 1) / 2, if X does not have the forest's training columns, or if the forest
+        has several outputs.
+
+    See Also
+    --------
+    shap_interaction_values : The full per-row tensor.
+    shap_interaction_importance : The mean absolute value per pair.
+
+    Notes
+    -----
+    The SHAP interaction values of Lundberg, Erion, Chen, DeGrave, Prutkin, Nair, Katz, Himmelfarb,
+    Bansal & Lee, "From local explanations to global understanding with explainable AI for trees",
+    Nature Machine Intelligence 2 (2020), Section 4.2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp import RandomForestRegressor
+    >>> from pyinterp.importance import shap_top_interactions
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 4))
+    >>> y = 2 * X[:, 0] + X[:, 1] + 0.5 * rng.standard_normal(200)
+    >>> forest = RandomForestRegressor(n_estimators=20, random_state=0).fit(X, y)
+    >>> pairs, values = shap_top_interactions(forest, X[:3], k=2)
+    >>> pairs.shape, values.shape
+    ((3, 2, 2), (3, 2))
+    >>> pairs[0].tolist(), np.round(values[0], 3).tolist()
+    ([[0, 1], [0, 2]], [0.056, -0.013])
+    """
     view = _view(forest)
     X = _check_X(view, X)
     p = view.core.n_features
@@ -343,20 +1000,89 @@ _SIDES = {"sum": _core.StumpSide.sum, "left": _core.StumpSide.left, "max": _core
     prefer_skip_nested_validation=True,
 )
 def dstump(X, y, *, split="best", side="sum", sample_weight=None, n_jobs=None):
-    """DSTUMP feature scores (Kazemitabar et al. 2017): one regression stump per feature, fitted
-    on that feature alone over the rows where it is observed (missing values, NaN, are left out
-    of that feature's stump).
+    """DSTUMP feature scores: one regression stump per feature, fitted on that feature alone.
 
-    split: "best" (the CART split) or "median" (the boundary between tie runs nearest to half the
-    total weight; n // 2 rows on the left for distinct values and unit weights).
-    side: "sum" (CART impurity decrease of the split), "left" (minus the ddof-1 variance of the
-    left part: with split="median" this is the paper's analysed estimator) or "max" (minus the
-    larger of the two parts' variances).
+    Each feature's stump splits its observed rows in two (missing values, NaN, are left out of that
+    feature's stump) and is scored by ``side``; the features ranked by decreasing score are the
+    selection, ``select(s)`` keeping the top s. It needs no forest: one pass over each column,
+    features in parallel. y is a real response; a 0/1 class indicator gives the Gini stump.
 
-    Returns a Bunch: ``scores`` (higher = more important; -inf for a feature with no admissible
-    split), ``ranking`` (feature indices by decreasing score, ties by index), ``threshold``,
-    ``impurity_decrease``, ``sign`` (of mean(right) - mean(left)), ``n_left``, and ``select(s)``,
-    the top s features. y is a real response; a 0/1 class indicator gives the Gini stump.
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The features, at least 2 rows; NaN marks a missing value.
+    y : array-like of shape (n_samples,)
+        The real response (finite).
+    split : {"best", "median"}, default="best"
+        "best": the CART split (the largest impurity decrease). "median": the boundary between tie
+        runs nearest to half the total weight (n // 2 rows on the left for distinct values and unit
+        weights).
+    side : {"sum", "left", "max"}, default="sum"
+        The score of the chosen split: "sum", the CART impurity decrease of the split; "left", minus
+        the ddof-1 variance of the left part (with ``split="median"`` this is the paper's analysed
+        estimator); "max", minus the larger of the two parts' variances.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative row weights (frequency weights in the variances); None weighs every row alike.
+    n_jobs : int, default=None
+        Threads, in scikit-learn's convention (None: 1, -1: all cores); results do not depend on it.
+
+    Returns
+    -------
+    sklearn.utils.Bunch
+        With the fields, each of length n_features unless said otherwise:
+
+        - ``scores``: higher means more important; -inf for a feature with no admissible split
+          (constant, or observed on too few rows), and with ``side="left"`` or ``"max"`` for one
+          whose chosen split leaves a part of total weight 1 or less (its ddof-1 variance is
+          undefined); either warns.
+        - ``ranking``: feature indices by decreasing score, ties by index.
+        - ``threshold``: the split (rows with a value at most the threshold go left); NaN without a
+          split.
+        - ``impurity_decrease``: the CART decrease of y's weighted variance by the chosen split (0
+          without a split).
+        - ``sign``: the sign of mean(right) - mean(left) (0 without a split).
+        - ``n_left``: the rows on the left.
+        - ``select(s)``: the top s features, ``ranking[:s]`` (0 <= s <= n_features); a partial, not
+          a lambda, so the result pickles.
+
+    Raises
+    ------
+    ValueError
+        If y is not 1-d or not finite, if X and y have different numbers of rows, or if the scores
+        (in units of y squared) overflow float64 for an extreme y; rescale y, as the ranking does
+        not depend on its scale.
+
+    See Also
+    --------
+    mdi, mdi_oob : Importances of a whole forest.
+
+    Notes
+    -----
+    From Kazemitabar, Amini, Bloniarz & Talwalkar, "Variable Importance Using Decision Trees",
+    NeurIPS 2017 (their DSTUMP), where the median split scored by the left part's variance is the
+    estimator analysed for support recovery. The columns are rank-encoded once; each feature is then
+    one pass over its rows and one over its distinct values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp.importance import dstump
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 4))
+    >>> y = 2 * X[:, 0] + X[:, 1] + 0.5 * rng.standard_normal(200)
+    >>> stumps = dstump(X, y)
+    >>> stumps.ranking.tolist(), stumps.select(2).tolist()
+    ([0, 1, 2, 3], [0, 1])
+    >>> np.round(stumps.scores, 3).tolist()
+    [2.577, 0.799, 0.117, 0.053]
+    >>> np.round(stumps.threshold[:2], 3).tolist(), stumps.sign[:2].tolist()
+    ([0.35, -0.962], [1.0, 1.0])
+
+    The paper's analysed estimator, the median split scored by minus the left part's variance:
+
+    >>> paper = dstump(X, y, split="median", side="left")
+    >>> paper.n_left.tolist(), paper.select(2).tolist()
+    ([100, 100, 100, 100], [0, 1])
     """
     check_exact_integers(X)
     X = check_array(X, **FOREST_FIT_X, ensure_min_samples=2, input_name="X")
@@ -413,10 +1139,52 @@ def _unscaled_squares(values, exponent):
 def group(values, feature_groups):
     """Importances summed per feature group (e.g. the probes or SNPs of each gene).
 
-    values: any measure of this module per feature, (p,), or contributions, (n, p) or (n, p, C)
-    (features on axis 1). feature_groups: one group name per feature, as LSSFind, iRF and the
-    signed-path functions take it. Returns a Bunch: ``names`` (the groups in order of first
-    appearance) and ``values`` with the feature axis replaced by the groups (sums in column order).
+    Parameters
+    ----------
+    values : array-like of shape (n_features,), (n_samples, n_features) or (n_samples, n_features, n_classes)
+        Any measure of this module per feature, (p,), or per-row attributions such as
+        :func:`contributions` or :func:`shap_values`, (n, p) or (n, p, C), features on axis 1.
+    feature_groups : array-like of shape (n_features,)
+        One hashable group name per feature, as LSSFind, iRF and the signed-path functions take it.
+
+    Returns
+    -------
+    GroupedValues
+        A named tuple ``(names, values)``: ``names``, a tuple of the groups in order of first
+        appearance, and ``values``, a float64 ndarray with the feature axis replaced by the groups
+        (each group's sum, added in column order).
+
+    Raises
+    ------
+    TypeError
+        If ``feature_groups`` is not a sequence of hashable names.
+    ValueError
+        If ``feature_groups`` does not have one name per feature, or holds NaN.
+
+    Warns
+    -----
+    UserWarning
+        When some features' values are NaN, naming them and the groups whose sums are NaN.
+
+    See Also
+    --------
+    contributions, shap_values : Per-row attributions, which can be grouped as well.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp import RandomForestRegressor
+    >>> from pyinterp.importance import contributions, group, mdi
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 4))
+    >>> y = 2 * X[:, 0] + X[:, 1] + 0.5 * rng.standard_normal(200)
+    >>> forest = RandomForestRegressor(n_estimators=20, random_state=0).fit(X, y)
+    >>> genes = ["gene1", "gene1", "gene2", "gene2"]
+    >>> grouped = group(mdi(forest), genes)
+    >>> grouped.names, np.round(grouped.values, 3).tolist()
+    (('gene1', 'gene2'), [0.981, 0.019])
+    >>> group(contributions(forest, X)[0], genes).values.shape   # per row and gene
+    (200, 2)
     """
     values = np.asarray(values, dtype=np.float64)
     axis = 0 if values.ndim == 1 else 1

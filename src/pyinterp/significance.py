@@ -33,9 +33,10 @@ unequal noise and contrasts carried by few rows (rare genotypes in LD) keep it v
 features or more the null model holds the rules of S's proper subsets (of two features or more)
 too. The null is "S's rule adds nothing to its features' own effects, whatever their shapes (to
 the resolution of the steps), and to its sub-rules": a rule that restates main effects is not
-rejected, nor a superset of a true pair that only adds a feature without effect. Measured under nulls (docs/user/significance.md): uniform p-values with
-y independent of X (Gaussian and binary), with nonlinear additive effects (sin, square, logistic),
-and with additive genotype effects of any dominance.
+rejected, nor a superset of a true pair that only adds a feature without effect. Measured under
+nulls (docs/user/significance.md): uniform p-values with y independent of X (Gaussian and binary),
+with nonlinear additive effects (sin, square, logistic), and with additive genotype effects of any
+dominance.
 """
 
 from __future__ import annotations
@@ -71,20 +72,59 @@ MIN_STEP_ROWS = 5
 class ImportanceTest:
     """Feature importances with their p-values and Benjamini-Hochberg q-values.
 
+    What :func:`importance_pvalues` returns; the q-values are computed from the p-values here.
+
+    Parameters
+    ----------
+    importances : ndarray of shape (n_features,)
+        The importance tested.
+    pvalues : ndarray of shape (n_features,)
+        Its p-values.
+    feature_names : ndarray of shape (n_features,)
+        The features' names.
+    method : {"janitza", "altmann"}
+        The test that gave the p-values.
+    null : ndarray
+        The null the p-values were read from (see Attributes).
+
     Attributes
     ----------
     importances : ndarray of shape (n_features,)
         The importance tested: the hold-out permutation importance (janitza) or the forest's
         importance on the data as given (altmann).
-    pvalues, qvalues : ndarray of shape (n_features,)
-        p-values, and Benjamini-Hochberg adjusted p-values over all features.
+    pvalues : ndarray of shape (n_features,)
+        p-values.
+    qvalues : ndarray of shape (n_features,)
+        Benjamini-Hochberg adjusted p-values over all features (:func:`bh_qvalues`).
     feature_names : ndarray of shape (n_features,)
         The names of X's columns (``x0``, ``x1``, ... when X has none).
     method : str
         ``"janitza"`` or ``"altmann"``.
     null : ndarray
-        janitza: the null sample (negative importances, their mirror images, the zeros); altmann:
-        the importances of the refits on permuted y, shape (n_permutations, n_features).
+        janitza: the null sample (negative importances, their mirror images, the zeros), sorted;
+        altmann: the importances of the refits on permuted y, shape (n_permutations, n_features).
+
+    See Also
+    --------
+    importance_pvalues : The test that makes it.
+    KnockoffTest : The knockoff filter's selection, without p-values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp import RandomForestRegressor
+    >>> from pyinterp.significance import importance_pvalues
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((100, 5))
+    >>> y = 2 * X[:, 0] + X[:, 1] + rng.standard_normal(100)
+    >>> test = importance_pvalues(RandomForestRegressor(n_estimators=10), X, y, method="altmann",
+    ...                           n_permutations=39, random_state=0)
+    >>> test
+    ImportanceTest(method='altmann', n_features=5, selected at q <= 0.1: 2)
+    >>> test.pvalues.tolist()        # the smallest possible is 1 / (n_permutations + 1)
+    [0.025, 0.025, 0.425, 0.45, 0.55]
+    >>> np.round(test.qvalues, 3).tolist(), test.null.shape
+    ([0.062, 0.062, 0.55, 0.55, 0.55], (39, 5))
     """
 
     def __init__(self, importances, pvalues, feature_names, method, null):
@@ -96,12 +136,67 @@ class ImportanceTest:
         self.null = null
 
     def selected(self, alpha=0.1):
-        """Indices of the features with q-value at most alpha, by increasing p-value."""
+        """Indices of the features with q-value at most alpha, by increasing p-value.
+
+        The Benjamini-Hochberg selection: its expected false-discovery proportion is at most alpha
+        (under independence or positive dependence of the p-values).
+
+        Parameters
+        ----------
+        alpha : float, default=0.1
+            The false-discovery rate to control.
+
+        Returns
+        -------
+        ndarray of int
+            The selected features' column indices, by increasing p-value (ties in column order).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pyinterp import RandomForestRegressor
+        >>> from pyinterp.significance import importance_pvalues
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((100, 5))
+        >>> y = 2 * X[:, 0] + X[:, 1] + rng.standard_normal(100)
+        >>> test = importance_pvalues(RandomForestRegressor(n_estimators=10), X, y, method="altmann",
+        ...                           n_permutations=39, random_state=0)
+        >>> test.selected(0.1).tolist()
+        [0, 1]
+        >>> test.feature_names[test.selected(0.1)].tolist()
+        ['x0', 'x1']
+        """
         chosen = np.flatnonzero(self.qvalues <= alpha)
         return chosen[np.argsort(self.pvalues[chosen], kind="stable")]
 
     def to_frame(self):
-        """A pandas DataFrame, one row per feature by increasing p-value (pandas needed)."""
+        """The test as a pandas DataFrame, one row per feature by increasing p-value.
+
+        Ties in p-value are ordered by decreasing importance. Needs pandas.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``feature``, ``importance``, ``pvalue`` and ``qvalue``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pyinterp import RandomForestRegressor
+        >>> from pyinterp.significance import importance_pvalues
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((100, 5))
+        >>> y = 2 * X[:, 0] + X[:, 1] + rng.standard_normal(100)
+        >>> test = importance_pvalues(RandomForestRegressor(n_estimators=10), X, y, method="altmann",
+        ...                           n_permutations=39, random_state=0)
+        >>> test.to_frame().round(3)
+          feature  importance  pvalue  qvalue
+        0      x0       6.218   0.025   0.062
+        1      x1       2.018   0.025   0.062
+        2      x2       0.086   0.425   0.550
+        3      x3      -0.047   0.450   0.550
+        4      x4      -0.020   0.550   0.550
+        """
         import pandas as pd
 
         order = np.lexsort((-self.importances, self.pvalues))
@@ -114,7 +209,32 @@ class ImportanceTest:
 
 
 def bh_qvalues(pvalues):
-    """Benjamini-Hochberg adjusted p-values: q_(i) = min over k >= i of p_(k) m / k, at most 1.
+    """Benjamini-Hochberg adjusted p-values (q-values).
+
+    q_(i) = min over k >= i of p_(k) m / k, at most 1, for the p-values sorted increasingly
+    p_(1) <= ... <= p_(m). The features with q <= alpha are the Benjamini-Hochberg selection at
+    level alpha, whose expected false-discovery proportion is at most alpha under independence or
+    positive dependence of the p-values.
+
+    Parameters
+    ----------
+    pvalues : array-like of shape (m,)
+        The p-values.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The q-values, in the order of ``pvalues``.
+
+    See Also
+    --------
+    importance_pvalues : Tests of feature importances, with p-values and these q-values.
+    knockoff_qvalues : The knockoff filter's counterpart.
+
+    Notes
+    -----
+    Benjamini & Hochberg, "Controlling the false discovery rate: a practical and powerful approach
+    to multiple testing", Journal of the Royal Statistical Society B 57 (1995).
 
     Examples
     --------
@@ -149,6 +269,20 @@ def importance_pvalues(forest, X, y, *, method="janitza", importance="permutatio
                        n_repeats=1, random_state=None, n_jobs=None):
     """p-values of feature importances: Janitza's hold-out null or Altmann's permutation null.
 
+    Every feature's importance gets a p-value and a Benjamini-Hochberg q-value; ``selected(alpha)``
+    of the result is the features with q-value at most alpha.
+
+    - ``method="janitza"``: two forests, each fitted on one half of the rows (halves stratified by
+      class), and each feature's permutation importance on the half its forest did not see,
+      averaged (the hold-out importance). A feature without effect has a hold-out importance
+      symmetric about zero, so the negative importances, mirrored, with the zeros, form a null
+      sample of N values: p = (1 + the null values at least the importance) / (1 + N), never below
+      1 / (N + 1). Two fits whatever p is, so it serves at p = 10^5 and more; it needs many features
+      without effect.
+    - ``method="altmann"``: the forest refitted on ``n_permutations`` permutations of y; p = (1 + the
+      refits whose importance is at least the observed one) / (1 + n_permutations), ranger's
+      formula. Valid for any p, at the cost of the refits.
+
     Parameters
     ----------
     forest : estimator
@@ -157,7 +291,11 @@ def importance_pvalues(forest, X, y, *, method="janitza", importance="permutatio
         ``random_state``). For janitza it should grow trees deep enough to overfit noise, as
         forests do by default.
     X : array-like, sparse matrix, packed genotypes or AnnData of shape (n_samples, n_features)
+        The data: any X the forests take; its column names (a DataFrame's, AnnData's) name the
+        features.
     y : array-like of shape (n_samples,)
+        The target: real values for a regressor, class labels for a classifier (janitza needs at
+        least 2 rows of each class).
     method : {"janitza", "altmann"}, default="janitza"
         janitza: two fits on halves of the rows, the null from the negative hold-out
         importances (needs many features without effect). altmann: ``n_permutations`` refits
@@ -169,15 +307,48 @@ def importance_pvalues(forest, X, y, *, method="janitza", importance="permutatio
         altmann: refits on permuted y; the smallest p-value is 1 / (n_permutations + 1).
     n_repeats : int, default=1
         Permutations of each feature per tree (ranger permutes once).
-    random_state : int, RandomState or None
+    random_state : int, RandomState instance or None, default=None
         The halves, the permutations of y and the fits' seeds.
-    n_jobs : int or None
-        Threads of each fit and importance; results do not depend on it.
+    n_jobs : int or None, default=None
+        Threads of each fit and importance, in scikit-learn's convention; results do not depend on
+        it.
 
     Returns
     -------
     ImportanceTest
-        importances, pvalues, qvalues (Benjamini-Hochberg) and feature_names.
+        The test: importances, pvalues, qvalues (Benjamini-Hochberg), feature_names and the null;
+        ``selected(alpha)`` and ``to_frame()``.
+
+    Raises
+    ------
+    ValueError
+        If y does not have one entry per row of X; janitza: if no feature has a negative hold-out
+        importance (the null is empty: use ``method="altmann"``), or if a class has fewer than 2 rows.
+
+    Warns
+    -----
+    UserWarning
+        janitza: when fewer than 100 features have a negative hold-out importance (as ranger warns),
+        so the tail of the null rests on few values and p-values beyond it are coarse.
+
+    See Also
+    --------
+    knockoff_filter : FDR control without p-values, with more power when few features matter.
+    bh_qvalues : The q-values.
+    pyinterp.importance.permutation_oob : The out-of-bag permutation importance altmann tests.
+
+    Notes
+    -----
+    Janitza, Celik & Boulesteix, "A computationally fast variable importance test for random forests
+    for high-dimensional data", Advances in Data Analysis and Classification 12 (2018); Altmann,
+    Tolosi, Sander & Lengauer, "Permutation importance: a corrected feature importance measure",
+    Bioinformatics 26 (2010); q-values of Benjamini & Hochberg (1995).
+
+    ranger's ``importance_pvalues`` takes, for janitza, p = the share of the null at or above the
+    importance, which is 0 beyond the null's largest value; measured side by side
+    (bench/compare_pvalues_ranger.py, docs/user/significance.md), that form let the BH selection
+    exceed its FDR (ranger 0.108, on pyinterp's fits 0.17-0.18, at q = 0.1) where the
+    permutation-test form used here keeps it (0.00-0.05), at a loss of power.
 
     Examples
     --------
@@ -247,6 +418,7 @@ def knockoff_filter(forest, X, y, *, knockoffs="gaussian", covariance="auto", of
     X : array-like of shape (n_samples, n_features)
         Complete numeric data (a DataFrame or packed genotypes name the features).
     y : array-like of shape (n_samples,)
+        The target: real values for a regressor, class labels for a classifier.
     knockoffs : "gaussian" or array-like of shape (n_samples, n_features), default="gaussian"
         "gaussian": second-order Gaussian knockoffs from X's mean and covariance
         (exact when X is multivariate normal; an approximation otherwise, and a poor one for
@@ -270,16 +442,54 @@ default="auto"
         How far each knockoff is from its feature (the S-matrix); all but "equicorrelated" need
         knockpy (``pip install 'interptrees[knockoffs]'``). knockpy solves above 1,000 features
         on blocks of the covariance, and its cost grows as n_features^3 within a block.
-    random_state : int, RandomState or None
+    random_state : int, RandomState instance or None, default=None
         The knockoff draw, the swaps and the forest's seed.
-    n_jobs : int or None
-        Threads of the fit and the importance; results do not depend on it.
+    n_jobs : int or None, default=None
+        Threads of the fit and the importance, in scikit-learn's convention; results do not depend
+        on it.
 
     Returns
     -------
     KnockoffTest
-        statistics, importances, knockoff_importances, qvalues (the least level selecting each
-        feature), feature_names; ``selected(fdr)``, ``threshold(fdr)``, ``to_frame()``.
+        The filter: statistics, importances, knockoff_importances, qvalues (the least level
+        selecting each feature), feature_names, knockoffs; ``selected(fdr)``, ``threshold(fdr)``,
+        ``to_frame()``.
+
+    Raises
+    ------
+    ValueError
+        If y does not have one entry per row of X; if X (or ``knockoffs``) has a missing or infinite
+        value, or X a constant column; if ``knockoffs`` is not of X's shape; if ``covariance`` is not
+        a symmetric positive definite (n_features, n_features) matrix, or is "sample" with too few
+        rows; or for Gaussian knockoffs of more than 10,000 features (their p x p covariances: pass
+        knockoffs made by a sampler that scales, or screen the features first).
+    ImportError
+        If ``s_method`` needs knockpy and it is not installed.
+
+    Warns
+    -----
+    UserWarning
+        For Gaussian knockoffs of columns with 3 values or fewer (genotypes?), which are not
+        exchangeable with them; and when ``covariance="auto"`` falls back to Ledoit-Wolf's estimate
+        (too few rows for the sample covariance).
+
+    See Also
+    --------
+    KnockoffTest : The result.
+    knockoff_qvalues : The q-values of the statistics.
+    importance_pvalues : Tests of importances by p-values, with Benjamini-Hochberg selection.
+
+    Notes
+    -----
+    Model-X knockoffs are from Candès, Fan, Janson & Lv, "Panning for gold: 'model-X' knockoffs for
+    high dimensional controlled variable selection", Journal of the Royal Statistical Society B 80
+    (2018); the knockoff+ filter from Barber & Candès, "Controlling the false discovery rate via
+    knockoffs", Annals of Statistics 43 (2015). Here W_j = importance(X_j) - importance(X~_j), the
+    forest fitted once on [X, X~] with each pair swapped at random for the fit (so column order
+    cannot favour a side) and swapped back after; the knockoff+ filter selects W_j >= T, the least T
+    with (offset + #{W <= -T}) / max(1, #{W >= T}) <= q. Gaussian knockoffs are
+    X~ = X - (X - mu) Sigma^-1 S + Z L, Z standard normal, L'L = 2S - S Sigma^-1 S. The cost is one
+    forest on 2 n_features columns, plus the S-matrix (an eigenvalue problem for "equicorrelated").
 
     Examples
     --------
@@ -287,12 +497,14 @@ default="auto"
     >>> from pyinterp import RandomForestRegressor
     >>> from pyinterp.significance import knockoff_filter
     >>> rng = np.random.default_rng(0)
-    >>> X = rng.standard_normal((500, 100))
-    >>> y = X[:, :10] @ np.full(10, 0.8) + rng.standard_normal(500)
-    >>> test = knockoff_filter(RandomForestRegressor(n_estimators=200, max_features=0.3), X, y,
+    >>> X = rng.standard_normal((300, 50))
+    >>> y = X[:, :10] @ np.full(10, 0.8) + rng.standard_normal(300)
+    >>> test = knockoff_filter(RandomForestRegressor(n_estimators=100, max_features=0.3), X, y,
     ...                        s_method="equicorrelated", random_state=0)
-    >>> sorted(test.selected(0.1).tolist())   # the ten causes, and one feature without effect
-    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15]
+    >>> test
+    KnockoffTest(n_features=50, offset=1, selected at q <= 0.1: 10)
+    >>> sorted(test.selected(0.1).tolist())   # the ten causes
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
     """
     if _n_rows(X) != _n_rows(y):
         raise ValueError(f"y has {_n_rows(y)} entries for {_n_rows(X)} rows of X")
@@ -361,8 +573,9 @@ def _n_rows(X):
     prefer_skip_nested_validation=True,
 )
 def interaction_pvalues(finder, X, y, *, interactions=None, n_bins=5):
-    """p-values of a finder's interactions on held-out rows: each Boolean rule against the additive
-    model of its features.
+    """p-values of a finder's interactions on held-out rows.
+
+    Each interaction's Boolean rule is tested against the additive model of its features.
 
     Parameters
     ----------
@@ -374,7 +587,7 @@ def interaction_pvalues(finder, X, y, *, interactions=None, n_bins=5):
         Held-out rows, with the finder's training columns. Rows missing a value of S's features
         are left out of S's test.
     y : array-like of shape (n_samples,)
-        Their target; for an iRF of classes, the test is of 1(y = class_id_).
+        Their target; for an iRF of classes, the test is of 1(y = ``class_id_``).
     interactions : InteractionTable, list of signed sets, or None
         What to test (records, signed sets by index or name); default the finder's
         ``interactions_``. Sets of one feature are not interactions and are left out.
@@ -392,19 +605,46 @@ def interaction_pvalues(finder, X, y, *, interactions=None, n_bins=5):
         spans, or whose fit rests on one row (a step or cell of one row) has p-value NaN (and no
         q-value).
 
+    Raises
+    ------
+    sklearn.exceptions.NotFittedError
+        If ``finder`` is not fitted.
+    ValueError
+        If y does not have one entry per row of X, or (LSSFind) does not hold numbers.
+
+    See Also
+    --------
+    importance_pvalues : Tests of single features' importances.
+    pyinterp.LSSFind, pyinterp.IterativeRandomForest : Finders whose interactions this tests.
+
+    Notes
+    -----
+    Finding interactions on one part of the data and testing them on the other is epiTree's idea.
+    For a signed set S the rule's indicator r = prod_k 1(x_k on its side of t_k) is added to the
+    null model, which gives each feature of S a step function (steps at the rule's threshold and at
+    its quantiles, each bin of at least 5 rows; a feature of at most ``n_bins`` values one step per
+    level) and, for three features or more, the rules of S's proper subsets of two features or
+    more, all fitted by least squares together. The p-value is the two-sided test of r's
+    coefficient with HC2 standard errors and Student's t with the degrees of freedom of Bell &
+    McCaffrey, "Bias reduction in standard errors for linear regression with multi-stage samples",
+    Survey Methodology 28 (2002), as Imbens & Kolesar, "Robust standard errors in small samples:
+    some practical advice", Review of Economics and Statistics 98 (2016), advise; so a 0/1 target
+    (a linear probability model), unequal noise and contrasts carried by few rows (rare genotypes in
+    LD) keep it valid. The q-values are Benjamini-Hochberg's over the interactions tested.
+
     Examples
     --------
     >>> import numpy as np
     >>> from pyinterp import LSSFind
     >>> from pyinterp.significance import interaction_pvalues
     >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(size=(2000, 10))
-    >>> y = 2.0 * (X[:, 0] > 0.5) * (X[:, 1] > 0.5) + 0.5 * rng.standard_normal(2000)
-    >>> lss = LSSFind(n_estimators=50, max_features=0.5, mode="rank", random_state=0).fit(X[:1000], y[:1000])
-    >>> tested = interaction_pvalues(lss, X[1000:], y[1000:])
+    >>> X = rng.uniform(size=(1200, 10))
+    >>> y = 2.0 * (X[:, 0] > 0.5) * (X[:, 1] > 0.5) + 0.5 * rng.standard_normal(1200)
+    >>> lss = LSSFind(n_estimators=50, max_features=0.5, mode="rank", random_state=0).fit(X[:600], y[:600])
+    >>> tested = interaction_pvalues(lss, X[600:], y[600:])
     >>> first = tested[0]
     >>> tested.label(first.features), bool(first.qvalue < 1e-10), round(float(first.effect), 1)
-    ('x0+ & x1+', True, 1.9)
+    ('x0+ & x1+', True, 2.0)
 
     The test is of an interaction among S's features; the signs say which cell's effect is
     estimated, so the other cells of the same pair are significant too (here x0+ & x1-, whose
@@ -412,7 +652,7 @@ def interaction_pvalues(finder, X, y, *, interactions=None, n_bins=5):
 
     >>> bool(np.all(tested.select([{k for k, _ in f} == {0, 1} for f in tested.features])["pvalue"] < 1e-10))
     True
-    >>> noise = interaction_pvalues(lss, X[1000:], y[1000:], interactions=[((4, 1), (7, -1)), ((5, 1), (6, 1))])
+    >>> noise = interaction_pvalues(lss, X[600:], y[600:], interactions=[((4, 1), (7, -1)), ((5, 1), (6, 1))])
     >>> bool(np.all(noise["pvalue"] > 0.01))
     True
     """

@@ -4,7 +4,7 @@ Signals are the rows x_i of X (n_samples x p); a dictionary D is p x p with unit
 atoms) and codes a signal by its coefficients beta = D^{-1} x. DL-BCD (Algorithm 2, ``dlbcd.py``)
 minimises
 
-    f(D) = (1/n) sum_i sum_h min(|beta_ih|, tau)
+    f(D) = (1/n) sum_i sum_h min(``|beta_ih|``, tau)
 
 by block coordinate descent on the rows of D^{-1}, each a strongly convex problem solved by BFGS;
 f never increases (Proposition 5.2.2). The sharpness test (Algorithm 1, ``sharpness.py``) decides

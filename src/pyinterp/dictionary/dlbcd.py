@@ -50,7 +50,7 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Dictionary learning by block coordinate descent (DL-BCD, thesis 000 Algorithm 2).
 
     Learns a complete dictionary D (p x p, unit-norm atoms as columns) for the signals in the rows
-    of X by minimising the truncated l1 objective f(D) = (1/n) sum_i sum_h min(|(D^{-1} x_i)_h|, tau).
+    of X by minimising the truncated l1 objective ``f(D) = (1/n) sum_i sum_h min(|(D^{-1} x_i)_h|, tau)``.
     Each sweep updates every row j of D^{-1} in turn: the new row is w^T D^{-1} with w_j = 1 the
     solution of a strongly convex problem (BFGS), the other rows are rescaled so that every atom keeps
     unit norm (Proposition 5.2.1), and D and D^{-1} are updated in O(p^2) without inverting. The
@@ -77,7 +77,7 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         uses. Armijo steps tend to land exactly on kinks, where BFGS can stall short of the minimum
         (relative gaps around 1e-8); combine it with ``smoothing`` as the reference does.
     smoothing : float >= 0, default=1e-5
-        Huber smoothing of |.| below this value in the subproblems (the reference's thres1 = 1e-5);
+        Huber smoothing of ``|.|`` below this value in the subproblems (the reference's thres1 = 1e-5);
         0 solves the exact nonsmooth subproblems. Either way a row is only replaced when the exact
         subproblem objective decreases, so the objective never increases. Smoothing makes the
         subproblems smooth (BFGS converges fast) and keeps block coordinate descent from stalling on
@@ -112,8 +112,10 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         square), so exact recovery stays exact, and when the estimate would hold a tenth of X's
         energy or more (codes without zeros: no noise level to read); 0 switches it off (thesis
         Algorithm 2 alone).
-    random_state : int, RandomState instance or None
-    n_jobs : int or None
+    random_state : int, RandomState instance or None, default=None
+        Draws the random initial dictionaries, the sharpness test's perturbations and start points,
+        the start noise of the subproblems and the noise stage's draws. An int makes fit reproducible.
+    n_jobs : int or None, default=None
         Threads over restarts; results do not depend on it.
     verbose : int, default=0
         Reports the sweeps as they finish, out of at most ``max_iter`` per restart (twice that with
@@ -153,6 +155,7 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     sharpness_ : float
         The test's statistic r.
     restart_objectives_ : ndarray of shape (n_restarts,)
+        The final objective of every restart (of its final stage), in restart order.
     condition_number_ : float
         The condition number of ``components_``. Above 100 fit warns that the answer may be a
         local minimum, not the dictionary behind the signals: noiseless references were recovered
@@ -160,6 +163,15 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         docs/user/dictionary.md has the figure). More restarts then help only where they find a
         lower objective.
     n_features_in_ : int
+        Number of features (p) seen during ``fit``.
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
+        Names of the features seen during ``fit``; only when X has string column names (a DataFrame).
+
+    See Also
+    --------
+    sharpness_test : Algorithm 1 on any dictionary and signals.
+    pyinterp.datasets.make_dictionary_signals : Signals x_i = D a_i (+ noise) from a known dictionary.
+    pyinterp.metrics.dictionary_nmse : The error of a learned dictionary up to signed permutations of its atoms.
 
     Notes
     -----
@@ -168,6 +180,27 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     the minimiser: on the thesis' Fig. 5.10 data at 40 dB (docs/results/dlbcd_results.md), DL-BCD alone
     recovered the sparse cases whose reference has condition number above 80 in about a third of the
     repetitions, those below 40 in all. The noise stage (``noise``) is for those cases.
+
+    Examples
+    --------
+    Noiseless signals of a known dictionary, each a combination of 2 of its 4 atoms:
+
+    >>> import numpy as np
+    >>> from pyinterp.dictionary import DLBCD
+    >>> from pyinterp.datasets import make_collinear_dictionary, make_dictionary_signals, make_sparse_coefficients
+    >>> from pyinterp.metrics import dictionary_nmse
+    >>> D = make_collinear_dictionary(4, 0.3)  # 4 unit-norm atoms, pairwise cosine 0.3
+    >>> A = make_sparse_coefficients(200, 4, "sg", sparsity=2, random_state=0)
+    >>> X = make_dictionary_signals(D, A)  # 200 signals x_i = D a_i, as rows
+    >>> est = DLBCD(random_state=0).fit(X)
+    >>> est.components_.shape
+    (4, 4)
+    >>> dictionary_nmse(est.components_, D) < 1e-9  # recovered, up to the atoms' order and signs
+    True
+    >>> est.is_sharp_, est.noise_  # a sharp minimum; noiseless signals skip the noise stage
+    (True, 0.0)
+    >>> round(est.condition_number_, 3)
+    1.648
     """
 
     _parameter_constraints = {
@@ -224,7 +257,42 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     @guarded_fit
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        """Learn the dictionary from the signals in the rows of X."""
+        """Learn the dictionary from the signals in the rows of X.
+
+        Runs ``n_restarts`` restarts of DL-BCD (each two stages with ``init="l1"`` and a finite
+        ``tau``), keeps the best one (sharp first, then the lowest objective), then the noise stage
+        (``noise``). Warns (UserWarning) when the learned dictionary's condition number is above 100.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, p)
+            The signals, one a row; finite, with n_samples >= p (a complete dictionary).
+        y : None
+            Ignored; present for scikit-learn's API.
+
+        Returns
+        -------
+        self : DLBCD
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            When n_samples < p, X holds NaN or infinity, or ``init`` is an unknown name, an array of
+            the wrong shape or singular, or an array with ``n_restarts`` other than 1.
+
+        Examples
+        --------
+        >>> from pyinterp.dictionary import DLBCD
+        >>> from pyinterp.datasets import make_collinear_dictionary, make_dictionary_signals, make_sparse_coefficients
+        >>> X = make_dictionary_signals(make_collinear_dictionary(4, 0.3),
+        ...                             make_sparse_coefficients(200, 4, "sg", sparsity=2, random_state=0))
+        >>> est = DLBCD(tau=0.5, random_state=0).fit(X)
+        >>> est.objective_history_.round(4).tolist()  # f before the first sweep and after each sweep
+        [0.784, 0.784, 0.784]
+        >>> est.l1_objective_history_.round(3).tolist()  # the first stage (tau = inf), from "orth"
+        [2.013, 1.823, 1.707, 1.513, 1.513, 1.513]
+        """
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True, order="C")
         X = _check_signals(X)
         p = X.shape[1]
@@ -301,7 +369,38 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         return noise_stage.run(X, D, None if self.noise == "auto" else float(self.noise), self.smoothing, seed)
 
     def transform(self, X):
-        """Coefficients D^{-1} x of every signal (rows of X), shape (n_samples, p)."""
+        """Coefficients D^{-1} x of every signal (rows of X), shape (n_samples, p).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, p)
+            Signals as rows, finite, with the features seen in ``fit``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, p)
+            Row i holds the coefficients beta_i = D^{-1} x_i of signal i on the atoms of
+            ``components_`` (column h on atom h; :meth:`get_feature_names_out` names them
+            ``dlbcd0``, ``dlbcd1``, ...).
+
+        Raises
+        ------
+        ValueError
+            When the coefficients overflow float64 (``|X|`` near the largest double).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pyinterp.dictionary import DLBCD
+        >>> from pyinterp.datasets import make_collinear_dictionary, make_dictionary_signals, make_sparse_coefficients
+        >>> A = make_sparse_coefficients(200, 4, "sg", sparsity=2, random_state=0)
+        >>> X = make_dictionary_signals(make_collinear_dictionary(4, 0.3), A)
+        >>> codes = DLBCD(random_state=0).fit(X).transform(X)
+        >>> codes.shape
+        (200, 4)
+        >>> np.allclose(np.sort(np.abs(codes), axis=1), np.sort(np.abs(A), axis=1), atol=1e-4)  # the codes A
+        True
+        """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite=True, reset=False)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -316,13 +415,74 @@ class DLBCD(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         return self.components_.shape[1]
 
     def score(self, X, y=None):
-        """Minus the truncated l1 objective of the fitted dictionary on X (higher is better), as
-        scikit-learn's decompositions score, so model selection can compare dictionaries (fits with
-        the same tau: the objective's scale depends on it)."""
+        """Minus the truncated l1 objective of the fitted dictionary on X (higher is better).
+
+        As scikit-learn's decompositions score, so model selection can compare dictionaries (fits
+        with the same tau: the objective's scale depends on it).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, p)
+            Signals as rows.
+        y : None
+            Ignored; present for scikit-learn's API.
+
+        Returns
+        -------
+        float
+            ``-self.objective(X)``, with the fitted ``tau``.
+
+        See Also
+        --------
+        objective : The truncated l1 objective, at any tau.
+
+        Examples
+        --------
+        >>> from pyinterp.dictionary import DLBCD
+        >>> from pyinterp.datasets import make_collinear_dictionary, make_dictionary_signals, make_sparse_coefficients
+        >>> X = make_dictionary_signals(make_collinear_dictionary(4, 0.3),
+        ...                             make_sparse_coefficients(200, 4, "sg", sparsity=2, random_state=0))
+        >>> est = DLBCD(random_state=0).fit(X)
+        >>> round(est.score(X), 3)
+        -0.784
+        """
         return -self.objective(X)
 
     def objective(self, X, tau=None):
-        """The truncated l1 objective (1/n) sum_i sum_h min(|beta_ih|, tau) of the fitted dictionary on X."""
+        """The truncated l1 objective ``(1/n) sum_i sum_h min(|beta_ih|, tau)`` of the fitted dictionary on X.
+
+        beta_i = D^{-1} x_i are the coefficients :meth:`transform` gives, D is ``components_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, p)
+            Signals as rows.
+        tau : float > 0 or np.inf, optional
+            The truncation (default: the estimator's ``tau``); np.inf gives the plain l1 objective.
+
+        Returns
+        -------
+        float
+            The objective, the mean over the signals of their truncated l1 norms (lower is better).
+
+        Raises
+        ------
+        ValueError
+            When ``tau`` is not a positive number.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pyinterp.dictionary import DLBCD
+        >>> from pyinterp.datasets import make_collinear_dictionary, make_dictionary_signals, make_sparse_coefficients
+        >>> A = make_sparse_coefficients(200, 4, "sg", sparsity=2, random_state=0)
+        >>> X = make_dictionary_signals(make_collinear_dictionary(4, 0.3), A)
+        >>> est = DLBCD(tau=0.5, random_state=0).fit(X)
+        >>> round(est.objective(X), 3)  # tau = 0.5, as fitted: objective_
+        0.784
+        >>> round(est.objective(X, tau=np.inf), 3), round(float(np.abs(A).sum(axis=1).mean()), 3)  # plain l1
+        (1.513, 1.513)
+        """
         tau = self.tau if tau is None else tau
         if not isinstance(tau, Real) or isinstance(tau, bool) or not tau > 0:  # inf: the plain l1 objective
             raise ValueError(f"tau must be a positive number (or inf), got {tau!r}")

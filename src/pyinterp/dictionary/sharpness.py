@@ -91,9 +91,9 @@ def sharpness_test(D, X, rho=0.01, threshold=1e-6, random_state=None, *, start_n
     """Algorithm 1: is D a sharp local minimum of the l1 objective on the signals X?
 
     The collinearity matrix M = D^T D is perturbed (``rho`` times standard Gaussian noise added to
-    every entry of D, then the Gram matrix), and for every atom k the strongly convex problem (5.3)
+    every entry of D, then the Gram matrix), and for every atom k the strongly convex problem (5.3)::
 
-        min_w  sum_i |<beta_i, w>| + sum_{h != k} sqrt((w_h - M~_kh)^2 + 1 - M~_kh^2) sum_i |beta_ih|,  w_k = 1,
+        min_w  sum_i ``|<beta_i, w>|`` + sum_{h != k} sqrt((w_h - M~_kh)^2 + 1 - M~_kh^2) sum_i ``|beta_ih|``,  w_k = 1,
 
     is solved by BFGS. D is declared sharp when r = max_k ||w^(k) - I_k||^2 < threshold (Proposition
     5.1.1: a sharp minimum stays the minimiser under small perturbations). BFGS starts near I_k, not
@@ -104,37 +104,71 @@ def sharpness_test(D, X, rho=0.01, threshold=1e-6, random_state=None, *, start_n
     Parameters
     ----------
     D : array-like of shape (p, p)
-        Dictionary with the atoms as columns; columns are scaled to unit norm.
+        Dictionary with the atoms as columns; columns are scaled to unit norm. It must be finite and
+        nonsingular (condition number at most 1e12).
     X : array-like of shape (n_samples, p)
-        Signals as rows, n_samples >= p.
-    rho : float > 0
+        Signals as rows, n_samples >= p, finite.
+    rho : float > 0, default=0.01
         Perturbation level.
-    threshold : float > 0
+    threshold : float > 0, default=1e-6
         Decision threshold T on r.
-    random_state : int, RandomState instance or None
+    random_state : int, RandomState instance or None, default=None
         Draws the perturbation and the start points.
-    start_noise : float >= 0
+    start_noise : float >= 0, default=1e-3
         Standard deviation of the Gaussian offset of the start points from I_k (the reference
         implementation's 1e-3; it must stay below sqrt(threshold) to let sharp minima pass).
-    line_search : {"wolfe", "armijo"}
-    max_inner_iter : int
+    line_search : {"wolfe", "armijo"}, default="wolfe"
+        The BFGS line search: weak Wolfe bracketing (Lewis & Overton) or backtracking Armijo, as in
+        :class:`DLBCD`.
+    max_inner_iter : int, default=1000
         BFGS iterations per problem.
-    lbfgs_memory : int >= 0 or None
+    lbfgs_memory : int >= 0 or None, default=None
         The quasi-Newton solver of the problems: None uses dense BFGS for p <= 200 and L-BFGS keeping
         10 pairs above; 0 forces dense BFGS, m > 0 L-BFGS keeping m pairs.
-    n_jobs : int or None
+    n_jobs : int or None, default=None
         Threads over the p problems (the result does not depend on it).
-    return_solutions : bool
+    return_solutions : bool, default=False
         Also return the problems' solutions and the perturbed collinearity they were solved with.
 
     Returns
     -------
     is_sharp : bool
+        Whether r < ``threshold``: D is declared a sharp local minimum.
     r : float
+        The statistic max_k ||w^(k) - I_k||^2.
     W : ndarray of shape (p, p)
         Row k is the solution w^(k) of problem k (only with ``return_solutions=True``).
     M : ndarray of shape (p, p)
         The perturbed collinearity M~, zero diagonal (only with ``return_solutions=True``).
+
+    Raises
+    ------
+    ValueError
+        When D is not square, singular or not finite, X has fewer rows than D's p or another number
+        of columns, or X is not finite.
+
+    See Also
+    --------
+    DLBCD : Learns the dictionary, and applies this test to every restart's result (``is_sharp_``).
+
+    Examples
+    --------
+    The dictionary behind noiseless sparse signals is sharp; the identity, on the same signals, is not:
+
+    >>> import numpy as np
+    >>> from pyinterp.dictionary import sharpness_test
+    >>> from pyinterp.datasets import make_collinear_dictionary, make_dictionary_signals, make_sparse_coefficients
+    >>> D = make_collinear_dictionary(4, 0.3)
+    >>> X = make_dictionary_signals(D, make_sparse_coefficients(200, 4, "sg", sparsity=2, random_state=0))
+    >>> is_sharp, r = sharpness_test(D, X, random_state=0)
+    >>> is_sharp, r < 1e-6
+    (True, True)
+    >>> is_sharp, r = sharpness_test(np.eye(4), X, random_state=0)
+    >>> is_sharp, round(r, 3)
+    (False, 0.036)
+    >>> is_sharp, r, W, M = sharpness_test(D, X, random_state=0, return_solutions=True)
+    >>> W.shape, np.diag(M).tolist()
+    ((4, 4), [0.0, 0.0, 0.0, 0.0])
     """
     D = _check_dictionary(D)
     check_exact_integers(X)  # the test fits coefficients on X, as DLBCD does

@@ -69,6 +69,22 @@ class CategoryCodes:
         {column: its categories in code order}, a column by index or by name (of a named X), at
         most 256 distinct categories each.
 
+    Attributes
+    ----------
+    categories : dict
+        {column: ndarray of its categories}, in the order given.
+
+    Raises
+    ------
+    TypeError
+        If ``categories`` is not a mapping.
+    ValueError
+        If a column has no category, more than 256, or one twice.
+
+    See Also
+    --------
+    RandomForestRegressor : Its ``categorical_features`` takes CategoryCodes.
+
     Examples
     --------
     >>> import numpy as np
@@ -242,9 +258,25 @@ class CategoricalMixin:
 
     @property
     def categories_(self) -> list | None:
-        """Per categorical feature (in column order), its categories: code k in the trees' left
-        sets (``Tree.left_categories``) stands for ``categories_[i][k]``. None without categorical
-        features."""
+        """Per categorical feature (in column order), its categories: a list of arrays, or None.
+
+        Code k in the trees' left sets (``Tree.left_categories``, ``Tree.left_set``) stands for
+        ``categories_[i][k]``, i counting the categorical columns (``is_categorical_`` marks
+        them). The categories are the training X's distinct values, sorted (missing values left
+        out), or those ``CategoryCodes`` gave. None without categorical features.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pyinterp import RandomForestRegressor
+        >>> rng = np.random.default_rng(0)
+        >>> X = np.column_stack([rng.choice(["lung", "blood"], 50), rng.normal(size=50)]).astype(object)
+        >>> forest = RandomForestRegressor(5, categorical_features=[0], random_state=0).fit(X, rng.normal(size=50))
+        >>> forest.categories_[0].tolist(), forest.is_categorical_.tolist()
+        (['blood', 'lung'], [True, False])
+        >>> print(RandomForestRegressor(5, random_state=0).fit(X[:, 1:], rng.normal(size=50)).categories_)
+        None
+        """
         check_is_fitted(self)
         encoder = getattr(self, "_category_encoder", None)
         return None if encoder is None else encoder.categories_

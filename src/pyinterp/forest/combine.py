@@ -11,20 +11,67 @@ from .estimators import _BaseForest
 
 
 def combine(*forests):
-    """One forest holding the trees of ``forests``, in the order given: forests fitted apart (in
+    """One forest holding the trees of forests fitted apart on the same training rows.
+
+    R randomForest's ``combine``: the trees of ``forests``, in the order given, fitted apart (in
     other processes, on other machines, at other times) on the same training rows.
 
     Checks what the forests record: all are fitted pyinterp forests of one class (regressor or
     classifier) with the same criterion, the same classes, the same number of training rows and of
-    features, and the same feature names; and refuses two forests fitted with the same seed, whose
-    trees would be the same trees. It cannot check that the rows are the same rows in the same
-    order: the in-bag counts it keeps (for ``oob_predict``, MDI-oob and the other out-of-bag
-    measures) assume they are. Other parameters may differ, as in R; the result takes the first
-    forest's, with ``n_estimators`` the total, and has no ``oob_score_`` (the forests' scores do
-    not combine; ``oob_predict(X)`` gives the combined forest's).
+    features, the same feature names and the same number of outputs; and refuses two forests
+    fitted with the same seed, whose trees would be the same trees. It cannot check that the rows
+    are the same rows in the same order: the in-bag counts it keeps (for ``oob_predict``, MDI-oob
+    and the other out-of-bag measures) assume they are. Other parameters may differ, as in R; the
+    result takes the first forest's, with ``n_estimators`` the total, and has no ``oob_score_``
+    (the forests' scores do not combine; ``oob_predict(X)`` gives the combined forest's).
 
     Forests fitted with ``random_state=s`` and ``warm_start`` growth, or in chunks on a cluster,
     need no combine: trees continue the stream of ``s``, so the result equals one fit.
+
+    Parameters
+    ----------
+    *forests : RandomForestRegressor or RandomForestClassifier
+        One or more fitted pyinterp forests of one class, fitted on the same rows with
+        different seeds. They are not changed.
+
+    Returns
+    -------
+    forest : RandomForestRegressor or RandomForestClassifier
+        A new fitted forest of the first forest's class and parameters (``n_estimators`` the
+        total number of trees, ``oob_score`` False) whose trees are the forests' trees in order;
+        it predicts their mean, each tree counting once.
+
+    Raises
+    ------
+    TypeError
+        If an argument is not a pyinterp forest, or the forests are of different classes.
+    ValueError
+        If no forest is given, or the forests differ in criterion, training shape, feature
+        names, outputs or classes, or two of them were fitted with the same seed.
+
+    See Also
+    --------
+    RandomForestRegressor : Its ``warm_start`` grows one forest in steps instead.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp import RandomForestRegressor
+    >>> from pyinterp.forest import combine
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 4))
+    >>> y = X[:, 0] + rng.normal(scale=0.1, size=200)
+    >>> a = RandomForestRegressor(20, random_state=1).fit(X, y)  # on one machine
+    >>> b = RandomForestRegressor(30, random_state=2).fit(X, y)  # on another
+    >>> forest = combine(a, b)
+    >>> forest.n_estimators, forest.inbag_counts_.shape
+    (50, (50, 200))
+    >>> bool(np.allclose(forest.predict(X), (20 * a.predict(X) + 30 * b.predict(X)) / 50))
+    True
+    >>> combine(a, a)
+    Traceback (most recent call last):
+        ...
+    ValueError: two of the forests were fitted with the same seed and so grew the same trees
     """
     if not forests:
         raise ValueError("combine needs at least one forest")

@@ -1,6 +1,6 @@
 """One view of a fitted forest for the core, whichever library fitted it: pyinterp forests hand over
 their core Forest; scikit-learn forests are imported into one (Forest.from_sklearn_trees), with their
-in-bag counts regenerated the way scikit-learn's own oob_score_ does when the training rows are
+in-bag counts regenerated the way scikit-learn's own ``oob_score_`` does when the training rows are
 given (or, for pyinterp's exports, the counts they carry)."""
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ def sklearn_tree_arrays(tree):
 def _sklearn_inbag(forest, n_samples, n_threads=1):
     """(n_trees, n_samples) in-bag counts of the rows each tree was fitted on: those a pyinterp
     export carries (``_pyinterp_inbag``), else scikit-learn's draws regenerated as its own
-    oob_score_ does (private helpers, whose signature gained sample_weight in 1.7); what does not
+    ``oob_score_`` does (private helpers, whose signature gained sample_weight in 1.7); what does not
     depend on the tree is worked out once. Trees seeded by integers (as scikit-learn seeds them)
     are drawn in the core (_core.sklearn_inbag, numpy's legacy RandomState bit for bit: ~14 us a
     tree of 2,000 draws where scikit-learn's helper costs ~150 us); any other random_state by

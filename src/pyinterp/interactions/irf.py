@@ -53,7 +53,7 @@ _LOG_SCORES = ("cpe", "fsd", "mip")  # their sta_* columns: share of bootstraps 
 
 def _query_index(candidates) -> dict:
     """Row of every set a score looks up, in a fixed order: the empty set, then per candidate its
-    (|S|-1)-subsets, singletons and itself."""
+    (``|S|``-1)-subsets, singletons and itself."""
     index = {(): 0}
     for s in candidates:
         for r in {len(s) - 1, len(s)} | {1}:
@@ -68,7 +68,7 @@ def _fsd(prev1, index, candidates):
 
 
 def _mip(log_prec, index, candidates):
-    """mip(S) = min over the (|S|-1)-subsets S' of log prec(S) - log prec(S')."""
+    """mip(S) = min over the (``|S|``-1)-subsets S' of log prec(S) - log prec(S')."""
     return np.array([min(log_prec[index[s]] - log_prec[index[sub]] for sub in itertools.combinations(s, len(s) - 1))
                      for s in candidates])
 
@@ -131,7 +131,7 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
        ``stability`` (fraction of bootstraps whose RIT found it), ``prevalence`` (prev1),
        ``precision`` (class-1 fraction of the rows in leaves containing S), ``cpe`` =
        log prev1 - log prev0, ``fsd`` = log prev(S) - sum_j log prev({j}), ``mip`` = min over
-       (|S|-1)-subsets S' of log prec(S) - log prec(S'); ``sta_cpe``/``sta_fsd``/``sta_mip`` =
+       (``|S|``-1)-subsets S' of log prec(S) - log prec(S'); ``sta_cpe``/``sta_fsd``/``sta_mip`` =
        fraction of bootstraps with a positive score; ``direction`` (+1: found on the leaves of the
        class of interest, -1: on the other leaves, its scores read with the sides swapped);
        ``tier`` (0: a rule, 1: nested in or around a rule or its other side, 2: fails R's
@@ -181,11 +181,195 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
       3 and 4 neither ranked the rules near the top (median rank 7-15).
 
     Styles ``"rules"`` and ``"R"`` score their candidates inside each bootstrap, which keeps only
-    the scores. With ``style="pyinterp"``, until every bootstrap is done, each finished bootstrap's leaves wait in a
-    temporary directory (``TMPDIR``; about 20 MB per bootstrap at n = 1000), so memory does not
-    grow with ``n_bootstraps``. Inside ``joblib.parallel_backend("dask")`` the forests and the
-    bootstraps run on the cluster's workers, with the same result (docs/user/cluster.md).
+    the scores. With ``style="pyinterp"``, until every bootstrap is done, each finished
+    bootstrap's leaves wait in a temporary directory (``TMPDIR``; about 20 MB per bootstrap at
+    n = 1000), so memory does not grow with ``n_bootstraps``. Inside
+    ``joblib.parallel_backend("dask")`` the forests and the bootstraps run on the cluster's
+    workers, with the same result (docs/user/cluster.md).
 
+    Parameters
+    ----------
+    n_iterations : int, default=5
+        Reweighted forests of step 1 (R iRF 3.0's 5): the first draws its split candidates
+        uniformly, each later one in proportion to the previous forest's importances (floored
+        at ``weight_floor``).
+    n_estimators : int, default=500
+        Trees of each iteration's forest (R iRF 3.0's 500), and of each bootstrap forest unless
+        ``bootstrap_n_estimators`` is given.
+    task : {"auto", "classification", "regression"}, default="auto"
+        What y is. "auto" decides from y's values at fit (integer labels and two-valued y are
+        classes). "classification" / "regression" say it, and declare it to scikit-learn, so
+        cross_val_score stratifies folds and scorers such as "roc_auc" find ``predict_proba``
+        (available only with ``task="classification"``).
+    max_features : {"sqrt", "log2"}, int, float or None, default="sqrt"
+        m_try of every forest, as R iRF's mtry (see :class:`~pyinterp.RandomForestRegressor`);
+        capped at the number of features with a positive weight.
+    min_samples_leaf : int or float, default=1
+        Smallest leaf of every forest (a count, or a fraction of n).
+    max_depth : int or None, default=None
+        Deepest tree of every forest; None: no limit.
+    forest_min_node_size : int or None, default=None
+        ranger's ``min.node.size`` for every forest: a node of at most this many in-bag draws
+        (repeats counted, as ranger counts them) is not split. None: what R iRF 3.0's forests use
+        under styles ``"R"`` and ``"rules"`` (ranger's defaults: 5 for regression, 1 for
+        classification) and 1, trees grown to purity, under ``style="pyinterp"``.
+    importance : {"mdi", "mdi_oob"}, default="mdi"
+        The feature importance that reweights the next iteration (``importances_``): MDI
+        (``feature_importances_``, as in the paper) or :func:`~pyinterp.importance.mdi_oob` (the
+        debiased version of issue 3; slower, it reads the out-of-bag rows).
+    weight_floor : float in [0, 1], default=1e-5
+        The importances, negative ones set to 0 and normalised to sum to 1 (equal weights when
+        none is positive), are floored at this, so a feature without importance stays drawable
+        (unless the floor is 0). R floors ranger's unnormalised importance at 1e-5 and then
+        normalises; pyinterp normalises and then floors.
+    iteration : {"oob", "last"} or int, default="oob"
+        The iteration whose forest becomes ``forest_`` and whose feature weights the bootstrap
+        forests are fitted with: the lowest out-of-bag error (ties go to the later one), the
+        last, or the given 0-based index (below ``n_iterations``).
+    n_bootstraps : int, default=10
+        Bootstrap resamples of step 2, each with its own forest and RIT; the R vignette's
+        setting (R's default of 1 gives no stability information).
+    signed : bool, default=True
+        Whether paths hold signed features (feature, side) or features alone; unsigned tables
+        carry sign 0 and have no :meth:`rule`.
+    cut : float or None, default=None
+        Regression only: the value of y that splits the rows into the class of interest and the
+        other rows; None: the median of y. Under styles ``"rules"`` and ``"R"`` a row is class 1
+        when y >= cut (y > cut when cut is y's minimum, where R would leave no class 0); under
+        ``"pyinterp"`` when y > cut. A leaf predicts the class of interest when its mean is
+        above cut. A cut that leaves either side empty is an error at fit.
+    class_id : label or None, default=None
+        Classification only: the class of interest; None: the last of the sorted classes.
+    min_node_size : int, default=1
+        Leaves with fewer rows than this (the resample's rows in the leaf; under styles
+        ``"rules"`` and ``"R"`` its out-of-bag rows) are not drawn by RIT; under those styles
+        they also count no rows in the scores, as R drops them before scoring.
+    rit_depth : int, default=5
+        R's ``depth``: the number of paths a RIT leaf intersects, the root's ``rit_root_sets``
+        included (so ``rit_depth - rit_root_sets + 1`` levels, at least the root).
+    rit_n_trees : int, default=500
+        Trees of each RIT run (per bootstrap and side, and for the candidates of styles
+        ``"rules"`` and ``"R"``); 0 finds nothing.
+    rit_n_children : float >= 1, default=2.0
+        Children of each RIT node, each the node intersected with one more drawn path; a
+        fraction is honoured at random.
+    rit_min_size : int, default=2
+        A RIT node that has shrunk to this many items is a leaf, and smaller sets are dropped:
+        the smallest interaction reported.
+    bootstrap_n_estimators : int or None, default=None
+        Trees in each bootstrap forest; None = ``n_estimators`` (R iRF refits a full-size
+        forest).
+    bootstrap_max_samples : float, int or None, default=None
+        Rows in each bootstrap resample: a fraction in (0, 1] of n (rounded up), a count >= 1, or
+        None = n. Classes keep their proportions (largest remainders) when classifying.
+    first_split : bool, default=True
+        True keeps each feature's first split on a path (R's ``first.split``); False every
+        (feature, side), so a path may hold both signs of a feature. Unsigned paths are the same
+        either way.
+    rit_leaves : {"class", "all", "both"} or None, default=None
+        The leaves RIT draws from: those predicting the class of interest (above ``cut`` in
+        regression), all of them (scored with the class of interest), or each side by itself
+        ("both": the sets found on the other leaves are scored with the other rows as the class
+        of interest and reported with ``direction`` -1). None: "both" under ``style="rules"``,
+        "class" under the others (R's RIT runs on the class of interest's leaves only).
+    rit_leaf_weight : {"size_precision", "size"}, default="size_precision"
+        Leaf drawing weight: its class-1 row count (size x precision, R iRF's) or its row count,
+        counting the resample's rows that fall in the leaf (its out-of-bag rows under styles
+        ``"rules"`` and ``"R"``).
+    rit_root_sets : {1, 2}, default=2
+        Paths intersected at each RIT root: 2 as in R iRF, 1 (a single drawn path) as in the
+        Python irf package.
+    rit_report : {"leaves", "nodes"}, default="leaves"
+        Sets a RIT reports: its leaves (R iRF) or every node, root included (the Python irf
+        package).
+    style : {"rules", "R", "pyinterp"}, default="rules"
+        The conventions of the candidates, out-of-bag counts, prevalence, cut, stability and the
+        table's order (above). How each differs from R's iRF package:
+
+        - ``"R"`` with ``rit_leaves=None`` is R iRF 3.0 (``oob.importance=TRUE``); what still
+          differs is listed in docs/user/interactions.md: one resample per bootstrap (R 3.0.0
+          refits the same resample in every bootstrap), pyinterp's trees and random streams (any
+          ``n_jobs`` gives the same table; R's RIT depends on its threads), the feature weights
+          floored after normalising, non-finite scores left out (R's means become NaN), no
+          observation weights, a classification leaf counting as the class of interest when it
+          ties for the largest fraction, and 10 bootstraps by default where R runs 1.
+        - ``"rules"`` computes R's scores with R's conventions, but also runs RIT on the other
+          side (``rit_leaves="both"``, rules that lower y, ``direction`` -1) and orders by
+          ``tier``, then cpe, where R orders by cpe alone.
+        - ``"pyinterp"`` keeps the conventions before R's: trees grown to purity, every
+          bootstrap's sets as candidates, bootstrap forests fitted on the resample with its
+          repeats, leaf sizes counting all its rows, prevalence as leaf mass, y > cut as
+          class 1, stability over every bootstrap, and the order by stability.
+    random_state : int, RandomState instance or None, default=None
+        Seeds every forest, resample and RIT: the seeds are drawn once at fit
+        (``bootstrap_seeds_``, ``rit_seed_``), so each bootstrap can be redone
+        (:meth:`bootstrap`).
+    n_jobs : int or None, default=None
+        Threads (None: 1, -1: all cores): each iteration's forest uses them, and the bootstraps
+        run this many at a time, one thread each. The table does not depend on n_jobs.
+    verbose : int, default=0
+        Reports the iterations and the bootstraps as they finish (with tqdm if installed); at 2
+        also each iteration forest's trees.
+    always_split_features : array-like of int or str, or bool mask, default=None
+        Columns searched at every node of every forest (ranger's ``always.split.variables``, see
+        :class:`pyinterp.RandomForestRegressor`): covariates such as principal components.
+        Interactions that hold them are found as any other; the command line reports only those
+        among the other columns unless asked.
+    categorical_features : array-like of int, str or bool, "from_dtype" or CategoryCodes, default=None
+        Columns split as categories (batch, sex, tissue; see
+        :class:`pyinterp.RandomForestRegressor`). They are encoded once, and every forest of the
+        fit (``forest_``, the bootstraps') is fitted on their codes (``CategoryCodes``): pass those
+        forests X with the columns as codes, or use this estimator's methods, which take X as fit
+        did.
+
+    Attributes
+    ----------
+    interactions_ : InteractionTable
+        The scored candidates, columns ``stability``, ``prevalence``, ``precision``, ``cpe``,
+        ``sta_cpe``, ``fsd``, ``sta_fsd``, ``mip``, ``sta_mip``, ``direction`` and ``tier``
+        (step 3). Ordered by tier, then cpe (``style="rules"``), by cpe, then stability
+        (``"R"``), or by stability, then prevalence (``"pyinterp"``): ``TABLE_ORDER[style]``
+        (descending but the tier), then the direction and the features. With
+        ``feature_groups`` the indices point into the group names. An empty table warns
+        (:class:`NoInteractionWarning`, saying why).
+    forest_ : RandomForestRegressor or RandomForestClassifier
+        The selected iteration's forest; :meth:`predict` uses it.
+    selected_iteration_ : int
+        The selected iteration (0-based).
+    oob_errors_ : ndarray of shape (n_iterations,)
+        Per iteration, 1 - the forest's out-of-bag R^2 (regression) or accuracy.
+    importances_ : ndarray of shape (n_iterations, n_features)
+        Per iteration, the importances computed (``importance``).
+    feature_weights_ : ndarray of shape (n_iterations, n_features)
+        Per iteration, the weights its forest was fitted with (all ones for the first).
+    bootstrap_seeds_ : ndarray of shape (n_bootstraps, 2)
+        Each bootstrap's resample seed and forest (and RIT) seed; :meth:`bootstrap` redoes one.
+    rit_seed_ : int
+        Seed of the RIT over the selected forest (the candidates of styles ``"rules"`` and ``"R"``).
+    classification_ : bool
+        Whether y was read as classes (``task``).
+    classes_ : ndarray of shape (n_classes,)
+        The classes, when y was read as classes.
+    class_id_ : label
+        The class of interest, when y was read as classes.
+    cut_ : float
+        The cut of y, in regression.
+    feature_groups_ : FeatureGroups or None
+        With ``feature_groups``: the group names (``names``, in order of first appearance; the
+        interactions' indices point into it) and each column's group (``index``).
+    n_features_in_ : int
+        Number of columns seen at fit.
+    feature_names_in_ : ndarray of str of shape (``n_features_in_``,)
+        Column names seen at fit, when X had string column names (a pandas DataFrame).
+
+    See Also
+    --------
+    LSSFind : Interactions by depth-weighted prevalence, on one forest.
+    random_intersection_trees : The RIT of step 2 on any sets.
+    pair_scan : Every pair of given columns, tested exhaustively.
+
+    Notes
+    -----
     Defaults and why: 5 iterations, 500 trees, RIT depth 5 with 500 trees, 2 children and
     minimum size 2, signed paths and R's scores - the R iRF 3.0 defaults the method was published
     with - but ordered by ``style="rules"``, which ranks the true rules first where R's order does
@@ -210,71 +394,10 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
     (Its regression path weights are the leaf means cast to int, which we take as the leaf size
     they were meant to be; docs/results/lssfind_results.md, Part 3b, measures these settings.)
 
-    Parameters beyond the ones above
-    --------------------------------
-    forest_min_node_size : int or None
-        ranger's ``min.node.size`` for every forest: a node of at most this many in-bag draws
-        (repeats counted, as ranger counts them) is not split. None: what R iRF 3.0's forests use
-        under ``style="R"`` (ranger's defaults: 5 for regression, 1 for classification) and 1,
-        trees grown to purity, under ``style="pyinterp"``.
-    always_split_features : array-like of int or str, or bool mask, default None
-        Columns searched at every node of every forest (ranger's ``always.split.variables``, see
-        :class:`pyinterp.RandomForestRegressor`): covariates such as principal components.
-        Interactions that hold them are found as any other; the command line reports only those
-        among the other columns unless asked.
-    categorical_features : array-like of int, str or bool, "from_dtype" or CategoryCodes, default None
-        Columns split as categories (batch, sex, tissue; see
-        :class:`pyinterp.RandomForestRegressor`). They are encoded once, and every forest of the
-        fit (``forest_``, the bootstraps') is fitted on their codes (``CategoryCodes``): pass those
-        forests X with the columns as codes, or use this estimator's methods, which take X as fit
-        did.
-    task : {"auto", "classification", "regression"}
-        What y is. "auto" decides from y's values at fit (integer labels and two-valued y are
-        classes). "classification" / "regression" say it, and declare it to scikit-learn, so
-        cross_val_score stratifies folds and scorers such as "roc_auc" find ``predict_proba``.
-    bootstrap_n_estimators : int or None
-        Trees in each bootstrap forest; None = ``n_estimators``.
-    bootstrap_max_samples : float, int or None
-        Rows in each bootstrap resample: a fraction in (0, 1] of n (rounded up), a count >= 1, or
-        None = n. Classes keep their proportions (largest remainders) when classifying.
-    first_split : bool
-        True keeps each feature's first split on a path; False every (feature, side), so a path
-        may hold both signs of a feature. Unsigned paths are the same either way.
-    rit_leaves : {"class", "all", "both"} or None
-        The leaves RIT draws from: those predicting the class of interest (above ``cut`` in
-        regression), all of them (scored with the class of interest), or each side by itself
-        ("both": the sets found on the other leaves are scored with the other rows as the class
-        of interest and reported with ``direction`` -1). None: "both" under ``style="rules"``,
-        "class" under the others.
-    rit_leaf_weight : {"size_precision", "size"}
-        Leaf drawing weight: its class-1 row count (size x precision) or its row count, counting
-        the resample's rows that fall in the leaf.
-    rit_root_sets : {1, 2}
-        Paths intersected at each RIT root.
-    rit_report : {"leaves", "nodes"}
-        Sets a RIT reports: its leaves or every node (root included).
-    style : {"rules", "R", "pyinterp"}
-        The conventions of the candidates, out-of-bag counts, prevalence, cut, stability and the
-        table's order (above). ``"R"`` with ``rit_leaves=None`` is R iRF 3.0.
-
-    Attributes
+    References
     ----------
-    interactions_ : InteractionTable ordered by tier, then cpe (``style="rules"``), by cpe,
-        then stability (``"R"``), or by stability, then prevalence (``"pyinterp"``):
-        ``TABLE_ORDER[style]`` (descending but the tier), then the direction and the features.
-    forest_ : the selected iteration's forest; ``predict`` uses it.
-    selected_iteration_ : int (0-based)
-    oob_errors_, importances_, feature_weights_ : per iteration (1 - OOB R^2 or accuracy; the
-        importances computed; the weights the iteration was fitted with).
-    bootstrap_seeds_ : ndarray of shape (n_bootstraps, 2)
-        Each bootstrap's resample seed and forest (and RIT) seed; :meth:`bootstrap` redoes one.
-    rit_seed_ : int
-        Seed of the RIT over the selected forest (the candidates of styles ``"rules"`` and ``"R"``).
-    classification_ : bool
-        Whether y was read as classes (``task``). ``classes_`` holds them when it was.
-    feature_groups_ : FeatureGroups or None
-        With ``feature_groups``: the group names (``names``, in order of first appearance; the
-        interactions' indices point into it) and each column's group (``index``).
+    Basu, S., Kumbier, K., Brown, J. B. and Yu, B. (2018). Iterative random forests to discover
+    predictive and stable high-order interactions. PNAS 115(8), 1943-1948.
 
     Examples
     --------
@@ -283,14 +406,23 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
 
     >>> from pyinterp import IterativeRandomForest
     >>> from pyinterp.datasets import make_lss
-    >>> X, y, truth = make_lss(n_samples=500, n_features=10, snr=5.0, random_state=0)
-    >>> irf = IterativeRandomForest(n_iterations=2, n_estimators=100, n_bootstraps=5, rit_n_trees=100,
+    >>> X, y, truth = make_lss(n_samples=300, n_features=6, snr=5.0, random_state=0)
+    >>> irf = IterativeRandomForest(n_iterations=2, n_estimators=30, n_bootstraps=3, rit_n_trees=50,
     ...                             random_state=0).fit(X, y)
     >>> table = irf.interactions_
-    >>> [table.label(f) for f in table.features[:2]], table.features[:2] == truth
-    (['x0- & x1-', 'x2- & x3-'], True)
-    >>> table["tier"][:2].tolist(), table["direction"][:2].tolist()
-    ([0, 0], [1, 1])
+    >>> [table.label(f) for f in table.features[:2]], sorted(table.features[:2]) == truth
+    (['x2- & x3-', 'x0- & x1-'], True)
+    >>> table["tier"][:2].tolist(), table["direction"][:2].tolist(), table["stability"][:2].tolist()
+    ([0, 0], [1, 1], [1.0, 1.0])
+    >>> record = table[0]
+    >>> round(record.precision, 3), round(record.cpe, 3)
+    (0.931, 2.649)
+
+    The sets after them are parts, extensions or the other side of the rules (tier 1), or fail
+    R's filters (tier 2):
+
+    >>> [(table.label(f), t) for f, t in zip(table.features[2:5], table["tier"][2:5].tolist())]
+    [('x1- & x2- & x3-', 1), ('x1+ & x3+', 1), ('x1+ & x2+', 1)]
     """
 
     _parameter_constraints = {
@@ -409,10 +541,65 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
     @guarded_fit
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, feature_groups=None):
-        """feature_groups: one group name per column (e.g. each SNP's gene, R iRF's
+        """Grow the reweighted forests, then the bootstraps, and score their interactions.
+
+        feature_groups: one group name per column (e.g. each SNP's gene, R iRF's
         ``varnames.grp``); the paths RIT intersects and every score are then over groups, a group
         counting as one feature. The forests and their importances stay per column. verbose
-        reports the iterations and the bootstraps as they finish (at 2 also each forest's trees)."""
+        reports the iterations and the bootstraps as they finish (at 2 also each iteration
+        forest's trees).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data; NaN marks a missing value. Also packed genotypes
+            (:class:`~pyinterp.io.PackedGenotypes`) and int8 genotypes without a float copy, and
+            categorical columns as strings or categories with ``categorical_features``.
+        y : array-like of shape (n_samples,)
+            Class labels or a numeric target (``task``); at least 2 rows.
+        feature_groups : array-like of str of shape (n_features,), default=None
+            One group name per column; the table's indices then point into
+            ``feature_groups_.names``, and :meth:`rule` is unavailable.
+
+        Returns
+        -------
+        self : IterativeRandomForest
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            If ``iteration`` is not below ``n_iterations``, ``class_id`` is not one of the
+            classes, the cut leaves no rows on one side of y, or X or y is invalid.
+
+        Warns
+        -----
+        NoInteractionWarning
+            When the table is empty, saying why (e.g. every path splits on one feature) and what
+            to try.
+
+        Examples
+        --------
+        >>> from pyinterp import IterativeRandomForest
+        >>> from pyinterp.datasets import make_lss
+        >>> X, y, truth = make_lss(n_samples=300, n_features=6, random_state=0)
+        >>> irf = IterativeRandomForest(n_iterations=2, n_estimators=30, n_bootstraps=3, rit_n_trees=50,
+        ...                             random_state=0)
+        >>> irf.fit(X, y) is irf
+        True
+        >>> irf.selected_iteration_, irf.oob_errors_.round(3).tolist(), round(irf.cut_, 3)
+        (1, [0.311, 0.263], 0.52)
+
+        With groups of columns (here x4 and x5 in one group), a group counts as one feature:
+
+        >>> genes = ["g0", "g1", "g2", "g3", "g4", "g4"]
+        >>> grouped = IterativeRandomForest(n_iterations=2, n_estimators=30, n_bootstraps=3, rit_n_trees=50,
+        ...                                 random_state=0).fit(X, y, feature_groups=genes)
+        >>> grouped.feature_groups_.names
+        ('g0', 'g1', 'g2', 'g3', 'g4')
+        >>> [grouped.interactions_.label(f) for f in grouped.interactions_.features[:2]]
+        ['g2- & g3-', 'g0- & g1-']
+        """
         X = self._encode_categories(X)
         X, y = validate_fit_data(self, X, y, ensure_min_samples=2)
         X = core_X(X, by_columns=True)
@@ -533,6 +720,45 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         X, y must be the training data. Returns a :class:`BootstrapRun`: the resampled rows, the
         bootstrap forest (fitted on them with the selected iteration's feature weights), the leaves
         RIT drew from and the sets it reported (tuples of ``encode``'s signed codes).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The training data, as given to :meth:`fit` (checked against its columns).
+        y : array-like of shape (n_samples,)
+            The training target, as given to :meth:`fit`.
+        index : int
+            The bootstrap, from 0 to ``n_bootstraps - 1``.
+
+        Returns
+        -------
+        BootstrapRun
+            A named tuple: ``rows`` (the resampled row indices; under styles ``"rules"`` and
+            ``"R"`` the distinct ones the forest was fitted on), ``forest``, ``leaves`` (a
+            ``BootstrapLeaves``: each leaf's path, size, class-1 count and side), ``interactions``
+            (the sets RIT found on the class of interest's leaves) and ``other_interactions``
+            (with ``rit_leaves="both"``, those found on the other leaves, else empty). The sets
+            are tuples of integer codes: :func:`~pyinterp.interactions.decode` reads them
+            (unsigned paths hold feature indices instead).
+
+        Raises
+        ------
+        ValueError
+            If ``index`` is out of range.
+
+        Examples
+        --------
+        >>> from pyinterp import IterativeRandomForest
+        >>> from pyinterp.datasets import make_lss
+        >>> from pyinterp.interactions import decode
+        >>> X, y, truth = make_lss(n_samples=300, n_features=6, random_state=0)
+        >>> irf = IterativeRandomForest(n_iterations=2, n_estimators=30, n_bootstraps=3, rit_n_trees=50,
+        ...                             random_state=0).fit(X, y)
+        >>> run = irf.bootstrap(X, y, 0)
+        >>> run.rows.shape, run.forest.n_estimators
+        ((183,), 30)
+        >>> sorted(decode(s) for s in run.interactions)[:2]
+        [((0, -1), (1, -1)), ((0, -1), (1, -1), (3, 1))]
         """
         check_is_fitted(self, "bootstrap_seeds_")
         X, y = validate_data(self, X, y, reset=False, **FOREST_FIT_X)
@@ -543,7 +769,7 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
 
     def _positive(self, y, fitted=False):
         """z = 1 for rows of the class of interest (classification) or above the cut (regression),
-        which fit sets (class_id_, cut_) and a later call (fitted) only reads."""
+        which fit sets (``class_id_``, ``cut_``) and a later call (fitted) only reads."""
         if self.classification_:
             classes = np.unique(y)
             target = self.class_id_ if fitted else classes[-1] if self.class_id is None else self.class_id
@@ -632,7 +858,47 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         ``interactions_``, an index into it, or a signed set by index or name - with thresholds from
         the leaves of ``forest_`` (the selected iteration's forest) whose signed path, read as the
         bootstraps read them (``first_split``), contains it. For a classifier the rule's values are
-        fractions of ``class_id_``. Needs ``signed=True`` and no ``feature_groups``."""
+        fractions of ``class_id_``. Needs ``signed=True`` and no ``feature_groups``.
+
+        Parameters
+        ----------
+        interaction : record, int or sequence of (int or str, int)
+            A record of ``interactions_``, an index into it (negative ones count from the end),
+            or a signed set ``[(k, sign), ...]`` with k a feature index or column name.
+        precision : int, default=4
+            Significant digits of the printed thresholds and value, from 1 to 17.
+
+        Returns
+        -------
+        InteractionRule
+            The rule: median thresholds, and the leaves' bounds, values and in-bag sizes.
+
+        Raises
+        ------
+        ValueError
+            If fitted with ``feature_groups`` or ``signed=False``, no leaf's path contains the
+            set, or it holds a categorical feature.
+        IndexError
+            If an index is not a row of ``interactions_``.
+
+        See Also
+        --------
+        interaction_rule : The same for any forest and paths.
+
+        Examples
+        --------
+        >>> from pyinterp import IterativeRandomForest
+        >>> from pyinterp.datasets import make_lss
+        >>> X, y, truth = make_lss(n_samples=300, n_features=6, random_state=0)
+        >>> irf = IterativeRandomForest(n_iterations=2, n_estimators=30, n_bootstraps=3, rit_n_trees=50,
+        ...                             random_state=0).fit(X, y)
+        >>> print(irf.rule(0))
+        x2 <= 0.5268 and x3 <= 0.5376 -> 1.355
+        >>> print(irf.rule([(0, -1), (1, -1)], precision=2))
+        x0 <= 0.39 and x1 <= 0.46 -> 1.3
+        >>> int(irf.rule(0).indicator(X).sum())
+        88
+        """
         check_is_fitted(self, "interactions_")
         if getattr(self, "feature_groups_", None) is not None:
             raise ValueError("interactions between feature groups have no thresholds: fit without feature_groups "
@@ -671,20 +937,94 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
     @available_if(_declared_classifier)
     def predict_proba(self, X):
         """Class probabilities of the selected iteration's forest, columns in the order of
-        ``classes_``; with ``task="classification"`` (what the tags declare), not "auto"."""
+        ``classes_``; with ``task="classification"`` (what the tags declare), not "auto".
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows with the training columns (count and names, checked); categorical columns as at
+            fit.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            ``forest_``'s class probabilities.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pyinterp import IterativeRandomForest
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.uniform(size=(400, 6))
+        >>> y = ((X[:, 0] > 0.5) & (X[:, 1] > 0.5)).astype(int)
+        >>> irf = IterativeRandomForest(n_iterations=2, n_estimators=30, n_bootstraps=3, rit_n_trees=50,
+        ...                             task="classification", random_state=0).fit(X, y)
+        >>> irf.predict_proba(X[:3]).shape
+        (3, 2)
+        """
         check_columns(self, X)
         return self.forest_.predict_proba(self._as_codes(X))
 
     def score(self, X, y, sample_weight=None):
         """Accuracy (classification) or R^2 (regression) of :meth:`predict`, as scikit-learn's
-        classifiers and regressors score."""
+        classifiers and regressors score.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Test rows with the training columns.
+        y : array-like of shape (n_samples,)
+            Their true labels or values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the rows in the score; None: equal.
+
+        Returns
+        -------
+        float
+            Accuracy when y was read as classes (``classification_``), else R^2.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pyinterp import IterativeRandomForest
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.uniform(size=(400, 6))
+        >>> y = ((X[:, 0] > 0.5) & (X[:, 1] > 0.5)) ^ (rng.uniform(size=400) < 0.1)
+        >>> irf = IterativeRandomForest(n_iterations=2, n_estimators=30, n_bootstraps=3, rit_n_trees=50,
+        ...                             random_state=0).fit(X[:300], y[:300].astype(int))
+        >>> irf.classification_, irf.interactions_.label(irf.interactions_.features[0])
+        (True, 'x0+ & x1+')
+        >>> round(float(irf.score(X[300:], y[300:].astype(int))), 3)
+        0.86
+        """
         check_is_fitted(self, "forest_")
         metric = accuracy_score if self.classification_ else r2_score
         return metric(y, self.predict(X), sample_weight=sample_weight)
 
     def predict(self, X):
         """Prediction of the selected iteration's forest; X's columns are checked against the
-        training columns (count and names)."""
+        training columns (count and names).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows with the training columns; categorical columns as at fit.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            ``forest_``'s prediction: class labels when y was read as classes, else values.
+
+        Examples
+        --------
+        >>> from pyinterp import IterativeRandomForest
+        >>> from pyinterp.datasets import make_lss
+        >>> X, y, truth = make_lss(n_samples=300, n_features=6, random_state=0)
+        >>> irf = IterativeRandomForest(n_iterations=2, n_estimators=30, n_bootstraps=3, rit_n_trees=50,
+        ...                             random_state=0).fit(X, y)
+        >>> irf.predict(X[:3]).round(3).tolist()
+        [-0.243, 0.049, 0.921]
+        """
         check_columns(self, X)
         return self.forest_.predict(self._as_codes(X))
 

@@ -56,10 +56,35 @@ def frequent_itemsets(transactions, weights=None, min_support=1.0, max_size=None
 
     Returns
     -------
-    dict mapping each frequent itemset (a tuple of items in ascending order) to its support.
+    dict
+        Maps each frequent itemset (a tuple of items in ascending order) to its support (a float).
 
+    Raises
+    ------
+    TooManyItemsets
+        If more than ``max_itemsets`` itemsets are frequent.
+    ValueError
+        If ``weights`` do not hold one finite non-negative value per transaction.
+
+    See Also
+    --------
+    prevalent_sets : The same mining over a forest's signed paths, weighted by the leaves' weights.
+
+    Notes
+    -----
     Identical transactions are merged (weights summed) and infrequent items dropped before the
     recursive projection, so the cost follows the distinct transactions, not their count.
+
+    Examples
+    --------
+    >>> from pyinterp.interactions import frequent_itemsets
+    >>> frequent_itemsets([[1, 2, 3], [1, 2], [2, 3]], min_support=2)
+    {(2,): 3.0, (1,): 2.0, (1, 2): 2.0, (3,): 2.0, (2, 3): 2.0}
+
+    With transaction weights and only single items:
+
+    >>> frequent_itemsets([[1, 2, 3], [1, 2], [2, 3]], weights=[0.5, 1.0, 2.0], min_support=1.5, max_size=1)
+    {(2,): 3.5, (3,): 2.5, (1,): 1.5}
     """
     indptr, items = _core.transactions_csr(transactions)
     n = len(indptr) - 1

@@ -35,10 +35,55 @@ def sample_rows(forest, paths: SignedPaths, X, n_jobs=None) -> np.ndarray:
 
 
 def path_prevalence(forest, paths: SignedPaths, X, sets, *, n_jobs=None) -> np.ndarray:
-    """(n_samples, n_sets): for each row of X, the fraction of trees whose leaf has S in F_eps.
+    """Per-sample path prevalence: for each row of X, the fraction of trees whose leaf has S in F_eps.
 
-    ``paths`` must come from ``signed_paths(forest, ...)``; the forest may be pyinterp's or a
-    fitted scikit-learn forest."""
+    The local measure of LocalLSSFind (Vuk, Ihlo and Behr 2025): a row's path prevalence of a
+    signed set S is the share of the forest's trees in which the leaf the row reaches has every
+    (feature, sign) of S on its signed path, read as ``paths`` read it (epsilon, first
+    occurrence). Rows inside an interaction's region score near 1, rows outside near 0.
+
+    Parameters
+    ----------
+    forest : fitted forest
+        A fitted pyinterp or scikit-learn random forest.
+    paths : SignedPaths
+        The forest's signed paths, ``signed_paths(forest, ...)``; paths of another forest are
+        refused.
+    X : array-like of shape (n_samples, n_features)
+        The rows to score, in the forest's columns.
+    sets : sequence of signed sets
+        Each a sequence of (feature index, sign) pairs, sign -1 or +1.
+    n_jobs : int, default=None
+        Threads for finding each row's leaves; None: one.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_sets)
+        The path prevalence of each set for each row, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If ``paths`` do not belong to ``forest`` or X has the wrong number of columns.
+
+    See Also
+    --------
+    LocalLSSFind : Finds the sets of high local prevalence.
+    dwp : The forest-wide, depth-weighted prevalence.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp.forest import RandomForestRegressor
+    >>> from pyinterp.interactions import path_prevalence, signed_paths
+    >>> X = np.random.default_rng(0).standard_normal((300, 4))
+    >>> y = 1.0 * ((X[:, 0] > 0) & (X[:, 1] > 0))
+    >>> forest = RandomForestRegressor(n_estimators=20, max_depth=3, random_state=0).fit(X, y)
+    >>> rows = np.array([[1.0, 1.0, 0.0, 0.0], [-1.0, 1.0, 0.0, 0.0]])
+    >>> prevalence = path_prevalence(forest, signed_paths(forest), rows, [[(0, 1), (1, 1)], [(0, -1)]])
+    >>> np.round(prevalence, 2).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
     return prevalence_at(paths, sample_rows(forest, paths, X, n_jobs), sets)
 
 

@@ -25,9 +25,9 @@ each cell's row count, sum of y and sum of y^2:
 
 The counts and sums of all pairs at once are three matrix products of the levels' indicator
 matrices (BLAS): L_u' L_v counts the rows of cell (u, v) of every pair, (y L_u)' L_v and
-(y^2 L_u)' L_v sum y and y^2 over it. y is rounded to 2^16 steps over its range first, so every sum is an integer that float64
-holds exactly: the products, and so the results, do not depend on the threads or the order of
-the additions.
+(y^2 L_u)' L_v sum y and y^2 over it. y is rounded to 2^16 steps over its range first, so every
+sum is an integer that float64 holds exactly: the products, and so the results, do not depend on
+the threads or the order of the additions.
 """
 
 from __future__ import annotations
@@ -75,7 +75,9 @@ _CHUNK = 1 << 13
 class PairScan:
     """What :func:`pair_scan` found.
 
-    Attributes
+    A dataclass made by :func:`pair_scan`: each parameter is kept as the attribute of the same name.
+
+    Parameters
     ----------
     interactions : InteractionTable
         The ``top`` pairs by p-value: each pair's Boolean rule as signed features (sign -1:
@@ -145,6 +147,17 @@ def pair_scan(X, y, *, features=None, top=1000, max_pairs=20_000_000, n_jobs=Non
     Returns
     -------
     PairScan
+        The ``top`` pairs' table, the number of pairs tested, the columns scanned and their cuts.
+
+    Raises
+    ------
+    ValueError
+        If fewer than two columns are given, they make more than ``max_pairs`` pairs, X has more
+        than 2**23 rows, or y is not finite numbers or two classes with one value per row.
+
+    See Also
+    --------
+    screen_pairs : Screens the columns with a forest first, then scans the kept ones.
 
     Examples
     --------

@@ -45,8 +45,45 @@ MAX_FEATURE = 2**30
 
 def encode(features, names=None, n_features=None) -> np.ndarray:
     """Signed features [(k, sign), ...] -> sorted integer codes (2k for sign -1, 2k + 1 for +1).
-    k is an index, or a name among ``names`` (the features' or groups' names); indices are checked
-    against ``n_features`` (else the number of names) when given."""
+
+    The integer code is how the core stores a signed feature: ``2k`` for ``(k, -1)`` (the left
+    branch, ``x <= threshold``) and ``2k + 1`` for ``(k, +1)`` (the right branch). Sorting the
+    codes sorts the signed features by ``(k, sign)``. :func:`decode` is the inverse.
+
+    Parameters
+    ----------
+    features : iterable of (k, sign)
+        One signed set: pairs of a feature k and a sign in {-1, +1}. k is a non-negative index
+        (below 2**30), or a name among ``names`` (the features' or groups' names).
+    names : sequence of str, default=None
+        The names a k may be given by (position i names feature i); with names the indices are
+        also checked against ``len(names)``.
+    n_features : int, default=None
+        Indices are checked against ``n_features`` (else the number of names) when given.
+
+    Returns
+    -------
+    ndarray of int32 of shape (len(features),)
+        The codes in ascending order (a repeated signed feature stays repeated).
+
+    Raises
+    ------
+    ValueError
+        If an item is not a pair (k, sign), a sign is not -1 or +1, k is negative, not an integer
+        or an unknown name, or k is out of range.
+
+    See Also
+    --------
+    decode : The inverse: codes -> ((k, sign), ...).
+
+    Examples
+    --------
+    >>> from pyinterp.interactions import encode
+    >>> encode([(1, 1), (0, -1)]).tolist()
+    [0, 3]
+    >>> encode([("bmi", -1), ("age", 1)], names=["age", "bmi"]).tolist()
+    [1, 2]
+    """
     codes = []
     for item in features:
         if not isinstance(item, (tuple, list)) or len(item) != 2:
@@ -75,7 +112,35 @@ MAX_CODE = 2 * INT32_MAX + 1
 
 
 def decode(codes) -> tuple:
-    """Integer codes -> ((k, sign), ...) sorted by k."""
+    """Integer codes -> ((k, sign), ...) sorted by k.
+
+    The inverse of :func:`encode`: code ``2k`` is ``(k, -1)`` and ``2k + 1`` is ``(k, +1)``.
+
+    Parameters
+    ----------
+    codes : iterable of int
+        Integer codes from 0 to ``2 * (2**31 - 1) + 1`` (k a 32-bit feature index), in any order.
+
+    Returns
+    -------
+    tuple of (int, int)
+        The signed features ``(k, sign)`` sorted by k (then sign), as Python ints.
+
+    Raises
+    ------
+    ValueError
+        If a code is not an integer (booleans included) or is outside that range.
+
+    See Also
+    --------
+    encode : The inverse: signed features -> codes.
+
+    Examples
+    --------
+    >>> from pyinterp.interactions import decode
+    >>> decode([3, 0])
+    ((0, -1), (1, 1))
+    """
     codes = list(codes)
     if any(not isinstance(c, (Integral, np.integer)) or isinstance(c, bool) or not 0 <= c <= MAX_CODE for c in codes):
         raise ValueError(f"codes must be integers from 0 to {MAX_CODE} (2k: (k, -1), 2k + 1: (k, +1), k a 32-bit "
@@ -85,10 +150,55 @@ def decode(codes) -> tuple:
 
 @dataclass(frozen=True)
 class SignedPaths:
-    """One row per leaf, trees in order: the codes of row r are codes[indptr[r]:indptr[r + 1]]
-    (sorted), with the leaf's weight, depth, tree index and node id. ``names``: what the codes'
-    indices name - the feature groups, or the forest's feature names - when known;
-    ``n_indexed``: how many features (or groups) the indices run over, when known."""
+    """The signed paths F_eps of a forest's leaves, as CSR arrays: what :func:`signed_paths` returns.
+
+    One row per leaf, trees in order: the codes of row r are ``codes[indptr[r]:indptr[r + 1]]``
+    (sorted; see :func:`encode` for the codes), with the leaf's weight, depth, tree index and node
+    id. ``len(paths)`` is the number of leaves, and ``paths.path(r)`` decodes row r. The object is
+    frozen (a dataclass): each parameter below is kept as the attribute of the same name.
+    :func:`dwp` and :func:`prevalent_sets` take it in place of a forest, and :func:`path_prevalence`
+    beside the forest it was read from.
+
+    Parameters
+    ----------
+    indptr : ndarray of int64 of shape (n_leaves + 1,)
+        Row r's codes are ``codes[indptr[r]:indptr[r + 1]]``.
+    codes : ndarray of int32 of shape (indptr[-1],)
+        The signed features of every leaf's path, as integer codes, sorted within each row.
+    weight : ndarray of float64 of shape (n_leaves,)
+        Each leaf's weight (see ``weight`` of :func:`signed_paths`); each tree's weights sum to 1 / n_trees.
+    depth : ndarray of int32 of shape (n_leaves,)
+        Each leaf's depth in its tree (the root at depth 0).
+    tree : ndarray of int32 of shape (n_leaves,)
+        The index of each leaf's tree.
+    leaf : ndarray of int32 of shape (n_leaves,)
+        Each leaf's node id in its tree (as the forest's ``apply`` reports it).
+    names : tuple of str, default=None
+        What the codes' indices name - the feature groups, or the forest's feature names - when
+        known.
+    n_indexed : int, default=None
+        How many features (or groups) the indices run over, when known.
+
+    See Also
+    --------
+    signed_paths : Reads them from a fitted forest.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp.forest import RandomForestRegressor
+    >>> from pyinterp.interactions import signed_paths
+    >>> X = np.random.default_rng(0).standard_normal((200, 4))
+    >>> y = 1.0 * ((X[:, 0] > 0) & (X[:, 1] > 0))
+    >>> forest = RandomForestRegressor(n_estimators=10, max_depth=3, random_state=0).fit(X, y)
+    >>> paths = signed_paths(forest)
+    >>> len(paths), paths.n_indexed, paths.names is None
+    (44, 4, True)
+    >>> paths.codes[paths.indptr[0]:paths.indptr[1]].tolist(), paths.path(0)
+    ([0], ((0, -1),))
+    >>> int(paths.depth[0]), round(float(paths.weight[0]), 3), int(paths.tree[0]), int(paths.leaf[0])
+    (2, 0.025, 0, 2)
+    """
 
     indptr: np.ndarray
     codes: np.ndarray
@@ -103,7 +213,39 @@ class SignedPaths:
         return len(self.weight)
 
     def path(self, row) -> tuple:
-        """The signed features of one leaf (``row``, an index in [-len, len)) as ((k, sign), ...)."""
+        """The signed features of one leaf as ((k, sign), ...).
+
+        Parameters
+        ----------
+        row : int
+            The leaf's row, an index in [-len, len) (negative ones count from the end).
+
+        Returns
+        -------
+        tuple of (int, int)
+            The leaf's F_eps, decoded by :func:`decode`: ``(k, sign)`` sorted by k.
+
+        Raises
+        ------
+        TypeError
+            If ``row`` is not an integer.
+        IndexError
+            If ``row`` is outside [-len, len).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pyinterp.forest import RandomForestRegressor
+        >>> from pyinterp.interactions import signed_paths
+        >>> X = np.random.default_rng(0).standard_normal((200, 4))
+        >>> y = 1.0 * ((X[:, 0] > 0) & (X[:, 1] > 0))
+        >>> forest = RandomForestRegressor(n_estimators=10, max_depth=3, random_state=0).fit(X, y)
+        >>> paths = signed_paths(forest)
+        >>> paths.path(0)
+        ((0, -1),)
+        >>> paths.path(-1)
+        ((0, 1), (1, 1))
+        """
         n = len(self)
         if not isinstance(row, (Integral, np.integer)) or isinstance(row, (bool, np.bool_)):
             raise TypeError(f"row must be an integer index, got {row!r}")
@@ -117,30 +259,86 @@ class SignedPaths:
 def signed_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="after_filter",
                  impurity_scale="weighted", node_counts="weighted", feature_groups=None, max_codes=MAX_CODES,
                  n_jobs=None) -> SignedPaths:
-    """F_eps for every leaf of a fitted pyinterp or scikit-learn forest.
+    """Read F_eps, the signed path, of every leaf of a fitted pyinterp or scikit-learn forest.
 
-    A node enters its leaves' paths when its impurity decrease exceeds ``epsilon``: by default the
-    recorded (N_t I_t - N_l I_l - N_r I_r) / N_root (``impurity_scale="weighted"``, scikit-learn's
-    min_impurity_decrease quantity), or that divided by N_t / N_root (``"within_node"``, eq. 5).
-    Each feature appears once per path, at its first occurrence from the root: among the nodes
-    passing epsilon (``first_occurrence="after_filter"``, the paper's text and code) or among all
-    nodes (``"literal"``: if the feature's first node fails epsilon, the feature is absent).
-    ``"every"`` drops the first-occurrence rule: each (feature, side) of the nodes passing epsilon
-    appears once, so a path can hold both signs of a feature (the Python irf package's signed paths).
-    Leaf weights: ``"depth"`` = 2^-D / n_trees (depth-weighted prevalence) or ``"samplesize"`` =
-    the leaf's share of the in-bag weight / n_trees. Weights of each tree sum to 1 / n_trees.
-    The node sizes N in the decrease are in-bag weights (``node_counts="weighted"``, what the
-    impurities were computed with) or distinct in-bag row counts (``"distinct"``, as the lssfind
-    and irf packages compute it; their published values need it).
-    ``feature_groups``: one group name per feature (e.g. the gene of each probe); the codes then
-    index the groups (in order of first appearance), a group counts as one feature - its first
-    split on a path decides, by that split's direction - and ``names`` are the group names.
-    A forest of several outputs (2-d y) gives the same: paths read only the splits, their recorded
-    impurity decrease (of the criterion, the mean of the outputs') and the in-bag weights.
-    ``max_codes`` (default 2^31, 8 GiB): the signed features a reading may hold over all its leaves'
-    paths (``len(codes)``; 4 bytes each), which grow as leaves x depth in deep trees. Past it the call raises
-    :class:`TooManyPathCodes` (a MemoryError) before building any output: raise ``epsilon``,
-    grow shallower trees or raise ``max_codes``.
+    The signed path F_eps of a leaf (paper 001 eq. 6) is the set of signed features (feature k,
+    sign -1 for the left branch ``x <= threshold``, +1 for the right) of the inner nodes on its
+    path from the root whose impurity decrease exceeds ``epsilon``. Every leaf of every tree is
+    read, trees in order and leaves in node order within a tree.
+
+    Parameters
+    ----------
+    forest : fitted estimator
+        A fitted pyinterp or scikit-learn ``RandomForestRegressor`` or ``RandomForestClassifier``.
+        A pyinterp forest of several outputs (2-d y) gives the same: paths read only the splits,
+        their recorded impurity decrease (of the criterion, the mean of the outputs') and the
+        in-bag weights. Multi-output scikit-learn forests are refused.
+    epsilon : float, default=0.01
+        A node enters its leaves' paths when its impurity decrease exceeds ``epsilon`` (>= 0).
+    weight : {"depth", "samplesize"}, default="depth"
+        Leaf weights: ``"depth"`` = 2^-D / n_trees (depth-weighted prevalence, D the leaf's depth)
+        or ``"samplesize"`` = the leaf's share of the in-bag weight / n_trees. Weights of each
+        tree sum to 1 / n_trees.
+    first_occurrence : {"after_filter", "literal", "every"}, default="after_filter"
+        Each feature appears once per path, at its first occurrence from the root: among the nodes
+        passing epsilon (``"after_filter"``, the paper's text and code) or among all nodes
+        (``"literal"``: if the feature's first node fails epsilon, the feature is absent).
+        ``"every"`` drops the first-occurrence rule: each (feature, side) of the nodes passing
+        epsilon appears once, so a path can hold both signs of a feature (the Python irf
+        package's signed paths).
+    impurity_scale : {"weighted", "within_node"}, default="weighted"
+        The decrease compared with ``epsilon``: the recorded (N_t I_t - N_l I_l - N_r I_r) / N_root
+        (``"weighted"``, scikit-learn's min_impurity_decrease quantity), or that divided by
+        N_t / N_root (``"within_node"``, eq. 5).
+    node_counts : {"weighted", "distinct"}, default="weighted"
+        The node sizes N in the decrease: in-bag weights (``"weighted"``, what the impurities were
+        computed with) or distinct in-bag row counts (``"distinct"``, as the lssfind and irf
+        packages compute it; their published values need it).
+    feature_groups : array-like of shape (n_features,), default=None
+        One group name per feature (e.g. the gene of each probe); the codes then index the groups
+        (in order of first appearance), a group counts as one feature - its first split on a path
+        decides, by that split's direction - and ``names`` are the group names.
+    max_codes : int, default=2**31
+        The signed features a reading may hold over all its leaves' paths (``len(codes)``; 4 bytes
+        each, so 8 GiB at the default), which grow as leaves x depth in deep trees. Past it the
+        call raises :class:`TooManyPathCodes` (a MemoryError) before building any output: raise
+        ``epsilon``, grow shallower trees or raise ``max_codes``.
+    n_jobs : int, default=None
+        Threads (scikit-learn's convention: None is 1, -1 all cores).
+
+    Returns
+    -------
+    SignedPaths
+        One row per leaf: its codes, weight, depth, tree and node id; ``names`` are the group
+        names with ``feature_groups``, else the forest's ``feature_names_in_`` when it has them.
+
+    Raises
+    ------
+    TooManyPathCodes
+        If the paths would hold more than ``max_codes`` codes.
+
+    See Also
+    --------
+    distinct_paths : The distinct paths with their weights summed, without one row per leaf.
+    dwp : The depth-weighted prevalence of given signed sets.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp.forest import RandomForestRegressor
+    >>> from pyinterp.interactions import signed_paths
+    >>> X = np.random.default_rng(0).standard_normal((200, 4))
+    >>> y = 1.0 * ((X[:, 0] > 0) & (X[:, 1] > 0))
+    >>> forest = RandomForestRegressor(n_estimators=10, max_depth=3, random_state=0).fit(X, y)
+    >>> paths = signed_paths(forest)
+    >>> len(paths), paths.path(-1), round(float(paths.weight.sum()), 3)
+    (44, ((0, 1), (1, 1)), 1.0)
+
+    With feature groups the codes index the groups:
+
+    >>> grouped = signed_paths(forest, feature_groups=["a", "a", "b", "b"])
+    >>> grouped.names, grouped.path(-1)
+    (('a', 'b'), ((0, 1),))
     """
     args, names = _core_args(forest, epsilon, weight, first_occurrence, impurity_scale, node_counts, feature_groups,
                              max_codes, n_jobs)
@@ -151,10 +349,67 @@ def signed_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="afte
 def distinct_paths(forest, epsilon=0.01, *, weight="depth", first_occurrence="after_filter",
                    impurity_scale="weighted", node_counts="weighted", feature_groups=None, max_codes=MAX_CODES,
                    n_jobs=None):
-    """The distinct F_eps of the forest's leaves with their weights summed, as CSR arrays
-    (indptr, codes, weight): what any sum of leaf weights over paths needs (DWP, mining), without
-    one row per leaf. Options as for :func:`signed_paths`; ``max_codes`` bounds the codes of all the
-    leaves' paths, before identical paths are merged."""
+    """The distinct F_eps of the forest's leaves with their weights summed, as CSR arrays.
+
+    What any sum of leaf weights over paths needs (DWP, mining), without one row per leaf: far
+    smaller than :func:`signed_paths` once epsilon has filtered the paths. Rows are in order of
+    first occurrence (trees in order); the output does not depend on ``n_jobs``.
+
+    Parameters
+    ----------
+    forest : fitted estimator
+        A fitted pyinterp or scikit-learn ``RandomForestRegressor`` or ``RandomForestClassifier``.
+    epsilon : float, default=0.01
+        A node enters its leaves' paths when its impurity decrease exceeds ``epsilon``.
+    weight : {"depth", "samplesize"}, default="depth"
+        Leaf weights, as for :func:`signed_paths`.
+    first_occurrence : {"after_filter", "literal", "every"}, default="after_filter"
+        Which node of a feature enters a path, as for :func:`signed_paths`.
+    impurity_scale : {"weighted", "within_node"}, default="weighted"
+        The decrease compared with ``epsilon``, as for :func:`signed_paths`.
+    node_counts : {"weighted", "distinct"}, default="weighted"
+        The node sizes in the decrease, as for :func:`signed_paths`.
+    feature_groups : array-like of shape (n_features,), default=None
+        One group name per feature; the codes then index the groups, as for :func:`signed_paths`.
+    max_codes : int, default=2**31
+        Bounds the codes of all the leaves' paths, before identical paths are merged; past it the
+        call raises :class:`TooManyPathCodes`.
+    n_jobs : int, default=None
+        Threads (scikit-learn's convention); the output does not depend on it.
+
+    Returns
+    -------
+    indptr : ndarray of int64 of shape (n_distinct + 1,)
+        Path r's codes are ``codes[indptr[r]:indptr[r + 1]]``.
+    codes : ndarray of int32
+        The signed features of each distinct path as integer codes (see :func:`encode`), sorted
+        within a path.
+    weight : ndarray of float64 of shape (n_distinct,)
+        The summed weights of the leaves with that path (all sum to 1).
+
+    Raises
+    ------
+    TooManyPathCodes
+        If the leaves' paths would hold more than ``max_codes`` codes.
+
+    See Also
+    --------
+    signed_paths : One row per leaf, with its depth, tree and node id.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp.forest import RandomForestRegressor
+    >>> from pyinterp.interactions import decode, distinct_paths
+    >>> X = np.random.default_rng(0).standard_normal((200, 4))
+    >>> y = 1.0 * ((X[:, 0] > 0) & (X[:, 1] > 0))
+    >>> forest = RandomForestRegressor(n_estimators=10, max_depth=3, random_state=0).fit(X, y)
+    >>> indptr, codes, weight = distinct_paths(forest)
+    >>> len(weight), round(float(weight.sum()), 3)
+    (6, 1.0)
+    >>> decode(codes[indptr[0]:indptr[1]]), round(float(weight[0]), 3)
+    (((0, -1),), 0.35)
+    """
     return named_distinct_paths(forest, epsilon, weight=weight, first_occurrence=first_occurrence,
                                 impurity_scale=impurity_scale, node_counts=node_counts,
                                 feature_groups=feature_groups, max_codes=max_codes, n_jobs=n_jobs)[0]

@@ -33,7 +33,10 @@ FEW_ROWS, MANY_COLUMNS = 500, 5000
 class PairScreen:
     """What :func:`screen_pairs` found.
 
-    Attributes
+    A dataclass made by :func:`screen_pairs`: each parameter is kept as the attribute of the same
+    name.
+
+    Parameters
     ----------
     features : ndarray of int
         The screened columns, by decreasing MDI-oob (all columns when there were at most
@@ -99,6 +102,8 @@ def screen_pairs(X, y, *, n_features=1000, screen_fraction=0.5, n_estimators="au
     Parameters
     ----------
     X : array-like, sparse matrix, packed genotypes or AnnData of shape (n_samples, n_features_in)
+        The columns to screen and pair (genotypes as 0, 1, 2, or any numbers; see
+        :func:`pair_scan` for how they are cut into levels).
     y : array-like of shape (n_samples,)
         Numbers or two classes (see :func:`pair_scan`).
     n_features : int, default=1000
@@ -112,11 +117,14 @@ def screen_pairs(X, y, *, n_features=1000, screen_fraction=0.5, n_estimators="au
         sqrt(p) times in the forest; "auto" keeps that count at p = 10^5's, where 300 trees put a
         planted pair first in 10 of 10 replicates (bench/studies/genome_scale.py) and 300 at 10^6
         missed one.
-    max_features, always_split_features
-        The screening forest's (see :class:`pyinterp.RandomForestRegressor`). Always-split
-        columns (covariates: principal components, age, sex, batch) are offered at every split of
-        the forest, left out of the pairs, and removed from y by least squares on the scan rows
-        before the pairs are tested (y's residuals: a 0/1 y's of a linear probability model).
+    max_features : int, float, "sqrt", "log2" or None, default="sqrt"
+        Candidates a split of the screening forest (see :class:`pyinterp.RandomForestRegressor`).
+    always_split_features : array-like of int, str or bool, default=None
+        The screening forest's always-split columns (see :class:`pyinterp.RandomForestRegressor`),
+        by index, name or mask: covariates (principal components, age, sex, batch), offered at
+        every split of the forest, left out of the pairs, and removed from y by least squares on
+        the scan rows before the pairs are tested (y's residuals: a 0/1 y's of a linear
+        probability model).
     categorical_features : array-like of int, str or bool, "from_dtype" or CategoryCodes, default None
         Columns of categories (batch, sex; see :class:`pyinterp.RandomForestRegressor`): the
         forest splits them as categories, y is adjusted for an always-split one through
@@ -124,7 +132,7 @@ def screen_pairs(X, y, *, n_features=1000, screen_fraction=0.5, n_estimators="au
         ordered levels.
     top : int or None, default=100
         Rows of the pairs' table (see :func:`pair_scan`).
-    random_state : int, RandomState or None
+    random_state : int, RandomState or None, default=None
         Seeds the split of the rows and the forest.
     n_jobs : int, optional
         Threads of the forest and the scan; results do not depend on it.
@@ -134,6 +142,41 @@ def screen_pairs(X, y, *, n_features=1000, screen_fraction=0.5, n_estimators="au
     Returns
     -------
     PairScreen
+        The screened columns, the forest's importances, the pairs' scan, the rows of each stage
+        and the forest.
+
+    Raises
+    ------
+    ValueError
+        If y does not have one value per row, holds more than two classes, or ``screen_fraction``
+        leaves fewer than 10 rows to screen on or to test on.
+
+    Warns
+    -----
+    UserWarning
+        When 5,000 columns or more are screened on fewer than 500 rows: with few rows the forest
+        cannot rank a pair's columns, so the table is exploratory.
+
+    See Also
+    --------
+    pair_scan : The scan alone, on columns chosen otherwise.
+
+    Examples
+    --------
+    Genotypes (0, 1, 2 copies of an allele; a :class:`~pyinterp.io.PackedGenotypes` read from a
+    PLINK file works the same) at 50 variants, with an interaction of variants 3 and 7:
+
+    >>> import numpy as np
+    >>> from pyinterp.interactions import screen_pairs
+    >>> rng = np.random.default_rng(0)
+    >>> G = rng.binomial(2, 0.4, size=(1000, 50)).astype(np.int8)
+    >>> y = 2.0 * ((G[:, 3] > 0) & (G[:, 7] > 0)) + rng.standard_normal(1000)
+    >>> found = screen_pairs(G, y, n_features=10, n_estimators=50, random_state=0)
+    >>> found.features[:2].tolist(), len(found.screen_rows), len(found.scan_rows), found.scan.n_pairs
+    ([3, 7], 500, 500, 45)
+    >>> best = found.scan.interactions[0]
+    >>> best.features, best.pvalue < 1e-6
+    (((3, 1), (7, 1)), True)
     """
     encoder = category_encoder(X, categorical_features)
     categorical = np.zeros(0, dtype=np.int64) if encoder is None else encoder.columns

@@ -123,6 +123,11 @@ def read_bgen(path, *, sample_path=None, hard_call_threshold=0.1, samples=None):
     ImportError
         The bgen package is not installed.
 
+    See Also
+    --------
+    read_plink : The PLINK 1 fileset ``plink2 --bgen FILE ref-first --make-bed`` writes, read in place.
+    PackedGenotypes : What it returns, and how the estimators read it.
+
     Notes
     -----
     Memory: the packed calls (n / 4 bytes a variant) are allocated once and filled a block at a
@@ -136,25 +141,34 @@ def read_bgen(path, *, sample_path=None, hard_call_threshold=0.1, samples=None):
 
     Examples
     --------
-    >>> import os, tempfile
+    This needs the bgen package (``pip install bgen``, or the extra ``pip install
+    "interptrees[genomics]"``), which also writes the toy file below; the lines that need it are
+    skipped when the examples are tested. A BGEN of 3 samples and 2 variants in the current
+    directory, each variant's rows P(AA), P(AB), P(BB) of a sample:
+
     >>> import numpy as np
-    >>> from bgen import BgenWriter
     >>> from pyinterp.io import read_bgen
-    >>> path = os.path.join(tempfile.mkdtemp(), "toy.bgen")
-    >>> with BgenWriter(path, 3, samples=["s1", "s2", "s3"]) as writer:  # P(AA), P(AB), P(BB)
+    >>> from bgen import BgenWriter  # doctest: +SKIP
+    >>> with BgenWriter("toy.bgen", 3, samples=["s1", "s2", "s3"]) as writer:  # doctest: +SKIP
     ...     writer.add_variant("v1", "rs1", "1", 1000, ["A", "G"], np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1.]]))
     ...     writer.add_variant("v2", ".", "1", 2000, ["C", "T"],
     ...                        np.array([[0.96, 0.04, 0], [0.5, 0.5, 0], [np.nan] * 3]))
-    >>> G = read_bgen(path)
-    >>> G
+    >>> G = read_bgen("toy.bgen")  # doctest: +SKIP
+    >>> G  # doctest: +SKIP
     PackedGenotypes(3 samples x 2 variants, counting allele 1)
-    >>> list(G.variant_ids), list(G.variant_table["allele_1"]), list(G.sample_ids)
+    >>> list(G.variant_ids), list(G.variant_table["allele_1"]), list(G.sample_ids)  # doctest: +SKIP
     (['rs1', 'v2'], ['G', 'T'], ['s1', 's2', 's3'])
-    >>> np.asarray(G)  # T copies of v2: 0.04 is called 0, 0.5 is not called, and s3 is missing
+
+    Copies of the second allele; of v2's, 0.04 is called 0, 0.5 is not called, and s3 is missing:
+
+    >>> np.asarray(G)  # doctest: +SKIP
     array([[ 0.,  0.],
            [ 1., nan],
            [ 2., nan]], dtype=float32)
-    >>> np.asarray(read_bgen(path, hard_call_threshold=0.01))[0]  # 0.04 is no longer within it
+
+    With a stricter threshold 0.04 copies is no longer within it:
+
+    >>> np.asarray(read_bgen("toy.bgen", hard_call_threshold=0.01))[0]  # doctest: +SKIP
     array([ 0., nan], dtype=float32)
     """
     try:

@@ -23,7 +23,9 @@ class PackedGenotypes:
     a float32 array with NaN for missing calls (``np.asarray(G)``), tree for tree. Anything else
     that takes an array (scikit-learn, numpy) gets that float32 array from ``np.asarray``.
 
-    Made by :func:`pyinterp.io.read_plink`. ``G[rows]`` and ``G[rows, variants]`` (each a slice,
+    Made by :func:`pyinterp.io.read_plink` (the calls memory-mapped from the .bed), and by
+    :func:`~pyinterp.io.read_pgen`, :func:`~pyinterp.io.read_vcf` and :func:`~pyinterp.io.read_bgen`
+    (the calls packed in memory). ``G[rows]`` and ``G[rows, variants]`` (each a slice,
     integers or a boolean mask) select samples without copying calls, so scikit-learn's splitters
     work, and variants by a slice of the map or a packed copy of the chosen variants.
 
@@ -53,14 +55,34 @@ class PackedGenotypes:
     Attributes
     ----------
     shape : tuple of int
-        (n_samples, n_variants).
+        (n_samples, n_variants), or (n_samples, n_variants + n_covariates) with covariates.
     variant_ids : ndarray of object
         Names of the variants, or ``x0``, ``x1``, ... when none were given.
     sample_ids : ndarray of object
-        Names of the samples these genotypes are (after any row selection).
+        Names of the samples these genotypes are (after any row selection), or ``sample0``,
+        ``sample1``, ... when none were given.
+    feature_names : ndarray of object
+        The columns' names: the variant IDs, then the covariates' names.
+    file_rows : ndarray of int
+        The samples these genotypes are, as indices into the file's samples.
+    count_a2 : bool
+        Whether a call counts allele 2 (settable: ``G.count_a2 = True`` counts the other allele).
+    covariate_names : ndarray of object
+        The covariates' names (empty without covariates, see :meth:`with_covariates`).
     sample_table, variant_table : dict of arrays
         The tables given (empty dicts otherwise); sample_table covers the file's samples
         (``file_rows`` says which these genotypes are), variant_table follows variant selections.
+
+    Raises
+    ------
+    ValueError
+        When ``calls`` is not a uint8 array of shape (n_variants >= 1, (n_file_samples + 3) // 4),
+        ``n_file_samples`` is not a positive integer, ``rows`` are not indices of the file's
+        samples, or the names or tables do not have one entry per variant or sample.
+
+    See Also
+    --------
+    read_plink : Opens a PLINK 1 fileset as PackedGenotypes.
 
     Examples
     --------
@@ -77,6 +99,8 @@ class PackedGenotypes:
            [ 0.,  2.]], dtype=float32)
     >>> np.asarray(G[[3, 0]])[:, 0]
     array([0., 2.], dtype=float32)
+    >>> G[1:3].file_rows, list(G[:, [1]].variant_ids)
+    (array([1, 2]), ['rs2'])
     """
 
     # Values beside the calls (covariates: with_covariates), float64 Fortran-ordered, one row per
@@ -113,6 +137,7 @@ class PackedGenotypes:
 
     @property
     def shape(self):
+        """(n_samples, n_columns): the samples these genotypes are, and the variants then any covariates."""
         n = self._n_file_samples if self._rows is None else len(self._rows)
         return (n, self._calls.shape[0] + len(self.covariate_names))
 
@@ -179,6 +204,7 @@ class PackedGenotypes:
 
     @property
     def sample_ids(self):
+        """Names of the samples these genotypes are: the file's sample IDs after any row selection."""
         return self._file_sample_ids if self._rows is None else self._file_sample_ids[self._rows]
 
     @property
@@ -231,8 +257,38 @@ class PackedGenotypes:
         return out
 
     def check_mapped_file(self):
-        """Raise ValueError when the file the calls are mapped from was cut short in place since it
-        was opened (another program rewrote it); called before every read of the calls."""
+        """Raise ValueError when the file the calls are mapped from was cut short in place since it was opened.
+
+        Another program rewrote it: reading a mapped page past a file's end would kill the process
+        (SIGBUS), so this is called before every read of the calls (by the estimators, by
+        :meth:`to_numpy` and ``np.asarray``). Calls held in memory, and a mapped file deleted or
+        replaced by another file since (the mapped one stays readable), pass.
+
+        Raises
+        ------
+        ValueError
+            When the mapped file is now shorter than the calls read from it; open it again.
+
+        Examples
+        --------
+        A PLINK 1 fileset of 4 samples and 1 variant, written by hand, then cut short in place:
+
+        >>> from pyinterp.io import read_plink
+        >>> with open("toy.fam", "w") as f:
+        ...     _ = f.write("f1 s1 0 0 1 -9\\nf2 s2 0 0 2 -9\\nf3 s3 0 0 1 -9\\nf4 s4 0 0 2 -9\\n")
+        >>> with open("toy.bim", "w") as f:
+        ...     _ = f.write("1 rs1 0 1000 A G\\n")
+        >>> with open("toy.bed", "wb") as f:  # magic bytes, variant-major, then one byte: 4 calls
+        ...     _ = f.write(bytes([0x6C, 0x1B, 0x01, 0b11100100]))
+        >>> G = read_plink("toy")
+        >>> G.check_mapped_file()  # the file is whole: nothing happens
+        >>> with open("toy.bed", "r+b") as f:
+        ...     _ = f.truncate(3)
+        >>> G.check_mapped_file()
+        Traceback (most recent call last):
+            ...
+        ValueError: ...toy.bed: 3 bytes now, 4 when it was opened: the file was rewritten under the genotypes mapped ...
+        """
         if self._mapped_file is None:
             return
         path, inode, needed = self._mapped_file

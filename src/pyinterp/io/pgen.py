@@ -75,31 +75,54 @@ def read_pgen(path):
         ``G.sample_table`` holds the .psam's columns by lower-case name as strings (fid, iid, sid,
         pat, mat, sex and the phenotypes), with "fid" None when the .psam has no FID column.
 
+    Raises
+    ------
+    ImportError
+        When pgenlib is not installed.
+    FileNotFoundError
+        When a file of the fileset is missing.
+    ValueError
+        When a file does not hold what it should (see above), or a variant is multi-allelic.
+
+    See Also
+    --------
+    read_plink : The PLINK 1 fileset (.bed / .bim / .fam), read in place.
+    PackedGenotypes : What it returns, and how the estimators read it.
+
     Examples
     --------
-    >>> import os, tempfile
-    >>> import numpy as np, pgenlib
+    This needs pgenlib (``pip install pgenlib``, or the extra ``pip install "interptrees[genomics]"``),
+    which also writes the toy .pgen below; the lines that need it are skipped when the examples are
+    tested. A fileset of 3 samples and 2 variants in the current directory:
+
+    >>> import numpy as np
     >>> from pyinterp.io import read_pgen
-    >>> prefix = os.path.join(tempfile.mkdtemp(), "toy")
+    >>> import pgenlib  # doctest: +SKIP
     >>> alt_counts = np.array([[2, 1, -9], [0, 0, 2]], dtype=np.int8)  # 2 variants x 3 samples
-    >>> writer = pgenlib.PgenWriter(os.fsencode(prefix + ".pgen"), 3, variant_ct=2, nonref_flags=False)
-    >>> writer.append_biallelic_batch(alt_counts)
-    >>> writer.close()
-    >>> with open(prefix + ".pvar", "w") as f:
+    >>> writer = pgenlib.PgenWriter(b"toy.pgen", 3, variant_ct=2, nonref_flags=False)  # doctest: +SKIP
+    >>> writer.append_biallelic_batch(alt_counts)  # doctest: +SKIP
+    >>> writer.close()  # doctest: +SKIP
+    >>> with open("toy.pvar", "w") as f:
     ...     _ = f.write("##fileformat=VCFv4.2\\n#CHROM\\tPOS\\tID\\tREF\\tALT\\n"
     ...                 "1\\t1000\\trs10\\tG\\tA\\n1\\t2000\\t.\\tT\\tC\\n")
-    >>> with open(prefix + ".psam", "w") as f:
+    >>> with open("toy.psam", "w") as f:
     ...     _ = f.write("#IID\\tSEX\\ns1\\t1\\ns2\\t2\\ns3\\tNA\\n")
-    >>> G = read_pgen(prefix)
-    >>> G
+
+    Open it by its prefix (or the path of any of its three files):
+
+    >>> G = read_pgen("toy")  # doctest: +SKIP
+    >>> G  # doctest: +SKIP
     PackedGenotypes(3 samples x 2 variants, counting allele 1)
-    >>> list(G.variant_ids), list(G.variant_table["allele_1"]), list(G.sample_ids)
+    >>> list(G.variant_ids), list(G.variant_table["allele_1"]), list(G.sample_ids)  # doctest: +SKIP
     (['rs10', '1:2000:T:C'], ['A', 'C'], ['s1', 's2', 's3'])
-    >>> np.asarray(G)
+
+    ALT copies, NaN for the missing call; the .psam had no FID column:
+
+    >>> np.asarray(G)  # doctest: +SKIP
     array([[ 2.,  0.],
            [ 1.,  0.],
            [nan,  2.]], dtype=float32)
-    >>> G.sample_table["fid"] is None, list(G.sample_table["sex"])
+    >>> G.sample_table["fid"] is None, list(G.sample_table["sex"])  # doctest: +SKIP
     (True, ['1', '2', 'NA'])
     """
     try:

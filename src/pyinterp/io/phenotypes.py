@@ -59,19 +59,56 @@ def read_pheno(path):
     Returns
     -------
     Phenotypes
-        ``fid`` (None without an FID column) and ``iid`` arrays, and ``columns``: a dict of the
-        phenotype columns by name, each an array of the file's text.
+        A named tuple: ``fid`` (None without an FID column) and ``iid`` arrays, and ``columns``: a
+        dict of the phenotype columns by name, each an array of the file's text (missing values such
+        as -9 or NA are kept as text; the command line drops them when it matches the samples).
+
+    Raises
+    ------
+    ValueError
+        When the file has no samples or no phenotype column, a line has another number of fields
+        than the header (or the first line), a header starting FID does not go on with IID, column
+        names repeat, or a sample (FID, IID) repeats.
+
+    See Also
+    --------
+    read_plink : The genotypes whose samples the file's rows name.
 
     Examples
     --------
-    >>> import tempfile, os
     >>> from pyinterp.io import read_pheno
-    >>> path = os.path.join(tempfile.mkdtemp(), "pheno.txt")
-    >>> with open(path, "w") as f:
+    >>> with open("pheno.txt", "w") as f:
     ...     _ = f.write("FID IID bmi\\nf1 s1 21.5\\nf2 s2 -9\\n")
-    >>> table = read_pheno(path)
+    >>> table = read_pheno("pheno.txt")
     >>> list(table.iid), list(table.columns), list(table.columns["bmi"])
     (['s1', 's2'], ['bmi'], ['21.5', '-9'])
+
+    Without a header the phenotypes are PHENO1, PHENO2, ...; a ``#IID`` header has no FIDs:
+
+    >>> with open("plain.txt", "w") as f:
+    ...     _ = f.write("f1 s1 1 0.5\\nf2 s2 2 0.7\\n")
+    >>> list(read_pheno("plain.txt").columns)
+    ['PHENO1', 'PHENO2']
+    >>> with open("iid.txt", "w") as f:
+    ...     _ = f.write("#IID case\\ns1 2\\ns2 1\\n")
+    >>> table = read_pheno("iid.txt")
+    >>> table.fid is None, list(table.iid), list(table.columns["case"])
+    (True, ['s1', 's2'], ['2', '1'])
+
+    Line a phenotype up with the samples of a PLINK fileset by their IIDs (here a fileset of 2
+    samples and 1 variant, written by hand):
+
+    >>> from pyinterp.io import read_plink
+    >>> with open("toy.fam", "w") as f:
+    ...     _ = f.write("f2 s2 0 0 2 -9\\nf1 s1 0 0 1 -9\\n")
+    >>> with open("toy.bim", "w") as f:
+    ...     _ = f.write("1 rs1 0 1000 A G\\n")
+    >>> with open("toy.bed", "wb") as f:  # magic bytes, variant-major, then the 2 calls
+    ...     _ = f.write(bytes([0x6C, 0x1B, 0x01, 0b0011]))
+    >>> G = read_plink("toy")
+    >>> row = {iid: k for k, iid in enumerate(table.iid)}
+    >>> list(G.sample_ids), table.columns["case"][[row[iid] for iid in G.sample_ids]].tolist()
+    (['s2', 's1'], ['1', '2'])
     """
     path = os.fspath(path)
     rows, header, first = [], None, True

@@ -42,19 +42,35 @@ def read_plink(path, *, count_a2=False):
         father, mother, sex, phenotype, as strings) and ``G.variant_table`` (chrom, id, allele_1,
         allele_2 as strings, cm as float, pos as int).
 
+    Raises
+    ------
+    FileNotFoundError
+        When one of the three files is missing.
+    ValueError
+        When a file does not hold what it should (see above); the message names the file and line.
+
+    See Also
+    --------
+    PackedGenotypes : What it returns, and how the estimators read it.
+    read_pheno : A phenotype or covariate file for the same samples.
+    read_pgen : The PLINK 2 fileset (.pgen / .pvar / .psam).
+
     Examples
     --------
-    >>> import numpy as np, tempfile, os
+    A fileset of 3 samples and 2 variants, written by hand in the current directory: the .bed is
+    the magic bytes 0x6c 0x1b, the mode byte 0x01 (variant-major), then each variant's calls two
+    bits a sample from the low bits (0b00 homozygous for allele 1, 0b01 missing, 0b10
+    heterozygous, 0b11 homozygous for allele 2), one byte per 4 samples:
+
+    >>> import numpy as np
     >>> from pyinterp.io import read_plink
-    >>> folder = tempfile.mkdtemp()
-    >>> prefix = os.path.join(folder, "toy")
-    >>> with open(prefix + ".fam", "w") as f:
+    >>> with open("toy.fam", "w") as f:
     ...     _ = f.write("f1 s1 0 0 1 -9\\nf2 s2 0 0 2 -9\\nf3 s3 0 0 1 -9\\n")
-    >>> with open(prefix + ".bim", "w") as f:
+    >>> with open("toy.bim", "w") as f:
     ...     _ = f.write("1 rs10 0 1000 A G\\n1 rs20 0 2000 C T\\n")
-    >>> with open(prefix + ".bed", "wb") as f:  # rs10: 2, 1, missing; rs20: 0, 0, 2
+    >>> with open("toy.bed", "wb") as f:  # rs10: 2, 1, missing; rs20: 0, 0, 2
     ...     _ = f.write(bytes([0x6C, 0x1B, 0x01, 0b010000 | 0b1000, 0b001111]))
-    >>> G = read_plink(prefix)
+    >>> G = read_plink("toy")  # or "toy.bed", "toy.bim", "toy.fam"
     >>> G
     PackedGenotypes(3 samples x 2 variants, counting allele 1)
     >>> list(G.variant_ids), list(G.sample_ids)
@@ -63,6 +79,10 @@ def read_plink(path, *, count_a2=False):
     array([[ 2.,  0.],
            [ 1.,  0.],
            [nan,  2.]], dtype=float32)
+    >>> G.variant_table["pos"].tolist(), G.sample_table["fid"].tolist()
+    ([1000, 2000], ['f1', 'f2', 'f3'])
+    >>> np.asarray(read_plink("toy", count_a2=True))[:, 0]  # copies of G instead of A
+    array([ 0.,  1., nan], dtype=float32)
     """
     bed, bim, fam = _fileset(path)
     fam_table = _read_table(fam, _FAM_FIELDS, "FID IID father mother sex phenotype")

@@ -117,7 +117,7 @@ def _resolve_functions(spec, table, name):
 
 
 def _column_moments(X):
-    """Per-column (mean, standard deviation, largest |value|); the moments are computed on the
+    """Per-column (mean, standard deviation, largest ``|value|``); the moments are computed on the
     columns scaled by a power of two (exact: the same bits for ordinary X) so that no square
     overflows or underflows for finite X."""
     largest = np.abs(X).max(axis=0)
@@ -162,26 +162,32 @@ def _check_problem_size(m1, m2, b, c, n):
 class PartitionedRatio(BaseEstimator):
     """Cross-block Markov-random-field edges from a group-sparse partitioned-ratio model.
 
+    Learns which pairs (u in T1, v in T2) of variables are conditionally dependent given the rest,
+    from the partitioned ratio p(x) / (p(x1) p(x2)) of the two given blocks, without the joint's
+    partition function: a group lasso over the pair terms of the log-ratio, fitted along a path of
+    penalties, with lambda selected by a permutation estimate of the false discovery rate (by
+    default). :meth:`fit` lists the steps.
+
     Parameters
     ----------
     partition : int, boolean mask of length n_features, or pair (block1, block2) of column lists
         The two blocks T1, T2. An int k puts the first k columns in T1. Column lists may hold indices
         or, for pandas input, column names; together they must cover every column exactly once.
-    features : {"xy", "poly2"} or sequence of (phi, psi) pairs of elementwise functions
+    features : {"xy", "poly2"} or sequence of (phi, psi) pairs of elementwise functions, default="xy"
         Pair features f_k(x_u, x_v) = phi_k(x_u) psi_k(x_v) on standardised data (u in T1 for a cross
         pair, u < v within a block). "xy": x_u x_v (exact for Gaussians). "poly2": the products
         He_a(x_u) He_c(x_v), 1 <= a, c <= 2, of Hermite polynomials He1 = x, He2 = x^2 - 1.
         Separability is what makes one loss evaluation cost O(b n^2 min(m1, m2)).
-    unary : "quadratic", None or sequence of elementwise functions
-        Unpenalised one-variable features; "quadratic" is (x, x^2 - 1).
-    lambdas : array-like of non-negative floats or None
+    unary : "quadratic", None or sequence of elementwise functions, default="quadratic"
+        Unpenalised one-variable features; "quadratic" is (x, x^2 - 1); None: none.
+    lambdas : array-like of non-negative floats or None, default=None
         The penalty grid (sorted decreasing). None: see ``n_lambdas``.
-    n_lambdas, lambda_min_ratio : int, float
+    n_lambdas, lambda_min_ratio : int, float, default=30, 1e-2
         Default grid: n_lambdas log-spaced values from lambda_max to lambda_min_ratio * lambda_max.
-    penalize_within : bool
+    penalize_within : bool, default=True
         Penalise the within-block pair groups too (the paper's choice); False leaves them free.
     selection : {"permutation", "validation", "smallest"}, default="permutation"
-        How lambda is selected (module docstring, step 3): the smallest lambda whose permutation
+        How lambda is selected (:meth:`fit`, step 3): the smallest lambda whose permutation
         estimate of the false discovery rate is <= ``fdr``, the held-out MLMI log-likelihood, or the
         smallest lambda of the grid.
     fdr : float in (0, 1), default=0.1
@@ -191,15 +197,15 @@ class PartitionedRatio(BaseEstimator):
     validation_fraction : float in (0, 1), default=0.2
         For selection="validation": share of rows held out (at least 3 rows are held out and at
         least 3 kept; needs n_samples >= 6).
-    refit : bool
+    refit : bool, default=True
         Refit the selected support without penalty (``coef_``); else ``coef_`` is the path solution.
-    tol : float
+    tol : float, default=1e-4
         Stop when the proximal-gradient residual (KKT violation, gradient units) is <= tol.
-    max_iter : int
+    max_iter : int, default=2000
         Iteration cap per lambda (FISTA) and for the L-BFGS-B refit.
-    n_jobs : int or None
+    n_jobs : int or None, default=None
         Threads for the n x n products (None: 1, -1: all cores). Results do not depend on it.
-    random_state : int, RandomState or None
+    random_state : int, RandomState or None, default=None
         Draws the permutations (selection="permutation") or the validation rows (selection="validation").
     verbose : int, default=0
         Reports the lambdas solved (the held-out path's too, when there is one).
@@ -214,41 +220,68 @@ class PartitionedRatio(BaseEstimator):
     n_cross_ : int
         Number of cross pairs (the first rows of ``pairs_``).
     lambdas_ : ndarray (n_lambdas,), or (n_lambdas + 3,)
-        The grid; selection="permutation" inserts 3 values after the chosen grid value (step 3).
-    coef_path_ : ndarray (n_groups, b, len(lambdas_))
+        The grid; selection="permutation" inserts 3 values after the chosen grid value (:meth:`fit`, step 3).
+    coef_path_ : ndarray (n_groups, b, ``len(lambdas_)``)
         Pair coefficients along the path (standardised scale).
-    unary_path_ : ndarray (n_features, c, len(lambdas_))
-    entry_lambda_ : ndarray (n_cross_,)
+    unary_path_ : ndarray (n_features, c, ``len(lambdas_)``)
+        The c unary coefficients of every column along the path (standardised scale).
+    entry_lambda_ : ndarray (``n_cross_``,)
         Where each cross pair enters the path: for a pair first non-zero at lambdas_[k], its group
         gradient norm at lambdas_[k-1] (where its KKT condition ||grad|| <= lambda binds) clipped to
         [lambdas_[k], lambdas_[k-1]]; lambdas_[0] if non-zero there; for a pair that never enters its
         gradient norm at the last lambda (< lambdas_[-1]). A ranking score for cross edges.
-    null_edges_, fdr_path_ : ndarray (len(lambdas_),) or None
+    null_edges_, fdr_path_ : ndarray (``len(lambdas_)``,) or None
         For selection="permutation": the mean number of cross pairs entering at each lambda under
         the permutation null, and that over the number of cross edges the path selects there (0
         where it selects none): the estimated false discovery rate along the path.
     validation_scores_ : ndarray (n_lambdas,) or None
         The held-out scores along the grid (selection="validation").
     best_index_ : int
+        The index of the selected lambda in ``lambdas_``.
     lambda_ : float
         The selected lambda.
     cross_edges_ : ndarray (n_edges, 2)
         The cross pairs non-zero at the selected lambda.
     coef_, unary_coef_ : ndarray (n_groups, b), (n_features, c)
-        The model used by ``score``.
+        The model used by ``score``: the pair coefficients (rows in the order of ``pairs_``) and the
+        unary coefficients of every column, on the standardised scale.
     mean_, scale_ : ndarray (n_features,)
+        The columns' means and standard deviations on the fitting rows, which standardise X.
     lambda_max_ : float
-    n_iter_ : ndarray (len(lambdas_),)
+        The smallest lambda at which every coefficient is 0: the largest cross-pair gradient norm at 0.
+    n_iter_ : ndarray (``len(lambdas_)``,)
+        Solver iterations at each lambda of the path.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
+        Names of the features seen during ``fit``; only when X has string column names (a DataFrame).
+
+    See Also
+    --------
+    RatioProblem : The smooth loss and its gradient, for driving the solver directly.
+    solve_path : The warm-started group-lasso path the fit runs.
+
+    Notes
+    -----
+    Liu, Suzuki & Sugiyama's partitioned ratio (spec seed004, with the corrected eq. 6*): the
+    log-ratio is modelled as sum_{u<v} theta_uv^T f(x_u, x_v) + sum_u eta_u^T xi(x_u) and fitted by
+    the MLMI criterion with a U-statistic normaliser over the mismatched sample pairs i != j, with
+    the group-lasso penalty lam * sum ||theta_uv||_2 over the pair groups (unary terms unpenalised).
+    One loss evaluation costs O(b n^2 min(m1, m2)) time, in O(n) memory per block of rows.
 
     Examples
     --------
     >>> import numpy as np
     >>> from pyinterp import PartitionedRatio
-    >>> X = np.random.default_rng(0).standard_normal((500, 6))
+    >>> X = np.random.default_rng(0).standard_normal((200, 6))
     >>> X[:, 3] += 0.8 * X[:, 0]          # one edge across the blocks {0, 1, 2} and {3, 4, 5}
-    >>> est = PartitionedRatio(3, random_state=0).fit(X)
-    >>> est.cross_edges_.tolist(), len(est.lambdas_)
-    ([[0, 3]], 33)
+    >>> est = PartitionedRatio(3, n_lambdas=15, random_state=0).fit(X)
+    >>> est.cross_edges_.tolist(), len(est.lambdas_)  # 15 grid values, 3 inserted by the selection
+    ([[0, 3]], 18)
+    >>> est.pairs_[:est.n_cross_].tolist()  # the 9 cross pairs (T1 column, T2 column)
+    [[0, 3], [0, 4], [0, 5], [1, 3], [1, 4], [1, 5], [2, 3], [2, 4], [2, 5]]
+    >>> int(np.argmax(est.entry_lambda_))  # the pair that enters the path first: (0, 3)
+    0
     """
 
     _parameter_constraints = {
@@ -311,7 +344,87 @@ class PartitionedRatio(BaseEstimator):
     @guarded_fit
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        """Fit the regularisation path on X (n_samples, n_features), select lambda, refit."""
+        """Fit the regularisation path on X (n_samples, n_features), select lambda, refit.
+
+        1. Columns are standardised (mean 0, variance 1) with the fitting rows' statistics.
+        2. lambda_max = max over cross pairs of ||grad_uv l(0)|| (closed form; within-block and
+           unary gradients vanish at theta = 0), so theta = 0 exactly for lambda >= lambda_max. The
+           default grid is ``n_lambdas`` log-spaced values from lambda_max down to
+           ``lambda_min_ratio * lambda_max``; the path is solved warm-started along it
+           (:func:`solve_path`).
+        3. lambda is selected by ``selection``:
+
+           - "permutation" (default): a permutation estimate of the false discovery rate along the
+             path (as SAM does for genes). Pairing block 2's rows with block 1's in a random order
+             removes every cross dependence and keeps each block's own law; the cross gradient at
+             theta = 0 is then pure noise (closed form, one O(b n m1 m2) product per permutation),
+             and a cross pair enters the path where its gradient norm exceeds lambda.
+             ``null_edges_`` counts, for each lambda, the null pairs that would enter (a mean over
+             ``n_permutations`` permutations); over the cross edges the path selects there it
+             estimates the false discovery rate, ``fdr_path_``. The smallest grid lambda whose
+             estimate is <= ``fdr`` is chosen, then the smallest passing one among 3 values
+             inserted between it and the next grid value (solved warm from it). With no edge
+             selected a warning says so. It adapts to the number of true edges, the pair features,
+             the marginals and n (bench/studies/partitioned_selection.py, docs/user/partitioned.md).
+           - "validation": a random part of the rows (``validation_fraction``) is held out, the
+             path is fitted on the others, each solution is scored on the held-out rows by
+             ``score`` (their own U-statistic, standardised with the training rows' statistics)
+             and the lambda with the highest score is selected; the path is then fitted again on
+             all rows over the same grid. The held-out likelihood ranks well but keeps rising as
+             false edges enter: it over-selects.
+           - "smallest": the smallest lambda of the grid.
+
+           ``coef_path_``, ``entry_lambda_`` and ``cross_edges_`` come from the path on all rows.
+        4. With ``refit=True`` the loss is minimised without penalty over the groups that are
+           non-zero at the selected lambda (and the unary terms) by L-BFGS-B; ``coef_`` holds the
+           result. With too few samples for the support the unpenalised loss is unbounded below
+           (the matched pairs separate from the mismatched ones); then a ConvergenceWarning says so
+           and ``coef_`` keeps the path solution.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples as rows (at least 3, and 2 features); finite, with no constant column.
+        y : None
+            Ignored; present for scikit-learn's API.
+
+        Returns
+        -------
+        self : PartitionedRatio
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            When a column is constant, the partition leaves a block empty or does not cover every
+            column once, or ``selection="validation"`` has fewer than 6 samples.
+        MemoryError
+            When the model's parameters and work would not fit in this machine's memory (raised
+            before any work starts).
+
+        Warns
+        -----
+        UserWarning
+            With ``selection="permutation"``, when no edge is selected or no lambda of the grid
+            meets ``fdr``.
+        ConvergenceWarning
+            When the unpenalised refit is unbounded on the selected support (too few samples), or
+            the solver does not reach ``tol`` within ``max_iter`` at some lambda.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pyinterp import PartitionedRatio
+        >>> X = np.random.default_rng(0).standard_normal((200, 6))
+        >>> X[:, 3] += 0.8 * X[:, 0]
+        >>> est = PartitionedRatio([[0, 1, 2], [3, 4, 5]], n_lambdas=15, random_state=0).fit(X)
+        >>> est.block1_.tolist(), est.block2_.tolist(), est.cross_edges_.tolist()
+        ([0, 1, 2], [3, 4, 5], [[0, 3]])
+        >>> est.coef_path_.shape  # (pair groups, pair features, lambdas)
+        (15, 1, 18)
+        >>> round(float(est.coef_[0, 0]), 3)  # the refitted coefficient of (0, 3), standardised scale
+        0.851
+        """
         X = validate_data(self, X, dtype=np.float64, order="C", ensure_min_samples=3, ensure_min_features=2)
         lambdas = self._lambdas()
         m = X.shape[1]
@@ -474,9 +587,37 @@ class PartitionedRatio(BaseEstimator):
 
     # -- scoring --------------------------------------------------------------------------------
     def score(self, X, y=None):
-        """Held-out MLMI log-likelihood of the fitted ratio on X: the mean log-ratio of X's rows
-        minus the log of its U-statistic normaliser over the mismatched pairs i != j. It estimates
-        KL[p || p1 p2] under the model (the mutual information between the blocks); higher is better."""
+        """Held-out MLMI log-likelihood of the fitted ratio on X (higher is better).
+
+        The mean log-ratio of X's rows minus the log of its U-statistic normaliser over the
+        mismatched pairs i != j, with X standardised by the fitting rows' ``mean_`` and ``scale_``.
+        It estimates KL[p || p1 p2] under the model (the mutual information between the blocks).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples as rows (at least 3), with the columns seen in ``fit``.
+        y : None
+            Ignored; present for scikit-learn's API.
+
+        Returns
+        -------
+        float
+            The held-out log-likelihood, minus the model's loss on X.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pyinterp import PartitionedRatio
+        >>> rng = np.random.default_rng(1)
+        >>> X = rng.standard_normal((300, 4))
+        >>> X[:, 2] += 0.8 * X[:, 0]
+        >>> est = PartitionedRatio(2, n_lambdas=15, random_state=0).fit(X[:200])
+        >>> round(float(est.score(X[200:])), 3)  # rows the fit did not see
+        0.229
+        >>> round(float(est.score(rng.standard_normal((100, 4)))), 3)  # independent blocks: the model does worse
+        -0.413
+        """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, order="C", reset=False, ensure_min_samples=3)
         theta = np.concatenate([self.coef_.T.ravel(), self.unary_coef_[self.block1_].T.ravel(),

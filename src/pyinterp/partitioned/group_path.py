@@ -131,11 +131,69 @@ def check_lambdas(lambdas):
     prefer_skip_nested_validation=True,
 )
 def solve_path(problem, lambdas, weights, tol, max_iter, progress=None, start=None):
-    """Warm-started solutions for each lambda (decreasing), from ``start`` (default 0, the solution
-    at lambda_max). Returns the (n_params, n_lambdas) path, the per-group gradient norms at each
-    solution (n_groups, n_lambdas) and iterations per lambda. ``weights`` (one per group, >= 0, not
-    all 0) scale each group's penalty. ``progress`` (a :class:`~pyinterp._progress.Progress`) hears
-    of each lambda solved."""
+    """Warm-started solutions for each lambda (decreasing), from ``start`` (default 0, the solution at lambda_max).
+
+    Minimises l(theta) + lambda * sum_g weights_g ||theta_g||_2 for each lambda in turn, each solve
+    started from the previous solution: by FISTA with backtracking, adaptive restart and group
+    soft-thresholding, or, for lambda = 0, by L-BFGS-B on the smooth loss alone.
+
+    Parameters
+    ----------
+    problem : RatioProblem or object
+        The loss: an object with ``n_params``, ``b`` and ``n_groups`` (the first b * n_groups
+        parameters form the (b, n_groups) group block; the rest is unpenalised), ``value(theta)``
+        and ``value_and_grad(theta)``, as :class:`RatioProblem` has.
+    lambdas : array-like of float
+        The penalties, finite and >= 0 (a scalar is a grid of one), solved in the order given:
+        decreasing, so each solve starts near its solution.
+    weights : array-like of shape (n_groups,)
+        Scale each group's penalty (one per group, >= 0, not all 0; 0 leaves a group unpenalised).
+    tol : float > 0
+        A solve stops when the proximal-gradient residual (a KKT violation, in gradient units) is
+        <= tol (for lambda = 0: L-BFGS-B's projected-gradient tolerance).
+    max_iter : int >= 1
+        Iterations per lambda.
+    progress : object with an ``update()`` method, optional
+        Hears of each lambda solved (a :class:`~pyinterp._progress.Progress`).
+    start : ndarray of shape (n_params,), optional
+        Where the first solve starts (copied). Default: 0, the solution at lambda_max.
+
+    Returns
+    -------
+    path : ndarray of shape (n_params, n_lambdas)
+        The solution at each lambda, as columns.
+    grad_norms : ndarray of shape (n_groups, n_lambdas)
+        Each group's gradient norm of the loss at each solution (a group enters the path where its
+        norm exceeds lambda times its weight).
+    n_iter : ndarray of int64 of shape (n_lambdas,)
+        Iterations per lambda.
+
+    Warns
+    -----
+    ConvergenceWarning
+        When a solve does not reach ``tol`` within ``max_iter`` iterations.
+
+    See Also
+    --------
+    RatioProblem : The partitioned ratio's loss.
+    PartitionedRatio : The estimator, which makes the grid and selects lambda.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp.partitioned import PAIR_FEATURES, UNARY_FEATURES, RatioProblem, solve_path
+    >>> X = np.random.default_rng(0).standard_normal((60, 3))
+    >>> X[:, 1] += 0.8 * X[:, 0]
+    >>> Z = (X - X.mean(axis=0)) / X.std(axis=0)
+    >>> problem = RatioProblem(Z, [0], [1, 2], PAIR_FEATURES["xy"], UNARY_FEATURES["quadratic"])
+    >>> lambda_max = np.sqrt((problem.cross_gradient_at_zero() ** 2).sum(axis=0)).max()
+    >>> path, grad_norms, n_iter = solve_path(problem, lambda_max * np.array([1.0, 0.5, 0.1]),
+    ...                                       np.ones(problem.n_groups), tol=1e-6, max_iter=500)
+    >>> path.shape, grad_norms.shape, n_iter.shape
+    ((9, 3), (3, 3), (3,))
+    >>> (path[:problem.n_cross] != 0).tolist()  # cross pairs (0, 1) and (0, 2) at each lambda
+    [[False, True, True], [False, False, True]]
+    """
     lambdas = check_lambdas(lambdas)
     weights = check_weights_vector("weights", weights, problem.n_groups, what="group")
     b, G = problem.b, problem.n_groups

@@ -67,7 +67,7 @@ def shortened(label, width=LABEL_WIDTH) -> str:
 
 
 def column_names(estimator, n_features) -> np.ndarray:
-    """The estimator's feature_names_in_ (shortened for a figure), else 'x<k>'."""
+    """The estimator's ``feature_names_in_`` (shortened for a figure), else 'x<k>'."""
     names = getattr(estimator, "feature_names_in_", None)
     return np.array([f"x{k}" for k in range(n_features)] if names is None else [shortened(n) for n in names],
                     dtype=object)

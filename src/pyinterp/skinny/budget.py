@@ -100,30 +100,83 @@ def fit_budget(
 ):
     """Best Skinny Trees model with at most ``max_features`` features, by random search.
 
-    Each trial clones ``estimator`` with hyperparameters drawn from ``param_distributions``
-    (scikit-learn ``ParameterSampler`` format; default ``DEFAULT_SPACE``: temperature
-    log-U[1e-3, 1e-1], learning rate log-U[1e-2, 0.3], lambda2 log-U[1, 100], the space that met
-    the budget on every problem of bench/studies/skinny_defaults.py with the estimator's defaults and
-    holds the values the estimator's ``lambda2="auto"`` took with a budget in its study, 4-52; a
-    space that does not draw lambda2 leaves it to the estimator, whose ``"auto"`` then resolves in
-    each trial with that trial's K, learning rate and training rows;
-    ``PAPER_SPACE`` holds the authors' real-data ranges, whose lambda2 <= 1 rarely sparsifies
-    such models), ``feature_budget=K`` and its own seed, and fits it
-    with the same validation rows (``X_val, y_val``, or a ``validation_fraction`` split of X,
-    stratified for classifiers). Within a trial the returned snapshot is its best epoch with
-    1..K features (the dense-to-sparse path makes one run trace many sparsity levels; an
-    extension of the paper, which tuned the epoch count instead). The winner has the highest
-    validation score; ties go to fewer features, then to the earlier trial. Trials run in
-    parallel processes (``n_jobs``), each with single-threaded BLAS, or on the workers of a
-    distributed joblib backend (Dask); the result does not depend on where they run.
+    Each trial clones ``estimator`` with hyperparameters drawn from ``param_distributions``,
+    ``feature_budget=K`` and its own seed, and fits it with the same validation rows (``X_val,
+    y_val``, or a ``validation_fraction`` split of X, stratified for classifiers). Within a trial
+    the returned snapshot is its best epoch with 1..K features (the dense-to-sparse path makes one
+    run trace many sparsity levels; an extension of the paper, which tuned the epoch count instead).
+    The winner has the highest validation score; ties go to fewer features, then to the earlier
+    trial. Trials run in parallel processes (``n_jobs``), each with single-threaded BLAS, or on the
+    workers of a distributed joblib backend (Dask); the result does not depend on where they run.
 
-    ``max_features``: an int K, or a fraction of the features (K = floor(fraction * p)).
+    Parameters
+    ----------
+    estimator : SkinnyTreesRegressor or SkinnyTreesClassifier
+        The model whose clones are fitted; its other parameters are kept in every trial.
+    X : array-like of shape (n_samples, n_features)
+        Training rows (the validation rows too, without ``X_val``).
+    y : array-like of shape (n_samples,)
+        Targets.
+    max_features : int >= 1 or float in (0, 1]
+        The budget: an int K, or a fraction of the features (K = floor(fraction * p), at least 1).
+    n_trials : int, default=20
+        Settings drawn; a grid of lists with fewer points than ``n_trials`` runs each point once.
+    param_distributions : dict, list of dicts or None, default=None
+        Where the settings are drawn from, in scikit-learn's ``ParameterSampler`` format (each key a
+        parameter of the estimator, each value a distribution or a list). Default ``DEFAULT_SPACE``:
+        temperature log-U[1e-3, 1e-1], learning rate log-U[1e-2, 0.3], lambda2 log-U[1, 100], the
+        space that met the budget on every problem of bench/studies/skinny_defaults.py with the
+        estimator's defaults and holds the values the estimator's ``lambda2="auto"`` took with a
+        budget in its study, 4-52. A space that does not draw lambda2 leaves it to the estimator,
+        whose ``"auto"`` then resolves in each trial with that trial's K, learning rate and
+        training rows. ``PAPER_SPACE`` holds the authors' real-data ranges, whose lambda2 <= 1
+        rarely sparsifies such models.
+    X_val : array-like of shape (n_val, n_features), optional
+        Validation rows, given together with ``y_val``; default: a split of X.
+    y_val : array-like of shape (n_val,), optional
+        Their targets.
+    validation_fraction : float in (0, 1], default=0.2
+        Share of X held out for validation when ``X_val`` is not given.
+    n_jobs : int or None, default=None
+        Processes over trials (joblib: None is 1, -1 all cores).
+    random_state : int, RandomState instance or None, default=None
+        Draws the validation split, the settings and each trial's seed.
+    verbose : int, default=0
+        Reports the trials as they finish (each trial's epochs follow the estimator's own
+        ``verbose``).
 
-    Returns the winning fitted estimator, with ``budget_search_``: a Bunch of ``params``,
-    ``val_score`` and ``n_selected`` per trial (NaN / -1 for trials that diverged or never met the
-    budget) and ``best_trial``; a grid of lists with fewer points than ``n_trials`` runs each point
-    once. Raises ValueError when no trial meets the budget. ``verbose``
-    reports the trials as they finish (each trial's epochs follow the estimator's own ``verbose``).
+    Returns
+    -------
+    SkinnyTreesRegressor or SkinnyTreesClassifier
+        The winning fitted estimator, with ``budget_search_``: a Bunch of ``params``,
+        ``val_score`` and ``n_selected`` per trial (NaN / -1 for trials that diverged or never met
+        the budget) and ``best_trial``, the index of the winner.
+
+    Raises
+    ------
+    ValueError
+        When no trial meets the budget (raise lambda2, lambda0, max_epochs or n_trials), or only
+        one of ``X_val, y_val`` is given.
+    TypeError
+        When ``estimator`` is not a Skinny Trees estimator.
+
+    See Also
+    --------
+    SkinnyTreesRegressor : The model, and its ``feature_budget`` and ``lambda2="auto"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp.skinny import SkinnyTreesRegressor, fit_budget
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 10))
+    >>> y = X[:, 0] + 2 * X[:, 3] + 0.1 * rng.standard_normal(200)
+    >>> best = fit_budget(SkinnyTreesRegressor(n_trees=10, depth=2, max_epochs=30), X, y, max_features=2,
+    ...                   n_trials=5, random_state=0)
+    >>> best.selected_features_.tolist()
+    [0, 3]
+    >>> best.budget_search_.n_selected.tolist(), best.budget_search_.best_trial  # -1: missed the budget
+    ([1, -1, -1, -1, 2], 4)
     """
     if not isinstance(estimator, _SkinnyTrees):
         raise TypeError("estimator must be a SkinnyTreesRegressor or SkinnyTreesClassifier")

@@ -45,7 +45,7 @@ def auto_lambda2(n_rows, n_features, *, feature_budget, n_trees, depth, learning
 
 
 def _training_array(name, X, dtype):
-    """X in the training dtype; float32 holds only |x| < 3.4e38, and an overflow to infinity would
+    """X in the training dtype; float32 holds only ``|x|`` < 3.4e38, and an overflow to infinity would
     surface as a diverged fit, so that is an error naming the dtype."""
     out = np.ascontiguousarray(X, dtype=dtype)
     if out.dtype != X.dtype and not np.all(np.isfinite(out)):
@@ -156,9 +156,62 @@ class _SkinnyTrees(BaseEstimator):
     @guarded_fit
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, X_val=None, y_val=None):
-        """Fit on (X, y). Validation rows come from ``X_val, y_val`` or, with ``early_stopping``,
-        from a ``validation_fraction`` split of X; with validation rows the fitted model is the
-        epoch with the best validation score among epochs within ``feature_budget``."""
+        """Fit on (X, y).
+
+        Validation rows come from ``X_val, y_val`` or, with ``early_stopping``, from a
+        ``validation_fraction`` split of X; with validation rows the fitted model is the epoch with
+        the best validation score (R^2 for the regressor, ROC AUC for the classifier) among epochs
+        within ``feature_budget``. Without them it is the last epoch's.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training rows, best on a unit scale (standardised columns).
+        y : array-like of shape (n_samples,)
+            Targets: numbers for :class:`SkinnyTreesRegressor`, class labels (at least 2 classes)
+            for :class:`SkinnyTreesClassifier`.
+        X_val : array-like of shape (n_val, n_features), optional
+            Validation rows, given together with ``y_val``.
+        y_val : array-like of shape (n_val,), optional
+            Their targets: finite numbers, or labels that are in ``y``.
+
+        Returns
+        -------
+        self : SkinnyTreesRegressor or SkinnyTreesClassifier
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            When only one of ``X_val, y_val`` is given, ``y_val`` does not fit them, y has one
+            class (classifier), or X or y has values beyond the training dtype's range.
+        FloatingPointError
+            When training diverges (non-finite loss) before any epoch could be kept.
+
+        Warns
+        -----
+        ConvergenceWarning
+            When the model returned selects more than ``feature_budget`` features.
+        UserWarning
+            When, without ``feature_budget``, the model keeps every feature (selects nothing).
+
+        Examples
+        --------
+        With validation rows, the model kept is the best epoch with at most ``feature_budget``
+        features:
+
+        >>> import numpy as np
+        >>> from pyinterp.skinny import SkinnyTreesRegressor
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((200, 10))
+        >>> y = X[:, 0] + 2 * X[:, 3] + 0.1 * rng.standard_normal(200)
+        >>> model = SkinnyTreesRegressor(n_trees=4, depth=2, max_epochs=50, feature_budget=2, random_state=0)
+        >>> model = model.fit(X[:150], y[:150], X_val=X[150:], y_val=y[150:])
+        >>> model.selected_features_.tolist(), model.best_epoch_, model.n_iter_
+        ([0, 3], 10, 50)
+        >>> round(model.lambda2_, 3)  # lambda2="auto" with a budget: from K, p and the run's steps
+        3.219
+        """
         X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
         if self._is_regressor:
             y = regression_target(y)
@@ -297,17 +350,119 @@ class SkinnyTreesRegressor(RegressorMixin, _SkinnyTrees):
     ``n_iter_no_change`` such epochs without improvement. BLAS runs single-threaded inside ``fit``.
     ``verbose`` reports the epochs as they finish (out of ``max_epochs``).
 
+    Parameters
+    ----------
+    n_trees : int, default=20
+        Number of soft trees m (at least 1); their outputs are summed.
+    depth : int, default=4
+        Levels d of every perfect binary tree, 1 to 12: 2^d - 1 split nodes and 2^d leaves a tree.
+    activation : {"sigmoid", "smooth_step"}, default="sigmoid"
+        The node's routing function S: the logistic function, as in all the paper's experiments,
+        or the smooth step of width ``gamma_s``, the setting of its theory.
+    gamma_s : float > 0, default=1.0
+        Width of the smooth step (``activation="smooth_step"``).
+    penalty : {"l0", "group_lasso", "none"}, default="l0"
+        The group penalty on the split weights: the count of nonzero feature groups (hard
+        threshold), the sum of their norms (group soft-threshold), or none (dense soft trees).
+    lambda0 : float >= 0, default=100.0
+        The penalty weight in the authors' code's units, applied divided by p (the features).
+    temperature : float >= 0 or None, default=0.01
+        Rate s of the dense-to-sparse schedule ``lambda0(t) = (lambda0 / p) * (1 - exp(-s t))``;
+        None keeps lambda0 / p fixed.
+    lambda2 : float >= 0 or "auto", default="auto"
+        The ridge on the split weights, applied as ``lambda2 / (m (2^d - 1))``; what makes unused
+        features' groups shrink below the prox threshold. ``"auto"`` resolves at fit time (see
+        above; the value used is in ``lambda2_``).
+    learning_rate : float > 0, default=0.1
+        The constant step size.
+    solver : {"sgd", "adam"}, default="sgd"
+        Proximal mini-batch SGD (the paper's method) or Adam steps with the same prox.
+    batch_size : int, default=64
+        Rows per mini-batch.
+    max_epochs : int, default=200
+        Passes over the training rows.
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` of the rows when ``fit`` gets no ``X_val, y_val``, and stop
+        after ``n_iter_no_change`` epochs within ``feature_budget`` without a better validation
+        score.
+    validation_fraction : float in (0, 1], default=0.2
+        Share of the rows held out with ``early_stopping`` (stratified for a classifier when every
+        class has 2 rows).
+    n_iter_no_change : int, default=20
+        Epochs without improvement that stop training with ``early_stopping``.
+    feature_budget : int >= 0 or None, default=None
+        K: with validation rows the model kept is the best epoch with at most K selected features;
+        it also sets ``lambda2="auto"``. A model above K at the end warns (ConvergenceWarning).
+    dtype : {"float32", "float64"}, default="float32"
+        Precision of training; prediction runs in float64 whatever it is.
+    random_state : int, RandomState instance or None, default=None
+        Draws the initial weights (Glorot-uniform, as the authors' Keras code), the mini-batches
+        and the validation split.
+    verbose : int, default=0
+        Reports the epochs as they finish (out of ``max_epochs``).
+
     Attributes
     ----------
-    selected_features_ : indices of the features with a nonzero group
-    n_selected_features_ : their number
-    feature_importances_ : (n_features,) group L2 norms (exactly 0 for dropped features)
-    split_weights_ : (n_features, n_trees, 2^depth - 1); split_bias_ : (n_trees, 2^depth - 1)
-    leaf_values_ : (n_trees, 2^depth, n_outputs)
-    lambda2_ : the ridge weight the fit used (``lambda2``, or the value ``"auto"`` resolved to)
-    history_ : dict of per-epoch arrays: loss (training), val_loss, val_score (NaN without
-        validation), n_selected, lambda0 (penalty weight at the epoch's last step)
-    best_epoch_ : the epoch returned (0-based), or None for the last state; n_iter_ : epochs run
+    selected_features_ : ndarray of int
+        Indices of the features with a nonzero group; ``predict`` reads only these columns.
+    n_selected_features_ : int
+        Their number.
+    feature_importances_ : ndarray of shape (n_features,)
+        Group L2 norms (exactly 0 for dropped features).
+    split_weights_ : ndarray of shape (n_features, n_trees, 2^depth - 1)
+        The split weights w of every node of every tree, by feature (in the training dtype).
+    split_bias_ : ndarray of shape (n_trees, 2^depth - 1)
+        The split biases b.
+    leaf_values_ : ndarray of shape (n_trees, 2^depth, n_outputs)
+        The leaves' vectors (n_outputs is 1 here, the number of classes for the classifier).
+    lambda2_ : float
+        The ridge weight the fit used (``lambda2``, or the value ``"auto"`` resolved to).
+    history_ : dict of ndarray
+        Per-epoch arrays: loss (training), val_loss, val_score (NaN without validation),
+        n_selected, lambda0 (penalty weight at the epoch's last step).
+    best_epoch_ : int or None
+        The epoch returned (0-based), or None for the last state (no validation rows, or no epoch
+        within the budget).
+    n_iter_ : int
+        Epochs run.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
+        Names of the features seen during ``fit``; only when X has string column names (a DataFrame).
+
+    See Also
+    --------
+    SkinnyTreesClassifier : The same model for classification.
+    fit_budget : Random search for the best model with at most K features.
+
+    Notes
+    -----
+    Soft trees are fitted by gradients, so the columns of X should be on a unit scale (standardise
+    them, e.g. with ``sklearn.preprocessing.StandardScaler``): a fit that diverges (non-finite loss)
+    raises FloatingPointError naming the largest ``|x|``.
+
+    References
+    ----------
+    Ibrahim, S., Behdin, K. & Mazumder, R. (2024). End-to-end feature selection approach for
+    learning skinny trees. AISTATS 2024.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp.skinny import SkinnyTreesRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 10))
+    >>> y = X[:, 0] + 2 * X[:, 3] + 0.1 * rng.standard_normal(200)
+    >>> model = SkinnyTreesRegressor(n_trees=4, depth=2, lambda2=1.0, learning_rate=0.03, max_epochs=50,
+    ...                              random_state=0).fit(X, y)
+    >>> model.selected_features_.tolist()  # the two features y depends on
+    [0, 3]
+    >>> model.feature_importances_.round(1).tolist()
+    [1.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    >>> model.history_["n_selected"][[0, 20, 49]].tolist()  # dense to sparse over the epochs
+    [10, 8, 2]
+    >>> round(model.score(X, y), 2)
+    0.97
     """
 
     _is_regressor = True
@@ -334,15 +489,144 @@ class SkinnyTreesRegressor(RegressorMixin, _SkinnyTrees):
         return score
 
     def predict(self, X):
+        """Predicted values: the sum of the trees' outputs.
+
+        Only the selected columns of X are read (``selected_features_``); computed in float64.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Rows to predict, with the features seen in ``fit``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predictions.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pyinterp.skinny import SkinnyTreesRegressor
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((200, 10))
+        >>> y = X[:, 0] + 2 * X[:, 3] + 0.1 * rng.standard_normal(200)
+        >>> model = SkinnyTreesRegressor(n_trees=4, depth=2, lambda2=1.0, learning_rate=0.03, max_epochs=50,
+        ...                              random_state=0).fit(X, y)
+        >>> model.predict(X[:3]).round(1).tolist(), y[:3].round(1).tolist()
+        ([0.3, -1.1, 0.6], [0.4, -1.1, 0.5])
+        """
         return self._raw(X)[:, 0]
 
 
 class SkinnyTreesClassifier(ClassifierMixin, _SkinnyTrees):
     """Skinny Trees for classification: softmax cross-entropy on one logit per class (also for two).
 
-    Everything else as ``SkinnyTreesRegressor``. The validation score is the ROC AUC (binary:
-    probability of ``classes_[1]``; multiclass: one-vs-one macro average, as the paper), or the
-    negative cross-entropy when the validation rows do not contain every class.
+    Everything else as :class:`SkinnyTreesRegressor`, whose docstring describes the model, the
+    penalty schedule, the ridge and ``lambda2="auto"``. The validation score is the ROC AUC
+    (binary: probability of ``classes_[1]``; multiclass: one-vs-one macro average, as the paper),
+    or the negative cross-entropy when the validation rows do not contain every class.
+
+    Parameters
+    ----------
+    n_trees : int, default=20
+        Number of soft trees m (at least 1); their outputs are summed.
+    depth : int, default=4
+        Levels d of every perfect binary tree, 1 to 12: 2^d - 1 split nodes and 2^d leaves a tree.
+    activation : {"sigmoid", "smooth_step"}, default="sigmoid"
+        The node's routing function S: the logistic function, as in all the paper's experiments,
+        or the smooth step of width ``gamma_s``, the setting of its theory.
+    gamma_s : float > 0, default=1.0
+        Width of the smooth step (``activation="smooth_step"``).
+    penalty : {"l0", "group_lasso", "none"}, default="l0"
+        The group penalty on the split weights: the count of nonzero feature groups (hard
+        threshold), the sum of their norms (group soft-threshold), or none (dense soft trees).
+    lambda0 : float >= 0, default=100.0
+        The penalty weight in the authors' code's units, applied divided by p (the features).
+    temperature : float >= 0 or None, default=0.01
+        Rate s of the dense-to-sparse schedule ``lambda0(t) = (lambda0 / p) * (1 - exp(-s t))``;
+        None keeps lambda0 / p fixed.
+    lambda2 : float >= 0 or "auto", default="auto"
+        The ridge on the split weights, applied as ``lambda2 / (m (2^d - 1))``; what makes unused
+        features' groups shrink below the prox threshold. ``"auto"`` resolves at fit time (see
+        :class:`SkinnyTreesRegressor`; the value used is in ``lambda2_``).
+    learning_rate : float > 0, default=0.1
+        The constant step size.
+    solver : {"sgd", "adam"}, default="sgd"
+        Proximal mini-batch SGD (the paper's method) or Adam steps with the same prox.
+    batch_size : int, default=64
+        Rows per mini-batch.
+    max_epochs : int, default=200
+        Passes over the training rows.
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` of the rows when ``fit`` gets no ``X_val, y_val``, and stop
+        after ``n_iter_no_change`` epochs within ``feature_budget`` without a better validation
+        score.
+    validation_fraction : float in (0, 1], default=0.2
+        Share of the rows held out with ``early_stopping`` (stratified for a classifier when every
+        class has 2 rows).
+    n_iter_no_change : int, default=20
+        Epochs without improvement that stop training with ``early_stopping``.
+    feature_budget : int >= 0 or None, default=None
+        K: with validation rows the model kept is the best epoch with at most K selected features;
+        it also sets ``lambda2="auto"``. A model above K at the end warns (ConvergenceWarning).
+    dtype : {"float32", "float64"}, default="float32"
+        Precision of training; prediction runs in float64 whatever it is.
+    random_state : int, RandomState instance or None, default=None
+        Draws the initial weights (Glorot-uniform, as the authors' Keras code), the mini-batches
+        and the validation split.
+    verbose : int, default=0
+        Reports the epochs as they finish (out of ``max_epochs``).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels (at least 2), sorted; the leaves hold one logit per class.
+    selected_features_ : ndarray of int
+        Indices of the features with a nonzero group; ``predict`` reads only these columns.
+    n_selected_features_ : int
+        Their number.
+    feature_importances_ : ndarray of shape (n_features,)
+        Group L2 norms (exactly 0 for dropped features).
+    split_weights_ : ndarray of shape (n_features, n_trees, 2^depth - 1)
+        The split weights w of every node of every tree, by feature (in the training dtype).
+    split_bias_ : ndarray of shape (n_trees, 2^depth - 1)
+        The split biases b.
+    leaf_values_ : ndarray of shape (n_trees, 2^depth, n_classes)
+        The leaves' logits.
+    lambda2_ : float
+        The ridge weight the fit used (``lambda2``, or the value ``"auto"`` resolved to).
+    history_ : dict of ndarray
+        Per-epoch arrays: loss (training cross-entropy), val_loss, val_score (NaN without
+        validation), n_selected, lambda0 (penalty weight at the epoch's last step).
+    best_epoch_ : int or None
+        The epoch returned (0-based), or None for the last state (no validation rows, or no epoch
+        within the budget).
+    n_iter_ : int
+        Epochs run.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
+        Names of the features seen during ``fit``; only when X has string column names (a DataFrame).
+
+    See Also
+    --------
+    SkinnyTreesRegressor : The same model for regression, and its full description.
+    fit_budget : Random search for the best model with at most K features.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp.skinny import SkinnyTreesClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 10))
+    >>> y = np.where(X[:, 0] + X[:, 3] > 0, "yes", "no")
+    >>> clf = SkinnyTreesClassifier(n_trees=10, depth=2, lambda2=0.3, max_epochs=50, random_state=0).fit(X, y)
+    >>> clf.classes_.tolist(), clf.selected_features_.tolist()
+    (['no', 'yes'], [0, 3])
+    >>> clf.predict(X[:3]).tolist(), y[:3].tolist()
+    (['yes', 'no', 'yes'], ['yes', 'no', 'yes'])
+    >>> round(clf.score(X, y), 2)
+    0.97
     """
 
     _is_regressor = False
@@ -380,12 +664,84 @@ class SkinnyTreesClassifier(ClassifierMixin, _SkinnyTrees):
         return score
 
     def decision_function(self, X):
+        """The ensemble's logits: one per class, or for two classes their difference.
+
+        Only the selected columns of X are read (``selected_features_``); computed in float64.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Rows to score, with the features seen in ``fit``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            For two classes the logit of ``classes_[1]`` minus that of ``classes_[0]`` (positive:
+            ``classes_[1]`` is predicted); otherwise the logits of every class.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pyinterp.skinny import SkinnyTreesClassifier
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((200, 10))
+        >>> y = (X[:, 0] + X[:, 3] > 0).astype(int)
+        >>> clf = SkinnyTreesClassifier(n_trees=10, depth=2, lambda2=0.3, max_epochs=50, random_state=0).fit(X, y)
+        >>> clf.decision_function(X[:2]).round(3).tolist()
+        [0.474, -0.977]
+        """
         F = self._raw(X)
         return F[:, 1] - F[:, 0] if F.shape[1] == 2 else F
 
     def predict_proba(self, X):
+        """Class probabilities: the softmax of the logits.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Rows to score, with the features seen in ``fit``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            The probability of each class, in the order of ``classes_``; rows sum to 1.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pyinterp.skinny import SkinnyTreesClassifier
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((200, 10))
+        >>> y = (X[:, 0] + X[:, 3] > 0).astype(int)
+        >>> clf = SkinnyTreesClassifier(n_trees=10, depth=2, lambda2=0.3, max_epochs=50, random_state=0).fit(X, y)
+        >>> clf.predict_proba(X[:2]).round(3).tolist()
+        [[0.384, 0.616], [0.727, 0.273]]
+        """
         return softmax(self._raw(X), axis=1)
 
     def predict(self, X):
+        """Predicted classes: the class of the largest logit.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Rows to predict, with the features seen in ``fit``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pyinterp.skinny import SkinnyTreesClassifier
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((200, 10))
+        >>> y = (X[:, 0] + X[:, 3] > 0).astype(int)
+        >>> clf = SkinnyTreesClassifier(n_trees=10, depth=2, lambda2=0.3, max_epochs=50, random_state=0).fit(X, y)
+        >>> clf.predict(X[:5]).tolist(), y[:5].tolist()
+        ([1, 0, 1, 0, 0], [1, 0, 1, 0, 0])
+        """
         F = self._raw(X)
         return self.classes_[np.argmax(F, axis=1)]
