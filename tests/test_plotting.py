@@ -166,6 +166,10 @@ def test_interaction_response_cells_and_surface(tmp_path):
         plotting.plot_interaction_response(rule, X, y[:-1])
     with pytest.raises(TypeError, match="rule must be"):
         plotting.plot_interaction_response(lss, X, y)
+    missing = X.copy()
+    missing[:, 1] = np.nan
+    with pytest.raises(ValueError, match="no row to draw"):
+        plotting.plot_interaction_response(rule, missing, y, kind="surface")
 
 
 @pytest.fixture(scope="module")

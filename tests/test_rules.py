@@ -85,6 +85,24 @@ def test_interaction_rule_on_the_paper_figure_forest():
     assert str(interaction_rule(hand.forest, signed_paths(hand.forest), [(0, 1)])) == "x0 > 0.5 -> 0"
 
 
+def test_interaction_rule_takes_names_and_refuses_another_forests_paths():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.standard_normal((300, 4)), columns=list("abcd"))
+    y = 1.0 * ((X.a > 0) & (X.b > 0))
+    forest = RandomForestRegressor(n_estimators=10, max_depth=3, random_state=0).fit(X, y)
+    paths = signed_paths(forest)
+    by_index = interaction_rule(forest, paths, [(0, 1), (1, 1)])
+    by_name = interaction_rule(forest, paths, [("a", 1), ("b", 1)])
+    assert str(by_name) == str(by_index) and str(by_name).startswith("a > ")
+    np.testing.assert_array_equal(by_name.indicator(X), by_index.indicator(X))
+    with pytest.raises(ValueError, match="'z', which is not among the features"):
+        interaction_rule(forest, paths, [("z", 1), ("b", 1)])
+    for other in (RandomForestRegressor(n_estimators=10, max_depth=3, max_features=1, random_state=1).fit(X, y),
+                  RandomForestRegressor(n_estimators=5, max_depth=3, random_state=1).fit(X, y)):
+        with pytest.raises(ValueError, match="do not belong to this forest"):
+            interaction_rule(other, paths, [(0, 1), (1, 1)])
+
+
 def brute_force_rule(forest, features, epsilon):
     """Per leaf whose F_eps holds the signed set: its tightest bound per signed feature, walked
     from the root; the size-weighted median thresholds; the leaves' values and sizes."""

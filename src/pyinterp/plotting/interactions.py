@@ -13,11 +13,66 @@ from ._base import LABEL_WIDTH, axes, check_fitted, check_threshold, check_top, 
 
 
 def plot_lssfind(lss, *, top=10, ax=None):
-    """Every set LSSFind mined: its DWP (log2 scale) against its order |S|, beside the bound
-    2^-|S| (Theorem 1: no set exceeds it; a union signed interaction of the LSS model attains it)
-    and the find test's (1 - eta) 2^-|S|. Sets passing the test are filled, the minimal ones
+    """Plot the depth-weighted prevalence of every set LSSFind mined against the set's order.
+
+    Every set LSSFind mined: its DWP (log2 scale) against its order ``|S|``, beside the bound
+    ``2^-|S|`` (Theorem 1: no set exceeds it; a union signed interaction of the LSS model attains it)
+    and the find test's (1 - eta) ``2^-|S|``. Sets passing the test are filled, the minimal ones
     (``minimal_``, the basic interactions) are stars, and the ``top`` first of them are labelled.
-    Within an order, sets are spread sideways by rank. Returns the Axes."""
+    Within an order, sets are spread sideways by rank.
+
+    Parameters
+    ----------
+    lss : LSSFind
+        A fitted :class:`~pyinterp.interactions.LSSFind`. Its sets are mined again from its
+        ``paths_`` at its own threshold and ``max_order``.
+    top : int or None, default=10
+        Number of minimal sets labelled with their names. None labels all of them.
+    ax : matplotlib Axes or None, default=None
+        The Axes to draw on. None draws on a new figure's.
+
+    Returns
+    -------
+    ax : matplotlib Axes
+        The Axes drawn on.
+
+    Raises
+    ------
+    TypeError
+        If ``lss`` is not an :class:`~pyinterp.interactions.LSSFind`.
+    sklearn.exceptions.NotFittedError
+        If ``lss`` is not fitted.
+    ValueError
+        If ``top`` is not a positive int or None.
+
+    See Also
+    --------
+    pyinterp.interactions.LSSFind : The finder whose sets are drawn.
+    plot_interaction_network : The selected sets as a graph of features.
+
+    Notes
+    -----
+    DWP, the bound ``2^-|S|`` (Theorem 1) and the test ``2^|S|`` DWP >= 1 - eta of LSSFind are defined in
+    Behr, Wang, Li and Yu, "Provable Boolean interaction recovery from tree ensemble obtained via
+    random forests" (paper 001).
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from pyinterp.datasets import make_lss
+    >>> from pyinterp.interactions import LSSFind
+    >>> from pyinterp.plotting import plot_lssfind
+    >>> X, y, truth = make_lss(n_samples=300, n_features=6, snr=100, random_state=0)
+    >>> lss = LSSFind(n_estimators=30, max_order=2, random_state=0).fit(X, y)
+    >>> fig, ax = plt.subplots()
+    >>> plot_lssfind(lss, ax=ax) is ax
+    True
+    >>> ax.get_title()
+    'LSSFind: 10 sets mined, 2 minimal'
+    >>> [text.get_text() for text in ax.texts]  # the minimal sets, labelled
+    ['x0- & x1-', 'x2- & x3-']
+    >>> plt.close("all")
+    """
     check_fitted(lss, LSSFind, "lss", "paths_")
     check_top(top)
     mined = prevalent_sets(lss.paths_, lss._mining_threshold(), lss.max_order)
@@ -54,11 +109,62 @@ _IRF_SCORES = ("stability", "prevalence", "precision")
 
 
 def plot_irf_scores(irf, *, top=20, fig=None):
-    """iRF's stability, prevalence and precision of the ``top`` first interactions (in the order of
+    """Plot iRF's stability, prevalence and precision of its leading interactions, a panel each.
+
+    iRF's stability, prevalence and precision of the ``top`` first interactions (in the order of
     ``interactions_``: by tier, then cpe, for ``style="rules"``; by cpe, then stability, for
     ``"R"``; by stability, then prevalence, for ``"pyinterp"``), one panel each, sharing the
     interaction labels. The three panels are drawn on ``fig`` (a matplotlib Figure, e.g. a
-    subfigure; a new one if None), so this plot takes ``fig=``, not ``ax=``. Returns the Figure."""
+    subfigure; a new one if None), so this plot takes ``fig=``, not ``ax=``. Each panel's x axis
+    runs from 0 to 1; a missing (NaN) score is drawn as 0.
+
+    Parameters
+    ----------
+    irf : IterativeRandomForest
+        A fitted :class:`~pyinterp.interactions.IterativeRandomForest`.
+    top : int or None, default=20
+        Number of interactions drawn, the first rows of ``interactions_``. None draws all of them.
+    fig : matplotlib Figure, SubFigure or None, default=None
+        Where the three panels are drawn. None makes a new Figure, 10 inches wide and
+        1.5 + 0.3 inch an interaction high.
+
+    Returns
+    -------
+    fig : matplotlib Figure or SubFigure
+        The figure drawn on, with three Axes (stability, prevalence, precision).
+
+    Raises
+    ------
+    TypeError
+        If ``irf`` is not an :class:`~pyinterp.interactions.IterativeRandomForest`.
+    sklearn.exceptions.NotFittedError
+        If ``irf`` is not fitted.
+    ValueError
+        If ``top`` is not a positive int or None.
+
+    See Also
+    --------
+    pyinterp.interactions.IterativeRandomForest : The estimator whose scores are drawn.
+    plot_interaction_network : The same interactions as a graph of features.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from pyinterp.datasets import make_lss
+    >>> from pyinterp.interactions import IterativeRandomForest
+    >>> from pyinterp.plotting import plot_irf_scores
+    >>> X, y, truth = make_lss(n_samples=300, n_features=6, snr=100, random_state=0)
+    >>> irf = IterativeRandomForest(n_iterations=2, n_estimators=20, n_bootstraps=2, rit_n_trees=20,
+    ...                             random_state=0).fit(X, y)
+    >>> fig = plt.figure()
+    >>> plot_irf_scores(irf, top=3, fig=fig) is fig
+    True
+    >>> [ax.get_title() for ax in fig.axes]
+    ['stability', 'prevalence', 'precision']
+    >>> [label.get_text() for label in fig.axes[0].get_yticklabels()]
+    ['x0- & x1-', 'x2- & x3-', 'x1+ & x3+']
+    >>> plt.close("all")
+    """
     check_fitted(irf, IterativeRandomForest, "irf", "interactions_")
     check_top(top)
     table = irf.interactions_[:top]
@@ -89,14 +195,71 @@ def _network_table(result, score):
 
 
 def plot_interaction_network(result, *, score=None, threshold=None, top=50, ax=None):
-    """Features as nodes on a circle (in index order), an edge between two features when a kept
-    interaction holds both (an interaction of order 3 or more gives every pair); the edge's width
-    is the largest score of such an interaction.
+    """Plot found interactions as a network of features, an edge for each pair in an interaction.
 
-    ``result``: a fitted IterativeRandomForest (``interactions_``, score ``"stability"``, kept when
-    >= ``threshold``, default 0.5), a fitted LSSFind (``selected_``, score ``"adjusted_dwp"``, all
-    kept) or an InteractionTable (any score column). At most the ``top`` first kept interactions
-    are drawn. Signs are not drawn: x3+ and x3- are one node. Returns the Axes."""
+    Features as nodes on a circle (in index order), an edge between two features when a kept
+    interaction holds both (an interaction of order 3 or more gives every pair); the edge's width
+    is the largest score of such an interaction (from 1 to 5 points, linear in the score).
+    Signs are not drawn: x3+ and x3- are one node. The Axes is drawn without axis lines and
+    titled with the number of edges and of kept interactions.
+
+    Parameters
+    ----------
+    result : IterativeRandomForest, LSSFind or InteractionTable
+        A fitted :class:`~pyinterp.interactions.IterativeRandomForest` (its ``interactions_``), a
+        fitted :class:`~pyinterp.interactions.LSSFind` (its ``selected_``) or an
+        :class:`~pyinterp.interactions.InteractionTable`.
+    score : str or None, default=None
+        The table column that keeps interactions and sets edge widths. None: ``"stability"`` for
+        an iRF, ``"adjusted_dwp"`` for LSSFind, and for a table ``"stability"`` when it has that
+        column, else its first column.
+    threshold : float or None, default=None
+        Interactions with ``score >= threshold`` are kept (inf keeps none). None: 0.5 when the
+        score is ``"stability"``, else -inf (every interaction kept, as for LSSFind's
+        ``selected_``, which passed its test already).
+    top : int or None, default=50
+        At most this many of the first kept interactions (in table order) are drawn. None draws
+        all of them.
+    ax : matplotlib Axes or None, default=None
+        The Axes to draw on. None draws on a new figure's.
+
+    Returns
+    -------
+    ax : matplotlib Axes
+        The Axes drawn on.
+
+    Raises
+    ------
+    TypeError
+        If ``result`` is none of the accepted types.
+    sklearn.exceptions.NotFittedError
+        If ``result`` is an unfitted estimator.
+    ValueError
+        If ``score`` is not a column of the table, ``threshold`` is not a real number (NaN
+        included) or ``top`` is not a positive int or None.
+
+    See Also
+    --------
+    plot_irf_scores : iRF's scores of each interaction.
+    plot_lssfind : LSSFind's mined sets and its test.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from pyinterp.datasets import make_lss
+    >>> from pyinterp.interactions import LSSFind
+    >>> from pyinterp.plotting import plot_interaction_network
+    >>> X, y, truth = make_lss(n_samples=300, n_features=6, snr=100, random_state=0)
+    >>> lss = LSSFind(n_estimators=30, max_order=2, random_state=0).fit(X, y)
+    >>> fig, ax = plt.subplots()
+    >>> plot_interaction_network(lss, ax=ax) is ax
+    True
+    >>> ax.get_title()
+    '2 edges from 2 interactions'
+    >>> [text.get_text() for text in ax.texts]  # the nodes
+    ['x0', 'x1', 'x2', 'x3']
+    >>> plt.close("all")
+    """
     table, score = _network_table(result, score)
     check_top(top)
     if score not in table.columns:
@@ -139,15 +302,69 @@ def plot_interaction_network(result, *, score=None, threshold=None, top=50, ax=N
 
 
 def plot_interaction_response(rule, X, y, *, kind="auto", bins=10, ax=None):
-    """The mean of y on an interaction's cells, as the LSS papers show the response surface.
+    """Plot the mean of y on an interaction's cells, as the LSS papers show the response surface.
 
-    ``rule``: an :class:`~pyinterp.interactions.InteractionRule` (``lss.rule(...)``,
-    ``irf.rule(...)``); X, y: data (rows with a missing value in the rule's columns are left out).
     ``kind="cells"``: one bar per cell of the rule's thresholds (each feature at or below / above
-    its threshold; 2^|S| cells, |S| <= 6), the rule's own cell highlighted, each bar labelled with
-    its row count. ``kind="surface"`` (|S| = 2): the mean of y over a grid of ``bins`` x ``bins``
-    quantile bins of the two features, with the thresholds as lines. ``"auto"``: the surface for
-    |S| = 2, else the cells. Returns the Axes."""
+    its threshold; ``2^|S|`` cells, ``|S|`` <= 6), the rule's own cell highlighted, each bar labelled with
+    its row count (an empty cell's bar has height 0). ``kind="surface"`` (``|S|`` = 2): the mean of y
+    over a grid of ``bins`` x ``bins`` quantile bins of the two features, with the thresholds as
+    lines and a colour bar. ``"auto"``: the surface for ``|S|`` = 2, else the cells.
+
+    Parameters
+    ----------
+    rule : InteractionRule
+        An :class:`~pyinterp.interactions.InteractionRule` (``lss.rule(...)``, ``irf.rule(...)``).
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Data with the forest's training columns (see :meth:`InteractionRule.columns
+        <pyinterp.interactions.InteractionRule.columns>`). Rows with a missing value in the
+        rule's columns are left out.
+    y : array-like of shape (n_samples,)
+        The response, averaged over each cell.
+    kind : {"auto", "cells", "surface"}, default="auto"
+        What is drawn, as above.
+    bins : int, default=10
+        Quantile bins per feature of the surface, at most one per row (ignored by the cells).
+        Tied quantiles merge bins.
+    ax : matplotlib Axes or None, default=None
+        The Axes to draw on. None draws on a new figure's.
+
+    Returns
+    -------
+    ax : matplotlib Axes
+        The Axes drawn on, titled with the rule's conditions.
+
+    Raises
+    ------
+    TypeError
+        If ``rule`` is not an :class:`~pyinterp.interactions.InteractionRule`.
+    ValueError
+        If ``kind`` is unknown, y does not have a value per row of X, ``kind="surface"`` is asked of
+        an interaction of order other than 2 (or its ``bins`` is not a positive int), or the cells
+        of one of order above 6.
+
+    See Also
+    --------
+    pyinterp.interactions.LSSFind.rule : A rule from LSSFind's sets.
+    pyinterp.interactions.IterativeRandomForest.rule : A rule from iRF's interactions.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from pyinterp.datasets import make_lss
+    >>> from pyinterp.interactions import LSSFind
+    >>> from pyinterp.plotting import plot_interaction_response
+    >>> X, y, truth = make_lss(n_samples=300, n_features=6, snr=100, random_state=0)
+    >>> lss = LSSFind(n_estimators=30, max_order=2, random_state=0).fit(X, y)
+    >>> rule = lss.rule(lss.minimal_[0])
+    >>> fig, ax = plt.subplots()
+    >>> ax = plot_interaction_response(rule, X, y, kind="cells", ax=ax)
+    >>> [label.get_text() for label in ax.get_xticklabels()]
+    ['x0- & x1-', 'x0- & x1+', 'x0+ & x1-', 'x0+ & x1+']
+    >>> ax = plot_interaction_response(rule, X, y, ax=plt.subplots()[1])  # order 2: the surface
+    >>> ax.get_xlabel(), ax.get_ylabel()
+    ('x0', 'x1')
+    >>> plt.close("all")
+    """
     if not isinstance(rule, InteractionRule):
         raise TypeError(f"rule must be an InteractionRule (LSSFind.rule, IterativeRandomForest.rule), "
                         f"got {type(rule).__name__}")
@@ -167,6 +384,8 @@ def plot_interaction_response(rule, X, y, *, kind="auto", bins=10, ax=None):
     if kind == "surface":
         if order != 2:
             raise ValueError(f"kind='surface' needs an interaction of order 2, this one has order {order}")
+        if len(y) == 0:
+            raise ValueError("kind='surface' has no row to draw: every row of X misses a value in the rule's columns")
         # quantile bins beyond the rows would be empty: at most one per row
         bins = min(check_top(bins, "bins", allow_none=False), max(1, len(y)))
         return _surface(ax, columns, y, rule, names, bins)
