@@ -189,6 +189,8 @@ def test_normaliser_convention_does_not_change_the_solution():
     Z = standardise(sample(gaussian_mrf(8, 0.4, 0.4, 15), 100, 16))
     args = (Z, np.arange(4), np.arange(4, 8), PAIR_FEATURES["xy"], UNARY_FEATURES["quadratic"])
     pairs, binom = RatioProblem(*args, normalizer="pairs"), RatioProblem(*args, normalizer="binom")
+    with pytest.raises(ValueError, match="normalizer must be 'pairs' or 'binom', got 'binomial'"):
+        RatioProblem(*args, normalizer="binomial")
     theta = random_theta(pairs, 17)
     assert binom.value(theta) - pairs.value(theta) == pytest.approx(math.log(2.0), abs=1e-14)
     lam_max = np.sqrt((pairs.cross_gradient_at_zero() ** 2).sum(axis=0)).max()

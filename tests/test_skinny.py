@@ -337,6 +337,7 @@ def test_pickle_and_pandas(sparse_fit):
         (dict(batch_size=1.5), TypeError, "batch_size"),
         (dict(dtype="float16"), ValueError, "dtype"),
         (dict(early_stopping=True, validation_fraction=1.5), ValueError, "validation_fraction"),
+        (dict(early_stopping=True, validation_fraction=1.0), ValueError, "validation_fraction"),
     ],
 )
 def test_invalid_parameters_are_named(params, error, match):

@@ -219,6 +219,8 @@ class RatioProblem:
     """
 
     def __init__(self, Z, t1, t2, pair_funcs, unary_funcs, normalizer="pairs", chunk=None, executor=None, n_workers=1):
+        if normalizer not in ("pairs", "binom"):
+            raise ValueError(f"normalizer must be 'pairs' or 'binom', got {normalizer!r}")
         n = Z.shape[0]
         self.n, self.m1, self.m2 = n, len(t1), len(t2)
         X1, X2 = Z[:, t1], Z[:, t2]

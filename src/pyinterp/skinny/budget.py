@@ -76,7 +76,7 @@ def _cluster_trial(estimator, budget, data, params, seed):
         "max_features": [IntInterval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0, 1, closed="right")],
         "n_trials": [IntInterval(Integral, 1, None, closed="left")],
         "param_distributions": [dict, list, None],
-        "validation_fraction": [Interval(Real, 0, 1, closed="right")],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -135,7 +135,7 @@ def fit_budget(
         Validation rows, given together with ``y_val``; default: a split of X.
     y_val : array-like of shape (n_val,), optional
         Their targets.
-    validation_fraction : float in (0, 1], default=0.2
+    validation_fraction : float in (0, 1), default=0.2
         Share of X held out for validation when ``X_val`` is not given.
     n_jobs : int or None, default=None
         Processes over trials (joblib: None is 1, -1 all cores).

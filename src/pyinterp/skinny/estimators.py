@@ -70,7 +70,7 @@ class _SkinnyTrees(BaseEstimator):
         "batch_size": [IntInterval(Integral, 1, None, closed="left")],
         "max_epochs": [IntInterval(Integral, 1, None, closed="left")],
         "early_stopping": ["boolean"],
-        "validation_fraction": [Interval(Real, 0, 1, closed="right")],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
         "n_iter_no_change": [IntInterval(Integral, 1, None, closed="left")],
         "feature_budget": [IntInterval(Integral, 0, None, closed="left"), None],
         "dtype": [StrOptions(set(_DTYPES))],
@@ -385,7 +385,7 @@ class SkinnyTreesRegressor(RegressorMixin, _SkinnyTrees):
         Hold out ``validation_fraction`` of the rows when ``fit`` gets no ``X_val, y_val``, and stop
         after ``n_iter_no_change`` epochs within ``feature_budget`` without a better validation
         score.
-    validation_fraction : float in (0, 1], default=0.2
+    validation_fraction : float in (0, 1), default=0.2
         Share of the rows held out with ``early_stopping`` (stratified for a classifier when every
         class has 2 rows).
     n_iter_no_change : int, default=20
@@ -561,7 +561,7 @@ class SkinnyTreesClassifier(ClassifierMixin, _SkinnyTrees):
         Hold out ``validation_fraction`` of the rows when ``fit`` gets no ``X_val, y_val``, and stop
         after ``n_iter_no_change`` epochs within ``feature_budget`` without a better validation
         score.
-    validation_fraction : float in (0, 1], default=0.2
+    validation_fraction : float in (0, 1), default=0.2
         Share of the rows held out with ``early_stopping`` (stratified for a classifier when every
         class has 2 rows).
     n_iter_no_change : int, default=20
