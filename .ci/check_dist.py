@@ -12,7 +12,7 @@ import zipfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-NEVER = ("tests/", "bench/", "docs/", ".ci/")
+NEVER = ("tests/", "bench/", "docs/", "examples/", ".ci/")
 
 
 def fail(message):
