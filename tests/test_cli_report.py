@@ -1,14 +1,21 @@
 """What the command line writes: its CSV tables are the Python API's results on the same data and
-seed, report.html holds them (and embeds figures), each skipped step says why, and the installed
-entry point runs."""
+seed, report.html holds them (and embeds figures) with a sentence for every column and a record of
+the run, sorts and searches them without fetching anything, its figures' labels do not overlap,
+each skipped step says why, and the installed entry point runs."""
 
 import base64
+import hashlib
+import html
+import json
 import os
 import re
+import shlex
+import shutil
 import signal
 import subprocess
 import sys
 import time
+from datetime import datetime, timedelta, timezone
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -17,8 +24,9 @@ import pandas as pd
 import pytest
 from conftest import read_csv_exact
 
-from pyinterp import IterativeRandomForest, LSSFind, RandomForestRegressor, cli
-from pyinterp.cli import jobs
+from pyinterp import IterativeRandomForest, LSSFind, RandomForestRegressor, __version__, cli
+from pyinterp.cli import figures, jobs, report
+from pyinterp.cli.glossary import COLUMNS, explain
 from pyinterp.cli.report import HTML_ROWS, Report
 from pyinterp.datasets import make_lss
 from pyinterp.importance import mdi_oob
@@ -138,7 +146,7 @@ def test_the_html_report_holds_every_table(lss_file, tmp_path, capsys):
         assert shown[0] == table.columns.tolist()
         rows = table.head(HTML_ROWS).itertuples(index=False)
         assert shown[1:] == [[f"{v:.4g}" if isinstance(v, float) else str(v) for v in row] for row in rows]
-        assert f"{name}.csv holds them all" in page
+        assert re.search(rf"(All {len(table)} rows; {name}\.csv holds them all|One row; {name}\.csv holds it)", page)
 
 
 @pytest.mark.parametrize("style, keys", [("R", ("cpe", "stability")), ("pyinterp", ("stability", "prevalence"))])
@@ -171,15 +179,29 @@ def test_interactions_on_a_file_write_nothing_to_stderr(lss_file):
     assert done.stderr == ""
 
 
-def test_a_long_table_shows_its_first_rows_on_the_page(tmp_path, capsys):
+def test_a_long_table_shows_its_first_rows_on_the_page(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(report, "HTML_ROWS", 30)
     rng = np.random.RandomState(0)
-    X = rng.rand(60, HTML_ROWS + 20)
+    X = rng.rand(60, 50)
     pd.DataFrame(X).add_prefix("g").assign(y=X[:, 0]).to_csv(tmp_path / "wide.csv", index=False)
     run(capsys, "importance", tmp_path / "wide.csv", "--target", "y", "--n-estimators", 10, "--out", tmp_path)
     page = (tmp_path / "report.html").read_text()
-    assert len(Tables(page).tables[0]) == 1 + HTML_ROWS
-    assert f"the first {HTML_ROWS} of {HTML_ROWS + 20} rows; importances.csv holds them all" in page
-    assert len(pd.read_csv(tmp_path / "importances.csv")) == HTML_ROWS + 20
+    assert len(Tables(page).tables[0]) == 1 + 30
+    assert "The first 30 of 50 rows (sorting and search act on these); importances.csv holds them all." in page
+    assert len(pd.read_csv(tmp_path / "importances.csv")) == 50
+
+
+def test_a_table_of_wide_rows_is_cut_at_its_byte_budget(tmp_path, monkeypatch):
+    """The page holds up to HTML_ROWS rows of a table, fewer when they would take more than
+    HTML_BYTES (a page of many MB opens slowly); the CSV holds every row."""
+    monkeypatch.setattr(report, "HTML_BYTES", 2000)
+    page = Report("wide")
+    page.add_table("wide", "Wide rows", ["name", "value"], [("g" * 90, float(k)) for k in range(100)])
+    page.write(tmp_path)
+    text = (tmp_path / "report.html").read_text()
+    shown = len(Tables(text).tables[0]) - 1
+    assert 10 <= shown < 20 and f"The first {shown} of 100 rows" in text
+    assert len(pd.read_csv(tmp_path / "wide.csv")) == 100
 
 
 def test_classification_says_it_skips_lssfind(tmp_path, capsys):
@@ -377,3 +399,170 @@ def test_a_long_column_name_is_shortened_where_shown_and_whole_in_the_files(tmp_
     out = run(capsys, "all", path, "--target", "y", "--n-estimators", 10, "--out", tmp_path / "out")
     assert read_csv_exact(tmp_path / "out" / "importances.csv")["feature"].iloc[0] == long
     assert max(map(len, out.splitlines())) < 1000
+
+
+def write_plink(stem, G, trait):
+    """A PLINK 1 fileset by hand: G counts allele 1 (the .bim's fifth column), 2 bits a call."""
+    n, p = G.shape
+    codes = np.zeros((p, -(-n // 4) * 4), dtype=np.uint8)
+    codes[:, :n] = np.array([0b11, 0b10, 0b00], dtype=np.uint8)[G.T]
+    packed = codes[:, 0::4] | codes[:, 1::4] << 2 | codes[:, 2::4] << 4 | codes[:, 3::4] << 6
+    Path(f"{stem}.bed").write_bytes(bytes([0x6C, 0x1B, 0x01]) + packed.tobytes())
+    Path(f"{stem}.bim").write_text("".join(f"1 rs{k} 0 {1000 * (k + 1)} A G\n" for k in range(p)))
+    Path(f"{stem}.fam").write_text("".join(f"F{i} S{i} 0 0 0 {t:.4f}\n" for i, t in enumerate(trait)))
+
+
+class About(HTMLParser):
+    """The page's record of the run: (name, text) of each <dt> and <dd> of its dl.about."""
+
+    def __init__(self, text):
+        super().__init__()
+        self.entries, self._inside, self._tag = [], False, None
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "dl":
+            self._inside = dict(attrs).get("class") == "about"
+        elif self._inside and tag in ("dt", "dd"):
+            self._tag = tag
+            if tag == "dt":
+                self.entries.append(["", ""])
+
+    def handle_endtag(self, tag):
+        self._inside = self._inside and tag != "dl"
+        self._tag = None if tag in ("dt", "dd") else self._tag
+
+    def handle_data(self, data):
+        if self._tag:
+            self.entries[-1][self._tag == "dd"] += data
+
+
+def test_every_column_of_every_table_is_explained_on_the_page(lss_file, tmp_path, capsys):
+    """Every header the commands write (the demo's truth, both p-value tests, knockoffs, --holdout's
+    tests, --genes) has its sentence under its table, and every sentence is of a header some
+    command writes. The page of the genotype run records its fileset and gene list."""
+    rng = np.random.default_rng(0)
+    G = rng.binomial(2, 0.4, size=(200, 12))
+    write_plink(tmp_path / "cohort", G, 2.0 * (G[:, 1] > 0) * (G[:, 2] > 0) + rng.standard_normal(200))
+    (tmp_path / "glist.txt").write_text("1 1 5500 GENE_A\n")
+    fast = ["--n-estimators", 15, "--lss-estimators", 20, "--n-iterations", 2, "--n-bootstraps", 2, "--rit-trees", 50]
+    runs = {"demo": ["demo", "--n-samples", 300, "--n-features", 8],
+            "tests": ["all", lss_file, "--target", "response", "--pvalues", "altmann", "--n-permutations", 5,
+                      "--knockoffs", "--holdout", 0.5],
+            "janitza": ["importance", lss_file, "--target", "response", "--pvalues", "janitza"],
+            "genes": ["all", tmp_path / "cohort.bed", "--genes", tmp_path / "glist.txt", "--pvalues", "none"]}
+    written = set()
+    for name, argv in runs.items():
+        run(capsys, *argv, *fast, "--out", tmp_path / name)
+        page = (tmp_path / name / "report.html").read_text()
+        for path in (tmp_path / name).glob("*.csv"):
+            header = path.read_text().splitlines()[0].split(",")
+            for column in header:
+                assert explain(path.stem, column), f"{path.stem}.csv: {column} is not explained"
+                assert f"<dt>{column}</dt><dd>{html.escape(explain(path.stem, column))}</dd>" in page
+            written.update((path.stem, column) for column in header)
+    assert {"genes", "knockoff_qvalue", "janitza_importance", "altmann_importance", "truth", "cpe"} <= \
+        {column for _, column in written}
+    for key in COLUMNS:
+        table, _, column = key.rpartition(":")
+        assert any(column == c and table in ("", t) for t, c in written), f"{key} is in no table"
+    inputs = [text for name, text in About((tmp_path / "genes" / "report.html").read_text()).entries
+              if name == "input"]
+    assert [Path(text.split(" (")[0]).name for text in inputs] == ["cohort.bed", "cohort.bim", "cohort.fam",
+                                                                  "glist.txt"]
+    glist = (tmp_path / "glist.txt").read_bytes()
+    assert inputs[-1].endswith(f" ({len(glist)} bytes, SHA-256 {hashlib.sha256(glist).hexdigest()})")
+
+
+def test_the_page_records_the_version_command_seed_inputs_and_date(lss_file, tmp_path, capsys):
+    argv = ["importance", str(lss_file), "--target", "response", "--n-estimators", "10", "--random-state", "7",
+            "--out", str(tmp_path)]
+    before = datetime.now(timezone.utc).replace(microsecond=0)
+    run(capsys, *argv)
+    about = About((tmp_path / "report.html").read_text()).entries
+    assert [name for name, _ in about] == ["pyinterp", "command", "directory", "seed", "input", "date"]
+    about = dict(about)
+    assert about["pyinterp"].startswith(f"{__version__} (Python ")
+    assert about["command"] == shlex.join(["pyinterp", *argv])
+    assert about["directory"] == os.getcwd()
+    assert about["seed"].startswith("7 (--random-state")
+    data = lss_file.read_bytes()
+    assert about["input"] == f"{lss_file.resolve()} ({len(data):,} bytes, SHA-256 {hashlib.sha256(data).hexdigest()})"
+    assert before <= datetime.fromisoformat(about["date"]) <= datetime.now(timezone.utc) + timedelta(seconds=1)
+
+
+def test_the_page_fetches_nothing_and_fits_its_width(lss_file, tmp_path, capsys):
+    """Sorting and search are an inline script; nothing is fetched (no script, style, font or image
+    from elsewhere); text wraps and figures scale to the window instead of running off it."""
+    run(capsys, "all", lss_file, "--target", "response", "--n-estimators", 10, "--out", tmp_path)
+    page = (tmp_path / "report.html").read_text()
+    assert page.count("<script>") == 1 and "<script src" not in page and "<link" not in page
+    assert not re.search(r"(src|href)=['\"]?(https?:|//)", page) and "@import" not in page and "url(" not in page
+    assert re.search(r"pre\{[^}]*white-space:pre-wrap", page) and re.search(r"img\{[^}]*max-width:100%", page)
+    assert re.search(r"td\.t\{[^}]*overflow-wrap:anywhere", page) and re.search(r"\.box\{[^}]*overflow:auto", page)
+    assert "<td class='t'>G" in page  # names and rules are text cells, which wrap
+
+
+CHECK = """<script>
+const box = document.querySelector(".box"), heads = box.querySelectorAll("th");
+const shown = k => [...box.querySelectorAll("tbody tr")].filter(r => !r.hidden).map(r => r.cells[k].textContent);
+const seen = {};
+heads[2].click(); seen.up = shown(2); seen.upSort = heads[2].getAttribute("aria-sort");
+heads[2].click(); seen.down = shown(2); seen.downSort = heads[2].getAttribute("aria-sort");
+heads[1].click(); seen.names = shown(1);
+const search = document.querySelector("input[type=search]");
+search.value = "G1 "; search.dispatchEvent(new Event("input")); seen.found = shown(1);
+seen.count = search.nextElementSibling.textContent;
+const out = document.createElement("pre"); out.id = "seen"; out.textContent = JSON.stringify(seen);
+document.body.append(out);
+</script>"""
+
+
+def test_the_tables_sort_and_search_in_a_browser(lss_file, tmp_path, capsys):
+    """A header click sorts (numbers as numbers; again, the other way), the search box hides the
+    rows without every word; run in headless Chromium where it is installed."""
+    browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if browser is None:
+        pytest.skip("no Chromium to run the page's script")
+    run(capsys, "importance", lss_file, "--target", "response", "--n-estimators", 10, "--out", tmp_path)
+    page = tmp_path / "check.html"
+    page.write_text((tmp_path / "report.html").read_text().replace("</body>", CHECK + "</body>"))
+    done = subprocess.run([browser, "--headless", "--disable-gpu", "--no-sandbox", "--dump-dom", page.as_uri()],
+                          capture_output=True, text=True, timeout=120)
+    seen = json.loads(html.unescape(re.search(r'<pre id="seen">(.*?)</pre>', done.stdout).group(1)))
+    values = [float(v) for v in seen["up"]]
+    assert values == sorted(values) and len(values) == 8 and seen["upSort"] == "ascending"
+    assert [float(v) for v in seen["down"]] == sorted(values, reverse=True) and seen["downSort"] == "descending"
+    assert seen["names"] == [f"G{j}" for j in range(8)]
+    assert seen["found"] == ["G1"] and seen["count"] == "1 of 8 rows match"
+
+
+def test_figure_labels_do_not_overlap(tmp_path, capsys, monkeypatch):
+    """Long names on every figure, 12 bars: drawn by Agg, no two tick labels of an axis nor two
+    texts of an Axes overlap, and iRF's bars name each feature of their interaction on a line."""
+    pytest.importorskip("matplotlib")
+    X, y, _ = make_lss(n_samples=300, n_features=12, n_interactions=2, order=2, snr=5, random_state=1)
+    names = [f"ENSG{j:011d}_a_long_transcript_name_of_gene_{j}_variant_{j}" for j in range(12)]
+    pd.DataFrame(X, columns=names).assign(y=y).to_csv(tmp_path / "long.csv", index=False)
+    drawn = {}
+    monkeypatch.setattr(Report, "add_figure", lambda self, name, title, figure: drawn.setdefault(name, figure))
+    run(capsys, "all", tmp_path / "long.csv", "--target", "y", "--n-estimators", 30, "--top", 12, "--n-iterations", 2,
+        "--n-bootstraps", 3, "--rit-trees", 100, "--out", tmp_path / "out")
+    assert {"importances", "irf_scores", "irf_network"} <= set(drawn)
+    for name, figure in drawn.items():
+        assert figures.overlaps(figure) == [], name
+    labels = [t.get_text() for t in drawn["irf_scores"].axes[0].get_yticklabels()]
+    assert len(labels) == 12 and all(len(line.removesuffix(" &")) <= 40 for label in labels
+                                     for line in label.split("\n"))
+    assert all(len(label.split(" &\n")) == len(label.split("&")) for label in labels)  # a feature a line here
+
+
+def test_a_crowded_figure_grows_until_its_labels_part():
+    Figure = pytest.importorskip("matplotlib.figure").Figure
+    figure = Figure(figsize=(4, 2), layout="constrained")
+    ax = figure.subplots()
+    ax.barh(range(40), np.arange(40))
+    ax.set_yticks(range(40), [f"feature {k}" for k in range(40)])
+    assert figures.overlaps(figure)
+    figures.spread(figure)
+    assert figures.overlaps(figure) == [] and figure.get_size_inches()[1] > 6

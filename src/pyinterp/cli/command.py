@@ -4,13 +4,19 @@ __init__.py imports this module under its Ctrl-C handler)."""
 from __future__ import annotations
 
 import argparse
+import hashlib
+import os
+import platform
+import shlex
 import sys
 import warnings
+from datetime import datetime
+from pathlib import Path
 
 from .._version import __version__
 from .cells import h5ad_data, is_h5ad
 from .data import DataError, read_table, split_target
-from .genotypes import genotype_data, is_genotype_file
+from .genotypes import BGEN, PLINK1, PLINK2, _stem, genotype_data, is_genotype_file
 from .jobs import Truth, importances, irf, lssfind, pairs
 from .report import Report
 
@@ -56,7 +62,7 @@ def file_data(args):
     return data._replace(notes=notes + data.notes), description, None
 
 
-def run(args) -> int:
+def run(args, argv=()) -> int:
     if args.command == "demo" and args.file is None and args.genes is not None:
         raise DataError("--genes names the genes of a genotype file's variants; the simulated data have none")
     if args.command == "demo" and args.file is None:
@@ -65,7 +71,8 @@ def run(args) -> int:
     else:
         data, description, truth = file_data(args)
         job = "all" if args.command == "demo" else args.command
-    report = Report(f"pyinterp {job}: {args.file or 'simulated data'}", drawing=args.out is not None)
+    report = Report(f"pyinterp {job}: {args.file or 'simulated data'}", drawing=args.out is not None,
+                    about=[] if args.out is None else about(args, argv))
     report.say(description)
     for note in data.notes:
         report.say(f"Note: {note}.")
@@ -77,6 +84,47 @@ def run(args) -> int:
         written = report.write(args.out)
         report.say(f"\nWrote {', '.join(p.name for p in written)} to {args.out}")
     return 0
+
+
+# Input files up to this size get a SHA-256 on the page (a second or less); larger ones their size.
+HASHED_BYTES = 256 * 2**20
+
+
+def about(args, argv) -> list:
+    """What the page records to redo the run: (name, text) of the version, the command line, the
+    seed, every input file and the date."""
+    files = [f"{Path(f).resolve()} ({_size_and_hash(Path(f))})" for f in _inputs(args)]
+    return [("pyinterp", f"{__version__} (Python {platform.python_version()}, {platform.system()})"),
+            ("command", shlex.join(["pyinterp", *argv])),
+            ("directory", os.getcwd()),
+            ("seed", f"{args.random_state} (--random-state; the same seed gives the same tables)"),
+            *(("input", f) for f in files or ["simulated (make_lss), from the seed and --n-samples, --n-features"]),
+            ("date", datetime.now().astimezone().isoformat(timespec="seconds"))]
+
+
+def _inputs(args) -> list:
+    """The files the command reads: the data (a genotype fileset's every file) and the options' files."""
+    files = []
+    if args.file is not None:
+        files.append(args.file)
+        name = Path(args.file).name.lower()
+        for fileset in (PLINK1, PLINK2, (*BGEN, ".sample")):
+            if name.endswith(fileset):
+                beside = (Path(args.file).with_name(_stem(args.file) + suffix) for suffix in fileset)
+                files += [str(f) for f in beside if f.is_file() and f.name != Path(args.file).name]
+    return files + [getattr(args, o) for o in ("pheno", "covar", "genes", "keep", "remove", "extract", "exclude")
+                    if getattr(args, o) is not None]
+
+
+def _size_and_hash(path) -> str:
+    size = path.stat().st_size
+    if size > HASHED_BYTES:
+        return f"{size:,} bytes"
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return f"{size:,} bytes, SHA-256 {digest.hexdigest()}"
 
 
 def parser() -> argparse.ArgumentParser:
@@ -239,13 +287,14 @@ def _positive(text) -> int:
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
     args = parser().parse_args(argv)
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _warn
             # a dependency's deprecations are for developers (anndata's under pandas 3, say)
             warnings.filterwarnings("ignore", category=DeprecationWarning)
-            return run(args)
+            return run(args, argv)
     except (DataError, ValueError, OSError) as error:  # the user's data or paths: no traceback
         print(f"pyinterp: error: {' '.join(str(error).split())}", file=sys.stderr)
         return 1

@@ -373,10 +373,12 @@ def irf(data, args, report, truth=None):
         report.say(f"  {reason[0].upper()}{reason[1:]}")
         _say_no_holdout(report, held)
         return
+    drawn = table[: min(args.top, 20)]
     draw(report, "irf_scores", "iRF: stability, prevalence and precision", plot_irf_scores, model,
-         top=min(args.top, 20), panels=True, size=(10.0, 1.5 + 0.3 * min(len(table), args.top, 20)))
+         top=len(drawn), panels=True, size=(10.0, 1.5 + 0.3 * len(drawn)),
+         labels=[drawn.label(f) for f in drawn.features])
     draw(report, "irf_network", "iRF: features joined by stable interactions", plot_interaction_network, model,
-         size=(6.0, 6.0))
+         size=(6.0, 6.0), wrap=24)
     # the sort keys first
     shown = [*keys, *(c for c in ("stability", "prevalence", "precision", "direction") if c not in keys)]
     report.say(f"  {'interaction':<40}" + "".join(f" {c:>10}" for c in shown)
