@@ -28,6 +28,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.ensemble import RandomForestClassifier as SklearnForest
 from sklearn.model_selection import StratifiedKFold
+from sklearn.tree import export_text
 
 from pyinterp import RandomForestClassifier
 
@@ -105,8 +106,6 @@ fig.tight_layout()
 # same trees, and the in-bag counts, so scikit-learn's out-of-bag machinery and tools such as
 # ``sklearn.tree.export_text`` or shap's ``TreeExplainer`` read it. Its predicted probabilities
 # equal pyinterp's (scikit-learn compares X as float32, as these data are).
-from sklearn.tree import export_text
-
 X, y = sets["prostate_ge"]
 forest = RandomForestClassifier(n_estimators=200, random_state=0).fit(X, y)
 exported = forest.to_sklearn()

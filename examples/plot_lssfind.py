@@ -24,7 +24,6 @@ the true sets at or near the top.
 import warnings
 
 import matplotlib.pyplot as plt
-import numpy as np
 
 from pyinterp import LSSFind, plotting
 from pyinterp.datasets import make_lss
