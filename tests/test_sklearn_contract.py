@@ -163,6 +163,31 @@ def test_class_weights(classification_data):
         np.testing.assert_allclose(tree.value[0], np.full(3, 1 / 3))
 
 
+def test_balanced_class_weights_sum_sample_weights_as_scikit_learn_does(classification_data):
+    """scikit-learn 1.9's "balanced" divides by each class's summed sample weight (pyinterp counted
+    rows before); without bootstrap "balanced_subsample" is "balanced". The root's class fractions
+    and weighted size are scikit-learn's."""
+    import sklearn
+    from sklearn.ensemble import RandomForestClassifier as SkForest
+    from sklearn.utils.fixes import parse_version
+
+    X, y = classification_data
+    weight = np.random.default_rng(0).uniform(0.1, 3.0, len(y)) * np.where(y == 0, 4.0, 1.0)
+    for class_weight in ("balanced", "balanced_subsample"):
+        ours = RandomForestClassifier(3, bootstrap=False, class_weight=class_weight, random_state=0)
+        root = ours.fit(X, y, sample_weight=weight).trees_[0]
+        np.testing.assert_allclose(root.value[0], np.full(3, 1 / 3), rtol=1e-12)
+        np.testing.assert_allclose(root.weighted_n_node_samples[0], weight.sum(), rtol=1e-12)
+        if parse_version(sklearn.__version__) >= parse_version("1.9"):
+            peer = SkForest(3, bootstrap=False, class_weight=class_weight, random_state=0).fit(X, y, sample_weight=weight)
+            np.testing.assert_allclose(peer.estimators_[0].tree_.weighted_n_node_samples[0], weight.sum(), rtol=1e-12)
+    # with bootstrap, balanced_subsample balances each tree's weighted draws, as scikit-learn 1.9 does
+    sub = RandomForestClassifier(3, class_weight="balanced_subsample", random_state=0).fit(X, y, sample_weight=weight)
+    np.testing.assert_allclose(sub.trees_[0].value[0], np.full(3, 1 / 3), rtol=1e-12)
+    with pytest.raises(ValueError, match="sample_weight"):
+        RandomForestClassifier(3, class_weight="balanced").fit(X, y, sample_weight=weight[:-1])
+
+
 @pytest.mark.parametrize("bootstrap, max_samples", [(True, None), (True, 0.5), (True, 2.5), (True, 700), (False, 0.6)])
 def test_estimators_samples_as_scikit_learn_defines_them(regression_data, bootstrap, max_samples):
     """Per tree, the drawn row indices with repeats: as long as scikit-learn's for the same

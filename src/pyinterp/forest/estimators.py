@@ -1336,12 +1336,12 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
     class_weight : dict, list of dict, "balanced", "balanced_subsample" or None, default None
         Weights of the classes, multiplied into ``sample_weight``: a dict {class: weight}
         (finite, >= 0; a class it leaves out weighs 1), one such dict per output (a list) for a
-        2-d y, "balanced" (class c weighs ``n_samples / (n_classes * n_c)`` for its n_c rows),
-        or "balanced_subsample" (the same for each tree, from the class counts of its in-bag
+        2-d y, "balanced" (class c weighs ``W / (n_classes * W_c)``, W_c the sum of its rows'
+        ``sample_weight`` and W the total; without ``sample_weight`` its row count and
+        n_samples), or "balanced_subsample" (for each tree, from the class counts of its in-bag
         draws, repeats counted; without bootstrap nor ``max_samples``, the same as "balanced").
         With several outputs, the outputs' weights multiply. None: every class weighs 1. As
-        scikit-learn's, except that "balanced" counts the rows of each class without
-        ``sample_weight``, where scikit-learn 1.9 sums their sample weights.
+        scikit-learn 1.9's (scikit-learn before 1.9 counted rows even with ``sample_weight``).
     monotonic_cst : array-like of int of shape (n_features,) or None, default None
         Per feature 1 (the probability of the second class, ``classes_[1]``, may only increase
         with it), -1 (only decrease) or 0 (no constraint): a split whose children break the
@@ -1467,8 +1467,8 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
       trees grown to purity on many rows and classes are large: ``max_leaf_nodes``,
       ``max_depth`` or ``min_samples_leaf`` make them smaller.
     - **Parameters.** ``max_features`` counts non-constant candidates; ``max_samples`` also
-      subsamples without bootstrap; out-of-bag values of rows every tree drew are NaN;
-      "balanced" class weights count rows; the parameters ``min_node_size``,
+      subsamples without bootstrap; out-of-bag values of rows every tree drew are NaN; the
+      parameters ``min_node_size``,
       ``keep_oob_leaves``, ``always_split_features`` and ``categorical_features`` and
       :meth:`fit`'s ``feature_weights`` are pyinterp's. ``estimator_`` (scikit-learn's template
       tree) is not an attribute.
@@ -1677,9 +1677,15 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
                        if not (isinstance(w, Real) and not isinstance(w, bool) and np.isfinite(w) and w >= 0)}
                 if bad:
                     raise ValueError(f"class_weight must give every class a finite weight >= 0, got {bad}")
-        balanced_subsample = self.class_weight == "balanced_subsample"
+        # balanced_subsample over every row (no bootstrap, no max_samples) is "balanced", as in scikit-learn
+        every_row = not self.bootstrap and self.max_samples is None
+        balanced_subsample = self.class_weight == "balanced_subsample" and not every_row
         class_weight_rows = None
-        if self.class_weight is not None and not balanced_subsample:
+        if self.class_weight in ("balanced", "balanced_subsample") and not balanced_subsample:
+            if sample_weight is not None:
+                sample_weight = check_weights_vector("sample_weight", sample_weight, len(encoded), what="row")
+            class_weight_rows = _balanced_rows(encoded, sample_weight)
+        elif self.class_weight is not None and not balanced_subsample:
             class_weight_rows = compute_sample_weight(self.class_weight, y)
         return self._fit(X, y, encoded, max(len(c) for c in classes), sample_weight, feature_weights,
                          class_weight_rows, balanced_subsample)
@@ -1878,6 +1884,20 @@ def _same_encoding(a, b):
         return a is b
     return np.array_equal(a.columns, b.columns) and all(
         len(x) == len(y) and all(u == v for u, v in zip(x, y)) for x, y in zip(a.categories_, b.categories_))
+
+
+def _balanced_rows(encoded, sample_weight):
+    """Each row's "balanced" class weight: per output, the total weight over (classes x the class's
+    weight), sample weights summed as scikit-learn 1.9 sums them (rows counted without them); the
+    outputs' weights multiply. A class of zero total weight weighs 0."""
+    rows = np.ones(len(encoded))
+    for codes in (encoded.T if encoded.ndim == 2 else [encoded]):
+        totals = np.bincount(codes, weights=sample_weight).astype(np.float64)
+        present = np.count_nonzero(np.bincount(codes))
+        with np.errstate(divide="ignore"):
+            weight = np.where(totals > 0, totals.sum() / (present * totals), 0.0)
+        rows *= weight[codes]
+    return rows
 
 
 def _same_classes(a, b):
