@@ -317,7 +317,9 @@ def test_the_permutation_rule_selects_the_true_cross_edges_where_the_held_out_ru
     assert truth <= found and len(found) <= len(truth) + 1     # measured: all true edges and at most 1 other
     assert len(held_out) >= len(truth) + 10                    # measured: 10-20 false edges
     n_selected = np.count_nonzero(np.sqrt((est.coef_path_[: est.n_cross_] ** 2).sum(1)) > 0, axis=0)
-    np.testing.assert_array_equal(est.fdr_path_, np.where(n_selected > 0, est.null_edges_ / np.maximum(n_selected, 1), 0))
+    expected = np.where(n_selected > 0, np.minimum(1, est.null_edges_ / np.maximum(n_selected, 1)), 0)
+    np.testing.assert_array_equal(est.fdr_path_, expected)
+    assert est.fdr_path_.max() <= 1
     assert est.fdr_path_[est.best_index_] <= 0.1 and est.validation_scores_ is None
     assert est.lambda_ == est.lambdas_[est.best_index_]
 

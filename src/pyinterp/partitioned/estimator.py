@@ -233,7 +233,7 @@ class PartitionedRatio(BaseEstimator):
     null_edges_, fdr_path_ : ndarray (``len(lambdas_)``,) or None
         For selection="permutation": the mean number of cross pairs entering at each lambda under
         the permutation null, and that over the number of cross edges the path selects there (0
-        where it selects none): the estimated false discovery rate along the path.
+        where it selects none, at most 1): the estimated false discovery rate along the path.
     validation_scores_ : ndarray (n_lambdas,) or None
         The held-out scores along the grid (selection="validation").
     best_index_ : int
@@ -528,8 +528,9 @@ class PartitionedRatio(BaseEstimator):
         def estimate(null_edges, solutions):
             cross = solutions[: b * G].reshape(b, G, -1)[:, :n_cross]
             selected = np.count_nonzero(np.any(cross != 0, axis=0), axis=0)
-            # no edge selected, no false one: 0 where the path selects none (as FDR = E[V / max(R, 1)])
-            return np.where(selected > 0, null_edges / np.maximum(selected, 1), 0.0), selected
+            # no edge selected, no false one: 0 where the path selects none (as FDR = E[V / max(R, 1)]);
+            # more null entries than selections is an estimate of 1, as SAM caps it (fdr < 1 selects alike)
+            return np.where(selected > 0, np.minimum(1.0, null_edges / np.maximum(selected, 1)), 0.0), selected
 
         fdr, selected = estimate(null, path)
         passing = np.flatnonzero(fdr <= self.fdr)
