@@ -24,6 +24,7 @@ def test_figure_1_paths_weights_and_epsilon():
     np.testing.assert_array_equal(p.depth, [2, 2, 1] * 2)
     np.testing.assert_array_equal(p.tree, [0, 0, 0, 1, 1, 1])
     np.testing.assert_array_equal(p.leaf, [2, 3, 4] * 2)
+    assert repr(p) == "SignedPaths(6 leaves of 2 trees, 10 signed features)"
     # 1/16 < eps < 1/8 removes the roots only.
     p = signed_paths(forest, 0.1)
     assert [p.path(r) for r in range(3)] == [((1, -1),), ((1, 1),), ()]

@@ -212,6 +212,11 @@ class SignedPaths:
     def __len__(self) -> int:
         return len(self.weight)
 
+    def __repr__(self) -> str:  # the arrays' contents would fill a screen
+        trees = int(self.tree.max()) + 1 if len(self) else 0
+        return (f"SignedPaths({len(self)} leaves of {trees} trees, {len(self.codes)} signed features"
+                f"{'' if self.names is None else ', named'})")
+
     def path(self, row) -> tuple:
         """The signed features of one leaf as ((k, sign), ...).
 
