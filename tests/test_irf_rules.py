@@ -1,6 +1,5 @@
 """iRF's default style "rules": RIT on both sides of the cut and the table's tiers (issue 53)."""
 
-import doctest
 
 import numpy as np
 import pytest
@@ -127,13 +126,6 @@ def test_default_is_the_same_for_any_number_of_threads(signed_fit):
     assert again.features == model.interactions_.features
     for column in again.columns:
         np.testing.assert_array_equal(again[column], model.interactions_[column])
-
-
-def test_docstring_example():
-    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
-    for test in doctest.DocTestFinder().find(IterativeRandomForest, "IterativeRandomForest", globs={}):
-        runner.run(test)
-    assert runner.summarize(verbose=False) == (0, 7)
 
 
 def test_an_empty_table_says_why():

@@ -1,7 +1,6 @@
 """PartitionedRatio and its objective (spec seed004 eq. 6*) against direct evaluation, finite
 differences, the closed-form lambda_max, KKT conditions and the Gaussian ground truth."""
 
-import doctest
 import math
 import pickle
 import warnings
@@ -466,11 +465,3 @@ def test_columns_at_extreme_scales_give_the_fit_of_the_unscaled_columns(k):
     np.testing.assert_array_equal(scaled.mean_, np.ldexp(base.mean_, k))
     np.testing.assert_array_equal(scaled.coef_path_, base.coef_path_)
     assert base.cross_edges_.size and np.array_equal(scaled.cross_edges_, base.cross_edges_)
-
-
-def test_the_docstring_example_runs():
-    from pyinterp.partitioned import estimator
-    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
-    for test in doctest.DocTestFinder().find(estimator.PartitionedRatio, "PartitionedRatio", globs={}):
-        runner.run(test)
-    assert runner.summarize(verbose=False) == (0, 6)
