@@ -404,6 +404,16 @@ def test_more_columns_than_the_screen_are_screened_then_every_kept_pair_tested(c
     for name in ("lssfind", "irf"):
         labels = read_csv_exact(folder / "out" / f"{name}.csv")["interaction"]
         assert all(set(label.replace("+", "").replace("-", "").split(" & ")) <= kept for label in labels)
+    # --fit-columns: LSSFind and iRF fit on the screen's first columns by MDI-oob, the pairs as before
+    code, out, err = run(capsys, "interactions", folder / "cohort.bed", "--pheno", folder / "pheno.txt",
+                         "--pheno-name", "trait", "--covar", folder / "covar.txt", "--screen", 12,
+                         "--fit-columns", 4, "--n-estimators", 20, "--n-jobs", 1, "--out", folder / "out4")
+    assert (code, err) == (0, ""), err
+    assert "LSSFind and iRF below fit on the first 4 of those columns (--fit-columns)" in out
+    assert read_csv_exact(folder / "out4" / "pairs.csv")["interaction"].tolist() == table["interaction"].tolist()
+    first = {f"rs{k}" for k in found.features[:4]}
+    labels = [label for name in ("lssfind", "irf") for label in read_csv_exact(folder / "out4" / f"{name}.csv")["interaction"]]
+    assert labels and all(set(label.replace("+", "").replace("-", "").split(" & ")) <= first for label in labels)
 
 
 def test_a_bgen_with_its_sample_file_gives_the_tables_of_the_same_calls_as_a_bed(cohort, capsys):

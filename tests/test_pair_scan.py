@@ -217,6 +217,17 @@ def test_screen_keeps_the_top_columns_and_scans_them_on_the_other_rows():
         screen_pairs(X, np.array(["a", "b", "c"])[np.arange(600) % 3], n_features=20)
 
 
+def test_the_screen_width_grows_as_the_square_root_past_ten_to_the_five():
+    from pyinterp.interactions import screen_pairs
+    from pyinterp.interactions.screen import screen_width
+
+    assert [screen_width(p) for p in (10, 1000, 10**5, 10**5 + 1, 4 * 10**5, 10**6)] == [1000, 1000, 1000, 1001,
+                                                                                       2000, 3163]
+    X = np.random.default_rng(0).integers(0, 3, (60, 30)).astype(np.int8)
+    found = screen_pairs(X, X[:, 0] * X[:, 1] + 0.0)  # "auto": 30 columns <= 1000, every pair, no forest
+    assert found.forest is None and found.scan.n_pairs == 435
+
+
 def test_a_screen_of_many_columns_on_few_rows_warns():
     from pyinterp.interactions import screen_pairs
 

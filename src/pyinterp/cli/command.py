@@ -202,10 +202,13 @@ def parser() -> argparse.ArgumentParser:
                        help="fit LSSFind and iRF on the other rows and test their interactions on this share of "
                        "the rows (p-values and BH q-values of each rule against the additive model); default: "
                        "all rows fit, no interaction p-values")
-    group.add_argument("--screen", type=_at_least_two, default=1000, metavar="K",
-                       help="interactions: with more columns than K, a forest ranks them on half the rows, every "
-                       "pair of the first K is tested on the other half, and LSSFind and iRF fit on those K "
-                       "(default 1000: 499,500 pairs, seconds)")
+    group.add_argument("--screen", type=_screen_width, default="auto", metavar="K",
+                       help="interactions: with more columns than K, a forest ranks them on half the rows and "
+                       "every pair of the first K is tested on the other half (default auto: 1000, 499,500 pairs, "
+                       "seconds; past 10^5 columns 1000 sqrt(p / 10^5), 3,163 at 10^6)")
+    group.add_argument("--fit-columns", type=_at_least_two, default=1000, metavar="M",
+                       help="after a screen, LSSFind and iRF fit on the first M of the screened columns (default "
+                       "1000)")
     group.add_argument("--verbose", action="store_true", help="progress of each fit on stderr")
     group.add_argument("--top", type=_positive, default=10, help="rows of each table to print")
     group = running.add_argument_group(
@@ -270,6 +273,10 @@ def _fraction(text) -> float:
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"must be a fraction in (0, 1), not {text}")
     return value
+
+
+def _screen_width(text):
+    return "auto" if text == "auto" else _at_least_two(text)
 
 
 def _at_least_two(text) -> int:

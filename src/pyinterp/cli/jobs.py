@@ -421,9 +421,10 @@ def pairs(data, args, report, truth=None):
                    f"{len(data.y)} rows{adjusted}.")
     else:
         report.say(f"\nPair scan ({elapsed:.2f} s): a forest of {found.forest.n_estimators} trees on {len(found.screen_rows)} rows "
-                   f"ranked the {p} columns by MDI-oob; every pair of the first {args.screen}, {found.scan.n_pairs} "
-                   f"pairs, tested on the other {len(found.scan_rows)} rows{adjusted}, so the selection does not bias "
-                   "their p-values. LSSFind and iRF below fit on those columns.")
+                   f"ranked the {p} columns by MDI-oob; every pair of the first {len(found.features)}, "
+                   f"{found.scan.n_pairs} pairs, tested on the other {len(found.scan_rows)} rows{adjusted}, so the "
+                   f"selection does not bias their p-values. LSSFind and iRF below fit on the first "
+                   f"{min(args.fit_columns, len(found.features))} of those columns (--fit-columns).")
     share = f", on the share of class '{np.unique(data.y)[1]}'" if data.task == "classification" else ""
     report.say("  Each pair: the additive model of its two columns (a step per genotype or tertile) against one mean "
                "per cell of their levels (HC2 score test); its rule: the cuts whose cell adds most to the additive "
@@ -445,7 +446,7 @@ def pairs(data, args, report, truth=None):
         report.say(f"  {_printed(label):<40} {effect:>8.3f} {pvalue:>10.2e} {qvalue:>8.2g}{mark}")
     if found.forest is None:
         return None
-    kept = np.sort(found.features)
+    kept = np.sort(found.features[:args.fit_columns])  # found.features: by decreasing MDI-oob
     columns_kept = np.concatenate([kept, np.asarray(data.always, dtype=np.int64)])
     return data._replace(X=_columns_of(data.X, columns_kept), names=[data.names[j] for j in columns_kept],
                          always=tuple(range(len(kept), len(columns_kept))))

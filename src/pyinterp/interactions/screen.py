@@ -73,7 +73,7 @@ class PairScreen:
     {
         "X": ["array-like", "sparse matrix"],
         "y": ["array-like"],
-        "n_features": [IntInterval(Integral, 2, None, closed="left")],
+        "n_features": [IntInterval(Integral, 2, None, closed="left"), StrOptions({"auto"})],
         "screen_fraction": [Interval(Real, 0, 1, closed="neither")],
         "n_estimators": [IntInterval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "max_features": "no_validation",  # the forest checks it
@@ -86,7 +86,7 @@ class PairScreen:
     },
     prefer_skip_nested_validation=True,
 )
-def screen_pairs(X, y, *, n_features=1000, screen_fraction=0.5, n_estimators="auto", max_features="sqrt",
+def screen_pairs(X, y, *, n_features="auto", screen_fraction=0.5, n_estimators="auto", max_features="sqrt",
                  always_split_features=None, categorical_features=None, top=100, random_state=None, n_jobs=None,
                  verbose=0):
     """Screen the columns with a forest, then test every pair of the kept ones.
@@ -106,9 +106,13 @@ def screen_pairs(X, y, *, n_features=1000, screen_fraction=0.5, n_estimators="au
         :func:`pair_scan` for how they are cut into levels).
     y : array-like of shape (n_samples,)
         Numbers or two classes (see :func:`pair_scan`).
-    n_features : int, default=1000
+    n_features : int or "auto", default="auto"
         Columns kept by the screen: n_features (n_features - 1) / 2 pairs (1000: 499,500 pairs,
-        seconds at n = 2,000).
+        seconds at n = 2,000). "auto": 1000 up to p = 10^5 candidate columns, then
+        1000 sqrt(p / 10^5) (3,163 at 10^6: 5.0 million pairs). At 10^6 a causal column the
+        screen ranks in the thousands is still scanned: with 1,000 one replicate of ten missed its
+        pair (a causal column ranked 2,848th), which 3,000 put first
+        (bench/studies/genome_scale.py).
     screen_fraction : float, default=0.5
         The share of the rows the screening forest is fitted on; the pairs are tested on the rest.
     n_estimators : int or "auto", default="auto"
@@ -192,6 +196,8 @@ def screen_pairs(X, y, *, n_features=1000, screen_fraction=0.5, n_estimators="au
               column_indices("always_split_features", always_split_features, p, column_names(X)))
     candidates = np.setdiff1d(np.arange(p), np.union1d(always, categorical))
     coded = np.flatnonzero(np.isin(always, categorical))  # among the always-split columns
+    if n_features == "auto":
+        n_features = screen_width(len(candidates))
     if len(candidates) <= n_features:
         scan = pair_scan(X, _adjusted(X, values_y, always, coded), features=candidates, top=top, n_jobs=n_jobs)
         return PairScreen(candidates, None, scan, np.zeros(0, dtype=np.int64), np.arange(n), None)
@@ -225,6 +231,11 @@ def screen_pairs(X, y, *, n_features=1000, screen_fraction=0.5, n_estimators="au
     scan = pair_scan(X_scan, _adjusted(X_scan, values_y[scan_rows], always, coded), features=np.sort(features), top=top,
                      n_jobs=n_jobs)
     return PairScreen(features, importances, scan, screen_rows, scan_rows, forest)
+
+
+def screen_width(p) -> int:
+    """screen_pairs' n_features="auto" for p candidate columns: 1000, growing as sqrt(p) past 10^5."""
+    return 1000 if p <= 100_000 else math.ceil(1000 * math.sqrt(p / 1e5))
 
 
 def _adjusted(X, y, always, coded):
