@@ -411,6 +411,13 @@ def test_results_that_hold_no_number_say_why():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         dstump(X[:, [1]], y)
+    # a best split that isolates one row: its left variance (ddof 1) is undefined, and the warning says so
+    outlier = np.column_stack([np.where(np.arange(50) == 0, -10.0, rng.normal(size=50)), X[:, 1]])
+    y_out = np.where(np.arange(50) == 0, 100.0, X[:, 1])
+    with pytest.warns(UserWarning, match=r"dstump: 1 of 2 features split with a part of total weight 1 or less, whose "
+                                         r"variance side='left' scores is undefined \(ddof 1; columns \[0\]\)"):
+        lone = dstump(outlier, y_out, side="left")
+    assert np.isneginf(lone.scores[0]) and np.isfinite(lone.threshold[0])
     with pytest.warns(UserWarning, match=r"group: the values of 1 features are NaN \(features \[0\]\), so the sums of "
                                          "their groups are NaN: a"):
         grouped = group(np.array([np.nan, 1.0, 2.0]), ["a", "a", "b"])

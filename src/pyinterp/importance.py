@@ -1098,11 +1098,16 @@ def dstump(X, y, *, split="best", side="sum", sample_weight=None, n_jobs=None):
     exponent = extreme_exponent(y)  # stumps of y scaled by a power of two are y's; no square overflows
     table = _core.dstump(X, np.ldexp(y, -exponent), sample_weight, _SPLITS[split], _SIDES[side],
                          resolve_n_threads(n_jobs))
-    unsplit = np.flatnonzero(np.isneginf(table["score"]))
-    if len(unsplit):
-        warnings.warn(f"dstump: {len(unsplit)} of {len(table['score'])} features have no admissible split (constant, "
-                      f"or observed on too few rows; columns {unsplit[:8].tolist()}{' ...' if len(unsplit) > 8 else ''}): "
-                      "their score is -inf, ranked last", UserWarning, stacklevel=3)
+    unscored = np.isneginf(table["score"])
+    unsplit = np.flatnonzero(unscored & np.isnan(table["threshold"]))
+    lone = np.flatnonzero(unscored & ~np.isnan(table["threshold"]))
+    for columns, why in ((unsplit, "have no admissible split (constant, or observed on too few rows"),
+                         (lone, f"split with a part of total weight 1 or less, whose variance side={side!r} scores is "
+                                "undefined (ddof 1")):
+        if len(columns):
+            warnings.warn(f"dstump: {len(columns)} of {len(table['score'])} features {why}; columns "
+                          f"{columns[:8].tolist()}{' ...' if len(columns) > 8 else ''}): their score is -inf, ranked "
+                          "last", UserWarning, stacklevel=3)
     # ranked before scaling back, where scores that underflow to 0 in y's units still differ
     ranking = np.lexsort((np.arange(len(table["score"])), -table["score"]))
     scores, decrease = _unscaled_squares(table["score"], exponent), _unscaled_squares(table["impurity_decrease"],
