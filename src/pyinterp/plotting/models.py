@@ -60,7 +60,7 @@ def plot_ratio_path(ratio, *, top=10, ax=None):
     >>> plot_ratio_path(ratio, top=3, ax=ax) is ax
     True
     >>> ax.get_title()
-    '3 of 9 cross pairs, by entry; 1 edges at the selection'
+    '3 of 9 cross pairs, by entry; 1 edge at the selection'
     >>> ax.get_xlabel(), ax.get_xscale()
     ('lambda', 'log')
     >>> plt.close("all")
@@ -82,7 +82,9 @@ def plot_ratio_path(ratio, *, top=10, ax=None):
     ax.invert_xaxis()  # the path runs from lambda_max (no edge) to the smallest lambda
     ax.set_xlabel("lambda")
     ax.set_ylabel("||theta_uv|| (cross pair)")
-    ax.set_title(f"{len(first)} of {n_cross} cross pairs, by entry; {len(ratio.cross_edges_)} edges at the selection")
+    edges = len(ratio.cross_edges_)
+    ax.set_title(f"{len(first)} of {n_cross} cross pairs, by entry; {edges} edge{'' if edges == 1 else 's'} at the "
+                 "selection")
     ax.legend(fontsize=8)
     return ax
 
