@@ -29,6 +29,11 @@ the machine also running other studies): the pair first in 9 of 10; screen_pairs
 median 80 s; peak RSS 1252 MB. The miss (seed 6) had one causal variant ranked 2,848th by the
 screen; n_features=3000 on that replicate put the pair first (q = 3.3e-6, 74.5 s, 1480 MB).
 
+2026-11-30, the same 10 replicates with n_features="auto" (3,163 columns at 10^6, 5.0 million
+pairs; nothing else running, load 0.8-1.7): the pair first in 10 of 10, seed 6 included (its
+causal variant again ranked 2,848th by the screen; q = 3.7e-6); q-values 4.6e-13 to 0.010;
+screen_pairs took 67-76 s, median 70.9 s; peak RSS 1532-1578 MB (genotypes 477 MB packed).
+
 At 10^6, 300 trees tried each column too rarely (one causal variant ranked 68,250th by the
 screen); n_estimators="auto" (949 trees there) keeps the tries per column at 10^5's. A screen on
 30% of the rows lost the pair twice. Pure epistasis is missed: its variants have no importance of
