@@ -378,6 +378,16 @@ def test_ctrl_c_while_the_command_loads_exits_with_130_and_one_line():
     assert (process.returncode, err, out) == (130, "pyinterp: interrupted\n", "")
 
 
+def test_a_printed_interaction_keeps_every_feature_and_its_sign():
+    long_a, long_b = "GENE_A_" + "a" * 60 + "+", "GENE_B_" + "b" * 60 + "-"
+    printed = jobs._printed(f"{long_a} & {long_b}")
+    assert len(printed) <= jobs.SHOWN and printed.count(" & ") == 1
+    first, second = printed.split(" & ")
+    assert first.startswith("GENE_A") and first.endswith("a+") and second.startswith("GENE_B") and second.endswith("b-")
+    assert jobs._printed("x1+ & x2-") == "x1+ & x2-"
+    assert jobs._printed(long_a) == long_a[:29] + "…" + long_a[-30:]
+
+
 def test_a_long_column_name_is_shortened_where_shown_and_whole_in_the_files(tmp_path, capsys, monkeypatch):
     """issue 52, items 6 and 11: one 100,000-character column name took 48 s and 1.8 GB, drawing
     figures that no file held (without --out) around the whole name."""

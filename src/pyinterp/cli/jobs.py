@@ -28,7 +28,13 @@ SHOWN = 60
 
 
 def _printed(label):
-    return shortened(label, SHOWN)
+    """A feature name or an interaction's label in at most SHOWN characters: each feature of an
+    interaction shortened alike (keeping its end, where its sign is), so none of them is lost."""
+    features = str(label).split(" & ")
+    if len(" & ".join(features)) <= SHOWN or len(features) == 1:
+        return shortened(label, SHOWN)
+    width = max(5, (SHOWN - 3 * (len(features) - 1)) // len(features))
+    return " & ".join(shortened(feature, width) for feature in features)
 
 
 class Truth:
