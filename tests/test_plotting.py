@@ -236,6 +236,8 @@ def test_skinny_path(skinny, tmp_path):
     twin = [a for a in ax.figure.axes if a is not ax]
     assert len(twin) == 1
     np.testing.assert_array_equal(twin[0].lines[0].get_ydata(), model.history_["val_score"])
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["selected features", "returned epoch",
+                                                                   "validation score"]
 
 
 # Each single-axes plot with what it draws from (fixtures by name).

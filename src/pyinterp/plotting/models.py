@@ -274,10 +274,11 @@ def plot_skinny_path(skinny, *, ax=None):
     ax.set_xlabel("epoch")
     ax.set_ylabel("selected features")
     ax.set_title(f"{skinny.n_selected_features_} of {skinny.n_features_in_} features selected")
-    ax.legend(loc="center right")
+    handles = ax.get_legend_handles_labels()[0]
     score = np.asarray(history["val_score"], dtype=float)
     if np.isfinite(score).any():
         other = ax.twinx()
-        other.plot(epochs, score, color="C2", linestyle=":", label="validation score")
+        handles += other.plot(epochs, score, color="C2", linestyle=":", label="validation score")
         other.set_ylabel("validation score", color="C2")
+    ax.legend(handles=handles, loc="center right")  # one legend for the lines of both axes
     return ax
