@@ -124,6 +124,15 @@ def test_interaction_network_edges_nodes_and_widths(tmp_path):
     assert [t.get_text() for t in ax.texts] == ["a", "b", "c", "d"]
     nodes = [c for c in ax.collections if isinstance(c, PathCollection)][0]
     assert len(nodes.get_offsets()) == 4
+    # no label lies on a dot: every label's box is farther from every dot's centre than its radius
+    ax.figure.canvas.draw()
+    renderer = ax.figure.canvas.get_renderer()
+    radius = np.sqrt(nodes.get_sizes()[0]) / 2 * ax.figure.dpi / 72  # marker size in points^2, to pixels
+    for text in ax.texts:
+        box = text.get_window_extent(renderer)
+        for x, y in ax.transData.transform(nodes.get_offsets()):
+            nearest = (np.clip(x, box.x0, box.x1), np.clip(y, box.y0, box.y1))
+            assert np.hypot(x - nearest[0], y - nearest[1]) > radius, text.get_text()
     one = plotting.plot_interaction_network(table, top=1)
     assert len([c for c in one.collections if isinstance(c, LineCollection)][0].get_segments()) == 1
     everything = plotting.plot_interaction_network(table, threshold=0.0)

@@ -290,8 +290,11 @@ def plot_interaction_network(result, *, score=None, threshold=None, top=50, ax=N
         xy = np.array([where[k] for k in nodes])
         ax.scatter(xy[:, 0], xy[:, 1], s=120, color="C3", zorder=2)
         for (px, py), name in zip(xy, (table.named(((k, 0),))[0][0] for k in nodes)):
-            ax.annotate(shortened(name), (px, py), xytext=(8 * px, 8 * py), textcoords="offset points", fontsize=9,
-                        ha="left" if px >= 0 else "right", va="center")
+            # outward from the circle, clear of the dot (radius ~5.5 points at s=120): anchored by the
+            # label's side facing the dot, so labels at the top and bottom do not sit on their dots
+            ax.annotate(shortened(name), (px, py), xytext=(12 * px, 12 * py), textcoords="offset points", fontsize=9,
+                        ha="center" if abs(px) < 0.5 else "left" if px > 0 else "right",
+                        va="bottom" if py > 0.5 else "top" if py < -0.5 else "center")
     ax.set_xlim(-1.4, 1.4)
     ax.set_ylim(-1.4, 1.4)
     ax.set_aspect("equal")
