@@ -31,6 +31,7 @@ from pyinterp.cli.report import HTML_ROWS, Report
 from pyinterp.datasets import make_lss
 from pyinterp.importance import mdi_oob
 from pyinterp.interactions import NoInteractionWarning
+from pyinterp.io.packing import pack_counts
 
 
 @pytest.fixture(scope="module")
@@ -413,11 +414,8 @@ def test_a_long_column_name_is_shortened_where_shown_and_whole_in_the_files(tmp_
 
 def write_plink(stem, G, trait):
     """A PLINK 1 fileset by hand: G counts allele 1 (the .bim's fifth column), 2 bits a call."""
-    n, p = G.shape
-    codes = np.zeros((p, -(-n // 4) * 4), dtype=np.uint8)
-    codes[:, :n] = np.array([0b11, 0b10, 0b00], dtype=np.uint8)[G.T]
-    packed = codes[:, 0::4] | codes[:, 1::4] << 2 | codes[:, 2::4] << 4 | codes[:, 3::4] << 6
-    Path(f"{stem}.bed").write_bytes(bytes([0x6C, 0x1B, 0x01]) + packed.tobytes())
+    p = G.shape[1]
+    Path(f"{stem}.bed").write_bytes(bytes([0x6C, 0x1B, 0x01]) + pack_counts(G.T).tobytes())
     Path(f"{stem}.bim").write_text("".join(f"1 rs{k} 0 {1000 * (k + 1)} A G\n" for k in range(p)))
     Path(f"{stem}.fam").write_text("".join(f"F{i} S{i} 0 0 0 {t:.4f}\n" for i, t in enumerate(trait)))
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from .._version import __version__
 from .cells import h5ad_data, is_h5ad
 from .data import DataError, read_table, split_target
-from .genotypes import BGEN, PLINK1, PLINK2, _stem, genotype_data, is_genotype_file
+from .genotypes import fileset_files, genotype_data, is_genotype_file
 from .jobs import Truth, importances, irf, lssfind, pairs
 from .report import Report
 
@@ -104,14 +104,7 @@ def about(args, argv) -> list:
 
 def _inputs(args) -> list:
     """The files the command reads: the data (a genotype fileset's every file) and the options' files."""
-    files = []
-    if args.file is not None:
-        files.append(args.file)
-        name = Path(args.file).name.lower()
-        for fileset in (PLINK1, PLINK2, (*BGEN, ".sample")):
-            if name.endswith(fileset):
-                beside = (Path(args.file).with_name(_stem(args.file) + suffix) for suffix in fileset)
-                files += [str(f) for f in beside if f.is_file() and f.name != Path(args.file).name]
+    files = [] if args.file is None else fileset_files(args.file)
     return files + [getattr(args, o) for o in ("pheno", "covar", "genes", "keep", "remove", "extract", "exclude")
                     if getattr(args, o) is not None]
 

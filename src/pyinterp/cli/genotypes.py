@@ -216,6 +216,18 @@ def _offered(covariates, design, coded, args, task, values, name, notes, units):
     return design, names, CategoryCodes(categories)
 
 
+def fileset_files(path) -> list:
+    """The files of the genotype fileset ``path`` belongs to that exist beside it, ``path`` first
+    (a PLINK 1 or 2 fileset's three files, a .bgen's .sample); a VCF or other file alone."""
+    path = Path(path)
+    name = path.name.lower()
+    for fileset in (PLINK1, PLINK2, (*BGEN, ".sample")):
+        if name.endswith(fileset):
+            beside = (path.with_name(_stem(path) + suffix) for suffix in fileset)
+            return [path, *(f for f in beside if f.is_file() and f.name != path.name)]
+    return [path]
+
+
 def _read_bgen(path):
     """A .bgen with the .sample beside it when there is one: its columns are the phenotypes (the
     BGEN's embedded IDs name the samples only)."""

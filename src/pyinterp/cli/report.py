@@ -106,8 +106,8 @@ def _table_html(table) -> str:
              f"One row; {csv_file} holds it too." if total == 1 else
              f"All {total} rows; {csv_file} holds them all." if len(rows) == total else
              f"The first {len(rows)} of {total} rows (sorting and search act on these); {csv_file} holds them all.")
-    glossary = "".join(f"<dt>{e(str(h))}</dt><dd>{e(explain(table.name, h))}</dd>"
-                       for h in table.header if explain(table.name, h))
+    explained = ((h, explain(table.name, h)) for h in table.header)
+    glossary = "".join(f"<dt>{e(str(h))}</dt><dd>{e(line)}</dd>" for h, line in explained if line)
     return (f"<h2 id='{e(table.name)}'>{e(table.title)}</h2>\n<p>{e(count)}</p>\n"
             "<div class='box'><table><thead><tr>"
             + "".join(f"<th class='t'>{e(str(h))}</th>" if k in text else f"<th>{e(str(h))}</th>"

@@ -1889,13 +1889,13 @@ def _same_encoding(a, b):
 def _balanced_rows(encoded, sample_weight):
     """Each row's "balanced" class weight: per output, the total weight over (classes x the class's
     weight), sample weights summed as scikit-learn 1.9 sums them (rows counted without them); the
-    outputs' weights multiply. A class of zero total weight weighs 0."""
+    outputs' weights multiply. A class of zero total weight weighs 0. ``encoded``: each output's
+    labels as indices into its classes, every class present."""
     rows = np.ones(len(encoded))
     for codes in (encoded.T if encoded.ndim == 2 else [encoded]):
         totals = np.bincount(codes, weights=sample_weight).astype(np.float64)
-        present = np.count_nonzero(np.bincount(codes))
         with np.errstate(divide="ignore"):
-            weight = np.where(totals > 0, totals.sum() / (present * totals), 0.0)
+            weight = np.where(totals > 0, totals.sum() / (len(totals) * totals), 0.0)
         rows *= weight[codes]
     return rows
 

@@ -333,16 +333,16 @@ def resolve_interaction(interaction, table, names) -> tuple:
                     f"[(feature, sign), ...]; got {type(interaction).__name__}")
 
 
+FOREIGN_PATHS = "the signed paths do not belong to this forest: read them with signed_paths(forest, ...)"
+
+
 def _check_paths_of(paths, trees):
-    """Refuse signed paths whose leaves are not the forest's (another forest's, or another fit's)."""
+    """Refuse signed paths whose trees or leaves lie outside the forest's (another forest's)."""
     sizes = np.array([len(t["left"]) for t in trees])
     tree, leaf = np.asarray(paths.tree, dtype=np.int64), np.asarray(paths.leaf, dtype=np.int64)
-    fits = len(paths) > 0 and tree.min() >= 0 and tree.max() + 1 == len(trees) and leaf.min() >= 0
-    if fits and np.all(leaf < sizes[tree]):
-        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-        fits = bool(np.all(np.concatenate([t["left"] for t in trees])[offsets[tree] + leaf] < 0))
-    if not fits:
-        raise ValueError("the signed paths do not belong to this forest: read them with signed_paths(forest, ...)")
+    if not (len(paths) > 0 and tree.min() >= 0 and tree.max() + 1 == len(trees) and leaf.min() >= 0
+            and np.all(leaf < sizes[tree])):
+        raise ValueError(FOREIGN_PATHS)
 
 
 def interaction_rule(forest, paths: SignedPaths, features, *, class_id=None, precision=4) -> InteractionRule:
@@ -416,8 +416,10 @@ def interaction_rule(forest, paths: SignedPaths, features, *, class_id=None, pre
         raise ValueError(f"no leaf's path contains the interaction {features}: it has no thresholds in this forest")
     bounds, offsets = _node_bounds(trees, features)
     nodes = offsets[paths.tree[rows]] + paths.leaf[rows]
-    if not np.isfinite(bounds[nodes]).all():  # a leaf whose path holds S has a split on each (k, s) of it
-        raise ValueError("the signed paths do not belong to this forest: read them with signed_paths(forest, ...)")
+    # the matched nodes must be leaves, whose paths holding S have a split on each (k, s) of it
+    is_leaf = np.concatenate([t["left"] for t in trees])[nodes] < 0
+    if not (is_leaf.all() and np.isfinite(bounds[nodes]).all()):
+        raise ValueError(FOREIGN_PATHS)
     value = np.concatenate([t["value"] for t in trees])[nodes]
     weight = np.concatenate([t["weighted_n_node_samples"] for t in trees])[nodes]
     if view.classes is None:
