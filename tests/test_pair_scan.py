@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from pyinterp.interactions import pair_scan
-from pyinterp.interactions.pairs import _CELLS, _RULE_CELLS, _RULES, _SAME_CUTS, _SIDES
+from pyinterp.interactions.cell_tests import PAIRS, SIDES
 from pyinterp.io import PackedGenotypes
 from pyinterp.io.packing import pack_counts
 
@@ -47,7 +47,7 @@ def _brute(a, b, y, cuts_a, cuts_b):
     f = score @ np.linalg.pinv(variance) @ score / df1
     gains, coefs, alone = [], [], []
     for r in range(16):
-        z = _RULE_CELLS[r][cell]
+        z = PAIRS.rule_cells[r][cell]
         rss, coef = _rss(np.column_stack([additive, z]), y)
         full_rank = np.linalg.matrix_rank(np.column_stack([additive, z])) > np.linalg.matrix_rank(additive)
         gains.append(rss_add - rss if full_rank else 0.0)
@@ -86,9 +86,9 @@ def test_every_pair_equals_least_squares_on_its_rows(missing):
         assert row.n == count and row.df == df1
         np.testing.assert_allclose([row.statistic, row.pvalue], [f, p], rtol=1e-7)
         # the rule: cuts of the largest gain, sides of the best own fit among those cuts' rules
-        r = next(k for k, (ra, rb) in enumerate(_RULES) if _SIDES[ra][0] == sa and _SIDES[rb][0] == sb
-                 and scan.cuts[a, _SIDES[ra][1]] == row.threshold_1 and scan.cuts[b, _SIDES[rb][1]] == row.threshold_2)
-        group = next(g for g in _SAME_CUTS if r in g)
+        r = next(k for k, (ra, rb) in enumerate(PAIRS.rules) if SIDES[ra][0] == sa and SIDES[rb][0] == sb
+                 and scan.cuts[a, SIDES[ra][1]] == row.threshold_1 and scan.cuts[b, SIDES[rb][1]] == row.threshold_2)
+        group = next(g for g in PAIRS.same_cuts if r in g)
         assert gains[r] == pytest.approx(gains.max(), rel=1e-7, abs=1e-9)
         assert alone[r] == pytest.approx(alone[group].max(), rel=1e-9)
         if gains[r] > 1e-9:

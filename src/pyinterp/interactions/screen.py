@@ -19,7 +19,8 @@ from ..forest import RandomForestClassifier, RandomForestRegressor
 from ..forest.categories import CATEGORICAL_CONSTRAINT, category_encoder
 from ..importance import mdi_oob
 from ..io.phenotypes import adjust_for_covariates
-from .pairs import PairScan, _target, pair_scan
+from .cell_tests import target
+from .pairs import PairScan, pair_scan
 
 __all__ = ["PairScreen", "screen_pairs"]
 
@@ -247,4 +248,4 @@ def _adjusted(X, y, always, coded):
     covariates = read_columns(X, always)[0]
     if np.isnan(covariates).any():
         raise ValueError("the always-split columns (covariates) hold missing values; leave those rows out")
-    return adjust_for_covariates(_target(y, len(y)), covariates, coded)
+    return adjust_for_covariates(target(y, len(y), "screen_pairs"), covariates, coded)
