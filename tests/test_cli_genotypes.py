@@ -400,6 +400,12 @@ def test_more_columns_than_the_screen_are_screened_then_every_kept_pair_tested(c
     table = read_csv_exact(folder / "out" / "pairs.csv")
     assert table["interaction"].tolist() == [found.scan.interactions.label(f) for f in found.scan.interactions.features]
     np.testing.assert_array_equal(table["pvalue"], found.scan.interactions["pvalue"])
+    # the first 20 pairs (--triples) each with the other 10 kept columns, on the scan's rows
+    assert f"the first 20 pairs each with every other of the 12 columns (--triples), {found.triples.n_triples} " in out
+    triples = read_csv_exact(folder / "out" / "triples.csv")
+    assert triples["interaction"].tolist() == [found.triples.interactions.label(f)
+                                               for f in found.triples.interactions.features]
+    np.testing.assert_array_equal(triples["threshold_3"], found.triples.interactions["threshold_3"])
     kept = {f"rs{k}" for k in found.features}
     for name in ("lssfind", "irf"):
         labels = read_csv_exact(folder / "out" / f"{name}.csv")["interaction"]
@@ -407,9 +413,11 @@ def test_more_columns_than_the_screen_are_screened_then_every_kept_pair_tested(c
     # --fit-columns: LSSFind and iRF fit on the screen's first columns by MDI-oob, the pairs as before
     code, out, err = run(capsys, "interactions", folder / "cohort.bed", "--pheno", folder / "pheno.txt",
                          "--pheno-name", "trait", "--covar", folder / "covar.txt", "--screen", 12,
-                         "--fit-columns", 4, "--n-estimators", 20, "--n-jobs", 1, "--out", folder / "out4")
+                         "--fit-columns", 4, "--triples", 0, "--n-estimators", 20, "--n-jobs", 1, "--out",
+                         folder / "out4")
     assert (code, err) == (0, ""), err
     assert "LSSFind and iRF below fit on the first 4 of those columns (--fit-columns)" in out
+    assert "Triple scan" not in out and not (folder / "out4" / "triples.csv").exists()  # --triples 0
     assert read_csv_exact(folder / "out4" / "pairs.csv")["interaction"].tolist() == table["interaction"].tolist()
     first = {f"rs{k}" for k in found.features[:4]}
     labels = [label for name in ("lssfind", "irf") for label in read_csv_exact(folder / "out4" / f"{name}.csv")["interaction"]]

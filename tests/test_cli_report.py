@@ -137,12 +137,13 @@ def test_the_interaction_budgets_reach_the_finders(lss_file, tmp_path, capsys):
 
 def test_the_html_report_holds_every_table(lss_file, tmp_path, capsys):
     out = run(capsys, "all", lss_file, "--target", "response", "--n-estimators", 20, "--out", tmp_path)
-    assert "Wrote importances.csv, pairs.csv, lssfind.csv, irf.csv, " in out and f"report.html to {tmp_path}\n" in out
+    assert "Wrote importances.csv, pairs.csv, triples.csv, lssfind.csv, irf.csv, " in out
+    assert f"report.html to {tmp_path}\n" in out
     page = (tmp_path / "report.html").read_text()
     assert "Top 8 of 8 features by MDI-oob" in page  # the printed lines are on the page
     html_tables = Tables(page).tables
-    assert len(html_tables) == 4
-    for name, shown in zip(("importances", "pairs", "lssfind", "irf"), html_tables):
+    assert len(html_tables) == 5
+    for name, shown in zip(("importances", "pairs", "triples", "lssfind", "irf"), html_tables):
         table = pd.read_csv(tmp_path / f"{name}.csv", keep_default_na=False)
         assert shown[0] == table.columns.tolist()
         rows = table.head(HTML_ROWS).itertuples(index=False)
@@ -214,7 +215,7 @@ def test_classification_says_it_skips_lssfind(tmp_path, capsys):
               "--out", tmp_path / "out")
     assert ("LSSFind skipped: it finds interactions of a continuous response (regression); the target is classes. "
             "iRF below takes classes.") in out
-    assert [p.name for p in sorted((tmp_path / "out").glob("*.csv"))] == ["irf.csv", "pairs.csv"]
+    assert [p.name for p in sorted((tmp_path / "out").glob("*.csv"))] == ["irf.csv", "pairs.csv", "triples.csv"]
     assert (tmp_path / "out" / "report.html").is_file()
     assert "a+ & b+" in pd.read_csv(tmp_path / "out" / "irf.csv")["interaction"].tolist()
 
@@ -259,7 +260,7 @@ def test_a_response_without_boolean_structure_says_why_lssfind_finds_nothing(tmp
 
 def test_demo_writes_its_report_with_the_truth(tmp_path, capsys):
     out = run(capsys, "demo", "--n-samples", 500, "--n-features", 10, "--n-estimators", 30, "--out", tmp_path)
-    assert "Wrote importances.csv, pairs.csv, lssfind.csv, irf.csv, " in out
+    assert "Wrote importances.csv, pairs.csv, triples.csv, lssfind.csv, irf.csv, " in out
     table = pd.read_csv(tmp_path / "importances.csv")
     assert sorted(table["feature"][table["truth"] == "relevant"]) == ["x0", "x1", "x2", "x3"]
     lss = pd.read_csv(tmp_path / "lssfind.csv")
@@ -316,7 +317,7 @@ def test_without_matplotlib_the_report_says_it_holds_the_tables(tmp_path):
     assert done.stdout.count("Figures skipped: matplotlib is not installed (pip install 'interptrees[plot]'); the "
                              "report holds the tables.") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["importances.csv", "irf.csv", "lssfind.csv", "pairs.csv",
-                                                               "report.html"]
+                                                               "report.html", "triples.csv"]
 
 
 def test_the_installed_command(lss_file, tmp_path):

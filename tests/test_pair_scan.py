@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from pyinterp.interactions import pair_scan
+from pyinterp.interactions import pair_scan, triple_scan
 from pyinterp.interactions.cell_tests import PAIRS, SIDES
 from pyinterp.io import PackedGenotypes
 from pyinterp.io.packing import pack_counts
@@ -207,9 +207,18 @@ def test_screen_keeps_the_top_columns_and_scans_them_on_the_other_rows():
     direct = pair_scan(X[found.scan_rows], rest, features=np.sort(found.features), top=None)
     np.testing.assert_array_equal(found.scan.interactions["pvalue"], direct.interactions["pvalue"])
     assert found.scan.n_pairs == 190 and found.scan.interactions[0].features == ((5, 1), (50, 1))
+    # the triples: the first 20 pairs extended by the other kept columns, on the same rows and y
+    pairs = [[k for k, _ in row.features] for row in direct.interactions[:20]]
+    triples = triple_scan(X[found.scan_rows], rest, features=np.sort(found.features), pairs=pairs, top=None)
+    assert found.triples.n_triples == triples.n_triples
+    np.testing.assert_array_equal(found.triples.interactions["pvalue"], triples.interactions["pvalue"])
+    assert found.triples.interactions.features == triples.interactions.features
+    assert screen_pairs(X, y, **{**kw, "triples": 0}).triples is None
     # at most n_features columns: every pair, every row, no forest
-    small = screen_pairs(X[:, :30], y, n_features=40)
+    small = screen_pairs(X[:, :30], y, n_features=40, triples=3)
     assert small.forest is None and small.scan.n_pairs == 435 and len(small.scan_rows) == 600
+    first = [[k for k, _ in r.features] for r in small.scan.interactions[:3]]
+    assert small.triples.n_triples == len({tuple(sorted({*p, c})) for p in first for c in range(30) if c not in p})
     cases = np.where(y > np.median(y), "case", "control")
     split = screen_pairs(X, cases, n_features=20, n_estimators=20, random_state=0)
     assert np.sum(cases[split.screen_rows] == "case") == 150  # drawn within each class

@@ -199,6 +199,9 @@ def parser() -> argparse.ArgumentParser:
                        help="interactions: with more columns than K, a forest ranks them on half the rows and "
                        "every pair of the first K is tested on the other half (default auto: 1000, 499,500 pairs, "
                        "seconds; past 10^5 columns 1000 sqrt(p / 10^5), 3,163 at 10^6)")
+    group.add_argument("--triples", type=_non_negative, default=20, metavar="N",
+                       help="interactions: extend the first N pairs of the pair scan by every other scanned column "
+                       "and test the triples for a three-way interaction (default 20; 0: none)")
     group.add_argument("--fit-columns", type=_at_least_two, default=1000, metavar="M",
                        help="after a screen, LSSFind and iRF fit on the first M of the screened columns (default "
                        "1000)")
@@ -276,6 +279,13 @@ def _at_least_two(text) -> int:
     value = _positive(text)
     if value < 2:
         raise argparse.ArgumentTypeError(f"must be at least 2 (a pair), got {text!r}")
+    return value
+
+
+def _non_negative(text) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or a positive integer, not {text}")
     return value
 
 

@@ -4,7 +4,7 @@ table where it differs from the others (the p-values of importances and of inter
 
 COLUMNS = {
     "rank": "The row's place in the table's order: 1 is the largest MDI-oob (importances) or the smallest "
-            "p-value (pairs).",
+            "p-value (pairs, triples).",
     "feature": "The column of the input file (a variant ID for genotypes, a gene for AnnData).",
     "interaction": "The features of the interaction, each with the side of its split: x- is x <= its threshold, "
                    "x+ is x > it, and ' & ' joins them; the rule holds where every feature is on its side.",
@@ -48,7 +48,14 @@ COLUMNS = {
     "threshold_1": "The cut of the interaction's first feature, in its units (the side is the sign in the "
                    "interaction: - at or below, + above).",
     "threshold_2": "The cut of the interaction's second feature, in its units.",
+    "threshold_3": "The cut of the interaction's third feature, in its units.",
     "n": "The rows with both features' values (not missing) that the pair's test used.",
+    "triples:n": "The rows with all three features' values (not missing) that the triple's test used.",
+    "triples:effect": "How much the rule's cell adds to y, or to the share of the class, beyond the model of every "
+                      "pair of its three features (main effects and pairwise interactions), on the scan's rows.",
+    "triples:pvalue": "The three-way interaction test's p-value: the model of every pair of the three features "
+                      "against one mean per cell of their 27 (HC2 score test); small means the three act together "
+                      "in a way no pair of them explains.",
     # LSSFind
     "dwp": "Depth-weighted prevalence: the chance that a walk down a random tree, taking either side of each "
            "split with probability 1/2, ends in a leaf whose path (its splits that cut the impurity by more than "

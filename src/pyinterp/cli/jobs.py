@@ -301,7 +301,7 @@ def lssfind(data, args, report, truth=None):
     rows = [(*row[:5], r.features in minimal, *row[5:]) for row, r in zip(rows, table)]
     header, cells = _with_genes(data, ["interaction", "order", "dwp", "adjusted_dwp", "rho", "minimal",
                                        *([] if tested is None else TESTED), *truth_column],
-                                rows, [_pair(r.features) for r in table], 1)
+                                rows, [_unsigned(r.features) for r in table], 1)
     title = ("LSSFind: mined signed sets ranked by rho = log2(DWP) / |S| (minimal: basic interactions among those "
              "passing 2^|S| DWP >= 1 - eta)" if ranked else
              "LSSFind: signed sets with 2^|S| DWP >= 1 - eta (minimal = basic interactions)")
@@ -371,7 +371,7 @@ def irf(data, args, report, truth=None):
     tested = _tested(model, table, held, report, "iRF") if len(table) else None
     header, cells = _with_genes(
         data, ["interaction", "order", *scores, *([] if tested is None else TESTED), *(["truth"] if truth else [])],
-        _interaction_rows(table, scores, truth, tested), [_pair(r.features) for r in table], 1)
+        _interaction_rows(table, scores, truth, tested), [_unsigned(r.features) for r in table], 1)
     report.add_table("irf", f"Iterative random forest: interactions by {order}"
                      + ("" if tested is None else "; held-out tests of the rules"), header, cells)
     if not len(table):
@@ -419,8 +419,9 @@ def pairs(data, args, report, truth=None):
     start = time.perf_counter()
     found = screen_pairs(data.X, data.y, n_features=args.screen, max_features=args.max_features or "sqrt",
                          always_split_features=list(data.always) or None, categorical_features=data.categories,
-                         top=PAIR_ROWS, random_state=args.random_state, n_jobs=args.n_jobs, verbose=int(args.verbose))
-    table, elapsed = found.scan.interactions, time.perf_counter() - start
+                         triples=args.triples, top=PAIR_ROWS, random_state=args.random_state, n_jobs=args.n_jobs,
+                         verbose=int(args.verbose))
+    elapsed = time.perf_counter() - start
     adjusted = " (y without the covariates' linear share)" if data.always else ""
     if found.forest is None:
         report.say(f"\nPair scan ({elapsed:.2f} s): every pair of the {p} columns, {found.scan.n_pairs} tested on all "
@@ -435,21 +436,14 @@ def pairs(data, args, report, truth=None):
     report.say("  Each pair: the additive model of its two columns (a step per genotype or tertile) against one mean "
                "per cell of their levels (HC2 score test); its rule: the cuts whose cell adds most to the additive "
                f"model (effect{share}). q-values: Benjamini-Hochberg over every pair tested.")
-    selected = int(np.sum(table["qvalue"] <= 0.1))
-    report.say(f"  {selected} pairs have q <= 0.1." + ("" if selected else " None is distinguishable from chance."))
-    truth_column = ["truth"] if truth else []
-    columns = ("effect", "pvalue", "qvalue", "threshold_1", "threshold_2", "n")
-    rows = [(rank, table.label(r.features), *(float(getattr(r, c)) for c in columns),
-             *([_pair(r.features) in {_pair(f) for f in truth.interactions}] if truth else []))
-            for rank, r in enumerate(table, 1)]
-    header, cells = _with_genes(data, ["rank", "interaction", *columns, *truth_column], rows,
-                                [_pair(r.features) for r in table], 2)
-    report.add_table("pairs", f"Pair scan: the {len(rows)} pairs with the smallest p-values of {found.scan.n_pairs} tested",
-                     header, cells)
-    report.say(f"  {'interaction':<40} {'effect':>8} {'p-value':>10} {'q-value':>8}")
-    for rank, label, effect, pvalue, qvalue, *rest in rows[: args.top]:
-        mark = ("  true" if rest[-1] else "") if truth else ""
-        report.say(f"  {_printed(label):<40} {effect:>8.3f} {pvalue:>10.2e} {qvalue:>8.2g}{mark}")
+    _scan_table(data, args, report, truth, "pairs", found.scan.interactions, found.scan.n_pairs, "pair")
+    if found.triples is not None:
+        report.say(f"\nTriple scan: the first {args.triples} pairs each with every other of the {len(found.features)} "
+                   f"columns (--triples), {found.triples.n_triples} triples, on the same rows. Each triple: its three "
+                   "pairs' cells (main effects and pairwise interactions) against one mean per cell of the 27 (HC2 "
+                   "score test): an interaction no pair of its columns explains.")
+        _scan_table(data, args, report, truth, "triples", found.triples.interactions, found.triples.n_triples,
+                    "triple")
     if found.forest is None:
         return None
     kept = np.sort(found.features[:args.fit_columns])  # found.features: by decreasing MDI-oob
@@ -458,7 +452,27 @@ def pairs(data, args, report, truth=None):
                          always=tuple(range(len(kept), len(columns_kept))))
 
 
-def _pair(features):
+def _scan_table(data, args, report, truth, name, table, n_tested, what):
+    """A pair or triple scan's table: printed (--top rows), and written with PAIR_ROWS rows."""
+    selected = int(np.sum(table["qvalue"] <= 0.1))
+    report.say(f"  {selected} {what}s have q <= 0.1." + ("" if selected else " None is distinguishable from chance."))
+    truth_column = ["truth"] if truth else []
+    thresholds = [c for c in table.columns if c.startswith("threshold_")]
+    columns = ("effect", "pvalue", "qvalue", *thresholds, "n")
+    rows = [(rank, table.label(r.features), *(float(getattr(r, c)) for c in columns),
+             *([_unsigned(r.features) in {_unsigned(f) for f in truth.interactions}] if truth else []))
+            for rank, r in enumerate(table, 1)]
+    header, cells = _with_genes(data, ["rank", "interaction", *columns, *truth_column], rows,
+                                [_unsigned(r.features) for r in table], 2)
+    report.add_table(name, f"{what.capitalize()} scan: the {len(rows)} {what}s with the smallest p-values of "
+                     f"{n_tested} tested", header, cells)
+    report.say(f"  {'interaction':<40} {'effect':>8} {'p-value':>10} {'q-value':>8}")
+    for rank, label, effect, pvalue, qvalue, *rest in rows[: args.top]:
+        mark = ("  true" if rest[-1] else "") if truth else ""
+        report.say(f"  {_printed(label):<40} {effect:>8.3f} {pvalue:>10.2e} {qvalue:>8.2g}{mark}")
+
+
+def _unsigned(features):
     """A signed interaction's features without their signs."""
     return tuple(k for k, _ in features)
 

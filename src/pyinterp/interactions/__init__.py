@@ -14,6 +14,7 @@ from .screen import PairScreen, screen_pairs
 from .rit import TooManyIntersections, random_intersection_trees
 from .rules import InteractionRule, interaction_rule
 from .table import InteractionTable
+from .triples import TripleScan, triple_scan
 
 # The budget errors are made by the compiled core (MemoryError subclasses registered by pybind11),
 # which gives them no docstring: they are documented here, where they are exported.
@@ -89,7 +90,8 @@ Examples
 TooManyIntersections True
 """
 
-__all__ = ["InteractionRule", "InteractionTable", "IterativeRandomForest", "LSSFind", "LocalLSSFind", "NoInteractionWarning", "PairScan", "PairScreen", "SignedPaths", "TooManyIntersections",
-           "TooManyItemsets", "TooManyPathCodes", "decode",
-           "distinct_paths", "dwp", "encode", "frequent_itemsets", "interaction_rule", "minimal", "pair_scan", "path_prevalence", "prevalent_sets",
-           "random_intersection_trees", "screen_pairs", "signed_paths"]
+__all__ = ["InteractionRule", "InteractionTable", "IterativeRandomForest", "LSSFind", "LocalLSSFind",
+           "NoInteractionWarning", "PairScan", "PairScreen", "SignedPaths", "TooManyIntersections", "TooManyItemsets",
+           "TooManyPathCodes", "TripleScan", "decode", "distinct_paths", "dwp", "encode", "frequent_itemsets",
+           "interaction_rule", "minimal", "pair_scan", "path_prevalence", "prevalent_sets",
+           "random_intersection_trees", "screen_pairs", "signed_paths", "triple_scan"]

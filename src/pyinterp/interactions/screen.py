@@ -21,6 +21,7 @@ from ..importance import mdi_oob
 from ..io.phenotypes import adjust_for_covariates
 from .cell_tests import target
 from .pairs import PairScan, pair_scan
+from .triples import TripleScan, triple_scan
 
 __all__ = ["PairScreen", "screen_pairs"]
 
@@ -51,6 +52,9 @@ class PairScreen:
         screen: no screen rows, every row scanned).
     forest : RandomForestRegressor, RandomForestClassifier or None
         The screening forest.
+    triples : TripleScan or None
+        The ``triples`` best pairs each extended by every other screened column, tested for a
+        three-way interaction on the scan rows (None with ``triples=0``).
 
     Examples
     --------
@@ -58,8 +62,8 @@ class PairScreen:
     >>> from pyinterp.interactions import screen_pairs
     >>> X = np.random.default_rng(0).standard_normal((400, 60))
     >>> found = screen_pairs(X, X[:, 0] * X[:, 1], n_features=10, n_estimators=50, random_state=0)
-    >>> len(found.features), len(found.screen_rows), found.scan.n_pairs
-    (10, 200, 45)
+    >>> len(found.features), len(found.screen_rows), found.scan.n_pairs, found.triples.n_triples
+    (10, 200, 45, 102)
     """
 
     features: np.ndarray
@@ -68,6 +72,7 @@ class PairScreen:
     screen_rows: np.ndarray
     scan_rows: np.ndarray
     forest: object | None
+    triples: TripleScan | None
 
 
 @validate_params(
@@ -80,6 +85,7 @@ class PairScreen:
         "max_features": "no_validation",  # the forest checks it
         "always_split_features": "no_validation",
         "categorical_features": CATEGORICAL_CONSTRAINT,
+        "triples": [IntInterval(Integral, 0, None, closed="left")],
         "top": [IntInterval(Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
@@ -88,16 +94,18 @@ class PairScreen:
     prefer_skip_nested_validation=True,
 )
 def screen_pairs(X, y, *, n_features="auto", screen_fraction=0.5, n_estimators="auto", max_features="sqrt",
-                 always_split_features=None, categorical_features=None, top=100, random_state=None, n_jobs=None,
-                 verbose=0):
+                 always_split_features=None, categorical_features=None, triples=20, top=100, random_state=None,
+                 n_jobs=None, verbose=0):
     """Screen the columns with a forest, then test every pair of the kept ones.
 
     With more than ``n_features`` columns: a forest (``max_features`` candidates a split, sqrt of
     p by default: the cost of a fit at p = 10^6) is fitted on ``screen_fraction`` of the rows
     (drawn within each class for two classes), its MDI-oob on them ranks the columns, and
     :func:`pair_scan` tests every pair of the ``n_features`` first on the other rows. With at
-    most ``n_features`` columns every pair is scanned on every row, without a forest. A screen by
-    importance keeps columns with marginal effects, or that a forest's splits reach through an
+    most ``n_features`` columns every pair is scanned on every row, without a forest. Then the
+    ``triples`` best pairs are each extended by every other kept column, and
+    :func:`triple_scan` tests those triples for a three-way interaction on the same rows. A screen
+    by importance keeps columns with marginal effects, or that a forest's splits reach through an
     interaction; a pair whose columns have no effect of their own (pure epistasis) it may miss.
 
     Parameters
@@ -135,8 +143,12 @@ def screen_pairs(X, y, *, n_features="auto", screen_fraction=0.5, n_estimators="
         forest splits them as categories, y is adjusted for an always-split one through
         indicators of its categories, and they are left out of the pairs, whose tests take
         ordered levels.
+    triples : int, default=20
+        Pairs (the first of the pairs' table) extended to triples by every other kept column:
+        about ``triples`` x ``n_features`` triples (63,260 at p = 10^6), each tested for a
+        three-way interaction (see :func:`triple_scan`); 0 for none.
     top : int or None, default=100
-        Rows of the pairs' table (see :func:`pair_scan`).
+        Rows of the pairs' and the triples' tables (see :func:`pair_scan`).
     random_state : int, RandomState or None, default=None
         Seeds the split of the rows and the forest.
     n_jobs : int, optional
@@ -147,8 +159,8 @@ def screen_pairs(X, y, *, n_features="auto", screen_fraction=0.5, n_estimators="
     Returns
     -------
     PairScreen
-        The screened columns, the forest's importances, the pairs' scan, the rows of each stage
-        and the forest.
+        The screened columns, the forest's importances, the pairs' scan, the rows of each stage,
+        the forest and the triples' scan.
 
     Raises
     ------
@@ -200,8 +212,10 @@ def screen_pairs(X, y, *, n_features="auto", screen_fraction=0.5, n_estimators="
     if n_features == "auto":
         n_features = screen_width(len(candidates))
     if len(candidates) <= n_features:
-        scan = pair_scan(X, _adjusted(X, values_y, always, coded), features=candidates, top=top, n_jobs=n_jobs)
-        return PairScreen(candidates, None, scan, np.zeros(0, dtype=np.int64), np.arange(n), None)
+        target_y = _adjusted(X, values_y, always, coded)
+        scan = pair_scan(X, target_y, features=candidates, top=top, n_jobs=n_jobs)
+        return PairScreen(candidates, None, scan, np.zeros(0, dtype=np.int64), np.arange(n), None,
+                          _triples(X, target_y, scan, candidates, triples, top, n_jobs))
     labels = np.unique(values_y)
     classes = values_y.dtype.kind in "OUSb" or len(labels) == 2
     if classes and len(labels) != 2:
@@ -229,9 +243,20 @@ def screen_pairs(X, y, *, n_features="auto", screen_fraction=0.5, n_estimators="
     ranked = candidates[np.argsort(-importances[candidates], kind="stable")]
     features = ranked[:n_features]
     X_scan = take_rows(X, scan_rows)
-    scan = pair_scan(X_scan, _adjusted(X_scan, values_y[scan_rows], always, coded), features=np.sort(features), top=top,
-                     n_jobs=n_jobs)
-    return PairScreen(features, importances, scan, screen_rows, scan_rows, forest)
+    target_y = _adjusted(X_scan, values_y[scan_rows], always, coded)
+    scan = pair_scan(X_scan, target_y, features=np.sort(features), top=top, n_jobs=n_jobs)
+    return PairScreen(features, importances, scan, screen_rows, scan_rows, forest,
+                      _triples(X_scan, target_y, scan, np.sort(features), triples, top, n_jobs))
+
+
+def _triples(X, y, scan, features, triples, top, n_jobs):
+    """The first `triples` pairs of the scan's table extended by the other columns of `features`."""
+    pairs = [[k for k, _ in row.features] for row in scan.interactions[:triples]
+             if np.isfinite(row.pvalue)]
+    if not pairs or len(features) < 3:
+        return None
+    return triple_scan(X, y, features=features, pairs=pairs, top=top, max_triples=len(pairs) * len(features),
+                       n_jobs=n_jobs)
 
 
 def screen_width(p) -> int:
