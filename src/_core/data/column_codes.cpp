@@ -310,11 +310,11 @@ uint32_t calls_present(const uint8_t* calls, int64_t n) {
   return seen;
 }
 
-// Column k of packed X with its rows in order (X's rows are a subset of the file's samples).
-std::vector<uint8_t> repack(const MatrixView& X, int64_t k) {
-  std::vector<uint8_t> out(static_cast<size_t>((X.n_rows + 3) / 4), 0);
+// Column k of packed X with its rows in order (X's rows are a subset of the file's samples), into
+// out's (n_rows + 3) / 4 bytes.
+void repack(const MatrixView& X, int64_t k, uint8_t* out) {
+  std::fill(out, out + (X.n_rows + 3) / 4, uint8_t{0});
   for (int64_t i = 0; i < X.n_rows; ++i) out[i >> 2] |= static_cast<uint8_t>(X.call(i, k) << ((i & 3) << 1));
-  return out;
 }
 
 // Encodes dense columns j0..j1, handing each to store(j, ranked, ranks by row).
@@ -393,8 +393,9 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
     const int64_t j = c0 + k;
     const uint8_t* calls = static_cast<const uint8_t*>(panel.data) + k * panel.col_stride;
     if (panel.indices) {
-      owned_[j] = repack(panel, k);
-      calls = owned_[j].data();
+      uint8_t* out = repacked_.get() + j * ((n + 3) / 4);
+      repack(panel, k, out);
+      calls = out;
     }
     const uint32_t seen = calls_present(calls, n);
     static constexpr uint32_t kAscendingA1[3] = {3, 2, 0}, kAscendingA2[3] = {0, 2, 3};
@@ -411,6 +412,7 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
   // Columns c0..c1 of the source, which panel holds (its column 0 is column c0).
   auto encode = [&](const MatrixView& panel, int64_t c0, int64_t c1) {
     const bool packed = panel.layout == MatrixView::Layout::packed;
+    if (packed && panel.indices && !repacked_) repacked_.reset(new uint8_t[static_cast<size_t>((n + 3) / 4 * p)]);
     const int64_t block = bytes ? byte_block(n) : kBlock;
     parallel_for(
         (c1 - c0 + block - 1) / block, n_threads,
@@ -450,6 +452,7 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
 
 int64_t ColumnCodes::nbytes() const {
   int64_t total = bytes_ ? n_rows_ * n_cols() : 0;
+  if (repacked_) total += (n_rows_ + 3) / 4 * n_cols();
   for (const auto& column : owned_) total += static_cast<int64_t>(column.size());
   return total;
 }

@@ -92,6 +92,9 @@ class ColumnCodes {
   std::vector<const uint8_t*> columns_;      // column j's codes, in...
   std::vector<std::vector<uint8_t>> owned_;  // ...a buffer per column, or for 1-byte X
   std::unique_ptr<uint8_t[]> bytes_;         // one buffer of all columns, n_rows apart
+  // Packed calls of a subset of the file's samples, repacked in one buffer (freed as one piece, so
+  // its pages go back to the system when the fit ends), (n_rows + 3) / 4 bytes apart.
+  std::unique_ptr<uint8_t[]> repacked_;
   std::vector<uint8_t> width_;
   std::vector<uint32_t> tables_;             // packed columns' call -> code tables
   std::vector<uint32_t> n_codes_;
