@@ -247,3 +247,21 @@ def test_a_screen_of_many_columns_on_few_rows_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         screen_pairs(X[:, :4999], rng.standard_normal(120), n_features=20, n_estimators=5, random_state=0)
+
+
+def test_q_values_of_the_kept_rows_equal_bh_over_every_pair():
+    from pyinterp.interactions.cell_tests import bh_qvalues_at
+    from pyinterp.significance import bh_qvalues
+
+    rng = np.random.default_rng(0)
+    for m in (1, 7, 1000, 100_000):
+        p = rng.random(m) ** 3
+        p[rng.random(m) < 0.1] = np.nan  # pairs without a test
+        p[: m // 3] = np.round(p[: m // 3], 2)  # ties share the q-value of the last of them
+        index = rng.permutation(m)[: max(1, m // 10)]
+        q, tested = bh_qvalues_at(p, index)
+        finite = np.isfinite(p)
+        expected = np.full(m, np.nan)
+        expected[finite] = bh_qvalues(p[finite])
+        assert tested == finite.sum()
+        np.testing.assert_array_equal(q, expected[index])

@@ -165,7 +165,7 @@ def _scan(found, steps_y, top):
     """Every pair a < b of the columns' levels tested, in the order of a, then b."""
     n, k = found.shape
     level = indicators(found)
-    results = Results(PAIRS, top)
+    results = Results(PAIRS, top, k * (k - 1) // 2)
     # a's per block: the three 3B x 3k products take 216 B k bytes, kept near 16 MB, and the block's
     # pairs' cells about as much
     block = max(1, min(k, (1 << 24) // (216 * k)))

@@ -224,7 +224,7 @@ def _scan(found, steps_y, top, first, third):
     """Each triple (pair `first[i]`, third column c) for (i, c) in `third` tested, in that order."""
     n, k = found.shape
     level = indicators(found)
-    results = Results(TRIPLES, top)
+    results = Results(TRIPLES, top, len(third))
     # pairs per block: the three 9B x 3k products take 648 B k bytes, kept near 16 MB
     block = max(1, (1 << 24) // (648 * k))
     starts = np.searchsorted(third[:, 0], np.arange(0, len(first) + block, block))
