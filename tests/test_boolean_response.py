@@ -106,6 +106,7 @@ def test_random_state():
         (dict(alpha=0.0), ValueError, r"alpha must be in \(0.0, 1.0\]"),
         (dict(alpha=1.0), ValueError, "alpha must be below 1"),
         (dict(alpha="0.1"), TypeError, "alpha must be a finite real number"),
+        (dict(alpha=float("nan")), ValueError, "alpha must be a finite real number, got nan"),
         (dict(beta=1.5), ValueError, "beta must be in"),
         (dict(rule="add", beta=0.8), ValueError, "beta must be <= 0.5 for rule 'add'"),
         (dict(features=[0, 1, 2]), ValueError, "rule 'and' needs 4 features, got 3"),

@@ -54,7 +54,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import multiclass as _multiclass
 from sklearn.utils import validation as _sk
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, InvalidParameterError
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
@@ -512,8 +512,10 @@ def check_int(name, value, low, high=None):
 
 
 def check_real(name, value, low, high=None, *, low_open=False):
-    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not math.isfinite(value):
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
         raise TypeError(f"{name} must be a finite real number, got {value!r}")
+    if not math.isfinite(value):  # a number, but no value: scikit-learn's error, a ValueError and a TypeError
+        raise InvalidParameterError(f"{name} must be a finite real number, got {value!r}")
     if value < low or (low_open and value == low) or (high is not None and value > high):
         left = "(" if low_open else "["
         raise ValueError(f"{name} must be in {left}{low}, {high if high is not None else 'inf'}], got {value}")
