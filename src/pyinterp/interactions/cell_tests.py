@@ -35,8 +35,10 @@ Y_STEPS = 2**15
 MAX_ROWS = 2**23
 # A side of a cut: (sign, cut index, the levels it holds): x <= cut 1, x <= cut 2, x > cut 1, x > cut 2.
 SIDES = [(-1, 0, (0,)), (-1, 1, (0, 1)), (1, 0, (1, 2)), (1, 1, (2,))]
-# Combinations whose tests run at once (arrays of combinations x rules x model columns).
-_CHUNK = 1 << 13
+# Combinations whose tests run at once: up to 8,192, fewer where a combination's arrays (cells x
+# model columns, 27 x 19 for triples) would pass 8 MB each.
+def _chunk(model):
+    return min(1 << 13, (1 << 20) // (model.n_cells * model.design.shape[1]))
 
 
 @dataclass(frozen=True)
@@ -214,8 +216,9 @@ def cell_tests(model, cells_n, cells_s, cells_q):
     stat, df, p = np.full(m, np.nan), np.zeros(m), np.full(m, np.nan)
     outer = np.einsum("ck,cl->ckl", model.design, model.design).reshape(model.n_cells, -1)
     k = model.design.shape[1]
-    for c0 in range(0, m, _CHUNK):
-        c1 = min(m, c0 + _CHUNK)
+    chunk = _chunk(model)
+    for c0 in range(0, m, chunk):
+        c1 = min(m, c0 + chunk)
         w, s, q = cells_n[c0:c1], cells_s[c0:c1], cells_q[c0:c1]
         chol, keep = _cholesky((w @ outer).reshape(-1, k, k))
         u = _forward(chol, keep, s @ model.design)  # L^-1 X'Wy
@@ -238,8 +241,9 @@ def cell_rules(model, cells_n, cells_s):
     effect, rule = np.zeros(m), np.zeros(m, dtype=np.int64)
     outer = np.einsum("ck,cl->ckl", model.design, model.design).reshape(model.n_cells, -1)
     rule_design = np.einsum("rc,ck->crk", model.rule_cells, model.design).reshape(model.n_cells, -1)
-    for c0 in range(0, m, _CHUNK):
-        c1 = min(m, c0 + _CHUNK)
+    chunk = _chunk(model)
+    for c0 in range(0, m, chunk):
+        c1 = min(m, c0 + chunk)
         w, s = cells_n[c0:c1], cells_s[c0:c1]
         chol, keep = _cholesky((w @ outer).reshape(-1, k, k))
         u = _forward(chol, keep, s @ model.design)
