@@ -7,22 +7,12 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from cell_scans import least_squares, rounded
+
 from pyinterp.interactions import pair_scan, triple_scan
 from pyinterp.interactions.cell_tests import PAIRS, SIDES
 from pyinterp.io import PackedGenotypes
 from pyinterp.io.packing import pack_counts
-
-
-def _rounded(y):
-    """y as pair_scan sums it: 2^16 steps over its range."""
-    centre = y.mean()
-    scale = np.abs(y - centre).max()
-    return np.rint((y - centre) / scale * 2**15) * scale / 2**15 + centre
-
-
-def _rss(design, y):
-    coef = np.linalg.lstsq(design, y, rcond=None)[0]
-    return float(((y - design @ coef) ** 2).sum()), coef
 
 
 def _brute(a, b, y, cuts_a, cuts_b):
@@ -34,7 +24,7 @@ def _brute(a, b, y, cuts_a, cuts_b):
     lb = np.searchsorted(cuts_b[~np.isnan(cuts_b)], b)
     cell = la * 3 + lb
     additive = np.column_stack([np.ones(len(y)), la == 1, la == 2, lb == 1, lb == 2]).astype(float)
-    rss_add, _ = _rss(additive, y)
+    rss_add, _ = least_squares(additive, y)
     hat = additive @ np.linalg.pinv(additive.T @ additive) @ additive.T
     residual = y - hat @ y
     z = np.column_stack([(la == u) & (lb == v) for u in (1, 2) for v in (1, 2)]).astype(float)
@@ -48,7 +38,7 @@ def _brute(a, b, y, cuts_a, cuts_b):
     gains, coefs, alone = [], [], []
     for r in range(16):
         z = PAIRS.rule_cells[r][cell]
-        rss, coef = _rss(np.column_stack([additive, z]), y)
+        rss, coef = least_squares(np.column_stack([additive, z]), y)
         full_rank = np.linalg.matrix_rank(np.column_stack([additive, z])) > np.linalg.matrix_rank(additive)
         gains.append(rss_add - rss if full_rank else 0.0)
         coefs.append(coef[-1])
@@ -74,7 +64,7 @@ def test_every_pair_equals_least_squares_on_its_rows(missing):
     assert scan.n_pairs == 20  # 21 pairs, the perfect-LD one without a test
     np.testing.assert_allclose(scan.cuts[6], np.quantile(x, [1 / 3, 2 / 3]))
     np.testing.assert_array_equal(scan.cuts[0], [0.5, 1.5])
-    yr = _rounded(y)
+    yr = rounded(y)
     seen = set()
     for row in scan.interactions:
         (a, sa), (b, sb) = row.features

@@ -7,22 +7,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from cell_scans import least_squares, rounded
+
 from pyinterp.interactions import pair_scan, triple_scan
 from pyinterp.interactions.cell_tests import SIDES, TRIPLES
 from pyinterp.io import PackedGenotypes
 from pyinterp.io.packing import pack_counts
-
-
-def _rounded(y):
-    """y as the scans sum it: 2^16 steps over its range."""
-    centre = y.mean()
-    scale = np.abs(y - centre).max()
-    return np.rint((y - centre) / scale * 2**15) * scale / 2**15 + centre
-
-
-def _rss(design, y):
-    coef = np.linalg.lstsq(design, y, rcond=None)[0]
-    return float(((y - design @ coef) ** 2).sum()), coef
 
 
 def _brute(columns, cuts, y):
@@ -35,7 +25,7 @@ def _brute(columns, cuts, y):
     two = [np.column_stack([one[s][:, i] & one[t][:, j] for i in range(2) for j in range(2)])
            for s, t in combinations(range(3), 2)]
     pairwise = np.column_stack([np.ones(len(y)), *one, *two]).astype(float)
-    rss_pairwise, _ = _rss(pairwise, y)
+    rss_pairwise, _ = least_squares(pairwise, y)
     hat = pairwise @ np.linalg.pinv(pairwise.T @ pairwise) @ pairwise.T
     residual = y - hat @ y
     z = np.column_stack([one[0][:, i] & one[1][:, j] & one[2][:, k] for i in range(2) for j in range(2)
@@ -54,7 +44,7 @@ def _brute(columns, cuts, y):
     gains, coefs, alone = [], [], []
     for rule in TRIPLES.rule_cells:
         r = rule[cells]
-        rss, coef = _rss(np.column_stack([pairwise, r]), y)
+        rss, coef = least_squares(np.column_stack([pairwise, r]), y)
         full_rank = np.linalg.matrix_rank(np.column_stack([pairwise, r])) > np.linalg.matrix_rank(pairwise)
         gains.append(rss_pairwise - rss if full_rank else 0.0)
         coefs.append(coef[-1])
@@ -79,7 +69,7 @@ def test_every_triple_equals_least_squares_on_its_rows(missing):
         + rng.standard_normal(600)
     scan = triple_scan(X, y, top=None)
     assert scan.n_triples == 20
-    yr = _rounded(y)
+    yr = rounded(y)
     for row in scan.interactions:
         columns = [k for k, _ in row.features]
         assert columns == sorted(columns)
