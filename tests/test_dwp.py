@@ -82,6 +82,11 @@ def test_prevalent_sets_equal_enumeration_and_dwp(weight):
     assert got.keys() == expected.keys()
     np.testing.assert_allclose([got[k] for k in expected], list(expected.values()), rtol=1e-12)
     np.testing.assert_allclose(dwp(paths, table.features), table["dwp"], rtol=1e-12)
+    np.testing.assert_array_equal(dwp(paths, table.features, n_jobs=2), dwp(paths, table.features))
+    with pytest.raises(ValueError, match="weight applied when the SignedPaths were read"):
+        dwp(paths, table.features, weight="depth")  # the paths' own weight stands: an option would be ignored
+    with pytest.raises(ValueError, match="first_occurrence, weight applied"):
+        prevalent_sets(paths, 0.01, weight="depth", first_occurrence=True)
     np.testing.assert_allclose(table["adjusted_dwp"], table["dwp"] * 2.0 ** np.array([len(f) for f in table.features]))
     rho = table["rho"]
     assert np.all(np.diff(rho) <= 1e-10)  # ranked by LSSrank's rho (ties within float noise)

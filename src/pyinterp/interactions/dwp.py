@@ -25,6 +25,10 @@ def _weighted_paths(forest, epsilon, path_options):
     """(indptr, codes, weight, names, n): given SignedPaths as they are, else the forest's distinct
     paths; names: what the codes index, if known; n: how many features or groups they index, if known."""
     if isinstance(forest, SignedPaths):
+        ignored = sorted(set(path_options) - {"n_jobs"})
+        if ignored:  # they shape the reading of a forest's paths, done already
+            raise ValueError(f"{', '.join(ignored)} applied when the SignedPaths were read: pass them to "
+                             "signed_paths, or give the forest")
         return forest.indptr, forest.codes, forest.weight, forest.names, forest.n_indexed
     (indptr, codes, weight), names, n = named_distinct_paths(forest, epsilon, **path_options)
     return indptr, codes, weight, names, n
@@ -61,7 +65,7 @@ def dwp(forest, sets, epsilon=0.01, **path_options) -> np.ndarray:
     forest : fitted estimator or SignedPaths
         A fitted pyinterp or scikit-learn ``RandomForestRegressor`` or ``RandomForestClassifier``,
         or precomputed :class:`SignedPaths` (then ``epsilon`` and the path options are those the
-        paths were made with, and only ``n_jobs`` is used).
+        paths were made with: another path option than ``n_jobs`` is an error).
     sets : list of signed sets
         ``[[(k, sign), ...], ...]``: each set a list of (feature, sign) pairs, sign -1 for
         ``x <= threshold`` and +1 for ``x > threshold``; k is a feature index or name (a group
@@ -154,7 +158,7 @@ def prevalent_sets(forest, min_dwp, max_order=3, epsilon=0.01, *, max_itemsets=2
     forest : fitted estimator or SignedPaths
         A fitted pyinterp or scikit-learn ``RandomForestRegressor`` or ``RandomForestClassifier``,
         or precomputed :class:`SignedPaths` (then ``epsilon`` and the path options are those the
-        paths were made with, and only ``n_jobs`` is used).
+        paths were made with: another path option than ``n_jobs`` is an error).
     min_dwp : float
         The DWP threshold, in (0, 1]; compared with a slack of 1e-12 for float summation.
     max_order : int, default=3
