@@ -623,6 +623,8 @@ FUNCTION_CASES = {
     "make_lss_true_rows": (lambda: make_lss(n_samples=True), (TypeError, "n_samples")),
     "make_lss_nan_snr": (lambda: make_lss(snr=np.nan), (TypeError, "snr")),
     "make_lss_order_beyond_p": (lambda: make_lss(n_features=3, order=4), (ValueError, "order")),
+    "make_lss_no_signal": (lambda: make_lss(n_samples=5, region=0.001, random_state=0),
+                           (ValueError, "all 5 rows lie in 0 rule regions, so y has no signal")),
     "make_correlated_linear_rho_2": (lambda: make_correlated_linear(correlation=2.0), (ValueError, "correlation")),
     "make_boolean_response_1d": (lambda: make_boolean_response(X0[:, 0]), (ValueError, "X: Expected 2D array")),
     "make_boolean_response_nan": (lambda: make_boolean_response(with_value(X0, 0, 0, np.nan)), (ValueError, "X")),

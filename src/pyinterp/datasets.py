@@ -50,8 +50,9 @@ def make_lss(n_samples=1000, n_features=20, n_interactions=2, order=2, snr=5.0, 
     Raises
     ------
     ValueError
-        If ``n_interactions * order`` exceeds ``n_features``, or an argument is out of its range
-        (a non-integer count or a non-finite ``snr`` or ``region`` is a TypeError).
+        If ``n_interactions * order`` exceeds ``n_features``, an argument is out of its range (a
+        non-integer count or a non-finite ``snr`` or ``region`` is a TypeError), or every row lies
+        in the same number of rule regions (y would hold neither signal nor noise).
 
     See Also
     --------
@@ -90,6 +91,9 @@ def make_lss(n_samples=1000, n_features=20, n_interactions=2, order=2, snr=5.0, 
     X = rng.uniform(size=(n, p))
     below = X[:, : k * order] < tau
     signal = below.reshape(n, k, order).all(axis=2).sum(axis=1).astype(np.float64)
+    if signal.var() == 0:  # noise of variance var(signal) / snr would be none: y without signal or noise
+        raise ValueError(f"all {n} rows lie in {int(signal[0])} rule regions, so y has no signal (region={region} "
+                         "expects that share of rows in them): raise n_samples, or bring region nearer 0.5")
     sigma = np.sqrt(signal.var() / snr)
     y = signal + sigma * rng.standard_normal(n)
     interactions = [tuple((j * order + i, -1) for i in range(order)) for j in range(k)]
