@@ -240,8 +240,7 @@ def test_a_screen_of_many_columns_on_few_rows_warns():
 
 
 def test_q_values_of_the_kept_rows_equal_bh_over_every_pair():
-    from pyinterp.interactions.cell_tests import bh_qvalues_at
-    from pyinterp.significance import bh_qvalues
+    from pyinterp.significance import bh_qvalues, bh_qvalues_at
 
     rng = np.random.default_rng(0)
     for m in (1, 7, 1000, 100_000):

@@ -40,7 +40,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from genome_scale import write_cohort  # noqa: E402
 
-STAGES = ("take_rows", "mdi_oob", "pair_scan", "triple_scan")
+STAGES = ("take_rows", "mdi_oob", "scan_pairs", "scan_triples")
 
 
 def memory():

@@ -252,6 +252,26 @@ def bh_qvalues(pvalues):
     return out
 
 
+def bh_qvalues_at(pvalues, index):
+    """Benjamini-Hochberg q-values over the finite p-values, at `index` (NaN where the p-value is
+    not finite), and how many were finite: bh_qvalues(finite)[...] in two arrays of
+    the p-values' size rather than six (the pair scan's 5 million pairs: 80 MB, not 280)."""
+    finite = pvalues[np.isfinite(pvalues)]
+    m = len(finite)
+    finite.sort()
+    wanted = pvalues[index]
+    present = np.isfinite(wanted)
+    # tied p-values share the q-value of the last of them
+    rank = np.searchsorted(finite, wanted[present], side="right") - 1
+    finite *= m
+    finite /= np.arange(1, m + 1, dtype=np.float64)
+    backwards = finite[::-1]
+    np.minimum.accumulate(backwards, out=backwards)
+    q = np.full(len(index), np.nan)
+    q[present] = np.minimum(finite[rank], 1.0)
+    return q, m
+
+
 @validate_params(
     {
         "X": ["array-like", "sparse matrix"],

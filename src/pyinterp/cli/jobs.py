@@ -457,13 +457,14 @@ def _scan_table(data, args, report, truth, name, table, n_tested, what):
     selected = int(np.sum(table["qvalue"] <= 0.1))
     report.say(f"  {selected} {what}s have q <= 0.1." + ("" if selected else " None is distinguishable from chance."))
     truth_column = ["truth"] if truth else []
+    true_sets = {_unsigned(f) for f in truth.interactions} if truth else set()
     thresholds = [c for c in table.columns if c.startswith("threshold_")]
     columns = ("effect", "pvalue", "qvalue", *thresholds, "n")
+    unsigned = [_unsigned(r.features) for r in table]
     rows = [(rank, table.label(r.features), *(float(getattr(r, c)) for c in columns),
-             *([_unsigned(r.features) in {_unsigned(f) for f in truth.interactions}] if truth else []))
-            for rank, r in enumerate(table, 1)]
-    header, cells = _with_genes(data, ["rank", "interaction", *columns, *truth_column], rows,
-                                [_unsigned(r.features) for r in table], 2)
+             *([found in true_sets] if truth else []))
+            for rank, (r, found) in enumerate(zip(table, unsigned), 1)]
+    header, cells = _with_genes(data, ["rank", "interaction", *columns, *truth_column], rows, unsigned, 2)
     report.add_table(name, f"{what.capitalize()} scan: the {len(rows)} {what}s with the smallest p-values of "
                      f"{n_tested} tested", header, cells)
     report.say(f"  {'interaction':<40} {'effect':>8} {'p-value':>10} {'q-value':>8}")

@@ -23,11 +23,13 @@ additions.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import combinations, product
 
 import numpy as np
 from scipy import stats
 
+from .._validation import read_columns
 from .table import InteractionTable
 
 # |y| after rounding: y^2 sums over up to 2^23 rows stay below 2^53, exact in float64.
@@ -35,10 +37,6 @@ Y_STEPS = 2**15
 MAX_ROWS = 2**23
 # A side of a cut: (sign, cut index, the levels it holds): x <= cut 1, x <= cut 2, x > cut 1, x > cut 2.
 SIDES = [(-1, 0, (0,)), (-1, 1, (0, 1)), (1, 0, (1, 2)), (1, 1, (2,))]
-# Combinations whose tests run at once: up to 8,192, fewer where a combination's arrays (cells x
-# model columns, 27 x 19 for triples) would pass 8 MB each.
-def _chunk(model):
-    return min(1 << 13, (1 << 20) // (model.n_cells * model.design.shape[1]))
 
 
 @dataclass(frozen=True)
@@ -52,6 +50,9 @@ class CellModel:
     rules: tuple  # per rule, a side (index into SIDES) per column
     rule_cells: np.ndarray  # rules x cells: the cells each rule holds
     same_cuts: np.ndarray  # groups x rules: the rules of one choice of cuts
+    outer: np.ndarray  # cells x k^2: each cell's x x', so a combination's normal equations are counts @ outer
+    rule_design: np.ndarray  # cells x (rules k): each cell's x times each rule's indicator
+    chunk: int  # combinations tested at once: up to 8,192, fewer where their arrays (cells x k) pass 8 MB
 
     @property
     def n_cells(self):
@@ -80,11 +81,46 @@ def _cell_model(order):
     same_cuts = np.array([[r for r, rule in enumerate(rules) if tuple(SIDES[s][1] for s in rule) == cuts]
                           for cuts in cut_choices])
     interaction = np.array([c for c, cell in enumerate(cells) if min(cell) >= 1])
-    return CellModel(order, cells, design, interaction, rules, rule_cells, same_cuts)
+    outer = np.einsum("ck,cl->ckl", design, design).reshape(len(cells), -1)
+    rule_design = np.einsum("rc,ck->crk", rule_cells, design).reshape(len(cells), -1)
+    chunk = min(1 << 13, (1 << 20) // design.size)
+    return CellModel(order, cells, design, interaction, rules, rule_cells, same_cuts, outer, rule_design, chunk)
 
 
 PAIRS = _cell_model(2)
 TRIPLES = _cell_model(3)
+
+
+@dataclass
+class CellData:
+    """The columns a scan reads and y: cut into levels, and y put on its grid, when first asked."""
+
+    values: np.ndarray  # rows x scanned columns, float64, NaN missing
+    features: np.ndarray  # the scanned columns, as indices into X
+    names: object  # X's feature names, or None
+    n_features: int  # X's columns
+    y: np.ndarray
+
+    @cached_property
+    def levels(self):
+        """(levels, cuts): see levels()."""
+        return levels(self.values)
+
+    @cached_property
+    def grid(self):
+        """(steps, scale): see steps()."""
+        return steps(self.y)
+
+
+def cell_data(X, y, features, what):
+    """The columns `features` of X and y, checked for `what` (pair_scan, triple_scan): the scans'
+    size is checked on it before the columns are cut into levels."""
+    values, names, n_features, features = read_columns(X, features)
+    n = values.shape[0]
+    y = target(y, n, what)
+    if n > MAX_ROWS:
+        raise ValueError(f"{what} takes up to {MAX_ROWS} rows, X has {n}")
+    return CellData(values, features, names, n_features, y)
 
 
 def target(y, n, what):
@@ -157,9 +193,12 @@ class Results:
         effect, rule = cell_rules(self.model, cells_n[best], cells_s[best])
         self.kept.append((first + best, columns[best], stat[best], df[best], effect, rule, cells_n[best].sum(axis=1)))
 
-    def table(self, features, cuts, names, scale):
+    def table(self, data):
         """The `top` combinations over every block as an InteractionTable, sorted by p-value, with
         Benjamini-Hochberg q-values over every combination tested; and how many were tested."""
+        from ..significance import bh_qvalues_at  # significance imports the interactions package
+
+        features, (_, cuts), scale = data.features, data.levels, data.grid[1]
         p_all = self.pvalues[: self.done]
         index, columns, stat, df, effect, rule, count = (
             np.concatenate([part[f] for part in self.kept]) if self.kept else np.zeros(0, dtype=np.int64)
@@ -183,28 +222,8 @@ class Results:
             for t in range(order_k):
                 found[f"threshold_{t + 1}"].append(cuts[columns[i][t], sides[t][1]])
             found["n"].append(count[i])
-        table = InteractionTable(signed, {c: np.asarray(v, dtype=np.float64) for c, v in found.items()}, names)
+        table = InteractionTable(signed, {c: np.asarray(v, dtype=np.float64) for c, v in found.items()}, data.names)
         return table, n_tested
-
-
-def bh_qvalues_at(pvalues, index):
-    """Benjamini-Hochberg q-values over the finite p-values, at `index` (NaN where the p-value is
-    not finite), and how many were finite: significance.bh_qvalues(finite)[...] in two arrays of
-    the p-values' size rather than six (5 million pairs: 80 MB, not 280)."""
-    finite = pvalues[np.isfinite(pvalues)]
-    m = len(finite)
-    finite.sort()
-    wanted = pvalues[index]
-    present = np.isfinite(wanted)
-    # tied p-values share the q-value of the last of them
-    rank = np.searchsorted(finite, wanted[present], side="right") - 1
-    finite *= m
-    finite /= np.arange(1, m + 1, dtype=np.float64)
-    backwards = finite[::-1]
-    np.minimum.accumulate(backwards, out=backwards)
-    q = np.full(len(index), np.nan)
-    q[present] = np.minimum(finite[rank], 1.0)
-    return q, m
 
 
 def cell_tests(model, cells_n, cells_s, cells_q):
@@ -214,13 +233,11 @@ def cell_tests(model, cells_n, cells_s, cells_q):
     columns in perfect LD)."""
     m = len(cells_n)
     stat, df, p = np.full(m, np.nan), np.zeros(m), np.full(m, np.nan)
-    outer = np.einsum("ck,cl->ckl", model.design, model.design).reshape(model.n_cells, -1)
     k = model.design.shape[1]
-    chunk = _chunk(model)
-    for c0 in range(0, m, chunk):
-        c1 = min(m, c0 + chunk)
+    for c0 in range(0, m, model.chunk):
+        c1 = min(m, c0 + model.chunk)
         w, s, q = cells_n[c0:c1], cells_s[c0:c1], cells_q[c0:c1]
-        chol, keep = _cholesky((w @ outer).reshape(-1, k, k))
+        chol, keep = _cholesky((w @ model.outer).reshape(-1, k, k))
         u = _forward(chol, keep, s @ model.design)  # L^-1 X'Wy
         fitted = _backward(chol, keep, u) @ model.design.T  # the lower-order model's value of each cell
         residual = s - w * fitted  # each cell's sum of residuals
@@ -239,15 +256,12 @@ def cell_rules(model, cells_n, cells_s):
     z alone) picks the sides among them."""
     m, k, n_rules = len(cells_n), model.design.shape[1], len(model.rules)
     effect, rule = np.zeros(m), np.zeros(m, dtype=np.int64)
-    outer = np.einsum("ck,cl->ckl", model.design, model.design).reshape(model.n_cells, -1)
-    rule_design = np.einsum("rc,ck->crk", model.rule_cells, model.design).reshape(model.n_cells, -1)
-    chunk = _chunk(model)
-    for c0 in range(0, m, chunk):
-        c1 = min(m, c0 + chunk)
+    for c0 in range(0, m, model.chunk):
+        c1 = min(m, c0 + model.chunk)
         w, s = cells_n[c0:c1], cells_s[c0:c1]
-        chol, keep = _cholesky((w @ outer).reshape(-1, k, k))
+        chol, keep = _cholesky((w @ model.outer).reshape(-1, k, k))
         u = _forward(chol, keep, s @ model.design)
-        t = _forward(chol, keep, (w @ rule_design).reshape(-1, n_rules, k))  # L^-1 X'Wz per rule
+        t = _forward(chol, keep, (w @ model.rule_design).reshape(-1, n_rules, k))  # L^-1 X'Wz per rule
         zwz = w @ model.rule_cells.T
         zwr = s @ model.rule_cells.T - (t * u[:, None, :]).sum(axis=2)
         denominator = zwz - (t * t).sum(axis=2)

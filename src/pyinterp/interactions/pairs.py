@@ -33,11 +33,14 @@ import numpy as np
 from sklearn.utils._param_validation import validate_params
 from threadpoolctl import threadpool_limits
 
-from .._validation import IntInterval, read_columns, resolve_n_threads
-from .cell_tests import MAX_ROWS, PAIRS, Results, indicators, levels, steps, target
+from .._validation import IntInterval, resolve_n_threads
+from .cell_tests import PAIRS, Results, cell_data, indicators
 from .table import InteractionTable
 
 __all__ = ["PairScan", "pair_scan"]
+
+# pair_scan's default refusal: 8 bytes a pair for the p-values.
+MAX_PAIRS = 20_000_000
 
 
 @dataclass
@@ -89,7 +92,7 @@ class PairScan:
     },
     prefer_skip_nested_validation=True,
 )
-def pair_scan(X, y, *, features=None, top=1000, max_pairs=20_000_000, n_jobs=None):
+def pair_scan(X, y, *, features=None, top=1000, max_pairs=MAX_PAIRS, n_jobs=None):
     """Test every pair of the given columns for interaction, and find each pair's Boolean rule.
 
     See the module's description for the test and the rule. Exhaustive: at 1,000 columns
@@ -142,23 +145,22 @@ def pair_scan(X, y, *, features=None, top=1000, max_pairs=20_000_000, n_jobs=Non
     >>> best.features, round(best.effect, 2), best.pvalue < 1e-6
     (((3, 1), (7, 1)), 0.93, True)
     """
-    values, names, n_features, features = read_columns(X, features)
-    n = values.shape[0]
-    y = target(y, n, "pair_scan")
-    if n > MAX_ROWS:
-        raise ValueError(f"pair_scan takes up to {MAX_ROWS} rows, X has {n}")
-    k = len(features)
+    return scan_pairs(cell_data(X, y, features, "pair_scan"), top, max_pairs, n_jobs)
+
+
+def scan_pairs(data, top, max_pairs, n_jobs):
+    """pair_scan on the columns of a CellData (screen_pairs scans their triples from it too)."""
+    k = len(data.features)
     if k < 2:
         raise ValueError(f"pair_scan needs at least two columns to pair, got {k}")
     if k * (k - 1) // 2 > max_pairs:
         raise ValueError(f"{k} columns make {k * (k - 1) // 2} pairs, above max_pairs={max_pairs}: scan fewer "
                          "columns (a screen's top features) or raise max_pairs")
-    found, cuts = levels(values)
-    steps_y, scale = steps(y)
+    found, cuts = data.levels
     with threadpool_limits(limits=resolve_n_threads(n_jobs), user_api="blas"):
-        results = _scan(found, steps_y, top)
-    table, n_pairs = results.table(features, cuts, names, scale)
-    return PairScan(table, n_pairs, features, cuts)
+        results = _scan(found, data.grid[0], top)
+    table, n_pairs = results.table(data)
+    return PairScan(table, n_pairs, data.features, cuts)
 
 
 def _scan(found, steps_y, top):

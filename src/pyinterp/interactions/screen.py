@@ -19,9 +19,9 @@ from ..forest import RandomForestClassifier, RandomForestRegressor
 from ..forest.categories import CATEGORICAL_CONSTRAINT, category_encoder
 from ..importance import mdi_oob
 from ..io.phenotypes import adjust_for_covariates
-from .cell_tests import target
-from .pairs import PairScan, pair_scan
-from .triples import TripleScan, triple_scan
+from .cell_tests import cell_data, target
+from .pairs import MAX_PAIRS, PairScan, scan_pairs
+from .triples import TripleScan, scan_triples
 
 __all__ = ["PairScreen", "screen_pairs"]
 
@@ -213,10 +213,8 @@ def screen_pairs(X, y, *, n_features="auto", screen_fraction=0.5, n_estimators="
     if n_features == "auto":
         n_features = screen_width(len(candidates))
     if len(candidates) <= n_features:
-        target_y = _adjusted(X, values_y, always, coded)
-        scan = pair_scan(X, target_y, features=candidates, top=top, n_jobs=n_jobs)
-        return PairScreen(candidates, None, scan, np.zeros(0, dtype=np.int64), np.arange(n), None,
-                          _triples(X, target_y, scan, candidates, triples, top, n_jobs))
+        scan, found = _scans(X, _adjusted(X, values_y, always, coded), candidates, triples, top, n_jobs)
+        return PairScreen(candidates, None, scan, np.zeros(0, dtype=np.int64), np.arange(n), None, found)
     labels = np.unique(values_y)
     classes = values_y.dtype.kind in "OUSb" or len(labels) == 2
     if classes and len(labels) != 2:
@@ -244,20 +242,20 @@ def screen_pairs(X, y, *, n_features="auto", screen_fraction=0.5, n_estimators="
     ranked = candidates[np.argsort(-importances[candidates], kind="stable")]
     features = ranked[:n_features]
     X_scan = take_rows(X, scan_rows)
-    target_y = _adjusted(X_scan, values_y[scan_rows], always, coded)
-    scan = pair_scan(X_scan, target_y, features=np.sort(features), top=top, n_jobs=n_jobs)
-    return PairScreen(features, importances, scan, screen_rows, scan_rows, forest,
-                      _triples(X_scan, target_y, scan, np.sort(features), triples, top, n_jobs))
+    scan, found = _scans(X_scan, _adjusted(X_scan, values_y[scan_rows], always, coded), np.sort(features), triples,
+                         top, n_jobs)
+    return PairScreen(features, importances, scan, screen_rows, scan_rows, forest, found)
 
 
-def _triples(X, y, scan, features, triples, top, n_jobs):
-    """The first `triples` pairs of the scan's table extended by the other columns of `features`."""
-    pairs = [[k for k, _ in row.features] for row in scan.interactions[:triples]
-             if np.isfinite(row.pvalue)]
+def _scans(X, y, features, triples, top, n_jobs):
+    """Every pair of the columns `features`, then the first `triples` pairs of its table extended by
+    the others (None without them), from one reading of the columns."""
+    data = cell_data(X, y, features, "pair_scan")
+    scan = scan_pairs(data, top, MAX_PAIRS, n_jobs)
+    pairs = [[k for k, _ in row.features] for row in scan.interactions[:triples] if np.isfinite(row.pvalue)]
     if not pairs or len(features) < 3:
-        return None
-    return triple_scan(X, y, features=features, pairs=pairs, top=top, max_triples=len(pairs) * len(features),
-                       n_jobs=n_jobs)
+        return scan, None
+    return scan, scan_triples(data, pairs, top, len(pairs) * len(features), n_jobs)
 
 
 def screen_width(p) -> int:

@@ -22,8 +22,8 @@ import numpy as np
 from sklearn.utils._param_validation import validate_params
 from threadpoolctl import threadpool_limits
 
-from .._validation import IntInterval, column_indices, read_columns, resolve_n_threads
-from .cell_tests import MAX_ROWS, TRIPLES, Results, indicators, levels, steps, target
+from .._validation import IntInterval, column_indices, resolve_n_threads
+from .cell_tests import TRIPLES, Results, cell_data, indicators
 from .table import InteractionTable
 
 __all__ = ["TripleScan", "triple_scan"]
@@ -154,12 +154,12 @@ def triple_scan(X, y, *, features=None, pairs=None, top=1000, max_triples=2_000_
     >>> triple_scan(G, y, pairs=[(1, 4), (2, 3)]).n_triples
     20
     """
-    values, names, n_features, features = read_columns(X, features)
-    n = values.shape[0]
-    y = target(y, n, "triple_scan")
-    if n > MAX_ROWS:
-        raise ValueError(f"triple_scan takes up to {MAX_ROWS} rows, X has {n}")
-    k = len(features)
+    return scan_triples(cell_data(X, y, features, "triple_scan"), pairs, top, max_triples, n_jobs)
+
+
+def scan_triples(data, pairs, top, max_triples, n_jobs):
+    """triple_scan on the columns of a CellData (screen_pairs' after its pair scan)."""
+    k = len(data.features)
     if k < 3:
         raise ValueError(f"triple_scan needs at least three columns, got {k}")
     if pairs is None:
@@ -169,16 +169,15 @@ def triple_scan(X, y, *, features=None, pairs=None, top=1000, max_triples=2_000_
                              "extend pairs instead, or raise max_triples")
         first, third = _every_triple(k)
     else:
-        first, third = _extensions(pairs, features, n_features, names)
+        first, third = _extensions(pairs, data.features, data.n_features, data.names)
         if len(third) > max_triples:
             raise ValueError(f"the pairs' extensions make {len(third)} triples, above max_triples={max_triples}: "
                              "extend fewer pairs, scan fewer columns, or raise max_triples")
-    found, cuts = levels(values)
-    steps_y, scale = steps(y)
+    found, cuts = data.levels
     with threadpool_limits(limits=resolve_n_threads(n_jobs), user_api="blas"):
-        results = _scan(found, steps_y, top, first, third)
-    table, n_triples = results.table(features, cuts, names, scale)
-    return TripleScan(table, n_triples, features, cuts)
+        results = _scan(found, data.grid[0], top, first, third)
+    table, n_triples = results.table(data)
+    return TripleScan(table, n_triples, data.features, cuts)
 
 
 def _every_triple(k):
@@ -224,6 +223,7 @@ def _scan(found, steps_y, top, first, third):
     """Each triple (pair `first[i]`, third column c) for (i, c) in `third` tested, in that order."""
     n, k = found.shape
     level = indicators(found)
+    by_level = level.reshape(n, 3, k)  # column j's level u at [:, u, j]
     results = Results(TRIPLES, top, len(third))
     # pairs per block: the three 9B x 3k products take 648 B k bytes, kept near 16 MB
     block = max(1, (1 << 24) // (648 * k))
@@ -232,7 +232,6 @@ def _scan(found, steps_y, top, first, third):
         if t0 == t1:
             continue
         pairs = first[b0:b0 + block]
-        by_level = level.reshape(n, 3, k)  # column j's level u at [:, u, j]
         cells9 = by_level[:, :, None, pairs[:, 0]] * by_level[:, None, :, pairs[:, 1]]  # n x u x v x pairs
         cells9 = cells9.transpose(0, 3, 1, 2).reshape(n, -1)  # pair i's cell (u, v) at 9 i + 3 u + v
         pair, c = third[t0:t1, 0] - b0, third[t0:t1, 1]
