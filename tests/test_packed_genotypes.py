@@ -3,6 +3,7 @@ layout in src/_core/data/). Files are written by bed-reader's own writer (to_bed
 estimator and measure that takes X gives on the packed calls exactly what it gives on the same
 genotypes as a float32 array with NaN for missing calls (bed-reader's read of the file)."""
 
+import os
 import warnings
 
 import numpy as np
@@ -313,3 +314,56 @@ def test_a_bed_cut_short_after_it_was_opened_is_refused_not_read(tmp_path):
     before = RandomForestRegressor(n_estimators=2, random_state=0).fit(other, np.arange(50.0))
     (tmp_path / "h.bed").unlink()  # deleted, not cut short: the mapped file stays readable
     assert_same_forest(RandomForestRegressor(n_estimators=2, random_state=0).fit(other, np.arange(50.0)), before)
+
+
+def mapped_kb(path):
+    """Resident KiB of this process's maps of `path` (/proc/self/smaps)."""
+    total, inside = 0, False
+    for line in open("/proc/self/smaps"):
+        if line[0] in "0123456789abcdef" and "-" in line.split()[0]:
+            inside = line.rstrip().endswith(str(path))
+        elif inside and line.startswith("Rss:"):
+            total += int(line.split()[1])
+    return total
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/smaps"), reason="reads /proc/self/smaps")
+def test_a_subset_of_samples_is_read_with_pread_not_through_the_map(tmp_path):
+    """A subset's fit, its repacked copy and a selection of variants read the .bed with pread, so
+    none of its pages become the process's, and they equal the reads through the map."""
+    G = genotypes(90, 300, seed=9)
+    path = write(tmp_path, G)
+    X = read_plink(path)
+    rows = np.random.default_rng(0).permutation(90)[:61]
+    y = np.nan_to_num(G[rows, 3]) + np.arange(61) % 3
+    forest = RandomForestRegressor(n_estimators=3, max_features=50, random_state=0).fit(X[rows], y)
+    picked = np.array([0, 1, 2, 7, 7, 299, 150, 151])  # runs, a repeat, the file's last variant
+    taken = X[rows][:, picked]
+    compact = X[rows]._repacked(2)
+    assert mapped_kb(path) == 0
+    assert_same_forest(forest, RandomForestRegressor(n_estimators=3, max_features=50, random_state=0)
+                       .fit(G[rows], y))
+    np.testing.assert_array_equal(taken._calls, np.asarray(X._calls)[picked])
+    np.testing.assert_array_equal(np.asarray(X[:, ::2][:, [0, 3, 4]]), G[:, [0, 6, 8]])  # variants apart in the file
+    assert compact._rows is None and compact._calls.shape == (300, (61 + 3) // 4)
+    np.testing.assert_array_equal(np.asarray(compact), G[rows])
+    np.testing.assert_array_equal(compact.sample_ids, X.sample_ids[rows])
+    np.testing.assert_array_equal(compact.sample_table["iid"], X.sample_table["iid"][rows])
+    assert_same_forest(forest, RandomForestRegressor(n_estimators=3, max_features=50, random_state=0).fit(compact, y))
+    assert compact._repacked() is compact
+
+
+def test_a_bed_replaced_at_its_path_is_still_read_from_the_mapped_file(tmp_path):
+    """pread opens the path: after another file took it, the subset's reads go through the map,
+    which holds the file the genotypes were read from."""
+    G = genotypes(40, 12, seed=10)
+    path = write(tmp_path, G)
+    X = read_plink(path)
+    rows = np.arange(0, 40, 3)
+    write(tmp_path, genotypes(40, 12, seed=11), name="other")
+    os.replace(tmp_path / "other.bed", path)
+    assert X[rows]._calls_position() is None
+    np.testing.assert_array_equal(np.asarray(X[rows][:, [4, 1]]), G[rows][:, [4, 1]])
+    y = np.arange(len(rows), dtype=float)
+    assert_same_forest(RandomForestRegressor(n_estimators=2, random_state=0).fit(X[rows], y),
+                       RandomForestRegressor(n_estimators=2, random_state=0).fit(G[rows], y))

@@ -7,23 +7,30 @@ seed 6: the replicate whose causal column the screen ranks 2,848th at 10^6) at i
 
     python bench/studies/genome_scale_memory.py [--p 1000000] [--folder /tmp/genome_scale]
 
-2026-11-30, p = 10^6 (packed calls 477 MB), 2 threads, another study running beside it; anonymous
-memory in MB, its peak within each stage and what stays after it, before the memory work of that
-day (main at 2635fc0) and after it (a643297):
+2026-11-30, p = 10^6 (packed calls 477 MB), 2 threads; anonymous memory in MB, its peak within
+each stage and what stays after it, and the file-backed memory it added beyond the libraries' 78 MB
+(pread column): main at 2635fc0 and a643297 (another study running beside), then with the .bed
+read by pread (nothing beside):
 
-    stage            2635fc0                 a643297
-                     peak       after        peak       after
-    read_plink        388*       332*         349        288      (the .bim's 10^6 rows)
-    forest fit        692        692          671        432      (calls of the screen rows repacked)
-    pair scan         973        706          600        489      (5.0 million pairs)
-    triple scan       850        746          592        519      (63,260 triples)
-    peak RSS         1532                    1226                  (with the .bed's 556 MB of pages)
+    stage            2635fc0        a643297        pread
+                     peak   after   peak   after   peak   after  +file
+    read_plink        388*   332*    349    288     348    288     0
+    forest fit        692    692     671    432     671    671     0       (screen rows' calls repacked)
+    MDI-oob           (with the fit)                679    440     0
+    pair scan         973    706     600    489     600    490     2       (5.0 million pairs)
+    triple scan       850    746     592    519     598    525     2       (63,260 triples)
+    peak RSS         1532           1226            758                    (1.59x the packed calls)
 
 (* that run wrote the cohort in the same process first; read_plink did not change.) The repacked
-calls of the 1,000 screen rows (250 MB) lived in a vector per column, whose frees
-stayed in the threads' malloc arenas; one buffer goes back to the system when the fit ends. The
-pair scan's peak was its q-values (six arrays of its 5 million p-values, now two); the triple
-scan's, its HC2 step on 8,192 triples at a time (now 2,048).
+calls of the 1,000 screen rows (250 MB) lived in a vector per column, whose frees stayed in the
+threads' malloc arenas; one buffer goes back to the system when the fit ends. The pair scan's
+peak was its q-values (six arrays of its 5 million p-values, now two); the triple scan's, its HC2
+step on 8,192 triples at a time (now 2,048). Then the .bed's 556 MB of pages: the forest's repack,
+MDI-oob's reads of the screen rows and the scan's copy of its 3,163 variants each went through the
+map, where the kernel maps the pages around each one read (64 KiB); now the screen rows' calls are
+read once with pread into memory (PackedGenotypes._repacked), which the forest and MDI-oob read in
+place, and a selection of variants is read with pread. (The .bed's pages stay in the page cache,
+which is the system's, shared and reclaimable.)
 """
 
 from __future__ import annotations
@@ -88,6 +95,8 @@ def main():
     watch.report("read_plink")
     for name in STAGES:  # screen_pairs' own stages, reported as they end
         def stage(*a, _run=getattr(screen, name), _name=name, **k):
+            if _name == "mdi_oob":
+                watch.report("after the forest fit")
             out = _run(*a, **k)
             watch.report(f"after {_name}")
             return out

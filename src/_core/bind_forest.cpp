@@ -520,6 +520,21 @@ void bind_forest(py::module_& m) {
       .def_property_readonly("shape", [](const ColumnCodes& c) { return py::make_tuple(c.n_rows(), c.n_cols()); })
       .def_property_readonly("nbytes", &ColumnCodes::nbytes);
 
+  m.def(
+      "repack_calls",
+      [](const py::object& X, const py::object& mapped_file, int n_threads) {
+        const MatrixView v = matrix_view(X);
+        if (v.layout != MatrixView::Layout::packed || !v.indices)
+          throw std::invalid_argument("repack_calls takes packed genotypes of a subset of their file's samples");
+        py::array_t<uint8_t> out({v.n_calls(), (v.n_rows + 3) / 4});
+        const auto source = x_source(X, mapped_file);
+        py::gil_scoped_release release;
+        repack_calls(*source, out.mutable_data(), n_threads);
+        return out;
+      },
+      py::arg("X"), py::arg("mapped_file") = py::none(), py::arg("n_threads") = 1,
+      "Packed genotypes' calls of their samples alone: (n_variants, (n_samples + 3) // 4) uint8.");
+
   py::class_<Forest>(m, "Forest")
       .def_property_readonly("criterion", [](const Forest& f) { return f.criterion; })
       .def_property_readonly("n_features", [](const Forest& f) { return f.n_features; })

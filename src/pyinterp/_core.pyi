@@ -57,6 +57,8 @@ class ColumnCodes:
     @property
     def nbytes(self) -> int: ...
 
+def repack_calls(X: ForestX, mapped_file: tuple[str, int] | None = None, n_threads: int = 1) -> npt.NDArray[np.uint8]: ...
+
 class Forest:
     tree_fields: tuple[str, ...]  # the node fields, in declaration order (src/_core/forest/tree.hpp)
     state_version: int

@@ -326,7 +326,16 @@ def core_X(X, *, by_columns=False):
 def mapped_file(X):
     """(path, byte offset of X[0, 0]) when X's memory is a read-only np.memmap of a file
     (np.load(..., mmap_mode="r")), else None. The core then reads X's columns from the file in
-    panels rather than through the map, whose pages would otherwise all become resident."""
+    panels rather than through the map, whose pages would otherwise all become resident. Packed
+    genotypes: the calls' position when they are mapped from their file (still the one at that
+    path) and X is a subset of its samples, which the core repacks as it reads them."""
+    if is_packed(X):
+        return X._calls_position() if X._rows is not None else None
+    return _map_position(X)
+
+
+def _map_position(X):
+    """mapped_file of an array: (path, byte offset of X[0, 0]) or None."""
     view = X
     while isinstance(view, np.ndarray) and not isinstance(view, np.memmap):
         view = view.base

@@ -450,6 +450,19 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
   for (int64_t j = 0; j < p; ++j) max_n_codes_ = std::max(max_n_codes_, n_codes_[j] + has_missing_[j]);
 }
 
+void repack_calls(const ColumnSource& source, uint8_t* out, int n_threads) {
+  const int64_t n = source.n_rows(), width = (n + 3) / 4;
+  std::vector<uint8_t> buffer;
+  for (int64_t c0 = 0, c1; c0 < source.n_cols(); c0 = c1) {
+    c1 = source.panel_end(c0, n_threads);
+    const MatrixView panel = source.read(c0, c1, buffer);
+    if (panel.layout != MatrixView::Layout::packed || !panel.indices) break;  // the values beside the calls
+    parallel_for((c1 - c0 + kBlock - 1) / kBlock, n_threads, no_state, [&](int64_t b, int, NoState&) {
+      for (int64_t k = b * kBlock; k < std::min(c1 - c0, (b + 1) * kBlock); ++k) repack(panel, k, out + (c0 + k) * width);
+    });
+  }
+}
+
 int64_t ColumnCodes::nbytes() const {
   int64_t total = bytes_ ? n_rows_ * n_cols() : 0;
   if (repacked_) total += (n_rows_ + 3) / 4 * n_cols();

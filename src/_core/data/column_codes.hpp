@@ -102,4 +102,9 @@ class ColumnCodes {
   uint32_t max_n_codes_ = 0;
 };
 
+// The packed calls of source (its rows a subset of the file's samples) repacked with those rows
+// alone, into out: (n_rows + 3) / 4 bytes a variant, the variants (not any values beside them) in
+// order. So a subset read many times is read in place, as a file of its own would be.
+void repack_calls(const ColumnSource& source, uint8_t* out, int n_threads);
+
 }  // namespace pyinterp

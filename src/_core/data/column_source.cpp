@@ -12,12 +12,23 @@ ArraySource::ArraySource(const MatrixView& X) : ColumnSource(X.n_rows, X.n_cols,
 MatrixView ArraySource::read(int64_t c0, int64_t c1, std::vector<uint8_t>&) const { return X_.columns(c0, c1); }
 
 MappedSource::MappedSource(const MatrixView& X, const MappedFile& where)
-    : ColumnSource(X.n_rows, X.n_cols, X.type, MatrixView::Layout::dense), file_(where, X) {
+    : ColumnSource(X.n_rows, X.n_cols, X.type, X.layout), file_(where, X) {
+  if (packed()) {
+    if (!X.indices) throw std::invalid_argument("packed calls of all the file's samples are read in place");
+    by_panel_ = true;
+    return;
+  }
   by_rows_ = X.col_stride == 1 && X.row_stride >= X.n_cols;
   by_panel_ = by_rows_ || (X.row_stride == 1 && X.col_stride >= X.n_rows);
 }
 
 int64_t MappedSource::panel_end(int64_t c0, int n_threads) const {
+  if (packed()) {  // about 8 MiB of calls a panel, a block of variants per thread at least
+    const MatrixView& X = file_.X();
+    if (c0 >= X.n_calls()) return n_cols();  // the values beside the calls, in memory
+    const int64_t width = std::max<int64_t>(kColumnBlock * std::max(1, n_threads), (int64_t{8} << 20) / X.col_stride);
+    return std::min(c0 + width, X.n_calls());
+  }
   if (!by_panel_) return n_cols();
   // C order: one page of each row per panel; Fortran order: a block of columns per thread.
   const int64_t width = by_rows_ ? std::max<int64_t>(kColumnBlock, 4096 / item_size(type()))
@@ -27,7 +38,15 @@ int64_t MappedSource::panel_end(int64_t c0, int n_threads) const {
 
 MatrixView MappedSource::read(int64_t c0, int64_t c1, std::vector<uint8_t>& buffer) const {
   const MatrixView& X = file_.X();
-  if (!by_panel_) return X.columns(c0, c1);  // through the map
+  if (!by_panel_ || (packed() && c0 >= X.n_calls())) return X.columns(c0, c1);  // through the map, or in memory
+  if (packed()) {  // the variants' calls in one read, then the panel views them where the file has them
+    MatrixView panel = X.columns(c0, c1);
+    const int64_t size = (c1 - c0 - 1) * X.col_stride + file_.packed_bytes();
+    buffer.resize(static_cast<size_t>(size));
+    file_.read(buffer.data(), size, c0 * X.col_stride);
+    panel.data = buffer.data();
+    return panel;
+  }
   MatrixView panel = X;
   panel.n_cols = c1 - c0;
   const int64_t item = item_size(X.type), width = c1 - c0;
@@ -48,7 +67,7 @@ MatrixView MappedSource::read(int64_t c0, int64_t c1, std::vector<uint8_t>& buff
 }
 
 std::unique_ptr<ColumnSource> column_source(const MatrixView& X, const MappedFile* file) {
-  if (file) return std::make_unique<MappedSource>(X, *file);
+  if (file && (X.layout != MatrixView::Layout::packed || X.indices)) return std::make_unique<MappedSource>(X, *file);
   return std::make_unique<ArraySource>(X);
 }
 

@@ -68,10 +68,12 @@ class ArraySource final : public ColumnSource {
   MatrixView X_;
 };
 
-// A dense X memory-mapped from a file. With its rows (C order, maybe sliced) or columns (Fortran
+// X memory-mapped from a file. Dense with its rows (C order, maybe sliced) or columns (Fortran
 // order) contiguous, panels are read from the file with pread, so peak memory is the codes plus a
-// panel rather than the matrix; otherwise X is read through the map in one panel. Values are read
-// with pread (see XFile).
+// panel rather than the matrix; otherwise X is read through the map in one panel. Packed calls of
+// a subset of the file's samples (which the encoder repacks) are read a panel of variants at a
+// time with pread too, so the file's pages never become the process's. Values are read with pread
+// (see XFile).
 class MappedSource final : public ColumnSource {
  public:
   MappedSource(const MatrixView& X, const MappedFile& where);
@@ -85,7 +87,8 @@ class MappedSource final : public ColumnSource {
   bool by_panel_ = false;  // rows or columns are contiguous: panels are read from the file
 };
 
-// The source of X: MappedSource when X is memory-mapped from `file`, else ArraySource.
+// The source of X: MappedSource when X is memory-mapped from `file` (packed calls: only for a subset
+// of the file's samples; all of them are read in place), else ArraySource.
 std::unique_ptr<ColumnSource> column_source(const MatrixView& X, const MappedFile* file = nullptr);
 
 }  // namespace pyinterp
