@@ -422,6 +422,12 @@ def test_more_columns_than_the_screen_are_screened_then_every_kept_pair_tested(c
     first = {f"rs{k}" for k in found.features[:4]}
     labels = [label for name in ("lssfind", "irf") for label in read_csv_exact(folder / "out4" / f"{name}.csv")["interaction"]]
     assert labels and all(set(label.replace("+", "").replace("-", "").split(" & ")) <= first for label in labels)
+    # --max-pairs: the most pairs scanned; "auto" keeps as many columns as make that many at most
+    code, out, err = run(capsys, "interactions", folder / "cohort.bed", "--pheno", folder / "pheno.txt",
+                         "--pheno-name", "trait", "--max-pairs", 10, "--triples", 0, "--n-estimators", 20,
+                         "--n-jobs", 1, "--out", folder / "out5")
+    assert (code, err) == (0, ""), err
+    assert "every pair of the first 5, 10 pairs" in out
 
 
 def test_a_bgen_with_its_sample_file_gives_the_tables_of_the_same_calls_as_a_bed(cohort, capsys):

@@ -225,6 +225,11 @@ def test_the_screen_width_grows_as_the_square_root_past_ten_to_the_five():
     X = np.random.default_rng(0).integers(0, 3, (60, 30)).astype(np.int8)
     found = screen_pairs(X, X[:, 0] * X[:, 1] + 0.0)  # "auto": 30 columns <= 1000, every pair, no forest
     assert found.forest is None and found.scan.n_pairs == 435
+    # "auto" keeps as many columns as make at most max_pairs pairs: 9 make 36 <= 44, 10 make 45
+    capped = screen_pairs(X, X[:, 0] * X[:, 1] + 0.0, max_pairs=44, n_estimators=5, triples=0, random_state=0)
+    assert len(capped.features) == 9 and capped.scan.n_pairs == 36 and capped.forest is not None
+    with pytest.raises(ValueError, match="30 columns make 435 pairs, above max_pairs=434"):
+        screen_pairs(X, X[:, 0] * X[:, 1] + 0.0, n_features=30, max_pairs=434)
 
 
 def test_a_screen_of_many_columns_on_few_rows_warns():

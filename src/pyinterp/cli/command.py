@@ -199,6 +199,9 @@ def parser() -> argparse.ArgumentParser:
                        help="interactions: with more columns than K, a forest ranks them on half the rows and "
                        "every pair of the first K is tested on the other half (default auto: 1000, 499,500 pairs, "
                        "seconds; past 10^5 columns 1000 sqrt(p / 10^5), 3,163 at 10^6)")
+    group.add_argument("--max-pairs", type=_positive, default=20_000_000, metavar="N",
+                       help="interactions: the most pairs the pair scan tests (8 bytes each for their p-values; "
+                       "default 20,000,000); every pair of 10^4 columns, 5.0 x 10^7, needs more")
     group.add_argument("--triples", type=_non_negative, default=20, metavar="N",
                        help="interactions: extend the first N pairs of the pair scan by every other scanned column "
                        "and test the triples for a three-way interaction (default 20; 0: none)")

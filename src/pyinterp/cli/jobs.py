@@ -419,8 +419,8 @@ def pairs(data, args, report, truth=None):
     start = time.perf_counter()
     found = screen_pairs(data.X, data.y, n_features=args.screen, max_features=args.max_features or "sqrt",
                          always_split_features=list(data.always) or None, categorical_features=data.categories,
-                         triples=args.triples, top=PAIR_ROWS, random_state=args.random_state, n_jobs=args.n_jobs,
-                         verbose=int(args.verbose))
+                         triples=args.triples, top=PAIR_ROWS, max_pairs=args.max_pairs,
+                         random_state=args.random_state, n_jobs=args.n_jobs, verbose=int(args.verbose))
     elapsed = time.perf_counter() - start
     adjusted = " (y without the covariates' linear share)" if data.always else ""
     if found.forest is None:

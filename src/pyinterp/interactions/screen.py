@@ -88,6 +88,7 @@ class PairScreen:
         "categorical_features": CATEGORICAL_CONSTRAINT,
         "triples": [IntInterval(Integral, 0, None, closed="left")],
         "top": [IntInterval(Integral, 1, None, closed="left"), None],
+        "max_pairs": [IntInterval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
@@ -95,8 +96,8 @@ class PairScreen:
     prefer_skip_nested_validation=True,
 )
 def screen_pairs(X, y, *, n_features="auto", screen_fraction=0.5, n_estimators="auto", max_features="sqrt",
-                 always_split_features=None, categorical_features=None, triples=20, top=100, random_state=None,
-                 n_jobs=None, verbose=0):
+                 always_split_features=None, categorical_features=None, triples=20, top=100, max_pairs=MAX_PAIRS,
+                 random_state=None, n_jobs=None, verbose=0):
     """Screen the columns with a forest, then test every pair of the kept ones.
 
     With more than ``n_features`` columns: a forest (``max_features`` candidates a split, sqrt of
@@ -119,7 +120,8 @@ def screen_pairs(X, y, *, n_features="auto", screen_fraction=0.5, n_estimators="
     n_features : int or "auto", default="auto"
         Columns kept by the screen: n_features (n_features - 1) / 2 pairs (1000: 499,500 pairs,
         seconds at n = 2,000). "auto": 1000 up to p = 10^5 candidate columns, then
-        1000 sqrt(p / 10^5) (3,163 at 10^6: 5.0 million pairs). At 10^6 a causal column the
+        1000 sqrt(p / 10^5) (3,163 at 10^6: 5.0 million pairs), at most as many as make
+        ``max_pairs`` pairs. At 10^6 a causal column the
         screen ranks in the thousands is still scanned: with 1,000 one replicate of ten missed its
         pair (a causal column ranked 2,848th), which 3,000 put first
         (bench/studies/genome_scale.py).
@@ -151,6 +153,11 @@ def screen_pairs(X, y, *, n_features="auto", screen_fraction=0.5, n_estimators="
         three-way interaction (see :func:`triple_scan`); 0 for none.
     top : int or None, default=100
         Rows of the pairs' and the triples' tables (see :func:`pair_scan`).
+    max_pairs : int, default=20,000,000
+        The most pairs scanned (8 bytes a pair for their p-values): more raises ValueError. Every
+        pair of p = 10^4 columns (``n_features`` at least p, 5.0 x 10^7 pairs) needs it raised:
+        that took 6 minutes at n = 2,000 on 2 threads, and found a pair without marginal effects
+        that no screen ranks (docs/user/genome_scale.md).
     random_state : int, RandomState or None, default=None
         Seeds the split of the rows and the forest.
     n_jobs : int, optional
@@ -212,9 +219,9 @@ def screen_pairs(X, y, *, n_features="auto", screen_fraction=0.5, n_estimators="
     candidates = np.setdiff1d(np.arange(p), np.union1d(always, categorical))
     coded = np.flatnonzero(np.isin(always, categorical))  # among the always-split columns
     if n_features == "auto":
-        n_features = screen_width(len(candidates))
+        n_features = min(screen_width(len(candidates)), int((1 + math.isqrt(1 + 8 * max_pairs)) // 2))
     if len(candidates) <= n_features:
-        scan, found = _scans(X, _adjusted(X, values_y, always, coded), candidates, triples, top, n_jobs)
+        scan, found = _scans(X, _adjusted(X, values_y, always, coded), candidates, triples, top, max_pairs, n_jobs)
         return PairScreen(candidates, None, scan, np.zeros(0, dtype=np.int64), np.arange(n), None, found)
     labels = np.unique(values_y)
     classes = values_y.dtype.kind in "OUSb" or len(labels) == 2
@@ -247,15 +254,15 @@ def screen_pairs(X, y, *, n_features="auto", screen_fraction=0.5, n_estimators="
     features = ranked[:n_features]
     X_scan = take_rows(X, scan_rows)
     scan, found = _scans(X_scan, _adjusted(X_scan, values_y[scan_rows], always, coded), np.sort(features), triples,
-                         top, n_jobs)
+                         top, max_pairs, n_jobs)
     return PairScreen(features, importances, scan, screen_rows, scan_rows, forest, found)
 
 
-def _scans(X, y, features, triples, top, n_jobs):
+def _scans(X, y, features, triples, top, max_pairs, n_jobs):
     """Every pair of the columns `features`, then the first `triples` pairs of its table extended by
     the others (None without them), from one reading of the columns."""
     data = cell_data(X, y, features, "pair_scan")
-    scan = scan_pairs(data, top, MAX_PAIRS, n_jobs)
+    scan = scan_pairs(data, top, max_pairs, n_jobs)
     pairs = [[k for k, _ in row.features] for row in scan.interactions[:triples] if np.isfinite(row.pvalue)]
     if not pairs or len(features) < 3:
         return scan, None
