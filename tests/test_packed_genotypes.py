@@ -226,7 +226,7 @@ def test_bad_files_are_named_with_what_was_expected(tmp_path):
     fields = bim_text[2].split("\t")
     fields[3] = "12x"
     bim.write_text("\n".join(bim_text[:2] + ["\t".join(fields)]) + "\n")
-    with pytest.raises(ValueError, match=r"g\.bim, row 3: base-pair position \(column 4\) must be a number, got '12x'"):
+    with pytest.raises(ValueError, match=r"g\.bim, line 3: base-pair position \(column 4\) must be a number, got '12x'"):
         read_plink(bed)
     bim.write_text("")
     with pytest.raises(ValueError, match=r"g\.bim: no variants"):

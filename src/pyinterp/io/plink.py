@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import array
 import os
 from pathlib import Path
 
@@ -14,6 +15,7 @@ _MAGIC = b"\x6c\x1b"
 _VARIANT_MAJOR = 1
 _FAM_FIELDS = ("fid", "iid", "father", "mother", "sex", "phenotype")
 _BIM_FIELDS = ("chrom", "id", "cm", "pos", "allele_1", "allele_2")
+_BIM_NUMBERS = {"cm": (float, "cM position (column 3)"), "pos": (int, "base-pair position (column 4)")}
 
 
 def read_plink(path, *, count_a2=False):
@@ -86,7 +88,8 @@ def read_plink(path, *, count_a2=False):
     """
     bed, bim, fam = _fileset(path)
     fam_table = _read_table(fam, _FAM_FIELDS, "FID IID father mother sex phenotype")
-    bim_table = _read_table(bim, _BIM_FIELDS, "chromosome ID cM position allele_1 allele_2")
+    bim_table = _read_table(bim, _BIM_FIELDS, "chromosome ID cM position allele_1 allele_2", _BIM_NUMBERS,
+                            shared=("chrom", "allele_1", "allele_2"))
     n, p = len(fam_table["iid"]), len(bim_table["id"])
     if n == 0:
         raise ValueError(f"{fam}: no samples")
@@ -95,8 +98,6 @@ def read_plink(path, *, count_a2=False):
     _check_unique(fam, [f"{a} {b}" for a, b in zip(fam_table["fid"], fam_table["iid"])], "sample (FID IID)",
                   "plink --update-ids")
     _check_unique(bim, bim_table["id"], "variant ID", "plink2 --set-all-var-ids")
-    bim_table["cm"] = _numbers(bim, bim_table["cm"], float, "cM position (column 3)")
-    bim_table["pos"] = _numbers(bim, bim_table["pos"], int, "base-pair position (column 4)")
     width = (n + 3) // 4
     with open(bed, "rb") as f:
         header = f.read(3)
@@ -126,8 +127,15 @@ def _fileset(path):
     return files
 
 
-def _read_table(path, fields, meaning):
-    columns = [[] for _ in fields]
+def _read_table(path, fields, meaning, numbers=None, shared=()):
+    """The whitespace-separated table's columns by field: numbers ({field: (type, what)}) as
+    float64 or int64 arrays, the rest as arrays of str, one object per distinct value of the
+    `shared` fields (a .bim's chromosomes and alleles repeat: a million rows of them would
+    otherwise hold a million strings each)."""
+    numbers = numbers or {}
+    kinds = [numbers.get(name) for name in fields]
+    columns = [array.array("d" if kind[0] is float else "q") if kind else [] for kind in kinds]
+    seen = [{} if name in shared else None for name in fields]
     with open(path, encoding="utf-8", errors="replace") as f:
         for number, line in enumerate(f, 1):
             parts = line.split()
@@ -136,9 +144,16 @@ def _read_table(path, fields, meaning):
             if len(parts) != len(fields):
                 raise ValueError(f"{path}, line {number}: expected {len(fields)} fields ({meaning}), got "
                                  f"{len(parts)}: {line.strip()[:80]!r}")
-            for column, value in zip(columns, parts):
-                column.append(value)
-    return {name: np.array(column, dtype=object) for name, column in zip(fields, columns)}
+            for column, kind, values, value in zip(columns, kinds, seen, parts):
+                if kind:
+                    try:
+                        column.append(kind[0](value))
+                    except (ValueError, OverflowError):  # not a number, or beyond int64
+                        raise ValueError(f"{path}, line {number}: {kind[1]} must be a number, got {value!r}") from None
+                else:
+                    column.append(value if values is None else values.setdefault(value, value))
+    return {name: np.array(column, dtype=np.float64 if kind[0] is float else np.int64) if kind
+            else np.array(column, dtype=object) for name, kind, column in zip(fields, kinds, columns)}
 
 
 def _check_unique(path, ids, what, rename):
@@ -147,19 +162,3 @@ def _check_unique(path, ids, what, rename):
         i, j = repeat
         raise ValueError(f"{path}: {what} {ids[j]!r} on rows {i + 1} and {j + 1}; names must be unique ({rename} "
                          "can rename them)")
-
-
-def _numbers(path, values, kind, what):
-    try:
-        return np.array([kind(v) for v in values], dtype=np.float64 if kind is float else np.int64)
-    except ValueError:
-        row = next(k for k, v in enumerate(values, 1) if not _parses(kind, v))
-        raise ValueError(f"{path}, row {row}: {what} must be a number, got {values[row - 1]!r}") from None
-
-
-def _parses(kind, value):
-    try:
-        kind(value)
-    except ValueError:
-        return False
-    return True
