@@ -15,6 +15,7 @@ from sklearn.utils.estimator_checks import check_estimator
 from pyinterp import SkinnyTreesClassifier, SkinnyTreesRegressor
 from pyinterp._seeds import python_rng
 from pyinterp.datasets import make_correlated_linear
+from pyinterp.skinny import estimators as skinny_estimators
 from pyinterp.skinny import fit_budget, kernels
 import reference_skinny
 
@@ -443,9 +444,11 @@ def test_fit_budget_defaults_meet_the_budget_of_issue_24():
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # 4 epochs: only the value counts
-def test_auto_lambda2_is_the_dense_default_without_a_budget_and_the_budget_rule_with_one():
+def test_auto_lambda2_is_the_dense_default_without_a_budget_and_the_budget_rule_with_one(monkeypatch):
     """lambda2="auto": 0.01 without a budget (or a budget of p or more); with K < p,
-    5 ln(p/K) m(2^d-1) / (2 lr T), T = max_epochs * ceil(n_train / batch_size), by hand."""
+    5 ln(p/K) m(2^d-1) / (2 lr T), T = max_epochs * ceil(n_train / batch_size), by hand (the
+    value its first training uses; no search after it here)."""
+    monkeypatch.setattr(skinny_estimators, "AUTO_RIDGE_RETRIES", 0)
     X, y, _ = make_correlated_linear(100, 20, random_state=0)
     params = dict(n_trees=3, depth=2, max_epochs=4, batch_size=32, learning_rate=0.1, random_state=0)
     assert SkinnyTreesRegressor(**params).get_params()["lambda2"] == "auto"
@@ -494,6 +497,34 @@ def test_fit_budget_leaves_lambda2_to_the_auto_rule_when_its_space_does_not_draw
     assert best.lambda2 == "auto" and 0 < best.n_selected_features_ <= 10
     # 160 training rows (fit_budget's 20 % validation split): 5 steps an epoch
     assert best.lambda2_ == pytest.approx(5 * math.log(40 / 10) * 15 / (2 * best.learning_rate * 60 * 5), rel=1e-12)
+
+
+def test_auto_lambda2_trains_again_with_a_stronger_ridge_until_the_budget_is_met(monkeypatch):
+    """Above the budget the ridge doubles, with no feature it halves, from the same initial weights
+    and mini-batches: the model equals a fit at the ridge the search ended on. Without the search
+    the same fits kept 14 of 40 features (warned), and none of 50 (now warned too)."""
+    X, y, _ = make_correlated_linear(120, 40, n_informative=20, random_state=0)
+    params = dict(n_trees=4, depth=2, max_epochs=40, feature_budget=2, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = SkinnyTreesRegressor(**params).fit(X, y)
+    rule = skinny_estimators.auto_lambda2(120, 40, feature_budget=2, n_trees=4, depth=2, learning_rate=0.1,
+                                          batch_size=64, max_epochs=40)
+    assert model.n_selected_features_ == 2 and model.lambda2_ == pytest.approx(4 * rule, rel=1e-12)
+    fixed = SkinnyTreesRegressor(**{**params, "lambda2": model.lambda2_}).fit(X, y)
+    np.testing.assert_array_equal(model.split_weights_, fixed.split_weights_)
+    rng = np.random.default_rng(0)
+    G = rng.standard_normal((200, 50))
+    labels = (G[:, 0] + G[:, 1] + 0.5 * rng.standard_normal(200) > 0).astype(int)
+    found = SkinnyTreesClassifier(feature_budget=2, random_state=0).fit(G, labels)
+    assert found.selected_features_.tolist() == [0, 1] and found.lambda2_ == pytest.approx(
+        skinny_estimators.auto_lambda2(200, 50, feature_budget=2, n_trees=20, depth=4, learning_rate=0.1,
+                                       batch_size=64, max_epochs=200) / 2, rel=1e-12)
+    monkeypatch.setattr(skinny_estimators, "AUTO_RIDGE_RETRIES", 0)
+    with pytest.warns(ConvergenceWarning, match=r"feature_budget=2: the model returned selects 14 "):
+        SkinnyTreesRegressor(**params).fit(X, y)
+    with pytest.warns(ConvergenceWarning, match="Skinny Trees dropped every feature: the model predicts a constant"):
+        SkinnyTreesClassifier(feature_budget=2, random_state=0).fit(G, labels)
 
 
 def test_a_model_above_its_budget_says_what_to_change():

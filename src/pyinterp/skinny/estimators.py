@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import math
 import warnings
 from numbers import Integral, Real
@@ -32,6 +34,10 @@ _DTYPES = {"float32": np.float32, "float64": np.float64}
 # leaves alone by (K/p)^AUTO_SHRINK_PER_LOG over the run's SGD steps.
 AUTO_LAMBDA2_DENSE = 0.01
 AUTO_SHRINK_PER_LOG = 5.0
+# ... and when the model it trains keeps more than the budget, or no feature, trained again with
+# the ridge doubled or halved (then the geometric mean of the last too weak and too strong), up to
+# this many times (bench/studies/skinny_budget.py: budgets of 5-50 of thousands of genes).
+AUTO_RIDGE_RETRIES = 4
 
 
 def auto_lambda2(n_rows, n_features, *, feature_budget, n_trees, depth, learning_rate, batch_size, max_epochs):
@@ -191,7 +197,8 @@ class _SkinnyTrees(BaseEstimator):
         Warns
         -----
         ConvergenceWarning
-            When the model returned selects more than ``feature_budget`` features.
+            When the model returned selects more than ``feature_budget`` features, or, with a
+            budget, none.
         UserWarning
             When, without ``feature_budget``, the model keeps every feature (selects nothing).
 
@@ -231,12 +238,29 @@ class _SkinnyTrees(BaseEstimator):
         validation = None
         if X_val is not None:
             validation = (_training_array("X_val", X_val, cfg.dtype), self._scorer(y_val))
-        # Divergence is detected (non-finite loss) and reported by train; numpy's overflow warnings
-        # on the way there add nothing.
-        with (threadpool_limits(limits=1, user_api="blas"), np.errstate(over="ignore", invalid="ignore"),
-              Progress(self.verbose, cfg.max_epochs, "epochs") as progress):
-            result = train(cfg, X, target, loss, n_outputs, rng, validation, progress)
-        self._store(result, cfg)
+        budget = cfg.feature_budget
+        retries = AUTO_RIDGE_RETRIES if self.lambda2 == "auto" and budget is not None and budget < X.shape[1] else 0
+        start = copy.deepcopy(rng)  # each training from the same initial weights and mini-batches
+        fits, weak, strong = [], None, None  # weak / strong: ridges that kept more than K / no feature
+        for _ in range(retries + 1):
+            # Divergence is detected (non-finite loss) and reported by train; numpy's overflow
+            # warnings on the way there add nothing.
+            with (threadpool_limits(limits=1, user_api="blas"), np.errstate(over="ignore", invalid="ignore"),
+                  Progress(self.verbose, cfg.max_epochs, "epochs") as progress):
+                trained = train(cfg, X, target, loss, n_outputs, copy.deepcopy(start), validation, progress)
+            kept = int(np.count_nonzero(kernels.group_sq_norms(trained.W)))
+            fits.append((kept, trained, cfg))
+            if budget is None or 1 <= kept <= budget:
+                break
+            if kept > budget:
+                weak = cfg.lambda2
+            else:
+                strong = cfg.lambda2
+            cfg = dataclasses.replace(cfg, lambda2=math.sqrt(weak * strong) if weak and strong
+                                      else cfg.lambda2 * (2.0 if kept else 0.5))
+        # the model within the budget; else the one closest above it; else (every one empty) the first
+        _, result, used = min(fits, key=lambda f: (f[0] == 0, f[0] > (budget or f[0]), f[0]))
+        self._store(result, used)
         return self
 
     def _split(self, X, target, rng):
@@ -267,6 +291,9 @@ class _SkinnyTrees(BaseEstimator):
                           "lambda0 or max_epochs, or give validation rows so an earlier epoch within the budget "
                           "can be kept",
                           ConvergenceWarning, stacklevel=5)  # the caller of fit
+        if cfg.feature_budget is not None and cfg.penalty != "none" and self.n_selected_features_ == 0:
+            warnings.warn(f"Skinny Trees dropped every feature: the model predicts a constant; lower lambda2 (this "
+                          f"fit used {cfg.lambda2:.3g}) or lambda0", ConvergenceWarning, stacklevel=5)
         if cfg.feature_budget is None and cfg.penalty != "none" and self.n_selected_features_ == p and p > 1:
             warnings.warn(f"Skinny Trees kept all {p} features: without feature_budget, lambda2='auto' is "
                           f"{cfg.lambda2:.3g}, a dense soft-tree ensemble; give feature_budget=K to select about K "
@@ -340,8 +367,15 @@ class SkinnyTreesRegressor(RegressorMixin, _SkinnyTrees):
     prostate_ge (K = p / 4) and breast cancer (K = 8), where every fixed value failed somewhere: 10
     stayed dense on colon and glioma (62 and 50 rows: few steps), 30 dropped every breast-cancer
     feature. No candidate, fixed or scaled, reached K = 5 on the 10 diabetes features (all 10
-    kept). The rule assumes SGD; with ``solver="adam"`` it is a starting point. A model that ends
-    above its ``feature_budget`` warns (ConvergenceWarning) and names the lambda2 it used.
+    kept). The rule assumes SGD; with ``solver="adam"`` it is a starting point. On budgets far
+    below p / 4 it can miss: when the model it trains keeps more than K features, ``fit`` trains
+    again with the ridge doubled, when it keeps none, halved (then at the geometric mean of the
+    last too weak and too strong), from the same initial weights and mini-batches, up to 4 times,
+    and returns the model within the budget (or else the one closest above it). On prostate_ge a
+    budget of 20 genes went from 39 kept to 19 (``bench/studies/skinny_budget.py``: SEARCH_RESULT).
+    ``lambda2_`` is the ridge of the model returned, ``history_`` its training. A model that ends
+    above its ``feature_budget`` warns (ConvergenceWarning) and names the lambda2 it used, as does
+    one that drops every feature.
 
     Loss: mean squared error without 1/2 (as the authors' code). Validation rows (``X_val, y_val``
     in ``fit``, or a ``validation_fraction`` split when ``early_stopping``) are scored after each
@@ -392,7 +426,8 @@ class SkinnyTreesRegressor(RegressorMixin, _SkinnyTrees):
         Epochs without improvement that stop training with ``early_stopping``.
     feature_budget : int >= 0 or None, default=None
         K: with validation rows the model kept is the best epoch with at most K selected features;
-        it also sets ``lambda2="auto"``. A model above K at the end warns (ConvergenceWarning).
+        it also sets ``lambda2="auto"``, which trains again with another ridge while the model
+        keeps more than K features or none. A model above K at the end warns (ConvergenceWarning).
     dtype : {"float32", "float64"}, default="float32"
         Precision of training; prediction runs in float64 whatever it is.
     random_state : int, RandomState instance or None, default=None
@@ -568,7 +603,8 @@ class SkinnyTreesClassifier(ClassifierMixin, _SkinnyTrees):
         Epochs without improvement that stop training with ``early_stopping``.
     feature_budget : int >= 0 or None, default=None
         K: with validation rows the model kept is the best epoch with at most K selected features;
-        it also sets ``lambda2="auto"``. A model above K at the end warns (ConvergenceWarning).
+        it also sets ``lambda2="auto"``, which trains again with another ridge while the model
+        keeps more than K features or none. A model above K at the end warns (ConvergenceWarning).
     dtype : {"float32", "float64"}, default="float32"
         Precision of training; prediction runs in float64 whatever it is.
     random_state : int, RandomState instance or None, default=None
