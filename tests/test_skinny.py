@@ -527,6 +527,17 @@ def test_auto_lambda2_trains_again_with_a_stronger_ridge_until_the_budget_is_met
         SkinnyTreesClassifier(feature_budget=2, random_state=0).fit(G, labels)
 
 
+def test_the_ridge_search_doubles_halves_then_bisects_until_half_the_budget_is_used():
+    next_ridge = skinny_estimators.next_ridge
+    assert next_ridge([(10.0, 3)], 5) is None  # the rule's model within the budget: no search
+    assert next_ridge([(10.0, 30)], 5) == 20.0 and next_ridge([(10.0, 0)], 5) == 5.0
+    assert next_ridge([(10.0, 30), (20.0, 0)], 5) == pytest.approx(math.sqrt(200))
+    assert next_ridge([(10.0, 30), (20.0, 1)], 5) == pytest.approx(math.sqrt(200))  # 1 of 5: too few
+    assert next_ridge([(10.0, 30), (20.0, 1), (14.0, 3)], 5) is None
+    assert next_ridge([(10.0, 0), (5.0, 1)], 10) == 2.5
+    assert next_ridge([(10.0, 30), (20.0, 12), (40.0, 0)], 10) == pytest.approx(math.sqrt(800))
+
+
 def test_a_model_above_its_budget_says_what_to_change():
     X, y, _ = make_correlated_linear(60, 12, random_state=0)
     model = SkinnyTreesRegressor(n_trees=2, depth=2, lambda2=0.01, max_epochs=3, feature_budget=2, random_state=0)

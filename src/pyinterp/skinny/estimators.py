@@ -34,9 +34,8 @@ _DTYPES = {"float32": np.float32, "float64": np.float64}
 # leaves alone by (K/p)^AUTO_SHRINK_PER_LOG over the run's SGD steps.
 AUTO_LAMBDA2_DENSE = 0.01
 AUTO_SHRINK_PER_LOG = 5.0
-# ... and when the model it trains keeps more than the budget, or no feature, trained again with
-# the ridge doubled or halved (then the geometric mean of the last too weak and too strong), up to
-# this many times (bench/studies/skinny_budget.py: budgets of 5-50 of thousands of genes).
+# ... and when the model it trains misses the budget, trained again with another ridge (next_ridge),
+# up to this many times (bench/studies/skinny_budget.py: budgets of 5-50 of thousands of genes).
 AUTO_RIDGE_RETRIES = 4
 
 
@@ -48,6 +47,22 @@ def auto_lambda2(n_rows, n_features, *, feature_budget, n_trees, depth, learning
     exponent = AUTO_SHRINK_PER_LOG * math.log(n_features / max(feature_budget, 1))
     return exponent * n_trees * (2**depth - 1) / (2.0 * learning_rate * steps)
 
+
+
+def next_ridge(tried, budget):
+    """lambda2="auto"'s next ridge after the trainings `tried` ((ridge, features kept), in order),
+    or None to stop: none when the first model is within the budget (1..K features) or one keeps
+    K / 2 or more within it; else doubled while every model kept more than K, halved while every
+    one kept at most K, then the geometric mean of the strongest ridge that kept more than K and
+    the weakest that kept at most K (none, or too few)."""
+    within = [kept for _, kept in tried if 1 <= kept <= budget]
+    if (within and len(tried) == 1) or any(2 * kept >= budget for kept in within):
+        return None
+    weak = max((ridge for ridge, kept in tried if kept > budget), default=None)
+    strong = min((ridge for ridge, kept in tried if kept <= budget), default=None)
+    if weak is not None and strong is not None:
+        return math.sqrt(weak * strong)
+    return 2.0 * weak if weak is not None else 0.5 * strong
 
 
 def _training_array(name, X, dtype):
@@ -239,27 +254,22 @@ class _SkinnyTrees(BaseEstimator):
         if X_val is not None:
             validation = (_training_array("X_val", X_val, cfg.dtype), self._scorer(y_val))
         budget = cfg.feature_budget
-        retries = AUTO_RIDGE_RETRIES if self.lambda2 == "auto" and budget is not None and budget < X.shape[1] else 0
+        retries = AUTO_RIDGE_RETRIES if self.lambda2 == "auto" and budget and budget < X.shape[1] else 0
         start = copy.deepcopy(rng)  # each training from the same initial weights and mini-batches
-        fits, weak, strong = [], None, None  # weak / strong: ridges that kept more than K / no feature
+        fits = []  # (features kept, training result, its config)
         for _ in range(retries + 1):
             # Divergence is detected (non-finite loss) and reported by train; numpy's overflow
             # warnings on the way there add nothing.
             with (threadpool_limits(limits=1, user_api="blas"), np.errstate(over="ignore", invalid="ignore"),
                   Progress(self.verbose, cfg.max_epochs, "epochs") as progress):
                 trained = train(cfg, X, target, loss, n_outputs, copy.deepcopy(start), validation, progress)
-            kept = int(np.count_nonzero(kernels.group_sq_norms(trained.W)))
-            fits.append((kept, trained, cfg))
-            if budget is None or 1 <= kept <= budget:
+            fits.append((int(np.count_nonzero(kernels.group_sq_norms(trained.W))), trained, cfg))
+            ridge = next_ridge([(f[2].lambda2, f[0]) for f in fits], budget) if retries else None
+            if ridge is None:
                 break
-            if kept > budget:
-                weak = cfg.lambda2
-            else:
-                strong = cfg.lambda2
-            cfg = dataclasses.replace(cfg, lambda2=math.sqrt(weak * strong) if weak and strong
-                                      else cfg.lambda2 * (2.0 if kept else 0.5))
-        # the model within the budget; else the one closest above it; else (every one empty) the first
-        _, result, used = min(fits, key=lambda f: (f[0] == 0, f[0] > (budget or f[0]), f[0]))
+            cfg = dataclasses.replace(cfg, lambda2=ridge)
+        # the model within the budget with most features; else the one closest above it; else the first
+        _, result, used = min(fits, key=lambda f: (f[0] == 0, f[0] > budget, abs(f[0] - budget))) if retries else fits[0]
         self._store(result, used)
         return self
 
