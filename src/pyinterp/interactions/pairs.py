@@ -174,8 +174,13 @@ def _scan(found, steps_y, top):
     for a0 in range(0, k, block):
         a1 = min(k, a0 + block)
         pick = np.concatenate([np.arange(a0, a1) + u * k for u in range(3)])
-        a_idx, b_idx = np.nonzero(np.arange(k)[None, :] > np.arange(a0, a1)[:, None])
-        cells = [((level[:, pick] * power[:, None]).T @ level).reshape(3, a1 - a0, 3, k).transpose(1, 3, 0, 2)
-                 [a_idx, b_idx].reshape(-1, 9) for power in (np.ones(n), steps_y, steps_y * steps_y)]
-        results.add(np.column_stack([a_idx + a0, b_idx]), *cells)
+        a_idx, b_idx = np.nonzero(np.arange(a0, k)[None, :] > np.arange(a0, a1)[:, None])
+        # only the columns b >= a0 (views of level, one per b's level), which halves the products
+        right = [level[:, u * k + a0:(u + 1) * k] for u in range(3)]
+        cells = []
+        for power in (np.ones(n), steps_y, steps_y * steps_y):
+            left = (level[:, pick] * power[:, None]).T
+            block_cells = np.stack([(left @ part).reshape(3, a1 - a0, k - a0) for part in right])  # (b's, a's, a, b)
+            cells.append(block_cells.transpose(2, 3, 1, 0)[a_idx, b_idx].reshape(-1, 9))
+        results.add(np.column_stack([a_idx + a0, b_idx + a0]), *cells)
     return results
