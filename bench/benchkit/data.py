@@ -95,3 +95,17 @@ def require_shared_npz(name):
     if data is None:
         sys.exit(absent(SHARED_DATA / f"{name}.npz"))
     return data
+
+
+def standardised_splits(name, seeds, test_size):
+    """Per seed 0..seeds-1, a stratified split of the shared set `name` standardised on its training
+    rows: (X_train, X_test, y_train, y_test), X as float64."""
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import StandardScaler
+
+    data = require_shared_npz(name)
+    X, y = data["X"].astype(np.float64), data["y"]
+    for seed in range(seeds):
+        X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=test_size, stratify=y, random_state=seed)
+        scaler = StandardScaler().fit(X_train)
+        yield scaler.transform(X_train), scaler.transform(X_test), y_train, y_test

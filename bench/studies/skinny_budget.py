@@ -28,10 +28,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, where benchkit is
 
 import numpy as np
-from benchkit.data import require_shared_npz
+from benchkit.data import standardised_splits
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import train_test_split
-from sklearn.preprocessing import StandardScaler
 
 import pyinterp.skinny.estimators as skinny
 from pyinterp import RandomForestClassifier, SkinnyTreesClassifier
@@ -41,12 +40,7 @@ RETRIES = skinny.AUTO_RIDGE_RETRIES  # the default, before fit() sets the module
 
 def splits(name, count):
     """(X_fit, X_val, X_test, y_fit, y_val, y_test) per split, standardised on the training rows."""
-    data = require_shared_npz(name)
-    X, y = data["X"].astype(np.float64), data["y"]
-    for seed in range(count):
-        X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, stratify=y, random_state=seed)
-        scaler = StandardScaler().fit(X_train)
-        X_train, X_test = scaler.transform(X_train), scaler.transform(X_test)
+    for seed, (X_train, X_test, y_train, y_test) in enumerate(standardised_splits(name, count, 0.3)):
         X_fit, X_val, y_fit, y_val = train_test_split(X_train, y_train, test_size=0.25, stratify=y_train,
                                                       random_state=seed)
         yield X_fit, X_val, X_test, y_fit, y_val, y_test

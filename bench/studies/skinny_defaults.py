@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, where benchkit is
 
 import numpy as np
-from benchkit.data import require_shared_npz
+from benchkit.data import require_shared_npz, standardised_splits
 from benchkit.timing import load
 from scipy.stats import loguniform
 from sklearn.exceptions import ConvergenceWarning
@@ -170,14 +170,9 @@ def lambda2_problems(seeds, real):
                 yield (f"p={p} N={n} seed={seed}", f"linear p={p}", (X[:n], y[:n], X[n:], y[n:]), support, 16,
                        True, seed)
     for name in real:
-        data = require_shared_npz(name)
-        X, y = data["X"].astype(np.float64), data["y"]
-        for seed in range(seeds):
-            X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.2, stratify=y, random_state=seed)
-            scaler = StandardScaler().fit(X_tr)
-            X_tr, X_te = scaler.transform(X_tr), scaler.transform(X_te)
+        for seed, (X_tr, X_te, y_tr, y_te) in enumerate(standardised_splits(name, seeds, 0.2)):
             yield (f"{name} seed={seed}", name, (np.nan_to_num(X_tr), y_tr, np.nan_to_num(X_te), y_te), None,
-                   X.shape[1] // 4, False, seed)
+                   X_tr.shape[1] // 4, False, seed)
     yield from sklearn_problems(seeds)
 
 
