@@ -34,13 +34,16 @@ pairs; nothing else running, load 0.8-1.7): the pair first in 10 of 10, seed 6 i
 causal variant again ranked 2,848th by the screen; q = 3.7e-6); q-values 4.6e-13 to 0.010;
 screen_pairs took 67-76 s, median 70.9 s; peak RSS 1532-1578 MB (genotypes 477 MB packed).
 
+2026-11-30, the same 10 replicates with main at d47d8d0 (the screen rows' calls and the scanned
+variants read from the .bed with pread, not through its map; installed from a wheel; load 1.7-2.7,
+tests or a Skinny Trees study beside some replicates): the pair first in 10 of 10, q 4.6e-13 to
+0.010; screen_pairs 56.6-112.5 s, median 59.5 s (112.5 s: seed 6, with the other study beside it);
+peak RSS 750-752 MB, 1.58x the packed genotypes (477 MB), down from 1,252-1,578 MB.
+
 At 10^6, 300 trees tried each column too rarely (one causal variant ranked 68,250th by the
 screen); n_estimators="auto" (949 trees there) keeps the tries per column at 10^5's. A screen on
 30% of the rows lost the pair twice. Pure epistasis is missed: its variants have no importance of
-their own to screen on. Peak memory at 10^6 (default top): RSS 1.25 GB = 2.6x the packed
-genotypes, of which 0.56 GB are the .bed's mapped pages (page cache, shared and reclaimable) and
-0.70 GB anonymous memory (1.5x; 0.19 GB of it is the interpreter with numpy, scipy and
-scikit-learn loaded).
+their own to screen on. Where the memory goes: genome_scale_memory.py.
 """
 
 from __future__ import annotations

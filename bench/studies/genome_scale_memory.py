@@ -21,6 +21,10 @@ read by pread (nothing beside):
     triple scan       850    746     592    519     598    525     2       (63,260 triples)
     peak RSS         1532           1226            758                    (1.59x the packed calls)
 
+Then with main at 18f7da3 (the .bim parsed leaner, pair_scan's products halved; nothing beside):
+read_plink 233 MB after (peak 288), the forest fit 610, the pair scan's peak 534, the triple
+scan's 536; peak RSS 689 MB, 1.44x the packed calls; screen_pairs 54.4 s.
+
 (* that run wrote the cohort in the same process first; read_plink did not change.) The repacked
 calls of the 1,000 screen rows (250 MB) lived in a vector per column, whose frees stayed in the
 threads' malloc arenas; one buffer goes back to the system when the fit ends. The pair scan's
