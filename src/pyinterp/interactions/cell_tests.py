@@ -22,12 +22,14 @@ additions.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import combinations, product
 
 import numpy as np
 from scipy import stats
+from threadpoolctl import threadpool_limits
 
 from .._validation import read_columns
 from .table import InteractionTable
@@ -180,18 +182,37 @@ class Results:
         self.model, self.top = model, top
         self.pvalues, self.done, self.kept = np.empty(count), 0, []
 
-    def add(self, columns, cells_n, cells_s, cells_q):
+    def test(self, columns, cells_n, cells_s, cells_q):
         """Test a block of combinations: `columns` (m x order, positions into the scanned columns) and
-        their cells' counts, sums and sums of squares (m x cells)."""
+        their cells' counts, sums and sums of squares (m x cells). Returns the block's p-values and
+        its best `top` rows, for record(); blocks are independent, so threads may test several."""
         stat, df, p = cell_tests(self.model, cells_n, cells_s, cells_q)
-        first = self.done
-        self.pvalues[first:first + len(p)] = p
-        self.done += len(p)
         best = np.arange(len(p))
         if self.top is not None and len(p) > self.top:
             best = np.lexsort((best, np.where(np.isfinite(p), p, np.inf)))[: self.top]
         effect, rule = cell_rules(self.model, cells_n[best], cells_s[best])
-        self.kept.append((first + best, columns[best], stat[best], df[best], effect, rule, cells_n[best].sum(axis=1)))
+        return p, (best, columns[best], stat[best], df[best], effect, rule, cells_n[best].sum(axis=1))
+
+    def record(self, tested):
+        """Keep a tested block (test()'s result), the blocks in the order the combinations are given."""
+        p, (best, *rows) = tested
+        first = self.done
+        self.pvalues[first:first + len(p)] = p
+        self.done += len(p)
+        self.kept.append((first + best, *rows))
+
+    def scan(self, blocks, block_cells, n_threads):
+        """test(*block_cells(b)) for each b of `blocks` (None: nothing to test) on n_threads threads,
+        BLAS on one thread each, recorded in the order of `blocks`: the results do not depend on
+        the threads."""
+        def work(block):
+            cells = block_cells(block)
+            return None if cells is None else self.test(*cells)
+
+        with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(n_threads) as pool:
+            for tested in pool.map(work, blocks):
+                if tested is not None:
+                    self.record(tested)
 
     def table(self, data):
         """The `top` combinations over every block as an InteractionTable, sorted by p-value, with

@@ -31,7 +31,6 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.utils._param_validation import validate_params
-from threadpoolctl import threadpool_limits
 
 from .._validation import IntInterval, resolve_n_threads
 from .cell_tests import PAIRS, Results, cell_data, indicators
@@ -114,7 +113,8 @@ def pair_scan(X, y, *, features=None, top=1000, max_pairs=MAX_PAIRS, n_jobs=None
     max_pairs : int, default=20,000,000
         Refuse to scan more pairs (memory grows with them: 8 bytes a pair for the p-values).
     n_jobs : int, optional
-        Threads of the matrix products; results do not depend on it.
+        Threads, each testing a block of pairs at a time (its matrix products and tests); results
+        do not depend on it.
 
     Returns
     -------
@@ -157,13 +157,12 @@ def scan_pairs(data, top, max_pairs, n_jobs):
         raise ValueError(f"{k} columns make {k * (k - 1) // 2} pairs, above max_pairs={max_pairs}: scan fewer "
                          "columns (a screen's top features) or raise max_pairs")
     found, cuts = data.levels
-    with threadpool_limits(limits=resolve_n_threads(n_jobs), user_api="blas"):
-        results = _scan(found, data.grid[0], top)
+    results = _scan(found, data.grid[0], top, resolve_n_threads(n_jobs))
     table, n_pairs = results.table(data)
     return PairScan(table, n_pairs, data.features, cuts)
 
 
-def _scan(found, steps_y, top):
+def _scan(found, steps_y, top, n_threads):
     """Every pair a < b of the columns' levels tested, in the order of a, then b."""
     n, k = found.shape
     level = indicators(found)
@@ -171,7 +170,8 @@ def _scan(found, steps_y, top):
     # a's per block: the three 3B x 3k products take 216 B k bytes, kept near 16 MB, and the block's
     # pairs' cells about as much
     block = max(1, min(k, (1 << 24) // (216 * k)))
-    for a0 in range(0, k, block):
+
+    def block_cells(a0):
         a1 = min(k, a0 + block)
         pick = np.concatenate([np.arange(a0, a1) + u * k for u in range(3)])
         a_idx, b_idx = np.nonzero(np.arange(a0, k)[None, :] > np.arange(a0, a1)[:, None])
@@ -180,7 +180,9 @@ def _scan(found, steps_y, top):
         cells = []
         for power in (np.ones(n), steps_y, steps_y * steps_y):
             left = (level[:, pick] * power[:, None]).T
-            block_cells = np.stack([(left @ part).reshape(3, a1 - a0, k - a0) for part in right])  # (b's, a's, a, b)
-            cells.append(block_cells.transpose(2, 3, 1, 0)[a_idx, b_idx].reshape(-1, 9))
-        results.add(np.column_stack([a_idx + a0, b_idx + a0]), *cells)
+            products = np.stack([(left @ part).reshape(3, a1 - a0, k - a0) for part in right])  # (b's, a's, a, b)
+            cells.append(products.transpose(2, 3, 1, 0)[a_idx, b_idx].reshape(-1, 9))
+        return np.column_stack([a_idx + a0, b_idx + a0]), *cells
+
+    results.scan(range(0, k - 1, block), block_cells, n_threads)
     return results

@@ -20,7 +20,6 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.utils._param_validation import validate_params
-from threadpoolctl import threadpool_limits
 
 from .._validation import IntInterval, column_indices, resolve_n_threads
 from .cell_tests import TRIPLES, Results, cell_data, indicators
@@ -113,7 +112,8 @@ def triple_scan(X, y, *, features=None, pairs=None, top=1000, max_triples=2_000_
         Refuse to scan more triples (time and memory grow with them: 8 bytes a triple for the
         p-values; 550,947 triples took 26.5 CPU seconds on one thread at 1,000 rows).
     n_jobs : int, optional
-        Threads of the matrix products; results do not depend on it.
+        Threads, each testing a block of triples at a time (its matrix products and tests);
+        results do not depend on it.
 
     Returns
     -------
@@ -174,8 +174,7 @@ def scan_triples(data, pairs, top, max_triples, n_jobs):
             raise ValueError(f"the pairs' extensions make {len(third)} triples, above max_triples={max_triples}: "
                              "extend fewer pairs, scan fewer columns, or raise max_triples")
     found, cuts = data.levels
-    with threadpool_limits(limits=resolve_n_threads(n_jobs), user_api="blas"):
-        results = _scan(found, data.grid[0], top, first, third)
+    results = _scan(found, data.grid[0], top, first, third, resolve_n_threads(n_jobs))
     table, n_triples = results.table(data)
     return TripleScan(table, n_triples, data.features, cuts)
 
@@ -219,7 +218,7 @@ def _extensions(pairs, features, n_features, names):
     return first, np.column_stack([pair[once], third[once]])
 
 
-def _scan(found, steps_y, top, first, third):
+def _scan(found, steps_y, top, first, third, n_threads):
     """Each triple (pair `first[i]`, third column c) for (i, c) in `third` tested, in that order."""
     n, k = found.shape
     level = indicators(found)
@@ -228,9 +227,11 @@ def _scan(found, steps_y, top, first, third):
     # pairs per block: the three 9B x 3k products take 648 B k bytes, kept near 16 MB
     block = max(1, (1 << 24) // (648 * k))
     starts = np.searchsorted(third[:, 0], np.arange(0, len(first) + block, block))
-    for b0, (t0, t1) in zip(range(0, len(first), block), zip(starts[:-1], starts[1:])):
+
+    def block_cells(b):
+        b0, t0, t1 = b * block, starts[b], starts[b + 1]
         if t0 == t1:
-            continue
+            return None
         pairs = first[b0:b0 + block]
         cells9 = by_level[:, :, None, pairs[:, 0]] * by_level[:, None, :, pairs[:, 1]]  # n x u x v x pairs
         cells9 = cells9.transpose(0, 3, 1, 2).reshape(n, -1)  # pair i's cell (u, v) at 9 i + 3 u + v
@@ -244,5 +245,7 @@ def _scan(found, steps_y, top, first, third):
             rows = where == case
             for m in cells:
                 m[rows] = m[rows].reshape(-1, 3, 3, 3).transpose(0, *(1 + np.array(axes))).reshape(-1, 27)
-        results.add(np.take_along_axis(columns, order, axis=1), *cells)
+        return np.take_along_axis(columns, order, axis=1), *cells
+
+    results.scan(range((len(first) + block - 1) // block), block_cells, n_threads)
     return results
