@@ -75,9 +75,9 @@ triple came first at q 0.007-0.98 (its three-way part is a small share of the AN
 
 Every pair instead of a screen, at p = 10^4 (cells pure1_all, pure0.25_all: pair_scan of all 5.0 x
 10^7 pairs on every row, max_pairs raised), 2026-11-30: the pure pair first in seeds 0-2 at SNR 1
-(q 4e-164 to 4e-169) and seed 0 at SNR 0.25 (q 1e-75); 236 s and 1.74 GB peak RSS a replicate on 2
-threads, nothing else running (352-888 s before pair_scan's products were halved, or with other
-jobs beside it). Seeds 1, 2 and SNR 0.25 ran from a script of the same cohorts and y outside this
+(q 4e-164 to 4e-169) and seed 0 at SNR 0.25 (q 1e-75); 170 s and 1.75 GB peak RSS a replicate on 2
+threads, nothing else running (236 s before the blocks' tests ran on both threads, 352-888 s before
+pair_scan's products were halved or with other jobs beside it). Seeds 1, 2 and SNR 0.25 ran from a script of the same cohorts and y outside this
 file; seed 0 at SNR 1 ran here.
 
 With marginal effects the pair is first whenever both columns pass the screen, down to SNR 0.25

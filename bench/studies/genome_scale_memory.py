@@ -23,7 +23,9 @@ read by pread (nothing beside):
 
 Then with main at 18f7da3 (the .bim parsed leaner, pair_scan's products halved; nothing beside):
 read_plink 233 MB after (peak 288), the forest fit 610, the pair scan's peak 534, the triple
-scan's 536; peak RSS 689 MB, 1.44x the packed calls; screen_pairs 54.4 s.
+scan's 536; peak RSS 689 MB, 1.44x the packed calls; screen_pairs 54.4 s. At 3014c45 (the scans
+test two blocks at a time on 2 threads): the pair scan's peak 562, the triple scan's 583; peak
+RSS 696 MB, 1.46x; screen_pairs 49.6 s.
 
 (* that run wrote the cohort in the same process first; read_plink did not change.) The repacked
 calls of the 1,000 screen rows (250 MB) lived in a vector per column, whose frees stayed in the

@@ -156,7 +156,7 @@ def screen_pairs(X, y, *, n_features="auto", screen_fraction=0.5, n_estimators="
     max_pairs : int, default=20,000,000
         The most pairs scanned (8 bytes a pair for their p-values): more raises ValueError. Every
         pair of p = 10^4 columns (``n_features`` at least p, 5.0 x 10^7 pairs) needs it raised:
-        that took 4 minutes and 1.7 GB at n = 2,000 on 2 threads, and found a pair without marginal effects
+        that took 3 minutes and 1.8 GB at n = 2,000 on 2 threads, and found a pair without marginal effects
         that no screen ranks (docs/user/genome_scale.md).
     random_state : int, RandomState or None, default=None
         Seeds the split of the rows and the forest.
