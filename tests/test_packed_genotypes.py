@@ -100,6 +100,9 @@ def test_covariates_beside_the_calls_equal_the_float64_copy(tmp_path):
     check_every_route(X, D, y, yc, names)
     rows = rng.permutation(181)[:120]
     check_every_route(X[rows], D[rows], y[rows], yc[rows], names)
+    copied = X[rows].copy()
+    np.testing.assert_array_equal(np.asarray(copied), D[rows])
+    assert list(copied.feature_names) == names
     kw = dict(n_estimators=8, max_features=2, random_state=0)
     a = RandomForestRegressor(always_split_features=["PC1", "PC2", "PC3"], **kw).fit(X, y)
     b = RandomForestRegressor(always_split_features=[30, 31, 32], **kw).fit(D, y)
@@ -226,7 +229,8 @@ def test_bad_files_are_named_with_what_was_expected(tmp_path):
     fields = bim_text[2].split("\t")
     fields[3] = "12x"
     bim.write_text("\n".join(bim_text[:2] + ["\t".join(fields)]) + "\n")
-    with pytest.raises(ValueError, match=r"g\.bim, line 3: base-pair position \(column 4\) must be a number, got '12x'"):
+    with pytest.raises(ValueError, match=r"g\.bim, line 3: base-pair position \(column 4\) must be a number, "
+                                         r"got '12x'"):
         read_plink(bed)
     bim.write_text("")
     with pytest.raises(ValueError, match=r"g\.bim: no variants"):
@@ -329,8 +333,8 @@ def mapped_kb(path):
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/smaps"), reason="reads /proc/self/smaps")
 def test_a_subset_of_samples_is_read_with_pread_not_through_the_map(tmp_path):
-    """A subset's fit, its repacked copy and a selection of variants read the .bed with pread, so
-    none of its pages become the process's, and they equal the reads through the map."""
+    """A subset's fit, copies (of a subset: repacked) and a selection of variants read the .bed with
+    pread, so none of its pages become the process's, and they equal the reads through the map."""
     G = genotypes(90, 300, seed=9)
     path = write(tmp_path, G)
     X = read_plink(path)
@@ -339,8 +343,11 @@ def test_a_subset_of_samples_is_read_with_pread_not_through_the_map(tmp_path):
     forest = RandomForestRegressor(n_estimators=3, max_features=50, random_state=0).fit(X[rows], y)
     picked = np.array([0, 1, 2, 7, 7, 299, 150, 151])  # runs, a repeat, the file's last variant
     taken = X[rows][:, picked]
-    compact = X[rows]._repacked(2)
+    compact = X[rows].copy(n_jobs=2)
+    whole = X.copy()
+    predicted = forest.predict(compact)  # a copy is read in memory, not through the map
     assert mapped_kb(path) == 0
+    np.testing.assert_array_equal(predicted, forest.predict(G[rows]))
     assert_same_forest(forest, RandomForestRegressor(n_estimators=3, max_features=50, random_state=0)
                        .fit(G[rows], y))
     np.testing.assert_array_equal(taken._calls, np.asarray(X._calls)[picked])
@@ -350,7 +357,12 @@ def test_a_subset_of_samples_is_read_with_pread_not_through_the_map(tmp_path):
     np.testing.assert_array_equal(compact.sample_ids, X.sample_ids[rows])
     np.testing.assert_array_equal(compact.sample_table["iid"], X.sample_table["iid"][rows])
     assert_same_forest(forest, RandomForestRegressor(n_estimators=3, max_features=50, random_state=0).fit(compact, y))
-    assert compact._repacked() is compact
+    assert not isinstance(whole._calls, np.memmap) and whole._mapped_file is None
+    np.testing.assert_array_equal(np.asarray(whole), G)
+    np.testing.assert_array_equal(whole.sample_ids, X.sample_ids)
+    again = compact.copy()
+    assert again._calls is not compact._calls
+    np.testing.assert_array_equal(again._calls, compact._calls)
 
 
 def test_a_bed_replaced_at_its_path_is_still_read_from_the_mapped_file(tmp_path):

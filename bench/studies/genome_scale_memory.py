@@ -34,7 +34,7 @@ peak was its q-values (six arrays of its 5 million p-values, now two); the tripl
 step on 8,192 triples at a time (now 2,048). Then the .bed's 556 MB of pages: the forest's repack,
 MDI-oob's reads of the screen rows and the scan's copy of its 3,163 variants each went through the
 map, where the kernel maps the pages around each one read (64 KiB); now the screen rows' calls are
-read once with pread into memory (PackedGenotypes._repacked), which the forest and MDI-oob read in
+read once with pread into memory (PackedGenotypes.copy), which the forest and MDI-oob read in
 place, and a selection of variants is read with pread. (The .bed's pages stay in the page cache,
 which is the system's, shared and reclaimable.)
 """

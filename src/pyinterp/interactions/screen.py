@@ -14,7 +14,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 
 from .._rows import split_rows, take_rows
 from .._seeds import draw_seeds, python_rng
-from .._validation import IntInterval, column_indices, column_names, read_columns, resolve_n_threads
+from .._validation import IntInterval, column_indices, column_names, read_columns
 from ..forest import RandomForestClassifier, RandomForestRegressor
 from ..forest.categories import CATEGORICAL_CONSTRAINT, category_encoder
 from ..importance import mdi_oob
@@ -246,7 +246,7 @@ def screen_pairs(X, y, *, n_features="auto", screen_fraction=0.5, n_estimators="
                     categorical_features=None if encoder is None else encoder.codes())
     X_screen, y_screen = take_rows(X, screen_rows), values_y[screen_rows]
     if is_packed(X_screen):  # read in place by the forest and MDI-oob, never through the file's map
-        X_screen = X_screen._repacked(resolve_n_threads(n_jobs))
+        X_screen = X_screen.copy(n_jobs)
     forest.fit(X_screen, y_screen)
     importances = np.asarray(mdi_oob(forest, X_screen, y_screen, n_jobs=n_jobs), dtype=np.float64)
     del X_screen  # its repacked calls

@@ -338,21 +338,51 @@ class PackedGenotypes:
                     raise ValueError(f"{path}: shorter than the genotypes mapped from it; open it again")
         return out
 
-    def _repacked(self, n_threads=1):
-        """These genotypes with their samples' calls alone packed in memory (read from the file with
-        pread, never through the map): for a subset of samples that several passes read (a forest,
-        then its OOB measures), which the core then reads in place instead of repacking at each
-        pass and making the whole file's pages the process's. Its samples are its file's."""
-        if self._rows is None:
-            return self
+    def copy(self, n_jobs=None):
+        """These genotypes with their calls in memory: only these samples' and variants' calls,
+        packed two bits each.
+
+        The calls of a memory-mapped .bed are read with pread, never through the map: a subset of
+        the samples (``G[rows]``) a panel of variants at a time, repacked on ``n_jobs`` threads; all
+        of them in one read. Predictions and OOB measures read a mapped subset through the map,
+        where the kernel maps 64 KiB around every page read, so the file's pages become the
+        process's; a copy of the subset (a quarter of a byte per call) avoids that, and is read
+        without a row map. The copy's samples are its own: ``file_rows`` counts from 0, while
+        ``sample_ids`` and ``sample_table`` keep theirs.
+
+        Parameters
+        ----------
+        n_jobs : int, optional
+            Threads that repack a subset's calls (scikit-learn's convention: None is 1).
+
+        Returns
+        -------
+        PackedGenotypes
+            The same genotypes, covariates and names, the calls held in memory.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pyinterp.io import PackedGenotypes
+        >>> G = PackedGenotypes(np.array([[0b11100100]], dtype=np.uint8), 4, sample_ids=["a", "b", "c", "d"])
+        >>> H = G[[3, 0]].copy()
+        >>> np.asarray(H).ravel(), list(H.sample_ids), H.file_rows
+        (array([0., 2.], dtype=float32), ['d', 'a'], array([0, 1]))
+        """
         from .. import _core
-        from .._validation import mapped_file
+        from .._validation import mapped_file, resolve_n_threads
 
         self.check_mapped_file()
         out = object.__new__(PackedGenotypes)
         out.__dict__.update(self.__dict__)
-        out._calls = _core.repack_calls(self, mapped_file(self), n_threads)
-        out._mapped_file, out._rows, out._n_file_samples = None, None, self.shape[0]
+        if self._covariates is not None:
+            out._covariates = self._covariates.copy(order="F")
+        out._mapped_file = None
+        if self._rows is None:
+            out._calls = self._take_variants(np.arange(self._calls.shape[0]))  # a copy, read with pread if mapped
+            return out
+        out._calls = _core.repack_calls(self, mapped_file(self), resolve_n_threads(n_jobs))
+        out._rows, out._n_file_samples = None, self.shape[0]
         out._file_sample_ids = self.sample_ids
         out.sample_table = {name: None if column is None else column[self._rows] for name, column in
                             self.sample_table.items()}
