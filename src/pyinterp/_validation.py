@@ -328,10 +328,8 @@ def mapped_file(X):
     (np.load(..., mmap_mode="r")), else None. The core then reads X's columns from the file in
     panels rather than through the map, whose pages would otherwise all become resident. Packed
     genotypes: the calls' position when they are mapped from their file (still the one at that
-    path) and X is a subset of its samples, which the core repacks as it reads them."""
-    if is_packed(X):
-        return X._calls_position() if X._rows is not None else None
-    return _map_position(X)
+    path); the core reads a subset of the samples from it (column_source)."""
+    return X._calls_position() if is_packed(X) else _map_position(X)
 
 
 def _map_position(X):

@@ -82,9 +82,13 @@ struct MatrixView {
 
   // Packed only: the 2-bit call of row i in column j.
   uint32_t call(int64_t i, int64_t j) const {
-    const int64_t r = indices ? static_cast<const int64_t*>(indices)[i] : i;
-    return (static_cast<const uint8_t*>(data)[j * col_stride + (r >> 2)] >> ((r & 3) << 1)) & 3u;
+    const int64_t r = file_sample(i);
+    return call_in_byte(static_cast<const uint8_t*>(data)[j * col_stride + (r >> 2)], r);
   }
+  // Packed only: the file's sample that row i is.
+  int64_t file_sample(int64_t i) const { return indices ? static_cast<const int64_t*>(indices)[i] : i; }
+  // Packed only: file sample r's call in the byte of its column that holds it.
+  static uint32_t call_in_byte(uint8_t byte, int64_t r) { return (byte >> ((r & 3) << 1)) & 3u; }
 
   // Columns [c0, c1) of a dense, packed or CSC matrix as a view of the same memory (column 0 is c0).
   // Packed, they must be all calls or all tail columns (a dense view).

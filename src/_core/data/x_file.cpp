@@ -40,10 +40,10 @@ void XFile::read(void* out, int64_t size, int64_t from) const {
 double XFile::at(int64_t i, int64_t j) const {
   if (X_.layout == MatrixView::Layout::packed) {
     if (j >= X_.n_calls()) return X_.at(i, j);  // a value beside the calls, in memory
-    const int64_t r = X_.indices ? static_cast<const int64_t*>(X_.indices)[i] : i;
+    const int64_t r = X_.file_sample(i);
     uint8_t byte;
     read(&byte, 1, j * X_.col_stride + (r >> 2));
-    return call_value((byte >> ((r & 3) << 1)) & 3u, X_.count_a2);
+    return call_value(MatrixView::call_in_byte(byte, r), X_.count_a2);
   }
   alignas(8) uint8_t value[8];
   const int64_t item = item_size(X_.type);

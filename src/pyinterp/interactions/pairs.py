@@ -170,6 +170,7 @@ def _scan(found, steps_y, top, n_threads):
     # a's per block: the three 3B x 3k products take 216 B k bytes, kept near 16 MB, and the block's
     # pairs' cells about as much
     block = max(1, min(k, (1 << 24) // (216 * k)))
+    weights = (None, steps_y[:, None], (steps_y * steps_y)[:, None])  # count, sum y, sum y^2
 
     def block_cells(a0):
         a1 = min(k, a0 + block)
@@ -177,9 +178,9 @@ def _scan(found, steps_y, top, n_threads):
         a_idx, b_idx = np.nonzero(np.arange(a0, k)[None, :] > np.arange(a0, a1)[:, None])
         # only the columns b >= a0 (views of level, one per b's level), which halves the products
         right = [level[:, u * k + a0:(u + 1) * k] for u in range(3)]
-        cells = []
-        for power in (np.ones(n), steps_y, steps_y * steps_y):
-            left = (level[:, pick] * power[:, None]).T
+        chosen, cells = level[:, pick], []
+        for weight in weights:
+            left = (chosen if weight is None else chosen * weight).T
             products = np.stack([(left @ part).reshape(3, a1 - a0, k - a0) for part in right])  # (b's, a's, a, b)
             cells.append(products.transpose(2, 3, 1, 0)[a_idx, b_idx].reshape(-1, 9))
         return np.column_stack([a_idx + a0, b_idx + a0]), *cells

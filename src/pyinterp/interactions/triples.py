@@ -227,6 +227,7 @@ def _scan(found, steps_y, top, first, third, n_threads):
     # pairs per block: the three 9B x 3k products take 648 B k bytes, kept near 16 MB
     block = max(1, (1 << 24) // (648 * k))
     starts = np.searchsorted(third[:, 0], np.arange(0, len(first) + block, block))
+    weights = (None, steps_y[:, None], (steps_y * steps_y)[:, None])  # count, sum y, sum y^2
 
     def block_cells(b):
         b0, t0, t1 = b * block, starts[b], starts[b + 1]
@@ -236,7 +237,7 @@ def _scan(found, steps_y, top, first, third, n_threads):
         cells9 = by_level[:, :, None, pairs[:, 0]] * by_level[:, None, :, pairs[:, 1]]  # n x u x v x pairs
         cells9 = cells9.transpose(0, 3, 1, 2).reshape(n, -1)  # pair i's cell (u, v) at 9 i + 3 u + v
         pair, c = third[t0:t1, 0] - b0, third[t0:t1, 1]
-        cells = [(cells9 * power[:, None]).T @ level for power in (np.ones(n), steps_y, steps_y * steps_y)]
+        cells = [(cells9 if weight is None else cells9 * weight).T @ level for weight in weights]
         cells = [m.reshape(len(pairs), 9, 3, k)[pair, :, :, c].reshape(-1, 27) for m in cells]
         columns = np.column_stack([pairs[pair], c])
         order = np.argsort(columns, axis=1, kind="stable")

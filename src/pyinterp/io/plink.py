@@ -25,9 +25,10 @@ def read_plink(path, *, count_a2=False):
     fit on every sample needs about the file's size in memory (its pages, shared with the page
     cache) plus the trees. A fit on a subset of the samples (``G[rows]``) and a selection of
     variants (``G[:, cols]``) read the file with pread instead, into a copy of those calls alone
-    (two bits each), so the file's pages do not become the process's. Every file is checked before use: the .bed's magic bytes and variant-major mode, its size
-    against the .fam's and .bim's row counts, each row's fields, and unique sample (FID, IID) and
-    variant IDs; a problem raises ValueError naming the file and line.
+    (two bits each), so the file's pages do not become the process's. Every file is checked before
+    use: the .bed's magic bytes and variant-major mode, its size against the .fam's and .bim's row
+    counts, each row's fields, and unique sample (FID, IID) and variant IDs; a problem raises
+    ValueError naming the file and line.
 
     Parameters
     ----------
