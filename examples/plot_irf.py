@@ -35,7 +35,8 @@ print("the rule:", truth[0], f"- share of y = 1: {y.mean():.3f}")
 # %%
 # Fit
 # ---
-# The defaults: 5 iterations of 500 trees, then 10 bootstraps with their own forests and RITs.
+# The defaults: 5 iterations of 500 trees, then 50 bootstraps with their own forests of 100 trees
+# and RITs.
 # The fit takes a few seconds.
 irf = IterativeRandomForest(random_state=0).fit(X, y)
 table = irf.interactions_
@@ -49,8 +50,8 @@ print("the rule is first:", table.features[0] == truth[0])
 # %%
 # The planted rule x10+ & x11+ & x28+ & x41+ comes first, in tier 0 (the rules) with
 # stability 1.00. Next come two pairs of direction -1, rules that *lower* y (when x28 is low,
-# y is almost surely 0: precision 0.98), then the rule's own subsets of three features, moved
-# to tier 1 because nearly every path that holds them also holds the fourth feature.
+# y is almost surely 0: precision 0.98), then the rule's own subsets of three and two features,
+# moved to tier 1 because nearly every path that holds them also holds the rule's other features.
 #
 # What the reweighting did
 # ------------------------
@@ -89,8 +90,8 @@ print("true cuts:", np.round(np.quantile(X[:, rule_columns], 1 - 0.1**0.25, axis
 #
 # The network view draws every interaction of stability at least 0.5 as edges between its
 # features, wider for higher stability. The rule's four features form a clique of wide edges.
-# x13 and x19 join through two sets of order 5, the rule plus one noise feature (stability 0.7
-# and 0.8, in tier 2): padded sets, which the table's tiers put below the rule.
+# x13 and x19 join through two sets of order 5, the rule plus one noise feature (stability 0.70
+# and 0.52, in tier 2): padded sets, which the table's tiers put below the rule.
 ax = plotting.plot_interaction_network(irf)
 ax.figure.set_size_inches(5, 5)
 plt.show()

@@ -121,7 +121,7 @@ def test_the_interaction_budgets_reach_the_finders(lss_file, tmp_path, capsys):
                "--max-order", 2, "--lss-estimators", 40, "--n-iterations", 2, "--n-bootstraps", 3, "--rit-depth", 3,
                "--rit-trees", 60, "--out", out)
     assert "LSSFind (40 trees" in text and "order <= 2" in text
-    assert "(2 iterations, 20 trees, 3 bootstraps, 60 RITs of depth 3" in text
+    assert "(2 iterations, 20 trees, 3 bootstraps of 4 trees, 60 RITs of depth 3" in text
     data = read_csv_exact(lss_file)
     X, y = data.drop(columns="response"), data["response"].to_numpy()
     lss = LSSFind(40, max_order=2, random_state=4).fit(X, y)

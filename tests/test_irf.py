@@ -1,11 +1,13 @@
 """Random intersection trees and iterative random forests."""
 
+import warnings
+
 import numpy as np
 import pytest
 
 import pyinterp
 from pyinterp.datasets import make_boolean_response, make_lss
-from pyinterp.interactions import IterativeRandomForest, encode, random_intersection_trees
+from pyinterp.interactions import IterativeRandomForest, NoInteractionWarning, encode, random_intersection_trees
 from pyinterp.interactions.irf import BootstrapLeaves
 
 
@@ -193,7 +195,25 @@ def test_irf_bootstrap_size_and_trees(max_samples, rows):
     # Regression draws plain rows.
     reg = IterativeRandomForest(n_iterations=1, n_estimators=20, n_bootstraps=1, bootstrap_max_samples=max_samples,
                                 random_state=0).fit(X, X[:, 0])
-    assert len(reg._resample(X[:, 0], 3)) == rows and reg._bootstrap_trees == 20
+    assert len(reg._resample(X[:, 0], 3)) == rows
+    # The default style's bootstraps: 50 forests of a fifth of n_estimators; R's: 10 full-size ones.
+    assert (reg.n_bootstraps_, reg.bootstrap_n_estimators_) == (1, 4)
+    assert reg.bootstrap(X, X[:, 0], 0).forest.n_estimators == 4
+
+
+def test_irf_bootstraps_by_style():
+    rng = np.random.default_rng(1)
+    X = rng.random((60, 4))
+    y = X[:, 0] + X[:, 1]
+    fitted = {style: IterativeRandomForest(n_iterations=1, n_estimators=12, rit_n_trees=5, style=style,
+                                           random_state=0).fit(X, y) for style in ("rules", "R", "pyinterp")}
+    assert (fitted["rules"].n_bootstraps_, fitted["rules"].bootstrap_n_estimators_) == (50, 2)
+    for style in ("R", "pyinterp"):
+        assert (fitted[style].n_bootstraps_, fitted[style].bootstrap_n_estimators_) == (10, 12)
+    assert fitted["rules"].bootstrap_seeds_.shape == (50, 2)
+    tiny = IterativeRandomForest(n_iterations=1, n_estimators=3, n_bootstraps=2, rit_n_trees=5,
+                                 random_state=0).fit(X, y)
+    assert tiny.bootstrap_n_estimators_ == 1  # a fifth, at least one tree
 
 
 def test_irf_bootstrap_redoes_the_fit():
@@ -212,6 +232,43 @@ def test_irf_bootstrap_redoes_the_fit():
     for index in (-1, 4, 1.0):
         with pytest.raises(ValueError, match="index"):
             model.bootstrap(X, y, index)
+
+
+def test_irf_default_candidates_and_stability_come_from_every_bootstrap():
+    """The default style scores every set any bootstrap's RIT found, on either side, and its
+    stability is the share of all bootstraps that found it (R's divides by those that could score
+    it); the rules come first, by cpe, the other tiers by stability."""
+    X, y, _ = make_lss(n_samples=300, n_features=6, n_interactions=1, order=2, snr=5, random_state=1)
+    model = IterativeRandomForest(n_iterations=2, n_estimators=20, n_bootstraps=6, bootstrap_n_estimators=10,
+                                  rit_n_trees=30, random_state=3, n_jobs=2).fit(X, y)
+    runs = [model.bootstrap(X, y, b) for b in range(6)]
+    found = {1: [set(r.interactions) for r in runs], -1: [set(r.other_interactions) for r in runs]}
+    table = model.interactions_
+    rows = {(tuple(int(c) for c in encode(f)), int(d)) for f, d in zip(table.features, table["direction"])}
+    assert rows <= {(s, d) for d in (1, -1) for s in set().union(*found[d])}
+    assert len(rows) > 0.9 * sum(len(set().union(*found[d])) for d in (1, -1))  # nearly all are scored
+    for features, direction, stability in zip(table.features, table["direction"], table["stability"]):
+        codes = tuple(int(c) for c in encode(features))
+        assert stability == np.mean([codes in f for f in found[int(direction)]])
+    assert (table["stability"] < 0.5).any()  # rare sets are kept, with their low stability
+    lower = table["tier"] > 0
+    assert (np.diff(table["tier"]) >= 0).all()
+    assert (np.diff(table["stability"][lower & (table["tier"] == 2)]) <= 0).all()
+
+
+def test_irf_default_warns_when_no_set_is_a_rule():
+    rng = np.random.default_rng(0)
+    X = rng.random((300, 6))
+    y = rng.random(300)  # noise: these small forests find no rule in it
+    kw = dict(n_iterations=2, n_estimators=30, n_bootstraps=5, rit_n_trees=30, random_state=0)
+    with pytest.warns(NoInteractionWarning, match=r"found no rule \(tier 0\).*The most stable, x\d[+-] & x\d[+-], has "
+                      r"stability [01]\.\d\d over 5 bootstraps, sta_fsd [01]\.\d\d and sta_mip [01]\.\d\d"):
+        model = IterativeRandomForest(**kw).fit(X, y)
+    assert len(model.interactions_) and not (model.interactions_["tier"] == 0).any()
+    X, y, _ = make_lss(n_samples=300, n_features=6, n_interactions=1, order=2, snr=5, random_state=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NoInteractionWarning)
+        assert (IterativeRandomForest(**kw).fit(X, y).interactions_["tier"] == 0).any()
 
 
 @pytest.mark.parametrize("style", ["R", "pyinterp"])

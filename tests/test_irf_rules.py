@@ -88,8 +88,12 @@ def test_default_finds_a_rule_that_lowers_y_with_its_signs(signed_fit):
     assert top == [((A, B), 1), ((C, D, (4, -1)), -1)]  # raises y; lowers y, found below the cut
     assert (table["tier"][:2] == RULE).all()
     assert (np.diff(table["tier"]) >= 0).all()  # ordered by tier
-    for tier in np.unique(table["tier"]):  # then by cpe
-        assert (np.diff(np.nan_to_num(table["cpe"][table["tier"] == tier], nan=-np.inf)) <= 0).all()
+    for tier in np.unique(table["tier"]):  # then the rules by cpe, the others by stability, then cpe
+        stability = table["stability"][table["tier"] == tier] if tier else np.zeros((table["tier"] == 0).sum())
+        cpe = np.nan_to_num(table["cpe"][table["tier"] == tier], nan=-np.inf)
+        assert (np.diff(stability) <= 0).all()
+        assert (np.diff(cpe)[np.diff(stability) == 0] <= 0).all()
+    assert (table["stability"][table["tier"] > 0] < 1).any()  # the order by stability was tested
     # R's order, with the class of interest's leaves only (R iRF 3.0), does not report it with its signs.
     r = IterativeRandomForest(**params, style="R").fit(X, y).interactions_
     assert ((C, D, (4, -1)), -1) not in list(zip(r.features, r["direction"]))

@@ -198,7 +198,8 @@ def test_irf_rule_classification_values_are_class_fractions():
     rng = np.random.RandomState(1)
     X = rng.rand(400, 5)
     y = np.where((X[:, 0] > 0.5) & (X[:, 1] > 0.5), "case", "control")
-    irf = IterativeRandomForest(2, 30, n_bootstraps=3, rit_n_trees=20, class_id="case", random_state=0).fit(X, y)
+    irf = IterativeRandomForest(2, 30, n_bootstraps=3, bootstrap_n_estimators=30, rit_n_trees=20, class_id="case",
+                                random_state=0).fit(X, y)
     top = irf.interactions_[0]
     assert top.features == ((0, 1), (1, 1))
     rule = irf.rule(top)

@@ -9,7 +9,8 @@ rank mode beside it, and each true rule's rank is read under every order in ORDE
     order4  the same grid at order 4
     fresh, fresh2, fresh3, fresh4
             LSS designs with rules of mixed orders, some lowering y (lss_signed), 18 data sets each;
-            fresh-fresh3 were read while choosing, fresh4 only once the default was fixed
+            fresh-fresh3 were read while choosing, fresh4 only once the default was fixed; fresh5
+            only once the 2026-11-30 change was fixed
 
     python bench/studies/irf_default_order.py --fit tune --cache C     # fit and cache (and the others)
     python bench/studies/irf_default_order.py --cache C --csv bench/results_data/irf_default_order.csv
@@ -63,6 +64,10 @@ FRESH = {
     "fresh4": (1200, 10000, [((2, 2, 2), (1, -1, 1), 300, 2.0), ((3, 2), (1, 1), 50, 1.0),
                              ((3, 3, 3), (1, 1, 1), 200, 5.0), ((2, 4), (-1, 1), 500, 2.0),
                              ((2, 2), (1, 1), 1000, 2.0), ((3,), (-1,), 100, 2.0)]),
+    # held out from the 2026-11-30 change (candidates from every bootstrap, stability order)
+    "fresh5": (1600, 11000, [((2, 3), (1, -1), 400, 2.0), ((3, 3, 2), (1, 1, 1), 100, 2.0),
+                             ((4,), (1,), 200, 5.0), ((2, 2, 2, 2), (1, 1, -1, 1), 300, 5.0),
+                             ((3,), (-1,), 1000, 2.0), ((2, 4), (1, 1), 50, 1.0)]),
 }
 
 
@@ -148,6 +153,12 @@ def gain_tiers(f, c):
     return tiers
 
 
+def rules_order(f, c):
+    """The default's order: tier; tier 0 by cpe, the other tiers by stability, then cpe."""
+    tiers = rule_tiers(f, c)
+    return np.lexsort((-np.nan_to_num(c["cpe"], nan=-np.inf), np.where(tiers == RULE, 0.0, -c["stability"]), tiers))
+
+
 ORDERS = {
     # The table before: the class of interest's sets only, by cpe, then stability.
     "R (one side)": lambda f, c: np.lexsort((-c["stability"], -np.nan_to_num(c["cpe"], nan=-np.inf),
@@ -161,7 +172,10 @@ ORDERS = {
     "tiers+walk, prev.": lambda f, c: ordered(walked(f, c, rule_tiers(f, c, other_sides=False), "prevalence"), c,
                                               "prevalence"),
     "tiers, cpe": lambda f, c: ordered(rule_tiers(f, c, other_sides=False), c, "cpe"),
-    "rules (default)": lambda f, c: ordered(rule_tiers(f, c), c, "cpe"),
+    "rules, cpe": lambda f, c: ordered(rule_tiers(f, c), c, "cpe"),
+    "rules, stability": lambda f, c: np.lexsort((-np.nan_to_num(c["cpe"], nan=-np.inf), -c["stability"],
+                                                rule_tiers(f, c))),
+    "rules (default)": lambda f, c: rules_order(f, c),
     "rules, closure 0.6": lambda f, c: ordered(rule_tiers(f, c, closure=0.6), c, "cpe"),
     "rules, closure 0.8": lambda f, c: ordered(rule_tiers(f, c, closure=0.8), c, "cpe"),
 }
@@ -216,10 +230,12 @@ def main():
     parser.add_argument("--cache", default="irf_default_order_cache")
     parser.add_argument("--csv", help="also write each true rule's ranks here (bench/results_data/irf_default_order.csv)")
     parser.add_argument("--n-jobs", type=int, default=1)
+    parser.add_argument("--default", action="store_true",
+                        help="fit iRF at its defaults, not with style='R' and RIT on both sides (the first fits)")
     parser.add_argument("--orders", nargs="+", choices=[*ORDERS, "LSSrank"], help="the columns to print (all)")
     args = parser.parse_args()
     if args.fit:
-        fit(args.fit, Path(args.cache), args.n_jobs, style="R", rit_leaves="both")
+        fit(args.fit, Path(args.cache), args.n_jobs, **({} if args.default else {"style": "R", "rit_leaves": "both"}))
     else:
         report(args.cache, args.orders or [*ORDERS, "LSSrank"], args.csv)
 

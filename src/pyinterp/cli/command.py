@@ -224,9 +224,9 @@ def parser() -> argparse.ArgumentParser:
                        "the test finds nothing in (default find)")
     group.add_argument("--n-iterations", type=_positive, default=5, metavar="N",
                        help="iRF: reweighted forests, each fitted on the last one's importances (default 5)")
-    group.add_argument("--n-bootstraps", type=_positive, default=10, metavar="N",
-                       help="iRF: bootstrap replicates behind each interaction's stability (default 10; each "
-                       "fits a forest and runs the RITs)")
+    group.add_argument("--n-bootstraps", type=_positive, default=None, metavar="N",
+                       help="iRF: bootstrap replicates behind each interaction's stability (default 50, each "
+                       "a forest of a fifth of --n-estimators trees and its RITs)")
     group.add_argument("--rit-depth", type=_positive, default=5, metavar="N",
                        help="iRF: depth of each random intersection tree, which bounds the interactions' order "
                        "(default 5)")

@@ -230,8 +230,13 @@ def _interaction_rows(table, columns, truth, tested=None):
         return list(tested.get(features, (np.nan, np.nan, np.nan)))
 
     return [(table.label(r.features), len(r.features), *(float(getattr(r, c)) for c in columns),
-             *test_columns(r.features), *([r.features in truth.interactions] if truth else []))
+             *test_columns(r.features), *([_is_true(r, truth)] if truth else []))
             for r in table]
+
+
+def _is_true(record, truth):
+    """Whether a record is a simulated rule: its signed set, found raising y (iRF's direction +1)."""
+    return record.features in truth.interactions and getattr(record, "direction", 1) > 0
 
 
 TESTED = ["effect", "pvalue", "qvalue"]
@@ -362,12 +367,16 @@ def irf(data, args, report, truth=None):
                      "; direction -1: rules of the other classes (found on their leaves)")
     report.say(f"\nIterative random forest, class of interest: {interest}")
     report.say(f"Iterative random forest ({args.n_iterations} iterations, {args.n_estimators} trees, "
-               f"{args.n_bootstraps} bootstraps, {args.rit_trees} RITs of depth {args.rit_depth}"
+               f"{model.n_bootstraps_} bootstraps of {model.bootstrap_n_estimators_} trees, "
+               f"{args.rit_trees} RITs of depth {args.rit_depth}"
                f"{'' if held is None else f', on {len(fit_data.y)} rows'}) in {time.perf_counter() - start:.2f} s, "
                f"iteration {model.selected_iteration_ + 1} selected; {found}")
     if keys[0] == "tier" and len(table):
         report.say("  (tier 0: rules, passing R iRF's filters with no set nested in or around them, or on their "
-                   "other side, taking their place; 1: such sets; 2: sets the filters drop)")
+                   "other side, taking their place, ordered by cpe; 1: such sets; 2: sets the filters drop)")
+        if not (table["tier"] == 0).any():
+            report.say("  No set is a rule (tier 0): none passed R iRF's filters (stability >= 0.5, sta_fsd and "
+                       "sta_mip > 0.5), so the sets below are frequent on the paths, not rules.")
     tested = _tested(model, table, held, report, "iRF") if len(table) else None
     header, cells = _with_genes(
         data, ["interaction", "order", *scores, *([] if tested is None else TESTED), *(["truth"] if truth else [])],
@@ -390,7 +399,7 @@ def irf(data, args, report, truth=None):
     report.say(f"  {'interaction':<40}" + "".join(f" {c:>10}" for c in shown)
                + ("" if tested is None else f" {'p-value':>10}"))
     for r in top:
-        mark = ("  true" if r.features in truth.interactions else "") if truth else ""
+        mark = ("  true" if _is_true(r, truth) else "") if truth else ""
         test = "" if tested is None else f" {tested.get(r.features, (0, np.nan))[1]:>10.2g}"
         cells = "".join(f" {getattr(r, c):>10d}" if c in _WHOLE else f" {getattr(r, c):>10.3f}" for c in shown)
         report.say(f"  {_printed(table.label(r.features)):<40}" + cells + test + mark)

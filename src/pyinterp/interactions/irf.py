@@ -45,9 +45,16 @@ from .table import InteractionTable
 
 _SCORES = ("prevalence", "precision", "cpe", "fsd", "mip")
 # The columns interactions_ is ordered by (descending but the tier, then by the direction and the
-# features), per style: the rules' tiers (rule_tiers.py), R iRF 3.0's order by cpe, or pyinterp's by
-# stability.
-TABLE_ORDER = {"rules": ("tier", "cpe"), "R": ("cpe", "stability"), "pyinterp": ("stability", "prevalence")}
+# features), per style: the rules' tiers (rule_tiers.py), then stability, then cpe - but the rules
+# (tier 0) by cpe alone, R's order, which ranks a rule above its noise extensions where all are
+# found in every bootstrap; R iRF 3.0's order by cpe; or pyinterp's by stability.
+TABLE_ORDER = {"rules": ("tier", "stability", "cpe"), "R": ("cpe", "stability"),
+               "pyinterp": ("stability", "prevalence")}
+# n_bootstraps and bootstrap_n_estimators when None: the default style's 50 bootstraps of a fifth of
+# the trees (bench/studies/irf_seed_stability.py: two seeds then share 4.3 and 4.0 of their top 5 on
+# prostate_ge and arcene, against 0.4 and 0.8 with 10 bootstraps of 500); the R vignette's 10
+# bootstraps of full forests under the other styles.
+RULES_BOOTSTRAPS, RULES_BOOTSTRAP_TREES_DIVISOR = 50, 5
 _LOG_SCORES = ("cpe", "fsd", "mip")  # their sta_* columns: share of bootstraps with a positive score
 
 
@@ -139,23 +146,30 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
 
     ``style`` chooses among three sets of conventions for steps 2-3:
 
-    - ``"rules"`` (default): R's conventions (next item), RIT on both sides
-      (``rit_leaves="both"``), and the table ordered by ``tier``, then cpe (R's order within a
-      tier). A set passes R's filters when its sta_fsd and sta_mip exceed one half and its
-      stability is at least one half. Between two passing sets S < T of the same direction, the
-      forest's paths tell a rule from its parts and extensions: the class-1 paths holding a part
-      of a true rule nearly always hold the rule's other features, so prevalence(T) >= 0.7 x
-      prevalence(S) moves S to tier 1, and a smaller ratio (T adds a feature the paths do not
-      need) moves T there. Both sides also find the other side of the rules (y high when x0 and
-      x1 are low or when x2 and x3 are low is y low when x0 and x2 are high): of two passing sets
-      of opposite directions, each made only of the other sides of the other direction's items
-      and holding a feature with opposite signs, the one whose features co-occur less on the
-      paths (smaller fsd per added feature) moves to tier 1 (rule_tiers.py says why).
-      bench/studies/irf_default_order.py measures it on LSS data at orders 2 and 3 (p 50-1000,
-      SNR 1-10, 4 replicates): the true rules in the top 5 in 1.00 / 1.00 of cases and in the
-      top 2 in 1.00 / 1.00, against 0.23 / 0.02 and 0.00 / 0.01 for R's order and 1.00 / 0.96
-      and 0.79 / 0.83 for :class:`LSSFind` (``mode="rank"``) on the same data sets; and on
-      designs kept out of the choice (docs/results/irf_default_order.md).
+    - ``"rules"`` (default): R's scores and conventions (next item), with three differences: RIT on
+      both sides (``rit_leaves="both"``); every bootstrap's sets as candidates and stability over
+      every bootstrap, as the method defines them, from 50 bootstraps of 100 trees; and the table
+      ordered by ``tier``, then stability, then cpe (the rules of tier 0 by cpe alone, R's order,
+      which ranks them first on LSS data). On real data the scores of the top candidates are close,
+      and R's candidates (one RIT over the selected forest) and order (cpe, averaged over the
+      bootstraps that could score a set) changed with the seed: two seeds shared 0.4 of their top 5
+      on prostate_ge (102 x 5,966) with R's candidates, cpe order and 10 bootstraps of 500 trees;
+      4.3 with these settings, at 2.0 CPU s a fit instead of 0.9
+      (bench/studies/irf_seed_stability.py).
+      A set passes R's filters when its sta_fsd and sta_mip exceed one half and its stability is at
+      least one half. Between two passing sets S < T of the same direction, the forest's paths tell
+      a rule from its parts and extensions: the class-1 paths holding a part of a true rule nearly
+      always hold the rule's other features, so prevalence(T) >= 0.7 x prevalence(S) moves S to tier
+      1, and a smaller ratio (T adds a feature the paths do not need) moves T there. Both sides also
+      find the other side of the rules (y high when x0 and x1 are low or when x2 and x3 are low is y
+      low when x0 and x2 are high): of two passing sets of opposite directions, each made only of
+      the other sides of the other direction's items and holding a feature with opposite signs, the
+      one whose features co-occur less on the paths (smaller fsd per added feature) moves to tier 1
+      (rule_tiers.py says why). bench/studies/irf_default_order.py measures it on LSS data at orders
+      2 and 3 (p 50-1000, SNR 1-10, 4 replicates): the true rules in the top 5 in 1.00 / 1.00 of
+      cases and in the top 2 in 1.00 / 1.00, against 0.23 / 0.02 and 0.00 / 0.01 for R's order and
+      1.00 / 0.96 and 0.79 / 0.83 for :class:`LSSFind` (``mode="rank"``) on the same data sets; and
+      on designs kept out of the choice (docs/results/irf_default_order.md).
     - ``"R"`` does what R iRF 3.0 does (``iRF(..., oob.importance=TRUE)``): the forests
       stop at ranger's node size (``forest_min_node_size``); the
       candidates are the sets one RIT finds on the selected forest (seed ``rit_seed_``); each
@@ -226,9 +240,11 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         The iteration whose forest becomes ``forest_`` and whose feature weights the bootstrap
         forests are fitted with: the lowest out-of-bag error (ties go to the later one), the
         last, or the given 0-based index (below ``n_iterations``).
-    n_bootstraps : int, default=10
-        Bootstrap resamples of step 2, each with its own forest and RIT; the R vignette's
-        setting (R's default of 1 gives no stability information).
+    n_bootstraps : int or None, default=None
+        Bootstrap resamples of step 2, each with its own forest and RIT. None: 50 under
+        ``style="rules"`` (two seeds then agree on about 4 of their top 5 on real data, above),
+        10 under the others, the R vignette's setting (R's default of 1 gives no stability
+        information).
     signed : bool, default=True
         Whether paths hold signed features (feature, side) or features alone; unsigned tables
         carry sign 0 and have no :meth:`rule`.
@@ -257,8 +273,9 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         A RIT node that has shrunk to this many items is a leaf, and smaller sets are dropped:
         the smallest interaction reported.
     bootstrap_n_estimators : int or None, default=None
-        Trees in each bootstrap forest; None = ``n_estimators`` (R iRF refits a full-size
-        forest).
+        Trees in each bootstrap forest. None: a fifth of ``n_estimators`` (at least 1) under
+        ``style="rules"``, whose 50 bootstraps then cost as many trees as 10 full-size ones;
+        ``n_estimators`` under the others (R iRF refits a full-size forest).
     bootstrap_max_samples : float, int or None, default=None
         Rows in each bootstrap resample: a fraction in (0, 1] of n (rounded up), a count >= 1, or
         None = n. Classes keep their proportions (largest remainders) when classifying.
@@ -294,8 +311,11 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
           observation weights, a classification leaf counting as the class of interest when it
           ties for the largest fraction, and 10 bootstraps by default where R runs 1.
         - ``"rules"`` computes R's scores with R's conventions, but also runs RIT on the other
-          side (``rit_leaves="both"``, rules that lower y, ``direction`` -1) and orders by
-          ``tier``, then cpe, where R orders by cpe alone.
+          side (``rit_leaves="both"``, rules that lower y, ``direction`` -1), takes every
+          bootstrap's sets as candidates where R takes one RIT's over the selected forest,
+          divides stability by every bootstrap where R divides by those that could score the
+          set, runs 50 bootstraps of ``n_estimators / 5`` trees, and orders by ``tier``, then
+          stability (not in tier 0), then cpe, where R orders by cpe.
         - ``"pyinterp"`` keeps the conventions before R's: trees grown to purity, every
           bootstrap's sets as candidates, bootstrap forests fitted on the resample with its
           repeats, leaf sizes counting all its rows, prevalence as leaf mass, y > cut as
@@ -327,11 +347,12 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
     interactions_ : InteractionTable
         The scored candidates, columns ``stability``, ``prevalence``, ``precision``, ``cpe``,
         ``sta_cpe``, ``fsd``, ``sta_fsd``, ``mip``, ``sta_mip``, ``direction`` and ``tier``
-        (step 3). Ordered by tier, then cpe (``style="rules"``), by cpe, then stability
-        (``"R"``), or by stability, then prevalence (``"pyinterp"``): ``TABLE_ORDER[style]``
-        (descending but the tier), then the direction and the features. With
-        ``feature_groups`` the indices point into the group names. An empty table warns
-        (:class:`NoInteractionWarning`, saying why).
+        (step 3). Ordered by tier, stability (not in tier 0), then cpe (``style="rules"``), by
+        cpe, then stability (``"R"``), or by stability, then prevalence (``"pyinterp"``):
+        ``TABLE_ORDER[style]`` (descending but the tier), then the direction and the features.
+        With ``feature_groups`` the indices point into the group names. An empty table, and under
+        ``style="rules"`` a table without a rule (tier 0), warns (:class:`NoInteractionWarning`,
+        saying why).
     forest_ : RandomForestRegressor or RandomForestClassifier
         The selected iteration's forest; :meth:`predict` uses it.
     selected_iteration_ : int
@@ -342,10 +363,14 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         Per iteration, the importances computed (``importance``).
     feature_weights_ : ndarray of shape (n_iterations, n_features)
         Per iteration, the weights its forest was fitted with (all ones for the first).
-    bootstrap_seeds_ : ndarray of shape (n_bootstraps, 2)
+    n_bootstraps_ : int
+        The bootstraps run (``n_bootstraps``, or its default for the style).
+    bootstrap_n_estimators_ : int
+        Trees in each bootstrap forest (``bootstrap_n_estimators``, or its default).
+    bootstrap_seeds_ : ndarray of shape (``n_bootstraps_``, 2)
         Each bootstrap's resample seed and forest (and RIT) seed; :meth:`bootstrap` redoes one.
     rit_seed_ : int
-        Seed of the RIT over the selected forest (the candidates of styles ``"rules"`` and ``"R"``).
+        Seed of the RIT over the selected forest (the candidates of ``style="R"``).
     classification_ : bool
         Whether y was read as classes (``task``).
     classes_ : ndarray of shape (n_classes,)
@@ -374,10 +399,10 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
     minimum size 2, signed paths and R's scores - the R iRF 3.0 defaults the method was published
     with - but ordered by ``style="rules"``, which ranks the true rules first where R's order does
     not (above), and with RIT on both sides, since a rule that lowers y has no class-1 leaves;
-    ``max_features="sqrt"`` as R iRF's mtry; 10 bootstraps, the R vignette's setting (R's
-    default of 1 gives no stability information); MDI importance as in the paper (``"mdi_oob"``
-    for the debiased version of issue 3). The bootstrap stage follows R iRF too: each bootstrap
-    refits a full-size forest (``bootstrap_n_estimators=None``) on n rows
+    ``max_features="sqrt"`` as R iRF's mtry; 50 bootstraps of 100 trees, where the R vignette
+    runs 10 of 500 (R's default of 1 gives no stability information), so that two seeds agree
+    (above); MDI importance as in the paper (``"mdi_oob"`` for the debiased version of issue 3).
+    The bootstrap stage follows R iRF otherwise: each bootstrap resamples n rows
     (``bootstrap_max_samples=None``), first split per feature (R's ``first.split``), class-1
     leaves weighted by size x precision, RIT root = two paths, leaves reported.
 
@@ -416,13 +441,15 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
     ([0, 0], [1, 1], [1.0, 1.0])
     >>> record = table[0]
     >>> round(record.precision, 3), round(record.cpe, 3)
-    (0.931, 2.649)
+    (0.933, 2.716)
 
-    The sets after them are parts, extensions or the other side of the rules (tier 1), or fail
-    R's filters (tier 2):
+    After them come the sets found on the leaves below the median (direction -1), such as the
+    rules' other side (y is low when x1 and x2 are high), then parts or extensions of the rules
+    (tier 1) and the sets R's filters drop (tier 2):
 
-    >>> [(table.label(f), t) for f, t in zip(table.features[2:5], table["tier"][2:5].tolist())]
-    [('x1- & x2- & x3-', 1), ('x1+ & x3+', 1), ('x1+ & x2+', 1)]
+    >>> [(table.label(f), t, d) for f, t, d in zip(table.features[2:5], table["tier"][2:5].tolist(),
+    ...                                           table["direction"][2:5].tolist())]
+    [('x1+ & x2+', 0, -1), ('x2+ & x3-', 0, -1), ('x0- & x1+ & x2+', 1, -1)]
     """
 
     _parameter_constraints = {
@@ -438,7 +465,7 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         "importance": [StrOptions({"mdi", "mdi_oob"})],
         "weight_floor": [Interval(Real, 0, 1, closed="both")],
         "iteration": [StrOptions({"oob", "last"}), IntInterval(Integral, 0, None, closed="left")],
-        "n_bootstraps": [IntInterval(Integral, 1, None, closed="left")],
+        "n_bootstraps": [IntInterval(Integral, 1, None, closed="left"), None],
         "signed": ["boolean"],
         "cut": [Interval(Real, None, None, closed="neither"), None],
         "class_id": "no_validation",  # any label; checked against the classes in fit
@@ -466,7 +493,7 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
 
     def __init__(self, n_iterations=5, n_estimators=500, *, task="auto", max_features="sqrt", min_samples_leaf=1,
                  max_depth=None, forest_min_node_size=None, importance="mdi", weight_floor=1e-5, iteration="oob",
-                 n_bootstraps=10, signed=True, cut=None,
+                 n_bootstraps=None, signed=True, cut=None,
                  class_id=None, min_node_size=1, rit_depth=5, rit_n_trees=500, rit_n_children=2.0, rit_min_size=2,
                  bootstrap_n_estimators=None, bootstrap_max_samples=None, first_split=True, rit_leaves=None,
                  rit_leaf_weight="size_precision", rit_root_sets=2, rit_report="leaves", style="rules",
@@ -526,7 +553,10 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
                                        getattr(self, "feature_names_in_", None)))
         if isinstance(self.iteration, Integral) and self.iteration >= self.n_iterations:
             raise ValueError(f"iteration must be below n_iterations ({self.n_iterations}), got {self.iteration}")
-        self._bootstrap_trees = self.n_estimators if self.bootstrap_n_estimators is None else self.bootstrap_n_estimators
+        rules = self.style == "rules"
+        self.n_bootstraps_ = self.n_bootstraps or (RULES_BOOTSTRAPS if rules else 10)
+        self.bootstrap_n_estimators_ = self.bootstrap_n_estimators or (
+            max(1, self.n_estimators // RULES_BOOTSTRAP_TREES_DIVISOR) if rules else self.n_estimators)
         m = self.bootstrap_max_samples
         if m is None:
             self._bootstrap_rows = n_samples
@@ -536,7 +566,7 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
             self._bootstrap_rows = max(1, math.ceil(m * n_samples))
         check_up_front("bootstrap_max_samples", self._bootstrap_rows, 8, "each bootstrap's drawn rows")
         check_forest_size("n_estimators", self.n_estimators, n_samples)
-        check_forest_size("bootstrap_n_estimators", self._bootstrap_trees, self._bootstrap_rows)
+        check_forest_size("bootstrap_n_estimators", self.bootstrap_n_estimators_, self._bootstrap_rows)
 
     @guarded_fit
     @_fit_context(prefer_skip_nested_validation=True)
@@ -576,7 +606,8 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         -----
         NoInteractionWarning
             When the table is empty, saying why (e.g. every path splits on one feature) and what
-            to try.
+            to try; under ``style="rules"`` also when no set is a rule (tier 0), naming the most
+            stable set and its filter scores.
 
         Examples
         --------
@@ -615,21 +646,30 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
             y = regression_target(y)
         z = self._positive(y)
         check_up_front("n_iterations", self.n_iterations, 8, "its forests' seeds")
-        check_up_front("n_bootstraps", self.n_bootstraps, 16, "its bootstraps' seeds")
-        seeds = draw_seeds(python_rng(self.random_state), self.n_iterations + 2 * self.n_bootstraps + 1)
+        check_up_front("n_bootstraps", self.n_bootstraps_, 16, "its bootstraps' seeds")
+        seeds = draw_seeds(python_rng(self.random_state), self.n_iterations + 2 * self.n_bootstraps_ + 1)
         n_jobs = resolve_n_threads(self.n_jobs)
 
         # With a distributed joblib backend, X and y reach each worker once for the whole fit.
         with data_on_workers(X, y):
             with Progress(self.verbose, self.n_iterations, "iterations") as progress:
                 self._iterate(X, y, seeds[:self.n_iterations], n_jobs, progress)
-            self.bootstrap_seeds_ = seeds[self.n_iterations:-1].reshape(self.n_bootstraps, 2)
+            self.bootstrap_seeds_ = seeds[self.n_iterations:-1].reshape(self.n_bootstraps_, 2)
             self.rit_seed_ = int(seeds[-1])
-            with Progress(self.verbose, self.n_bootstraps, "bootstraps") as progress:
+            with Progress(self.verbose, self.n_bootstraps_, "bootstraps") as progress:
                 self.interactions_ = self._bootstrap_stage(X, y, z, n_jobs, progress)
-        if not len(self.interactions_):
+        table = self.interactions_
+        if not len(table):
             warnings.warn(NoInteractionWarning(f"IterativeRandomForest found no interaction: {why_none(self)}"),
                           stacklevel=4)
+        elif self.style == "rules" and not (table["tier"] == 0).any():
+            top = int(np.argmax(table["stability"]))
+            warnings.warn(NoInteractionWarning(
+                f"IterativeRandomForest found no rule (tier 0): no set passed R's filters (stability >= 0.5, "
+                f"sta_fsd and sta_mip > 0.5): the table ranks sets that are not rules. The most stable, "
+                f"{table.label(table.features[top])}, has stability {table['stability'][top]:.2f} over "
+                f"{self.n_bootstraps_} bootstraps, sta_fsd {table['sta_fsd'][top]:.2f} and sta_mip "
+                f"{table['sta_mip'][top]:.2f}."), stacklevel=4)
         return self
 
     def _iterate(self, X, y, seeds, n_jobs, progress):
@@ -668,7 +708,7 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         candidates, known before the bootstraps, in each unit. Otherwise a bootstrap's scores need
         the sets every other bootstrap finds, so its leaves wait for them: on disk (a temporary
         directory), not in memory, which then does not grow with the number of bootstraps."""
-        units = [(b,) for b in range(self.n_bootstraps)]
+        units = [(b,) for b in range(self.n_bootstraps_)]
         lean = copy.copy(self)  # what a bootstrap reads, without the forest (sent to the workers)
         del lean.forest_
         scorings = [None if c is None else _Scoring(c) for c in self._candidates(X, z)]
@@ -685,11 +725,12 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
                 spill = stack.enter_context(tempfile.TemporaryDirectory(prefix="pyinterp-irf-"))
             for b, sides in enumerate(runs):
                 for side, (result, sets) in enumerate(sides):
-                    if spill is not None:  # the leaves to disk, one .npy per array (an .npz checksums every byte)
-                        files = {name: os.path.join(spill, f"bootstrap{b}-side{side}-{name}.npy") for name in result}
-                        for name, array in result.items():
-                            np.save(files[name], array)
-                        result = files
+                    if spill is not None:  # the leaves to disk: one file of .npy records (an .npz checksums every byte)
+                        path = os.path.join(spill, f"bootstrap{b}-side{side}.npy")
+                        with open(path, "wb") as file:
+                            for array in result.values():
+                                np.save(file, array)
+                        result = (path, tuple(result))
                     results[side].append(result)
                     found[side].append(sets)
                 progress.update()
@@ -698,7 +739,7 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
                 if scorings[side] is None:
                     scorings[side] = _Scoring(set().union(*found[side]))
                     prevalences = Parallel(n_jobs=n_jobs, backend="threading")(
-                        delayed(_spilled_prevalences)(files, scorings[side].queries) for files in results[side])
+                        delayed(_spilled_prevalences)(*spilled, scorings[side].queries) for spilled in results[side])
                     results[side] = [scorings[side].scores(*p) for p in prevalences]
                 scored.append(self._score(found[side], results[side], scorings[side].candidates))
             return self._table(scored)
@@ -706,11 +747,12 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
     def _candidates(self, X, z) -> list:
         """Per side (the class of interest; the other rows too with ``rit_leaves="both"``), R
         style: the sets one RIT finds on the selected forest's out-of-bag leaves, the only ones
-        scored; the pyinterp style (None) scores every set any bootstrap found."""
-        if not r_conventions(self):
-            return [None] * (2 if rit_leaves(self) == "both" else 1)
-        candidates = BootstrapLeaves(self.forest_, X, z, self).rits(self, self.rit_seed_)
-        self.forest_._forest.drop_oob_leaves()  # forest_ is kept: let its recorded leaves go
+        scored; the other styles (None) score every set any bootstrap found."""
+        candidates = [None] * (2 if rit_leaves(self) == "both" else 1)
+        if self.style == "R":
+            candidates = BootstrapLeaves(self.forest_, X, z, self).rits(self, self.rit_seed_)
+        if r_conventions(self):
+            self.forest_._forest.drop_oob_leaves()  # forest_ is kept: let its recorded leaves go
         return candidates
 
     def bootstrap(self, X, y, index):
@@ -755,16 +797,16 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         >>> irf = IterativeRandomForest(n_iterations=2, n_estimators=30, n_bootstraps=3, rit_n_trees=50,
         ...                             random_state=0).fit(X, y)
         >>> run = irf.bootstrap(X, y, 0)
-        >>> run.rows.shape, run.forest.n_estimators
-        ((183,), 30)
+        >>> run.rows.shape, run.forest.n_estimators  # the distinct rows drawn; a fifth of n_estimators
+        ((183,), 6)
         >>> sorted(decode(s) for s in run.interactions)[:2]
-        [((0, -1), (1, -1)), ((0, -1), (1, -1), (3, 1))]
+        [((0, -1), (1, -1)), ((0, -1), (2, -1))]
         """
         check_is_fitted(self, "bootstrap_seeds_")
         X, y = validate_data(self, X, y, reset=False, **FOREST_FIT_X)
         X = core_X(X, by_columns=True)
-        if not isinstance(index, Integral) or not 0 <= index < self.n_bootstraps:
-            raise ValueError(f"index must be in [0, {self.n_bootstraps}), got {index}")
+        if not isinstance(index, Integral) or not 0 <= index < self.n_bootstraps_:
+            raise ValueError(f"index must be in [0, {self.n_bootstraps_}), got {index}")
         return self._bootstrap(X, y, self._positive(y, fitted=True), index)
 
     def _positive(self, y, fitted=False):
@@ -805,7 +847,7 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         rows = self._resample(y, sample_seed)
         if r_conventions(self):  # R's oob.importance: the forest sees each drawn row once
             rows = np.unique(rows)
-        forest = self._forest(forest_seed, 1, self._bootstrap_trees)
+        forest = self._forest(forest_seed, 1, self.bootstrap_n_estimators_)
         forest.fit(X[rows], y[rows], feature_weights=self.feature_weights_[self.selected_iteration_])
         leaves = BootstrapLeaves(forest, X[rows], z[rows], self)
         share_feature_names(self, forest)  # after the leaves, which read the validated array
@@ -830,7 +872,9 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         else:
             kept = np.ones_like(recovered, dtype=bool)
             masks = {name: np.isfinite(values) for name, values in scores.items()}
-        columns = {"stability": _masked_mean(recovered, kept)}
+        # Stability over every bootstrap, as the method defines it, but R's over those it keeps: a
+        # set found once, where no other bootstrap could score it, has R stability 1.
+        columns = {"stability": _masked_mean(recovered, kept) if self.style == "R" else recovered.mean(axis=0)}
         for name in _SCORES:
             columns[name] = _masked_mean(scores[name], masks[name])
             if name in _LOG_SCORES:
@@ -847,6 +891,8 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         columns["direction"] = np.concatenate([np.full(len(c), 1 - 2 * side) for side, (c, _) in enumerate(scored)])
         columns["tier"] = rule_tiers(features, columns)
         keys = [columns[c] if c == "tier" else -np.nan_to_num(columns[c], nan=-np.inf) for c in TABLE_ORDER[self.style]]
+        if self.style == "rules":
+            keys[1] = np.where(columns["tier"] == 0, 0.0, keys[1])  # the rules by cpe alone
         order = sorted(range(len(features)),
                        key=lambda i: (*(k[i] for k in keys), -columns["direction"][i], features[i]))
         groups = getattr(self, "feature_groups_", None)  # absent in pickles of 0.1.0
@@ -917,6 +963,10 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         state.setdefault("style", "pyinterp")  # earlier pickles were fitted in this style
         state.setdefault("forest_min_node_size", 1)  # and grew their trees to purity
         state.setdefault("categorical_features", None)
+        if "bootstrap_seeds_" in state:  # fitted before n_bootstraps could be None
+            state.setdefault("n_bootstraps_", len(state["bootstrap_seeds_"]))
+        if "_bootstrap_trees" in state:
+            state["bootstrap_n_estimators_"] = state.pop("_bootstrap_trees")
         super().__setstate__(state)
 
     def __sklearn_tags__(self):
@@ -1152,8 +1202,9 @@ def _prevalences(queries, indptr, codes, mass1, mass0, positive):
     return mass1_s / max(mass1.sum(), 1e-300), mass0_s / max(mass0.sum(), 1e-300), prec
 
 
-def _spilled_prevalences(files, queries):
-    return _prevalences(queries, **{name: np.load(file) for name, file in files.items()})
+def _spilled_prevalences(path, names, queries):
+    with open(path, "rb") as file:
+        return _prevalences(queries, **{name: np.load(file) for name in names})
 
 
 def why_none(irf) -> str:
@@ -1163,13 +1214,13 @@ def why_none(irf) -> str:
     if longest < 2:
         return (f"every decision path of the selected forest splits on {'one feature' if longest else 'no feature'}: "
                 "single splits separate the target, and an interaction needs two features on one path.")
-    where = "the selected forest's out-of-bag leaves" if r_conventions(irf) else "the bootstraps' leaves"
+    where = "the selected forest's out-of-bag leaves" if irf.style == "R" else "the bootstraps' leaves"
     side = {"class": "the class of interest's paths", "both": "the paths of either side", "all": "the paths"}
     scored = ", or no bootstrap could score those it found" if r_conventions(irf) else ""
+    wider = ", or the default style, whose candidates are every bootstrap's sets," if irf.style == "R" else ""
     return (f"the selected forest's paths hold up to {longest} features, but random intersection trees over "
             f"{where} found no {irf.rit_min_size} or more features that recur together on "
-            f"{side[rit_leaves(irf)]}{scored} (more rit_n_trees, or style=\"pyinterp\", whose candidates are every "
-            "bootstrap's sets, search wider).")
+            f"{side[rit_leaves(irf)]}{scored} (more rit_n_trees{wider} search wider).")
 
 
 def r_conventions(params) -> bool:
