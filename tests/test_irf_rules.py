@@ -60,9 +60,13 @@ def test_the_other_side_of_two_rules_leaves_tier_0():
 def test_tiers_of_sets_that_fail_the_filters():
     columns = _columns([0.5, 0.45], passing=[True, False])
     assert rule_tiers([(A, B), (A, B, C)], columns).tolist() == [RULE, FILTERED]  # a failing set nests nothing
-    columns["sta_mip"] = np.array([np.nan, 0.9])
+    columns["sta_mip"] = np.array([np.nan, 0.96])
     columns["stability"] = np.array([1.0, 1.0])
     assert rule_tiers([(A, B), (A, B, C)], columns).tolist() == [FILTERED, RULE]  # NaN fails
+    # A rule gains precision over its parts in more than MIP_SHARE (0.95) of the bootstraps; R asks half.
+    columns["sta_mip"] = np.array([0.94, 0.96])
+    assert rule_tiers([(A, B), (C, D)], columns).tolist() == [FILTERED, RULE]
+    assert rule_tiers([(A, B), (C, D)], columns, mip_share=0.5).tolist() == [RULE, RULE]
 
 
 def _lss_signed(n, p, seed):

@@ -10,7 +10,8 @@ rank mode beside it, and each true rule's rank is read under every order in ORDE
     fresh, fresh2, fresh3, fresh4
             LSS designs with rules of mixed orders, some lowering y (lss_signed), 18 data sets each;
             fresh-fresh3 were read while choosing, fresh4 only once the default was fixed; fresh5
-            only once the 2026-11-30 change was fixed
+            once the 2026-11-30 candidates were fixed (and then to set the sta_mip filter), fresh6
+            only once that filter was fixed
 
     python bench/studies/irf_default_order.py --fit tune --cache C     # fit and cache (and the others)
     python bench/studies/irf_default_order.py --cache C --csv bench/results_data/irf_default_order.csv
@@ -33,7 +34,7 @@ from benchkit.timing import load_line
 
 from pyinterp import IterativeRandomForest, LSSFind
 from pyinterp.datasets import make_lss
-from pyinterp.interactions.rule_tiers import FILTERED, NESTED, RULE, passes_filters, rule_tiers
+from pyinterp.interactions.rule_tiers import FILTERED, MIP_SHARE, NESTED, RULE, passes_filters, rule_tiers
 
 
 def lss_signed(n, p, orders, signs, snr, seed):
@@ -68,6 +69,9 @@ FRESH = {
     "fresh5": (1600, 11000, [((2, 3), (1, -1), 400, 2.0), ((3, 3, 2), (1, 1, 1), 100, 2.0),
                              ((4,), (1,), 200, 5.0), ((2, 2, 2, 2), (1, 1, -1, 1), 300, 5.0),
                              ((3,), (-1,), 1000, 2.0), ((2, 4), (1, 1), 50, 1.0)]),
+    # held out from the stricter sta_mip filter (rule_tiers.MIP_SHARE), which fresh5 was read for
+    "fresh6": (1800, 12000, [((2, 2), (1, 1), 100, 2.0), ((3,), (1,), 500, 1.0), ((2, 3, 4), (1, 1, 1), 200, 5.0),
+                             ((3, 3), (-1, 1), 300, 2.0), ((2,), (-1,), 50, 2.0), ((4, 2), (1, -1), 1000, 5.0)]),
 }
 
 
@@ -144,7 +148,7 @@ def walked(features, c, tiers, within):
 def gain_tiers(f, c):
     """The first try, nesting by precision: of passing S_i < S_j (same direction), S_i moves to tier
     1 when S_j's log precision gain over it, per added feature, is at least half mip(S_i), else S_j."""
-    ok = passes_filters(c)
+    ok = passes_filters(c, mip_share=0.5)
     tiers = np.where(ok, RULE, FILTERED)
     for i, j in itertools.permutations(np.flatnonzero(ok), 2):
         if frozenset(f[i]) < frozenset(f[j]) and c["direction"][i] == c["direction"][j]:
@@ -153,9 +157,14 @@ def gain_tiers(f, c):
     return tiers
 
 
-def rules_order(f, c):
+def r_tiers(f, c, **kw):
+    """The tiers with R's sta_mip filter (one half), as every order but the default's was read."""
+    return rule_tiers(f, c, mip_share=0.5, **kw)
+
+
+def rules_order(f, c, mip_share=MIP_SHARE):
     """The default's order: tier; tier 0 by cpe, the other tiers by stability, then cpe."""
-    tiers = rule_tiers(f, c)
+    tiers = rule_tiers(f, c, mip_share=mip_share)
     return np.lexsort((-np.nan_to_num(c["cpe"], nan=-np.inf), np.where(tiers == RULE, 0.0, -c["stability"]), tiers))
 
 
@@ -168,16 +177,17 @@ ORDERS = {
     "filter, stability": lambda f, c: np.lexsort((-np.nan_to_num(c["cpe"], nan=-np.inf), -c["stability"],
                                                   ~((c["sta_fsd"] > 0.5) & (c["sta_mip"] > 0.5)))),
     "gain tiers, mip": lambda f, c: ordered(gain_tiers(f, c), c, "mip"),
-    "tiers, prevalence": lambda f, c: ordered(rule_tiers(f, c, other_sides=False), c, "prevalence"),
-    "tiers+walk, prev.": lambda f, c: ordered(walked(f, c, rule_tiers(f, c, other_sides=False), "prevalence"), c,
+    "tiers, prevalence": lambda f, c: ordered(r_tiers(f, c, other_sides=False), c, "prevalence"),
+    "tiers+walk, prev.": lambda f, c: ordered(walked(f, c, r_tiers(f, c, other_sides=False), "prevalence"), c,
                                               "prevalence"),
-    "tiers, cpe": lambda f, c: ordered(rule_tiers(f, c, other_sides=False), c, "cpe"),
-    "rules, cpe": lambda f, c: ordered(rule_tiers(f, c), c, "cpe"),
+    "tiers, cpe": lambda f, c: ordered(r_tiers(f, c, other_sides=False), c, "cpe"),
+    "rules, cpe": lambda f, c: ordered(r_tiers(f, c), c, "cpe"),
     "rules, stability": lambda f, c: np.lexsort((-np.nan_to_num(c["cpe"], nan=-np.inf), -c["stability"],
-                                                rule_tiers(f, c))),
+                                                r_tiers(f, c))),
+    "rules, R's mip filter": lambda f, c: rules_order(f, c, mip_share=0.5),
     "rules (default)": lambda f, c: rules_order(f, c),
-    "rules, closure 0.6": lambda f, c: ordered(rule_tiers(f, c, closure=0.6), c, "cpe"),
-    "rules, closure 0.8": lambda f, c: ordered(rule_tiers(f, c, closure=0.8), c, "cpe"),
+    "rules, closure 0.6": lambda f, c: ordered(r_tiers(f, c, closure=0.6), c, "cpe"),
+    "rules, closure 0.8": lambda f, c: ordered(r_tiers(f, c, closure=0.8), c, "cpe"),
 }
 
 

@@ -39,7 +39,7 @@ from .dwp import sum_codes
 from .lssfind import NoInteractionWarning
 from .paths import SignedPaths, decode, signed_paths
 from .rit import rit_csr
-from .rule_tiers import rule_tiers
+from .rule_tiers import MIP_SHARE, rule_tiers
 from .rules import interaction_rule, resolve_interaction
 from .table import InteractionTable
 
@@ -155,21 +155,23 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
       bootstraps that could score a set) changed with the seed: two seeds shared 0.4 of their top 5
       on prostate_ge (102 x 5,966) with R's candidates, cpe order and 10 bootstraps of 500 trees;
       4.3 with these settings, at 2.0 CPU s a fit instead of 0.9
-      (bench/studies/irf_seed_stability.py).
-      A set passes R's filters when its sta_fsd and sta_mip exceed one half and its stability is at
-      least one half. Between two passing sets S < T of the same direction, the forest's paths tell
-      a rule from its parts and extensions: the class-1 paths holding a part of a true rule nearly
-      always hold the rule's other features, so prevalence(T) >= 0.7 x prevalence(S) moves S to tier
-      1, and a smaller ratio (T adds a feature the paths do not need) moves T there. Both sides also
-      find the other side of the rules (y high when x0 and x1 are low or when x2 and x3 are low is y
-      low when x0 and x2 are high): of two passing sets of opposite directions, each made only of
-      the other sides of the other direction's items and holding a feature with opposite signs, the
-      one whose features co-occur less on the paths (smaller fsd per added feature) moves to tier 1
-      (rule_tiers.py says why). bench/studies/irf_default_order.py measures it on LSS data at orders
-      2 and 3 (p 50-1000, SNR 1-10, 4 replicates): the true rules in the top 5 in 1.00 / 1.00 of
-      cases and in the top 2 in 1.00 / 1.00, against 0.23 / 0.02 and 0.00 / 0.01 for R's order and
-      1.00 / 0.96 and 0.79 / 0.83 for :class:`LSSFind` (``mode="rank"``) on the same data sets; and
-      on designs kept out of the choice (docs/results/irf_default_order.md).
+      (bench/studies/irf_seed_stability.py). A set passes the filters when its stability is at least
+      one half, its sta_fsd exceeds one half and its sta_mip 0.95 (R's filters ask one half of both;
+      on data without interactions that passed 11-26 sets per fit at p = 10,
+      bench/studies/irf_null_rules.py). Between two passing sets S < T of the same direction, the
+      forest's paths tell a rule from its parts and extensions: the class-1 paths holding a part of
+      a true rule nearly always hold the rule's other features, so prevalence(T) >= 0.7 x
+      prevalence(S) moves S to tier 1, and a smaller ratio (T adds a feature the paths do not need)
+      moves T there. Both sides also find the other side of the rules (y high when x0 and x1 are low
+      or when x2 and x3 are low is y low when x0 and x2 are high): of two passing sets of opposite
+      directions, each made only of the other sides of the other direction's items and holding a
+      feature with opposite signs, the one whose features co-occur less on the paths (smaller fsd
+      per added feature) moves to tier 1 (rule_tiers.py says why).
+      bench/studies/irf_default_order.py measures it on LSS data at orders 2 and 3 (p 50-1000, SNR
+      1-10, 4 replicates): the true rules in the top 5 in 1.00 / 1.00 of cases and in the top 2 in
+      0.97 / 1.00, against 0.23 / 0.02 and 0.00 / 0.01 for R's order and 1.00 / 0.96 and 0.79 / 0.83
+      for :class:`LSSFind` (``mode="rank"``) on the same data sets; and on designs kept out of the
+      choice (docs/results/irf_default_order.md).
     - ``"R"`` does what R iRF 3.0 does (``iRF(..., oob.importance=TRUE)``): the forests
       stop at ranger's node size (``forest_min_node_size``); the
       candidates are the sets one RIT finds on the selected forest (seed ``rit_seed_``); each
@@ -449,7 +451,7 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
 
     >>> [(table.label(f), t, d) for f, t, d in zip(table.features[2:5], table["tier"][2:5].tolist(),
     ...                                           table["direction"][2:5].tolist())]
-    [('x1+ & x2+', 0, -1), ('x2+ & x3-', 0, -1), ('x0- & x1+ & x2+', 1, -1)]
+    [('x1+ & x2+', 0, -1), ('x0- & x1+ & x2+', 1, -1), ('x1+ & x3+', 2, -1)]
     """
 
     _parameter_constraints = {
@@ -665,8 +667,8 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         elif self.style == "rules" and not (table["tier"] == 0).any():
             top = int(np.argmax(table["stability"]))
             warnings.warn(NoInteractionWarning(
-                f"IterativeRandomForest found no rule (tier 0): no set passed R's filters (stability >= 0.5, "
-                f"sta_fsd and sta_mip > 0.5): the table ranks sets that are not rules. The most stable, "
+                f"IterativeRandomForest found no rule (tier 0): no set passed the filters (stability >= 0.5, "
+                f"sta_fsd > 0.5, sta_mip > {MIP_SHARE}): the table ranks sets that are not rules. The most stable, "
                 f"{table.label(table.features[top])}, has stability {table['stability'][top]:.2f} over "
                 f"{self.n_bootstraps_} bootstraps, sta_fsd {table['sta_fsd'][top]:.2f} and sta_mip "
                 f"{table['sta_mip'][top]:.2f}."), stacklevel=4)
