@@ -445,3 +445,22 @@ def test_task_declares_the_estimator_type_for_model_selection():
                                                  / ((counts - counts.mean()) ** 2).sum())
     with pytest.raises(ValueError, match="y must hold numbers for regression"):
         IterativeRandomForest(task="regression", **kw).fit(X, np.where(labels, "a", "b"))
+
+
+def test_irf_pickled_before_resolved_bootstraps_still_redoes_them():
+    """Fits pickled before n_bootstraps could be None stored the trees as _bootstrap_trees and no
+    n_bootstraps_; loading them fills both, and bootstrap() works."""
+    import pickle
+
+    X, y, _ = make_lss(n_samples=200, n_features=5, random_state=0)
+    model = IterativeRandomForest(n_iterations=2, n_estimators=20, n_bootstraps=3, rit_n_trees=20, style="R",
+                                  random_state=0).fit(X, y)
+    expected = model.bootstrap(X, y, 2)
+    state = model.__dict__
+    state["_bootstrap_trees"] = state.pop("bootstrap_n_estimators_")
+    del state["n_bootstraps_"]
+    loaded = pickle.loads(pickle.dumps(model))
+    assert (loaded.n_bootstraps_, loaded.bootstrap_n_estimators_) == (3, 20)
+    run = loaded.bootstrap(X, y, 2)
+    np.testing.assert_array_equal(run.rows, expected.rows)
+    assert sorted(run.interactions) == sorted(expected.interactions)
