@@ -277,7 +277,9 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
     bootstrap_n_estimators : int or None, default=None
         Trees in each bootstrap forest. None: a fifth of ``n_estimators`` (at least 1) under
         ``style="rules"``, whose 50 bootstraps then cost as many trees as 10 full-size ones;
-        ``n_estimators`` under the others (R iRF refits a full-size forest).
+        ``n_estimators`` under the others (R iRF refits a full-size forest). With few trees
+        (``n_estimators=30`` gives bootstrap forests of 6) a rule's fsd and mip are noisy and it
+        can fail the filters: pass 30 or more here.
     bootstrap_max_samples : float, int or None, default=None
         Rows in each bootstrap resample: a fraction in (0, 1] of n (rounded up), a count >= 1, or
         None = n. Classes keep their proportions (largest remainders) when classifying.
