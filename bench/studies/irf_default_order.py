@@ -34,7 +34,8 @@ from benchkit.timing import load_line
 
 from pyinterp import IterativeRandomForest, LSSFind
 from pyinterp.datasets import make_lss
-from pyinterp.interactions.rule_tiers import FILTERED, MIP_SHARE, NESTED, RULE, passes_filters, rule_tiers
+from pyinterp.interactions.rule_tiers import (FILTERED, MIP_SHARE, NESTED, RULE, order_keys, passes_filters,
+                                              rule_tiers)
 
 
 def lss_signed(n, p, orders, signs, snr, seed):
@@ -163,9 +164,8 @@ def r_tiers(f, c, **kw):
 
 
 def rules_order(f, c, mip_share=MIP_SHARE):
-    """The default's order: tier; tier 0 by cpe, the other tiers by stability, then cpe."""
-    tiers = rule_tiers(f, c, mip_share=mip_share)
-    return np.lexsort((-np.nan_to_num(c["cpe"], nan=-np.inf), np.where(tiers == RULE, 0.0, -c["stability"]), tiers))
+    """The default's order (order_keys), with the tiers of the given sta_mip filter."""
+    return np.lexsort(order_keys({**c, "tier": rule_tiers(f, c, mip_share=mip_share)})[::-1])
 
 
 ORDERS = {

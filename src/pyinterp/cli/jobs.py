@@ -14,7 +14,7 @@ from ..forest import RandomForestClassifier, RandomForestRegressor
 from ..importance import mdi_oob
 from ..interactions import IterativeRandomForest, LSSFind, NoInteractionWarning, screen_pairs
 from ..interactions.irf import TABLE_ORDER, r_conventions, why_none
-from ..interactions.rule_tiers import MIP_SHARE
+from ..interactions.rule_tiers import FILTERS, MIP_SHARE
 from .._knockoffs import best_s_method
 from .._rows import split_rows, take_rows
 from ..significance import importance_pvalues, interaction_pvalues, knockoff_filter
@@ -373,12 +373,12 @@ def irf(data, args, report, truth=None):
                f"{'' if held is None else f', on {len(fit_data.y)} rows'}) in {time.perf_counter() - start:.2f} s, "
                f"iteration {model.selected_iteration_ + 1} selected; {found}")
     if keys[0] == "tier" and len(table):
-        report.say("  (tier 0: rules, passing R iRF's filters, with sta_mip above 0.95 where R asks 0.5, and with "
-                   "no set nested in or around them, or on their other side, taking their place, ordered by cpe; "
-                   "1: such sets; 2: sets the filters drop)")
+        report.say(f"  (tier 0: rules, passing R iRF's filters, with sta_mip above {MIP_SHARE} where R asks 0.5, "
+                   "and with no set nested in or around them, or on their other side, taking their place, ordered "
+                   "by cpe; 1: such sets; 2: sets the filters drop)")
         if not (table["tier"] == 0).any():
-            report.say(f"  No set is a rule (tier 0): none passed the filters (stability >= 0.5, sta_fsd > 0.5, "
-                       f"sta_mip > {MIP_SHARE}), so the sets below are frequent on the paths, not rules.")
+            report.say(f"  No set is a rule (tier 0): none passed the filters ({FILTERS}), so the sets below are "
+                       "frequent on the paths, not rules.")
     tested = _tested(model, table, held, report, "iRF") if len(table) else None
     header, cells = _with_genes(
         data, ["interaction", "order", *scores, *([] if tested is None else TESTED), *(["truth"] if truth else [])],

@@ -39,15 +39,14 @@ from .dwp import sum_codes
 from .lssfind import NoInteractionWarning
 from .paths import SignedPaths, decode, signed_paths
 from .rit import rit_csr
-from .rule_tiers import MIP_SHARE, rule_tiers
+from .rule_tiers import FILTERS, order_keys, rule_tiers
 from .rules import interaction_rule, resolve_interaction
 from .table import InteractionTable
 
 _SCORES = ("prevalence", "precision", "cpe", "fsd", "mip")
 # The columns interactions_ is ordered by (descending but the tier, then by the direction and the
-# features), per style: the rules' tiers (rule_tiers.py), then stability, then cpe - but the rules
-# (tier 0) by cpe alone, R's order, which ranks a rule above its noise extensions where all are
-# found in every bootstrap; R iRF 3.0's order by cpe; or pyinterp's by stability.
+# features), per style: the rules' tiers, then stability (but in tier 0), then cpe
+# (rule_tiers.order_keys); R iRF 3.0's order by cpe; or pyinterp's by stability.
 TABLE_ORDER = {"rules": ("tier", "stability", "cpe"), "R": ("cpe", "stability"),
                "pyinterp": ("stability", "prevalence")}
 # n_bootstraps and bootstrap_n_estimators when None: the default style's 50 bootstraps of a fifth of
@@ -669,8 +668,8 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         elif self.style == "rules" and not (table["tier"] == 0).any():
             top = int(np.argmax(table["stability"]))
             warnings.warn(NoInteractionWarning(
-                f"IterativeRandomForest found no rule (tier 0): no set passed the filters (stability >= 0.5, "
-                f"sta_fsd > 0.5, sta_mip > {MIP_SHARE}): the table ranks sets that are not rules. The most stable, "
+                f"IterativeRandomForest found no rule (tier 0): no set passed the filters ({FILTERS}): the "
+                "table ranks sets that are not rules. The most stable, "
                 f"{table.label(table.features[top])}, has stability {table['stability'][top]:.2f} over "
                 f"{self.n_bootstraps_} bootstraps, sta_fsd {table['sta_fsd'][top]:.2f} and sta_mip "
                 f"{table['sta_mip'][top]:.2f}."), stacklevel=4)
@@ -894,9 +893,8 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         columns = {name: np.concatenate([cols[name] for _, cols in scored]) for name in scored[0][1]}
         columns["direction"] = np.concatenate([np.full(len(c), 1 - 2 * side) for side, (c, _) in enumerate(scored)])
         columns["tier"] = rule_tiers(features, columns)
-        keys = [columns[c] if c == "tier" else -np.nan_to_num(columns[c], nan=-np.inf) for c in TABLE_ORDER[self.style]]
-        if self.style == "rules":
-            keys[1] = np.where(columns["tier"] == 0, 0.0, keys[1])  # the rules by cpe alone
+        keys = order_keys(columns) if self.style == "rules" else [
+            -np.nan_to_num(columns[c], nan=-np.inf) for c in TABLE_ORDER[self.style]]
         order = sorted(range(len(features)),
                        key=lambda i: (*(k[i] for k in keys), -columns["direction"][i], features[i]))
         groups = getattr(self, "feature_groups_", None)  # absent in pickles of 0.1.0

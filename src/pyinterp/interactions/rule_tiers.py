@@ -40,6 +40,7 @@ RULE, NESTED, FILTERED = 0, 1, 2  # the tiers
 # irf_default_order.py the top-5 share of the true rules was the same or higher in every set of
 # designs (all sets: 0.906 against 0.900).
 MIP_SHARE = 0.95
+FILTERS = f"stability >= 0.5, sta_fsd > 0.5, sta_mip > {MIP_SHARE}"  # passes_filters, in words
 
 
 def passes_filters(columns, mip_share=MIP_SHARE) -> np.ndarray:
@@ -48,6 +49,16 @@ def passes_filters(columns, mip_share=MIP_SHARE) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         return (np.asarray(columns["sta_fsd"]) > 0.5) & (np.asarray(columns["sta_mip"]) > mip_share) & (
             np.asarray(columns["stability"]) >= 0.5)
+
+
+def order_keys(columns) -> list:
+    """The default table's sort keys, first key first, all ascending: the tier; then the rules of
+    tier 0 by cpe alone (R's order, which ranks a rule above its noise extensions when all are
+    found in every bootstrap) and the other tiers by stability, then cpe."""
+    tiers = np.asarray(columns["tier"])
+    stability = -np.nan_to_num(np.asarray(columns["stability"], dtype=float), nan=-np.inf)
+    return [tiers, np.where(tiers == RULE, 0.0, stability),
+            -np.nan_to_num(np.asarray(columns["cpe"], dtype=float), nan=-np.inf)]
 
 
 def rule_tiers(features, columns, closure=CLOSURE, other_sides=True, mip_share=MIP_SHARE) -> np.ndarray:
