@@ -1,6 +1,7 @@
 """Reproducers of the bad-input campaign (issue 22), one test each: every one now gives a clear
 error naming the problem or a correct result, never a crash, a hang or silent garbage."""
 
+import pickle
 import subprocess
 import sys
 import threading
@@ -16,6 +17,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from pyinterp import (DLBCD, IterativeRandomForest, LSSFind, PartitionedRatio, RandomForestClassifier,
                       RandomForestRegressor, SkinnyTreesRegressor, frequent_itemsets)
+from pyinterp._validation import core_X
 from pyinterp.importance import dstump, permutation_oob
 from pyinterp.interactions import (TooManyIntersections, TooManyPathCodes, distinct_paths, dwp, prevalent_sets,
                                    random_intersection_trees, signed_paths)
@@ -146,9 +148,10 @@ def test_bad_class_weights_are_named(classification_data, weights):
 
 
 @pytest.mark.parametrize("Forest", [RandomForestRegressor, RandomForestClassifier])
-def test_unaligned_X_reads_as_aligned(regression_data, Forest):
-    """predict / apply / decision_path loaded misaligned doubles (undefined behaviour) on an
-    unaligned view; they read an aligned copy now, as fit does."""
+def test_unaligned_X_is_read_in_place(regression_data, Forest):
+    """predict / apply / decision_path once loaded misaligned doubles (undefined behaviour) on an
+    unaligned view, then read an aligned copy; the core now loads X's values through memcpy, so an
+    unaligned X (as a Dask worker receives it) is read in place, without a copy, by fit too."""
     X, y = regression_data
     y = y if Forest is RandomForestRegressor else (y > np.median(y)).astype(int)
     forest = Forest(n_estimators=3, random_state=0).fit(X, y)
@@ -156,6 +159,9 @@ def test_unaligned_X_reads_as_aligned(regression_data, Forest):
     unaligned = np.frombuffer(raw.data, dtype=np.float64, count=X.size, offset=1).reshape(X.shape)
     unaligned[...] = X
     assert not unaligned.flags.aligned
+    assert core_X(unaligned) is unaligned
+    refit = Forest(n_estimators=3, random_state=0).fit(unaligned, y)
+    assert pickle.dumps(refit._forest) == pickle.dumps(forest._forest)
     np.testing.assert_array_equal(forest.apply(unaligned), forest.apply(X))
     np.testing.assert_array_equal(forest.predict(unaligned), forest.predict(X))
     assert (forest.decision_path(unaligned)[0] != forest.decision_path(X)[0]).nnz == 0

@@ -306,12 +306,12 @@ def warn_missing_call_code(X):
 def core_X(X, *, by_columns=False):
     """X validated with FOREST_X, in the form the core reads: a sparse X canonical (sorted indices,
     no duplicates), CSC when it is read by columns (fit's column encoding) and CSR when rows are
-    followed down the trees; a dense X aligned. Copies only what has to change."""
+    followed down the trees. Copies only what has to change."""
     if is_packed(X):
         X.check_mapped_file()
         return X
     if not sp.issparse(X):
-        return X if X.flags.aligned else np.array(X)
+        return X  # read in place whatever its alignment (a Dask worker's copy is at any offset)
     fmt = "csc" if by_columns else "csr"
     if X.format != fmt:
         X = X.asformat(fmt)

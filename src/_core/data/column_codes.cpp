@@ -57,11 +57,10 @@ struct EncodeScratch {
 // Columns j0..j1 of dense X, as doubles, into block (column after column).
 template <class T>
 void copy_block(const MatrixView& X, int64_t j0, int64_t j1, double* block) {
-  const T* data = static_cast<const T*>(X.data);
   const int64_t n = X.n_rows, width = j1 - j0;
   for (int64_t i = 0; i < n; ++i) {
-    const T* row = data + i * X.row_stride + j0 * X.col_stride;
-    for (int64_t k = 0; k < width; ++k) block[k * n + i] = static_cast<double>(row[k * X.col_stride]);
+    const int64_t row = i * X.row_stride + j0 * X.col_stride;
+    for (int64_t k = 0; k < width; ++k) block[k * n + i] = static_cast<double>(load<T>(X.data, row + k * X.col_stride));
   }
 }
 

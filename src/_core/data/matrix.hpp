@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 namespace pyinterp {
 
@@ -19,13 +20,22 @@ inline int64_t item_size(ValueType type) {
   }
 }
 
+// Element k of an array of T, loaded through memcpy (one plain load): X need not be aligned, as a
+// Dask worker's copy of it, deserialised into a shared buffer at any offset, is not.
+template <class T>
+inline T load(const void* data, int64_t k) {
+  T v;
+  std::memcpy(&v, static_cast<const char*>(data) + k * static_cast<int64_t>(sizeof(T)), sizeof(T));
+  return v;
+}
+
 // Element k of an array of the type, as a double.
 inline double value_at(ValueType type, const void* data, int64_t k) {
   switch (type) {
-    case ValueType::float64: return static_cast<const double*>(data)[k];
-    case ValueType::float32: return static_cast<double>(static_cast<const float*>(data)[k]);
+    case ValueType::float64: return load<double>(data, k);
+    case ValueType::float32: return static_cast<double>(load<float>(data, k));
     case ValueType::int8: return static_cast<const int8_t*>(data)[k];
-    case ValueType::int16: return static_cast<const int16_t*>(data)[k];
+    case ValueType::int16: return load<int16_t>(data, k);
     default: return static_cast<const uint8_t*>(data)[k];  // uint8, boolean
   }
 }
