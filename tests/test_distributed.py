@@ -408,3 +408,111 @@ def test_combine_of_forests_with_other_streams_is_not_one_fit_but_warm_start_is(
     grown = RandomForestRegressor(4, random_state=4, warm_start=True).fit(X, y).set_params(n_estimators=10).fit(X, y)
     assert same_forest(ten._forest, grown._forest)
     assert pyinterp.combine(grown, RandomForestRegressor(2, random_state=5).fit(X, y))._forest.n_trees == 12
+
+
+# -- X held by every worker for the whole fit, read in place; data that cannot fit refused ---------
+
+class Arrivals(distributed.WorkerPlugin):
+    """Logs the bytes of every key that comes into a worker's memory (by broadcast or by transfer)."""
+
+    def setup(self, worker):
+        self.worker = worker
+        worker.pyinterp_arrivals = []
+
+    def transition(self, key, start, finish, **kwargs):
+        task = self.worker.state.tasks.get(key)
+        if finish == "memory" and task is not None:
+            self.worker.pyinterp_arrivals.append(task.nbytes)
+
+
+def test_X_comes_to_each_worker_once_for_a_whole_irf_fit_and_is_read_in_place(forgetful_client, data):
+    """Dask's active memory manager (every 20 ms here) drops the replicas no waiting task needs:
+    before the pins, X came 2-4 times to each worker during one iRF fit and was encoded each time,
+    beside an aligned copy of the misaligned buffer Dask delivers it in."""
+    client = forgetful_client
+    X, y, _ = data
+    X = np.ascontiguousarray(np.tile(X, (1, 20)))  # 576 kB
+    params = dict(n_iterations=3, n_estimators=20, n_bootstraps=4, rit_n_trees=50, random_state=2)
+    local = IterativeRandomForest(**params, n_jobs=2).fit(X, y)
+    client.register_plugin(Arrivals(), name="arrivals")
+
+    def install():  # on the workers: count the ColumnCodes the process builds
+        original, built = _core.ColumnCodes, []
+
+        def counting(*args, **kwargs):
+            built.append(1)
+            return original(*args, **kwargs)
+
+        _core.ColumnCodes, _core.built = counting, built
+
+    client.run(install)
+    with joblib.parallel_backend("dask", client=client):
+        remote = IterativeRandomForest(**params).fit(X, y)
+    assert repr(irf_result(remote)) == repr(irf_result(local))
+    arrivals = client.run(lambda dask_worker: [b for b in dask_worker.pyinterp_arrivals if b >= X.nbytes])
+    assert [len(a) for a in arrivals.values()] == [1, 1]
+    # the iterations' forests encoded X once per worker (the bootstraps encode their resamples)
+    assert set(client.run(lambda: len(_core.built)).values()) <= {0, 1}
+
+    def aligned_copies():
+        from pyinterp import _distributed
+        return [ref().shape for ref, _ in list(_distributed._aligned_copy._entries.values()) if ref() is not None]
+
+    assert not any(len(shape) == 2 for shapes in client.run(aligned_copies).values() for shape in shapes)
+    assert not any(client.run(lambda: len(__import__("pyinterp._distributed")._distributed._pins)).values())
+
+
+def test_a_worker_without_the_pinned_copy_fetches_it_and_a_lost_copy_is_said(client, data):
+    from pyinterp import _distributed
+
+    X = data[0]
+    with dask():
+        with _distributed.data_on_workers(X):
+            pinned = pickle.loads(pickle.dumps(_distributed._sent.get()[id(X)][1]))  # as a task receives it
+            assert pinned._obj is None
+            client.run(lambda: _distributed._pins.clear())  # as a worker started after the broadcast
+            total = client.submit(lambda p: float(p.resolve().sum()), pinned, pure=False).result()
+    assert total == X.sum()
+    lost = client.submit(lambda p: p.resolve(), _distributed.Pinned("t", "gone", None), pure=False)
+    with pytest.raises(_distributed.LostData, match="lost its copies"):
+        lost.result()
+
+
+@pytest.fixture(scope="module")
+def small_workers():
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  memory_limit="600MB") as cluster, \
+            distributed.Client(cluster, set_as_default=False) as client:
+        yield client
+
+
+def test_X_too_large_for_a_worker_is_refused_before_it_is_sent(small_workers, data):
+    """A 3 GB X on 4 GB workers used to be spilled, sent again while the workers restarted, and
+    the fit failed after minutes with errors about futures: now it says why before sending."""
+    client = small_workers
+    X = np.zeros((25_000, 4_000), dtype=np.float32)  # 400 MB, codes >= 100 MB; spilling starts at 420 MB
+    y = np.arange(25_000) % 2.0
+    sent = scatter_log(client)
+    try:
+        with joblib.parallel_backend("dask", client=client):
+            with pytest.raises(MemoryError, match=r"training data \(0\.40 GB\) and its column codes \(at least "
+                                                  r"0\.10 GB\) do not fit .* limit is 0\.60 GB.*70%.*0\.42 GB"
+                                                  r".*feature-parallel"):
+                RandomForestRegressor(2, random_state=0).fit(X, y)
+            assert not sent
+            X, y, _ = data  # data that fits gives the local forest
+            remote = RandomForestRegressor(6, random_state=3).fit(X, y)
+    finally:
+        del client.scatter
+    assert same_forest(remote._forest, RandomForestRegressor(6, random_state=3).fit(X, y)._forest)
+
+
+def test_a_dask_array_is_refused_not_loaded_whole(data):
+    da = pytest.importorskip("dask.array")
+    X, y, _ = data
+    with pytest.raises(TypeError, match=r"X is a dask Array, which pyinterp would load whole.*X\.compute\(\)"):
+        RandomForestRegressor(2).fit(da.from_array(X, chunks=(100, 4)), y)
+    with pytest.raises(TypeError, match=r"y is a dask Array"):
+        RandomForestRegressor(2).fit(X, da.from_array(y, chunks=100))
+    with pytest.raises(TypeError, match=r"X is a dask Array"):
+        RandomForestRegressor(2).fit(X, y).predict(da.from_array(X, chunks=(100, 4)))

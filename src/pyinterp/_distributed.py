@@ -2,15 +2,17 @@
 ``parallel_backend("dask")``, or any backend that is not one of joblib's local ones).
 
 Without such a backend nothing here dispatches anything and the estimators keep their threads in
-one process. Nothing here imports dask: the backend object the user activated is only inspected.
+one process. Nothing here imports dask unless the user activated its backend, which is inspected.
 """
 
 from __future__ import annotations
 
+import contextvars
 import sys
 import threading
-from concurrent.futures import CancelledError
+import uuid
 import weakref
+from concurrent.futures import CancelledError
 from contextlib import contextmanager
 
 import numpy as np
@@ -57,16 +59,22 @@ def chunks(n, threads) -> list:
 class _Unit:
     """function, run under joblib's threading backend so that estimators inside it use their
     threads (joblib's Dask tasks otherwise see the Dask backend again and would dispatch from the
-    worker)."""
+    worker), on the worker's copies of the shared objects. Arrays arrive at any byte offset (Dask
+    deserialises into shared buffers): those at the ``in_place`` positions (a forest's X, which the
+    core reads whatever its alignment) are used as they are, other arrays through an aligned copy
+    made once per array and process."""
 
-    def __init__(self, function):
+    def __init__(self, function, in_place):
         # Not named "function": scikit-learn's delayed wraps this object with functools.update_wrapper,
         # which copies its __dict__ onto the wrapper, whose own "function" it would then replace.
         self.unit = function
+        self.in_place = in_place
 
     def __call__(self, *args):
+        args = [a.resolve() if isinstance(a, Pinned) else a for a in args]
+        args = [a if k in self.in_place else aligned(a) for k, a in enumerate(args)]
         with parallel_config(backend="threading"):
-            return self.unit(*(_aligned(a) for a in args))
+            return self.unit(*args)
 
 
 class PerObject:
@@ -91,58 +99,202 @@ class PerObject:
 _aligned_copy = PerObject(np.array)
 
 
-def _aligned(a):
-    """A worker may receive an array at any byte offset (a deserialised buffer) and the core reads
-    only aligned memory: then an aligned copy, made once per array and process, so the units that
-    share the array share the copy (and what is cached on it, as a forest's column encoding)."""
+def aligned(a):
+    """a, or for an unaligned array an aligned copy made once per array and process (for the core
+    functions that read only aligned memory), shared by the units that share the array."""
     return a if not isinstance(a, np.ndarray) or a.flags.aligned else _aligned_copy(a)
 
+
+# -- the shared objects, held by every worker for a whole fit ---------------------------------------
+
+class LostData(RuntimeError):
+    """A unit's worker had no copy of a shared object and the cluster had lost its own (the workers
+    holding it died): :func:`run_units` sends the data again."""
+
+
+# On a worker: token -> the worker's copy of a shared object, held until the fit that sent it ends
+# (client.run(_unpin)); tokens of fits that ended, so a straggling unit does not pin again.
+_pins: dict = {}
+_ended: set = set()
+_pins_lock = threading.Lock()
+
+
+def _pin(keys, dask_worker=None):
+    """On each worker after the broadcast: keep a reference to its copy of each shared object.
+    Dask's active memory manager drops the replicas that no waiting task needs (between the stages
+    of an iRF fit, every one but one), and a dropped replica would be sent again for the next
+    stage, and encoded again. A pinned copy stays with the worker (Dask then counts it as unmanaged
+    memory) and the units find it by token, not as a task input, so Dask never sends it again."""
+    with _pins_lock:
+        for token, key in keys.items():
+            if key in dask_worker.data:  # a worker that joined after the broadcast fetches when asked
+                _pins[token] = dask_worker.data[key]
+
+
+def _unpin(tokens):
+    with _pins_lock:
+        for token in tokens:
+            _pins.pop(token, None)
+            _ended.add(token)
+
+
+class Pinned:
+    """A shared object as a unit's argument: the token of the copy each worker pins, and the key
+    of the cluster's copy, which a worker without a pinned copy (one started or restarted after the
+    broadcast) fetches once, and pins. In the calling process (joblib runs the units there when the
+    cluster has a single thread left) it is the object itself, which is not pickled."""
+
+    def __init__(self, token, key, obj):
+        self.token, self.key, self._obj = token, key, obj
+
+    def __getstate__(self):
+        return {"token": self.token, "key": self.key, "_obj": None}
+
+    def resolve(self):
+        if self._obj is not None:
+            return self._obj
+        with _pins_lock:
+            if self.token in _pins:
+                return _pins[self.token]
+        obj = self._fetch()
+        with _pins_lock:
+            return obj if self.token in _ended else _pins.setdefault(self.token, obj)
+
+    def _fetch(self):
+        import distributed  # a Pinned is resolved only in a task on a Dask worker
+
+        worker = distributed.get_worker()
+        try:
+            return worker.data[self.key]
+        except KeyError:
+            pass
+        client = distributed.get_client()
+        lost = LostData(f"the cluster lost its copies of a shared object ({self.key}): the workers that held them are "
+                        f"gone")
+        if not client.who_has([self.key]).get(self.key):  # else result() would wait forever
+            raise lost
+        future = distributed.Future(self.key, client)
+        try:
+            return future.result()
+        except Exception as exc:  # cancelled: lost while it was being fetched
+            raise lost from exc
+        finally:
+            future.release()
+
+
+# The shared objects the calling process has sent, context-local (nested calls, as iRF's forests,
+# reuse what an outer call sent): id(obj) -> (obj, Pinned).
+_sent = contextvars.ContextVar("pyinterp_sent", default={})
 
 # Reruns of the units left when the cluster lost the data they read (see data_on_workers).
 LOST_DATA_RETRIES = 3
 
 
-def run_units(function, shared, units):
+def run_units(function, shared, units, *, in_place=()):
     """function(*shared, *unit) for unit in units, as tasks of the active backend: a generator of
     the results in order, each yielded as soon as it and those before it are done. ``shared`` (the
-    data every unit reads) is on every worker once (:func:`data_on_workers`); a unit's own
-    arguments should be small: Dask's backend scatters an argument above 1 kB to a single worker.
-    When the cluster loses the shared data with a worker, it is sent again and the units not yet
-    yielded run again: they are seeded, so the results are the same."""
+    data every unit reads) is on every worker once for the whole fit (:func:`data_on_workers`;
+    ``in_place``: those of them that the units read whatever their alignment, and that the workers
+    encode as a forest's X); a unit's own arguments should be small: Dask's backend scatters an
+    argument above 1 kB to a single worker. When the cluster loses the shared data with its
+    workers, it is sent again and the units not yet yielded run again: they are seeded, so the
+    results are the same."""
     units = list(units)
+    positions = tuple(k for k, o in enumerate(shared) if any(o is x for x in in_place))
     done = 0
     for attempt in range(LOST_DATA_RETRIES + 1):
         try:
-            with data_on_workers(*shared, again=attempt > 0):
-                for result in Parallel(return_as="generator")(delayed(_Unit(function))(*shared, *unit)
+            with data_on_workers(*shared, in_place=in_place, again=attempt > 0):
+                sent = _sent.get()
+                args = [sent[id(o)][1] if id(o) in sent else o for o in shared]
+                for result in Parallel(return_as="generator")(delayed(_Unit(function, positions))(*args, *unit)
                                                               for unit in units[done:]):
                     done += 1
                     yield result
             return
-        except CancelledError:  # Dask cancels the tasks whose inputs were lost
+        except (LostData, CancelledError):  # CancelledError: Dask cancelled tasks whose inputs were lost
             if attempt == LOST_DATA_RETRIES:
                 raise
 
 
 @contextmanager
-def data_on_workers(*objects, again=False):
-    """Within: with Dask's backend active, ``objects`` are sent to every worker once (joblib's
-    ``scatter``, as one broadcast), and every task of every joblib call that takes one of these
-    objects as an argument reads a worker's copy. Dask's active memory manager drops the copies
-    that few waiting tasks need, so a worker's death can still lose the data: :func:`run_units`
-    then sends it ``again`` (also the objects an outer call sent). Other backends: nothing changes."""
-    backend, n_jobs = get_active_backend()
+def data_on_workers(*objects, in_place=(), again=False):
+    """Within: with Dask's backend active, ``objects`` are on every worker once (one broadcast,
+    then pinned by each worker: :func:`_pin`), and the units of :func:`run_units` given one of them
+    read the worker's copy. Before sending, refuses data that cannot fit a worker's memory limit
+    (:func:`check_fits_workers`; ``in_place``: the objects a worker also encodes). After a loss,
+    :func:`run_units` sends the objects ``again`` (also those an outer call sent). Other backends:
+    nothing changes."""
+    backend, _ = get_active_backend()
+    client = getattr(backend, "client", None)
+    sent = _sent.get()
     objects = [o for o in objects if not isinstance(o, (type(None), bool, int, float, str))
-               and (again or id(o) not in getattr(backend, "data_futures", {}))]  # else sent by an outer call
-    if isinstance(backend, _LOCAL_BACKENDS) or not hasattr(backend, "data_futures") or not objects:
+               and (again or id(o) not in sent)]
+    if isinstance(backend, _LOCAL_BACKENDS) or client is None or not objects:
         yield
         return
-    scattered = type(backend)(client=backend.client, wait_for_workers_timeout=backend.wait_for_workers_timeout,
-                              **backend.submit_kwargs)
-    # As joblib's scatter argument does, but with keys of their own (hash=False): a content key
-    # would be shared with an earlier fit's copy that the cluster may be forgetting right now.
-    futures = backend.client.scatter(objects, broadcast=True, hash=False)
-    scattered._scatter = objects  # the ids below stay those of these objects
-    scattered.data_futures = {**backend.data_futures, **{id(o): f for o, f in zip(objects, futures)}}
-    with parallel_config(backend=scattered, n_jobs=n_jobs):
+    check_fits_workers(client, objects, [o for o in objects if any(o is x for x in in_place)])
+    # Keys of their own (hash=False): a content key would be shared with an earlier fit's copy that
+    # the cluster may be forgetting right now. Sent by the client to each worker (direct): through
+    # the scheduler, the scheduler would hold a copy of X while sending, unless the user's client
+    # says that it cannot reach the workers (direct_to_workers=False).
+    futures = client.scatter(objects, broadcast=True, hash=False, direct=client.direct_to_workers is not False)
+    pins = {uuid.uuid4().hex: f for f in futures}
+    client.run(_pin, {token: f.key for token, f in pins.items()})
+    token = _sent.set({**sent, **{id(o): (o, Pinned(t, f.key, o)) for o, (t, f) in zip(objects, pins.items())}})
+    try:
         yield
+    finally:
+        _sent.reset(token)
+        client.run(_unpin, list(pins), on_error="ignore")  # a dead worker's pins went with it
+        del futures, pins
+
+
+def _payload_bytes(obj) -> int:
+    """Bytes an object's arrays take (a dense or sparse matrix, packed calls and covariates)."""
+    if isinstance(obj, np.ndarray):
+        return obj.nbytes
+    if hasattr(obj, "indptr") and hasattr(obj, "data"):
+        return obj.data.nbytes + obj.indices.nbytes + obj.indptr.nbytes
+    if hasattr(obj, "_calls"):
+        return obj._calls.nbytes + (0 if obj._covariates is None else obj._covariates.nbytes)
+    return 0
+
+
+def _gb(n) -> str:
+    return f"{n / 1e9:.2f} GB"
+
+
+def check_fits_workers(client, objects, encoded):
+    """Refuses, before anything is sent, shared data that cannot fit the smallest worker's memory
+    limit: every worker holds it for the whole fit, with the column codes of each ``encoded`` object
+    (at least one byte per value; packed calls are read in place), and Dask starts spilling a
+    worker's data to disk at a fraction of its limit (``distributed.worker.memory.spill``, 0.7),
+    pausing it at another (``pause``, 0.8). Data above that would only be spilled and sent again
+    while the workers restart, and the fit would fail with errors that do not say why."""
+    import dask.config  # a distributed backend is active: dask is installed
+
+    fractions = [dask.config.get(f"distributed.worker.memory.{k}") for k in ("spill", "pause", "terminate")]
+    fractions = [f for f in fractions if f]
+    try:
+        workers = client.scheduler_info(n_workers=-1)["workers"]  # all of them (2025.4 on: 5 by default)
+    except TypeError:  # an older distributed lists every worker
+        workers = client.scheduler_info()["workers"]
+    limits = {w: info.get("memory_limit") or 0 for w, info in workers.items()}
+    limits = {w: limit for w, limit in limits.items() if limit > 0}
+    if not fractions or not limits:
+        return
+    data = sum(_payload_bytes(o) for o in objects)
+    codes = sum(o.shape[0] * o.shape[1] for o in encoded if not hasattr(o, "_calls"))
+    worker, limit = min(limits.items(), key=lambda item: item[1])
+    usable = min(fractions) * limit
+    if data + codes <= usable:
+        return
+    raise MemoryError(
+        f"The training data ({_gb(data)}) and its column codes (at least {_gb(codes)}) do not fit the memory of "
+        f"Dask worker {worker}: its limit is {_gb(limit)}, and Dask starts spilling its data to disk at "
+        f"{min(fractions):.0%} of it ({_gb(usable)}). Every worker holds the whole X for the whole fit (the "
+        f"units are trees and bootstraps, not columns). Give each worker more memory (one worker per machine, "
+        f"with all its threads, holds X once per machine), or fit a PLINK .bed read by pyinterp.io.read_plink "
+        f"(2 bits a genotype, read in place without codes). Fitting X split by columns across the workers "
+        f"(feature-parallel) is not available yet.")

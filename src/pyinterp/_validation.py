@@ -139,7 +139,8 @@ def validate_data(estimator, X="no_validation", y="no_validation", reset=True, *
         refuse_silent_casts(X, "X")
         if reset:
             check_exact_integers(X)
-    if isinstance(y, np.ma.MaskedArray):  # a y of dates is a classifier's labels, or refused by regression
+    # A masked or dask y is refused; a y of dates is a classifier's labels, or refused by regression.
+    if isinstance(y, np.ma.MaskedArray) or hasattr(y, "__dask_graph__"):
         refuse_silent_casts(y, "y")
     # A forest with categorical features reads X's categories as the codes it was fitted on.
     encoder = getattr(estimator, "_category_encoder", None)
@@ -238,9 +239,16 @@ class IntInterval(Interval):
 
 
 def refuse_silent_casts(X, name):
-    """numpy casts datetime64 and timedelta64 values to counts of their unit (days, nanoseconds)
-    without a word, and reads a masked array's hidden values as values: which number a date is,
-    and what a masked entry means, are the user's choices to make."""
+    """A dask array or data frame is refused: numpy would compute it whole, silently. And numpy
+    casts datetime64 and timedelta64 values to counts of their unit (days, nanoseconds) without a
+    word, and reads a masked array's hidden values as values: which number a date is, and what a
+    masked entry means, are the user's choices to make."""
+    if hasattr(X, "__dask_graph__"):  # a dask collection
+        raise TypeError(f"{name} is a dask {type(X).__name__}, which pyinterp would load whole into this process; "
+                        f"pyinterp fits in-memory, memory-mapped or packed data (with joblib's Dask backend it "
+                        f"sends that data to every worker), not data split across a cluster. Call "
+                        f"{name}.compute() if it fits in memory, or write it to a .npy file (np.load(path, "
+                        f"mmap_mode='r')) or a PLINK .bed (pyinterp.io.read_plink) and fit that")
     if isinstance(X, np.ma.MaskedArray):
         raise TypeError(f"{name} is a masked array, whose masked entries would be read as the values under the "
                         f"mask; fill them first: np.ma.filled({name}, np.nan) makes them missing values")

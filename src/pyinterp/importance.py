@@ -483,7 +483,7 @@ def permutation_oob(forest, X, y, *, n_repeats=5, random_state=None, sample_weig
         if threads:  # chunks of trees on the workers; per-tree scores reduced here in tree order
             parts = list(run_units(_core.permutation_tree_scores,
                                    (view.core, X, targets, sample_weight, n_repeats, seed),
-                                   chunks(view.core.n_trees, threads)))
+                                   chunks(view.core.n_trees, threads), in_place=(X,)))
             progress.update(view.core.n_trees)
             mean, std, _ = _core.reduce_tree_scores(*_concatenate_csr(parts), view.core.n_features)
         else:

@@ -1,8 +1,8 @@
 """A forest fitted in chunks of trees on a cluster's workers (see docs/user/cluster.md).
 
 Tree t draws from the stream (seed, t) whatever chunk it is in, so the chunks joined in tree
-order are the forest one process fits. X is on each worker once (``run_units``) and its
-column encoding is built once per worker, on the first chunk that worker runs.
+order are the forest one process fits. X is on each worker once (``run_units``), read in place,
+and its column encoding is built once per worker, on the first chunk that worker runs.
 """
 
 from __future__ import annotations
@@ -33,5 +33,5 @@ def fit_forest_chunks(X, y, classes, n_classes, sample_weight, feature_weights, 
     if threads == 0:
         return None
     parts = run_units(_fit_chunk, (X, y, classes, n_classes, sample_weight, feature_weights, params),
-                      chunks(params.n_estimators, threads))
+                      chunks(params.n_estimators, threads), in_place=(X,))
     return _core.join_forests(list(parts))

@@ -654,7 +654,7 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         n_jobs = resolve_n_threads(self.n_jobs)
 
         # With a distributed joblib backend, X and y reach each worker once for the whole fit.
-        with data_on_workers(X, y):
+        with data_on_workers(X, y, in_place=(X,)):
             with Progress(self.verbose, self.n_iterations, "iterations") as progress:
                 self._iterate(X, y, seeds[:self.n_iterations], n_jobs, progress)
             self.bootstrap_seeds_ = seeds[self.n_iterations:-1].reshape(self.n_bootstraps_, 2)
@@ -718,7 +718,7 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         n_sides = len(scorings)
         with contextlib.ExitStack() as stack:
             if cluster_threads():
-                runs = run_units(_bootstrap_unit, (lean, X, y, z, scorings), units)
+                runs = run_units(_bootstrap_unit, (lean, X, y, z, scorings), units, in_place=(X,))
             else:  # threads that stop with the fit on Ctrl-C
                 runs = stack.enter_context(worker_threads(n_jobs))(
                     lambda unit: _bootstrap_unit(lean, X, y, z, scorings, *unit), units)
