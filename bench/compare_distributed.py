@@ -4,6 +4,9 @@ and of iRF (results checked bit-identical), then the cost model for more workers
     python bench/compare_distributed.py            # forest n = 2000, p = 1000, 300 trees; iRF n = 1000, p = 50
     python bench/compare_distributed.py --quick    # smaller, about a minute
 
+It also reports, per worker, how many times X came in, all bytes that came in and the peak
+memory a fit added (Linux: /proc/self/status), and the calling process's.
+
 On a machine with few cores the cluster cannot win: its 2 workers x 1 thread use the same cores
 as the process's 2 threads, and it adds the transfers and the task overhead. What this run
 measures is that overhead, and the constants of the model below, from which the break-even
@@ -33,6 +36,52 @@ from pyinterp import IterativeRandomForest, RandomForestRegressor, _core
 from pyinterp.datasets import make_lss
 
 
+class Arrivals:
+    """A worker plugin logging the bytes of every key that comes into the worker's memory."""
+
+    def setup(self, worker):
+        self.worker = worker
+        worker.bench_arrivals = []
+
+    def transition(self, key, start, finish, **kwargs):
+        task = self.worker.state.tasks.get(key)
+        if finish == "memory" and task is not None:
+            self.worker.bench_arrivals.append(task.nbytes)
+
+
+def _status(field):
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) * 1024 for line in f if line.startswith(field + ":"))
+
+
+def _start_watch(dask_worker=None):
+    """On a worker (or here): forget the arrivals and the peak RSS so far (Linux), return the RSS."""
+    if dask_worker is not None:
+        dask_worker.bench_arrivals.clear()
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+    return _status("VmRSS")
+
+
+def traffic(client, fit, X):
+    """fit() on the cluster; per worker: the copies of X that came in, all bytes that came in, and
+    the peak RSS added; and the peak RSS the calling process added."""
+    before = client.run(_start_watch)
+    here = _start_watch()
+    fit()
+    added_here = _status("VmHWM") - here
+    logs = client.run(lambda dask_worker: (dask_worker.bench_arrivals, _status("VmHWM")))
+    rows = [(sum(b >= X.nbytes for b in log), sum(log), hwm - before[w]) for w, (log, hwm) in logs.items()]
+    return rows, added_here
+
+
+def print_traffic(rows, added_here, X):
+    for k, (copies, total, added) in enumerate(rows):
+        print(f"    worker {k}: X came {copies} time(s); {total / 1e6:7.1f} MB in; peak RSS +{added / 1e6:6.0f} MB "
+              f"= {added / X.nbytes:4.2f} X")
+    print(f"    calling process: peak RSS +{added_here / 1e6:.0f} MB (it also holds the scheduler here)")
+
+
 def same_forest(a, b):
     return pickle.dumps(a) == pickle.dumps(b)
 
@@ -59,7 +108,8 @@ def main():
 
     forest = dict(n_estimators=trees, max_features="sqrt", random_state=0)
     t_local, local = best_of(lambda: RandomForestRegressor(**forest, n_jobs=2).fit(X, y))
-    t_one, _ = best_of(lambda: RandomForestRegressor(**{**forest, "n_estimators": max(trees // 5, 1)}, n_jobs=1).fit(X, y))
+    fifth = {**forest, "n_estimators": max(trees // 5, 1)}
+    t_one, _ = best_of(lambda: RandomForestRegressor(**fifth, n_jobs=1).fit(X, y))
     t_tree = t_one / max(trees // 5, 1)
     t_encode, _ = best_of(lambda: _core.ColumnCodes(X), repeats=3)
     r_tree = len(pickle.dumps(local._forest)) / trees
@@ -72,8 +122,13 @@ def main():
             t_fixed, _ = best_of(lambda: RandomForestRegressor(4, random_state=0).fit(X[:50, :5], y[:50]), repeats=3)
             t_cluster, remote = best_of(lambda: RandomForestRegressor(**forest).fit(X, y))
             t_irf_cluster, irf_remote = best_of(lambda: IterativeRandomForest(**irf_params, random_state=0).fit(Xi, yi))
+        from distributed import WorkerPlugin
+        client.register_plugin(type("Arrivals", (Arrivals, WorkerPlugin), {})(), name="arrivals")
+        with joblib.parallel_backend("dask"):
+            forest_traffic = traffic(client, lambda: RandomForestRegressor(**forest).fit(X, y), X)
+            irf_traffic = traffic(client, lambda: IterativeRandomForest(**irf_params, random_state=0).fit(Xi, yi), Xi)
         start = time.perf_counter()
-        futures = client.scatter([X], broadcast=True, hash=False)
+        futures = client.scatter([X], broadcast=True, hash=False, direct=True)
         t_scatter = time.perf_counter() - start
         del futures
 
@@ -86,6 +141,12 @@ def main():
     print(f"  2 workers x 1 thread          {t_irf_cluster:8.2f} s   ratio {t_irf_cluster / t_irf_local:5.2f}   "
           f"identical: {irf_table(irf_local) == irf_table(irf_remote)}")
     print(f"  load average {load():.2f} at the end\n")
+    print(f"data moved and worker memory (X {X.nbytes / 1e6:.1f} MB for the forest, {Xi.nbytes / 1e6:.1f} MB for iRF)")
+    print("  forest")
+    print_traffic(*forest_traffic, X)
+    print("  iRF")
+    print_traffic(*irf_traffic, Xi)
+    print()
 
     bandwidth = 2 * X.nbytes / t_scatter  # the broadcast sent one copy per worker
     print("cost model constants (this machine)")
@@ -104,7 +165,7 @@ def main():
             gain = t_tree / c * (1 - 1 / W) - r_tree / B
             cells.append(f"{(t_fixed + W * X.nbytes / B) / gain:14.0f}" if gain > 0 else f"{'never':>14}")
         print(f"  {W:>4} " + " ".join(cells))
-    print(f"\n  (t measured on one thread of this machine; a tree costs t / c of a c-thread machine's time)")
+    print("\n  (t measured on one thread of this machine; a tree costs t / c of a c-thread machine's time)")
 
 
 if __name__ == "__main__":
