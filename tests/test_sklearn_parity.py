@@ -7,7 +7,7 @@ from reference import best_split
 from sklearn import datasets, ensemble
 from sklearn.model_selection import train_test_split
 
-from pyinterp import RandomForestClassifier, RandomForestRegressor
+from pyinterp import RandomForestClassifier, RandomForestRegressor, _core
 from pyinterp.forest.tree import derived_fields
 
 
@@ -170,6 +170,37 @@ def test_count_regression_trees_match_up_to_ties(criterion, weighted, missing):
     for sk_est, tree in zip(sk.estimators_, ours.trees_):
         assert_same_tree(sk_est.tree_, tree)
     np.testing.assert_allclose(ours.predict(X[:, :1]), sk.predict(X[:, :1]), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int8])
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_columns_of_few_values_stored_in_two_bits_give_scikit_learns_trees(task, dtype):
+    """Columns of at most 4 codes (genotypes 0/1/2 with missing calls, binary columns) are stored
+    2 bits a row; beside them columns of 5 and 100 values take a byte a row."""
+    if dtype is np.float32 and not SKLEARN_NAN_TREES:
+        pytest.skip("scikit-learn < 1.8 splits nodes with missing values differently (scikit-learn#32274)")
+    rng = np.random.RandomState(4)
+    n = 601  # not a multiple of 4: the last byte of a 2-bit column is partly used
+    G = rng.choice([0, 1, 2], size=(n, 4), p=[0.5, 0.3, 0.2]).astype(np.float32)
+    if dtype is np.float32:
+        G[rng.rand(n, 4) < 0.1] = np.nan
+    X = np.column_stack([G, rng.randint(0, 2, (n, 2)), rng.randint(0, 5, n), rng.randint(0, 100, n)])
+    X = X.astype(dtype)
+    signal = 2 * np.nan_to_num(X[:, 0]) - np.nan_to_num(X[:, 1]) * (np.nan_to_num(X[:, 2]) > 0) + X[:, 4] + X[:, 6] / 2
+    y = signal + 0.5 * rng.randn(n)
+    assert _core.ColumnCodes(X).nbytes == 6 * ((n + 3) // 4) + 2 * n
+    if task == "classification":
+        y = (y > np.median(y)).astype(int)
+    Forest, SkForest, criterion = ((RandomForestRegressor, ensemble.RandomForestRegressor, "squared_error")
+                                   if task == "regression" else
+                                   (RandomForestClassifier, ensemble.RandomForestClassifier, "gini"))
+    kw = dict(n_estimators=2, criterion=criterion, bootstrap=False, max_features=None, min_samples_leaf=5,
+              random_state=0)
+    sk = SkForest(**kw).fit(X, y)
+    ours = Forest(**kw).fit(X, y)
+    for sk_est, tree in zip(sk.estimators_, ours.trees_):
+        compared = assert_same_tree_up_to_ties(sk_est.tree_, tree, X.astype(np.float64), y, criterion, 5)
+        assert compared >= 0.5 * sk_est.tree_.node_count
 
 
 @pytest.mark.parametrize("many_classes", [False, True])

@@ -8,6 +8,8 @@ and loaded from there, so both builds read the same bytes.
     b        regression n=20,000 p=500 float64, 100 trees, max_features=166 (compare_forest.py b)
     snp      genotypes {0,1,2} int8 n=5000 p=100,000, 30 trees, max_features=sqrt
     snp-mm   the same .npy memory-mapped read-only (read from its file in panels)
+    snp-na   genotypes as float32 with 2 % missing calls (NaN), n=5000 p=100,000, 50 trees, max_features=sqrt
+             (issue 54's genotype shape; X is 2 GB)
 
     python bench/studies/fit_case.py a
     for i in 1 2 3; do before/bin/python bench/studies/fit_case.py snp; after/bin/python bench/studies/fit_case.py snp; done
@@ -25,7 +27,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, where benchkit is
 from benchkit.timing import Timer, load_line, peak_rss_mb  # noqa: E402
 
-CASES = {"a": (2000, 10_000, 100, 100), "b": (20_000, 500, 100, 166), "snp": (5000, 100_000, 30, "sqrt")}
+CASES = {"a": (2000, 10_000, 100, 100), "b": (20_000, 500, 100, 166), "snp": (5000, 100_000, 30, "sqrt"),
+         "snp-na": (5000, 100_000, 50, "sqrt")}
 
 
 def data(case, cache):
@@ -36,9 +39,12 @@ def data(case, cache):
         cache.mkdir(parents=True, exist_ok=True)
         n, p, _, _ = CASES[name]
         rng = np.random.default_rng(0)
-        if name == "snp":
+        if name.startswith("snp"):
             X = rng.choice(np.array([0, 1, 2], dtype=np.int8), size=(n, p), p=[0.5, 0.35, 0.15])
             y = 1.5 * X[:, 0] - X[:, 1] * (X[:, 2] > 0) + 0.5 * rng.normal(size=n)
+            if name == "snp-na":
+                X = X.astype(np.float32)
+                X[rng.random(size=(n, p), dtype=np.float32) < 0.02] = np.nan
         else:
             X = rng.normal(size=(n, p))
             y = X[:, 0] * X[:, 1] + X[:, 2] + 0.5 * rng.normal(size=n)

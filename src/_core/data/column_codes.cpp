@@ -25,6 +25,17 @@ constexpr int64_t kBlock = kColumnBlock;
 // writes as many columns, about 4 MiB in all.
 int64_t byte_block(int64_t n_rows) { return std::clamp<int64_t>((int64_t{1} << 22) / n_rows / 16 * 16, kBlock, 256); }
 
+// The call -> code table of a column whose codes are stored 2 bits a row: a code is its own call.
+constexpr uint32_t kOwnCodes = 0x03020100u;
+
+// Codes below 4 (ranks, or bytes) stored 2 bits a row, four rows a byte from the low bits, as a
+// .bed holds calls: a genotype or binary column then takes a quarter of a byte a row.
+template <class Code>
+void write_quarter_codes(std::vector<uint8_t>& out, const Code* codes, int64_t n) {
+  out.assign(static_cast<size_t>((n + 3) / 4), 0);
+  for (int64_t i = 0; i < n; ++i) out[i >> 2] |= static_cast<uint8_t>(codes[i] << ((i & 3) << 1));
+}
+
 template <class Code>
 void write_codes(std::vector<uint8_t>& out, const uint32_t* ranks, int64_t n) {
   out.resize(static_cast<size_t>(n) * sizeof(Code));
@@ -52,6 +63,7 @@ struct EncodeScratch {
   std::vector<uint64_t> keys;  // order keys by row
   std::vector<uint32_t> ranks;
   std::vector<uint32_t> by_row;  // sparse columns: ranks by row
+  std::vector<uint8_t> bytes;    // 1-byte X: a block's columns, transposed and ranked
 };
 
 // Columns j0..j1 of dense X, as doubles, into block (column after column).
@@ -363,14 +375,19 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
     throw std::invalid_argument("X has more than 2^32 - 1 rows, the engine's limit");
 
   const bool bytes = !source.sparse() && !source.packed() && item_size(source.type()) == 1;
-  if (source.packed()) tables_.resize(p);
-  // Not zeroed: the encoding threads write every byte, so its pages are first touched in parallel.
-  if (bytes) bytes_.reset(new uint8_t[static_cast<size_t>(n * p)]);
+  tables_.resize(p);
+  auto store_quarters = [&](int64_t j, const auto* codes) {
+    width_[j] = 0;
+    tables_[j] = kOwnCodes;
+    write_quarter_codes(owned_[j], codes, n);
+  };
   auto store = [&](int64_t j, const Ranked& ranked, const uint32_t* ranks) {
     if (ranked.infinite) throw std::invalid_argument("X contains infinity (column " + std::to_string(j) + ")");
     n_codes_[j] = ranked.n_distinct - ranked.missing;
     has_missing_[j] = ranked.missing;
-    if (ranked.n_distinct <= 256) {
+    if (ranked.n_distinct <= 4) {
+      store_quarters(j, ranks);
+    } else if (ranked.n_distinct <= 256) {
       width_[j] = 1;
       write_codes<uint8_t>(owned_[j], ranks, n);
     } else if (ranked.n_distinct <= 65536) {
@@ -382,10 +399,15 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
     }
     columns_[j] = owned_[j].data();
   };
-  auto record_byte_column = [&](int64_t j, const Ranked& ranked) {
+  auto store_byte_column = [&](int64_t j, const Ranked& ranked, const uint8_t* codes) {
     n_codes_[j] = ranked.n_distinct;
-    width_[j] = 1;
-    columns_[j] = bytes_.get() + j * n;
+    if (ranked.n_distinct <= 4) {
+      store_quarters(j, codes);
+    } else {
+      width_[j] = 1;
+      owned_[j].assign(codes, codes + n);
+    }
+    columns_[j] = owned_[j].data();
   };
   // Column c0 + k of packed calls, read in place: codes are the ranks of the call values present.
   auto record_packed_column = [&](const MatrixView& panel, int64_t c0, int64_t k) {
@@ -417,7 +439,8 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
         (c1 - c0 + block - 1) / block, n_threads,
         [&](int) {
           EncodeScratch s;
-          if (bytes || packed) return s;  // encoded in place
+          if (bytes) s.bytes.resize(static_cast<size_t>(block * n));
+          if (bytes || packed) return s;
           s.block.resize(panel.sparse() ? n : kBlock * n);
           s.a.resize(n);
           s.b.resize(n);
@@ -432,8 +455,9 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
           if (packed) {
             for (int64_t k = j0; k < j1; ++k) record_packed_column(panel, c0, k);
           } else if (bytes) {
-            encode_bytes(panel, j0, j1, bytes_.get() + (c0 + j0) * n,
-                         [&](int64_t j, const Ranked& ranked) { record_byte_column(c0 + j, ranked); });
+            encode_bytes(panel, j0, j1, s.bytes.data(), [&](int64_t j, const Ranked& ranked) {
+              store_byte_column(c0 + j, ranked, s.bytes.data() + (j - j0) * n);
+            });
           } else if (panel.sparse()) {
             encode_sparse(panel, j0, j1, s, store_in_X);
           } else {
@@ -463,7 +487,7 @@ void repack_calls(const ColumnSource& source, uint8_t* out, int n_threads) {
 }
 
 int64_t ColumnCodes::nbytes() const {
-  int64_t total = bytes_ ? n_rows_ * n_cols() : 0;
+  int64_t total = 0;
   if (repacked_) total += (n_rows_ + 3) / 4 * n_cols();
   for (const auto& column : owned_) total += static_cast<int64_t>(column.size());
   return total;

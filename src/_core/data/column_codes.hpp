@@ -1,5 +1,6 @@
 // Column encoding: every column becomes the ranks of its distinct values (0 = smallest), stored
-// column-major in the narrowest unsigned type that holds them. A missing value (NaN) gets the
+// column-major in the narrowest unsigned type that holds them, or 2 bits a row (as a .bed holds
+// calls) when a column has at most 4 codes, the missing one included: genotypes and binary columns. A missing value (NaN) gets the
 // code after the largest value's, n_codes(j), so orderings by code put the missing rows last. Split search then counts or sorts
 // small integers and never touches X again; thresholds are read back from X only for chosen splits.
 // Packed genotype calls (a .bed) are not copied: a column is its 2-bit calls where X lies, and a
@@ -40,7 +41,7 @@ class ColumnCodes {
 
   int64_t n_rows() const { return n_rows_; }
   int64_t n_cols() const { return static_cast<int64_t>(n_codes_.size()); }
-  // Bytes per code of column j: 1, 2 or 4; 0 for packed calls.
+  // Bytes per code of column j: 1, 2 or 4; 0 for 2-bit codes (packed calls, or at most 4 codes).
   int width(int64_t j) const { return width_[j]; }
   // Bytes the codes hold beyond X (packed calls read in place hold none).
   int64_t nbytes() const;
@@ -89,14 +90,13 @@ class ColumnCodes {
 
  private:
   int64_t n_rows_;
-  std::vector<const uint8_t*> columns_;      // column j's codes, in...
-  std::vector<std::vector<uint8_t>> owned_;  // ...a buffer per column, or for 1-byte X
-  std::unique_ptr<uint8_t[]> bytes_;         // one buffer of all columns, n_rows apart
+  std::vector<const uint8_t*> columns_;      // column j's codes, in a buffer per column (or the calls)
+  std::vector<std::vector<uint8_t>> owned_;
   // Packed calls of a subset of the file's samples, repacked in one buffer (freed as one piece, so
   // its pages go back to the system when the fit ends), (n_rows + 3) / 4 bytes apart.
   std::unique_ptr<uint8_t[]> repacked_;
   std::vector<uint8_t> width_;
-  std::vector<uint32_t> tables_;             // packed columns' call -> code tables
+  std::vector<uint32_t> tables_;             // 2-bit columns' call -> code tables
   std::vector<uint32_t> n_codes_;
   std::vector<uint8_t> has_missing_;
   uint32_t max_n_codes_ = 0;
