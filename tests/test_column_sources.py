@@ -4,9 +4,12 @@ read as CSC) and memory-mapped X read from its file in panels (C and Fortran ord
 or through the map (strided). The forest fitted on each source, its thresholds read back from that
 source, and DSTUMP's thresholds equal those of the dense float64 array."""
 
+import os
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import mapped_kb
 
 from pyinterp import RandomForestClassifier, RandomForestRegressor, _core
 from pyinterp import importance as imp
@@ -92,3 +95,16 @@ def test_mapped_sources_read_missing_values_as_in_memory(tmp_path):
 def test_csr_codes_are_refused_by_name():
     with pytest.raises(ValueError, match="CSC"):
         _core.ColumnCodes(sp.csr_matrix(np.eye(3)), 1, None)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/smaps"), reason="reads /proc/self/smaps")
+def test_a_mapped_genotype_file_stays_out_of_memory_and_its_codes_take_two_bits(tmp_path):
+    """A read-only mapped int8 .npy is read in panels with pread: none of its pages become the
+    process's (the check for bed-reader's -127 once read it all through the map: validation makes
+    the memmap a plain view), and the codes of its 0/1/2 columns take 2 bits a genotype."""
+    G, y = values(403, 700, seed=3)
+    X = mapped(tmp_path, "g", G, "C")
+    reference = RandomForestRegressor(n_estimators=3, max_features=40, random_state=0).fit(G, y)
+    assert_same_forest(RandomForestRegressor(n_estimators=3, max_features=40, random_state=0).fit(X, y), reference)
+    assert mapped_kb(tmp_path / "g.npy") == 0
+    assert _core.ColumnCodes(X, 2, mapped_file(X)).nbytes == 700 * ((403 + 3) // 4)

@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import mapped_kb
 from every_route import assert_same_forest, check_every_route
 from sklearn.model_selection import train_test_split
 
@@ -318,17 +319,6 @@ def test_a_bed_cut_short_after_it_was_opened_is_refused_not_read(tmp_path):
     before = RandomForestRegressor(n_estimators=2, random_state=0).fit(other, np.arange(50.0))
     (tmp_path / "h.bed").unlink()  # deleted, not cut short: the mapped file stays readable
     assert_same_forest(RandomForestRegressor(n_estimators=2, random_state=0).fit(other, np.arange(50.0)), before)
-
-
-def mapped_kb(path):
-    """Resident KiB of this process's maps of `path` (/proc/self/smaps)."""
-    total, inside = 0, False
-    for line in open("/proc/self/smaps"):
-        if line[0] in "0123456789abcdef" and "-" in line.split()[0]:
-            inside = line.rstrip().endswith(str(path))
-        elif inside and line.startswith("Rss:"):
-            total += int(line.split()[1])
-    return total
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/smaps"), reason="reads /proc/self/smaps")

@@ -303,8 +303,9 @@ def validate_fit_data(estimator, X, y, **kwargs):
 def warn_missing_call_code(X):
     """Genotypes read by bed-reader as int8 mark a missing call -127, which the trees would split on as
     a value (thresholds such as -63.5): warn, naming the way to missing values, when an int8 X in
-    memory holds -127 (a memory-mapped X is not read here: that would make it all resident)."""
-    if (isinstance(X, np.ndarray) and not isinstance(X, np.memmap) and X.dtype == np.int8 and X.size
+    memory holds -127 (a memory-mapped X is not read here: that would make it all resident; after
+    validation it is a plain view of the map, which _map_position still finds)."""
+    if (isinstance(X, np.ndarray) and X.dtype == np.int8 and X.size and _map_position(X) is None
             and X.min() == -127):
         warnings.warn("X is int8 and holds -127, bed-reader's code for a missing genotype call: it is split on as a "
                       "value below 0. Read the .bed with pyinterp.io.read_plink (missing calls become missing "
