@@ -240,7 +240,7 @@ def data_on_workers(*objects, in_place=(), again=False):
     # says that it cannot reach the workers (direct_to_workers=False).
     futures = client.scatter(objects, broadcast=True, hash=False, direct=client.direct_to_workers is not False)
     pins = {uuid.uuid4().hex: f for f in futures}
-    client.run(_pin, {token: f.key for token, f in pins.items()})
+    client.run(_pin, {token: f.key for token, f in pins.items()}, on_error="ignore")  # one lost since fetches
     token = _sent.set({**sent, **{id(o): (o, Pinned(t, f.key, o)) for o, (t, f) in zip(objects, pins.items())}})
     try:
         yield
@@ -268,7 +268,7 @@ def _gb(n) -> str:
 def check_fits_workers(client, objects, encoded):
     """Refuses, before anything is sent, shared data that cannot fit the smallest worker's memory
     limit: every worker holds it for the whole fit, with the column codes of each ``encoded`` object
-    (at least one byte per value; packed calls are read in place), and Dask starts spilling a
+    (at least 2 bits a value; packed calls are read in place), and Dask starts spilling a
     worker's data to disk at a fraction of its limit (``distributed.worker.memory.spill``, 0.7),
     pausing it at another (``pause``, 0.8). Data above that would only be spilled and sent again
     while the workers restart, and the fit would fail with errors that do not say why."""
@@ -285,7 +285,7 @@ def check_fits_workers(client, objects, encoded):
     if not fractions or not limits:
         return
     data = sum(_payload_bytes(o) for o in objects)
-    codes = sum(o.shape[0] * o.shape[1] for o in encoded if not hasattr(o, "_calls"))
+    codes = sum((o.shape[0] + 3) // 4 * o.shape[1] for o in encoded if not hasattr(o, "_calls"))
     worker, limit = min(limits.items(), key=lambda item: item[1])
     usable = min(fractions) * limit
     if data + codes <= usable:
