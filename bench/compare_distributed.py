@@ -37,7 +37,8 @@ from pyinterp.datasets import make_lss
 
 
 class Arrivals:
-    """A worker plugin logging the bytes of every key that comes into the worker's memory."""
+    """A worker plugin logging the bytes of every key that comes into the worker's memory by
+    broadcast or by transfer (not the results of its own tasks)."""
 
     def setup(self, worker):
         self.worker = worker
@@ -45,7 +46,7 @@ class Arrivals:
 
     def transition(self, key, start, finish, **kwargs):
         task = self.worker.state.tasks.get(key)
-        if finish == "memory" and task is not None:
+        if finish == "memory" and start not in ("executing", "long-running") and task is not None:  # not a result
             self.worker.bench_arrivals.append(task.nbytes)
 
 
