@@ -210,7 +210,7 @@ def test_X_reaches_each_worker_once_and_is_encoded_once_there(client, data):
     finally:
         del client.scatter
     # X in one scatter call, a broadcast to the workers
-    sent = [a for payload in scattered for a in (payload if isinstance(payload, list) else [payload])]
+    sent = [a for payload in scattered for a in payloads(payload)]
     big = [a for a in sent if isinstance(a, np.ndarray) and a.nbytes >= X.nbytes]
     assert len(big) == 1 and big[0] is X
     # each worker received at most one copy by transfer besides the broadcast, and encoded X at most once
@@ -298,12 +298,18 @@ def irf_result(irf):
             irf.importances_.tolist(), irf.bootstrap_seeds_.tolist())
 
 
+def payloads(payload):
+    """The objects of one client.scatter call: a list's, a dict's values (pyinterp names its keys),
+    or the one object."""
+    return list(payload.values()) if isinstance(payload, dict) else payload if isinstance(payload, list) else [payload]
+
+
 def scatter_log(client):
     """client.scatter wrapped to record what it sends; returns the list (restore with del)."""
     sent, scatter = [], client.scatter
 
     def recording(payload, *args, **kwargs):
-        sent.extend(payload if isinstance(payload, list) else [payload])
+        sent.extend(payloads(payload))
         return scatter(payload, *args, **kwargs)
 
     client.scatter = recording
@@ -473,7 +479,7 @@ def test_a_worker_without_the_pinned_copy_fetches_it_and_a_lost_copy_is_said(cli
             client.run(lambda: _distributed._pins.clear())  # as a worker started after the broadcast
             total = client.submit(lambda p: float(p.resolve().sum()), pinned, pure=False).result()
     assert total == X.sum()
-    lost = client.submit(lambda p: p.resolve(), _distributed.Pinned("t", "gone", None), pure=False)
+    lost = client.submit(lambda p: p.resolve(), _distributed.Pinned(_distributed.PIN_PREFIX + "gone", None), pure=False)
     with pytest.raises(_distributed.LostData, match="lost its copies"):
         lost.result()
 

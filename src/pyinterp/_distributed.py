@@ -112,53 +112,61 @@ class LostData(RuntimeError):
     holding it died): :func:`run_units` sends the data again."""
 
 
-# On a worker: token -> the worker's copy of a shared object, held until the fit that sent it ends
-# (client.run(_unpin)); tokens of fits that ended, so a straggling unit does not pin again.
+# On a worker: key -> the worker's copy of a shared object, held until the fit that sent it ends
+# (client.run(_unpin)); the keys of fits that ended, so a straggling unit or transfer pins nothing.
 _pins: dict = {}
 _ended: set = set()
 _pins_lock = threading.Lock()
 
+# The keys of the shared objects begin so: a worker pins what arrives under them.
+PIN_PREFIX = "pyinterp-shared-"
 
-def _pin(keys, dask_worker=None):
-    """On each worker after the broadcast: keep a reference to its copy of each shared object.
-    Dask's active memory manager drops the replicas that no waiting task needs (between the stages
-    of an iRF fit, every one but one), and a dropped replica would be sent again for the next
-    stage, and encoded again. A pinned copy stays with the worker (Dask then counts it as unmanaged
-    memory) and the units find it by token, not as a task input, so Dask never sends it again."""
+
+def pin(key, data):
+    """On a worker, as a shared object arrives (the worker plugin _pin_plugin.PinOnArrival calls
+    this): keep a reference to its copy. Dask's active memory manager drops the replicas that no
+    waiting task needs (between the stages of an iRF fit, every one but one), and a dropped replica
+    would be sent again for the next stage, and encoded again. A pinned copy stays with the worker
+    (Dask counts it as unmanaged memory), and the units find it by key, not as a task input, so
+    Dask never sends it again. Pinned on arrival, in the worker's own state machine: a pin asked
+    for after the broadcast could come after the manager dropped the copy."""
     with _pins_lock:
-        for token, key in keys.items():
-            if key in dask_worker.data:  # a worker that joined after the broadcast fetches when asked
-                _pins[token] = dask_worker.data[key]
+        if key not in _ended and key in data:
+            _pins[key] = data[key]
 
 
-def _unpin(tokens):
+def _unpin(keys):
     with _pins_lock:
-        for token in tokens:
-            _pins.pop(token, None)
-            _ended.add(token)
+        for key in keys:
+            _pins.pop(key, None)
+            _ended.add(key)
+
+
+# The clients whose workers have the plugin (a worker that joins later gets it from the scheduler).
+_planted: weakref.WeakSet = weakref.WeakSet()
 
 
 class Pinned:
-    """A shared object as a unit's argument: the token of the copy each worker pins, and the key
-    of the cluster's copy, which a worker without a pinned copy (one started or restarted after the
-    broadcast) fetches once, and pins. In the calling process (joblib runs the units there when the
-    cluster has a single thread left) it is the object itself, which is not pickled."""
+    """A shared object as a unit's argument: the key of the copy each worker pins, which a worker
+    without a pinned copy (one started or restarted after the broadcast) fetches from the cluster
+    once, and pins. In the calling process (joblib runs the units there when the cluster has a
+    single thread left) it is the object itself, which is not pickled."""
 
-    def __init__(self, token, key, obj):
-        self.token, self.key, self._obj = token, key, obj
+    def __init__(self, key, obj):
+        self.key, self._obj = key, obj
 
     def __getstate__(self):
-        return {"token": self.token, "key": self.key, "_obj": None}
+        return {"key": self.key, "_obj": None}
 
     def resolve(self):
         if self._obj is not None:
             return self._obj
         with _pins_lock:
-            if self.token in _pins:
-                return _pins[self.token]
+            if self.key in _pins:
+                return _pins[self.key]
         obj = self._fetch()
         with _pins_lock:
-            return obj if self.token in _ended else _pins.setdefault(self.token, obj)
+            return obj if self.key in _ended else _pins.setdefault(self.key, obj)
 
     def _fetch(self):
         import distributed  # a Pinned is resolved only in a task on a Dask worker
@@ -220,7 +228,7 @@ def run_units(function, shared, units, *, in_place=()):
 @contextmanager
 def data_on_workers(*objects, in_place=(), again=False):
     """Within: with Dask's backend active, ``objects`` are on every worker once (one broadcast,
-    then pinned by each worker: :func:`_pin`), and the units of :func:`run_units` given one of them
+    pinned by each worker as they arrive: :func:`pin`), and the units of :func:`run_units` given one of them
     read the worker's copy. Before sending, refuses data that cannot fit a worker's memory limit
     (:func:`check_fits_workers`; ``in_place``: the objects a worker also encodes). After a loss,
     :func:`run_units` sends the objects ``again`` (also those an outer call sent). Other backends:
@@ -234,20 +242,24 @@ def data_on_workers(*objects, in_place=(), again=False):
         yield
         return
     check_fits_workers(client, objects, [o for o in objects if any(o is x for x in in_place)])
-    # Keys of their own (hash=False): a content key would be shared with an earlier fit's copy that
-    # the cluster may be forgetting right now. Sent by the client to each worker (direct): through
+    # Keys of their own, not the content's: a content key would be shared with an earlier fit's copy
+    # that the cluster may be forgetting right now. Sent by the client to each worker (direct): through
     # the scheduler, the scheduler would hold a copy of X while sending, unless the user's client
     # says that it cannot reach the workers (direct_to_workers=False).
-    futures = client.scatter(objects, broadcast=True, hash=False, direct=client.direct_to_workers is not False)
-    pins = {uuid.uuid4().hex: f for f in futures}
-    client.run(_pin, {token: f.key for token, f in pins.items()}, on_error="ignore")  # one lost since fetches
-    token = _sent.set({**sent, **{id(o): (o, Pinned(t, f.key, o)) for o, (t, f) in zip(objects, pins.items())}})
+    if client not in _planted:
+        from ._pin_plugin import PinOnArrival  # imports distributed
+
+        client.register_plugin(PinOnArrival(), name=PinOnArrival.name)
+        _planted.add(client)
+    keys = [f"{PIN_PREFIX}{uuid.uuid4().hex}" for _ in objects]
+    futures = client.scatter(dict(zip(keys, objects)), broadcast=True, direct=client.direct_to_workers is not False)
+    token = _sent.set({**sent, **{id(o): (o, Pinned(k, o)) for o, k in zip(objects, keys)}})
     try:
         yield
     finally:
         _sent.reset(token)
-        client.run(_unpin, list(pins), on_error="ignore")  # a dead worker's pins went with it
-        del futures, pins
+        client.run(_unpin, keys, on_error="ignore")  # a dead worker's pins went with it
+        del futures
 
 
 def _payload_bytes(obj) -> int:
