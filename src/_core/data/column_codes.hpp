@@ -7,6 +7,7 @@
 // 4-entry table per column turns a call into its code (repacked first when X's rows are a subset
 // of the file's samples, so the hot loops never follow a row map).
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -26,13 +27,63 @@ struct PackedColumn {
   }
 };
 
+// A column stored sparse (a CSC column with few stored entries): the rows with an entry, in
+// increasing order, and their codes; every other row has the code `zero`. It is indexed by row as
+// a code pointer is. The scans, partitions and out-of-bag routes read a node's rows in increasing
+// order, so a read moves a cursor forward (galloping over the entries between), and a pass over
+// m rows costs O(m + entries), without a search per row; a read behind the cursor searches back.
+template <class Code>
+struct SparseColumn {
+  const uint32_t* rows = nullptr;
+  const Code* codes = nullptr;
+  uint32_t n_stored = 0;
+  uint32_t zero = 0;
+  mutable uint32_t at = 0;  // the first entry whose row is not below the last row read
+
+  uint32_t operator[](int64_t i) const {
+    const auto row = static_cast<uint32_t>(i);
+    if (at > 0 && rows[at - 1] >= row) at = static_cast<uint32_t>(std::lower_bound(rows, rows + at, row) - rows);
+    if (at < n_stored && rows[at] < row) advance(row);
+    return (at < n_stored && rows[at] == row) ? codes[at] : zero;
+  }
+
+ private:
+  static constexpr uint32_t kNear = 8;  // entries stepped over one by one before galloping
+  // Moves the cursor to the first entry whose row is not below row (rows[at] < row): a few steps
+  // (a node's next row seldom passes many entries), then galloping, then a search between.
+  void advance(uint32_t row) const {
+    uint32_t k = at + 1;
+    const uint32_t near = std::min(n_stored, at + kNear);
+    while (k < near && rows[k] < row) ++k;
+    if (k < near || k == n_stored) {
+      at = k;
+      return;
+    }
+    uint32_t step = kNear, hi = k;  // rows[k - 1] < row
+    while (hi < n_stored && rows[hi] < row) {
+      k = hi + 1;
+      hi = k + step;
+      step <<= 1;
+    }
+    hi = std::min(hi, n_stored);
+    at = static_cast<uint32_t>(std::lower_bound(rows + k, rows + hi, row) - rows);
+  }
+};
+
 // Where row i's code lies, for prefetching, and the bytes a code has (radix digits).
 template <class Code>
 const void* code_address(const Code* col, int64_t i) { return col + i; }
 inline const void* code_address(const PackedColumn& col, int64_t i) { return col.calls + (i >> 2); }
 template <class Code>
+const void* code_address(const SparseColumn<Code>& col, int64_t) { return col.rows + col.at; }
+template <class Code>
 constexpr int code_bytes(const Code*) { return sizeof(Code); }
 constexpr int code_bytes(const PackedColumn&) { return 1; }
+template <class Code>
+constexpr int code_bytes(const SparseColumn<Code>&) { return sizeof(Code); }
+
+// ColumnCodes::width of a sparse column: kSparse plus its codes' bytes.
+constexpr uint8_t kSparse = 16;
 
 class ColumnCodes {
  public:
@@ -41,7 +92,8 @@ class ColumnCodes {
 
   int64_t n_rows() const { return n_rows_; }
   int64_t n_cols() const { return static_cast<int64_t>(n_codes_.size()); }
-  // Bytes per code of column j: 1, 2 or 4; 0 for 2-bit codes (packed calls, or at most 4 codes).
+  // Bytes per code of column j: 1, 2 or 4; 0 for 2-bit codes (packed calls, or at most 4 codes);
+  // kSparse plus the bytes of a code for a column stored sparse.
   int width(int64_t j) const { return width_[j]; }
   // Bytes the codes hold beyond X (packed calls read in place hold none).
   int64_t nbytes() const;
@@ -56,6 +108,9 @@ class ColumnCodes {
   // Code of row i in column j (for occasional lookups; hot loops use visit_column).
   uint32_t code(int64_t j, int64_t i) const {
     switch (width_[j]) {
+      case kSparse + 1: return sparse<uint8_t>(j)[i];
+      case kSparse + 2: return sparse<uint16_t>(j)[i];
+      case kSparse + 4: return sparse<uint32_t>(j)[i];
       case 0: return packed(j)[i];
       case 1: return column<uint8_t>(j)[i];
       case 2: return column<uint16_t>(j)[i];
@@ -65,6 +120,7 @@ class ColumnCodes {
   // Hints the cache to load the codes of rows[0..count) in column j.
   void prefetch(int64_t j, const uint32_t* rows, int64_t count) const {
     const uint8_t* base = columns_[j];
+    if (width_[j] >= kSparse) return;  // its entries are few, and read in order
     if (width_[j] == 0) {
       for (int64_t k = 0; k < count; ++k) __builtin_prefetch(base + (rows[k] >> 2));
       return;
@@ -77,14 +133,23 @@ class ColumnCodes {
     return reinterpret_cast<const Code*>(columns_[j]);
   }
   PackedColumn packed(int64_t j) const { return {columns_[j], tables_[j]}; }
-  // f(column j): a const Code* at the column's width, or a PackedColumn; both index codes by row.
+  template <class Code>
+  SparseColumn<Code> sparse(int64_t j) const {
+    const auto* rows = reinterpret_cast<const uint32_t*>(columns_[j]);
+    return {rows, reinterpret_cast<const Code*>(rows + n_stored_[j]), n_stored_[j], zero_code_[j]};
+  }
+  // f(column j): a const Code* at the column's width, a PackedColumn or a SparseColumn; all index
+  // codes by row.
   template <class F>
   decltype(auto) visit_column(int64_t j, F&& f) const {
     switch (width_[j]) {
       case 0: return f(packed(j));
       case 1: return f(column<uint8_t>(j));
       case 2: return f(column<uint16_t>(j));
-      default: return f(column<uint32_t>(j));
+      case 4: return f(column<uint32_t>(j));
+      case kSparse + 1: return f(sparse<uint8_t>(j));
+      case kSparse + 2: return f(sparse<uint16_t>(j));
+      default: return f(sparse<uint32_t>(j));
     }
   }
 
@@ -97,6 +162,8 @@ class ColumnCodes {
   std::unique_ptr<uint8_t[]> repacked_;
   std::vector<uint8_t> width_;
   std::vector<uint32_t> tables_;             // 2-bit columns' call -> code tables
+  // Sparse columns (CSC X only): their entries (rows, then codes, in owned_) and the other rows' code.
+  std::vector<uint32_t> n_stored_, zero_code_;
   std::vector<uint32_t> n_codes_;
   std::vector<uint8_t> has_missing_;
   uint32_t max_n_codes_ = 0;
