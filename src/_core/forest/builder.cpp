@@ -172,7 +172,11 @@ TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e, Rng& r
                     stats.weight < 2 * min_weight_leaf_ ||
                     stats.impurity <= kEpsilon;
   if (leaf) return leaf_out();
-  const Split split = search_->find({samples_.data() + e.start, m, value_.data(), e.lower, e.upper}, rng);
+  // Depth-first, the search may skip candidates constant in an ancestor (best-first order is not
+  // preorder: depth -1).
+  const int32_t depth = params_.max_leaf_nodes > 0 ? -1 : e.depth;
+  const Split split =
+      search_->find({samples_.data() + e.start, m, value_.data(), e.lower, e.upper, node, depth}, rng);
   if (split.feature < 0) return leaf_out();
 
   const Partition part = partition_rows(e.start, e.end, split);

@@ -47,6 +47,8 @@ ExactSplitSearch::ExactSplitSearch(const TrainingSet& data, const ForestParams& 
   keys64_.resize(n);
   radix_tmp_.resize(n);
   hist_n_.assign(data.codes->max_n_codes(), 0);
+  constant_node_.assign(data.codes->n_cols(), -1);
+  constant_depth_.assign(data.codes->n_cols(), -1);
   if (!data.category_of_code.empty()) code_mean_.resize(kMaxCategories);
   occupied_.assign(data.codes->max_n_codes() / 64 + 1, 0);
   const FitTargets& t = data.targets;
@@ -91,11 +93,18 @@ void ExactSplitSearch::begin_tree(const double* w, double min_weight_leaf) {
   min_weight_leaf_ = min_weight_leaf;
   leaf_limits_ = params_.min_samples_leaf > 1 || min_weight_leaf > 0.0;
   sampler_.begin_tree();
+  std::fill(constant_depth_.begin(), constant_depth_.end(), -1);
 }
 
 Split ExactSplitSearch::find(const SearchNode& node, Rng& rng) {
   rows_ = node.rows;
   m_ = node.m;
+  node_ = node.node;
+  node_depth_ = node.depth;
+  if (node_depth_ >= 0) {
+    if (path_.size() <= static_cast<size_t>(node_depth_)) path_.resize(node_depth_ + 1);
+    path_[node_depth_] = node_;
+  }
   lower_ = node.lower;
   upper_ = node.upper;
   prepare_node(node.value);
@@ -634,6 +643,17 @@ bool ExactSplitSearch::draw_candidates(int64_t need, Rng& rng) {
 
 template <class Stats>
 bool ExactSplitSearch::evaluate_feature(int64_t f, Stats& stats, Split& best) {
+  if (known_constant(f)) return false;
+  const bool varies = evaluate_feature_codes(f, stats, best);
+  if (!varies && node_depth_ >= 0) {
+    constant_node_[f] = node_;
+    constant_depth_[f] = node_depth_;
+  }
+  return varies;
+}
+
+template <class Stats>
+bool ExactSplitSearch::evaluate_feature_codes(int64_t f, Stats& stats, Split& best) {
   const ColumnCodes& codes = *data_.codes;
   cst_ = params_.monotonic_cst.empty() ? 0 : params_.monotonic_cst[f];
   if constexpr (Stats::kCategorical) {

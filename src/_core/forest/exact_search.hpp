@@ -60,9 +60,13 @@ class ExactSplitSearch final : public SplitSearch {
   bool stops_at_best() const;
   template <class Stats>
   double reachable_proxy(Stats& stats);
-  // evaluate() on feature f's codes at their stored width.
+  // evaluate() on feature f, unless it is known constant in the node (then false); a feature
+  // found constant is recorded as such (known_constant).
   template <class Stats>
   bool evaluate_feature(int64_t f, Stats& stats, Split& best);
+  // evaluate() on feature f's codes at their stored width.
+  template <class Stats>
+  bool evaluate_feature_codes(int64_t f, Stats& stats, Split& best);
   // Whether the children's values respect the searched feature's monotonic constraint and the
   // node's bounds.
   template <class Stats>
@@ -138,6 +142,20 @@ class ExactSplitSearch final : public SplitSearch {
   // The node being searched: its rows and their count.
   const uint32_t* rows_ = nullptr;
   int64_t m_ = 0;
+  // Features known constant in the node: found so in an ancestor. A feature constant in a node is
+  // constant in its descendants, so a draw of it there is not evaluated again (the draws stay the
+  // same, so the trees do). Depth-first, a feature's latest finding (node and depth) is in an
+  // ancestor of the node whenever any is: a node's descendants never find it, and the nodes after
+  // its subtree are not its descendants. path_[d] is the node's ancestor at depth d (itself at its
+  // depth), node_depth_ -1 when the tree does not grow depth-first. Sparse single-cell and genotype
+  // columns are mostly constant in deep nodes, which draw many candidates to find max_features
+  // that vary.
+  std::vector<int32_t> constant_node_, constant_depth_, path_;
+  int32_t node_ = -1, node_depth_ = -1;
+  bool known_constant(int64_t f) const {
+    const int32_t d = constant_depth_[f];
+    return node_depth_ >= 0 && d >= 0 && d < node_depth_ && path_[d] == constant_node_[f];
+  }
   double mean_y_ = 0.0;  // what prepare_node centred the node's targets on (one output)
   double node_total_w_ = 0.0, node_total_s_ = 0.0;  // and the sums of lw_ and lwy_ (first output)
   std::vector<int64_t> candidates_;  // features drawn at the current node, in draw order

@@ -31,13 +31,16 @@ struct Split {
 };
 
 // A node as a search sees it: its rows (in increasing order), its values (per output: mean,
-// median or class fractions, as node_stats gives them) and its monotonic bounds.
+// median or class fractions, as node_stats gives them), its monotonic bounds, and, when the tree
+// grows depth-first (nodes numbered in preorder), its index and depth; depth -1 otherwise.
 struct SearchNode {
   const uint32_t* rows;
   int64_t m;
   const double* value;
   double lower = -std::numeric_limits<double>::infinity();
   double upper = std::numeric_limits<double>::infinity();
+  int32_t node = -1;
+  int32_t depth = -1;
 };
 
 class SplitSearch {
