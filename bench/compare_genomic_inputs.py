@@ -1,5 +1,6 @@
 """Forests on genomic inputs as users hold them, pyinterp beside scikit-learn: fit time, peak memory
-and held-out R^2, each (input, library) in a process of its own, 2 threads each.
+and held-out score (R^2; accuracy for the cell types), each (input, library) in a process of its
+own, 2 threads each.
 
     snp      n=5000 p=100,000 genotypes {0,1,2} as int8, 30 trees, max_features=sqrt
              pyinterp: the int8 array, and the same .npy memory-mapped read-only;
@@ -8,6 +9,9 @@ and held-out R^2, each (input, library) in a process of its own, 2 threads each.
     snp-nan  the genotypes as float32 with 5% missing calls (NaN), 30 trees, both libraries
     sparse   n=50,000 p=20,000 counts at 2% density as CSR float32 (a small single-cell matrix;
              dense float32 it would take 4 GB), 100 trees, max_features=sqrt, both libraries
+    cells    single-cell counts as issue 54 measured them: CSR float32 n=200,000 p=20,000 at 0.5%
+             density (20 M non-zeros), 5 cell types, a classifier of 50 trees, max_features=sqrt
+    cells5   the same at n=20,000 and 5% density
     bed      n=20,000 p=200,000 genotypes with 1% missing calls in a PLINK 1 .bed (1 GB), 10 trees:
              pyinterp on the .bed read in place (read_plink), pyinterp on bed-reader's int8 read
              (4 GB; a missing call is -127 there), scikit-learn on bed-reader's float32 read (16 GB,
@@ -46,6 +50,8 @@ CASES = {
     "snp2": dict(data="snp", trees=2, runs=[("pyinterp", "int8"), ("pyinterp", "int8 memmap"), ("sklearn", "int8")]),
     "snp-nan": dict(data="snp", trees=30, runs=[("pyinterp", "float32 NaN"), ("sklearn", "float32 NaN")]),
     "sparse": dict(data="sparse", trees=100, runs=[("pyinterp", "CSR"), ("sklearn", "CSR")]),
+    "cells": dict(data="cells", trees=50, runs=[("pyinterp", "cells"), ("sklearn", "cells")]),
+    "cells5": dict(data="cells5", trees=50, runs=[("pyinterp", "cells5"), ("sklearn", "cells5")]),
     "bed": dict(data="bed", trees=10, runs=[("pyinterp", "bed"), ("pyinterp", "bed int8"), ("sklearn", "bed float32")]),
 }
 # PLINK 1 .bed calls by allele-1 count 0, 1, 2, and missing (see pyinterp.io.PackedGenotypes).
@@ -80,6 +86,27 @@ def write_sparse(folder, n=50_000, p=20_000, density=0.02, seed=0):
     y = cols[:, 0] + 2.0 * (cols[:, 1] > 0) * (cols[:, 2] > 0) + rng.normal(0, 0.5, rows_total)
     sp.save_npz(folder / "sparse.npz", X.tocsr(), compressed=False)
     np.save(folder / "sparse_y.npy", y)
+
+
+CELLS = {"cells": (200_000, 20_000, 0.005), "cells5": (20_000, 20_000, 0.05)}
+
+
+def write_cells(folder, name, seed=0):
+    """Counts as write_sparse makes them, at CELLS[name]'s shape; 5 cell types from the counts of
+    six columns (the first of each pair and a pair's interaction)."""
+    n, p, density = CELLS[name]
+    rng = np.random.default_rng(seed)
+    rows_total = n + N_TEST
+    per_column = rng.binomial(rows_total, density, size=p)
+    indptr = np.concatenate([[0], np.cumsum(per_column)]).astype(np.int64)
+    indices = np.concatenate([np.sort(rng.choice(rows_total, k, replace=False)) for k in per_column]).astype(np.int32)
+    data = (rng.poisson(2.0, size=indptr[-1]) + 1).astype(np.float32)
+    X = sp.csc_matrix((data, indices, indptr), shape=(rows_total, p))
+    cols = X[:, :6].toarray()
+    score = cols[:, 0] + 2.0 * (cols[:, 1] > 0) * (cols[:, 2] > 0) - cols[:, 3] + cols[:, 4] * (cols[:, 5] > 0)
+    y = np.digitize(score + rng.normal(0, 0.5, rows_total), np.quantile(score, [0.2, 0.4, 0.6, 0.8]))
+    sp.save_npz(folder / f"{name}.npz", X.tocsr(), compressed=False)
+    np.save(folder / f"{name}_y.npy", y)
 
 
 def write_bed(folder, n=20_000, p=200_000, missing=0.01, seed=0):
@@ -122,7 +149,8 @@ def load_bed(folder, form):
         return read_plink(folder / "bed_train.bed"), y[:n], read_plink(folder / "bed_test.bed"), y[n:]
     import bed_reader
     dtype = "int8" if form == "bed int8" else "float32"
-    read = [bed_reader.open_bed(folder / f"bed_{part}.bed").read(dtype=dtype, num_threads=2) for part in ("train", "test")]
+    read = [bed_reader.open_bed(folder / f"bed_{part}.bed").read(dtype=dtype, num_threads=2)
+            for part in ("train", "test")]
     return read[0], y[:n], read[1], y[n:]
 
 
@@ -131,6 +159,8 @@ def load(folder, form):
         return load_bed(folder, form)
     if form == "CSR":
         X, y = sp.load_npz(folder / "sparse.npz"), np.load(folder / "sparse_y.npy")
+    elif form in CELLS:
+        X, y = sp.load_npz(folder / f"{form}.npz"), np.load(folder / f"{form}_y.npy")
     else:
         name = "snp_nan.npy" if form == "float32 NaN" else "snp.npy"
         X, y = np.load(folder / name, mmap_mode="r" if form == "int8 memmap" else None), np.load(folder / "snp_y.npy")
@@ -141,11 +171,13 @@ def load(folder, form):
 def run_worker(folder, lib, form, trees):
     Xtr, ytr, Xte, yte = load(Path(folder), form)
     data_mb = peak_rss_mb()
+    classify = form in CELLS
     if lib == "pyinterp":
-        from pyinterp import RandomForestRegressor
+        from pyinterp import RandomForestClassifier, RandomForestRegressor
     else:
-        from sklearn.ensemble import RandomForestRegressor
-    model = RandomForestRegressor(n_estimators=trees, max_features="sqrt", n_jobs=2, random_state=0)
+        from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+    Forest = RandomForestClassifier if classify else RandomForestRegressor
+    model = Forest(n_estimators=trees, max_features="sqrt", n_jobs=2, random_state=0)
     start = time.perf_counter()
     model.fit(Xtr, ytr)
     fit_s = time.perf_counter() - start
@@ -168,7 +200,7 @@ def main():
         print(json.dumps(run_worker(folder, lib, form, int(trees))))
         return
     print(f"2 threads each; {load_line()}")
-    header = f"{'library':<9} {'input':<12} {'fit s':>8} {'data MB':>8} {'peak MB':>8} {'R^2':>6}"
+    header = f"{'library':<9} {'input':<12} {'fit s':>8} {'data MB':>8} {'peak MB':>8} {'score':>6}"
     with tempfile.TemporaryDirectory() as tmp:
         folder, written = args.data_dir or Path(tmp), set()
         folder.mkdir(parents=True, exist_ok=True)
@@ -179,6 +211,8 @@ def main():
                 if spec["data"] == "bed":
                     write_bed(folder, *args.bed_shape)
                     print(f"\nbed_train.bed: {(folder / 'bed_train.bed').stat().st_size / 2**20:.0f} MB")
+                elif spec["data"] in CELLS:
+                    write_cells(folder, spec["data"])
                 else:
                     (write_snp if spec["data"] == "snp" else write_sparse)(folder)
                 written.add(spec["data"])
@@ -201,8 +235,8 @@ def main():
                 r = results[lib, form] = dict(rs[0], fit_s=float(np.median([x["fit_s"] for x in rs])),
                                               peak_mb=max(x["peak_mb"] for x in rs))
                 times = " ".join(f"{x['fit_s']:.2f}" for x in rs)
-                print(f"{lib:<9} {form:<12} {r['fit_s']:>8.2f} {r['data_mb']:>8.0f} {r['peak_mb']:>8.0f} {r['score']:>6.3f}"
-                      f"   ({times})")
+                print(f"{lib:<9} {form:<12} {r['fit_s']:>8.2f} {r['data_mb']:>8.0f} {r['peak_mb']:>8.0f} "
+                      f"{r['score']:>6.3f}   ({times})")
             peer = next((r for (lib, _), r in results.items() if lib == "sklearn"), None)
             for (lib, form), r in results.items():
                 if lib == "pyinterp" and peer is not None:
