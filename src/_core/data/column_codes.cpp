@@ -18,8 +18,13 @@
 namespace pyinterp {
 namespace {
 
-// A CSC column is kept as its entries when that takes at most this fraction of its dense codes.
-constexpr int64_t kSparseGain = 4;
+// A CSC column is kept as its entries when they take at most 1/kSparseGain of its dense codes'
+// memory. A node's scan reads its rows' codes through the entries' cursor (SparseColumn), slower
+// than loads from a dense column in cache: single-cell counts of 20,000 x 20,000 at 5 %, 10 trees,
+// took 10-11 CPU s at 4 (about half the columns kept as entries) against 8 with dense codes; at 8
+// they stay dense. At 200,000 x 20,000 and 0.5 % (2 trees) the entries took 84-86 CPU s against 93
+// and 786 MB peak against 4,439.
+constexpr int64_t kSparseGain = 8;
 
 // Columns read together, so a C-ordered X is read row by row rather than one strided column.
 constexpr int64_t kBlock = kColumnBlock;
@@ -412,10 +417,7 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
     columns_[j] = owned_[j].data();
   };
   // Column j of the CSC panel X kept as its entries (rows then codes, in owned_[j]) when they take
-  // at most a kSparseGain-th of the memory its dense codes would; false otherwise. A node's scan
-  // reads its rows' codes through the entries' cursor (SparseColumn), slower than a load from a
-  // dense column in cache: 20,000 rows at 5 % density, 10 trees, took 13 CPU s against 8 with
-  // dense codes, and 200,000 rows at 0.5 % (2 trees) 106 against 93, with 786 MB peak against 4,439.
+  // at most a kSparseGain-th of the memory its dense codes would; false otherwise.
   auto store_sparse = [&](const MatrixView& X, int64_t j, const Ranked& ranked, int64_t begin, int64_t stored,
                           const uint32_t* ranks) {
     const int64_t w = ranked.n_distinct <= 256 ? 1 : (ranked.n_distinct <= 65536 ? 2 : 4);
