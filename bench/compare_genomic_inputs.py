@@ -72,16 +72,21 @@ def write_snp(folder, n=5000, p=100_000, seed=0):
     np.save(folder / "snp_y.npy", y)
 
 
+def counts_matrix(rng, n, p, density):
+    """CSC float32 counts: per column, density * n rows drawn without replacement holding Poisson
+    counts (>= 1)."""
+    per_column = rng.binomial(n, density, size=p)
+    indptr = np.concatenate([[0], np.cumsum(per_column)]).astype(np.int64)
+    indices = np.concatenate([np.sort(rng.choice(n, k, replace=False)) for k in per_column]).astype(np.int32)
+    data = (rng.poisson(2.0, size=indptr[-1]) + 1).astype(np.float32)
+    return sp.csc_matrix((data, indices, indptr), shape=(n, p))
+
+
 def write_sparse(folder, n=50_000, p=20_000, density=0.02, seed=0):
-    """Per column, density * n rows drawn without replacement holding Poisson counts (>= 1); y
-    from three columns, one pair interacting."""
+    """Counts (counts_matrix); y from three columns, one pair interacting."""
     rng = np.random.default_rng(seed)
     rows_total = n + N_TEST
-    per_column = rng.binomial(rows_total, density, size=p)
-    indptr = np.concatenate([[0], np.cumsum(per_column)]).astype(np.int64)
-    indices = np.concatenate([np.sort(rng.choice(rows_total, k, replace=False)) for k in per_column]).astype(np.int32)
-    data = (rng.poisson(2.0, size=indptr[-1]) + 1).astype(np.float32)
-    X = sp.csc_matrix((data, indices, indptr), shape=(rows_total, p))
+    X = counts_matrix(rng, rows_total, p, density)
     cols = X[:, :3].toarray()
     y = cols[:, 0] + 2.0 * (cols[:, 1] > 0) * (cols[:, 2] > 0) + rng.normal(0, 0.5, rows_total)
     sp.save_npz(folder / "sparse.npz", X.tocsr(), compressed=False)
@@ -92,16 +97,12 @@ CELLS = {"cells": (200_000, 20_000, 0.005), "cells5": (20_000, 20_000, 0.05)}
 
 
 def write_cells(folder, name, seed=0):
-    """Counts as write_sparse makes them, at CELLS[name]'s shape; 5 cell types from the counts of
+    """Counts (counts_matrix) at CELLS[name]'s shape; 5 cell types from the counts of
     six columns (the first of each pair and a pair's interaction)."""
     n, p, density = CELLS[name]
     rng = np.random.default_rng(seed)
     rows_total = n + N_TEST
-    per_column = rng.binomial(rows_total, density, size=p)
-    indptr = np.concatenate([[0], np.cumsum(per_column)]).astype(np.int64)
-    indices = np.concatenate([np.sort(rng.choice(rows_total, k, replace=False)) for k in per_column]).astype(np.int32)
-    data = (rng.poisson(2.0, size=indptr[-1]) + 1).astype(np.float32)
-    X = sp.csc_matrix((data, indices, indptr), shape=(rows_total, p))
+    X = counts_matrix(rng, rows_total, p, density)
     cols = X[:, :6].toarray()
     score = cols[:, 0] + 2.0 * (cols[:, 1] > 0) * (cols[:, 2] > 0) - cols[:, 3] + cols[:, 4] * (cols[:, 5] > 0)
     y = np.digitize(score + rng.normal(0, 0.5, rows_total), np.quantile(score, [0.2, 0.4, 0.6, 0.8]))
