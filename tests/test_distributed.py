@@ -209,10 +209,10 @@ def test_X_reaches_each_worker_once_and_is_encoded_once_there(client, data):
             RandomForestRegressor(16, random_state=0, max_features=0.1).fit(X, y)  # 8 chunks on 2 workers
     finally:
         del client.scatter
-    # X in one scatter call, a broadcast to the workers
+    # X sent once to each worker (a copy under a key of its own)
     sent = [a for payload in scattered for a in payloads(payload)]
     big = [a for a in sent if isinstance(a, np.ndarray) and a.nbytes >= X.nbytes]
-    assert len(big) == 1 and big[0] is X
+    assert len(big) == len(client.scheduler_info()["workers"]) and all(a is X for a in big)
     # each worker received at most one copy by transfer besides the broadcast, and encoded X at most once
     logs = client.run(lambda dask_worker: list(dask_worker.transfer_incoming_log))
     for worker, log in logs.items():
@@ -330,7 +330,7 @@ def test_irf_on_the_cluster_is_the_local_irf_and_sends_X_once(client, data, task
         del client.scatter
     assert repr(irf_result(remote)) == repr(irf_result(local))  # repr: NaN scores compare equal
     assert same_forest(local.forest_._forest, remote.forest_._forest)
-    assert sum(a is X for a in sent) == 1
+    assert sum(a is X for a in sent) == len(client.scheduler_info()["workers"])  # once per worker
 
 
 def test_lssfind_on_the_cluster_is_the_local_lssfind(client, data):
@@ -468,20 +468,31 @@ def test_X_comes_to_each_worker_once_for_a_whole_irf_fit_and_is_read_in_place(fo
     assert not any(client.run(lambda: len(__import__("pyinterp._distributed")._distributed._pins)).values())
 
 
-def test_a_worker_without_the_pinned_copy_fetches_it_and_a_lost_copy_is_said(client, data):
+def _row_sum(X, k):
+    return float(X[k].sum())
+
+
+def test_a_worker_without_its_copy_gets_the_data_again(client, data):
+    """A worker that joined or restarted after the data were sent has no pinned copy: its unit
+    raises LostData and run_units sends the data again (the outer call's handle then names the new
+    copies), with the same results."""
     from pyinterp import _distributed
 
     X = data[0]
     with dask():
         with _distributed.data_on_workers(X):
-            pinned = pickle.loads(pickle.dumps(_distributed._sent.get()[id(X)][1]))  # as a task receives it
-            assert pinned._obj is None
-            client.run(lambda: _distributed._pins.clear())  # as a worker started after the broadcast
-            total = client.submit(lambda p: float(p.resolve().sum()), pinned, pure=False).result()
-    assert total == X.sum()
-    lost = client.submit(lambda p: p.resolve(), _distributed.Pinned(_distributed.PIN_PREFIX + "gone", None), pure=False)
-    with pytest.raises(_distributed.LostData, match="lost its copies"):
-        lost.result()
+            first = _distributed._sent.get()[id(X)][1].key
+            client.run(lambda: _distributed._pins.clear())  # as on workers that joined since
+            sums = list(_distributed.run_units(_row_sum, (X,), [(k,) for k in range(6)]))
+            again = _distributed._sent.get()[id(X)][1].key
+            assert all(n == 1 for n in client.run(lambda: len(_distributed._pins)).values())
+    assert sums == [float(X[k].sum()) for k in range(6)]
+    assert again != first
+    assert not any(client.run(lambda: len(_distributed._pins)).values())
+    unpinned = pickle.loads(pickle.dumps(_distributed.Pinned(_distributed.PIN_PREFIX + "gone", X)))
+    assert unpinned._obj is None
+    with pytest.raises(_distributed.LostData, match="holds no copy"):
+        client.submit(lambda p: p.resolve(), unpinned, pure=False).result()
 
 
 @pytest.fixture(scope="module")

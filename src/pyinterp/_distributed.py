@@ -108,8 +108,8 @@ def aligned(a):
 # -- the shared objects, held by every worker for a whole fit ---------------------------------------
 
 class LostData(RuntimeError):
-    """A unit's worker had no copy of a shared object and the cluster had lost its own (the workers
-    holding it died): :func:`run_units` sends the data again."""
+    """A unit's worker holds no copy of a shared object (it joined, or was restarted, after the data
+    were sent): :func:`run_units` sends the data again."""
 
 
 # On a worker: key -> the worker's copy of a shared object, held until the fit that sent it ends
@@ -123,16 +123,18 @@ PIN_PREFIX = "pyinterp-shared-"
 
 
 def pin(key, data):
-    """On a worker, as a shared object arrives (the worker plugin _pin_plugin.PinOnArrival calls
-    this): keep a reference to its copy. Dask's active memory manager drops the replicas that no
+    """On a worker, as its copy of a shared object arrives under ``key`` (the worker plugin
+    _pin_plugin.PinOnArrival calls this): keep a reference to it, under the object's key (``key``
+    without its ``@k``). Dask's active memory manager drops the replicas that no
     waiting task needs (between the stages of an iRF fit, every one but one), and a dropped replica
     would be sent again for the next stage, and encoded again. A pinned copy stays with the worker
     (Dask counts it as unmanaged memory), and the units find it by key, not as a task input, so
     Dask never sends it again. Pinned on arrival, in the worker's own state machine: a pin asked
     for after the broadcast could come after the manager dropped the copy."""
+    shared = key.rpartition("@")[0]
     with _pins_lock:
-        if key not in _ended and key in data:
-            _pins[key] = data[key]
+        if shared not in _ended and key in data:
+            _pins[shared] = data[key]
 
 
 def _unpin(keys):
@@ -147,10 +149,10 @@ _planted: weakref.WeakSet = weakref.WeakSet()
 
 
 class Pinned:
-    """A shared object as a unit's argument: the key of the copy each worker pins, which a worker
-    without a pinned copy (one started or restarted after the broadcast) fetches from the cluster
-    once, and pins. In the calling process (joblib runs the units there when the cluster has a
-    single thread left) it is the object itself, which is not pickled."""
+    """A shared object as a unit's argument: the key each worker pins its copy under. A worker
+    without the pin (one started or restarted after the data were sent) raises LostData, and
+    run_units sends the data again. In the calling process (joblib runs the units there when the
+    cluster has a single thread left) it is the object itself, which is not pickled."""
 
     def __init__(self, key, obj):
         self.key, self._obj = key, obj
@@ -164,30 +166,8 @@ class Pinned:
         with _pins_lock:
             if self.key in _pins:
                 return _pins[self.key]
-        obj = self._fetch()
-        with _pins_lock:
-            return obj if self.key in _ended else _pins.setdefault(self.key, obj)
-
-    def _fetch(self):
-        import distributed  # a Pinned is resolved only in a task on a Dask worker
-
-        worker = distributed.get_worker()
-        try:
-            return worker.data[self.key]
-        except KeyError:
-            pass
-        client = distributed.get_client()
-        lost = LostData(f"the cluster lost its copies of a shared object ({self.key}): the workers that held them are "
-                        f"gone")
-        if not client.who_has([self.key]).get(self.key):  # else result() would wait forever
-            raise lost
-        future = distributed.Future(self.key, client)
-        try:
-            return future.result()
-        except Exception as exc:  # cancelled: lost while it was being fetched
-            raise lost from exc
-        finally:
-            future.release()
+        raise LostData(f"this worker holds no copy of a shared object ({self.key}): it joined or restarted after the "
+                       f"data were sent")
 
 
 # The shared objects the calling process has sent, context-local (nested calls, as iRF's forests,
@@ -204,9 +184,9 @@ def run_units(function, shared, units, *, in_place=()):
     data every unit reads) is on every worker once for the whole fit (:func:`data_on_workers`;
     ``in_place``: those of them that the units read whatever their alignment, and that the workers
     encode as a forest's X); a unit's own arguments should be small: Dask's backend scatters an
-    argument above 1 kB to a single worker. When the cluster loses the shared data with its
-    workers, it is sent again and the units not yet yielded run again: they are seeded, so the
-    results are the same."""
+    argument above 1 kB to a single worker. When a unit's worker has no copy of the shared data (it
+    joined or restarted after they were sent), they are sent again and the units not yet yielded
+    run again: they are seeded, so the results are the same."""
     units = list(units)
     positions = tuple(k for k, o in enumerate(shared) if any(o is x for x in in_place))
     done = 0
@@ -227,39 +207,62 @@ def run_units(function, shared, units, *, in_place=()):
 
 @contextmanager
 def data_on_workers(*objects, in_place=(), again=False):
-    """Within: with Dask's backend active, ``objects`` are on every worker once (one broadcast,
-    pinned by each worker as they arrive: :func:`pin`), and the units of :func:`run_units` given one of them
-    read the worker's copy. Before sending, refuses data that cannot fit a worker's memory limit
-    (:func:`check_fits_workers`; ``in_place``: the objects a worker also encodes). After a loss,
-    :func:`run_units` sends the objects ``again`` (also those an outer call sent). Other backends:
-    nothing changes."""
+    """Within: with Dask's backend active, ``objects`` are on every worker once (a copy sent to
+    each, pinned by the worker as it arrives: :func:`pin`), and the units of :func:`run_units` given
+    one of them read the worker's copy. Before sending, refuses data that cannot fit a worker's
+    memory limit (:func:`check_fits_workers`; ``in_place``: the objects a worker also encodes).
+    When a worker has no copy, :func:`run_units` sends the objects ``again`` (those an outer call
+    sent too, which keep their handles). Other backends: nothing changes."""
     backend, _ = get_active_backend()
     client = getattr(backend, "client", None)
     sent = _sent.get()
-    objects = [o for o in objects if not isinstance(o, (type(None), bool, int, float, str))
-               and (again or id(o) not in sent)]
-    if isinstance(backend, _LOCAL_BACKENDS) or client is None or not objects:
+    objects = [o for o in objects if not isinstance(o, (type(None), bool, int, float, str))]
+    fresh = [o for o in objects if id(o) not in sent]
+    resent = [sent[id(o)] for o in objects if again and id(o) in sent]  # (object, its handle)
+    if isinstance(backend, _LOCAL_BACKENDS) or client is None or not (fresh or resent):
         yield
         return
+    objects = fresh + [o for o, _ in resent]
     check_fits_workers(client, objects, [o for o in objects if any(o is x for x in in_place)])
     # Keys of their own, not the content's: a content key would be shared with an earlier fit's copy
-    # that the cluster may be forgetting right now. Sent by the client to each worker (direct): through
-    # the scheduler, the scheduler would hold a copy of X while sending, unless the user's client
-    # says that it cannot reach the workers (direct_to_workers=False).
+    # that the cluster may be forgetting right now. Each worker's copy has a key of its own (one
+    # replica each): a broadcast's replicas are what the active memory manager reduces, and under
+    # load it dropped one between the broadcast's copies, which Dask then sent again. Sent by the
+    # client to each worker (direct): through the scheduler, the scheduler would hold a copy of X
+    # while sending, unless the user's client says that it cannot reach the workers
+    # (direct_to_workers=False).
     if client not in _planted:
         from ._pin_plugin import PinOnArrival  # imports distributed
 
         client.register_plugin(PinOnArrival(), name=PinOnArrival.name)
         _planted.add(client)
     keys = [f"{PIN_PREFIX}{uuid.uuid4().hex}" for _ in objects]
-    futures = client.scatter(dict(zip(keys, objects)), broadcast=True, direct=client.direct_to_workers is not False)
-    token = _sent.set({**sent, **{id(o): (o, Pinned(k, o)) for o, k in zip(objects, keys)}})
+    futures = [client.scatter({f"{key}@{k}": o for key, o in zip(keys, objects)}, workers=[worker],
+                              direct=client.direct_to_workers is not False)
+               for k, worker in enumerate(sorted(_workers(client)))]
+    # Objects sent again keep their handles (an outer call's, which unpins them when it ends), now
+    # with the new keys; their old copies go.
+    replaced = [handle.key for _, handle in resent]
+    for (_, handle), key in zip(resent, keys[len(fresh):]):
+        handle.key = key
+    if replaced:
+        client.run(_unpin, replaced, on_error="ignore")
+    handles = [Pinned(key, o) for o, key in zip(fresh, keys)]
+    token = _sent.set({**sent, **{id(o): (o, h) for o, h in zip(fresh, handles)}})
     try:
         yield
     finally:
         _sent.reset(token)
-        client.run(_unpin, keys, on_error="ignore")  # a dead worker's pins went with it
-        del futures
+        client.run(_unpin, [h.key for h in handles], on_error="ignore")  # a dead worker's pins went with it
+        del futures  # the pins hold the copies, the outer calls' too
+
+
+def _workers(client) -> dict:
+    """The cluster's workers: address -> the scheduler's information on it."""
+    try:
+        return client.scheduler_info(n_workers=-1)["workers"]  # all of them (2025.4 on: 5 by default)
+    except TypeError:  # an older distributed lists every worker
+        return client.scheduler_info()["workers"]
 
 
 def _payload_bytes(obj) -> int:
@@ -288,11 +291,7 @@ def check_fits_workers(client, objects, encoded):
 
     fractions = [dask.config.get(f"distributed.worker.memory.{k}") for k in ("spill", "pause", "terminate")]
     fractions = [f for f in fractions if f]
-    try:
-        workers = client.scheduler_info(n_workers=-1)["workers"]  # all of them (2025.4 on: 5 by default)
-    except TypeError:  # an older distributed lists every worker
-        workers = client.scheduler_info()["workers"]
-    limits = {w: info.get("memory_limit") or 0 for w, info in workers.items()}
+    limits = {w: info.get("memory_limit") or 0 for w, info in _workers(client).items()}
     limits = {w: limit for w, limit in limits.items() if limit > 0}
     if not fractions or not limits:
         return
