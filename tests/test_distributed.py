@@ -498,7 +498,7 @@ def test_a_worker_without_its_copy_gets_the_data_again(client, data):
 @pytest.fixture(scope="module")
 def small_workers():
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  memory_limit="600MB") as cluster, \
+                                  memory_limit="2GB") as cluster, \
             distributed.Client(cluster, set_as_default=False) as client:
         yield client
 
@@ -507,13 +507,15 @@ def test_X_too_large_for_a_worker_is_refused_before_it_is_sent(small_workers, da
     """A 3 GB X on 4 GB workers used to be spilled, sent again while the workers restarted, and
     the fit failed after minutes with errors about futures: now it says why before sending."""
     client = small_workers
-    X = np.zeros((25_000, 4_400), dtype=np.float32)  # 440 MB, codes >= 28 MB; spilling starts at 420 MB
+    # 1.6 GB (np.zeros: pages never touched), codes >= 0.1 GB; spilling starts at 1.4 GB. The limit
+    # leaves room for a worker of the sanitizer build, whose memory the nanny also watches.
+    X = np.zeros((25_000, 16_000), dtype=np.float32)
     y = np.arange(25_000) % 2.0
     sent = scatter_log(client)
     try:
         with joblib.parallel_backend("dask", client=client):
-            with pytest.raises(MemoryError, match=r"training data \(0\.44 GB\) and its column codes \(at least "
-                                                  r"0\.03 GB\) do not fit .* limit is 0\.60 GB.*70%.*0\.42 GB"
+            with pytest.raises(MemoryError, match=r"training data \(1\.60 GB\) and its column codes \(at least "
+                                                  r"0\.10 GB\) do not fit .* limit is 2\.00 GB.*70%.*1\.40 GB"
                                                   r".*feature-parallel"):
                 RandomForestRegressor(2, random_state=0).fit(X, y)
             assert not sent
