@@ -182,6 +182,21 @@ def test_warm_start_on_the_cluster_continues_the_streams(client, data):
     assert same_forest(local._forest, grown._forest)
 
 
+def codes_counter():
+    """A function for client.run: the worker then counts the ColumnCodes it builds, in _core.built
+    (nested, so that cloudpickle sends it by value)."""
+    def install():
+        original, built = _core.ColumnCodes, []
+
+        def counting(*args, **kwargs):
+            built.append(1)
+            return original(*args, **kwargs)
+
+        _core.ColumnCodes, _core.built = counting, built
+
+    return install
+
+
 def test_X_reaches_each_worker_once_and_is_encoded_once_there(client, data):
     X, y, _ = data
     X = np.ascontiguousarray(np.tile(X, (1, 20)))  # 576 kB: a copy per task would be seen
@@ -192,16 +207,7 @@ def test_X_reaches_each_worker_once_and_is_encoded_once_there(client, data):
         scattered.append(payload)
         return scatter(payload, *args, **kwargs)
 
-    def install():  # on the workers: count the ColumnCodes the process builds
-        original, built = _core.ColumnCodes, []
-
-        def counting(*args, **kwargs):
-            built.append(1)
-            return original(*args, **kwargs)
-
-        _core.ColumnCodes, _core.built = counting, built
-
-    client.run(install)
+    client.run(codes_counter())
     client.scatter = counting_scatter
     incoming = {w: len(log) for w, log in client.run(lambda dask_worker: list(dask_worker.transfer_incoming_log)).items()}
     try:
@@ -442,16 +448,7 @@ def test_X_comes_to_each_worker_once_for_a_whole_irf_fit_and_is_read_in_place(fo
     local = IterativeRandomForest(**params, n_jobs=2).fit(X, y)
     client.register_plugin(Arrivals(), name="arrivals")
 
-    def install():  # on the workers: count the ColumnCodes the process builds
-        original, built = _core.ColumnCodes, []
-
-        def counting(*args, **kwargs):
-            built.append(1)
-            return original(*args, **kwargs)
-
-        _core.ColumnCodes, _core.built = counting, built
-
-    client.run(install)
+    client.run(codes_counter())
     with joblib.parallel_backend("dask", client=client):
         remote = IterativeRandomForest(**params).fit(X, y)
     assert repr(irf_result(remote)) == repr(irf_result(local))
