@@ -16,11 +16,14 @@ from concurrent.futures import CancelledError
 from contextlib import contextmanager
 
 import numpy as np
+import scipy.sparse as sp
 
 from joblib import parallel_config
 from joblib.parallel import (LokyBackend, MultiprocessingBackend, SequentialBackend, ThreadingBackend,
                              get_active_backend)
 from sklearn.utils.parallel import Parallel, delayed
+
+from .io.packed import is_packed
 
 _LOCAL_BACKENDS = (LokyBackend, MultiprocessingBackend, SequentialBackend, ThreadingBackend)
 
@@ -113,9 +116,8 @@ class LostData(RuntimeError):
 
 
 # On a worker: key -> the worker's copy of a shared object, held until the fit that sent it ends
-# (client.run(_unpin)); the keys of fits that ended, so a straggling unit or transfer pins nothing.
+# (client.run(_unpin)). Copies arrive only while the fit sends them, so none arrives after.
 _pins: dict = {}
-_ended: set = set()
 _pins_lock = threading.Lock()
 
 # The keys of the shared objects begin so: a worker pins what arrives under them.
@@ -131,17 +133,15 @@ def pin(key, data):
     (Dask counts it as unmanaged memory), and the units find it by key, not as a task input, so
     Dask never sends it again. Pinned on arrival, in the worker's own state machine: a pin asked
     for after the broadcast could come after the manager dropped the copy."""
-    shared = key.rpartition("@")[0]
     with _pins_lock:
-        if shared not in _ended and key in data:
-            _pins[shared] = data[key]
+        if key in data:
+            _pins[key.rpartition("@")[0]] = data[key]
 
 
 def _unpin(keys):
     with _pins_lock:
         for key in keys:
             _pins.pop(key, None)
-            _ended.add(key)
 
 
 # The clients whose workers have the plugin (a worker that joins later gets it from the scheduler).
@@ -223,7 +223,8 @@ def data_on_workers(*objects, in_place=(), again=False):
         yield
         return
     objects = fresh + [o for o, _ in resent]
-    check_fits_workers(client, objects, [o for o in objects if any(o is x for x in in_place)])
+    workers = _workers(client)
+    check_fits_workers(workers, objects, [o for o in objects if any(o is x for x in in_place)])
     # Keys of their own, not the content's: a content key would be shared with an earlier fit's copy
     # that the cluster may be forgetting right now. Each worker's copy has a key of its own (one
     # replica each): a broadcast's replicas are what the active memory manager reduces, and under
@@ -239,7 +240,7 @@ def data_on_workers(*objects, in_place=(), again=False):
     keys = [f"{PIN_PREFIX}{uuid.uuid4().hex}" for _ in objects]
     futures = [client.scatter({f"{key}@{k}": o for key, o in zip(keys, objects)}, workers=[worker],
                               direct=client.direct_to_workers is not False)
-               for k, worker in enumerate(sorted(_workers(client)))]
+               for k, worker in enumerate(sorted(workers))]
     # Objects sent again keep their handles (an outer call's, which unpins them when it ends), now
     # with the new keys; their old copies go.
     replaced = [handle.key for _, handle in resent]
@@ -269,9 +270,9 @@ def _payload_bytes(obj) -> int:
     """Bytes an object's arrays take (a dense or sparse matrix, packed calls and covariates)."""
     if isinstance(obj, np.ndarray):
         return obj.nbytes
-    if hasattr(obj, "indptr") and hasattr(obj, "data"):
+    if sp.issparse(obj):
         return obj.data.nbytes + obj.indices.nbytes + obj.indptr.nbytes
-    if hasattr(obj, "_calls"):
+    if is_packed(obj):
         return obj._calls.nbytes + (0 if obj._covariates is None else obj._covariates.nbytes)
     return 0
 
@@ -280,23 +281,23 @@ def _gb(n) -> str:
     return f"{n / 1e9:.2f} GB"
 
 
-def check_fits_workers(client, objects, encoded):
-    """Refuses, before anything is sent, shared data that cannot fit the smallest worker's memory
-    limit: every worker holds it for the whole fit, with the column codes of each ``encoded`` object
-    (at least 2 bits a value; packed calls are read in place), and Dask starts spilling a
-    worker's data to disk at a fraction of its limit (``distributed.worker.memory.spill``, 0.7),
-    pausing it at another (``pause``, 0.8). Data above that would only be spilled and sent again
+def check_fits_workers(workers, objects, encoded):
+    """Refuses, before anything is sent, shared data that cannot fit the smallest of ``workers``'
+    memory limits (``_workers``): every worker holds it for the whole fit, with the column codes
+    of each ``encoded`` object (at least 2 bits a value; packed calls are read in place), and Dask
+    starts spilling a worker's data to disk at a fraction of its limit
+    (``distributed.worker.memory.spill``, 0.7), pausing it at another (``pause``, 0.8). Data above that would only be spilled and sent again
     while the workers restart, and the fit would fail with errors that do not say why."""
     import dask.config  # a distributed backend is active: dask is installed
 
     fractions = [dask.config.get(f"distributed.worker.memory.{k}") for k in ("spill", "pause", "terminate")]
     fractions = [f for f in fractions if f]
-    limits = {w: info.get("memory_limit") or 0 for w, info in _workers(client).items()}
+    limits = {w: info.get("memory_limit") or 0 for w, info in workers.items()}
     limits = {w: limit for w, limit in limits.items() if limit > 0}
     if not fractions or not limits:
         return
     data = sum(_payload_bytes(o) for o in objects)
-    codes = sum((o.shape[0] + 3) // 4 * o.shape[1] for o in encoded if not hasattr(o, "_calls"))
+    codes = sum((o.shape[0] + 3) // 4 * o.shape[1] for o in encoded if not is_packed(o))
     worker, limit = min(limits.items(), key=lambda item: item[1])
     usable = min(fractions) * limit
     if data + codes <= usable:
