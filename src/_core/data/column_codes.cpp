@@ -34,6 +34,12 @@ constexpr int64_t kBlock = kColumnBlock;
 // writes as many columns, about 4 MiB in all.
 int64_t byte_block(int64_t n_rows) { return std::clamp<int64_t>((int64_t{1} << 22) / n_rows / 16 * 16, kBlock, 256); }
 
+// Bytes of a dense code of a column with n_distinct codes (the missing one included): 0 for 2 bits
+// a row (at most 4 codes), else the narrowest unsigned type's.
+int dense_width(uint32_t n_distinct) {
+  return n_distinct <= 4 ? 0 : (n_distinct <= 256 ? 1 : (n_distinct <= 65536 ? 2 : 4));
+}
+
 // The call -> code table of a column whose codes are stored 2 bits a row: a code is its own call.
 constexpr uint32_t kOwnCodes = 0x03020100u;
 
@@ -402,17 +408,13 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
     if (ranked.infinite) throw std::invalid_argument("X contains infinity (column " + std::to_string(j) + ")");
     n_codes_[j] = ranked.n_distinct - ranked.missing;
     has_missing_[j] = ranked.missing;
-    if (ranked.n_distinct <= 4) {
-      store_quarters(j, ranks);
-    } else if (ranked.n_distinct <= 256) {
-      width_[j] = 1;
-      write_codes<uint8_t>(owned_[j], ranks, n);
-    } else if (ranked.n_distinct <= 65536) {
-      width_[j] = 2;
-      write_codes<uint16_t>(owned_[j], ranks, n);
-    } else {
-      width_[j] = 4;
-      write_codes<uint32_t>(owned_[j], ranks, n);
+    const int width = dense_width(ranked.n_distinct);
+    width_[j] = static_cast<uint8_t>(width);
+    switch (width) {
+      case 0: store_quarters(j, ranks); break;
+      case 1: write_codes<uint8_t>(owned_[j], ranks, n); break;
+      case 2: write_codes<uint16_t>(owned_[j], ranks, n); break;
+      default: write_codes<uint32_t>(owned_[j], ranks, n);
     }
     columns_[j] = owned_[j].data();
   };
@@ -420,8 +422,8 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
   // at most a kSparseGain-th of the memory its dense codes would; false otherwise.
   auto store_sparse = [&](const MatrixView& X, int64_t j, const Ranked& ranked, int64_t begin, int64_t stored,
                           const uint32_t* ranks) {
-    const int64_t w = ranked.n_distinct <= 256 ? 1 : (ranked.n_distinct <= 65536 ? 2 : 4);
-    const int64_t dense = ranked.n_distinct <= 4 ? (n + 3) / 4 : n * w;
+    const int64_t dense_w = dense_width(ranked.n_distinct), w = std::max<int64_t>(dense_w, 1);
+    const int64_t dense = dense_w == 0 ? (n + 3) / 4 : n * dense_w;
     if (stored * (4 + w) * kSparseGain > dense) return false;
     n_codes_[j] = ranked.n_distinct - ranked.missing;
     has_missing_[j] = ranked.missing;
@@ -442,7 +444,7 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
   };
   auto store_byte_column = [&](int64_t j, const Ranked& ranked, const uint8_t* codes) {
     n_codes_[j] = ranked.n_distinct;
-    if (ranked.n_distinct <= 4) {
+    if (dense_width(ranked.n_distinct) == 0) {
       store_quarters(j, codes);
     } else {
       width_[j] = 1;
