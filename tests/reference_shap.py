@@ -48,27 +48,33 @@ def interventional_subset_values(trees, x, background, p):
     return {frozenset(s): value(list(s)) for size in range(p + 1) for s in combinations(range(p), size)}
 
 
-def shapley_values(trees, x, p, background=None):
-    """(phi (p, n_values), v(empty set)) by the Shapley formula over all subsets; path-dependent
-    v(S), or interventional against the background rows when given."""
-    v = subset_values(trees, x, p) if background is None else interventional_subset_values(trees, x, background, p)
+def _games(trees, x, p, background):
+    return subset_values(trees, x, p) if background is None else interventional_subset_values(trees, x, background, p)
+
+
+def shapley_values(trees, x, p, background=None, banzhaf=False):
+    """(phi (p, n_values), v(empty set)) by the Shapley formula over all subsets (banzhaf: every
+    coalition weighted 1 / 2^(p-1)); path-dependent v(S), or interventional against the background
+    rows when given."""
+    v = _games(trees, x, p, background)
     phi = np.zeros((p,) + v[frozenset()].shape)
     for i in range(p):
         others = [k for k in range(p) if k != i]
         for size in range(p):
-            weight = factorial(size) * factorial(p - size - 1) / factorial(p)
+            weight = 0.5 ** (p - 1) if banzhaf else factorial(size) * factorial(p - size - 1) / factorial(p)
             for s in combinations(others, size):
                 s = frozenset(s)
                 phi[i] += weight * (v[s | {i}] - v[s])
     return phi, v[frozenset()]
 
 
-def shapley_interactions(trees, x, p):
+def shapley_interactions(trees, x, p, background=None, banzhaf=False):
     """(p, p, n_values): off the diagonal half the Shapley interaction index
-    sum_S |S|! (p - |S| - 2)! / (p - 1)! * (v(S+ij) - v(S+i) - v(S+j) + v(S)), on it the Shapley
-    value minus the row's off-diagonal entries (Lundberg et al. 2020, eqs. of Section 4.2)."""
-    v = subset_values(trees, x, p)
-    phi, _ = shapley_values(trees, x, p)
+    sum_S |S|! (p - |S| - 2)! / (p - 1)! * (v(S+ij) - v(S+i) - v(S+j) + v(S)) (banzhaf: weight
+    1 / 2^(p-2)), on it the value minus the row's off-diagonal entries (Lundberg et al. 2020, eqs. of
+    Section 4.2); path-dependent, or against the background rows when given."""
+    v = _games(trees, x, p, background)
+    phi, _ = shapley_values(trees, x, p, background, banzhaf)
     out = np.zeros((p, p) + phi.shape[1:])
     for i in range(p):
         for j in range(p):
@@ -76,7 +82,8 @@ def shapley_interactions(trees, x, p):
                 continue
             others = [k for k in range(p) if k not in (i, j)]
             for size in range(p - 1):
-                weight = factorial(size) * factorial(p - size - 2) / (2 * factorial(p - 1))
+                shapley = factorial(size) * factorial(p - size - 2) / (2 * factorial(p - 1))
+                weight = 0.5 ** (p - 1) if banzhaf else shapley
                 for s in combinations(others, size):
                     s = frozenset(s)
                     out[i, j] += weight * (v[s | {i, j}] - v[s | {i}] - v[s | {j}] + v[s])

@@ -33,6 +33,13 @@ Targets targets_of(const Trees& f, const py::object& y, const py::object& sample
   return t;
 }
 
+BackgroundAlgorithm background_algorithm(const std::string& name) {
+  if (name == "auto") return BackgroundAlgorithm::automatic;
+  if (name == "patterns") return BackgroundAlgorithm::patterns;
+  if (name == "walk") return BackgroundAlgorithm::walk;
+  throw std::invalid_argument("algorithm must be 'auto', 'patterns' or 'walk', not '" + name + "'");
+}
+
 py::tuple importance_arrays(const Importance& imp) {
   return py::make_tuple(copy_array(imp.mean), copy_array(imp.std_error), imp.n_trees);
 }
@@ -167,19 +174,19 @@ void bind_importance(py::module_& m) {
 
   m.def(
       "shap_values",
-      [](const Forest& f, const py::object& X, int n_threads) {
+      [](const Forest& f, const py::object& X, int n_threads, bool banzhaf) {
         const MatrixView v = matrix_view(X);
         py::array_t<double> out({v.n_rows, f.n_features, static_cast<int64_t>(f.n_values())});
         double* o = out.mutable_data();
         std::vector<double> expected;
         {
           py::gil_scoped_release release;
-          shap_values(f, v, o, n_threads);
+          shap_values(f, v, o, n_threads, banzhaf ? Attribution::banzhaf : Attribution::shapley);
           expected = shap_expected_value(f);
         }
         return py::make_tuple(out, copy_array(expected));
       },
-      py::arg("forest"), py::arg("X"), py::arg("n_threads") = 1);
+      py::arg("forest"), py::arg("X"), py::arg("n_threads") = 1, py::arg("banzhaf") = false);
 
   m.def(
       "shap_interaction_values",
@@ -230,8 +237,27 @@ void bind_importance(py::module_& m) {
       py::arg("forest"), py::arg("X"), py::arg("k"), py::arg("n_threads") = 1);
 
   m.def(
+      "shap_interaction_values_interventional",
+      [](const Forest& f, const py::object& X, const py::object& background, int n_threads,
+         const std::string& algorithm) {
+        const MatrixView v = matrix_view(X);
+        const MatrixView b = matrix_view(background);
+        py::array_t<double> out = zeros_array<double>({v.n_rows, f.n_features, f.n_features, f.n_values()});
+        double* o = out.mutable_data();
+        std::vector<double> expected;
+        {
+          py::gil_scoped_release release;
+          expected = shap_interaction_values_interventional(f, v, b, o, n_threads, Attribution::shapley,
+                                                            background_algorithm(algorithm));
+        }
+        return py::make_tuple(out, copy_array(expected));
+      },
+      py::arg("forest"), py::arg("X"), py::arg("background"), py::arg("n_threads") = 1, py::arg("algorithm") = "auto");
+
+  m.def(
       "shap_values_interventional",
-      [](const Forest& f, const py::object& X, const py::object& background, int n_threads) {
+      [](const Forest& f, const py::object& X, const py::object& background, int n_threads, bool banzhaf,
+         const std::string& algorithm) {
         const MatrixView v = matrix_view(X);
         const MatrixView b = matrix_view(background);
         py::array_t<double> out({v.n_rows, f.n_features, static_cast<int64_t>(f.n_values())});
@@ -239,11 +265,13 @@ void bind_importance(py::module_& m) {
         std::vector<double> expected;
         {
           py::gil_scoped_release release;
-          expected = shap_values_interventional(f, v, b, o, n_threads);
+          expected = shap_values_interventional(f, v, b, o, n_threads, banzhaf ? Attribution::banzhaf : Attribution::shapley,
+                                                background_algorithm(algorithm));
         }
         return py::make_tuple(out, copy_array(expected));
       },
-      py::arg("forest"), py::arg("X"), py::arg("background"), py::arg("n_threads") = 1);
+      py::arg("forest"), py::arg("X"), py::arg("background"), py::arg("n_threads") = 1, py::arg("banzhaf") = false,
+      py::arg("algorithm") = "auto");
 
   m.def(
       "dstump",

@@ -188,7 +188,7 @@ def contributions(
     forest: Forest, X: ForestX, n_threads: int = 1
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def shap_values(
-    forest: Forest, X: ForestX, n_threads: int = 1
+    forest: Forest, X: ForestX, n_threads: int = 1, banzhaf: bool = False
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def shap_interaction_values(forest: Forest, X: ForestX, n_threads: int = 1) -> npt.NDArray[np.float64]: ...
 def shap_interaction_mean_abs(
@@ -198,7 +198,10 @@ def shap_interaction_top_k(
     forest: Forest, X: ForestX, k: int, n_threads: int = 1
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]: ...
 def shap_values_interventional(
-    forest: Forest, X: ForestX, background: ForestX, n_threads: int = 1
+    forest: Forest, X: ForestX, background: ForestX, n_threads: int = 1, banzhaf: bool = False, algorithm: str = "auto"
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+def shap_interaction_values_interventional(
+    forest: Forest, X: ForestX, background: ForestX, n_threads: int = 1, algorithm: str = "auto"
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def dstump(
     X: ForestX,

@@ -40,7 +40,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import sparse
 from sklearn.utils import Bunch
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils._param_validation import StrOptions, validate_params
 
 from . import _core
 from ._groups import check_feature_groups
@@ -55,6 +55,7 @@ from .forest.view import check_rows as _check_X
 from .forest.view import forest_view as _view
 
 __all__ = [
+    "banzhaf_values",
     "contributions",
     "dstump",
     "group",
@@ -675,9 +676,36 @@ def contributions(forest, X, *, n_jobs=None):
     return _attribution(view, *_core.contributions(view.core, X, resolve_n_threads(n_jobs)))
 
 
-@validate_params({**_ROWS_CONSTRAINTS, "background": ["array-like", "sparse matrix", None]},
-                 prefer_skip_nested_validation=True)
-def shap_values(forest, X, *, background=None, n_jobs=None):
+_BACKGROUND_CONSTRAINTS = {**_ROWS_CONSTRAINTS, "background": ["array-like", "sparse matrix", None],
+                           "algorithm": [StrOptions({"auto", "patterns", "walk"})]}
+
+
+def _check_background(view, background, algorithm):
+    """background checked as X is (the messages name it), or None (path-dependent, one algorithm)."""
+    if background is None:
+        if algorithm != "auto":
+            raise ValueError(f"algorithm={algorithm!r} chooses how background rows are read; without background "
+                             "rows there is one algorithm: leave algorithm='auto'")
+        return None
+    try:
+        return _check_X(view, background)
+    except ValueError as error:  # the messages (and their "X: " prefix) call every array X
+        message = str(error).removeprefix("X: ").replace("Input X", "background").replace("X has", "background has")
+        raise ValueError(f"background: {message}") from None
+
+
+def _values(forest, X, background, algorithm, n_jobs, banzhaf):
+    view = _view(forest)
+    X = _check_X(view, X)
+    background = _check_background(view, background, algorithm)
+    threads = resolve_n_threads(n_jobs)
+    if background is None:
+        return _attribution(view, *_core.shap_values(view.core, X, threads, banzhaf))
+    return _attribution(view, *_core.shap_values_interventional(view.core, X, background, threads, banzhaf, algorithm))
+
+
+@validate_params(_BACKGROUND_CONSTRAINTS, prefer_skip_nested_validation=True)
+def shap_values(forest, X, *, background=None, algorithm="auto", n_jobs=None):
     """Exact TreeSHAP values of the forest's mean prediction.
 
     With ``background=None``, path-dependent TreeSHAP (Lundberg et al. 2020, Algorithm 2): a feature
@@ -685,9 +713,10 @@ def shap_values(forest, X, *, background=None, n_jobs=None):
     training rows), as shap's ``TreeExplainer(forest)`` does. With ``background`` rows,
     interventional TreeSHAP (their Algorithm 3): the Shapley values of v(S) = the mean over the
     background rows r of f(x_S, r_rest), as ``TreeExplainer(forest, data=background,
-    feature_perturbation="interventional")``; its cost is proportional to the number of background
-    rows (shap suggests 100 or so). expected_value + values summed over features equals ``predict``
-    (``predict_proba`` for classes).
+    feature_perturbation="interventional")``. Against n rows and m background rows, each tree is read
+    either as leaf pattern tables, in time proportional to n + m, or by a walk of every pair, in time
+    proportional to n * m, whichever the tree's shape makes cheaper (``algorithm``). expected_value
+    + values summed over features equals ``predict`` (``predict_proba`` for classes).
 
     Parameters
     ----------
@@ -700,6 +729,13 @@ def shap_values(forest, X, *, background=None, n_jobs=None):
     background : {array-like, sparse matrix} of shape (n_background, n_features), default=None
         Rows like X (routed as ``predict`` routes them) that stand for the features left out of a
         coalition: interventional TreeSHAP. None: path-dependent TreeSHAP.
+    algorithm : {"auto", "patterns", "walk"}, default="auto"
+        How each tree is read against background rows; the values agree to rounding. "patterns": a
+        row's pattern at every leaf (which of the leaf path's distinct features it follows) and,
+        per leaf, a table over patterns built once from the background (2^d x d values for d
+        distinct features on the leaf's path, at most 14, filled in 3^d steps). "walk": each row
+        walks the tree with the background rows, grouped where they take the same children.
+        "auto": per tree, the one of less work for these row counts. Only with ``background``.
     n_jobs : int, default=None
         Threads, in scikit-learn's convention (None: 1, -1: all cores); results do not depend on it.
 
@@ -717,19 +753,24 @@ def shap_values(forest, X, *, background=None, n_jobs=None):
     TypeError
         If ``forest`` is not one of the forests above.
     ValueError
-        If X or ``background`` does not have the forest's training columns, or if the forest has
-        several outputs.
+        If X or ``background`` does not have the forest's training columns, if the forest has
+        several outputs, if ``algorithm`` is set without ``background``, or if it is "patterns"
+        and a leaf's path has more than 14 distinct features.
 
     See Also
     --------
     contributions : The Saabas decomposition, which credits each split to its own feature.
     shap_interaction_values : The pairwise SHAP interaction values.
+    banzhaf_values : Banzhaf values of the same games.
 
     Notes
     -----
     From Lundberg, Erion, Chen, DeGrave, Prutkin, Nair, Katz, Himmelfarb, Bansal & Lee, "From local
     explanations to global understanding with explainable AI for trees", Nature Machine Intelligence
-    2 (2020). The values are exact, not sampled; the cost grows with the trees' depth.
+    2 (2020). The values are exact, not sampled; the cost grows with the trees' depth. Reading a
+    tree's background once per leaf pattern, so that a row's cost does not grow with the background,
+    is the idea of Nadel & Wolf's WOODELF and of PLTreeSHAP; the tables here are pyinterp's own
+    (docs/dev/treeshap.md).
 
     Examples
     --------
@@ -752,25 +793,90 @@ def shap_values(forest, X, *, background=None, n_jobs=None):
     >>> round(expected_value, 3), round(float(forest.predict(X[:50]).mean()), 3)
     (0.091, 0.091)
     """
-    view = _view(forest)
-    X = _check_X(view, X)
-    if background is None:
-        return _attribution(view, *_core.shap_values(view.core, X, resolve_n_threads(n_jobs)))
-    try:
-        background = _check_X(view, background)
-    except ValueError as error:  # the messages (and their "X: " prefix) call every array X
-        message = str(error).removeprefix("X: ").replace("Input X", "background").replace("X has", "background has")
-        raise ValueError(f"background: {message}") from None
-    return _attribution(view, *_core.shap_values_interventional(view.core, X, background, resolve_n_threads(n_jobs)))
+    return _values(forest, X, background, algorithm, n_jobs, banzhaf=False)
 
 
-@validate_params(_ROWS_CONSTRAINTS, prefer_skip_nested_validation=True)
-def shap_interaction_values(forest, X, *, n_jobs=None):
-    """SHAP interaction values of the path-dependent TreeSHAP of :func:`shap_values`.
+@validate_params(_BACKGROUND_CONSTRAINTS, prefer_skip_nested_validation=True)
+def banzhaf_values(forest, X, *, background=None, algorithm="auto", n_jobs=None):
+    """Exact Banzhaf values of the forest's mean prediction, path-dependent or against background rows.
+
+    The games are those of :func:`shap_values`; a feature's Banzhaf value is its marginal
+    contribution v(S + i) - v(S) averaged over all 2^(p-1) coalitions S of the other features with
+    equal weight, where its Shapley value weights each coalition size equally. Banzhaf values are not
+    efficient: a row's values need not sum to its prediction minus ``expected_value``. Among the
+    semivalues, Banzhaf's is the most robust to noise in the game's values (Wang & Jia, "Data
+    Banzhaf", AISTATS 2023).
+
+    Parameters
+    ----------
+    forest : fitted forest
+        A pyinterp :class:`~pyinterp.RandomForestRegressor` or :class:`~pyinterp.RandomForestClassifier`,
+        or a scikit-learn ``RandomForestRegressor`` or ``RandomForestClassifier``, of one output.
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The rows to explain, routed as ``predict`` routes them.
+    background : {array-like, sparse matrix} of shape (n_background, n_features), default=None
+        Rows that stand for the features left out of a coalition (interventional, as in
+        :func:`shap_values`). None: path-dependent (the features left out are averaged over each
+        split's children by the node covers).
+    algorithm : {"auto", "patterns", "walk"}, default="auto"
+        How each tree is read against background rows, as in :func:`shap_values`.
+    n_jobs : int, default=None
+        Threads, in scikit-learn's convention (None: 1, -1: all cores); results do not depend on it.
+
+    Returns
+    -------
+    values : ndarray of shape (n_samples, n_features) or (n_samples, n_features, n_classes)
+        ``values[i, k]`` (``values[i, k, c]`` for class c): the Banzhaf value of feature k in row i.
+    expected_value : float or ndarray of shape (n_classes,)
+        v of the empty coalition: the cover-weighted mean leaf value (path-dependent), or the mean
+        prediction over the background rows.
+
+    Raises
+    ------
+    TypeError
+        If ``forest`` is not one of the forests above.
+    ValueError
+        As :func:`shap_values`.
+
+    See Also
+    --------
+    shap_values : The Shapley values of the same games.
+
+    Notes
+    -----
+    Banzhaf, "Weighted voting doesn't work", Rutgers Law Review 19 (1965). Path-dependent: for a leaf
+    whose path has features with cover shares z_j and row agreement o_j, the Shapley value is the
+    integral over t in [0, 1] of a product of factors o_j t + z_j (1 - t), and the Banzhaf value is
+    that integrand at t = 1/2, so both come from the same walk. Against background rows: a leaf's
+    game against one background row is gained exactly by the coalitions that hold the U features
+    only x satisfies and none of the V only the background row satisfies, giving each of them
+    +-v / 2^(U + V - 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp import RandomForestRegressor
+    >>> from pyinterp.importance import banzhaf_values
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 4))
+    >>> y = 2 * X[:, 0] + X[:, 1] + 0.5 * rng.standard_normal(200)
+    >>> forest = RandomForestRegressor(n_estimators=20, random_state=0).fit(X, y)
+    >>> values, expected_value = banzhaf_values(forest, X[:3], background=X[:50])
+    >>> values.shape, round(expected_value, 3)
+    ((3, 4), 0.091)
+    >>> int(np.argmax(np.abs(values).mean(axis=0)))
+    0
+    """
+    return _values(forest, X, background, algorithm, n_jobs, banzhaf=True)
+
+
+@validate_params(_BACKGROUND_CONSTRAINTS, prefer_skip_nested_validation=True)
+def shap_interaction_values(forest, X, *, background=None, algorithm="auto", n_jobs=None):
+    """SHAP interaction values of :func:`shap_values`, path-dependent or against background rows.
 
     Off the diagonal, ``[i, a, b] = [i, b, a]`` is half the Shapley interaction index of features a
     and b in row i's prediction; the diagonal holds the main effects, so ``[i, a, :]`` sums to
-    ``shap_values(forest, X)[0][i, a]``. Memory is n * p * p values: beyond the machine's memory,
+    ``shap_values(forest, X, background=background)[0][i, a]``. Memory is n * p * p values: beyond the machine's memory,
     :class:`~pyinterp.OutputTooLarge` is raised before any work; only the entries the trees reach
     are written, the rest staying the system's untouched zero pages. For large p see
     :func:`shap_interaction_importance` and :func:`shap_top_interactions`, which never hold the
@@ -784,6 +890,12 @@ def shap_interaction_values(forest, X, *, n_jobs=None):
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
         The rows to explain (any rows, with the forest's training columns), routed as ``predict``
         routes them (missing values by each split's ``missing_go_to_left``).
+    background : {array-like, sparse matrix} of shape (n_background, n_features), default=None
+        Rows that stand for the features left out of a coalition (interventional, as in
+        :func:`shap_values`). None: path-dependent.
+    algorithm : {"auto", "patterns", "walk"}, default="auto"
+        How each tree is read against background rows, as in :func:`shap_values`; a leaf's pattern
+        table holds its d x d interaction values per pattern.
     n_jobs : int, default=None
         Threads, in scikit-learn's convention (None: 1, -1: all cores); results do not depend on it.
 
@@ -798,7 +910,8 @@ def shap_interaction_values(forest, X, *, n_jobs=None):
     TypeError
         If ``forest`` is not one of the forests above.
     ValueError
-        If X does not have the forest's training columns, or if the forest has several outputs.
+        If X or ``background`` does not have the forest's training columns, if the forest has
+        several outputs, or for ``algorithm`` as in :func:`shap_values`.
     pyinterp.OutputTooLarge
         If the n * p * p (* n_classes) values would not fit in the machine's memory: explain fewer
         rows at a time, or use :func:`shap_interaction_importance` or :func:`shap_top_interactions`.
@@ -813,7 +926,10 @@ def shap_interaction_values(forest, X, *, n_jobs=None):
     -----
     From Lundberg, Erion, Chen, DeGrave, Prutkin, Nair, Katz, Himmelfarb, Bansal & Lee, "From local
     explanations to global understanding with explainable AI for trees", Nature Machine Intelligence
-    2 (2020), Section 4.2 (SHAP interaction values, from the Shapley interaction index).
+    2 (2020), Section 4.2 (SHAP interaction values, from the Shapley interaction index). Against
+    background rows, the games are those of their Algorithm 3; each leaf's game against one
+    background row has one coalition where a pair's interaction is not zero, which gives the index
+    in closed form (docs/dev/treeshap.md).
 
     Examples
     --------
@@ -832,15 +948,26 @@ def shap_interaction_values(forest, X, *, n_jobs=None):
     >>> from pyinterp.importance import shap_values
     >>> bool(np.allclose(interactions.sum(axis=2), shap_values(forest, X[:3])[0]))
     True
+
+    Against background rows:
+
+    >>> against = shap_interaction_values(forest, X[:3], background=X[:50])
+    >>> bool(np.allclose(against.sum(axis=2), shap_values(forest, X[:3], background=X[:50])[0]))
+    True
     """
     view = _view(forest)
     X = _check_X(view, X)
+    background = _check_background(view, background, algorithm)
     p, n_values = view.core.n_features, 1 if view.classes is None else len(view.classes)
     check_output_size(f"X's {X.shape[0]} rows x {p} x {p} features' interaction values"
                       + (f" x {n_values} classes" if n_values > 1 else ""), X.shape[0] * p * p * n_values * 8,
                       "explain fewer rows at a time, or use shap_interaction_importance / shap_top_interactions, "
                       "which never hold the p x p tensor")
-    return _per_output(view, _core.shap_interaction_values(view.core, X, resolve_n_threads(n_jobs)))
+    if background is None:
+        return _per_output(view, _core.shap_interaction_values(view.core, X, resolve_n_threads(n_jobs)))
+    values, _ = _core.shap_interaction_values_interventional(view.core, X, background, resolve_n_threads(n_jobs),
+                                                             algorithm)
+    return _per_output(view, values)
 
 
 @validate_params(_ROWS_CONSTRAINTS, prefer_skip_nested_validation=True)

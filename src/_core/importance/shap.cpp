@@ -7,89 +7,12 @@
 #include <unordered_map>
 
 #include "../common/parallel.hpp"
+#include "shap_parts.hpp"
 
 namespace pyinterp {
 namespace {
 
-// What the walk needs of one tree, computed once: each split's feature as an index into the tree's
-// own features (per-tree buffers are as small as the tree, whatever p is), each node's share of its
-// parent's cover, and the depth (from the links).
-struct TreeInfo {
-  std::vector<int32_t> features;  // local index -> global feature, increasing
-  std::vector<int32_t> local;     // per node: local index of its split feature; -1 at leaves
-  std::vector<double> fraction;   // per node: cover(node) / cover(parent); 1 at the root
-  std::vector<int32_t> splits;    // the split nodes, when at most 64 (see for_row_groups); else empty
-  int32_t max_depth = 0;
-  int32_t rule_size = 1;  // Gauss-Legendre nodes for the longest possible path: ceil(min(depth, features) / 2)
-};
-
-TreeInfo tree_info(const Tree& tree) {
-  TreeInfo info;
-  const int64_t n = tree.node_count();
-  for (int64_t node = 0; node < n; ++node)
-    if (!tree.is_leaf(node)) info.features.push_back(tree.feature[node]);
-  std::sort(info.features.begin(), info.features.end());
-  info.features.erase(std::unique(info.features.begin(), info.features.end()), info.features.end());
-  info.local.assign(n, -1);
-  info.fraction.assign(n, 1.0);
-  std::vector<int32_t> depth(n, 0);
-  const auto& cover = tree.weighted_n_node_samples;
-  for (int64_t node = 0; node < n; ++node) {  // preorder: children come after their parent
-    if (tree.is_leaf(node)) continue;
-    const int32_t l = tree.left[node], r = tree.right[node];
-    info.local[node] = static_cast<int32_t>(
-        std::lower_bound(info.features.begin(), info.features.end(), tree.feature[node]) - info.features.begin());
-    // A node without weight (only in hand-made states) splits its paths evenly.
-    const bool weighted = cover[node] > 0.0;
-    info.fraction[l] = weighted ? cover[l] / cover[node] : 0.5;
-    info.fraction[r] = weighted ? cover[r] / cover[node] : 0.5;
-    depth[l] = depth[r] = depth[node] + 1;
-    info.max_depth = std::max(info.max_depth, depth[node] + 1);
-  }
-  info.rule_size = std::max(1, (std::min(info.max_depth, static_cast<int32_t>(info.features.size())) + 1) / 2);
-  for (int64_t node = 0; node < n && info.splits.size() <= 64; ++node)
-    if (!tree.is_leaf(node)) info.splits.push_back(static_cast<int32_t>(node));
-  if (info.splits.size() > 64) info.splits.clear();
-  return info;
-}
-
-// Gauss-Legendre rule with m nodes on [0, 1]: t, 1 - t and weights. Exact for polynomials of
-// degree <= 2m - 1. Nodes come in pairs x, -x on [-1, 1], so 1 - t[q] is t[m - 1 - q] exactly.
-struct Quadrature {
-  std::vector<double> t, s, w, ws;  // ws = w / s
-};
-
-Quadrature gauss_legendre(int32_t m) {
-  constexpr double kPi = 3.14159265358979323846;
-  std::vector<double> x(m), w(m);
-  for (int32_t i = 0; i < (m + 1) / 2; ++i) {
-    double r = std::cos(kPi * (i + 0.75) / (m + 0.5)), dp = 1.0;
-    for (int iter = 0; iter < 100; ++iter) {  // Newton on P_m; converges in a few steps
-      double p0 = 1.0, p1 = r;
-      for (int32_t k = 2; k <= m; ++k) {
-        const double p2 = ((2 * k - 1) * r * p1 - (k - 1) * p0) / k;
-        p0 = p1;
-        p1 = p2;
-      }
-      dp = m * (r * p1 - p0) / (r * r - 1.0);
-      const double step = p1 / dp;
-      r -= step;
-      if (std::abs(step) <= 1e-16) break;
-    }
-    if (m % 2 == 1 && i == m / 2) r = 0.0;
-    x[i] = r;
-    x[m - 1 - i] = -r;
-    w[i] = w[m - 1 - i] = 2.0 / ((1.0 - r) * (1.0 + r) * dp * dp);
-  }
-  Quadrature rule;
-  for (int32_t q = 0; q < m; ++q) {
-    rule.t.push_back((1.0 + x[q]) / 2.0);
-    rule.s.push_back((1.0 - x[q]) / 2.0);
-    rule.w.push_back(w[q] / 2.0);
-    rule.ws.push_back(rule.w.back() / rule.s.back());
-  }
-  return rule;
-}
+using namespace shap_parts;
 
 // The path of an explicit-stack walk, shared by the values and the interactions walks: per level
 // the node, its state (0 on entry, 1 and 2 before its row's child and the other one, 3 when done),
@@ -326,107 +249,7 @@ class PairWalker : PathStack {
   std::vector<int32_t> active_;  // the path's distinct features, outermost first
 };
 
-// Gauss-Legendre rules for the trees' node counts (TreeInfo::rule_size).
-std::vector<Quadrature> quadratures(const std::vector<TreeInfo>& infos) {
-  int32_t max_m = 1;
-  for (const TreeInfo& info : infos) max_m = std::max(max_m, info.rule_size);
-  std::vector<Quadrature> rules(max_m + 1);
-  for (const TreeInfo& info : infos)
-    if (rules[info.rule_size].w.empty()) rules[info.rule_size] = gauss_legendre(info.rule_size);
-  return rules;
-}
 
-// The largest tree of the forest, by what the walkers' buffers need: one walker per thread serves
-// every tree.
-struct Extent {
-  int32_t max_depth = 0, max_m = 1, max_features = 0;
-};
-
-Extent extent_of(const std::vector<TreeInfo>& infos) {
-  Extent e;
-  for (const TreeInfo& info : infos) {
-    e.max_depth = std::max(e.max_depth, info.max_depth);
-    e.max_m = std::max(e.max_m, info.rule_size);
-    e.max_features = std::max(e.max_features, static_cast<int32_t>(info.features.size()));
-  }
-  return e;
-}
-
-// The features the forest splits on (increasing) and each feature's index among them (-1: unused).
-// Rows are gathered at these features only, in row-major blocks read in X's own order: a column-major
-// X (all_bioc's) is read down its columns instead of one strided value per split.
-struct UsedFeatures {
-  std::vector<int32_t> features;
-  std::vector<int32_t> index;  // n_features long
-};
-
-UsedFeatures used_features(const Forest& forest, const std::vector<TreeInfo>& infos) {
-  UsedFeatures used;
-  used.index.assign(forest.n_features, -1);
-  for (const TreeInfo& info : infos)
-    for (const int32_t j : info.features) used.index[j] = 0;
-  for (int32_t j = 0; j < forest.n_features; ++j)
-    if (used.index[j] == 0) {
-      used.index[j] = static_cast<int32_t>(used.features.size());
-      used.features.push_back(j);
-    }
-  return used;
-}
-
-// Rows [begin, end) of X at the used features into out: (end - begin) x n_used, row-major.
-void gather_rows(const MatrixView& X, const UsedFeatures& used, int64_t begin, int64_t end, double* out) {
-  const auto n_used = static_cast<int64_t>(used.features.size());
-  std::fill_n(out, (end - begin) * n_used, 0.0);
-  if (X.layout == MatrixView::Layout::csr) {
-    for (int64_t i = begin; i < end; ++i)
-      for (int64_t e = X.slice_begin(i); e < X.slice_begin(i + 1); ++e) {
-        const int32_t u = used.index[X.minor_index(e)];
-        if (u >= 0) out[(i - begin) * n_used + u] = X.value(e);
-      }
-  } else if (X.layout == MatrixView::Layout::csc || X.col_stride > X.row_stride) {
-    for (int64_t u = 0; u < n_used; ++u)
-      for (int64_t i = begin; i < end; ++i) out[(i - begin) * n_used + u] = X.at(i, used.features[u]);
-  } else {
-    for (int64_t i = begin; i < end; ++i)
-      for (int64_t u = 0; u < n_used; ++u) out[(i - begin) * n_used + u] = X.at(i, used.features[u]);
-  }
-}
-
-void gather_rows(const MatrixView& X, const UsedFeatures& used, int64_t begin, int64_t end, std::vector<double>& out) {
-  out.resize((end - begin) * used.features.size());
-  gather_rows(X, used, begin, end, out.data());
-}
-
-// A row's output (p x nv) from its sums over the used features (n_used x nv), zeros elsewhere: each
-// entry written once.
-void write_row(const double* acc, const UsedFeatures& used, int32_t nv, int64_t p, double* row) {
-  int64_t next = 0;  // the first feature not yet written
-  for (size_t u = 0; u < used.features.size(); ++u) {
-    const int64_t j = used.features[u];
-    std::fill(row + next * nv, row + j * nv, 0.0);
-    std::copy_n(acc + u * nv, nv, row + j * nv);
-    next = j + 1;
-  }
-  std::fill(row + next * nv, row + p * nv, 0.0);
-}
-
-// What every call reads of the forest, built once per call.
-struct Prepared {
-  Prepared(const Forest& forest, const MatrixView& X, int n_threads) {
-    if (X.n_cols != forest.n_features) throw std::invalid_argument("X has a different number of features than the forest");
-    if (forest.trees.empty()) throw std::invalid_argument("the forest has no trees");
-    infos.resize(forest.trees.size());
-    parallel_for(static_cast<int64_t>(infos.size()), n_threads, no_state,
-                 [&](int64_t t, int, NoState&) { infos[t] = tree_info(forest.trees[t]); });
-    rules = quadratures(infos);
-    used = used_features(forest, infos);
-    extent = extent_of(infos);
-  }
-  std::vector<TreeInfo> infos;
-  Extent extent;
-  std::vector<Quadrature> rules;
-  UsedFeatures used;
-};
 
 // Sums of n_values numbers per int64 key, open addressing: no allocation once grown, cleared in
 // the time of its entries. keys() in first-insertion order.
@@ -487,108 +310,6 @@ class KeySums {
   std::vector<double> sums_;
 };
 
-// Interventional TreeSHAP of one tree for row x against background rows (Lundberg et al. 2020,
-// Algorithm 3), all background rows in one walk. For one background row r: where x and r take the
-// same child nothing is decided; where they part, the walk follows both, x's child with the feature
-// taken from x and r's with it taken from r, and a feature decided once follows that row in the
-// subtree. A leaf of value v reached with U features from x and V from r adds v (U-1)! V! / (U+V)!
-// to each of the former and -v U! (V-1)! / (U+V)! to each of the latter (the Shapley weights of the
-// game on those U + V features). Background rows that have made the same choices so far share
-// that walk: it carries a group of rows (a range of rows_, partitioned in place as the rows part),
-// and a leaf adds the group's size times one row's terms. Explicit stack: any depth.
-class InterventionalWalker {
- public:
-  InterventionalWalker(int32_t max_depth, int32_t max_features, int64_t n_background)
-      : from_(max_features, 0), rows_(n_background) {
-    // weight_[a][b] = a! b! / (a + b + 1)!, by the recurrence in b (no factorials).
-    weight_.assign(static_cast<size_t>(max_depth + 1) * (max_depth + 1), 0.0);
-    stride_ = max_depth + 1;
-    for (int32_t a = 0; a <= max_depth; ++a) {
-      double w = 1.0 / (a + 1);
-      for (int32_t b = 0; a + b <= max_depth; ++b) {
-        weight_[a * stride_ + b] = w;
-        w *= (b + 1.0) / (a + b + 2.0);
-      }
-    }
-  }
-
-  // Adds the tree's values against every background row, times scale, to phi (slots x n_values;
-  // slot[j] is feature j's row). r_of(k) is background row k's accessor.
-  template <class RowX, class RowOf>
-  void walk(const Tree& tree, const TreeInfo& info, const RowX& x, const RowOf& r_of, double scale,
-            const int32_t* slot, double* phi) {
-    const int32_t nv = tree.n_values;
-    const auto n_background = static_cast<int32_t>(rows_.size());
-    for (int32_t k = 0; k < n_background; ++k) rows_[k] = k;
-    stack_.clear();
-    stack_.push_back({0, -1, 0, 0, n_background});
-    while (!stack_.empty()) {
-      const Item it = stack_.back();
-      stack_.pop_back();
-      if (it.node < 0) {  // leaving the subtree where feature it.local was decided
-        from_[it.local] = 0;
-        (it.side == 1 ? xs_ : rs_).pop_back();
-        continue;
-      }
-      if (it.local >= 0) {
-        from_[it.local] = static_cast<int8_t>(it.side);
-        (it.side == 1 ? xs_ : rs_).push_back(slot[info.features[it.local]]);
-        stack_.push_back({-1, it.local, it.side, 0, 0});
-      }
-      const int32_t node = it.node;
-      if (tree.is_leaf(node)) {
-        const auto u = static_cast<int32_t>(xs_.size()), v = static_cast<int32_t>(rs_.size());
-        const double* value = tree.value.data() + static_cast<int64_t>(node) * nv;
-        const double group = scale * static_cast<double>(it.end - it.begin);
-        if (u > 0) {
-          const double w = group * weight_[(u - 1) * stride_ + v];
-          for (const int32_t j : xs_)
-            for (int32_t c = 0; c < nv; ++c) phi[int64_t{j} * nv + c] += w * value[c];
-        }
-        if (v > 0) {
-          const double w = group * weight_[u * stride_ + v - 1];
-          for (const int32_t j : rs_)
-            for (int32_t c = 0; c < nv; ++c) phi[int64_t{j} * nv + c] -= w * value[c];
-        }
-        continue;
-      }
-      const int32_t feature = tree.feature[node], local = info.local[node];
-      const int32_t cx = tree.child_of(node, x(feature));
-      if (from_[local] == 1) {
-        stack_.push_back({cx, -1, 0, it.begin, it.end});
-        continue;
-      }
-      // The group's rows taking x's child first, then the others (who all take the other child).
-      const auto mid = static_cast<int32_t>(
-          std::partition(rows_.data() + it.begin, rows_.data() + it.end,
-                         [&](int32_t k) { return tree.child_of(node, r_of(k)(feature)) == cx; }) -
-          rows_.data());
-      const int32_t other = cx == tree.left[node] ? tree.right[node] : tree.left[node];
-      if (mid > it.begin) stack_.push_back({cx, -1, 0, it.begin, mid});  // agree with x: nothing decided
-      if (it.end == mid) continue;
-      if (from_[local] == 2) {  // decided from r above: each row follows itself
-        stack_.push_back({other, -1, 0, mid, it.end});
-      } else {  // parting: both ways, the feature decided from r, and from x
-        stack_.push_back({other, local, 2, mid, it.end});
-        stack_.push_back({cx, local, 1, mid, it.end});
-      }
-    }
-  }
-
- private:
-  struct Item {
-    int32_t node;        // -1: the exit marker of a decided feature
-    int32_t local;       // the feature decided on entering node (-1: none)
-    int32_t side;        // 1: from x, 2: from r
-    int32_t begin, end;  // the group: rows_[begin, end)
-  };
-  std::vector<Item> stack_;
-  std::vector<int8_t> from_;  // per local feature: 0 undecided, 1 from x, 2 from r
-  std::vector<int32_t> xs_, rs_;
-  std::vector<int32_t> rows_;  // background row indices, grouped in place by the walk
-  std::vector<double> weight_;
-  int32_t stride_ = 0;
-};
 
 // Rows grouped by the child they take at every split of a tree of at most 64 splits: the tree's
 // values depend on a row only through those choices, so each group is walked once, for its first
@@ -632,12 +353,6 @@ class RowGroups {
   std::vector<int32_t> ids_, of_row_, first_;
 };
 
-// Rows per task: up to 32, enough that a column-major gather reads whole cache lines and that rows
-// of a shallow tree share walks (for_row_groups); fewer when X has under 256 rows, so that there are
-// at least 8 tasks for the threads. A function of the row count only: block sums (the mean
-// |interaction|) do not depend on the threads.
-int64_t row_block(int64_t n_rows) { return std::clamp<int64_t>(n_rows / 8, 1, 32); }
-
 struct Scratch {
   Scratch(const Extent& e, int32_t n_values)
       : walker(e.max_depth, e.max_m, n_values, e.max_features), pair_walker(e.max_depth, e.max_m, e.max_features),
@@ -653,18 +368,6 @@ struct Scratch {
   std::vector<std::pair<int64_t, double>> emitted;  // one tree's interaction entries: (key * nv + c, value)
 };
 
-// A block of rows gathered at the used features: row(r)(j) is row r's value of feature j.
-struct Block {
-  int64_t begin, end;
-  const double* rows;
-  int64_t n_used;
-  const int32_t* index;
-  auto row(int64_t r) const {
-    const double* xr = rows + r * n_used;
-    const int32_t* idx = index;
-    return [xr, idx](int32_t j) { return xr[idx[j]]; };
-  }
-};
 
 // Calls fn(block, scratch) over blocks of row_block rows, each block on one thread.
 template <class Fn>
@@ -782,8 +485,12 @@ int64_t chunk_rows(int64_t n_rows, int64_t n_used, int64_t n_trees) {
   return std::clamp<int64_t>(kBytes / (8 * n_used + 4 * n_trees + 1), 1, std::min(kMaxRows, std::max<int64_t>(n_rows, 1)));
 }
 
-void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_threads) {
+void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_threads, Attribution kind) {
   const Prepared prep(forest, X, n_threads);
+  const Quadrature half{{0.5}, {0.5}, {1.0}, {2.0}};  // Banzhaf: the integrand at t = 1/2
+  const auto rule_of = [&](const TreeInfo& info) -> const Quadrature& {
+    return kind == Attribution::banzhaf ? half : prep.rules[info.rule_size];
+  };
   const int32_t nv = forest.n_values();
   const int64_t p = forest.n_features;
   const auto n_used = static_cast<int64_t>(prep.used.features.size());
@@ -822,7 +529,7 @@ void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_t
           }
           stored[t].assign(n_values, 0.0);
           for (int32_t g = 0; g < n_groups; ++g)
-            walker.walk(forest.trees[t], info, prep.rules[info.rule_size], whole.row(groups.first(g)), scale,
+            walker.walk(forest.trees[t], info, rule_of(info), whole.row(groups.first(g)), scale,
                         stored[t].data() + static_cast<int64_t>(g) * info.features.size() * nv);
           for (int64_t r = 0; r < nc; ++r) of_row[r] = groups.of_row(r);
         });
@@ -841,7 +548,7 @@ void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_t
             values = stored[t].data() + g * n_local * nv;
           } else {
             s.base.assign(n_local * nv, 0.0);
-            s.walker.walk(forest.trees[t], info, prep.rules[info.rule_size], whole.row(r), scale, s.base.data());
+            s.walker.walk(forest.trees[t], info, rule_of(info), whole.row(r), scale, s.base.data());
             values = s.base.data();
           }
           double* acc = s.acc.data() + (r - begin) * width;
@@ -992,67 +699,5 @@ void shap_interaction_top_k(const Forest& forest, const MatrixView& X, int64_t k
   });
 }
 
-std::vector<double> shap_values_interventional(const Forest& forest, const MatrixView& X, const MatrixView& background,
-                                               double* out, int n_threads) {
-  const Prepared prep(forest, X, n_threads);
-  if (background.n_cols != forest.n_features)
-    throw std::invalid_argument("background has a different number of features than the forest");
-  if (background.n_rows == 0) throw std::invalid_argument("background has no rows");
-  if (background.n_rows > std::numeric_limits<int32_t>::max())
-    throw std::invalid_argument("background has more than 2^31 - 1 rows");
-  const int32_t nv = forest.n_values();
-  const int64_t p = forest.n_features, n_background = background.n_rows;
-  const auto n_used = static_cast<int64_t>(prep.used.features.size());
-  std::vector<double> rows;
-  gather_rows(background, prep.used, 0, n_background, rows);
-  const int32_t* index = prep.used.index.data();
-  const auto r_at = [&](int64_t r) {
-    const double* xr = rows.data() + r * n_used;
-    return [xr, index](int32_t j) { return xr[index[j]]; };
-  };
-  const double n_trees = static_cast<double>(forest.trees.size());
-  const double scale = 1.0 / (n_trees * static_cast<double>(n_background));
-  // Tasks are (row, chunk of kTreeChunk trees), a few rows at a time: a row's sums per chunk are
-  // added in chunk order, so even one row spreads over the threads and nothing depends on them.
-  constexpr int64_t kRows = 4, kTreeChunk = 16;
-  const auto n_chunks = static_cast<int64_t>((forest.trees.size() + kTreeChunk - 1) / kTreeChunk);
-  const int64_t width = n_used * nv;
-  std::vector<double> x_rows, partial, acc(width);
-  for (int64_t begin = 0; begin < X.n_rows; begin += kRows) {
-    const int64_t end = std::min(X.n_rows, begin + kRows), nb = end - begin;
-    gather_rows(X, prep.used, begin, end, x_rows);
-    const Block block{begin, end, x_rows.data(), n_used, index};
-    partial.assign(nb * n_chunks * width, 0.0);
-    parallel_for(
-        nb * n_chunks, n_threads,
-        [&](int) { return InterventionalWalker(prep.extent.max_depth, prep.extent.max_features, n_background); },
-        [&](int64_t task, int, InterventionalWalker& walker) {
-          const int64_t i = task / n_chunks, chunk = task % n_chunks;
-          const auto last = std::min<int64_t>(static_cast<int64_t>(forest.trees.size()), (chunk + 1) * kTreeChunk);
-          for (int64_t t = chunk * kTreeChunk; t < last; ++t)
-            walker.walk(forest.trees[t], prep.infos[t], block.row(i), r_at, scale, index, partial.data() + task * width);
-        });
-    for (int64_t i = 0; i < nb; ++i) {
-      std::fill(acc.begin(), acc.end(), 0.0);
-      for (int64_t chunk = 0; chunk < n_chunks; ++chunk) {
-        const double* part = partial.data() + (i * n_chunks + chunk) * width;
-        for (int64_t k = 0; k < width; ++k) acc[k] += part[k];
-      }
-      write_row(acc.data(), prep.used, nv, p, out + (begin + i) * p * nv);
-    }
-  }
-  // The mean prediction over the background rows.
-  std::vector<double> expected(nv, 0.0), row(nv);
-  for (int64_t r = 0; r < n_background; ++r) {
-    std::fill(row.begin(), row.end(), 0.0);
-    for (const Tree& tree : forest.trees) {
-      const double* v = tree.value.data() + int64_t{tree.leaf_of(r_at(r))} * nv;
-      for (int32_t c = 0; c < nv; ++c) row[c] += v[c];
-    }
-    for (int32_t c = 0; c < nv; ++c) expected[c] += row[c] / n_trees;
-  }
-  for (double& v : expected) v /= static_cast<double>(n_background);
-  return expected;
-}
 
 }  // namespace pyinterp

@@ -13,12 +13,20 @@
 
 namespace pyinterp {
 
+// What a feature is credited with: its Shapley value, or its Banzhaf value (the mean marginal
+// contribution over all coalitions, each counted once: Banzhaf 1965; the two differ only in how
+// coalitions of each size are weighted).
+enum class Attribution { shapley, banzhaf };
+
 // expected: n_values, the mean over trees of the cover-weighted mean leaf value (the value with no
 // feature known). Every row's values sum to its prediction minus expected.
 std::vector<double> shap_expected_value(const Forest& forest);
 
-// out: n_rows x n_features x n_values (every entry written).
-void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_threads);
+// out: n_rows x n_features x n_values (every entry written). Banzhaf values are the integrand of the
+// Shapley integral at t = 1/2 (each path factor o t + z (1 - t) there), so the same walk gives them
+// with a one-node rule.
+void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_threads,
+                 Attribution kind = Attribution::shapley);
 
 // out: n_rows x n_features x n_features x n_values, zeros on entry (the values are added: the caller's
 // zeroed memory can stay untouched where trees put nothing); out[i, a, b] (a != b)
@@ -42,11 +50,25 @@ PairMeans shap_interaction_mean_abs(const Forest& forest, const MatrixView& X, i
 void shap_interaction_top_k(const Forest& forest, const MatrixView& X, int64_t k, int32_t* pairs, double* values,
                             int n_threads);
 
-// Interventional TreeSHAP (Lundberg et al. 2020, Algorithm 3): the Shapley values of
-// v(S) = mean over background rows r of f(x_S, r_rest), trees and background rows in order per row.
-// out: n_rows x n_features x n_values (every entry written); returns the expected value, the mean
-// prediction over the background rows.
+// Interventional TreeSHAP (Lundberg et al. 2020, Algorithm 3): the Shapley (or Banzhaf) values of
+// v(S) = mean over background rows r of f(x_S, r_rest), each row's trees added in tree order. Per
+// tree from leaf pattern tables (O(n + m) in the n rows and m background rows) or by the grouped
+// walk (O(n m)), whichever costs less (shap_background.cpp). out: n_rows x n_features x n_values
+// (every entry written); returns the expected value, the mean prediction over the background rows.
+// algorithm: the choice per tree, or one form for every tree (patterns: std::invalid_argument for a
+// tree whose leaves have more than kMaxPatternWidth distinct features on their paths).
+enum class BackgroundAlgorithm { automatic, patterns, walk };
+constexpr int32_t kMaxPatternWidth = 14;
 std::vector<double> shap_values_interventional(const Forest& forest, const MatrixView& X, const MatrixView& background,
-                                               double* out, int n_threads);
+                                               double* out, int n_threads, Attribution kind = Attribution::shapley,
+                                               BackgroundAlgorithm algorithm = BackgroundAlgorithm::automatic);
+
+// The interaction values of the same games (as shap_interaction_values: off the diagonal half the
+// interaction index, on it the value minus its row's pairs). out: n_rows x n_features x n_features x
+// n_values, zeros on entry.
+std::vector<double> shap_interaction_values_interventional(const Forest& forest, const MatrixView& X,
+                                                           const MatrixView& background, double* out, int n_threads,
+                                                           Attribution kind = Attribution::shapley,
+                                                           BackgroundAlgorithm algorithm = BackgroundAlgorithm::automatic);
 
 }  // namespace pyinterp
