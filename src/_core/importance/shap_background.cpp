@@ -190,7 +190,8 @@ class InterventionalWalker {
 class PatternTree {
  public:
   // Nodes in an order with parents before children (the engine's and scikit-learn's preorder).
-  explicit PatternTree(const Tree& tree) {
+  // used[j]: feature j's column in the gathered rows.
+  PatternTree(const Tree& tree, const int32_t* used) {
     const int64_t n = tree.node_count();
     std::vector<int32_t> parent(n, -1), n_path(n, 0), position(n, -1);
     for (int64_t node = 0; node < n; ++node) {
@@ -208,13 +209,17 @@ class PatternTree {
         parent[child] = static_cast<int32_t>(node);
         n_path[child] = below;
       }
-      splits_.push_back({static_cast<int32_t>(node), tree.left[node], tree.right[node], tree.feature[node],
-                         uint32_t{1} << std::min(position[node], 31)});
+      const bool categorical = std::isnan(tree.threshold[node]);
+      splits_.push_back({static_cast<int32_t>(node), tree.left[node], tree.right[node], used[tree.feature[node]],
+                         uint32_t{1} << std::min(position[node], 31), tree.threshold[node],
+                         tree.missing_go_to_left[node] != 0, categorical});
     }
     for (const int32_t leaf : leaf_nodes_) {
       const int32_t d = n_path[leaf];
       max_width_ = std::max(max_width_, d);
-      Leaf l{d, static_cast<int64_t>(features_.size()), patterns_};
+      Leaf l{d, static_cast<int64_t>(features_.size()), patterns_, values_, pairs_};
+      values_ += (int64_t{1} << d) * d;
+      pairs_ += (int64_t{1} << d) * d * d;
       features_.resize(features_.size() + d, -1);
       for (int32_t a = parent[leaf]; a >= 0; a = parent[a])
         features_[l.features + position[a]] = tree.feature[a];
@@ -226,11 +231,7 @@ class PatternTree {
   int32_t max_width() const { return max_width_; }  // the most distinct features of a leaf's path
   int64_t pattern_count() const { return patterns_; }  // sum over leaves of 2^d
   // The tables' length: 2^d x d values per leaf, or 2^d x d x d interaction values.
-  int64_t table_values(bool pairs) const {
-    int64_t total = 0;
-    for (const Leaf& l : leaves_) total += (int64_t{1} << l.width) * (pairs ? l.width * l.width : l.width);
-    return total;
-  }
+  int64_t table_values(bool pairs) const { return pairs ? pairs_ : values_; }
   // Work to fill the tables: per leaf 3^d pairs of x's pattern z and a background pattern c
   // disjoint from it, each adding to its |c| features (|c|^2 pairs), d / 3 on average.
   double table_work(bool pairs) const {
@@ -241,16 +242,18 @@ class PatternTree {
   int64_t split_count() const { return static_cast<int64_t>(splits_.size()); }
   int64_t leaf_count() const { return static_cast<int64_t>(leaves_.size()); }
 
-  // The row's pattern at every leaf, into fail (node_count long; read at the leaves). x(j): the
-  // row's value of feature j.
-  template <class Row>
-  void patterns(const Tree& tree, const Row& x, uint32_t* fail) const {
+  // The row's pattern at every leaf, into fail (node_count long; read at the leaves). x: the row
+  // gathered at the used features. Numeric splits without branches (every split is visited, and
+  // half would mispredict).
+  void patterns(const Tree& tree, const double* x, uint32_t* fail) const {
     fail[0] = 0;
     for (const Split& s : splits_) {
       const uint32_t here = fail[s.node];
-      const bool left = tree.child_of(s.node, x(s.feature)) == s.left;
-      fail[s.left] = left ? here : here | s.bit;
-      fail[s.right] = left ? here | s.bit : here;
+      const double v = x[s.column];
+      const bool left = s.categorical ? tree.child_of(s.node, v) == s.left : goes_left(v, s.threshold, s.missing_left);
+      const uint32_t right_fails = s.bit & (0u - static_cast<uint32_t>(left));
+      fail[s.left] = here | (s.bit ^ right_fails);
+      fail[s.right] = here | right_fails;
     }
   }
 
@@ -263,9 +266,9 @@ class PatternTree {
   // sum over background patterns c disjoint from z of M[c] times feature k's LeafGame value, or its
   // d x d interaction values (LeafGame::pairs).
   void tables(const double* counts, const GameWeights& weight, double scale, bool pairs, double* out) const {
-    int64_t at = 0;
     std::vector<double> across;
     for (const Leaf& l : leaves_) {
+      const int64_t at = pairs ? l.pairs_at : l.values_at;
       const int32_t d = l.width, size = pairs ? d * d : d;
       const uint32_t all = (uint32_t{1} << d) - 1;
       const double* m = counts + l.patterns;
@@ -307,7 +310,6 @@ class PatternTree {
         for (int32_t k = 0; k < size; ++k) t[k] *= scale;
         if (z == all) break;
       }
-      at += (int64_t{1} << d) * size;
     }
   }
 
@@ -315,18 +317,20 @@ class PatternTree {
   // (n_features x n_values, or n_features x n_features x n_values).
   void add(const Tree& tree, const uint32_t* fail, const double* tables, bool pairs, int64_t p, double* phi) const {
     const int32_t nv = tree.n_values;
-    int64_t at = 0;
     for (size_t l = 0; l < leaves_.size(); ++l) {
       const Leaf& leaf = leaves_[l];
       const int32_t d = leaf.width, size = pairs ? d * d : d;
-      const double* t = tables + at + static_cast<int64_t>(fail[leaf_nodes_[l]]) * size;
+      const double* t = tables + (pairs ? leaf.pairs_at : leaf.values_at) + static_cast<int64_t>(fail[leaf_nodes_[l]]) * size;
       const int32_t* feature = features_.data() + leaf.features;
       const double* value = tree.value.data() + static_cast<int64_t>(leaf_nodes_[l]) * nv;
+      if (!pairs && nv == 1) {
+        for (int32_t k = 0; k < d; ++k) phi[feature[k]] += t[k] * value[0];
+        continue;
+      }
       for (int32_t k = 0; k < size; ++k) {
         const int64_t j = pairs ? feature[k / d] * p + feature[k % d] : feature[k];
         for (int32_t c = 0; c < nv; ++c) phi[j * nv + c] += t[k] * value[c];
       }
-      at += (int64_t{1} << d) * size;
     }
   }
 
@@ -348,32 +352,35 @@ class PatternTree {
   }
 
   struct Split {
-    int32_t node, left, right, feature;
-    uint32_t bit;  // the feature's bit in the patterns of the leaves below
+    int32_t node, left, right, column;  // column: the feature's, in the gathered rows
+    uint32_t bit;                       // the feature's bit in the patterns of the leaves below
+    double threshold;
+    bool missing_left, categorical;
   };
   struct Leaf {
     int32_t width;     // d: the distinct features of its path
     int64_t features;  // its d features (global indices) in features_, by bit
     int64_t patterns;  // its 2^d counts' offset
+    int64_t values_at, pairs_at;  // its table's offset, values or interactions
   };
   std::vector<Split> splits_;
   std::vector<int32_t> leaf_nodes_;
   std::vector<Leaf> leaves_;
   std::vector<int32_t> features_;
   int32_t max_width_ = 0;
-  int64_t patterns_ = 0;
+  int64_t patterns_ = 0, values_ = 0, pairs_ = 0;
 };
 
 // Whether a tree is read as patterns: when its tables are narrow enough (leaves at most
 // kMaxPatternWidth wide, tables within a budget) and, with n rows explained against m background
 // rows, the pattern form's work ((n + m) passes over the nodes, the tables, n reads of a table row
 // per leaf) is below the walk's (n m row pairs, each following at least half a path).
-bool use_patterns(const Tree& tree, const TreeInfo& info, int64_t n, int64_t m, bool pairs,
+bool use_patterns(const Tree& tree, const TreeInfo& info, const int32_t* used, int64_t n, int64_t m, bool pairs,
                   BackgroundAlgorithm algorithm) {
   constexpr int64_t kTreeTables = int64_t{1} << 25;  // doubles, 256 MB
   if (info.max_depth == 0 || algorithm == BackgroundAlgorithm::walk) return false;
   if (algorithm == BackgroundAlgorithm::automatic && info.max_depth > 3 * kMaxPatternWidth) return false;
-  const PatternTree patterns(tree);
+  const PatternTree patterns(tree, used);
   if (patterns.max_width() > kMaxPatternWidth) {
     if (algorithm == BackgroundAlgorithm::patterns)
       throw std::invalid_argument("a tree has a leaf with " + std::to_string(patterns.max_width()) +
@@ -477,12 +484,15 @@ void patterns_and_walks(const Background& bg, const std::vector<char>& patterned
   constexpr int64_t kTableBudget = int64_t{1} << 23;  // doubles, 64 MB
   std::vector<std::unique_ptr<PatternTree>> shapes(n_trees);
   std::vector<std::vector<double>> tables(n_trees);
-  const int64_t block = row_block(X.n_rows);
+  // Rows per task: a tree's tables (196 KB at depth 6) are read at one random row per leaf and
+  // row, so each is read by many rows while it is in cache (32 rows a block took 2 us a row and
+  // tree at depth 6, in L3 misses); at least 8 tasks.
+  const int64_t block = std::clamp<int64_t>(X.n_rows / 8, 1, 1024);
   for (int64_t first = 0; first < n_trees;) {
     int64_t last = first, budget = 0;
     while (last < n_trees && (last == first || budget < kTableBudget)) {
       if (patterned[last]) {
-        shapes[last] = std::make_unique<PatternTree>(forest.trees[last]);
+        shapes[last] = std::make_unique<PatternTree>(forest.trees[last], prep.used.index.data());
         budget += shapes[last]->table_values(bg.pairs) + shapes[last]->pattern_count();
       }
       ++last;
@@ -495,7 +505,7 @@ void patterns_and_walks(const Background& bg, const std::vector<char>& patterned
       std::vector<uint32_t> fail(forest.trees[t].node_count());
       for (int64_t r = 0; r < bg.n_background; ++r) {
         if (r % 4096 == 0) checkpoint();
-        shape.patterns(forest.trees[t], bg.row(r), fail.data());
+        shape.patterns(forest.trees[t], bg.rows.data() + r * n_used, fail.data());
         shape.count(fail.data(), counts.data());
       }
       tables[t].resize(shape.table_values(bg.pairs));
@@ -519,7 +529,7 @@ void patterns_and_walks(const Background& bg, const std::vector<char>& patterned
               double* row_out = out + i * row_size;
               if (patterned[t]) {
                 fail.resize(tree.node_count());
-                shapes[t]->patterns(tree, rows_x.row(i - begin), fail.data());
+                shapes[t]->patterns(tree, x_rows.data() + (i - begin) * n_used, fail.data());
                 shapes[t]->add(tree, fail.data(), tables[t].data(), bg.pairs, p, row_out);
               } else {
                 walker.walk(tree, prep.infos[t], rows_x.row(i - begin), bg.row_of(), identity.data(),
@@ -555,7 +565,8 @@ std::vector<double> against_background(const Forest& forest, const MatrixView& X
                       1.0 / (static_cast<double>(n_trees) * static_cast<double>(background.n_rows)), pairs};
   std::vector<char> patterned(n_trees);
   parallel_for(n_trees, n_threads, no_state, [&](int64_t t, int, NoState&) {
-    patterned[t] = use_patterns(forest.trees[t], prep.infos[t], X.n_rows, background.n_rows, pairs, algorithm);
+    patterned[t] = use_patterns(forest.trees[t], prep.infos[t], prep.used.index.data(), X.n_rows, background.n_rows,
+                                pairs, algorithm);
   });
   if (!pairs && std::none_of(patterned.begin(), patterned.end(), [](char c) { return c != 0; })) {
     walk_every_tree(bg, X, out, n_threads);
