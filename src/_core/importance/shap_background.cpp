@@ -7,6 +7,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "../common/parallel.hpp"
@@ -182,93 +183,247 @@ class InterventionalWalker {
 // pattern at l is the set of path features it fails, a d-bit mask (bit k: the k-th distinct
 // feature from the root). Against background row r, x's values from leaf l depend only on x's
 // pattern z and r's pattern c: the leaf is reachable from hybrid points iff z and c are disjoint,
-// then U = |c| features come from x and V = |z| from r (GameWeights). So the background enters
+// then U = |c| features come from x and V = |z| from r (LeafGame). So the background enters
 // through each leaf's counts of its patterns, M_l[c], and a table per leaf gives every pattern z
-// its d values, T_l[z][k] = sum over c disjoint from z of M_l[c] times feature k's weight. A row
-// then costs one pass over the splits (its patterns at every leaf) and d reads per leaf: O(n + m)
-// rows per tree, at O(3^d) per leaf for the tables.
+// its d values, T_l[z][k] = sum over c disjoint from z of M_l[c] times feature k's weight (3^d
+// steps). A row then needs one pass over the splits and a table row per leaf: O(n + m) rows.
+//
+// Leaves are read in groups: below a node u of few splits, every leaf's pattern is fixed by the
+// row's pattern at u and the sides it takes at the group's splits, so one table per group, indexed
+// by those bits, holds the sum of its leaves' rows times their values. At depth 6, groups of 3
+// splits make a row read 16 rows of <= 7 values instead of 64 rows of 6. A node heads a group
+// when it has at most kGroupSplits splits below it and its table is at most twice its leaves'.
 class PatternTree {
  public:
+  static constexpr int32_t kGroupSplits = 3;
+
   // Nodes in an order with parents before children (the engine's and scikit-learn's preorder).
-  // used[j]: feature j's column in the gathered rows.
-  PatternTree(const Tree& tree, const int32_t* used) {
+  // used[j]: feature j's column in the gathered rows. pairs: tables of interaction values.
+  PatternTree(const Tree& tree, const int32_t* used, bool pairs) : nv_(tree.n_values), pairs_(pairs) {
     const int64_t n = tree.node_count();
     std::vector<int32_t> parent(n, -1), n_path(n, 0), position(n, -1);
     for (int64_t node = 0; node < n; ++node) {
-      if (tree.is_leaf(node)) {
-        leaf_nodes_.push_back(static_cast<int32_t>(node));
-        continue;
-      }
+      if (tree.is_leaf(node)) continue;
       // The feature's position on the path: an ancestor's splitting on it, else the next one free.
       int32_t pos = -1;
       for (int32_t a = parent[node]; a >= 0 && pos < 0; a = parent[a])
         if (tree.feature[a] == tree.feature[node]) pos = position[a];
-      const int32_t below = pos < 0 ? n_path[node] + 1 : n_path[node];
       position[node] = pos < 0 ? n_path[node] : pos;
       for (const int32_t child : {tree.left[node], tree.right[node]}) {
         parent[child] = static_cast<int32_t>(node);
-        n_path[child] = below;
+        n_path[child] = pos < 0 ? n_path[node] + 1 : n_path[node];
       }
-      const bool categorical = std::isnan(tree.threshold[node]);
-      splits_.push_back({static_cast<int32_t>(node), tree.left[node], tree.right[node], used[tree.feature[node]],
-                         uint32_t{1} << std::min(position[node], 31), tree.threshold[node],
-                         tree.missing_go_to_left[node] != 0, categorical});
     }
-    for (const int32_t leaf : leaf_nodes_) {
-      const int32_t d = n_path[leaf];
-      max_width_ = std::max(max_width_, d);
-      Leaf l{d, static_cast<int64_t>(features_.size()), patterns_, values_, pairs_};
-      values_ += (int64_t{1} << d) * d;
-      pairs_ += (int64_t{1} << d) * d * d;
-      features_.resize(features_.size() + d, -1);
-      for (int32_t a = parent[leaf]; a >= 0; a = parent[a])
-        features_[l.features + position[a]] = tree.feature[a];
-      patterns_ += int64_t{1} << std::min(d, 62);
-      leaves_.push_back(l);
+    // Per node, bottom-up: the splits below it and the sum of 2^d over its leaves.
+    std::vector<int32_t> splits_below(n, 0);
+    std::vector<double> leaf_rows(n, 0.0);
+    for (int64_t node = n - 1; node >= 0; --node) {
+      if (tree.is_leaf(node)) {
+        leaf_rows[node] = std::ldexp(1.0, n_path[node]);
+        max_width_ = std::max(max_width_, n_path[node]);
+      } else {
+        splits_below[node] = 1 + splits_below[tree.left[node]] + splits_below[tree.right[node]];
+        leaf_rows[node] = leaf_rows[tree.left[node]] + leaf_rows[tree.right[node]];
+      }
+    }
+    if (max_width_ > kMaxPatternWidth) return;  // not read as patterns: only max_width() is asked
+    // The groups, top-down; the splits above them carry patterns down, the groups' record sides.
+    std::vector<int32_t> group_of(n, -1), stack{0};
+    while (!stack.empty()) {
+      const int32_t u = stack.back();
+      stack.pop_back();
+      if (splits_below[u] <= kGroupSplits && std::ldexp(1.0, n_path[u] + splits_below[u]) <= 2 * leaf_rows[u]) {
+        group_of[u] = static_cast<int32_t>(groups_.size());
+        groups_.push_back({u, n_path[u], 0, 0, 0, 0, {}});
+        continue;
+      }
+      upper_.push_back(split_of(tree, used, u, uint32_t{1} << position[u]));
+      stack.push_back(tree.right[u]);
+      stack.push_back(tree.left[u]);
+    }
+    std::sort(upper_.begin(), upper_.end(), [](const Split& a, const Split& b) { return a.node < b.node; });
+    std::vector<uint32_t> side(n, 0);  // a group split's side bit
+    for (int64_t node = 0; node < n; ++node) {  // preorder: a node is in its parent's group, if not heading one
+      if (group_of[node] < 0 && node > 0) group_of[node] = group_of[parent[node]];
+      const int32_t g = group_of[node];
+      if (g < 0) continue;
+      if (tree.is_leaf(node)) {
+        add_leaf(tree, static_cast<int32_t>(node), g, n_path[node], parent, position, side);
+      } else {
+        side[node] = uint32_t{1} << groups_[g].splits++;
+        Split sp = split_of(tree, used, static_cast<int32_t>(node), side[node]);
+        sp.group = g;
+        inner_.push_back(sp);
+      }
+    }
+    for (Group& g : groups_) {
+      g.bits = g.prefix + g.splits;
+      g.counts = count_size_;
+      count_size_ += int64_t{1} << g.bits;
+      g.table = table_size_;
+      const auto slots = static_cast<int64_t>(g.features.size());
+      table_size_ += (int64_t{1} << g.bits) * (pairs ? slots * slots : slots) * nv_;
+      row_reads_ += (pairs ? slots * slots : slots) * nv_;
     }
   }
 
-  int32_t max_width() const { return max_width_; }  // the most distinct features of a leaf's path
-  int64_t pattern_count() const { return patterns_; }  // sum over leaves of 2^d
-  // The tables' length: 2^d x d values per leaf, or 2^d x d x d interaction values.
-  int64_t table_values(bool pairs) const { return pairs ? pairs_ : values_; }
+  int32_t max_width() const { return max_width_; }     // the most distinct features of a leaf's path
+  int64_t count_size() const { return count_size_; }   // the background counts: 2^bits per group
+  int64_t table_size() const { return table_size_; }   // the groups' tables
+  int64_t row_reads() const { return row_reads_; }     // table values a row reads
+  int64_t group_count() const { return static_cast<int64_t>(groups_.size()); }
   // Work to fill the tables: per leaf 3^d pairs of x's pattern z and a background pattern c
-  // disjoint from it, each adding to its |c| features (|c|^2 pairs), d / 3 on average.
-  double table_work(bool pairs) const {
-    double total = 0.0;
-    for (const Leaf& l : leaves_) total += std::pow(3.0, l.width) * (1.0 + (pairs ? l.width * l.width / 9.0 : l.width / 3.0));
+  // disjoint from it, each adding to its |c| features (|c|^2 pairs), d / 3 on average; then the
+  // groups' tables.
+  double table_work() const {
+    double total = static_cast<double>(table_size_);
+    for (const Leaf& l : leaves_)
+      total += std::pow(3.0, l.width) * (1.0 + (pairs_ ? l.width * l.width / 9.0 : l.width / 3.0));
     return total;
   }
-  int64_t split_count() const { return static_cast<int64_t>(splits_.size()); }
-  int64_t leaf_count() const { return static_cast<int64_t>(leaves_.size()); }
 
-  // The row's pattern at every leaf, into fail (node_count long; read at the leaves). x: the row
-  // gathered at the used features. Numeric splits without branches (every split is visited, and
-  // half would mispredict).
-  void patterns(const Tree& tree, const double* x, uint32_t* fail) const {
+  // A row's table index in every group (index: group_count() long; fail: node_count() scratch). x:
+  // the row gathered at the used features. Numeric splits without branches (every split is
+  // visited, and half would mispredict).
+  void index(const Tree& tree, const double* x, uint32_t* fail, uint32_t* index) const {
     fail[0] = 0;
-    for (const Split& s : splits_) {
+    for (const Split& s : upper_) {
       const uint32_t here = fail[s.node];
-      const double v = x[s.column];
-      const bool left = s.categorical ? tree.child_of(s.node, v) == s.left : goes_left(v, s.threshold, s.missing_left);
-      const uint32_t right_fails = s.bit & (0u - static_cast<uint32_t>(left));
+      const uint32_t right_fails = s.bit & (0u - static_cast<uint32_t>(goes_left(tree, s, x)));
       fail[s.left] = here | (s.bit ^ right_fails);
       fail[s.right] = here | right_fails;
     }
+    for (size_t g = 0; g < groups_.size(); ++g) index[g] = fail[groups_[g].root] << groups_[g].splits;
+    for (const Split& s : inner_) index[s.group] |= s.bit & (0u - static_cast<uint32_t>(goes_left(tree, s, x)));
   }
 
-  // Adds the row's patterns to each leaf's counts (pattern_count() long, zeros at first).
-  void count(const uint32_t* fail, double* counts) const {
-    for (size_t l = 0; l < leaves_.size(); ++l) counts[leaves_[l].patterns + fail[leaf_nodes_[l]]] += 1.0;
+  // Adds a background row's indices to the counts (count_size() long).
+  void count(const uint32_t* index, double* counts) const {
+    for (size_t g = 0; g < groups_.size(); ++g) counts[groups_[g].counts + index[g]] += 1.0;
   }
 
-  // Each leaf's table (table_values(pairs) long), times scale: per pattern z of x, T[z][k] =
+  // The groups' tables (table_size() long) from the background counts, times scale: the leaves'
+  // pattern counts, their tables (leaf_tables), then each group's rows.
+  void tables(const Tree& tree, const double* counts, const GameWeights& weight, double scale, double* out) const {
+    std::vector<double> leaf_counts(leaf_count_size_, 0.0), leaf_table(leaf_table_size_);
+    for (const Leaf& l : leaves_) {
+      const Group& g = groups_[l.group];
+      for (uint32_t i = 0; i < (uint32_t{1} << g.bits); ++i)
+        if (const double c = counts[g.counts + i]; c != 0.0) leaf_counts[l.patterns + pattern(l, g, i)] += c;
+    }
+    leaf_tables(leaf_counts.data(), weight, scale, leaf_table.data());
+    std::fill_n(out, table_size_, 0.0);
+    for (const Leaf& l : leaves_) {
+      const Group& g = groups_[l.group];
+      const auto slots = static_cast<int64_t>(g.features.size());
+      const int32_t d = l.width, size = pairs_ ? d * d : d;
+      const int64_t row = (pairs_ ? slots * slots : slots) * nv_;
+      const double* value = tree.value.data() + static_cast<int64_t>(l.node) * nv_;
+      const int32_t* slot = leaf_slots_.data() + l.slots;
+      for (uint32_t i = 0; i < (uint32_t{1} << g.bits); ++i) {
+        const double* t = leaf_table.data() + l.table + static_cast<int64_t>(pattern(l, g, i)) * size;
+        double* o = out + g.table + static_cast<int64_t>(i) * row;
+        for (int32_t k = 0; k < size; ++k) {
+          const int64_t at = pairs_ ? slot[k / d] * slots + slot[k % d] : slot[k];
+          for (int32_t c = 0; c < nv_; ++c) o[at * nv_ + c] += t[k] * value[c];
+        }
+      }
+    }
+  }
+
+  // Adds the row's values (interaction values), from its indices and the tables, to phi
+  // (n_features x n_values, or n_features x n_features x n_values; p: the features).
+  void add(const uint32_t* index, const double* tables, int64_t p, double* phi) const {
+    for (size_t gi = 0; gi < groups_.size(); ++gi) {
+      const Group& g = groups_[gi];
+      const auto slots = static_cast<int32_t>(g.features.size());
+      const int32_t* feature = g.features.data();
+      if (!pairs_) {
+        const double* t = tables + g.table + static_cast<int64_t>(index[gi]) * slots * nv_;
+        if (nv_ == 1) {
+          for (int32_t k = 0; k < slots; ++k) phi[feature[k]] += t[k];
+        } else {
+          for (int32_t k = 0; k < slots; ++k)
+            for (int32_t c = 0; c < nv_; ++c) phi[int64_t{feature[k]} * nv_ + c] += t[k * nv_ + c];
+        }
+        continue;
+      }
+      const double* t = tables + g.table + static_cast<int64_t>(index[gi]) * slots * slots * nv_;
+      for (int32_t a = 0; a < slots; ++a)
+        for (int32_t b = 0; b < slots; ++b)
+          for (int32_t c = 0; c < nv_; ++c) phi[(feature[a] * p + feature[b]) * nv_ + c] += t[(a * slots + b) * nv_ + c];
+    }
+  }
+
+ private:
+  struct Split {
+    int32_t node, left, right, column;  // column: the feature's, in the gathered rows
+    uint32_t bit;  // above the groups: the feature's pattern bit; in a group: the split's side bit
+    int32_t group;
+    double threshold;
+    bool missing_left, categorical;
+  };
+  struct Group {
+    int32_t root, prefix;           // prefix: the distinct features above the root (its pattern's bits)
+    int32_t splits, bits;           // bits = prefix + splits: the width of a row's index
+    int64_t counts, table;          // offsets
+    std::vector<int32_t> features;  // the global features of its leaves' paths, by slot
+  };
+  struct Side {
+    uint32_t side;  // the group split's side bit in an index
+    bool left;      // the leaf is below its left child
+    uint32_t bit;   // the leaf's pattern bit of its feature
+  };
+  struct Leaf {
+    int32_t node, group, width;  // width d: the distinct features of its path
+    int64_t slots;               // its d group slots in leaf_slots_, by pattern bit
+    int64_t patterns, table;     // offsets of its 2^d counts and of its table
+    std::vector<Side> sides;     // the group's splits on its path
+  };
+
+  static Split split_of(const Tree& tree, const int32_t* used, int32_t node, uint32_t bit) {
+    return {node, tree.left[node], tree.right[node], used[tree.feature[node]], bit, -1,
+            tree.threshold[node], tree.missing_go_to_left[node] != 0, std::isnan(tree.threshold[node])};
+  }
+  static bool goes_left(const Tree& tree, const Split& s, const double* x) {
+    const double v = x[s.column];
+    return s.categorical ? tree.child_of(s.node, v) == s.left : pyinterp::goes_left(v, s.threshold, s.missing_left);
+  }
+
+  void add_leaf(const Tree& tree, int32_t node, int32_t g, int32_t d, const std::vector<int32_t>& parent,
+                const std::vector<int32_t>& position, const std::vector<uint32_t>& side) {
+    Group& group = groups_[g];
+    Leaf l{node, g, d, static_cast<int64_t>(leaf_slots_.size()), leaf_count_size_, leaf_table_size_, {}};
+    leaf_count_size_ += int64_t{1} << d;
+    leaf_table_size_ += (int64_t{1} << d) * (pairs_ ? d * d : d);
+    leaf_slots_.resize(leaf_slots_.size() + d, -1);
+    bool inside = node != group.root;  // the parent's split is one of the group's
+    for (int32_t child = node, a = parent[node]; a >= 0; child = a, a = parent[a]) {
+      auto it = std::find(group.features.begin(), group.features.end(), tree.feature[a]);
+      if (it == group.features.end()) it = group.features.insert(group.features.end(), tree.feature[a]);
+      leaf_slots_[l.slots + position[a]] = static_cast<int32_t>(it - group.features.begin());
+      if (inside) l.sides.push_back({side[a], child == tree.left[a], uint32_t{1} << position[a]});
+      if (a == group.root) inside = false;
+    }
+    leaves_.push_back(std::move(l));
+  }
+
+  // Leaf l's pattern for its group's index i: the root's pattern, and the pattern bit of each group
+  // split where the index's side is not the leaf's.
+  static uint32_t pattern(const Leaf& l, const Group& g, uint32_t i) {
+    uint32_t z = i >> g.splits;
+    for (const Side& s : l.sides) z |= ((i & s.side) != 0) == s.left ? 0u : s.bit;
+    return z;
+  }
+
+  // Each leaf's table times scale: per pattern z of x, T[z][k] =
   // sum over background patterns c disjoint from z of M[c] times feature k's LeafGame value, or its
   // d x d interaction values (LeafGame::pairs).
-  void tables(const double* counts, const GameWeights& weight, double scale, bool pairs, double* out) const {
+  void leaf_tables(const double* counts, const GameWeights& weight, double scale, double* out) const {
+    const bool pairs = pairs_;
     std::vector<double> across;
     for (const Leaf& l : leaves_) {
-      const int64_t at = pairs ? l.pairs_at : l.values_at;
+      const int64_t at = l.table;
       const int32_t d = l.width, size = pairs ? d * d : d;
       const uint32_t all = (uint32_t{1} << d) - 1;
       const double* m = counts + l.patterns;
@@ -313,28 +468,6 @@ class PatternTree {
     }
   }
 
-  // Adds the row's values (pairs: interaction values), from its patterns and the tables, to phi
-  // (n_features x n_values, or n_features x n_features x n_values).
-  void add(const Tree& tree, const uint32_t* fail, const double* tables, bool pairs, int64_t p, double* phi) const {
-    const int32_t nv = tree.n_values;
-    for (size_t l = 0; l < leaves_.size(); ++l) {
-      const Leaf& leaf = leaves_[l];
-      const int32_t d = leaf.width, size = pairs ? d * d : d;
-      const double* t = tables + (pairs ? leaf.pairs_at : leaf.values_at) + static_cast<int64_t>(fail[leaf_nodes_[l]]) * size;
-      const int32_t* feature = features_.data() + leaf.features;
-      const double* value = tree.value.data() + static_cast<int64_t>(leaf_nodes_[l]) * nv;
-      if (!pairs && nv == 1) {
-        for (int32_t k = 0; k < d; ++k) phi[feature[k]] += t[k] * value[0];
-        continue;
-      }
-      for (int32_t k = 0; k < size; ++k) {
-        const int64_t j = pairs ? feature[k / d] * p + feature[k % d] : feature[k];
-        for (int32_t c = 0; c < nv; ++c) phi[j * nv + c] += t[k] * value[c];
-      }
-    }
-  }
-
- private:
   // A pattern's interaction table from its sums: the upper triangle within x's features (t), the
   // across sums per x feature, the within-r sum, and the values on the diagonal; then the pairs
   // across and within r, the lower triangle, and each diagonal less its row's pairs.
@@ -351,36 +484,26 @@ class PatternTree {
         if (j != k) t[k * d + k] -= t[k * d + j];
   }
 
-  struct Split {
-    int32_t node, left, right, column;  // column: the feature's, in the gathered rows
-    uint32_t bit;                       // the feature's bit in the patterns of the leaves below
-    double threshold;
-    bool missing_left, categorical;
-  };
-  struct Leaf {
-    int32_t width;     // d: the distinct features of its path
-    int64_t features;  // its d features (global indices) in features_, by bit
-    int64_t patterns;  // its 2^d counts' offset
-    int64_t values_at, pairs_at;  // its table's offset, values or interactions
-  };
-  std::vector<Split> splits_;
-  std::vector<int32_t> leaf_nodes_;
+  int32_t nv_;
+  bool pairs_;
+  std::vector<Split> upper_, inner_;
+  std::vector<Group> groups_;
   std::vector<Leaf> leaves_;
-  std::vector<int32_t> features_;
+  std::vector<int32_t> leaf_slots_;
   int32_t max_width_ = 0;
-  int64_t patterns_ = 0, values_ = 0, pairs_ = 0;
+  int64_t count_size_ = 0, table_size_ = 0, row_reads_ = 0, leaf_count_size_ = 0, leaf_table_size_ = 0;
 };
 
 // Whether a tree is read as patterns: when its tables are narrow enough (leaves at most
 // kMaxPatternWidth wide, tables within a budget) and, with n rows explained against m background
 // rows, the pattern form's work ((n + m) passes over the nodes, the tables, n reads of a table row
-// per leaf) is below the walk's (n m row pairs, each following at least half a path).
+// per group) is below the walk's (n m row pairs, each following at least half a path).
 bool use_patterns(const Tree& tree, const TreeInfo& info, const int32_t* used, int64_t n, int64_t m, bool pairs,
                   BackgroundAlgorithm algorithm) {
   constexpr int64_t kTreeTables = int64_t{1} << 25;  // doubles, 256 MB
   if (info.max_depth == 0 || algorithm == BackgroundAlgorithm::walk) return false;
   if (algorithm == BackgroundAlgorithm::automatic && info.max_depth > 3 * kMaxPatternWidth) return false;
-  const PatternTree patterns(tree, used);
+  const PatternTree patterns(tree, used, pairs);
   if (patterns.max_width() > kMaxPatternWidth) {
     if (algorithm == BackgroundAlgorithm::patterns)
       throw std::invalid_argument("a tree has a leaf with " + std::to_string(patterns.max_width()) +
@@ -389,11 +512,9 @@ bool use_patterns(const Tree& tree, const TreeInfo& info, const int32_t* used, i
     return false;
   }
   if (algorithm == BackgroundAlgorithm::patterns) return true;
-  if (patterns.table_values(pairs) > kTreeTables) return false;
-  const double row_reads = static_cast<double>(patterns.table_values(pairs)) / static_cast<double>(patterns.pattern_count()) *
-                           static_cast<double>(patterns.leaf_count());
+  if (patterns.table_size() > kTreeTables) return false;
   const double pattern_work = static_cast<double>(n + m) * static_cast<double>(tree.node_count()) +
-                              patterns.table_work(pairs) + static_cast<double>(n) * row_reads;
+                              patterns.table_work() + static_cast<double>(n) * static_cast<double>(patterns.row_reads());
   const double walk_work = static_cast<double>(n) * static_cast<double>(m) * std::max(1, info.max_depth / 2);
   return pattern_work < walk_work;
 }
@@ -492,8 +613,8 @@ void patterns_and_walks(const Background& bg, const std::vector<char>& patterned
     int64_t last = first, budget = 0;
     while (last < n_trees && (last == first || budget < kTableBudget)) {
       if (patterned[last]) {
-        shapes[last] = std::make_unique<PatternTree>(forest.trees[last], prep.used.index.data());
-        budget += shapes[last]->table_values(bg.pairs) + shapes[last]->pattern_count();
+        shapes[last] = std::make_unique<PatternTree>(forest.trees[last], prep.used.index.data(), bg.pairs);
+        budget += shapes[last]->table_size() + shapes[last]->count_size();
       }
       ++last;
     }
@@ -501,23 +622,24 @@ void patterns_and_walks(const Background& bg, const std::vector<char>& patterned
       const int64_t t = first + task;
       if (!patterned[t]) return;
       const PatternTree& shape = *shapes[t];
-      std::vector<double> counts(shape.pattern_count(), 0.0);
-      std::vector<uint32_t> fail(forest.trees[t].node_count());
+      std::vector<double> counts(shape.count_size(), 0.0);
+      std::vector<uint32_t> fail(forest.trees[t].node_count()), index(shape.group_count());
       for (int64_t r = 0; r < bg.n_background; ++r) {
         if (r % 4096 == 0) checkpoint();
-        shape.patterns(forest.trees[t], bg.rows.data() + r * n_used, fail.data());
-        shape.count(fail.data(), counts.data());
+        shape.index(forest.trees[t], bg.rows.data() + r * n_used, fail.data(), index.data());
+        shape.count(index.data(), counts.data());
       }
-      tables[t].resize(shape.table_values(bg.pairs));
-      shape.tables(counts.data(), bg.weights, bg.scale, bg.pairs, tables[t].data());
+      tables[t].resize(shape.table_size());
+      shape.tables(forest.trees[t], counts.data(), bg.weights, bg.scale, tables[t].data());
     });
     parallel_for(
         (X.n_rows + block - 1) / block, n_threads,
         [&](int) {
-          return std::make_pair(InterventionalWalker(prep.extent.max_features, bg.n_background), std::vector<uint32_t>());
+          return std::make_tuple(InterventionalWalker(prep.extent.max_features, bg.n_background), std::vector<uint32_t>(),
+                                 std::vector<uint32_t>());
         },
         [&](int64_t blk, int, auto& state) {
-          auto& [walker, fail] = state;
+          auto& [walker, fail, index] = state;
           const int64_t begin = blk * block, end = std::min(X.n_rows, begin + block);
           std::vector<double> x_rows;
           gather_rows(X, prep.used, begin, end, x_rows);
@@ -529,8 +651,9 @@ void patterns_and_walks(const Background& bg, const std::vector<char>& patterned
               double* row_out = out + i * row_size;
               if (patterned[t]) {
                 fail.resize(tree.node_count());
-                shapes[t]->patterns(tree, x_rows.data() + (i - begin) * n_used, fail.data());
-                shapes[t]->add(tree, fail.data(), tables[t].data(), bg.pairs, p, row_out);
+                index.resize(shapes[t]->group_count());
+                shapes[t]->index(tree, x_rows.data() + (i - begin) * n_used, fail.data(), index.data());
+                shapes[t]->add(index.data(), tables[t].data(), p, row_out);
               } else {
                 walker.walk(tree, prep.infos[t], rows_x.row(i - begin), bg.row_of(), identity.data(),
                             bg.on_leaf(p, row_out));
