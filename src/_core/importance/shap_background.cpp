@@ -10,6 +10,10 @@
 #include <tuple>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "../common/parallel.hpp"
 #include "shap.hpp"
 #include "shap_parts.hpp"
@@ -282,24 +286,39 @@ class PatternTree {
     return total;
   }
 
-  // A row's table index in every group (index: group_count() long; fail: node_count() scratch). x:
-  // the row gathered at the used features. Numeric splits without branches (every split is
-  // visited, and half would mispredict).
-  void index(const Tree& tree, const double* x, uint32_t* fail, uint32_t* index) const {
-    fail[0] = 0;
+  // Rows are indexed kBatch at a time: each split's test runs over the batch's values of its
+  // feature (contiguous, so vectorised), not split by split for one row.
+  static constexpr int32_t kBatch = 8;
+
+  // The table index in every group of kBatch rows (index: group_count() x kBatch; fail: node_count()
+  // x kBatch scratch). columns[j * stride + b]: row b's value of the j-th used feature.
+  void index(const Tree& tree, const double* columns, int64_t stride, uint32_t* fail, uint32_t* index) const {
+    std::fill_n(fail, kBatch, 0u);
+    uint32_t left[kBatch];
     for (const Split& s : upper_) {
-      const uint32_t here = fail[s.node];
-      const uint32_t right_fails = s.bit & (0u - static_cast<uint32_t>(goes_left(tree, s, x)));
-      fail[s.left] = here | (s.bit ^ right_fails);
-      fail[s.right] = here | right_fails;
+      sides(tree, s, columns + s.column * stride, left);
+      const uint32_t* here = fail + static_cast<int64_t>(s.node) * kBatch;
+      uint32_t* to_left = fail + static_cast<int64_t>(s.left) * kBatch;
+      uint32_t* to_right = fail + static_cast<int64_t>(s.right) * kBatch;
+      for (int32_t b = 0; b < kBatch; ++b) {
+        const uint32_t right_fails = s.bit & (0u - left[b]);
+        to_left[b] = here[b] | (s.bit ^ right_fails);
+        to_right[b] = here[b] | right_fails;
+      }
     }
-    for (size_t g = 0; g < groups_.size(); ++g) index[g] = fail[groups_[g].root] << groups_[g].splits;
-    for (const Split& s : inner_) index[s.group] |= s.bit & (0u - static_cast<uint32_t>(goes_left(tree, s, x)));
+    for (size_t g = 0; g < groups_.size(); ++g)
+      for (int32_t b = 0; b < kBatch; ++b)
+        index[g * kBatch + b] = fail[static_cast<int64_t>(groups_[g].root) * kBatch + b] << groups_[g].splits;
+    for (const Split& s : inner_) {
+      sides(tree, s, columns + s.column * stride, left);
+      for (int32_t b = 0; b < kBatch; ++b) index[s.group * kBatch + b] |= s.bit & (0u - left[b]);
+    }
   }
 
-  // Adds a background row's indices to the counts (count_size() long).
-  void count(const uint32_t* index, double* counts) const {
-    for (size_t g = 0; g < groups_.size(); ++g) counts[groups_[g].counts + index[g]] += 1.0;
+  // Adds the first `rows` of a batch's indices to the counts (count_size() long).
+  void count(const uint32_t* index, int32_t rows, double* counts) const {
+    for (size_t g = 0; g < groups_.size(); ++g)
+      for (int32_t b = 0; b < rows; ++b) counts[groups_[g].counts + index[g * kBatch + b]] += 1.0;
   }
 
   // The groups' tables (table_size() long) from the background counts, times scale: the leaves'
@@ -331,15 +350,15 @@ class PatternTree {
     }
   }
 
-  // Adds the row's values (interaction values), from its indices and the tables, to phi
-  // (n_features x n_values, or n_features x n_features x n_values; p: the features).
-  void add(const uint32_t* index, const double* tables, int64_t p, double* phi) const {
+  // Adds the values (interaction values) of row b of a batch, from the batch's indices and the
+  // tables, to phi (n_features x n_values, or n_features x n_features x n_values; p: the features).
+  void add(const uint32_t* index, int32_t b, const double* tables, int64_t p, double* phi) const {
     for (size_t gi = 0; gi < groups_.size(); ++gi) {
       const Group& g = groups_[gi];
       const auto slots = static_cast<int32_t>(g.features.size());
       const int32_t* feature = g.features.data();
       if (!pairs_) {
-        const double* t = tables + g.table + static_cast<int64_t>(index[gi]) * slots * nv_;
+        const double* t = tables + g.table + static_cast<int64_t>(index[gi * kBatch + b]) * slots * nv_;
         if (nv_ == 1) {
           for (int32_t k = 0; k < slots; ++k) phi[feature[k]] += t[k];
         } else {
@@ -348,7 +367,7 @@ class PatternTree {
         }
         continue;
       }
-      const double* t = tables + g.table + static_cast<int64_t>(index[gi]) * slots * slots * nv_;
+      const double* t = tables + g.table + static_cast<int64_t>(index[gi * kBatch + b]) * slots * slots * nv_;
       for (int32_t a = 0; a < slots; ++a)
         for (int32_t b = 0; b < slots; ++b)
           for (int32_t c = 0; c < nv_; ++c) phi[(feature[a] * p + feature[b]) * nv_ + c] += t[(a * slots + b) * nv_ + c];
@@ -385,9 +404,26 @@ class PatternTree {
     return {node, tree.left[node], tree.right[node], used[tree.feature[node]], bit, -1,
             tree.threshold[node], tree.missing_go_to_left[node] != 0, std::isnan(tree.threshold[node])};
   }
-  static bool goes_left(const Tree& tree, const Split& s, const double* x) {
-    const double v = x[s.column];
-    return s.categorical ? tree.child_of(s.node, v) == s.left : pyinterp::goes_left(v, s.threshold, s.missing_left);
+  // left[b]: 1 if value[b] goes to the split's left child. A numeric split sends v left when
+  // v <= threshold, and NaN by missing_left: so left is !(v > threshold) when missing values go
+  // left, else v <= threshold, one comparison (two rows a time with SSE2, which gcc does not
+  // vectorise from the scalar loop).
+  static void sides(const Tree& tree, const Split& s, const double* value, uint32_t* left) {
+    if (s.categorical) {
+      for (int32_t b = 0; b < kBatch; ++b) left[b] = tree.child_of(s.node, value[b]) == s.left;
+      return;
+    }
+#if defined(__SSE2__)
+    const __m128d threshold = _mm_set1_pd(s.threshold);
+    for (int32_t b = 0; b < kBatch; b += 2) {
+      const __m128d v = _mm_loadu_pd(value + b);
+      const int mask = _mm_movemask_pd(s.missing_left ? _mm_cmpngt_pd(v, threshold) : _mm_cmple_pd(v, threshold));
+      left[b] = static_cast<uint32_t>(mask & 1);
+      left[b + 1] = static_cast<uint32_t>(mask >> 1);
+    }
+#else
+    for (int32_t b = 0; b < kBatch; ++b) left[b] = goes_left(value[b], s.threshold, s.missing_left);
+#endif
   }
 
   void add_leaf(const Tree& tree, int32_t node, int32_t g, int32_t d, const std::vector<int32_t>& parent,
@@ -519,21 +555,44 @@ bool use_patterns(const Tree& tree, const TreeInfo& info, const int32_t* used, i
   return pattern_work < walk_work;
 }
 
+// Rows gathered at the used features in tiles of PatternTree::kBatch rows, column by column within
+// a tile (value j of row r at ((r / kBatch) * n_used + j) * kBatch + r % kBatch): a batch's values of
+// a feature are contiguous for the pattern tests, and a row is still one accessor for the walk.
+// Rows past the end of the last tile are zeros.
+constexpr int64_t kTile = PatternTree::kBatch;
+
+void gather_tiles(const MatrixView& X, const UsedFeatures& used, int64_t begin, int64_t end, std::vector<double>& out) {
+  const auto n_used = static_cast<int64_t>(used.features.size());
+  std::vector<double> rows;
+  out.assign((end - begin + kTile - 1) / kTile * kTile * n_used, 0.0);
+  for (int64_t at = begin; at < end; at += kTile) {
+    const int64_t stop = std::min(end, at + kTile);
+    gather_rows(X, used, at, stop, rows);
+    double* tile = out.data() + (at - begin) * n_used;
+    for (int64_t r = 0; r < stop - at; ++r)
+      for (int64_t j = 0; j < n_used; ++j) tile[j * kTile + r] = rows[r * n_used + j];
+  }
+}
+
+// Row r of tiles (the accessor the walk reads): x(j) is its value of feature j.
+inline auto tile_row(const double* tiles, int64_t n_used, const int32_t* index, int64_t r) {
+  const double* xr = tiles + (r / kTile) * n_used * kTile + r % kTile;
+  return [xr, index](int32_t j) { return xr[index[j] * kTile]; };
+}
+
 // One call's inputs: the forest, the background rows gathered at the used features, the game's
 // weights and the output's form (values, or interactions when pairs).
 struct Background {
   const Forest& forest;
   const Prepared& prep;
-  const std::vector<double>& rows;  // n_background x n_used
+  const std::vector<double>& rows;  // the background rows in tiles (gather_tiles)
   int64_t n_background;
   GameWeights weights;
   double scale;  // 1 / (trees x background rows)
   bool pairs;
 
   auto row(int64_t r) const {
-    const double* xr = rows.data() + r * static_cast<int64_t>(prep.used.features.size());
-    const int32_t* index = prep.used.index.data();
-    return [xr, index](int32_t j) { return xr[index[j]]; };
+    return tile_row(rows.data(), static_cast<int64_t>(prep.used.features.size()), prep.used.index.data(), r);
   }
   auto row_of() const {
     return [this](int64_t r) { return row(r); };
@@ -608,7 +667,9 @@ void patterns_and_walks(const Background& bg, const std::vector<char>& patterned
   // Rows per task: a tree's tables (196 KB at depth 6) are read at one random row per leaf and
   // row, so each is read by many rows while it is in cache (32 rows a block took 2 us a row and
   // tree at depth 6, in L3 misses); at least 8 tasks.
-  const int64_t block = std::clamp<int64_t>(X.n_rows / 8, 1, 1024);
+  // Bounded by the gathered rows' size (1 MB), and a whole number of tiles.
+  const int64_t rows = std::clamp<int64_t>(std::min<int64_t>(X.n_rows / 8, (int64_t{1} << 17) / std::max<int64_t>(n_used, 1)), 1, 1024);
+  const int64_t block = (rows + kTile - 1) / kTile * kTile;
   for (int64_t first = 0; first < n_trees;) {
     int64_t last = first, budget = 0;
     while (last < n_trees && (last == first || budget < kTableBudget)) {
@@ -618,17 +679,43 @@ void patterns_and_walks(const Background& bg, const std::vector<char>& patterned
       }
       ++last;
     }
-    parallel_for(last - first, n_threads, no_state, [&](int64_t task, int, NoState&) {
+    // The background counts: blocks of background rows, each tile read once for all the chunk's
+    // trees (in cache), counted per thread and summed (whole numbers: exact in any order).
+    const int64_t n_chunk = last - first, bg_block = 64 * kTile;
+    std::vector<std::vector<std::vector<double>>> thread_counts(std::max(n_threads, 1));
+    parallel_for(
+        (bg.n_background + bg_block - 1) / bg_block, n_threads,
+        [&](int) { return std::make_pair(std::vector<uint32_t>(), std::vector<uint32_t>()); },
+        [&](int64_t blk, int thread, auto& scratch) {
+          auto& [fail, index] = scratch;
+          auto& counts = thread_counts[thread];
+          if (counts.empty()) {
+            counts.resize(n_chunk);
+            for (int64_t t = first; t < last; ++t)
+              if (patterned[t]) counts[t - first].assign(shapes[t]->count_size(), 0.0);
+          }
+          const int64_t end = std::min(bg.n_background, (blk + 1) * bg_block);
+          for (int64_t r = blk * bg_block; r < end; r += kTile) {
+            const double* tile = bg.rows.data() + r * n_used;
+            const auto rows = static_cast<int32_t>(std::min(kTile, end - r));
+            for (int64_t t = first; t < last; ++t) {
+              if (!patterned[t]) continue;
+              const PatternTree& shape = *shapes[t];
+              fail.resize(forest.trees[t].node_count() * kTile);
+              index.resize(shape.group_count() * kTile);
+              shape.index(forest.trees[t], tile, kTile, fail.data(), index.data());
+              shape.count(index.data(), rows, counts[t - first].data());
+            }
+          }
+        });
+    parallel_for(n_chunk, n_threads, no_state, [&](int64_t task, int, NoState&) {
       const int64_t t = first + task;
       if (!patterned[t]) return;
       const PatternTree& shape = *shapes[t];
       std::vector<double> counts(shape.count_size(), 0.0);
-      std::vector<uint32_t> fail(forest.trees[t].node_count()), index(shape.group_count());
-      for (int64_t r = 0; r < bg.n_background; ++r) {
-        if (r % 4096 == 0) checkpoint();
-        shape.index(forest.trees[t], bg.rows.data() + r * n_used, fail.data(), index.data());
-        shape.count(index.data(), counts.data());
-      }
+      for (const auto& per_thread : thread_counts)
+        if (!per_thread.empty())
+          for (int64_t i = 0; i < shape.count_size(); ++i) counts[i] += per_thread[task][i];
       tables[t].resize(shape.table_size());
       shape.tables(forest.trees[t], counts.data(), bg.weights, bg.scale, tables[t].data());
     });
@@ -641,23 +728,24 @@ void patterns_and_walks(const Background& bg, const std::vector<char>& patterned
         [&](int64_t blk, int, auto& state) {
           auto& [walker, fail, index] = state;
           const int64_t begin = blk * block, end = std::min(X.n_rows, begin + block);
-          std::vector<double> x_rows;
-          gather_rows(X, prep.used, begin, end, x_rows);
-          const Block rows_x{begin, end, x_rows.data(), n_used, prep.used.index.data()};
+          std::vector<double> tiles;
+          gather_tiles(X, prep.used, begin, end, tiles);
           for (int64_t t = first; t < last; ++t) {
             checkpoint();
             const Tree& tree = forest.trees[t];
-            for (int64_t i = begin; i < end; ++i) {
-              double* row_out = out + i * row_size;
-              if (patterned[t]) {
-                fail.resize(tree.node_count());
-                index.resize(shapes[t]->group_count());
-                shapes[t]->index(tree, x_rows.data() + (i - begin) * n_used, fail.data(), index.data());
-                shapes[t]->add(index.data(), tables[t].data(), p, row_out);
-              } else {
-                walker.walk(tree, prep.infos[t], rows_x.row(i - begin), bg.row_of(), identity.data(),
-                            bg.on_leaf(p, row_out));
-              }
+            if (!patterned[t]) {
+              for (int64_t i = begin; i < end; ++i)
+                walker.walk(tree, prep.infos[t], tile_row(tiles.data(), n_used, prep.used.index.data(), i - begin),
+                            bg.row_of(), identity.data(), bg.on_leaf(p, out + i * row_size));
+              continue;
+            }
+            const PatternTree& shape = *shapes[t];
+            fail.resize(tree.node_count() * kTile);
+            index.resize(shape.group_count() * kTile);
+            for (int64_t at = begin; at < end; at += kTile) {
+              shape.index(tree, tiles.data() + (at - begin) * n_used, kTile, fail.data(), index.data());
+              for (int64_t i = at; i < std::min(end, at + kTile); ++i)
+                shape.add(index.data(), static_cast<int32_t>(i - at), tables[t].data(), p, out + i * row_size);
             }
           }
         });
@@ -683,7 +771,7 @@ std::vector<double> against_background(const Forest& forest, const MatrixView& X
   const int32_t nv = forest.n_values();
   const auto n_trees = static_cast<int64_t>(forest.trees.size());
   std::vector<double> rows;
-  gather_rows(background, prep.used, 0, background.n_rows, rows);
+  gather_tiles(background, prep.used, 0, background.n_rows, rows);
   const Background bg{forest, prep, rows, background.n_rows, GameWeights(std::max(prep.extent.max_depth, 1), kind),
                       1.0 / (static_cast<double>(n_trees) * static_cast<double>(background.n_rows)), pairs};
   std::vector<char> patterned(n_trees);
@@ -697,15 +785,24 @@ std::vector<double> against_background(const Forest& forest, const MatrixView& X
     if (!pairs) std::fill_n(out, X.n_rows * forest.n_features * nv, 0.0);
     patterns_and_walks(bg, patterned, X, out, n_threads);
   }
-  std::vector<double> expected(nv, 0.0), row(nv);
-  for (int64_t r = 0; r < background.n_rows; ++r) {
-    std::fill(row.begin(), row.end(), 0.0);
-    for (const Tree& tree : forest.trees) {
-      const double* v = tree.value.data() + int64_t{tree.leaf_of(bg.row(r))} * nv;
-      for (int32_t c = 0; c < nv; ++c) row[c] += v[c];
+  // The expected value, the mean prediction over the background rows: sums per block of rows,
+  // added in block order.
+  constexpr int64_t kRows = 4096;
+  const int64_t n_blocks = (background.n_rows + kRows - 1) / kRows;
+  std::vector<double> sums(n_blocks * nv, 0.0), expected(nv, 0.0);
+  parallel_for(n_blocks, n_threads, no_state, [&](int64_t blk, int, NoState&) {
+    std::vector<double> row(nv);
+    for (int64_t r = blk * kRows; r < std::min(background.n_rows, (blk + 1) * kRows); ++r) {
+      std::fill(row.begin(), row.end(), 0.0);
+      for (const Tree& tree : forest.trees) {
+        const double* v = tree.value.data() + int64_t{tree.leaf_of(bg.row(r))} * nv;
+        for (int32_t c = 0; c < nv; ++c) row[c] += v[c];
+      }
+      for (int32_t c = 0; c < nv; ++c) sums[blk * nv + c] += row[c] / static_cast<double>(n_trees);
     }
-    for (int32_t c = 0; c < nv; ++c) expected[c] += row[c] / static_cast<double>(n_trees);
-  }
+  });
+  for (int64_t blk = 0; blk < n_blocks; ++blk)
+    for (int32_t c = 0; c < nv; ++c) expected[c] += sums[blk * nv + c];
   for (double& v : expected) v /= static_cast<double>(background.n_rows);
   return expected;
 }
