@@ -86,8 +86,16 @@ def best_split(X, y, w, criterion, min_samples_leaf=1, n_classes=None):
 
 
 def child_of(tree, node, value):
-    """The child a row with this value of the node's feature goes to (NaN: the recorded side)."""
-    goes_left = bool(tree.missing_go_to_left[node]) if np.isnan(value) else value <= tree.threshold[node]
+    """The child a row with this value of the node's feature goes to (NaN: the recorded side; a
+    category split, NaN threshold: left for the codes in its left set)."""
+    if np.isnan(value):
+        goes_left = bool(tree.missing_go_to_left[node])
+    elif np.isnan(tree.threshold[node]):
+        words = tree.left_categories[tree.category_split[node]]
+        code = int(value) if 0 <= value < 64 * len(words) and value == int(value) else -1
+        goes_left = code >= 0 and bool((int(words[code // 64]) >> (code % 64)) & 1)
+    else:
+        goes_left = value <= tree.threshold[node]
     return tree.left[node] if goes_left else tree.right[node]
 
 

@@ -295,16 +295,22 @@ def test_rows_sharing_walks_equal_rows_alone(max_depth):
     X, y = _data(n=300, p=6)
     forest, _ = _fit("classification", pyinterp.RandomForestClassifier, max_depth, n_estimators=6, X=X, y=y)
     rows = X[:40]
-    values = imp.shap_values(forest, rows)[0]
+    values = imp.shap_values(forest, rows, algorithm="walk")[0]
     light = imp.shap_interaction_importance(forest, rows)
     pairs, top = imp.shap_top_interactions(forest, rows, k=6)
-    alone = np.concatenate([imp.shap_values(forest, rows[i:i + 1])[0] for i in range(len(rows))])
+    alone = np.concatenate([imp.shap_values(forest, rows[i:i + 1], algorithm="walk")[0] for i in range(len(rows))])
     np.testing.assert_array_equal(values, alone)
     # values group rows over chunks of up to 1024: rows on either side of a chunk's edge
     many = np.random.RandomState(1).rand(1100, X.shape[1])
-    chunked = imp.shap_values(forest, many)[0]
+    chunked = imp.shap_values(forest, many, algorithm="walk")[0]
     for i in (0, 1, 1023, 1024, 1099):
-        np.testing.assert_array_equal(chunked[i], imp.shap_values(forest, many[i:i + 1])[0][0])
+        np.testing.assert_array_equal(chunked[i], imp.shap_values(forest, many[i:i + 1], algorithm="walk")[0][0])
+    # read from leaf pattern tables instead (tiles of 8 rows, 128 rows a task): the same values to
+    # rounding, bit-identical row by row
+    tables = imp.shap_values(forest, many, algorithm="patterns")[0]
+    np.testing.assert_allclose(tables, chunked, rtol=0, atol=1e-15)
+    for i in (0, 7, 8, 127, 128, 1099):
+        np.testing.assert_array_equal(tables[i], imp.shap_values(forest, many[i:i + 1], algorithm="patterns")[0][0])
     full = np.concatenate([imp.shap_interaction_values(forest, rows[i:i + 1]) for i in range(len(rows))])
     np.testing.assert_array_equal(imp.shap_interaction_values(forest, rows), full)
     for c, matrix in enumerate(light):

@@ -1,5 +1,5 @@
-"""asv benchmarks of pyinterp.importance: MDI-oob, UFI and OOB permutation on a fitted forest, and
-DSTUMP on a wide matrix."""
+"""asv benchmarks of pyinterp.importance: MDI-oob, UFI and OOB permutation on a fitted forest,
+DSTUMP on a wide matrix, and SHAP against background rows."""
 
 import numpy as np
 from benchkit.data import oob_regression
@@ -46,3 +46,31 @@ class DStump:
 
     def peakmem_dstump_best(self):
         imp.dstump(self.X, self.y, n_jobs=2)
+
+
+class BackgroundShap:
+    """SHAP against background rows: 100 trees of depth 6, p = 127, 3,000 rows against 5,000
+    background rows (WOODELF's benchmark shape at 1/1,000), one thread: leaf pattern tables, and
+    the grouped walk on 30 rows."""
+
+    timeout = 300
+
+    def setup(self):
+        rng = np.random.default_rng(0)
+        self.background = rng.standard_normal((5000, 127)).astype(np.float32)
+        self.X = rng.standard_normal((3000, 127)).astype(np.float32)
+        y = self.background[:, 0] * self.background[:, 1] + self.background[:, :20].sum(axis=1)
+        self.forest = RandomForestRegressor(n_estimators=100, max_depth=6, max_features=0.3, n_jobs=2,
+                                            random_state=0).fit(self.background, y)
+
+    def time_values(self):
+        imp.shap_values(self.forest, self.X, background=self.background)
+
+    def time_values_walk(self):
+        imp.shap_values(self.forest, self.X[:30], background=self.background, algorithm="walk")
+
+    def time_interaction_values(self):
+        imp.shap_interaction_values(self.forest, self.X[:300], background=self.background)
+
+    def peakmem_values(self):
+        imp.shap_values(self.forest, self.X, background=self.background)

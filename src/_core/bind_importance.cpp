@@ -174,19 +174,21 @@ void bind_importance(py::module_& m) {
 
   m.def(
       "shap_values",
-      [](const Forest& f, const py::object& X, int n_threads, bool banzhaf) {
+      [](const Forest& f, const py::object& X, int n_threads, bool banzhaf, const std::string& algorithm) {
         const MatrixView v = matrix_view(X);
         py::array_t<double> out({v.n_rows, f.n_features, static_cast<int64_t>(f.n_values())});
         double* o = out.mutable_data();
         std::vector<double> expected;
         {
           py::gil_scoped_release release;
-          shap_values(f, v, o, n_threads, banzhaf ? Attribution::banzhaf : Attribution::shapley);
+          shap_values(f, v, o, n_threads, banzhaf ? Attribution::banzhaf : Attribution::shapley,
+                      background_algorithm(algorithm));
           expected = shap_expected_value(f);
         }
         return py::make_tuple(out, copy_array(expected));
       },
-      py::arg("forest"), py::arg("X"), py::arg("n_threads") = 1, py::arg("banzhaf") = false);
+      py::arg("forest"), py::arg("X"), py::arg("n_threads") = 1, py::arg("banzhaf") = false,
+      py::arg("algorithm") = "auto");
 
   m.def(
       "shap_interaction_values",

@@ -680,12 +680,9 @@ _BACKGROUND_CONSTRAINTS = {**_ROWS_CONSTRAINTS, "background": ["array-like", "sp
                            "algorithm": [StrOptions({"auto", "patterns", "walk"})]}
 
 
-def _check_background(view, background, algorithm):
-    """background checked as X is (the messages name it), or None (path-dependent, one algorithm)."""
+def _check_background(view, background):
+    """background checked as X is (the messages name it), or None (path-dependent)."""
     if background is None:
-        if algorithm != "auto":
-            raise ValueError(f"algorithm={algorithm!r} chooses how background rows are read; without background "
-                             "rows there is one algorithm: leave algorithm='auto'")
         return None
     try:
         return _check_X(view, background)
@@ -697,10 +694,10 @@ def _check_background(view, background, algorithm):
 def _values(forest, X, background, algorithm, n_jobs, banzhaf):
     view = _view(forest)
     X = _check_X(view, X)
-    background = _check_background(view, background, algorithm)
+    background = _check_background(view, background)
     threads = resolve_n_threads(n_jobs)
     if background is None:
-        return _attribution(view, *_core.shap_values(view.core, X, threads, banzhaf))
+        return _attribution(view, *_core.shap_values(view.core, X, threads, banzhaf, algorithm))
     return _attribution(view, *_core.shap_values_interventional(view.core, X, background, threads, banzhaf, algorithm))
 
 
@@ -730,12 +727,13 @@ def shap_values(forest, X, *, background=None, algorithm="auto", n_jobs=None):
         Rows like X (routed as ``predict`` routes them) that stand for the features left out of a
         coalition: interventional TreeSHAP. None: path-dependent TreeSHAP.
     algorithm : {"auto", "patterns", "walk"}, default="auto"
-        How each tree is read against background rows; the values agree to rounding. "patterns": a
-        row's pattern at every leaf (which of the leaf path's distinct features it follows) and,
-        per leaf, a table over patterns built once from the background (2^d x d values for d
-        distinct features on the leaf's path, at most 14, filled in 3^d steps). "walk": each row
-        walks the tree with the background rows, grouped where they take the same children.
-        "auto": per tree, the one of less work for these row counts. Only with ``background``.
+        How each tree is read; the values agree to rounding. "patterns": a row's pattern at every
+        leaf (which of the leaf path's distinct features it follows) and, per leaf, a table over
+        patterns built once (from the background rows, or from the covers without them): 2^d x d
+        values for d distinct features on the leaf's path, at most 14. "walk": each row walks the
+        tree (with the background rows, grouped where they take the same children). "auto": per
+        tree, the one of less work for these row counts, so a row's values can differ in the last
+        bits with the number of rows in the call (never with ``n_jobs``).
     n_jobs : int, default=None
         Threads, in scikit-learn's convention (None: 1, -1: all cores); results do not depend on it.
 
@@ -754,8 +752,8 @@ def shap_values(forest, X, *, background=None, algorithm="auto", n_jobs=None):
         If ``forest`` is not one of the forests above.
     ValueError
         If X or ``background`` does not have the forest's training columns, if the forest has
-        several outputs, if ``algorithm`` is set without ``background``, or if it is "patterns"
-        and a leaf's path has more than 14 distinct features.
+        several outputs, or if ``algorithm`` is "patterns" and a leaf's path has more than 14
+        distinct features.
 
     See Also
     --------
@@ -819,7 +817,7 @@ def banzhaf_values(forest, X, *, background=None, algorithm="auto", n_jobs=None)
         :func:`shap_values`). None: path-dependent (the features left out are averaged over each
         split's children by the node covers).
     algorithm : {"auto", "patterns", "walk"}, default="auto"
-        How each tree is read against background rows, as in :func:`shap_values`.
+        How each tree is read, as in :func:`shap_values`.
     n_jobs : int, default=None
         Threads, in scikit-learn's convention (None: 1, -1: all cores); results do not depend on it.
 
@@ -895,7 +893,8 @@ def shap_interaction_values(forest, X, *, background=None, algorithm="auto", n_j
         :func:`shap_values`). None: path-dependent.
     algorithm : {"auto", "patterns", "walk"}, default="auto"
         How each tree is read against background rows, as in :func:`shap_values`; a leaf's pattern
-        table holds its d x d interaction values per pattern.
+        table holds its d x d interaction values per pattern. Without background rows the trees are
+        walked ("patterns" is refused).
     n_jobs : int, default=None
         Threads, in scikit-learn's convention (None: 1, -1: all cores); results do not depend on it.
 
@@ -957,7 +956,10 @@ def shap_interaction_values(forest, X, *, background=None, algorithm="auto", n_j
     """
     view = _view(forest)
     X = _check_X(view, X)
-    background = _check_background(view, background, algorithm)
+    background = _check_background(view, background)
+    if background is None and algorithm == "patterns":
+        raise ValueError("algorithm='patterns' reads background rows; path-dependent interaction values are "
+                         "walked: leave algorithm='auto' (or 'walk')")
     p, n_values = view.core.n_features, 1 if view.classes is None else len(view.classes)
     check_output_size(f"X's {X.shape[0]} rows x {p} x {p} features' interaction values"
                       + (f" x {n_values} classes" if n_values > 1 else ""), X.shape[0] * p * p * n_values * 8,

@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <tuple>
 #include <stdexcept>
 #include <unordered_map>
 
 #include "../common/parallel.hpp"
+#include "leaf_patterns.hpp"
 #include "shap_parts.hpp"
 
 namespace pyinterp {
@@ -457,6 +460,40 @@ void block_interactions(const Forest& forest, const Prepared& prep, const Block&
   }
 }
 
+
+// The trees shap_values reads as leaf pattern tables (PatternTree::path_tables), null for the
+// walked ones: leaves at most kMaxPatternWidth wide, when the tables' work and n rows' reads
+// (one pass over the splits, a table row per group) cost less than n walks of every node at the
+// rule's nodes, and within 256 MB of tables in tree order.
+std::vector<std::unique_ptr<PatternTree>> path_patterns(const Forest& forest, const Prepared& prep, int64_t n,
+                                                        BackgroundAlgorithm algorithm, int n_threads) {
+  const auto n_trees = static_cast<int64_t>(forest.trees.size());
+  std::vector<std::unique_ptr<PatternTree>> shapes(n_trees);
+  if (algorithm == BackgroundAlgorithm::walk) return shapes;
+  const bool forced = algorithm == BackgroundAlgorithm::patterns;
+  parallel_for(n_trees, n_threads, no_state, [&](int64_t t, int, NoState&) {
+    const Tree& tree = forest.trees[t];
+    const TreeInfo& info = prep.infos[t];
+    if (info.max_depth == 0 || (!forced && info.max_depth > 3 * kMaxPatternWidth)) return;
+    auto shape = std::make_unique<PatternTree>(tree, prep.used.index.data(), false);
+    if (shape->max_width() > kMaxPatternWidth) {
+      if (forced) throw_too_wide(shape->max_width());
+      return;
+    }
+    if (forced) {
+      shapes[t] = std::move(shape);
+      return;
+    }
+    const double nodes = static_cast<double>(tree.node_count());
+    const double pattern_work = shape->table_work() + static_cast<double>(n) * (nodes / 4 + static_cast<double>(shape->row_reads()));
+    const double walk_work = static_cast<double>(n) * nodes * info.rule_size * 4;
+    if (pattern_work < walk_work) shapes[t] = std::move(shape);
+  });
+  int64_t budget = int64_t{1} << 25;
+  for (auto& shape : shapes)
+    if (shape && !forced && (budget -= shape->table_size()) < 0) shape.reset();
+  return shapes;
+}
 }  // namespace
 
 std::vector<double> shap_expected_value(const Forest& forest) {
@@ -485,7 +522,8 @@ int64_t chunk_rows(int64_t n_rows, int64_t n_used, int64_t n_trees) {
   return std::clamp<int64_t>(kBytes / (8 * n_used + 4 * n_trees + 1), 1, std::min(kMaxRows, std::max<int64_t>(n_rows, 1)));
 }
 
-void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_threads, Attribution kind) {
+void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_threads, Attribution kind,
+                 BackgroundAlgorithm algorithm) {
   const Prepared prep(forest, X, n_threads);
   const Quadrature half{{0.5}, {0.5}, {1.0}, {2.0}};  // Banzhaf: the integrand at t = 1/2
   const auto rule_of = [&](const TreeInfo& info) -> const Quadrature& {
@@ -497,6 +535,13 @@ void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_t
   const auto n_trees = static_cast<int64_t>(forest.trees.size());
   const int64_t width = n_used * nv;
   const double scale = 1.0 / static_cast<double>(n_trees);
+  const auto shapes = path_patterns(forest, prep, X.n_rows, algorithm, n_threads);
+  std::vector<std::vector<double>> tables(n_trees);
+  parallel_for(n_trees, n_threads, no_state, [&](int64_t t, int, NoState&) {
+    if (!shapes[t]) return;
+    tables[t].resize(shapes[t]->table_size());
+    shapes[t]->path_tables(forest.trees[t], kind, scale, tables[t].data());
+  });
   // A tree's walks are stored per group when they fit its share of 2^22 values (32 MB); otherwise
   // its rows are walked one by one. The choice depends on the tree and the chunk only.
   const int64_t tree_budget = std::max<int64_t>((int64_t{1} << 22) / n_trees, 64);
@@ -521,6 +566,7 @@ void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_t
           const TreeInfo& info = prep.infos[t];
           int32_t* of_row = group.data() + t * chunk;
           stored[t].clear();
+          if (shapes[t]) return;  // read from its tables below
           const int32_t n_groups = info.splits.empty() ? 0 : groups.group(forest.trees[t], info, nc, [&](int64_t r) { return whole.row(r); });
           const auto n_values = static_cast<int64_t>(n_groups) * static_cast<int64_t>(info.features.size()) * nv;
           if (n_groups == 0 || n_values > tree_budget) {
@@ -540,6 +586,7 @@ void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_t
       s.acc.assign((end - begin) * width, 0.0);
       for (int64_t t = 0; t < n_trees; ++t) {
         checkpoint();
+        if (shapes[t]) continue;
         const TreeInfo& info = prep.infos[t];
         const auto n_local = static_cast<int64_t>(info.features.size());
         for (int64_t r = begin; r < end; ++r) {
@@ -558,6 +605,31 @@ void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_t
       }
       for (int64_t r = begin; r < end; ++r) write_row(s.acc.data() + (r - begin) * width, prep.used, nv, p, out + (c0 + r) * p * nv);
     });
+    // Then the trees read from tables, in tree order: rows in tiles of kTile, 128 rows a task (a
+    // tree's tables stay in cache across them).
+    constexpr int64_t kPatternRows = 128;
+    parallel_for(
+        (nc + kPatternRows - 1) / kPatternRows, n_threads,
+        [&](int) { return std::make_tuple(std::vector<double>(), std::vector<uint32_t>(), std::vector<uint32_t>()); },
+        [&](int64_t blk, int, auto& state) {
+          auto& [tiles, fail, index] = state;
+          const int64_t begin = blk * kPatternRows, end = std::min(nc, begin + kPatternRows);
+          bool gathered = false;
+          for (int64_t t = 0; t < n_trees; ++t) {
+            if (!shapes[t]) continue;
+            checkpoint();
+            if (!gathered) gather_tiles(X, prep.used, c0 + begin, c0 + end, tiles);
+            gathered = true;
+            const PatternTree& shape = *shapes[t];
+            fail.resize(forest.trees[t].node_count() * kTile);
+            index.resize(shape.group_count() * kTile);
+            for (int64_t at = begin; at < end; at += kTile) {
+              shape.index(forest.trees[t], tiles.data() + (at - begin) * n_used, kTile, fail.data(), index.data());
+              for (int64_t r = at; r < std::min(end, at + kTile); ++r)
+                shape.add(index.data(), static_cast<int32_t>(r - at), tables[t].data(), p, out + (c0 + r) * p * nv);
+            }
+          }
+        });
   }
 }
 

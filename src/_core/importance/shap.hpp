@@ -22,11 +22,18 @@ enum class Attribution { shapley, banzhaf };
 // feature known). Every row's values sum to its prediction minus expected.
 std::vector<double> shap_expected_value(const Forest& forest);
 
+// How each tree is read: per tree the form of less work for the call's row counts (automatic), or
+// one form for every tree (patterns: std::invalid_argument for a tree whose leaves have more than
+// kMaxPatternWidth distinct features on their paths).
+enum class BackgroundAlgorithm { automatic, patterns, walk };
+constexpr int32_t kMaxPatternWidth = 14;
+
 // out: n_rows x n_features x n_values (every entry written). Banzhaf values are the integrand of the
 // Shapley integral at t = 1/2 (each path factor o t + z (1 - t) there), so the same walk gives them
-// with a one-node rule.
+// with a one-node rule. Shallow trees are read from leaf pattern tables (leaf_patterns.hpp), the
+// others walked.
 void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_threads,
-                 Attribution kind = Attribution::shapley);
+                 Attribution kind = Attribution::shapley, BackgroundAlgorithm algorithm = BackgroundAlgorithm::automatic);
 
 // out: n_rows x n_features x n_features x n_values, zeros on entry (the values are added: the caller's
 // zeroed memory can stay untouched where trees put nothing); out[i, a, b] (a != b)
@@ -55,10 +62,6 @@ void shap_interaction_top_k(const Forest& forest, const MatrixView& X, int64_t k
 // tree from leaf pattern tables (O(n + m) in the n rows and m background rows) or by the grouped
 // walk (O(n m)), whichever costs less (shap_background.cpp). out: n_rows x n_features x n_values
 // (every entry written); returns the expected value, the mean prediction over the background rows.
-// algorithm: the choice per tree, or one form for every tree (patterns: std::invalid_argument for a
-// tree whose leaves have more than kMaxPatternWidth distinct features on their paths).
-enum class BackgroundAlgorithm { automatic, patterns, walk };
-constexpr int32_t kMaxPatternWidth = 14;
 std::vector<double> shap_values_interventional(const Forest& forest, const MatrixView& X, const MatrixView& background,
                                                double* out, int n_threads, Attribution kind = Attribution::shapley,
                                                BackgroundAlgorithm algorithm = BackgroundAlgorithm::automatic);
