@@ -1,6 +1,7 @@
-"""Path-dependent TreeSHAP values by tree depth: pyinterp against shap's TreeExplainer and, when a
-Python with FastTreeSHAP is given, FastTreeSHAP v1 and v2, side by side in one run on the same
-scikit-learn forest, with the ratios, the largest differences and the load average.
+"""Path-dependent TreeSHAP values by tree depth: pyinterp against shap's TreeExplainer,
+woodelf-explainer (its path-dependent form, when installed) and, when a Python with FastTreeSHAP
+is given, FastTreeSHAP v1 and v2, side by side in one run on the same scikit-learn forest, with the
+ratios, the largest differences and the load average.
 
     python bench/compare_shap_depths.py                                  # depths 4, 8, 16, full
     python bench/compare_shap_depths.py --depths 8 --trees 200 --rows 10000 \
@@ -68,10 +69,11 @@ def main():
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--fasttreeshap-python", default=None)
     args = parser.parse_args()
-    shap = optional("shap")
+    shap, woodelf, pd = optional("shap"), optional("woodelf"), optional("pandas")
     print(f"load average {os.getloadavg()} ({os.cpu_count()} CPUs); shap "
-          f"{'not installed' if shap is None else shap.__version__}; FastTreeSHAP "
-          f"{args.fasttreeshap_python or 'not given'}; {args.jobs} thread(s) each")
+          f"{'not installed' if shap is None else shap.__version__}; woodelf "
+          f"{'not installed (pip install woodelf-explainer)' if woodelf is None else woodelf.__version__}; "
+          f"FastTreeSHAP {args.fasttreeshap_python or 'not given'}; {args.jobs} thread(s) each")
     rng = np.random.default_rng(0)
     X = rng.standard_normal((args.train, args.features))
     y = X[:, 0] * X[:, 1] + X[:, 2] + np.sin(X[:, 3]) + 0.5 * rng.standard_normal(args.train)
@@ -90,6 +92,11 @@ def main():
             t_peer, theirs = best_of(lambda: explainer.shap_values(rows, check_additivity=False))
             diff = np.abs(theirs - ours).max()
             line += f" | shap {t_peer:7.3f} s, ratio {t_peer / t_ours:5.2f}, max |diff| {diff:.1e}"
+        if woodelf is not None and pd is not None:
+            frame = pd.DataFrame(rows, columns=[f"f{j}" for j in range(args.features)])
+            t_peer, theirs = best_of(lambda: woodelf.WoodelfExplainer(forest).shap_values(frame, verbose=False))
+            diff = np.abs(np.asarray(theirs) - ours).max()
+            line += f" | woodelf {t_peer:7.3f} s, ratio {t_peer / t_ours:5.2f}, max |diff| {diff:.1e}"
         if args.fasttreeshap_python:
             with tempfile.TemporaryDirectory() as workdir:
                 peers = _peer_times(args.fasttreeshap_python, forest, rows, args.jobs, workdir)

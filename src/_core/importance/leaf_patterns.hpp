@@ -144,13 +144,17 @@ class PatternTree {
   int64_t table_size() const { return table_size_; }   // the groups' tables
   int64_t row_reads() const { return row_reads_; }     // table values a row reads
   int64_t group_count() const { return static_cast<int64_t>(groups_.size()); }
-  // Work to fill the tables: per leaf 3^d pairs of x's pattern z and a background pattern c
-  // disjoint from it, each adding to its |c| features (|c|^2 pairs), d / 3 on average; then the
-  // groups' tables.
-  double table_work() const {
+  // Work to fill the tables, then the groups'. From background counts (tables): per leaf 3^d
+  // pairs of x's pattern z and a background pattern c disjoint from it, each adding to its |c|
+  // features (|c|^2 pairs), d / 3 on average. From the covers (path_tables): per leaf and pattern,
+  // ceil(d / 2) rule nodes of about 3 d products.
+  double table_work(bool from_covers = false) const {
     double total = static_cast<double>(table_size_);
-    for (const Leaf& l : leaves_)
-      total += std::pow(3.0, l.width) * (1.0 + (pairs_ ? l.width * l.width / 9.0 : l.width / 3.0));
+    for (const Leaf& l : leaves_) {
+      const double d = l.width;
+      total += from_covers ? std::ldexp(1.0, l.width) * std::ceil(d / 2) * 3 * (pairs_ ? d * d : d)
+                           : std::pow(3.0, d) * (1.0 + (pairs_ ? d * d / 9.0 : d / 3.0));
+    }
     return total;
   }
 

@@ -485,7 +485,8 @@ std::vector<std::unique_ptr<PatternTree>> path_patterns(const Forest& forest, co
       return;
     }
     const double nodes = static_cast<double>(tree.node_count());
-    const double pattern_work = shape->table_work() + static_cast<double>(n) * (nodes / 4 + static_cast<double>(shape->row_reads()));
+    const double pattern_work =
+        shape->table_work(true) + static_cast<double>(n) * (nodes / 4 + static_cast<double>(shape->row_reads()));
     const double walk_work = static_cast<double>(n) * nodes * info.rule_size * 4;
     if (pattern_work < walk_work) shapes[t] = std::move(shape);
   });
