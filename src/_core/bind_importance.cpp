@@ -33,10 +33,10 @@ Targets targets_of(const Trees& f, const py::object& y, const py::object& sample
   return t;
 }
 
-BackgroundAlgorithm background_algorithm(const std::string& name) {
-  if (name == "auto") return BackgroundAlgorithm::automatic;
-  if (name == "patterns") return BackgroundAlgorithm::patterns;
-  if (name == "walk") return BackgroundAlgorithm::walk;
+ShapAlgorithm shap_algorithm(const std::string& name) {
+  if (name == "auto") return ShapAlgorithm::automatic;
+  if (name == "patterns") return ShapAlgorithm::patterns;
+  if (name == "walk") return ShapAlgorithm::walk;
   throw std::invalid_argument("algorithm must be 'auto', 'patterns' or 'walk', not '" + name + "'");
 }
 
@@ -182,7 +182,7 @@ void bind_importance(py::module_& m) {
         {
           py::gil_scoped_release release;
           shap_values(f, v, o, n_threads, banzhaf ? Attribution::banzhaf : Attribution::shapley,
-                      background_algorithm(algorithm));
+                      shap_algorithm(algorithm));
           expected = shap_expected_value(f);
         }
         return py::make_tuple(out, copy_array(expected));
@@ -250,7 +250,7 @@ void bind_importance(py::module_& m) {
         {
           py::gil_scoped_release release;
           expected = shap_interaction_values_interventional(f, v, b, o, n_threads, Attribution::shapley,
-                                                            background_algorithm(algorithm));
+                                                            shap_algorithm(algorithm));
         }
         return py::make_tuple(out, copy_array(expected));
       },
@@ -268,7 +268,7 @@ void bind_importance(py::module_& m) {
         {
           py::gil_scoped_release release;
           expected = shap_values_interventional(f, v, b, o, n_threads, banzhaf ? Attribution::banzhaf : Attribution::shapley,
-                                                background_algorithm(algorithm));
+                                                shap_algorithm(algorithm));
         }
         return py::make_tuple(out, copy_array(expected));
       },

@@ -767,7 +767,7 @@ def shap_values(forest, X, *, background=None, algorithm="auto", n_jobs=None):
     explanations to global understanding with explainable AI for trees", Nature Machine Intelligence
     2 (2020). The values are exact, not sampled; the cost grows with the trees' depth. Reading a
     tree's background once per leaf pattern, so that a row's cost does not grow with the background,
-    is the idea of Nadel & Wolf's WOODELF and of PLTreeSHAP; the tables here are pyinterp's own
+    is the idea of Nadel & Wettenstein's WOODELF and of PLTreeSHAP; the tables here are pyinterp's own
     (docs/dev/treeshap.md).
 
     Examples

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "../common/parallel.hpp"
 #include "../forest/forest.hpp"
 #include "shap.hpp"
 #include "shap_parts.hpp"
@@ -214,10 +216,11 @@ class PatternTree {
   // interactions by r_k = (o_k - z_k) / f_k as PairWalker forms them.
   void path_tables(const Tree& tree, Attribution kind, double scale, double* out) const {
     std::vector<double> leaf_table(leaf_table_size_), f, before, r;
+    std::vector<Quadrature> rules(max_width_ + 1);  // by leaf width, each made once
     for (const Leaf& l : leaves_) {
       const int32_t d = l.width;
-      const Quadrature rule =
-          kind == Attribution::banzhaf ? Quadrature{{0.5}, {0.5}, {1.0}, {2.0}} : gauss_legendre(std::max(1, (d + 1) / 2));
+      if (rules[d].w.empty()) rules[d] = kind == Attribution::banzhaf ? banzhaf_rule() : gauss_legendre(std::max(1, (d + 1) / 2));
+      const Quadrature& rule = rules[d];
       const auto m = static_cast<int32_t>(rule.w.size());
       const double* z = shares_.data() + l.slots;
       f.resize(d);
@@ -263,6 +266,19 @@ class PatternTree {
     group_tables(tree, leaf_table.data(), out);
   }
 
+  // Adds the values (interaction values) of `rows` rows in tiles (gather_tiles' layout, from a
+  // tile's start), row r's to out + r * row_size; fail and index: scratch.
+  void add_rows(const Tree& tree, const double* tiles, int64_t n_used, int64_t rows, const double* tables, int64_t p,
+                double* out, int64_t row_size, std::vector<uint32_t>& fail, std::vector<uint32_t>& index) const {
+    fail.resize(tree.node_count() * kBatch);
+    index.resize(groups_.size() * kBatch);
+    for (int64_t at = 0; at < rows; at += kBatch) {
+      this->index(tree, tiles + at * n_used, kBatch, fail.data(), index.data());
+      for (int64_t r = at; r < std::min(rows, at + kBatch); ++r)
+        add(index.data(), static_cast<int32_t>(r - at), tables, p, out + r * row_size);
+    }
+  }
+
   // Adds the values (interaction values) of row b of a batch, from the batch's indices and the
   // tables, to phi (n_features x n_values, or n_features x n_features x n_values; p: the features).
   void add(const uint32_t* index, int32_t b, const double* tables, int64_t p, double* phi) const {
@@ -281,9 +297,9 @@ class PatternTree {
         continue;
       }
       const double* t = tables + g.table + static_cast<int64_t>(index[gi * kBatch + b]) * slots * slots * nv_;
-      for (int32_t a = 0; a < slots; ++a)
-        for (int32_t b = 0; b < slots; ++b)
-          for (int32_t c = 0; c < nv_; ++c) phi[(feature[a] * p + feature[b]) * nv_ + c] += t[(a * slots + b) * nv_ + c];
+      for (int32_t i = 0; i < slots; ++i)
+        for (int32_t j = 0; j < slots; ++j)
+          for (int32_t c = 0; c < nv_; ++c) phi[(feature[i] * p + feature[j]) * nv_ + c] += t[(i * slots + j) * nv_ + c];
     }
   }
 
@@ -395,22 +411,20 @@ class PatternTree {
   // sum over background patterns c disjoint from z of M[c] times feature k's LeafGame value, or its
   // d x d interaction values (LeafGame::pairs).
   void leaf_tables(const double* counts, const GameWeights& weight, double scale, double* out) const {
-    const bool pairs = pairs_;
     std::vector<double> across;
     for (const Leaf& l : leaves_) {
-      const int64_t at = l.table;
-      const int32_t d = l.width, size = pairs ? d * d : d;
+      const int32_t d = l.width, size = pairs_ ? d * d : d;
       const uint32_t all = (uint32_t{1} << d) - 1;
       const double* m = counts + l.patterns;
       across.assign(d, 0.0);
       for (uint32_t z = 0;; ++z) {
-        double* t = out + at + static_cast<int64_t>(z) * size;
+        double* t = out + l.table + static_cast<int64_t>(z) * size;
         std::fill_n(t, size, 0.0);
         const uint32_t a = all & ~z;
         const int32_t v = __builtin_popcount(z);
         double from_r = 0.0, within_r = 0.0;
         std::fill(across.begin(), across.end(), 0.0);
-        const int32_t diagonal = pairs ? d + 1 : 1;  // the stride of feature k's value in t
+        const int32_t diagonal = pairs_ ? d + 1 : 1;  // the stride of feature k's value in t
         for (uint32_t c = a;; c = (c - 1) & a) {  // the subsets of a, a first, down to the empty set
           if (m[c] != 0.0) {
             const int32_t u = __builtin_popcount(c);
@@ -419,7 +433,7 @@ class PatternTree {
               for (uint32_t bits = c; bits; bits &= bits - 1) t[__builtin_ctz(bits) * diagonal] += w;
             }
             if (v > 0) from_r += m[c] * weight(u, v - 1);
-            if (pairs) {
+            if (pairs_) {
               if (u > 1) {
                 const double h = m[c] * weight(u - 2, v) / 2;
                 for (uint32_t bits = c; bits; bits &= bits - 1)
@@ -436,7 +450,7 @@ class PatternTree {
           if (c == 0) break;
         }
         for (uint32_t bits = z; bits; bits &= bits - 1) t[__builtin_ctz(bits) * diagonal] = -from_r;
-        if (pairs) finish_pairs(z, d, across, within_r, t);
+        if (pairs_) finish_pairs(z, d, across, within_r, t);
         for (int32_t k = 0; k < size; ++k) t[k] *= scale;
         if (z == all) break;
       }
@@ -476,16 +490,22 @@ class PatternTree {
 // Rows past the end of the last tile are zeros.
 constexpr int64_t kTile = PatternTree::kBatch;
 
+// Rows (n_rows x n_used, row-major) into tiles.
+inline void to_tiles(const double* rows, int64_t n_rows, int64_t n_used, double* tiles) {
+  std::fill_n(tiles, (n_rows + kTile - 1) / kTile * kTile * n_used, 0.0);
+  for (int64_t r = 0; r < n_rows; ++r)
+    for (int64_t j = 0; j < n_used; ++j) tiles[((r / kTile) * n_used + j) * kTile + r % kTile] = rows[r * n_used + j];
+}
+
+// Rows [begin, end) of X at the used features into tiles, a tile at a time.
 inline void gather_tiles(const MatrixView& X, const UsedFeatures& used, int64_t begin, int64_t end, std::vector<double>& out) {
   const auto n_used = static_cast<int64_t>(used.features.size());
   std::vector<double> rows;
-  out.assign((end - begin + kTile - 1) / kTile * kTile * n_used, 0.0);
+  out.resize((end - begin + kTile - 1) / kTile * kTile * n_used);
   for (int64_t at = begin; at < end; at += kTile) {
     const int64_t stop = std::min(end, at + kTile);
     gather_rows(X, used, at, stop, rows);
-    double* tile = out.data() + (at - begin) * n_used;
-    for (int64_t r = 0; r < stop - at; ++r)
-      for (int64_t j = 0; j < n_used; ++j) tile[j * kTile + r] = rows[r * n_used + j];
+    to_tiles(rows.data(), stop - at, n_used, out.data() + (at - begin) * n_used);
   }
 }
 
@@ -493,6 +513,33 @@ inline void gather_tiles(const MatrixView& X, const UsedFeatures& used, int64_t 
 inline auto tile_row(const double* tiles, int64_t n_used, const int32_t* index, int64_t r) {
   const double* xr = tiles + (r / kTile) * n_used * kTile + r % kTile;
   return [xr, index](int32_t j) { return xr[index[j] * kTile]; };
+}
+
+// The trees read as leaf pattern tables (null: walked) by one call: none for algorithm=walk; every
+// tree for patterns (std::invalid_argument for one whose leaves are wider than kMaxPatternWidth);
+// for automatic, the narrow trees of at most 256 MB of tables that cheaper(tree, info, shape)
+// prefers to read from tables. Built on the threads, one tree a task.
+template <class Cheaper>
+std::vector<std::unique_ptr<PatternTree>> pattern_trees(const Forest& forest, const Prepared& prep, bool pairs,
+                                                        ShapAlgorithm algorithm, int n_threads, Cheaper cheaper) {
+  constexpr int64_t kTreeTables = int64_t{1} << 25;  // doubles
+  const auto n_trees = static_cast<int64_t>(forest.trees.size());
+  std::vector<std::unique_ptr<PatternTree>> shapes(n_trees);
+  if (algorithm == ShapAlgorithm::walk) return shapes;
+  const bool forced = algorithm == ShapAlgorithm::patterns;
+  parallel_for(n_trees, n_threads, no_state, [&](int64_t t, int, NoState&) {
+    const Tree& tree = forest.trees[t];
+    const TreeInfo& info = prep.infos[t];
+    // A leaf's width is at most its depth; far deeper trees are not built to be measured.
+    if (info.max_depth == 0 || (!forced && info.max_depth > 3 * kMaxPatternWidth)) return;
+    auto shape = std::make_unique<PatternTree>(tree, prep.used.index.data(), pairs);
+    if (shape->max_width() > kMaxPatternWidth) {
+      if (forced) throw_too_wide(shape->max_width());
+      return;
+    }
+    if (forced || (shape->table_size() <= kTreeTables && cheaper(tree, info, *shape))) shapes[t] = std::move(shape);
+  });
+  return shapes;
 }
 
 }  // namespace pyinterp::shap_parts

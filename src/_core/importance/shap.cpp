@@ -461,38 +461,22 @@ void block_interactions(const Forest& forest, const Prepared& prep, const Block&
 }
 
 
-// The trees shap_values reads as leaf pattern tables (PatternTree::path_tables), null for the
-// walked ones: leaves at most kMaxPatternWidth wide, when the tables' work and n rows' reads
-// (one pass over the splits, a table row per group) cost less than n walks of every node at the
-// rule's nodes, and within 256 MB of tables in tree order.
+// The trees shap_values reads from leaf pattern tables (PatternTree::path_tables), null for the
+// walked ones: under automatic, when the tables' work and n rows' reads (one pass over the splits,
+// a table row per group) cost less than n walks of every node at the rule's nodes, and within
+// 256 MB of tables over the forest, in tree order (they are all held at once).
 std::vector<std::unique_ptr<PatternTree>> path_patterns(const Forest& forest, const Prepared& prep, int64_t n,
-                                                        BackgroundAlgorithm algorithm, int n_threads) {
-  const auto n_trees = static_cast<int64_t>(forest.trees.size());
-  std::vector<std::unique_ptr<PatternTree>> shapes(n_trees);
-  if (algorithm == BackgroundAlgorithm::walk) return shapes;
-  const bool forced = algorithm == BackgroundAlgorithm::patterns;
-  parallel_for(n_trees, n_threads, no_state, [&](int64_t t, int, NoState&) {
-    const Tree& tree = forest.trees[t];
-    const TreeInfo& info = prep.infos[t];
-    if (info.max_depth == 0 || (!forced && info.max_depth > 3 * kMaxPatternWidth)) return;
-    auto shape = std::make_unique<PatternTree>(tree, prep.used.index.data(), false);
-    if (shape->max_width() > kMaxPatternWidth) {
-      if (forced) throw_too_wide(shape->max_width());
-      return;
-    }
-    if (forced) {
-      shapes[t] = std::move(shape);
-      return;
-    }
-    const double nodes = static_cast<double>(tree.node_count());
-    const double pattern_work =
-        shape->table_work(true) + static_cast<double>(n) * (nodes / 4 + static_cast<double>(shape->row_reads()));
-    const double walk_work = static_cast<double>(n) * nodes * info.rule_size * 4;
-    if (pattern_work < walk_work) shapes[t] = std::move(shape);
-  });
+                                                        ShapAlgorithm algorithm, int n_threads) {
+  auto shapes = pattern_trees(forest, prep, false, algorithm, n_threads,
+                              [n](const Tree& tree, const TreeInfo& info, const PatternTree& shape) {
+                                const double nodes = static_cast<double>(tree.node_count());
+                                const double pattern_work = shape.table_work(true) +
+                                                            static_cast<double>(n) * (nodes / 4 + static_cast<double>(shape.row_reads()));
+                                return pattern_work < static_cast<double>(n) * nodes * info.rule_size * 4;
+                              });
   int64_t budget = int64_t{1} << 25;
   for (auto& shape : shapes)
-    if (shape && !forced && (budget -= shape->table_size()) < 0) shape.reset();
+    if (shape && algorithm != ShapAlgorithm::patterns && (budget -= shape->table_size()) < 0) shape.reset();
   return shapes;
 }
 }  // namespace
@@ -524,9 +508,9 @@ int64_t chunk_rows(int64_t n_rows, int64_t n_used, int64_t n_trees) {
 }
 
 void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_threads, Attribution kind,
-                 BackgroundAlgorithm algorithm) {
+                 ShapAlgorithm algorithm) {
   const Prepared prep(forest, X, n_threads);
-  const Quadrature half{{0.5}, {0.5}, {1.0}, {2.0}};  // Banzhaf: the integrand at t = 1/2
+  const Quadrature half = banzhaf_rule();
   const auto rule_of = [&](const TreeInfo& info) -> const Quadrature& {
     return kind == Attribution::banzhaf ? half : prep.rules[info.rule_size];
   };
@@ -537,6 +521,7 @@ void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_t
   const int64_t width = n_used * nv;
   const double scale = 1.0 / static_cast<double>(n_trees);
   const auto shapes = path_patterns(forest, prep, X.n_rows, algorithm, n_threads);
+  const bool any_patterned = std::any_of(shapes.begin(), shapes.end(), [](const auto& shape) { return shape != nullptr; });
   std::vector<std::vector<double>> tables(n_trees);
   parallel_for(n_trees, n_threads, no_state, [&](int64_t t, int, NoState&) {
     if (!shapes[t]) return;
@@ -609,26 +594,20 @@ void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_t
     // Then the trees read from tables, in tree order: rows in tiles of kTile, 128 rows a task (a
     // tree's tables stay in cache across them).
     constexpr int64_t kPatternRows = 128;
+    if (!any_patterned) continue;
     parallel_for(
         (nc + kPatternRows - 1) / kPatternRows, n_threads,
         [&](int) { return std::make_tuple(std::vector<double>(), std::vector<uint32_t>(), std::vector<uint32_t>()); },
         [&](int64_t blk, int, auto& state) {
           auto& [tiles, fail, index] = state;
           const int64_t begin = blk * kPatternRows, end = std::min(nc, begin + kPatternRows);
-          bool gathered = false;
+          tiles.resize((kPatternRows + kTile - 1) / kTile * kTile * n_used);
+          to_tiles(rows.data() + begin * n_used, end - begin, n_used, tiles.data());  // the chunk's rows, gathered above
           for (int64_t t = 0; t < n_trees; ++t) {
             if (!shapes[t]) continue;
             checkpoint();
-            if (!gathered) gather_tiles(X, prep.used, c0 + begin, c0 + end, tiles);
-            gathered = true;
-            const PatternTree& shape = *shapes[t];
-            fail.resize(forest.trees[t].node_count() * kTile);
-            index.resize(shape.group_count() * kTile);
-            for (int64_t at = begin; at < end; at += kTile) {
-              shape.index(forest.trees[t], tiles.data() + (at - begin) * n_used, kTile, fail.data(), index.data());
-              for (int64_t r = at; r < std::min(end, at + kTile); ++r)
-                shape.add(index.data(), static_cast<int32_t>(r - at), tables[t].data(), p, out + (c0 + r) * p * nv);
-            }
+            shapes[t]->add_rows(forest.trees[t], tiles.data(), n_used, end - begin, tables[t].data(), p,
+                                out + (c0 + begin) * p * nv, p * nv, fail, index);
           }
         });
   }

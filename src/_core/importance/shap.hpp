@@ -25,7 +25,7 @@ std::vector<double> shap_expected_value(const Forest& forest);
 // How each tree is read: per tree the form of less work for the call's row counts (automatic), or
 // one form for every tree (patterns: std::invalid_argument for a tree whose leaves have more than
 // kMaxPatternWidth distinct features on their paths).
-enum class BackgroundAlgorithm { automatic, patterns, walk };
+enum class ShapAlgorithm { automatic, patterns, walk };
 constexpr int32_t kMaxPatternWidth = 14;
 
 // out: n_rows x n_features x n_values (every entry written). Banzhaf values are the integrand of the
@@ -33,7 +33,7 @@ constexpr int32_t kMaxPatternWidth = 14;
 // with a one-node rule. Shallow trees are read from leaf pattern tables (leaf_patterns.hpp), the
 // others walked.
 void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_threads,
-                 Attribution kind = Attribution::shapley, BackgroundAlgorithm algorithm = BackgroundAlgorithm::automatic);
+                 Attribution kind = Attribution::shapley, ShapAlgorithm algorithm = ShapAlgorithm::automatic);
 
 // out: n_rows x n_features x n_features x n_values, zeros on entry (the values are added: the caller's
 // zeroed memory can stay untouched where trees put nothing); out[i, a, b] (a != b)
@@ -64,7 +64,7 @@ void shap_interaction_top_k(const Forest& forest, const MatrixView& X, int64_t k
 // (every entry written); returns the expected value, the mean prediction over the background rows.
 std::vector<double> shap_values_interventional(const Forest& forest, const MatrixView& X, const MatrixView& background,
                                                double* out, int n_threads, Attribution kind = Attribution::shapley,
-                                               BackgroundAlgorithm algorithm = BackgroundAlgorithm::automatic);
+                                               ShapAlgorithm algorithm = ShapAlgorithm::automatic);
 
 // The interaction values of the same games (as shap_interaction_values: off the diagonal half the
 // interaction index, on it the value minus its row's pairs). out: n_rows x n_features x n_features x
@@ -72,6 +72,6 @@ std::vector<double> shap_values_interventional(const Forest& forest, const Matri
 std::vector<double> shap_interaction_values_interventional(const Forest& forest, const MatrixView& X,
                                                            const MatrixView& background, double* out, int n_threads,
                                                            Attribution kind = Attribution::shapley,
-                                                           BackgroundAlgorithm algorithm = BackgroundAlgorithm::automatic);
+                                                           ShapAlgorithm algorithm = ShapAlgorithm::automatic);
 
 }  // namespace pyinterp

@@ -6,7 +6,6 @@
 #include <limits>
 #include <memory>
 #include <stdexcept>
-#include <string>
 #include <tuple>
 #include <vector>
 
@@ -155,24 +154,12 @@ class InterventionalWalker {
   std::vector<int32_t> rows_;  // background row indices, grouped in place by the walk
 };
 
-// Whether a tree is read as patterns: when its tables are narrow enough (leaves at most
-// kMaxPatternWidth wide, tables within a budget) and, with n rows explained against m background
-// rows, the pattern form's work ((n + m) passes over the nodes, the tables, n reads of a table row
-// per group) is below the walk's (n m row pairs, each following at least half a path).
-bool use_patterns(const Tree& tree, const TreeInfo& info, const int32_t* used, int64_t n, int64_t m, bool pairs,
-                  BackgroundAlgorithm algorithm) {
-  constexpr int64_t kTreeTables = int64_t{1} << 25;  // doubles, 256 MB
-  if (info.max_depth == 0 || algorithm == BackgroundAlgorithm::walk) return false;
-  if (algorithm == BackgroundAlgorithm::automatic && info.max_depth > 3 * kMaxPatternWidth) return false;
-  const PatternTree patterns(tree, used, pairs);
-  if (patterns.max_width() > kMaxPatternWidth) {
-    if (algorithm == BackgroundAlgorithm::patterns) throw_too_wide(patterns.max_width());
-    return false;
-  }
-  if (algorithm == BackgroundAlgorithm::patterns) return true;
-  if (patterns.table_size() > kTreeTables) return false;
+// Whether reading a tree from its tables costs less than walking it: with n rows explained against
+// m background rows, the tables' work ((n + m) passes over the nodes, the tables, n reads of a
+// table row per group) against the walk's (n m row pairs, each following at least half a path).
+bool cheaper_as_patterns(const Tree& tree, const TreeInfo& info, const PatternTree& shape, int64_t n, int64_t m) {
   const double pattern_work = static_cast<double>(n + m) * static_cast<double>(tree.node_count()) +
-                              patterns.table_work() + static_cast<double>(n) * static_cast<double>(patterns.row_reads());
+                              shape.table_work() + static_cast<double>(n) * static_cast<double>(shape.row_reads());
   const double walk_work = static_cast<double>(n) * static_cast<double>(m) * std::max(1, info.max_depth / 2);
   return pattern_work < walk_work;
 }
@@ -249,8 +236,8 @@ void walk_every_tree(const Background& bg, const MatrixView& X, double* out, int
 // Trees in chunks whose tables fit a budget: first each patterned tree's background counts and
 // tables (a tree a task; counts are whole numbers, so exact in any order), then blocks of rows,
 // each row adding the chunk's trees in tree order, patterned or walked, into out (zeros on entry).
-void patterns_and_walks(const Background& bg, const std::vector<char>& patterned, const MatrixView& X, double* out,
-                        int n_threads) {
+void patterns_and_walks(const Background& bg, const std::vector<std::unique_ptr<PatternTree>>& shapes,
+                        const MatrixView& X, double* out, int n_threads) {
   const Forest& forest = bg.forest;
   const Prepared& prep = bg.prep;
   const int64_t p = forest.n_features, n_trees = static_cast<int64_t>(forest.trees.size());
@@ -259,23 +246,18 @@ void patterns_and_walks(const Background& bg, const std::vector<char>& patterned
   std::vector<int32_t> identity(p);
   for (int32_t j = 0; j < p; ++j) identity[j] = j;
   constexpr int64_t kTableBudget = int64_t{1} << 23;  // doubles, 64 MB
-  std::vector<std::unique_ptr<PatternTree>> shapes(n_trees);
   std::vector<std::vector<double>> tables(n_trees);
   // Rows per task: a tree's tables (196 KB at depth 6) are read at one random row per leaf and
   // row, so each is read by many rows while it is in cache (32 rows a block took 2 us a row and
   // tree at depth 6, in L3 misses); at least 8 tasks.
   // Bounded by the gathered rows' size (1 MB), and a whole number of tiles.
-  const int64_t rows = std::clamp<int64_t>(std::min<int64_t>(X.n_rows / 8, (int64_t{1} << 17) / std::max<int64_t>(n_used, 1)), 1, 1024);
-  const int64_t block = (rows + kTile - 1) / kTile * kTile;
+  const int64_t wanted =
+      std::clamp<int64_t>(std::min<int64_t>(X.n_rows / 8, (int64_t{1} << 17) / std::max<int64_t>(n_used, 1)), 1, 1024);
+  const int64_t block = (wanted + kTile - 1) / kTile * kTile;
   for (int64_t first = 0; first < n_trees;) {
     int64_t last = first, budget = 0;
-    while (last < n_trees && (last == first || budget < kTableBudget)) {
-      if (patterned[last]) {
-        shapes[last] = std::make_unique<PatternTree>(forest.trees[last], prep.used.index.data(), bg.pairs);
-        budget += shapes[last]->table_size() + shapes[last]->count_size();
-      }
-      ++last;
-    }
+    for (; last < n_trees && (last == first || budget < kTableBudget); ++last)
+      if (shapes[last]) budget += shapes[last]->table_size() + shapes[last]->count_size();
     // The background counts: blocks of background rows, each tile read once for all the chunk's
     // trees (in cache), counted per thread and summed (whole numbers: exact in any order).
     const int64_t n_chunk = last - first, bg_block = 64 * kTile;
@@ -289,14 +271,14 @@ void patterns_and_walks(const Background& bg, const std::vector<char>& patterned
           if (counts.empty()) {
             counts.resize(n_chunk);
             for (int64_t t = first; t < last; ++t)
-              if (patterned[t]) counts[t - first].assign(shapes[t]->count_size(), 0.0);
+              if (shapes[t]) counts[t - first].assign(shapes[t]->count_size(), 0.0);
           }
           const int64_t end = std::min(bg.n_background, (blk + 1) * bg_block);
           for (int64_t r = blk * bg_block; r < end; r += kTile) {
             const double* tile = bg.rows.data() + r * n_used;
             const auto rows = static_cast<int32_t>(std::min(kTile, end - r));
             for (int64_t t = first; t < last; ++t) {
-              if (!patterned[t]) continue;
+              if (!shapes[t]) continue;
               const PatternTree& shape = *shapes[t];
               fail.resize(forest.trees[t].node_count() * kTile);
               index.resize(shape.group_count() * kTile);
@@ -307,7 +289,7 @@ void patterns_and_walks(const Background& bg, const std::vector<char>& patterned
         });
     parallel_for(n_chunk, n_threads, no_state, [&](int64_t task, int, NoState&) {
       const int64_t t = first + task;
-      if (!patterned[t]) return;
+      if (!shapes[t]) return;
       const PatternTree& shape = *shapes[t];
       std::vector<double> counts(shape.count_size(), 0.0);
       for (const auto& per_thread : thread_counts)
@@ -330,26 +312,17 @@ void patterns_and_walks(const Background& bg, const std::vector<char>& patterned
           for (int64_t t = first; t < last; ++t) {
             checkpoint();
             const Tree& tree = forest.trees[t];
-            if (!patterned[t]) {
-              for (int64_t i = begin; i < end; ++i)
-                walker.walk(tree, prep.infos[t], tile_row(tiles.data(), n_used, prep.used.index.data(), i - begin),
-                            bg.row_of(), identity.data(), bg.on_leaf(p, out + i * row_size));
+            if (shapes[t]) {
+              shapes[t]->add_rows(tree, tiles.data(), n_used, end - begin, tables[t].data(), p, out + begin * row_size,
+                                  row_size, fail, index);
               continue;
             }
-            const PatternTree& shape = *shapes[t];
-            fail.resize(tree.node_count() * kTile);
-            index.resize(shape.group_count() * kTile);
-            for (int64_t at = begin; at < end; at += kTile) {
-              shape.index(tree, tiles.data() + (at - begin) * n_used, kTile, fail.data(), index.data());
-              for (int64_t i = at; i < std::min(end, at + kTile); ++i)
-                shape.add(index.data(), static_cast<int32_t>(i - at), tables[t].data(), p, out + i * row_size);
-            }
+            for (int64_t i = begin; i < end; ++i)
+              walker.walk(tree, prep.infos[t], tile_row(tiles.data(), n_used, prep.used.index.data(), i - begin),
+                          bg.row_of(), identity.data(), bg.on_leaf(p, out + i * row_size));
           }
         });
-    for (int64_t t = first; t < last; ++t) {
-      shapes[t].reset();
-      std::vector<double>().swap(tables[t]);
-    }
+    for (int64_t t = first; t < last; ++t) std::vector<double>().swap(tables[t]);
     first = last;
   }
 }
@@ -357,7 +330,7 @@ void patterns_and_walks(const Background& bg, const std::vector<char>& patterned
 // Checks, gathers the background rows, chooses each tree's form and fills out; returns the
 // expected value, the mean prediction over the background rows.
 std::vector<double> against_background(const Forest& forest, const MatrixView& X, const MatrixView& background,
-                                       double* out, int n_threads, Attribution kind, BackgroundAlgorithm algorithm,
+                                       double* out, int n_threads, Attribution kind, ShapAlgorithm algorithm,
                                        bool pairs) {
   const Prepared prep(forest, X, n_threads);
   if (background.n_cols != forest.n_features)
@@ -371,16 +344,15 @@ std::vector<double> against_background(const Forest& forest, const MatrixView& X
   gather_tiles(background, prep.used, 0, background.n_rows, rows);
   const Background bg{forest, prep, rows, background.n_rows, GameWeights(std::max(prep.extent.max_depth, 1), kind),
                       1.0 / (static_cast<double>(n_trees) * static_cast<double>(background.n_rows)), pairs};
-  std::vector<char> patterned(n_trees);
-  parallel_for(n_trees, n_threads, no_state, [&](int64_t t, int, NoState&) {
-    patterned[t] = use_patterns(forest.trees[t], prep.infos[t], prep.used.index.data(), X.n_rows, background.n_rows,
-                                pairs, algorithm);
-  });
-  if (!pairs && std::none_of(patterned.begin(), patterned.end(), [](char c) { return c != 0; })) {
+  const auto shapes = pattern_trees(forest, prep, pairs, algorithm, n_threads,
+                                    [&](const Tree& tree, const TreeInfo& info, const PatternTree& shape) {
+                                      return cheaper_as_patterns(tree, info, shape, X.n_rows, background.n_rows);
+                                    });
+  if (!pairs && std::none_of(shapes.begin(), shapes.end(), [](const auto& shape) { return shape != nullptr; })) {
     walk_every_tree(bg, X, out, n_threads);
   } else {
     if (!pairs) std::fill_n(out, X.n_rows * forest.n_features * nv, 0.0);
-    patterns_and_walks(bg, patterned, X, out, n_threads);
+    patterns_and_walks(bg, shapes, X, out, n_threads);
   }
   // The expected value, the mean prediction over the background rows: sums per block of rows,
   // added in block order.
@@ -408,13 +380,13 @@ std::vector<double> against_background(const Forest& forest, const MatrixView& X
 
 std::vector<double> shap_values_interventional(const Forest& forest, const MatrixView& X, const MatrixView& background,
                                                double* out, int n_threads, Attribution kind,
-                                               BackgroundAlgorithm algorithm) {
+                                               ShapAlgorithm algorithm) {
   return against_background(forest, X, background, out, n_threads, kind, algorithm, false);
 }
 
 std::vector<double> shap_interaction_values_interventional(const Forest& forest, const MatrixView& X,
                                                            const MatrixView& background, double* out, int n_threads,
-                                                           Attribution kind, BackgroundAlgorithm algorithm) {
+                                                           Attribution kind, ShapAlgorithm algorithm) {
   return against_background(forest, X, background, out, n_threads, kind, algorithm, true);
 }
 

@@ -62,6 +62,9 @@ struct Quadrature {
   std::vector<double> t, s, w, ws;  // ws = w / s
 };
 
+// The one-node rule of Banzhaf values: the Shapley integrand taken at t = 1/2 (weight 1).
+inline Quadrature banzhaf_rule() { return {{0.5}, {0.5}, {1.0}, {2.0}}; }
+
 inline Quadrature gauss_legendre(int32_t m) {
   constexpr double kPi = 3.14159265358979323846;
   std::vector<double> x(m), w(m);
