@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "column_source.hpp"
@@ -69,6 +70,11 @@ struct SparseColumn {
     at = static_cast<uint32_t>(std::lower_bound(rows + k, rows + hi, row) - rows);
   }
 };
+
+template <class Column>
+struct is_sparse_column : std::false_type {};
+template <class Code>
+struct is_sparse_column<SparseColumn<Code>> : std::true_type {};
 
 // Where row i's code lies, for prefetching, and the bytes a code has (radix digits).
 template <class Code>

@@ -530,6 +530,20 @@ struct ClassStats {
     wl += taken;
   }
   void hist_take(uint32_t c) { hist_peek<true>(c); }
+  // Adds to bin c the node's weight per class beyond `taken` (the weight other calls put in bins):
+  // the rows a sparse column leaves implicit. A class with weight left is in the bin (node rows
+  // have positive weight). Exact when the weights are whole numbers below 2^53.
+  void hist_add_rest(uint32_t c, const double* taken) {
+    static_assert(!Multi, "a label's outputs are not in per-slot sums");
+    double* h = hist + static_cast<int64_t>(c) * n_slots;
+    for (int32_t k = 0; k < n_slots; ++k) {
+      const double rest = total[k] - taken[k];
+      if (rest > 0.0) {
+        h[k] += rest;
+        hist_class[c] = merge_class(hist_class[c], k);
+      }
+    }
+  }
   void hist_clear(uint32_t c) {
     hist_class[c] = kEmpty;
     double* h = hist + static_cast<int64_t>(c) * n_slots;

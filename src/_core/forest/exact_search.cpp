@@ -66,6 +66,7 @@ ExactSplitSearch::ExactSplitSearch(const TrainingSet& data, const ForestParams& 
     hist_class_.assign(n_codes, kEmpty);
     class_left_.resize(t.n_values());
     class_total_.resize(t.n_values());
+    taken_.resize(t.n_values());
   } else {
     lwy_.resize(n * t.n_outputs);
     hist_w_.assign(n_codes, 0.0);
@@ -94,6 +95,25 @@ void ExactSplitSearch::begin_tree(const double* w, double min_weight_leaf) {
   leaf_limits_ = params_.min_samples_leaf > 1 || min_weight_leaf > 0.0;
   sampler_.begin_tree();
   std::fill(constant_depth_.begin(), constant_depth_.end(), -1);
+  double total = 0.0;
+  whole_weights_ = true;
+  for (int64_t i = 0, n = data_.codes->n_rows(); i < n && whole_weights_; ++i) {
+    whole_weights_ = w[i] == std::floor(w[i]);
+    total += w[i];
+  }
+  whole_weights_ = whole_weights_ && total < 0x1p53;
+}
+
+void ExactSplitSearch::map_node_rows() {
+  if (mapped_) return;
+  mapped_ = true;
+  if (row_slot_.empty()) row_slot_.assign(data_.codes->n_rows(), 0);
+  if (++stamp_ == 0) {  // wrapped: no entry may keep a stamp that could match again
+    std::fill(row_slot_.begin(), row_slot_.end(), 0);
+    stamp_ = 1;
+  }
+  const uint64_t stamp = uint64_t{stamp_} << 32;
+  for (int64_t pos = 0; pos < m_; ++pos) row_slot_[rows_[pos]] = stamp | static_cast<uint64_t>(pos);
 }
 
 Split ExactSplitSearch::find(const SearchNode& node, Rng& rng) {
@@ -101,6 +121,7 @@ Split ExactSplitSearch::find(const SearchNode& node, Rng& rng) {
   m_ = node.m;
   node_ = node.node;
   node_depth_ = node.depth;
+  mapped_ = false;
   if (node_depth_ >= 0) {
     if (path_.size() <= static_cast<size_t>(node_depth_)) path_.resize(node_depth_ + 1);
     path_[node_depth_] = node_;
@@ -201,6 +222,11 @@ bool ExactSplitSearch::evaluate(Column col, Stats& stats, int64_t feature, Split
   MissingRows missing{0, data_.codes->n_codes(feature), false};
   uint32_t cmin = std::numeric_limits<uint32_t>::max(), cmax = 0;  // over the rows with a value
 
+  if constexpr (is_sparse_column<Column>::value &&
+                (std::is_same_v<Stats, ClassStats<false, false>> || std::is_same_v<Stats, ClassStats<true, false>>)) {
+    if (!Missing && whole_weights_ && col.n_stored < m && counts(n_codes, m))
+      return evaluate_entries(col, stats, feature, best);
+  }
   if constexpr (Stats::kCounting) {
   if (counts(n_codes, m)) {
     // Histograms by code, filled as the codes are gathered; the missing rows' bin is not in the
@@ -324,6 +350,57 @@ bool ExactSplitSearch::evaluate(Column col, Stats& stats, int64_t feature, Split
     });
   }
   scan(keys, pos_bits);
+  return true;
+}
+
+template <class Code, class Stats>
+bool ExactSplitSearch::evaluate_entries(const SparseColumn<Code>& col, Stats& stats, int64_t feature, Split& best) {
+  const int64_t m = m_;
+  map_node_rows();
+  const uint64_t stamp = uint64_t{stamp_} << 32;
+  const uint64_t* slot = row_slot_.data();
+  uint64_t* occupied = occupied_.data();
+  double* taken = taken_.data();
+  std::fill(taken, taken + data_.targets.n_classes, 0.0);
+  int64_t found = 0;
+  auto gather = [&](auto count_rows) {
+    Stats local = stats;  // hist_add changes the histograms only
+    uint32_t* counts = hist_n_.data();
+    for (uint32_t e = 0; e < col.n_stored; ++e) {
+      const uint64_t s = slot[col.rows[e]];
+      if ((s ^ stamp) >> 32) continue;  // not a row of the node
+      const auto pos = static_cast<int64_t>(static_cast<uint32_t>(s));
+      const uint32_t c = col.codes[e];
+      local.hist_add(c, pos);
+      taken[lc_[pos]] += lw_[pos];
+      if constexpr (decltype(count_rows)::value) ++counts[c];
+      occupied[c >> 6] |= uint64_t{1} << (c & 63);
+      ++found;
+    }
+  };
+  if (leaf_limits_) {
+    gather(std::true_type{});
+  } else {
+    gather(std::false_type{});
+  }
+  if (found < m) {
+    stats.hist_add_rest(col.zero, taken);
+    if (leaf_limits_) hist_n_[col.zero] += static_cast<uint32_t>(m - found);
+    occupied[col.zero >> 6] |= uint64_t{1} << (col.zero & 63);
+  }
+  const MissingRows none{0, data_.codes->n_codes(feature), false};
+  uint32_t first = 0, last = (none.code - 1) >> 6;
+  while (occupied[first] == 0) ++first;
+  while (occupied[last] == 0) --last;
+  const uint32_t cmin = (first << 6) + static_cast<uint32_t>(__builtin_ctzll(occupied[first]));
+  const uint32_t cmax = (last << 6) + 63 - static_cast<uint32_t>(__builtin_clzll(occupied[last]));
+  if (cmin == cmax) {
+    hist_n_[cmin] = 0;
+    occupied[cmin >> 6] = 0;
+    stats.hist_clear(cmin);
+    return false;
+  }
+  scan_counts<false>(cmin, cmax, m, stats, feature, best, none);
   return true;
 }
 

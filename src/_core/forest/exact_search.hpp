@@ -91,6 +91,16 @@ class ExactSplitSearch final : public SplitSearch {
   // col: a const Code* or a PackedColumn (ColumnCodes::visit_column).
   template <bool Missing, class Column, class Stats>
   bool evaluate(Column col, Stats& stats, int64_t feature, Split& best);
+  // evaluate() for a sparse column (no missing values) in a node with more rows than the column
+  // has entries, reading the entries only: those in the node are found through row_slot_, and the
+  // code of the others gets the rest of the node's weight per class. Classification with whole
+  // weights (whole_weights_), where that rest is exact: the histograms, and so the trees, are
+  // those of the gather over the node's rows. (A regression rest would round differently from the
+  // gather, and sparse X would then grow other trees than the same values dense.)
+  template <class Code, class Stats>
+  bool evaluate_entries(const SparseColumn<Code>& col, Stats& stats, int64_t feature, Split& best);
+  // Records each node row's position in row_slot_, once per node (on its first evaluate_entries).
+  void map_node_rows();
   // evaluate() for a categorical feature: the node's codes by their mean of y (or share of class
   // 1), ties by code, and every prefix in that order as the left side; with missing rows, first
   // with them right (the last prefix being every code), then left. Breiman (1984, sec. 4.2.2):
@@ -156,6 +166,13 @@ class ExactSplitSearch final : public SplitSearch {
     const int32_t d = constant_depth_[f];
     return node_depth_ >= 0 && d >= 0 && d < node_depth_ && path_[d] == constant_node_[f];
   }
+  // row_slot_[i] = (stamp_ << 32) | row i's position in the node, for the rows of the node that
+  // last mapped them; stamp_ changes per mapped node, so older entries never match.
+  std::vector<uint64_t> row_slot_;
+  uint32_t stamp_ = 0;
+  bool mapped_ = false;
+  bool whole_weights_ = false;  // the tree's weights are whole numbers summing below 2^53
+  std::vector<double> taken_;   // evaluate_entries: weight per class of the entries in the node
   double mean_y_ = 0.0;  // what prepare_node centred the node's targets on (one output)
   double node_total_w_ = 0.0, node_total_s_ = 0.0;  // and the sums of lw_ and lwy_ (first output)
   std::vector<int64_t> candidates_;  // features drawn at the current node, in draw order
