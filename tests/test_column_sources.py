@@ -92,9 +92,20 @@ def test_mapped_sources_read_missing_values_as_in_memory(tmp_path):
         assert_same_forest(RandomForestRegressor(**kw, n_jobs=2).fit(mapped(tmp_path, order, F, order), y), reference)
 
 
-def test_csr_codes_are_refused_by_name():
-    with pytest.raises(ValueError, match="CSC"):
-        _core.ColumnCodes(sp.csr_matrix(np.eye(3)), 1, None)
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_csr_is_encoded_in_panels_and_gives_the_dense_trees(index_dtype):
+    """A CSR X is read in place, its columns copied out as CSC a panel of about 2^22 entries at a
+    time (two panels here, split inside the matrix): the codes take the bytes of the CSC's and the
+    trees are the dense array's."""
+    rng = np.random.RandomState(4)
+    X = sp.random(3000, 3000, density=0.5, format="csr", random_state=4, data_rvs=lambda k: rng.randint(1, 6, k))
+    X.indices, X.indptr = X.indices.astype(index_dtype), X.indptr.astype(index_dtype)
+    assert X.nnz > 2**22
+    D = X.toarray()
+    y = D[:, 0] - D[:, 2999] * (D[:, 1500] > 2) + rng.randn(3000)
+    assert _core.ColumnCodes(X, 2, None).nbytes == _core.ColumnCodes(X.tocsc(), 2, None).nbytes
+    kw = dict(n_estimators=2, max_features=300, max_depth=6, random_state=0)
+    assert_same_forest(RandomForestRegressor(**kw).fit(X, y), RandomForestRegressor(**kw).fit(D, y))
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/smaps"), reason="reads /proc/self/smaps")

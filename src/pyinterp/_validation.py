@@ -312,18 +312,17 @@ def warn_missing_call_code(X):
                       "values), or give X as float with NaN for the missing calls.", UserWarning, stacklevel=4)
 
 
-def core_X(X, *, by_columns=False):
-    """X validated with FOREST_X, in the form the core reads: a sparse X canonical (sorted indices,
-    no duplicates), CSC when it is read by columns (fit's column encoding) and CSR when rows are
-    followed down the trees. Copies only what has to change."""
+def core_X(X):
+    """X validated with FOREST_X, in the form the core reads: a sparse X as canonical CSR (sorted
+    indices, no duplicates), which the fits' column encoding reads in panels and the split search
+    and the descents by rows. Copies only what has to change (a CSC X is converted)."""
     if is_packed(X):
         X.check_mapped_file()
         return X
     if not sp.issparse(X):
         return X  # read in place whatever its alignment (a Dask worker's copy is at any offset)
-    fmt = "csc" if by_columns else "csr"
-    if X.format != fmt:
-        X = X.asformat(fmt)
+    if X.format != "csr":
+        X = X.tocsr()
     if not X.has_canonical_format:
         X = X.copy()
         X.sum_duplicates()

@@ -1223,7 +1223,7 @@ def dstump(X, y, *, split="best", side="sum", sample_weight=None, n_jobs=None):
     if sample_weight is not None:
         sample_weight = scaled_weights(check_sample_weight(sample_weight, X, dtype=np.float64,
                                                             ensure_non_negative=True))
-    X = core_X(X, by_columns=True)
+    X = core_X(X)
     exponent = extreme_exponent(y)  # stumps of y scaled by a power of two are y's; no square overflows
     table = _core.dstump(X, np.ldexp(y, -exponent), sample_weight, _SPLITS[split], _SIDES[side],
                          resolve_n_threads(n_jobs))

@@ -37,6 +37,9 @@ class ColumnSource {
   virtual MatrixView read(int64_t c0, int64_t c1, std::vector<uint8_t>& buffer) const = 0;
   // Row i's value in column j. Thread-safe.
   virtual double value(int64_t i, int64_t j) const = 0;
+  // X as CSR in memory, whose rows list the columns they have entries in (the split search
+  // gathers a small node's sparse columns from them), or nullptr.
+  virtual const MatrixView* csr_rows() const { return nullptr; }
 
  protected:
   ColumnSource(int64_t n_rows, int64_t n_cols, ValueType type, MatrixView::Layout layout)
@@ -52,20 +55,22 @@ class ColumnSource {
   bool sparse_, packed_;
 };
 
-// X in memory: a dense array of any supported type and strides, CSC, or packed genotype calls
-// (a memory-mapped .bed; values beside them are a second panel). One panel of every column, read
-// in place.
+// X in memory: a dense array of any supported type and strides, CSC, CSR, or packed genotype
+// calls (a memory-mapped .bed; values beside them are a second panel). One panel of every column,
+// read in place; a CSR X in panels of about kCsrPanelEntries entries, each copied out as CSC (so
+// a fit holds no column-major copy of X, and keeps the rows for the search).
 class ArraySource final : public ColumnSource {
  public:
   explicit ArraySource(const MatrixView& X);
-  int64_t panel_end(int64_t c0, int) const override {
-    return X_.layout == MatrixView::Layout::packed && c0 < X_.n_calls() ? X_.n_calls() : n_cols();
-  }
+  int64_t panel_end(int64_t c0, int n_threads) const override;
   MatrixView read(int64_t c0, int64_t c1, std::vector<uint8_t>& buffer) const override;
   double value(int64_t i, int64_t j) const override { return X_.at(i, j); }
+  const MatrixView* csr_rows() const override { return X_.layout == MatrixView::Layout::csr ? &X_ : nullptr; }
 
  private:
+  static constexpr int64_t kCsrPanelEntries = int64_t{1} << 22;
   MatrixView X_;
+  std::vector<int64_t> column_starts_;  // CSR: entries of columns [0, j) at j
 };
 
 // X memory-mapped from a file. Dense with its rows (C order, maybe sliced) or columns (Fortran

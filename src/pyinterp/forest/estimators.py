@@ -226,7 +226,7 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         _check_node_values(params, n_samples, n_outputs * max(n_classes, 1))
         self._seed = params.seed
         self._n_threads = params.n_threads
-        X = core_X(X, by_columns=True)
+        X = core_X(X)
         if params.n_estimators > 0:
             regression = n_classes == 0
             data = (X, targets if regression else None, None if regression else targets, n_classes, sample_weight,

@@ -636,7 +636,7 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         """
         X = self._encode_categories(X)
         X, y = validate_fit_data(self, X, y, ensure_min_samples=2)
-        X = core_X(X, by_columns=True)
+        X = core_X(X)
         self.feature_groups_ = check_feature_groups(feature_groups, X.shape[1])
         self._resolve_params(len(y), X.shape[1])
         if self.task == "auto":
@@ -807,7 +807,7 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         """
         check_is_fitted(self, "bootstrap_seeds_")
         X, y = validate_data(self, X, y, reset=False, **FOREST_FIT_X)
-        X = core_X(X, by_columns=True)
+        X = core_X(X)
         if not isinstance(index, Integral) or not 0 <= index < self.n_bootstraps_:
             raise ValueError(f"index must be in [0, {self.n_bootstraps_}), got {index}")
         return self._bootstrap(X, y, self._positive(y, fitted=True), index)

@@ -386,7 +386,7 @@ class LSSFind(CategoricalMixin, ForestInputMixin, RegressorMixin, BaseEstimator)
         X = self._encode_categories(X)
         X, y = validate_fit_data(self, X, y)
         y = regression_target(y)
-        X = core_X(X, by_columns=True)
+        X = core_X(X)
         threshold = self._mining_threshold()
         always = (None if self.always_split_features is None else  # by index: X's names are gone
                   column_indices("always_split_features", self.always_split_features, X.shape[1],
