@@ -152,16 +152,18 @@ def test_sparse_columns_searched_from_their_entries_give_the_dense_trees(criteri
     entries alone, the zero's bin taking the rest of the node's weight per class: with whole
     weights (bootstrap counts, integer sample weights) that rest is exact, so the trees are the
     dense array's, with and without leaf-size limits; explicit zeros stored as entries and
-    fractional weights (searched over the node's rows) too."""
+    fractional weights (searched over the node's rows) too. X is CSR, so small nodes list their
+    rows' entries per column, and descendants read their ancestor's lists (depth first; best
+    first, with max_leaf_nodes, every node lists its own)."""
     rng = np.random.RandomState(8)
     n, p = 6000, 60
     X = sp.random(n, p, density=0.01, format="csr", random_state=8, data_rvs=lambda k: rng.poisson(2, k) + 1.0)
     X.data[::7] = 0.0  # explicit zeros: entries with the zero's code
     D = X.toarray()
     y = np.digitize(D[:, 0] + 2 * (D[:, 1] > 0) * (D[:, 2] > 0) + rng.randn(n), [0.5, 1.5, 2.5])
-    cases = [dict(), dict(min_samples_leaf=3), dict(bootstrap=False, max_features=7)]
-    weights = [None, rng.randint(1, 4, n).astype(float), rng.rand(n) + 0.5]
-    for kw, w in zip(cases + cases[:2], weights + weights[1:]):
+    cases = [dict(), dict(min_samples_leaf=3), dict(bootstrap=False, max_features=7), dict(max_leaf_nodes=60)]
+    weights = [None, rng.randint(1, 4, n).astype(float), rng.rand(n) + 0.5, None]
+    for kw, w in zip(cases + cases[:2], weights + weights[1:3]):
         kw = dict(dict(n_estimators=4, random_state=2, max_features=9, criterion=criterion), **kw)
         reference = RandomForestClassifier(**kw).fit(D, y, sample_weight=w)
         assert_same_forest(RandomForestClassifier(**kw).fit(X, y, sample_weight=w), reference)

@@ -103,6 +103,9 @@ class ColumnCodes {
   int width(int64_t j) const { return width_[j]; }
   // Bytes the codes hold beyond X (packed calls read in place hold none).
   int64_t nbytes() const;
+  // Whether column j is stored sparse (its entries alone), and how many entries it stores.
+  bool stored_sparse(int64_t j) const { return width_[j] >= kSparse; }
+  uint32_t n_stored(int64_t j) const { return n_stored_[j]; }
   // Number of distinct values (NaN excluded) in column j.
   uint32_t n_codes(int64_t j) const { return n_codes_[j]; }
   // Whether column j has missing values; their code is n_codes(j).
@@ -168,7 +171,7 @@ class ColumnCodes {
   std::unique_ptr<uint8_t[]> repacked_;
   std::vector<uint8_t> width_;
   std::vector<uint32_t> tables_;             // 2-bit columns' call -> code tables
-  // Sparse columns (CSC X only): their entries (rows, then codes, in owned_) and the other rows' code.
+  // Sparse columns (from CSC panels): their entries (rows, then codes, in owned_) and the other rows' code.
   std::vector<uint32_t> n_stored_, zero_code_;
   std::vector<uint32_t> n_codes_;
   std::vector<uint8_t> has_missing_;

@@ -41,7 +41,8 @@ MatrixView csr_panel(const MatrixView& X, int64_t c0, int64_t c1, const int64_t*
   const auto* values = static_cast<const uint8_t*>(X.data);
   for (int64_t i = 0; i < X.n_rows; ++i) {
     const Index* last = cols + X.slice_begin(i + 1);
-    for (const Index* e = std::lower_bound(cols + X.slice_begin(i), last, static_cast<Index>(c0)); e < last && *e < c1; ++e) {
+    const Index* e = std::lower_bound(cols + X.slice_begin(i), last, static_cast<Index>(c0));
+    for (; e < last && *e < c1; ++e) {
       const int64_t at = fill[*e - c0]++;
       rows[at] = static_cast<Index>(i);
       std::memcpy(data + at * item, values + (e - cols) * item, static_cast<size_t>(item));

@@ -97,10 +97,22 @@ class ExactSplitSearch final : public SplitSearch {
   // weights (whole_weights_), where that rest is exact: the histograms, and so the trees, are
   // those of the gather over the node's rows. (A regression rest would round differently from the
   // gather, and sparse X would then grow other trees than the same values dense.)
-  template <class Code, class Stats>
-  bool evaluate_entries(const SparseColumn<Code>& col, Stats& stats, int64_t feature, Split& best);
+  // The node's entries come from for_each(visit), which calls visit(position, code) for each of
+  // them in the node, positions increasing.
+  template <class Code, class Stats, class ForEach>
+  bool evaluate_entries(const SparseColumn<Code>& col, Stats& stats, int64_t feature, Split& best, ForEach&& for_each);
   // Records each node row's position in row_slot_, once per node (on its first evaluate_entries).
   void map_node_rows();
+  // Whether this node's columns stored sparse are read through node_entries_; decided (and the
+  // entries gathered) at the node's first draw of such a column.
+  bool use_node_entries() {
+    if (node_entries_ < 0) node_entries_ = gather_node_entries();
+    return node_entries_ > 0;
+  }
+  // Fills node_positions_ from X's rows (CSR) when that costs less than reading the columns.
+  bool gather_node_entries();
+  template <class Index>
+  void gather_node_entries(const Index* indptr, const Index* indices);
   // evaluate() for a categorical feature: the node's codes by their mean of y (or share of class
   // 1), ties by code, and every prefix in that order as the left side; with missing rows, first
   // with them right (the last prefix being every code), then left. Breiman (1984, sec. 4.2.2):
@@ -173,6 +185,18 @@ class ExactSplitSearch final : public SplitSearch {
   bool mapped_ = false;
   bool whole_weights_ = false;  // the tree's weights are whole numbers summing below 2^53
   std::vector<double> taken_;   // evaluate_entries: weight per class of the entries in the node
+  // A small node of a CSR X lists, per column stored sparse, its rows with an entry in that column
+  // (from the rows' entries: counted, then placed), and so do its descendants of at least a
+  // quarter of its rows, which skip the rows not theirs: a draw of a column with none is constant
+  // at once, and one with some reads only them. Column j's rows are node_rows_[column_begin_[j],
+  // column_end_[j]); both are 0 for the columns not touched (those of the last gathered node are
+  // reset by the next gathering). The gathered node (depth-first growth only) is gathered_node_.
+  const MatrixView* csr_ = nullptr;
+  double entries_per_column_ = 0.0;  // mean entries of the columns stored sparse
+  std::vector<uint32_t> column_begin_, column_end_, touched_, node_rows_;
+  int32_t gathered_node_ = -1, gathered_depth_ = -1;
+  int64_t gathered_m_ = 0;
+  int8_t node_entries_ = -1;  // -1: not decided in this node; 0: columns read; 1: node_positions_
   double mean_y_ = 0.0;  // what prepare_node centred the node's targets on (one output)
   double node_total_w_ = 0.0, node_total_s_ = 0.0;  // and the sums of lw_ and lwy_ (first output)
   std::vector<int64_t> candidates_;  // features drawn at the current node, in draw order
