@@ -19,12 +19,14 @@ namespace pyinterp {
 namespace {
 
 // A CSC column is kept as its entries when they take at most 1/kSparseGain of its dense codes'
-// memory. A node's scan reads its rows' codes through the entries' cursor (SparseColumn), slower
-// than loads from a dense column in cache: single-cell counts of 20,000 x 20,000 at 5 %, 10 trees,
-// took 10-11 CPU s at 4 (about half the columns kept as entries) against 8 with dense codes; at 8
-// they stay dense. At 200,000 x 20,000 and 0.5 % (2 trees) the entries took 84-86 CPU s against 93
-// and 786 MB peak against 4,439.
-constexpr int64_t kSparseGain = 8;
+// memory. The split search reads a node's entries alone, or its rows' codes in order from them
+// (ExactSplitSearch::evaluate). It used to read them through the entries' cursor (SparseColumn),
+// several times a dense load's cost, and this was 8: single-cell counts of 20,000 x 20,000 at 5 %
+// (1,000 entries a column), 10 trees, took 10-11 CPU s with half the columns kept as entries
+// against 8 with dense codes. Now, one thread: classification 6.8 s with entries against 10.5
+// dense, peak 636 MB against 922 (scikit-learn 678); regression 17.9 s against 15.7 (its search
+// reads every row's code, the zero's included).
+constexpr int64_t kSparseGain = 2;
 
 // Columns read together, so a C-ordered X is read row by row rather than one strided column.
 constexpr int64_t kBlock = kColumnBlock;

@@ -71,6 +71,19 @@ struct SparseColumn {
   }
 };
 
+// A sparse column's codes at a node's rows, read once each in increasing order (the split
+// search's gathers): the node's entries (rows increasing, and their codes), every other row the
+// zero's code. A read costs a comparison, where SparseColumn's cursor searches its entries.
+template <class Code>
+struct NodeEntryColumn {
+  const uint32_t* rows = nullptr;
+  const Code* codes = nullptr;
+  uint32_t n = 0;
+  uint32_t zero = 0;
+  mutable uint32_t at = 0;
+  uint32_t operator[](int64_t i) const { return (at < n && rows[at] == i) ? codes[at++] : zero; }
+};
+
 template <class Column>
 struct is_sparse_column : std::false_type {};
 template <class Code>
@@ -83,7 +96,11 @@ inline const void* code_address(const PackedColumn& col, int64_t i) { return col
 template <class Code>
 const void* code_address(const SparseColumn<Code>& col, int64_t) { return col.rows + col.at; }
 template <class Code>
+const void* code_address(const NodeEntryColumn<Code>& col, int64_t) { return col.rows + col.at; }
+template <class Code>
 constexpr int code_bytes(const Code*) { return sizeof(Code); }
+template <class Code>
+constexpr int code_bytes(const NodeEntryColumn<Code>&) { return sizeof(Code); }
 constexpr int code_bytes(const PackedColumn&) { return 1; }
 template <class Code>
 constexpr int code_bytes(const SparseColumn<Code>&) { return sizeof(Code); }

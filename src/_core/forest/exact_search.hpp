@@ -185,6 +185,8 @@ class ExactSplitSearch final : public SplitSearch {
   bool mapped_ = false;
   bool whole_weights_ = false;  // the tree's weights are whole numbers summing below 2^53
   std::vector<double> taken_;   // evaluate_entries: weight per class of the entries in the node
+  std::vector<uint32_t> entry_rows_, entry_codes_;  // a sparse column's entries in the node
+  std::vector<uint8_t> node_codes_;                 // and their codes at the column's width
   // A small node of a CSR X lists, per column stored sparse, its rows with an entry in that column
   // (from the rows' entries: counted, then placed), and so do its descendants of at least a
   // quarter of its rows, which skip the rows not theirs: a draw of a column with none is constant
