@@ -85,6 +85,34 @@ class ClassificationFit:
         RandomForestClassifier(n_estimators=100, n_jobs=2, random_state=0).fit(self.X, self.y)
 
 
+class SparseCountsFit:
+    """Single-cell counts as CSR float32 (n=20,000 cells x p=5,000 genes), 5 cell types, 5 trees,
+    max_features sqrt, 2 threads: at 0.5 % density (sparse splits peel a few cells off a node,
+    so trees grow long spines) and 5 %; the classifier and a regressor on the same counts."""
+
+    params = [(0.005, 0.05), ("classifier", "regressor")]
+    param_names = ["density", "task"]
+    timeout = 300
+
+    def setup(self, density, task):
+        import scipy.sparse as sp
+
+        rng = np.random.default_rng(0)
+        n, p = 20_000, 5_000
+        self.X = sp.random(n, p, density=density, format="csr", dtype=np.float32, random_state=0,
+                           data_rvs=lambda k: rng.poisson(2.0, k) + 1.0)
+        first = self.X[:, :4].toarray()
+        score = first[:, 0] + 2.0 * (first[:, 1] > 0) * (first[:, 2] > 0) - first[:, 3] + rng.normal(0, 0.5, n)
+        self.y = np.digitize(score, np.quantile(score, [0.2, 0.4, 0.6, 0.8])) if task == "classifier" else score
+        self.Forest = RandomForestClassifier if task == "classifier" else RandomForestRegressor
+
+    def time_fit(self, density, task):
+        self.Forest(n_estimators=5, max_features="sqrt", n_jobs=2, random_state=0).fit(self.X, self.y)
+
+    def peakmem_fit(self, density, task):
+        self.Forest(n_estimators=5, max_features="sqrt", n_jobs=2, random_state=0).fit(self.X, self.y)
+
+
 class WeightedFeatureSampling:
     """iRF-style skewed feature weights on p = 200000: per-node draws must not cost O(p)."""
 
