@@ -101,8 +101,21 @@ class ExactSplitSearch final : public SplitSearch {
   // them in the node, positions increasing.
   template <class Code, class Stats, class ForEach>
   bool evaluate_entries(const SparseColumn<Code>& col, Stats& stats, int64_t feature, Split& best, ForEach&& for_each);
-  // Records each node row's position in row_slot_, once per node (on its first evaluate_entries).
-  void map_node_rows();
+  // A row's position in the node, or -1 when it is not one of its rows: a copy of row_slot_'s
+  // address and the node's stamp, so the loops that call it keep both in registers.
+  struct NodePositions {
+    const uint64_t* slot;
+    uint32_t stamp;
+    int64_t operator()(uint32_t i) const {
+      const uint64_t s = slot[i];
+      return (s >> 32) == stamp ? static_cast<int64_t>(static_cast<uint32_t>(s)) : -1;
+    }
+  };
+  // Records each node row's position in row_slot_, once per node (on its first call), and
+  // returns the lookup.
+  NodePositions map_node_rows();
+  // The smallest and largest codes below `end` set in occupied_ (at least one is).
+  void occupied_range(uint32_t end, uint32_t& cmin, uint32_t& cmax) const;
   // Whether this node's columns stored sparse are read through node_entries_; decided (and the
   // entries gathered) at the node's first draw of such a column.
   bool use_node_entries() {
@@ -185,8 +198,8 @@ class ExactSplitSearch final : public SplitSearch {
   bool mapped_ = false;
   bool whole_weights_ = false;  // the tree's weights are whole numbers summing below 2^53
   std::vector<double> taken_;   // evaluate_entries: weight per class of the entries in the node
-  std::vector<uint32_t> entry_rows_, entry_codes_;  // a sparse column's entries in the node
-  std::vector<uint8_t> node_codes_;                 // and their codes at the column's width
+  std::vector<uint32_t> entry_rows_;  // a sparse column's entries in the node
+  std::vector<uint8_t> entry_codes_;  // and their codes at the column's width
   // A small node of a CSR X lists, per column stored sparse, its rows with an entry in that column
   // (from the rows' entries: counted, then placed), and so do its descendants of at least a
   // quarter of its rows, which skip the rows not theirs: a draw of a column with none is constant
