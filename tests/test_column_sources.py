@@ -123,9 +123,10 @@ def test_a_mapped_genotype_file_stays_out_of_memory_and_its_codes_take_two_bits(
 
 @pytest.mark.filterwarnings("ignore:Some inputs do not have OOB scores")
 def test_sparse_columns_keep_their_entries_alone_and_give_the_dense_trees():
-    """A CSC column whose entries take at most an eighth of its dense codes' memory is kept as them
-    (4 bytes of row and the code each; every other row has the zero's code), read by a cursor that moves
-    forward with a node's rows: the trees and out-of-bag routes are those of the dense array. Denser columns, and a column without absent entries, keep dense codes."""
+    """A CSC column whose entries take at most half of its dense codes' memory is kept as them
+    (4 bytes of row and the code each; every other row has the zero's code), read by a cursor that
+    moves forward with a node's rows: the trees and out-of-bag routes are those of the dense array.
+    Denser columns, and a column without absent entries, keep dense codes."""
     rng = np.random.RandomState(5)
     n, p = 12001, 120
     counts = sp.random(n, p, density=0.003, format="csc", random_state=5, data_rvs=lambda k: rng.poisson(2, k) + 1.0)
@@ -167,3 +168,29 @@ def test_sparse_columns_searched_from_their_entries_give_the_dense_trees(criteri
         kw = dict(dict(n_estimators=4, random_state=2, max_features=9, criterion=criterion), **kw)
         reference = RandomForestClassifier(**kw).fit(D, y, sample_weight=w)
         assert_same_forest(RandomForestClassifier(**kw).fit(X, y, sample_weight=w), reference)
+
+
+def test_csr_entries_codes_list_a_node_and_codes_of_another_matrix_are_not_trusted(monkeypatch):
+    """Codes built from a CSR X also hold its entries' codes in X's order (those of the columns
+    stored sparse, at their widest code's width; found block of rows by block of rows), which a
+    node's lists take. Codes built from another matrix (here the CSC form) hold none, and a fit of
+    the CSR given them reads the columns instead: both fits grow the dense array's trees."""
+    rng = np.random.RandomState(9)
+    n, p = 5000, 40
+    X = sp.random(n, p, density=0.02, format="csr", random_state=9, data_rvs=lambda k: rng.poisson(3, k) + 1.0)
+    X = X.tolil()
+    X[:, 0] = rng.rand(n, 1)  # dense codes: its entries' places hold none
+    X[rng.choice(n, 600, replace=False), 5] = np.arange(1.0, 601.0)[:, None]  # 601 codes: 2 bytes each
+    X = X.tocsr()
+    D = X.toarray()
+    y = (D[:, 0] + (D[:, 1] > 2) + (D[:, 2] > 0) * (D[:, 3] > 0) > 1.2).astype(int)
+    csr, csc = _core.ColumnCodes(X, 2), _core.ColumnCodes(X.tocsc(), 2)
+    assert csr.nbytes == csc.nbytes + 2 * X.nnz
+    import pyinterp.forest.estimators as estimators
+
+    fit_forest = estimators._core.fit_forest
+    kw = dict(n_estimators=3, random_state=0, max_features=8)
+    reference = RandomForestClassifier(**kw).fit(D, y)
+    for codes in (csr, csc):
+        monkeypatch.setattr(estimators._core, "fit_forest", lambda *a, **k: fit_forest(*a, codes=codes, **k))
+        assert_same_forest(RandomForestClassifier(**kw).fit(X, y), reference)

@@ -519,6 +519,55 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
     encode(source.read(c0, c1, buffer), c0, c1);
   }
   for (int64_t j = 0; j < p; ++j) max_n_codes_ = std::max(max_n_codes_, n_codes_[j] + has_missing_[j]);
+  if (const MatrixView* csr = source.csr_rows()) code_csr_entries(*csr, n_threads);
+}
+
+// By blocks of rows: each column's cursor starts at its first entry in the block, and the block's
+// rows, in order, meet each column's entries in the column's order. A column's entries are those
+// of its CSC panel, copied from X's rows (ArraySource::read), so its next entry is X's.
+void ColumnCodes::code_csr_entries(const MatrixView& X, int n_threads) {
+  const int64_t p = n_cols();
+  int width = 0;
+  for (int64_t j = 0; j < p; ++j)
+    if (stored_sparse(j)) width = std::max(width, width_[j] - kSparse);
+  if (width == 0) return;
+  csr_code_width_ = width;
+  csr_codes_.assign(static_cast<size_t>(X.slice_begin(n_rows_) * width), 0);
+  auto code_block = [&](auto* out, const auto* indices, int64_t r0, int64_t r1, std::vector<uint32_t>& cursor) {
+    for (int64_t j = 0; j < p; ++j) {
+      if (!stored_sparse(j)) continue;
+      const auto* rows = reinterpret_cast<const uint32_t*>(columns_[j]);
+      cursor[j] = static_cast<uint32_t>(std::lower_bound(rows, rows + n_stored_[j], static_cast<uint32_t>(r0)) - rows);
+    }
+    using Code = std::remove_pointer_t<decltype(out)>;
+    for (int64_t e = X.slice_begin(r0), end = X.slice_begin(r1); e < end; ++e) {
+      const auto j = indices[e];
+      const int w = width_[j];
+      if (w < kSparse) continue;
+      const uint8_t* codes = columns_[j] + static_cast<size_t>(n_stored_[j]) * 4;
+      const uint32_t at = cursor[j]++;
+      out[e] = static_cast<Code>(w == kSparse + 1 ? codes[at]
+                                 : w == kSparse + 2 ? reinterpret_cast<const uint16_t*>(codes)[at]
+                                                    : reinterpret_cast<const uint32_t*>(codes)[at]);
+    }
+  };
+  const int64_t blocks = std::min<int64_t>(n_rows_, 4 * std::max(1, n_threads));
+  parallel_for(
+      blocks, n_threads, [&](int) { return std::vector<uint32_t>(static_cast<size_t>(p)); },
+      [&](int64_t b, int, std::vector<uint32_t>& cursor) {
+        const int64_t r0 = n_rows_ * b / blocks, r1 = n_rows_ * (b + 1) / blocks;
+        auto with_indices = [&](auto* out) {
+          if (X.index64) {
+            code_block(out, static_cast<const int64_t*>(X.indices), r0, r1, cursor);
+          } else {
+            code_block(out, static_cast<const int32_t*>(X.indices), r0, r1, cursor);
+          }
+        };
+        uint8_t* out = csr_codes_.data();
+        if (width == 1) with_indices(out);
+        if (width == 2) with_indices(reinterpret_cast<uint16_t*>(out));
+        if (width == 4) with_indices(reinterpret_cast<uint32_t*>(out));
+      });
 }
 
 void repack_calls(const ColumnSource& source, uint8_t* out, int n_threads) {
@@ -538,7 +587,7 @@ int64_t ColumnCodes::nbytes() const {
   int64_t total = 0;
   if (repacked_) total += (n_rows_ + 3) / 4 * n_cols();
   for (const auto& column : owned_) total += static_cast<int64_t>(column.size());
-  return total;
+  return total + static_cast<int64_t>(csr_codes_.size());
 }
 
 }  // namespace pyinterp

@@ -154,6 +154,20 @@ class ColumnCodes {
     const int shift = width_[j] == 1 ? 0 : (width_[j] == 2 ? 1 : 2);
     for (int64_t k = 0; k < count; ++k) __builtin_prefetch(base + (static_cast<size_t>(rows[k]) << shift));
   }
+  // A CSR X's entries' codes in X's order (those of the columns stored sparse; 0 for the others),
+  // csr_code_width() bytes each (0: none are kept): the split search lists a node's entries from its
+  // rows with their codes, where looking each up in its column would cost a search. n_csr_codes()
+  // is the count, X's entries when the codes were built from X.
+  int csr_code_width() const { return csr_code_width_; }
+  int64_t n_csr_codes() const { return csr_code_width_ ? static_cast<int64_t>(csr_codes_.size()) / csr_code_width_ : 0; }
+  template <class F>
+  decltype(auto) visit_csr_codes(F&& f) const {
+    switch (csr_code_width_) {
+      case 1: return f(csr_codes_.data());
+      case 2: return f(reinterpret_cast<const uint16_t*>(csr_codes_.data()));
+      default: return f(reinterpret_cast<const uint32_t*>(csr_codes_.data()));
+    }
+  }
   template <class Code>
   const Code* column(int64_t j) const {
     return reinterpret_cast<const Code*>(columns_[j]);
@@ -193,6 +207,9 @@ class ColumnCodes {
   std::vector<uint32_t> n_codes_;
   std::vector<uint8_t> has_missing_;
   uint32_t max_n_codes_ = 0;
+  std::vector<uint8_t> csr_codes_;
+  int csr_code_width_ = 0;
+  void code_csr_entries(const MatrixView& X, int n_threads);
 };
 
 // The packed calls of source (its rows a subset of the file's samples) repacked with those rows

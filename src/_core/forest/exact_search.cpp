@@ -52,6 +52,9 @@ ExactSplitSearch::ExactSplitSearch(const TrainingSet& data, const ForestParams& 
   if (!data.category_of_code.empty()) code_mean_.resize(kMaxCategories);
   occupied_.assign(data.codes->max_n_codes() / 64 + 1, 0);
   csr_ = data.source ? data.source->csr_rows() : nullptr;
+  // The node lists take their codes from the entries' codes in X's order: without them (codes built
+  // from another matrix than X's CSR) the columns are read.
+  if (csr_ && data.codes->n_csr_codes() != csr_->slice_begin(n)) csr_ = nullptr;
   if (csr_) {
     int64_t stored = 0, columns = 0;
     for (int64_t j = 0; j < data.codes->n_cols(); ++j) {
@@ -163,6 +166,7 @@ void ExactSplitSearch::gather_node_entries(const Index* indptr, const Index* ind
   const ColumnCodes& codes = *data_.codes;
   const uint32_t* rows = rows_;
   const int64_t m = m_;
+  // f(column, position, entry) for each entry of the node's rows in a column stored sparse.
   auto for_each_entry = [&](auto&& f) {
     for (int64_t pos = 0; pos < m; ++pos) {
       if (pos + 2 < m) {  // the next rows' entries lie elsewhere: start loading them
@@ -170,12 +174,12 @@ void ExactSplitSearch::gather_node_entries(const Index* indptr, const Index* ind
         const char* next_end = reinterpret_cast<const char*>(indices + indptr[rows[pos + 2] + 1]);
         for (; next < next_end; next += 64) __builtin_prefetch(next);
       }
-      for (const Index *e = indices + indptr[rows[pos]], *end = indices + indptr[rows[pos] + 1]; e < end; ++e)
-        if (codes.stored_sparse(*e)) f(*e, pos);
+      for (Index e = indptr[rows[pos]], end = indptr[rows[pos] + 1]; e < end; ++e)
+        if (codes.stored_sparse(indices[e])) f(indices[e], pos, e);
     }
   };
   uint32_t* __restrict end = column_end_.data();
-  for_each_entry([&](int64_t j, int64_t) {  // counts, in column_end_
+  for_each_entry([&](int64_t j, int64_t, Index) {  // counts, in column_end_
     if (end[j]++ == 0) touched_.push_back(static_cast<uint32_t>(j));
   });
   uint32_t at = 0;
@@ -185,8 +189,15 @@ void ExactSplitSearch::gather_node_entries(const Index* indptr, const Index* ind
     end[j] = column_begin_[j];
   }
   node_rows_.resize(at);
-  uint32_t* __restrict positions = node_rows_.data();
-  for_each_entry([&](int64_t j, int64_t pos) { positions[end[j]++] = rows[pos]; });
+  node_codes_.resize(at);
+  uint32_t* __restrict listed_rows = node_rows_.data();
+  uint32_t* __restrict listed_codes = node_codes_.data();
+  codes.visit_csr_codes([&](const auto* __restrict entry_codes) {
+    for_each_entry([&](int64_t j, int64_t pos, Index e) {
+      listed_rows[end[j]] = rows[pos];
+      listed_codes[end[j]++] = entry_codes[e];
+    });
+  });
 }
 
 void ExactSplitSearch::occupied_range(uint32_t end, uint32_t& cmin, uint32_t& cmax) const {
@@ -344,11 +355,11 @@ bool ExactSplitSearch::evaluate(Column col, Stats& stats, int64_t feature, Split
     };
     if (!Missing && node_entries_ > 0) {
       const NodePositions position = map_node_rows();
-      const uint32_t* rows = node_rows_.data();
+      const uint32_t *rows = node_rows_.data(), *codes = node_codes_.data();
       const uint32_t begin = column_begin_[feature], end = column_end_[feature];
       return run(end - begin, [&](auto&& visit) {
         for (uint32_t k = begin; k < end; ++k)
-          if (const int64_t pos = position(rows[k]); pos >= 0) visit(static_cast<uint32_t>(pos), col[rows[k]]);
+          if (const int64_t pos = position(rows[k]); pos >= 0) visit(static_cast<uint32_t>(pos), codes[k]);
       });
     }
     if (!Missing && col.n_stored < kLookupRatio * m) {

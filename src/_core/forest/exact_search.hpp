@@ -122,7 +122,8 @@ class ExactSplitSearch final : public SplitSearch {
     if (node_entries_ < 0) node_entries_ = gather_node_entries();
     return node_entries_ > 0;
   }
-  // Fills node_positions_ from X's rows (CSR) when that costs less than reading the columns.
+  // Lists the node's entries by column (node_rows_, node_codes_) from X's rows (CSR) when that
+  // costs less than reading the columns.
   bool gather_node_entries();
   template <class Index>
   void gather_node_entries(const Index* indptr, const Index* indices);
@@ -201,17 +202,18 @@ class ExactSplitSearch final : public SplitSearch {
   std::vector<uint32_t> entry_rows_;  // a sparse column's entries in the node
   std::vector<uint8_t> entry_codes_;  // and their codes at the column's width
   // A small node of a CSR X lists, per column stored sparse, its rows with an entry in that column
-  // (from the rows' entries: counted, then placed), and so do its descendants of at least a
-  // quarter of its rows, which skip the rows not theirs: a draw of a column with none is constant
-  // at once, and one with some reads only them. Column j's rows are node_rows_[column_begin_[j],
-  // column_end_[j]); both are 0 for the columns not touched (those of the last gathered node are
-  // reset by the next gathering). The gathered node (depth-first growth only) is gathered_node_.
+  // and their codes (from the rows' entries and ColumnCodes' codes of them: counted, then placed),
+  // and so do its descendants of at least a quarter of its rows, which skip the rows not theirs: a
+  // draw of a column with none is constant at once, and one with some reads only them. Column j's
+  // rows are node_rows_[column_begin_[j], column_end_[j]) (codes in node_codes_); both are 0 for
+  // the columns not touched (those of the last gathered node are reset by the next gathering).
+  // The gathered node (depth-first growth only) is gathered_node_.
   const MatrixView* csr_ = nullptr;
   double entries_per_column_ = 0.0;  // mean entries of the columns stored sparse
-  std::vector<uint32_t> column_begin_, column_end_, touched_, node_rows_;
+  std::vector<uint32_t> column_begin_, column_end_, touched_, node_rows_, node_codes_;
   int32_t gathered_node_ = -1, gathered_depth_ = -1;
   int64_t gathered_m_ = 0;
-  int8_t node_entries_ = -1;  // -1: not decided in this node; 0: columns read; 1: node_positions_
+  int8_t node_entries_ = -1;  // -1: not decided in this node; 0: columns read; 1: the lists
   double mean_y_ = 0.0;  // what prepare_node centred the node's targets on (one output)
   double node_total_w_ = 0.0, node_total_s_ = 0.0;  // and the sums of lw_ and lwy_ (first output)
   std::vector<int64_t> candidates_;  // features drawn at the current node, in draw order
