@@ -42,6 +42,7 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from benchkit.data import counts_matrix, write_cells, write_snp
 from benchkit.timing import load_line, peak_rss_mb, run_isolated
 
 N_TEST = 1000
@@ -58,30 +59,6 @@ CASES = {
 _BED_CODE = np.array([0b11, 0b10, 0b00, 0b01], dtype=np.uint8)
 
 
-def write_snp(folder, n=5000, p=100_000, seed=0):
-    """Genotypes at Hardy-Weinberg frequencies (minor allele frequency 0.05-0.5); y from three
-    SNPs, one pair interacting, plus noise. Also the float32 version with 5% of calls missing."""
-    rng = np.random.default_rng(seed)
-    X = np.lib.format.open_memmap(folder / "snp.npy", mode="w+", dtype=np.int8, shape=(n + N_TEST, p))
-    missing = np.lib.format.open_memmap(folder / "snp_nan.npy", mode="w+", dtype=np.float32, shape=(n + N_TEST, p))
-    for j in range(0, p, 2000):
-        block = rng.binomial(2, rng.uniform(0.05, 0.5, size=min(2000, p - j)), size=(n + N_TEST, min(2000, p - j)))
-        X[:, j:j + block.shape[1]] = block
-        missing[:, j:j + block.shape[1]] = np.where(rng.random(block.shape) < 0.05, np.nan, block)
-    y = 0.8 * X[:, 0] + 1.5 * (X[:, 1] > 0) * (X[:, 2] > 0) + rng.normal(0, 1, n + N_TEST)
-    np.save(folder / "snp_y.npy", y)
-
-
-def counts_matrix(rng, n, p, density):
-    """CSC float32 counts: per column, density * n rows drawn without replacement holding Poisson
-    counts (>= 1)."""
-    per_column = rng.binomial(n, density, size=p)
-    indptr = np.concatenate([[0], np.cumsum(per_column)]).astype(np.int64)
-    indices = np.concatenate([np.sort(rng.choice(n, k, replace=False)) for k in per_column]).astype(np.int32)
-    data = (rng.poisson(2.0, size=indptr[-1]) + 1).astype(np.float32)
-    return sp.csc_matrix((data, indices, indptr), shape=(n, p))
-
-
 def write_sparse(folder, n=50_000, p=20_000, density=0.02, seed=0):
     """Counts (counts_matrix); y from three columns, one pair interacting."""
     rng = np.random.default_rng(seed)
@@ -94,20 +71,6 @@ def write_sparse(folder, n=50_000, p=20_000, density=0.02, seed=0):
 
 
 CELLS = {"cells": (200_000, 20_000, 0.005), "cells5": (20_000, 20_000, 0.05)}
-
-
-def write_cells(folder, name, seed=0):
-    """Counts (counts_matrix) at CELLS[name]'s shape; 5 cell types from the counts of
-    six columns (the first of each pair and a pair's interaction)."""
-    n, p, density = CELLS[name]
-    rng = np.random.default_rng(seed)
-    rows_total = n + N_TEST
-    X = counts_matrix(rng, rows_total, p, density)
-    cols = X[:, :6].toarray()
-    score = cols[:, 0] + 2.0 * (cols[:, 1] > 0) * (cols[:, 2] > 0) - cols[:, 3] + cols[:, 4] * (cols[:, 5] > 0)
-    y = np.digitize(score + rng.normal(0, 0.5, rows_total), np.quantile(score, [0.2, 0.4, 0.6, 0.8]))
-    sp.save_npz(folder / f"{name}.npz", X.tocsr(), compressed=False)
-    np.save(folder / f"{name}_y.npy", y)
 
 
 def write_bed(folder, n=20_000, p=200_000, missing=0.01, seed=0):
@@ -213,9 +176,11 @@ def main():
                     write_bed(folder, *args.bed_shape)
                     print(f"\nbed_train.bed: {(folder / 'bed_train.bed').stat().st_size / 2**20:.0f} MB")
                 elif spec["data"] in CELLS:
-                    write_cells(folder, spec["data"])
+                    write_cells(folder, spec["data"], *CELLS[spec["data"]], n_test=N_TEST)
+                elif spec["data"] == "snp":
+                    write_snp(folder, n_test=N_TEST)
                 else:
-                    (write_snp if spec["data"] == "snp" else write_sparse)(folder)
+                    write_sparse(folder)
                 written.add(spec["data"])
                 os.sync()  # the written pages' writeback would otherwise run during the first fits
             trees = args.trees or spec["trees"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 
 import numpy as np
+import scipy.sparse as sp
 
 from pyinterp.datasets import make_dictionary_signals, make_gaussian_dictionary, make_lss, make_sparse_coefficients
 
@@ -22,6 +23,49 @@ def two_rules(n, p, seed=0):
     X = rng.uniform(size=(n, p))
     y = ((X[:, 0] < 0.5) & (X[:, 1] < 0.5)) + ((X[:, 2] < 0.5) & (X[:, 3] < 0.5)) + 0.2 * rng.randn(n)
     return X, y.astype(np.float64)
+
+
+def write_snp(folder, n=5000, p=100_000, seed=0, n_test=1000, missing=0.05):
+    """Genotypes at Hardy-Weinberg frequencies (minor allele frequency 0.05-0.5) for n + n_test
+    rows, as int8 in snp.npy; y from three SNPs, one pair interacting, plus noise, in snp_y.npy.
+    Also, unless missing is None, the float32 version with that share of calls missing (NaN) in
+    snp_nan.npy (without it the genotypes drawn differ). Written in blocks of 2,000 columns."""
+    rng = np.random.default_rng(seed)
+    rows = n + n_test
+    X = np.lib.format.open_memmap(folder / "snp.npy", mode="w+", dtype=np.int8, shape=(rows, p))
+    if missing is not None:
+        nan = np.lib.format.open_memmap(folder / "snp_nan.npy", mode="w+", dtype=np.float32, shape=(rows, p))
+    for j in range(0, p, 2000):
+        block = rng.binomial(2, rng.uniform(0.05, 0.5, size=min(2000, p - j)), size=(rows, min(2000, p - j)))
+        X[:, j:j + block.shape[1]] = block
+        if missing is not None:
+            nan[:, j:j + block.shape[1]] = np.where(rng.random(block.shape) < missing, np.nan, block)
+    y = 0.8 * X[:, 0] + 1.5 * (X[:, 1] > 0) * (X[:, 2] > 0) + rng.normal(0, 1, rows)
+    np.save(folder / "snp_y.npy", y)
+
+
+def counts_matrix(rng, n, p, density):
+    """CSC float32 counts: per column, density * n rows drawn without replacement holding Poisson
+    counts (>= 1)."""
+    per_column = rng.binomial(n, density, size=p)
+    indptr = np.concatenate([[0], np.cumsum(per_column)]).astype(np.int64)
+    indices = np.concatenate([np.sort(rng.choice(n, k, replace=False)) for k in per_column]).astype(np.int32)
+    data = (rng.poisson(2.0, size=indptr[-1]) + 1).astype(np.float32)
+    return sp.csc_matrix((data, indices, indptr), shape=(n, p))
+
+
+def write_cells(folder, name, n, p, density, seed=0, n_test=1000):
+    """Single-cell counts (counts_matrix) of n + n_test cells as CSR float32 in <name>.npz; 5 cell
+    types from the counts of six columns (the first of each pair and a pair's interaction) in
+    <name>_y.npy."""
+    rng = np.random.default_rng(seed)
+    rows = n + n_test
+    X = counts_matrix(rng, rows, p, density)
+    cols = X[:, :6].toarray()
+    score = cols[:, 0] + 2.0 * (cols[:, 1] > 0) * (cols[:, 2] > 0) - cols[:, 3] + cols[:, 4] * (cols[:, 5] > 0)
+    y = np.digitize(score + rng.normal(0, 0.5, rows), np.quantile(score, [0.2, 0.4, 0.6, 0.8]))
+    sp.save_npz(folder / f"{name}.npz", X.tocsr(), compressed=False)
+    np.save(folder / f"{name}_y.npy", y)
 
 
 def oob_regression(n, p, seed=0):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -45,8 +46,8 @@ def load() -> float:
     return os.getloadavg()[0]
 
 
-def load_line() -> str:
-    return f"load average {load():.2f} at the start ({os.cpu_count()} CPUs)"
+def load_line(when="the start") -> str:
+    return f"load average {load():.2f} at {when} ({os.cpu_count()} CPUs)"
 
 
 def peak_rss_mb() -> float:
@@ -62,16 +63,26 @@ def reset_peak_rss():
         f.write("5")
 
 
-def run_isolated(args, threads=2, *, may_fail=False) -> dict:
+def run_isolated(args, threads=2, *, may_fail=False, timeout=None) -> dict:
     """Runs `python *args` in a process of its own (so its peak memory is its own) and returns the
     JSON object its last output line holds. A failure exits, or with may_fail returns {"error":
-    what happened} (a process killed by the kernel's out-of-memory killer leaves no message)."""
-    out = subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True,
-                         env={**os.environ, "OMP_NUM_THREADS": str(threads)})
-    if out.returncode != 0:
-        killed = out.returncode < 0 and not out.stderr
-        what = f"killed by signal {-out.returncode} (out of memory?)" if killed else out.stderr.strip()[-500:]
+    what happened} (a process killed by the kernel's out-of-memory killer leaves no message). After
+    timeout seconds the process and any it started (an Rscript) are killed: a failure too."""
+    with subprocess.Popen([sys.executable, *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, env={**os.environ, "OMP_NUM_THREADS": str(threads)},
+                          start_new_session=timeout is not None) as proc:
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+            what = None
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # its own session: the worker and its children only
+            proc.communicate()
+            what = f"stopped after the {timeout:g} s limit"
+    if what is None and proc.returncode != 0:
+        killed = proc.returncode < 0 and not stderr
+        what = f"killed by signal {-proc.returncode} (out of memory?)" if killed else stderr.strip()[-500:]
+    if what is not None:
         if may_fail:
             return {"error": what}
         sys.exit(f"{' '.join(map(str, args))} failed: {what}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return json.loads(stdout.strip().splitlines()[-1])
