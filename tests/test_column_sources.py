@@ -170,6 +170,27 @@ def test_sparse_columns_searched_from_their_entries_give_the_dense_trees(criteri
         assert_same_forest(RandomForestClassifier(**kw).fit(X, y, sample_weight=w), reference)
 
 
+@pytest.mark.parametrize("criterion", ["squared_error", "poisson"])
+def test_sparse_columns_searched_from_their_entries_sum_the_dense_bins_in_regression(criterion):
+    """Regression searches a sparse column from the node's entries too: the rows between them (the
+    zero's bin) are summed in position order, the order the gather over the node's rows adds them
+    in, so every bin, and every tree, is the dense array's bit for bit, at any weights, with
+    explicit zeros stored as entries, leaf-size limits, lists (CSR) and lookups (CSC)."""
+    rng = np.random.RandomState(10)
+    n, p = 6000, 60
+    X = sp.random(n, p, density=0.01, format="csr", random_state=10, data_rvs=lambda k: rng.poisson(2, k) + 1.0)
+    X.data[::7] = 0.0
+    D = X.toarray()
+    y = np.exp(0.3 * D[:, 0] + (D[:, 1] > 0) * (D[:, 2] > 0) + 0.1 * rng.randn(n)) + rng.rand(n) / 3
+    cases = [dict(), dict(min_samples_leaf=3), dict(bootstrap=False, max_features=7), dict(max_leaf_nodes=60)]
+    weights = [None, rng.randint(1, 4, n).astype(float), rng.rand(n) + 0.5, None]
+    for kw, w in zip(cases + cases[:2], weights + weights[1:3]):
+        kw = dict(dict(n_estimators=3, random_state=2, max_features=9, criterion=criterion), **kw)
+        reference = RandomForestRegressor(**kw).fit(D, y, sample_weight=w)
+        for form in (X, X.tocsc()):
+            assert_same_forest(RandomForestRegressor(**kw).fit(form, y, sample_weight=w), reference)
+
+
 def test_csr_entries_codes_list_a_node_and_codes_of_another_matrix_are_not_trusted(monkeypatch):
     """Codes built from a CSR X also hold its entries' codes in X's order (those of the columns
     stored sparse, at their widest code's width; found block of rows by block of rows), which a
