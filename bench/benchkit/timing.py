@@ -50,10 +50,19 @@ def load_line(when="the start") -> str:
     return f"load average {load():.2f} at {when} ({os.cpu_count()} CPUs)"
 
 
+def _status_mb(field) -> float:
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith(field)) / 1024
+
+
 def peak_rss_mb() -> float:
     """This process's own peak resident memory (ru_maxrss would include the parent's at fork)."""
-    with open("/proc/self/status") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
+    return _status_mb("VmHWM")
+
+
+def rss_mb() -> float:
+    """This process's resident memory now."""
+    return _status_mb("VmRSS")
 
 
 def reset_peak_rss():
