@@ -341,6 +341,8 @@ bool ExactSplitSearch::evaluate(Column col, Stats& stats, int64_t feature, Split
           std::is_same_v<Stats, ClassStats<false, false>> || std::is_same_v<Stats, ClassStats<true, false>>;
       if constexpr (rest)
         if (whole_weights_ && counts(n_codes, m)) return evaluate_entries(col, stats, feature, best, for_each);
+      if constexpr (std::is_same_v<Stats, RegressionStats> || std::is_same_v<Stats, PoissonStats>)
+        if (counts(n_codes, m)) return evaluate_entry_sums(col, stats, feature, best, for_each);
       // Otherwise the node's rows are read as usual, their codes from the entries in order.
       using Code = std::remove_cv_t<std::remove_reference_t<decltype(col.codes[0])>>;
       entry_rows_.resize(bound);
@@ -524,6 +526,63 @@ bool ExactSplitSearch::evaluate_entries(const SparseColumn<Code>& col, Stats& st
   occupied_range(none.code, cmin, cmax);
   if (cmin == cmax) {
     hist_n_[cmin] = 0;
+    occupied[cmin >> 6] = 0;
+    stats.hist_clear(cmin);
+    return false;
+  }
+  scan_counts<false>(cmin, cmax, m, stats, feature, best, none);
+  return true;
+}
+
+template <class Code, class Stats, class ForEach>
+bool ExactSplitSearch::evaluate_entry_sums(const SparseColumn<Code>& col, Stats& stats, int64_t feature, Split& best,
+                                           ForEach&& for_each) {
+  const int64_t m = m_;
+  const double *lw = lw_.data(), *lwy = lwy_.data();
+  uint64_t* occupied = occupied_.data();
+  uint32_t* counts = hist_n_.data();
+  const uint32_t zero = col.zero;
+  double w0 = 0.0, s0 = 0.0;  // the zero's bin, summed in position order as the gather adds to it
+  int64_t next = 0, others = 0;  // the first position not yet read; the entries of other codes
+  auto gather = [&](auto count_rows) {
+    Stats local = stats;  // hist_add changes the histograms only
+    for_each([&](uint32_t pos, uint32_t c) {
+      for (; next < pos; ++next) {
+        w0 += lw[next];
+        s0 += lwy[next];
+      }
+      next = pos + 1;
+      if (c == zero) {  // an explicit zero stored as an entry
+        w0 += lw[pos];
+        s0 += lwy[pos];
+        return;
+      }
+      local.hist_add(c, pos);
+      if constexpr (decltype(count_rows)::value) ++counts[c];
+      occupied[c >> 6] |= uint64_t{1} << (c & 63);
+      ++others;
+    });
+    for (; next < m; ++next) {
+      w0 += lw[next];
+      s0 += lwy[next];
+    }
+  };
+  if (leaf_limits_) {
+    gather(std::true_type{});
+  } else {
+    gather(std::false_type{});
+  }
+  if (others < m) {
+    stats.hist_w[zero] += w0;  // the bin is 0.0, so it becomes the gather's sum exactly
+    stats.hist_s[zero] += s0;
+    if (leaf_limits_) counts[zero] += static_cast<uint32_t>(m - others);
+    occupied[zero >> 6] |= uint64_t{1} << (zero & 63);
+  }
+  const MissingRows none{0, data_.codes->n_codes(feature), false};
+  uint32_t cmin = 0, cmax = 0;
+  occupied_range(none.code, cmin, cmax);
+  if (cmin == cmax) {
+    counts[cmin] = 0;
     occupied[cmin >> 6] = 0;
     stats.hist_clear(cmin);
     return false;

@@ -101,6 +101,13 @@ class ExactSplitSearch final : public SplitSearch {
   // them in the node, positions increasing.
   template <class Code, class Stats, class ForEach>
   bool evaluate_entries(const SparseColumn<Code>& col, Stats& stats, int64_t feature, Split& best, ForEach&& for_each);
+  // The same for one output's squared error or Poisson deviance, at any weights: the rows between
+  // the node's entries (the zero's) are summed in registers in position order, which is the order
+  // the gather adds them to the zero's bin in, so the sums are its own bit for bit; the entries
+  // go to their bins as the gather's would.
+  template <class Code, class Stats, class ForEach>
+  bool evaluate_entry_sums(const SparseColumn<Code>& col, Stats& stats, int64_t feature, Split& best,
+                           ForEach&& for_each);
   // A row's position in the node, or -1 when it is not one of its rows: a copy of row_slot_'s
   // address and the node's stamp, so the loops that call it keep both in registers.
   struct NodePositions {
