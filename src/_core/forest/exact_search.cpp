@@ -521,17 +521,7 @@ bool ExactSplitSearch::evaluate_entries(const SparseColumn<Code>& col, Stats& st
     if (leaf_limits_) hist_n_[col.zero] += static_cast<uint32_t>(m - found);
     occupied[col.zero >> 6] |= uint64_t{1} << (col.zero & 63);
   }
-  const MissingRows none{0, data_.codes->n_codes(feature), false};
-  uint32_t cmin = 0, cmax = 0;
-  occupied_range(none.code, cmin, cmax);
-  if (cmin == cmax) {
-    hist_n_[cmin] = 0;
-    occupied[cmin >> 6] = 0;
-    stats.hist_clear(cmin);
-    return false;
-  }
-  scan_counts<false>(cmin, cmax, m, stats, feature, best, none);
-  return true;
+  return scan_entry_bins(stats, feature, best);
 }
 
 template <class Code, class Stats, class ForEach>
@@ -578,16 +568,21 @@ bool ExactSplitSearch::evaluate_entry_sums(const SparseColumn<Code>& col, Stats&
     if (leaf_limits_) counts[zero] += static_cast<uint32_t>(m - others);
     occupied[zero >> 6] |= uint64_t{1} << (zero & 63);
   }
+  return scan_entry_bins(stats, feature, best);
+}
+
+template <class Stats>
+bool ExactSplitSearch::scan_entry_bins(Stats& stats, int64_t feature, Split& best) {
   const MissingRows none{0, data_.codes->n_codes(feature), false};
   uint32_t cmin = 0, cmax = 0;
   occupied_range(none.code, cmin, cmax);
   if (cmin == cmax) {
-    counts[cmin] = 0;
-    occupied[cmin >> 6] = 0;
+    hist_n_[cmin] = 0;
+    occupied_[cmin >> 6] = 0;
     stats.hist_clear(cmin);
     return false;
   }
-  scan_counts<false>(cmin, cmax, m, stats, feature, best, none);
+  scan_counts<false>(cmin, cmax, m_, stats, feature, best, none);
   return true;
 }
 

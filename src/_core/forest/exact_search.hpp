@@ -105,6 +105,9 @@ class ExactSplitSearch final : public SplitSearch {
   // the node's entries (the zero's) are summed in registers in position order, which is the order
   // the gather adds them to the zero's bin in, so the sums are its own bit for bit; the entries
   // go to their bins as the gather's would.
+  // After either: the split among the occupied codes' bins, or false when one code holds all rows.
+  template <class Stats>
+  bool scan_entry_bins(Stats& stats, int64_t feature, Split& best);
   template <class Code, class Stats, class ForEach>
   bool evaluate_entry_sums(const SparseColumn<Code>& col, Stats& stats, int64_t feature, Split& best,
                            ForEach&& for_each);
