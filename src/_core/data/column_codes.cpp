@@ -536,19 +536,17 @@ void ColumnCodes::code_csr_entries(const MatrixView& X, int n_threads) {
   auto code_block = [&](auto* out, const auto* indices, int64_t r0, int64_t r1, std::vector<uint32_t>& cursor) {
     for (int64_t j = 0; j < p; ++j) {
       if (!stored_sparse(j)) continue;
-      const auto* rows = reinterpret_cast<const uint32_t*>(columns_[j]);
+      const uint32_t* rows = sparse<uint8_t>(j).rows;  // the rows do not depend on the codes' width
       cursor[j] = static_cast<uint32_t>(std::lower_bound(rows, rows + n_stored_[j], static_cast<uint32_t>(r0)) - rows);
     }
     using Code = std::remove_pointer_t<decltype(out)>;
     for (int64_t e = X.slice_begin(r0), end = X.slice_begin(r1); e < end; ++e) {
       const auto j = indices[e];
-      const int w = width_[j];
-      if (w < kSparse) continue;
-      const uint8_t* codes = columns_[j] + static_cast<size_t>(n_stored_[j]) * 4;
+      if (!stored_sparse(j)) continue;
       const uint32_t at = cursor[j]++;
-      out[e] = static_cast<Code>(w == kSparse + 1 ? codes[at]
-                                 : w == kSparse + 2 ? reinterpret_cast<const uint16_t*>(codes)[at]
-                                                    : reinterpret_cast<const uint32_t*>(codes)[at]);
+      out[e] = static_cast<Code>(width_[j] == kSparse + 1   ? sparse<uint8_t>(j).codes[at]
+                                 : width_[j] == kSparse + 2 ? sparse<uint16_t>(j).codes[at]
+                                                            : sparse<uint32_t>(j).codes[at]);
     }
   };
   const int64_t blocks = std::min<int64_t>(n_rows_, 4 * std::max(1, n_threads));
