@@ -165,7 +165,6 @@ void bind_importance(py::module_& m) {
         double* b = bias.mutable_data();
         {
           py::gil_scoped_release release;
-          std::fill(o, o + v.n_rows * f.n_features * nv, 0.0);
           contributions(f, v, o, b, n_threads);
         }
         return py::make_tuple(out, bias);

@@ -307,7 +307,10 @@ void contributions(const Forest& forest, const MatrixView& X, double* out, doubl
   for (const Tree& tree : forest.trees)
     for (int32_t v = 0; v < nv; ++v) bias[v] += tree.value[v];
   for (int32_t v = 0; v < nv; ++v) bias[v] *= scale;
+  // Each block zeroes its own rows: the first touch of a large output is slow, and here it is
+  // shared by the threads and stops at Ctrl-C (one fill before the call took 2.6 s for 288 MB).
   for_row_blocks(X.n_rows, n_threads, [&](int64_t begin, int64_t end) {
+    std::fill(out + begin * p * nv, out + end * p * nv, 0.0);
     for (const Tree& tree : forest.trees) {
       for (int64_t i = begin; i < end; ++i) {
         int32_t node = 0;

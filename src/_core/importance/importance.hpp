@@ -59,7 +59,7 @@ std::vector<TreeScores> permutation_tree_scores(const Forest& forest, const Matr
                                                 int n_threads, bool held_out = false);
 
 // out: n_rows x n_features x n_values, the mean over trees of the sum, over the path nodes split on
-// each feature, of value(child) - value(node); bias: the mean root value. Caller zero-fills out.
+// each feature, of value(child) - value(node); bias: the mean root value. Every element of out is written.
 void contributions(const Forest& forest, const MatrixView& X, double* out, double* bias, int n_threads);
 
 }  // namespace pyinterp
