@@ -20,8 +20,7 @@ from sklearn.base import clone
 from sklearn.ensemble import RandomForestRegressor as SkForestRegressor
 
 from pyinterp import (DLBCD, IterativeRandomForest, LocalLSSFind, LSSFind, PartitionedRatio, RandomForestClassifier,
-                      RandomForestRegressor, SkinnyTreesClassifier, SkinnyTreesRegressor, _core, frequent_itemsets,
-                      sharpness_test)
+                      RandomForestRegressor, SkinnyTreesClassifier, SkinnyTreesRegressor, _core, frequent_itemsets)
 from pyinterp import importance as imp
 from pyinterp.interactions import (decode, dwp, encode, interaction_rule, minimal, pair_scan, prevalent_sets,
                                    random_intersection_trees, signed_paths)
@@ -186,8 +185,6 @@ TAMPERED = {
     "trees as None": (RF, {"_forest": None}, "_forest is NoneType"),
     "seed as text": (RF, {"_seed": "0"}, "_seed = '0'"),
     "negative seed": (RF, {"_seed": -1}, "_seed = -1"),
-    "no threads": (RF, {"_n_threads": 0}, "_n_threads = 0"),
-    "threads as text": (RF, {"_n_threads": "2"}, "_n_threads = '2'"),
     "feature names too few": (RF, {"feature_names_in_": np.array(["a"], dtype=object)}, "feature_names_in_ does not"),
     "categorical mask too short": (RF, {"is_categorical_": np.array([True])}, "is_categorical_ is not a mask"),
     "categorical mask of numbers": (RF, {"is_categorical_": np.zeros(4)}, "is_categorical_ is not a mask"),

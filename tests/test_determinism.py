@@ -73,3 +73,19 @@ def test_irf_bootstraps_are_joblib_units_with_the_same_result_on_processes():
     with parallel_config(backend="loky"):
         processes = IterativeRandomForest(**kw).fit(X, y)
     assert repr(list(threads.interactions_)) == repr(list(processes.interactions_))
+
+
+@pytest.mark.parametrize("Forest", [RandomForestRegressor, RandomForestClassifier])
+def test_predictions_read_n_jobs_as_it_is_now(Forest, regression_data, classification_data):
+    """As in scikit-learn, n_jobs set after fit is what predict, apply and decision_path use: the
+    same values with 1 or 2 threads, and a bad n_jobs refused at the call."""
+    X, y = regression_data if Forest is RandomForestRegressor else classification_data
+    forest = Forest(n_estimators=10, random_state=0, n_jobs=1).fit(X, y)
+    one = forest.predict(X), forest.apply(X), forest.decision_path(X)[0].toarray()
+    two = forest.set_params(n_jobs=2).predict(X), forest.apply(X), forest.decision_path(X)[0].toarray()
+    for a, b in zip(one, two):
+        np.testing.assert_array_equal(a, b)
+    forest.set_params(n_jobs=0)
+    for call in (forest.predict, forest.apply, forest.decision_path):
+        with pytest.raises(ValueError, match="n_jobs must be None or a non-zero integer, got 0"):
+            call(X)

@@ -102,7 +102,7 @@ def combine(*forests):
     if len(set(seeds)) < len(seeds):
         raise ValueError("two of the forests were fitted with the same seed and so grew the same trees")
     combined = clone(first).set_params(n_estimators=sum(f._forest.n_trees for f in forests), oob_score=False)
-    for name in ("n_features_in_", "feature_names_in_", "classes_", "n_classes_", "_seed", "_n_threads"):
+    for name in ("n_features_in_", "feature_names_in_", "classes_", "n_classes_", "_seed"):
         if hasattr(first, name):
             setattr(combined, name, getattr(first, name))
     combined._forest = _core.join_forests([f._forest for f in forests])

@@ -225,7 +225,6 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         n_outputs = 1 if targets.ndim == 1 else targets.shape[1]
         _check_node_values(params, n_samples, n_outputs * max(n_classes, 1))
         self._seed = params.seed
-        self._n_threads = params.n_threads
         X = core_X(X)
         if params.n_estimators > 0:
             regression = n_classes == 0
@@ -312,7 +311,7 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         if X.shape[0] != n_samples:
             raise ValueError(f"X has {X.shape[0]} rows; out-of-bag predictions are for the {n_samples} training "
                              "rows, in the order fit saw them")
-        values, n_trees = self._forest.predict_oob(X, self._n_threads, training=training)
+        values, n_trees = self._forest.predict_oob(X, self._threads(), training=training)
         missing = n_trees == 0
         if missing.any():
             # scikit-learn's words, then where pyinterp differs: it predicts 0 for these rows and
@@ -576,17 +575,19 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         if categorical is not None and (not isinstance(categorical, np.ndarray) or categorical.dtype != bool
                                         or categorical.shape != (n_features,)):
             corrupt(f"is_categorical_ is not a mask of the {n_features} features")
-        seed, threads = getattr(self, "_seed", 0), getattr(self, "_n_threads", None)  # 0.1.0 had no _seed
+        seed = getattr(self, "_seed", 0)  # 0.1.0 had no _seed
         if not isinstance(seed, Integral) or seed < 0:
             corrupt(f"_seed = {seed!r}")
-        if not isinstance(threads, Integral) or threads < 1:
-            corrupt(f"_n_threads = {threads!r}")
 
     # -- prediction ----------------------------------------------------------------------------
 
+    def _threads(self):
+        """Threads for a prediction: n_jobs as it is now (set_params after fit applies), as in scikit-learn."""
+        return resolve_n_threads(self.n_jobs)
+
     def _predict_values(self, X):
         X = self._checked_rows(X)
-        return self._forest.predict(X, self._n_threads)
+        return self._forest.predict(X, self._threads())
 
     def apply(self, X):
         """The leaf each row reaches in each tree.
@@ -622,7 +623,7 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         True
         """
         X = self._checked_rows(X)
-        return self._forest.apply(X, self._n_threads)
+        return self._forest.apply(X, self._threads())
 
     def decision_path(self, X):
         """The nodes each row visits in each tree, as scikit-learn returns them.
@@ -660,7 +661,7 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         [4, 4, 4, 4]
         """
         X = self._checked_rows(X)
-        indptr, indices, offsets = self._forest.decision_path(X, self._n_threads)
+        indptr, indices, offsets = self._forest.decision_path(X, self._threads())
         data = np.ones(indices.shape[0], dtype=np.int8)
         indicator = sp.csr_matrix((data, indices, indptr), shape=(X.shape[0], int(offsets[-1])))
         return indicator, offsets
@@ -747,12 +748,12 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
     n_jobs : int or None, default None
         Threads of the C++ core for fit and for the predictions, leaves, paths and out-of-bag
         values: None is 1, -1 every core this process may use, -2 all but one, and so on; 0 is an
-        error, and more than four threads per core are not started. The thread count is fixed at
-        fit: the methods run with the n_jobs the forest was fitted with. The result does not
-        depend on it, bit for bit. Differs from scikit-learn's: None means one thread even
-        inside a ``joblib.parallel_backend`` context, and inside a distributed joblib backend
-        (``joblib.parallel_backend("dask")``) fit grows the trees in chunks on the cluster's
-        workers, with the same result.
+        error, and more than four threads per core are not started. Each call reads n_jobs as it
+        is then, so ``set_params(n_jobs=...)`` after fit applies to the predictions, as in
+        scikit-learn. The result does not depend on it, bit for bit. Differs from scikit-learn's:
+        None means one thread even inside a ``joblib.parallel_backend`` context, and inside a
+        distributed joblib backend (``joblib.parallel_backend("dask")``) fit grows the trees in
+        chunks on the cluster's workers, with the same result.
     random_state : int, RandomState instance or None, default None
         The seed of the rows and candidate features each tree draws: an int gives the same
         forest on every run, machine and thread count; None (or a RandomState, which advances by
@@ -1292,12 +1293,12 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
     n_jobs : int or None, default None
         Threads of the C++ core for fit and for the predictions, leaves, paths and out-of-bag
         values: None is 1, -1 every core this process may use, -2 all but one, and so on; 0 is an
-        error, and more than four threads per core are not started. The thread count is fixed at
-        fit: the methods run with the n_jobs the forest was fitted with. The result does not
-        depend on it, bit for bit. Differs from scikit-learn's: None means one thread even
-        inside a ``joblib.parallel_backend`` context, and inside a distributed joblib backend
-        (``joblib.parallel_backend("dask")``) fit grows the trees in chunks on the cluster's
-        workers, with the same result.
+        error, and more than four threads per core are not started. Each call reads n_jobs as it
+        is then, so ``set_params(n_jobs=...)`` after fit applies to the predictions, as in
+        scikit-learn. The result does not depend on it, bit for bit. Differs from scikit-learn's:
+        None means one thread even inside a ``joblib.parallel_backend`` context, and inside a
+        distributed joblib backend (``joblib.parallel_backend("dask")``) fit grows the trees in
+        chunks on the cluster's workers, with the same result.
     random_state : int, RandomState instance or None, default None
         The seed of the rows and candidate features each tree draws: an int gives the same
         forest on every run, machine and thread count; None (or a RandomState, which advances by
