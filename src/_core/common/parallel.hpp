@@ -73,11 +73,10 @@ inline NoState no_state(int) { return {}; }
 // fn(begin, end) over blocks of rows: every row is handled by exactly one call, so per-row
 // results do not depend on the number of threads.
 template <class Fn>
-void for_row_blocks(int64_t n_rows, int n_threads, Fn fn) {
-  constexpr int64_t kBlock = 256;
-  const int64_t n_blocks = (n_rows + kBlock - 1) / kBlock;
+void for_row_blocks(int64_t n_rows, int n_threads, Fn fn, int64_t block = 256) {
+  const int64_t n_blocks = (n_rows + block - 1) / block;
   parallel_for(n_blocks, n_threads, no_state, [&](int64_t b, int, NoState&) {
-    fn(b * kBlock, std::min(n_rows, (b + 1) * kBlock));
+    fn(b * block, std::min(n_rows, (b + 1) * block));
   });
 }
 

@@ -11,6 +11,7 @@
 #include "../common/rng.hpp"
 #include "../data/column_codes.hpp"
 #include "builder.hpp"
+#include "descent.hpp"
 #include "prune.hpp"
 
 namespace pyinterp {
@@ -292,18 +293,24 @@ Forest join_forests(const std::vector<const Forest*>& parts) {
 void predict(const Forest& forest, const MatrixView& X, double* out, int n_threads) {
   check_width(forest, X);
   const int32_t nv = forest.n_values();
+  const int64_t n = X.n_rows;
   // A sum over the trees in their order, then one division: scikit-learn's arithmetic, so a
   // forest exported with to_sklearn predicts the same doubles.
   const double n_trees = static_cast<double>(forest.trees.size());
-  for_row_blocks(X.n_rows, n_threads, [&](int64_t begin, int64_t end) {
-    std::fill(out + begin * nv, out + end * nv, 0.0);
-    for (const Tree& tree : forest.trees) {
-      for (int64_t i = begin; i < end; ++i) {
-        const int32_t leaf = tree.leaf_of([&](int32_t j) { return X.at(i, j); });
-        const double* v = tree.value.data() + static_cast<int64_t>(leaf) * nv;
-        for (int32_t k = 0; k < nv; ++k) out[i * nv + k] += v[k];
+  for_row_blocks(n, n_threads, [&](int64_t begin, int64_t end) { std::fill(out + begin * nv, out + end * nv, 0.0); });
+  with_row_reader(X, [&](const auto& x) {
+    for_row_blocks(n, n_threads, [&](int64_t begin, int64_t end) {
+      for (const Tree& tree : forest.trees) {
+        for (int64_t i = begin; i < end; ++i) {
+          const int32_t leaf = tree.leaf_of([&](int32_t j) { return x(i, j); });
+          const double* v = tree.value.data() + static_cast<int64_t>(leaf) * nv;
+          for (int32_t k = 0; k < nv; ++k) out[i * nv + k] += v[k];
+        }
+        checkpoint();
       }
-    }
+    }, descent_block(n, n_threads, nv * int64_t{sizeof(double)}));
+  });
+  for_row_blocks(n, n_threads, [&](int64_t begin, int64_t end) {
     for (int64_t k = begin * nv; k < end * nv; ++k) out[k] /= n_trees;
   });
 }
@@ -316,9 +323,15 @@ const int32_t* recorded_oob_leaves(const Forest& forest, bool training) {
   return training && !forest.oob_leaves.empty() ? forest.oob_leaves.data() : nullptr;
 }
 
-// Leaf row i of X reaches in tree t: recorded (X.n_rows per tree), or by running it down.
-int32_t leaf_at(const Forest& forest, const int32_t* recorded, const MatrixView& X, int64_t t, int64_t i) {
-  return recorded ? recorded[t * X.n_rows + i] : forest.trees[t].leaf_of([&](int32_t j) { return X.at(i, j); });
+// fn(leaf) with leaf(t, i) the leaf row i of X reaches in tree t: recorded (X.n_rows per tree), or
+// by running it down.
+template <class Fn>
+void with_leaves(const Forest& forest, const MatrixView& X, const int32_t* recorded, Fn fn) {
+  with_row_reader(X, [&](const auto& x) {
+    fn([&](int64_t t, int64_t i) {
+      return recorded ? recorded[t * X.n_rows + i] : forest.trees[t].leaf_of([&](int32_t j) { return x(i, j); });
+    });
+  });
 }
 
 // Leaves of every row in every tree, or -1 where inbag (n_trees x n_rows, or nullptr) counts the row
@@ -326,12 +339,14 @@ int32_t leaf_at(const Forest& forest, const int32_t* recorded, const MatrixView&
 void leaves_of(const Forest& forest, const MatrixView& X, const uint32_t* inbag, const int32_t* recorded,
                int64_t* out, int n_threads) {
   const int64_t n_trees = static_cast<int64_t>(forest.trees.size()), n = X.n_rows;
-  for_row_blocks(n, n_threads, [&](int64_t begin, int64_t end) {
-    for (int64_t t = 0; t < n_trees; ++t) {
-      const uint32_t* counts = inbag ? inbag + t * n : nullptr;
-      for (int64_t i = begin; i < end; ++i)
-        out[i * n_trees + t] = counts && counts[i] != 0 ? -1 : leaf_at(forest, recorded, X, t, i);
-    }
+  with_leaves(forest, X, recorded, [&](const auto& leaf) {
+    for_row_blocks(n, n_threads, [&](int64_t begin, int64_t end) {
+      for (int64_t t = 0; t < n_trees; ++t) {
+        const uint32_t* counts = inbag ? inbag + t * n : nullptr;
+        for (int64_t i = begin; i < end; ++i) out[i * n_trees + t] = counts && counts[i] != 0 ? -1 : leaf(t, i);
+        checkpoint();
+      }
+    }, descent_block(n, n_threads, n_trees * int64_t{sizeof(int64_t)}));
   });
 }
 
@@ -343,20 +358,26 @@ void predict_oob(const Forest& forest, const MatrixView& X, double* out, int64_t
   if (X.n_rows != forest.n_samples) throw std::invalid_argument("out-of-bag predictions need the training rows");
   const int32_t nv = forest.n_values();
   const int64_t n = forest.n_samples;
-  const int32_t* recorded = recorded_oob_leaves(forest, training);
   for_row_blocks(n, n_threads, [&](int64_t begin, int64_t end) {
     std::fill(out + begin * nv, out + end * nv, 0.0);
     std::fill(n_trees_out + begin, n_trees_out + end, int64_t{0});
-    for (size_t t = 0; t < forest.trees.size(); ++t) {
-      const Tree& tree = forest.trees[t];
-      const uint32_t* counts = forest.inbag.data() + t * n;
-      for (int64_t i = begin; i < end; ++i) {
-        if (counts[i] != 0) continue;
-        const double* v = tree.value.data() + static_cast<int64_t>(leaf_at(forest, recorded, X, t, i)) * nv;
-        for (int32_t k = 0; k < nv; ++k) out[i * nv + k] += v[k];
-        ++n_trees_out[i];
+  });
+  with_leaves(forest, X, recorded_oob_leaves(forest, training), [&](const auto& leaf) {
+    for_row_blocks(n, n_threads, [&](int64_t begin, int64_t end) {
+      for (int64_t t = 0; t < static_cast<int64_t>(forest.trees.size()); ++t) {
+        const Tree& tree = forest.trees[t];
+        const uint32_t* counts = forest.inbag.data() + t * n;
+        for (int64_t i = begin; i < end; ++i) {
+          if (counts[i] != 0) continue;
+          const double* v = tree.value.data() + static_cast<int64_t>(leaf(t, i)) * nv;
+          for (int32_t k = 0; k < nv; ++k) out[i * nv + k] += v[k];
+          ++n_trees_out[i];
+        }
+        checkpoint();
       }
-    }
+    }, descent_block(n, n_threads, nv * int64_t{sizeof(double)} + int64_t{sizeof(int64_t)}));
+  });
+  for_row_blocks(n, n_threads, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i)
       if (n_trees_out[i] > 0)
         for (int32_t k = 0; k < nv; ++k) out[i * nv + k] /= static_cast<double>(n_trees_out[i]);
@@ -385,14 +406,16 @@ void leaf_sums(const Forest& forest, const MatrixView& X, const double* weight, 
   std::fill(count, count + offset[n_trees], 0.0);
   std::fill(sum, sum + offset[n_trees], 0.0);
   // A tree's nodes are its task's alone, and each sums its rows in order: any thread count agrees.
-  parallel_for(n_trees, n_threads, no_state, [&](int64_t t, int, NoState&) {
-    const uint32_t* counts = oob ? forest.inbag.data() + t * n : nullptr;
-    for (int64_t i = 0; i < n; ++i) {
-      if (counts && counts[i] != 0) continue;
-      const int64_t leaf = offset[t] + leaf_at(forest, recorded, X, t, i);
-      count[leaf] += 1.0;
-      sum[leaf] += weight[i];
-    }
+  with_leaves(forest, X, recorded, [&](const auto& leaf_in) {
+    parallel_for(n_trees, n_threads, no_state, [&](int64_t t, int, NoState&) {
+      const uint32_t* counts = oob ? forest.inbag.data() + t * n : nullptr;
+      for (int64_t i = 0; i < n; ++i) {
+        if (counts && counts[i] != 0) continue;
+        const int64_t leaf = offset[t] + leaf_in(t, i);
+        count[leaf] += 1.0;
+        sum[leaf] += weight[i];
+      }
+    });
   });
 }
 
