@@ -249,6 +249,26 @@ def test_root_bit_sets_match_brute_force(n_items, n_tx, max_size):
     assert frequent_itemsets(tx, w, 2.0, 2) == brute_force(tx, w, 2.0, 2)
 
 
+@pytest.mark.parametrize("max_size", [2, 3, None])
+def test_pair_table_alone_matches_brute_force(max_size):
+    """Counts over 257-2048 labels: the root keeps a pair table without bit sets. A branch whose
+    label has no frequent pair ends at the table, and so does every branch when sets stop at
+    pairs. The others are mined from their rows. The result is brute force's, in the same order
+    for any n_jobs."""
+    rng = np.random.default_rng(11)
+    p = 1.0 / np.arange(1, 601) ** 0.4
+    tx = [tuple(rng.choice(600, size=rng.integers(1, 12), replace=False, p=p / p.sum())) for _ in range(3000)]
+    groups = rng.choice(600, size=(10, 3), replace=False)  # planted triples: pairs and triples recur
+    tx = [t + tuple(set(groups[k]) - set(t)) if k < 10 else t for t, k in zip(tx, rng.integers(0, 25, len(tx)))]
+    want = brute_force(tx, [1.0] * len(tx), 12.0, max_size or 99)
+    got = frequent_itemsets(tx, None, 12.0, max_size)
+    assert got == want
+    assert sum(len(k) == 1 for k in got) > 256 and sum(len(k) == 2 for k in got) > 20
+    if max_size != 2:
+        assert any(len(k) == 3 for k in got)
+    assert list(frequent_itemsets(tx, None, 12.0, max_size, n_jobs=2).items()) == list(got.items())
+
+
 def test_many_root_rows_thread_independent():
     """More than 65536 distinct rows: the pair table is summed over blocks of rows; the result
     (values and order) is the same for any n_jobs, and equals brute force."""
