@@ -1,10 +1,11 @@
 """asv benchmarks of interaction discovery: signed paths, DWP, prevalent sets (DWP + mining),
-frequent itemsets, LSSFind and iRF, on one LSS problem (n=1000, p=20) and a 100-tree forest."""
+frequent itemsets, LSSFind and iRF, on one LSS problem (n=1000, p=20) and a 100-tree forest, and
+frequent itemsets on the almost-distinct paths of a 500-tree forest on madelon."""
 
-import numpy as np
-from benchkit.data import lss_fig2
+from benchkit.data import lss_fig2, shared_npz
 
-from pyinterp import IterativeRandomForest, LSSFind, RandomForestRegressor, frequent_itemsets
+from pyinterp import (IterativeRandomForest, LSSFind, RandomForestClassifier, RandomForestRegressor,
+                      frequent_itemsets)
 from pyinterp.interactions import dwp, prevalent_sets, signed_paths
 
 
@@ -47,3 +48,28 @@ class Estimators:
     def time_irf(self):
         IterativeRandomForest(n_iterations=2, n_estimators=100, n_bootstraps=5, random_state=0,
                               n_jobs=2).fit(self.X, self.y)
+
+
+class DistinctPaths:
+    """frequent_itemsets on one thread over the signed paths (epsilon 0) of a 500-tree classifier
+    on madelon: 142,405 paths, 141,469 distinct (issue 54 item 5). Skipped without the shared
+    madelon.npz."""
+
+    timeout = 600
+    params = [0.01, 0.005, 0.002]
+    param_names = ["support"]
+
+    def setup_cache(self):
+        data = shared_npz("madelon")
+        if data is None:
+            return None
+        forest = RandomForestClassifier(n_estimators=500, random_state=0, n_jobs=2).fit(data["X"], data["y"])
+        paths = signed_paths(forest, 0.0)
+        return [paths.codes[paths.indptr[i]:paths.indptr[i + 1]].tolist() for i in range(len(paths.indptr) - 1)]
+
+    def setup(self, transactions, support):
+        if transactions is None:
+            raise NotImplementedError("the shared madelon.npz is absent")
+
+    def time_frequent_itemsets(self, transactions, support):
+        frequent_itemsets(transactions, min_support=support * len(transactions), n_jobs=1)
