@@ -303,7 +303,7 @@ class Miner {
     out_ = &out;
     prefix_.assign(1, root.item_of[e]);
     emit(root.support[e]);
-    if (bits && (bits->has_rows() ? extend_bits(root, occ, *bits, e) : extend_pairs(root, *bits, e))) return;
+    if (bits && (bits->has_rows() ? extend_bits(root, occ, *bits, e) : extend_pairs(root, occ, *bits, e))) return;
     extend(root, occ, e, 0);
   }
 
@@ -316,10 +316,10 @@ class Miner {
     return levels[d];
   }
 
-  // extend() at the root from the pair table alone: done (true) when e has no frequent pair or sets
-  // stop at pairs; otherwise extend() builds e's conditional database from its rows (and counts
-  // the pairs again: the table serves the many branches that end here).
-  bool extend_pairs(const Database& root, const RootBits& rb, int32_t e) {
+  // extend() at the root from the pair table alone: done when e has no frequent pair or sets stop
+  // at pairs; with 1 to 64 frequent pairs, e's rows are cut to them with the table's supports, no
+  // count; false (nothing done) when more stay frequent: extend() counts and builds rows then.
+  bool extend_pairs(const Database& root, const Occurrences& occ, const RootBits& rb, int32_t e) {
     if (e == 0 || prefix_.size() >= max_size()) return true;
     const double* pair = rb.pairs_of(e);
     kept_.clear();
@@ -329,7 +329,28 @@ class Miner {
       for (const int32_t r : kept_) emit_with(root.item_of[r], pair[r]);
       return true;
     }
-    return kept_.empty();
+    if (kept_.empty()) return true;
+    if (kept_.size() > 64) return false;
+    Masks& mk = at(mask_levels_, 0);
+    relabel_.assign(static_cast<size_t>(e), -1);
+    mask_item_.clear();
+    for (const int32_t r : kept_) {
+      relabel_[r] = static_cast<int32_t>(mask_item_.size());
+      mk.support[mask_item_.size()] = pair[r];
+      mask_item_.push_back(root.item_of[r]);
+    }
+    mk.active = kept_.size() == 64 ? ~uint64_t{0} : (uint64_t{1} << kept_.size()) - 1;
+    open_masks(mk, occ.begin[e + 1] - occ.begin[e]);
+    for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) {
+      const int64_t t = occ.transaction[o];
+      const int32_t* a = root.items.data() + root.indptr[t];
+      uint64_t x = 0;
+      for (int32_t j = 0; j < occ.position[o]; ++j)
+        if (relabel_[a[j]] >= 0) x |= uint64_t{1} << relabel_[a[j]];
+      if (x) mk.add(x, root.weight[t], mask_slot_);
+    }
+    grow_masks(mk, 0);
+    return true;
   }
 
   // extend() at the root from its bit sets: the supports of the labels before e from the pair
