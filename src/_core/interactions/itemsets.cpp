@@ -316,12 +316,9 @@ class Miner {
     return levels[d];
   }
 
-  // extend() at the root from the pair table alone: done when e has no frequent pair or sets stop
-  // at pairs; with 1 to 64 frequent pairs, e's rows are cut to them with the table's supports, no
-  // count; false (nothing done) when more stay frequent: extend() counts and builds rows then.
-  bool extend_pairs(const Database& root, const Occurrences& occ, const RootBits& rb, int32_t e) {
-    if (e == 0 || prefix_.size() >= max_size()) return true;
-    const double* pair = rb.pairs_of(e);
+  // kept_ = the labels r < e whose pair with e is frequent, read off the root's pair table. True
+  // when that settles e's branch: sets stop at pairs (reported here), or no pair is frequent.
+  bool keep_frequent_pairs(const Database& root, const double* pair, int32_t e) {
     kept_.clear();
     for (int32_t r = 0; r < e; ++r)
       if (pair[r] >= options_.min_support) kept_.push_back(r);
@@ -329,18 +326,18 @@ class Miner {
       for (const int32_t r : kept_) emit_with(root.item_of[r], pair[r]);
       return true;
     }
-    if (kept_.empty()) return true;
+    return kept_.empty();
+  }
+
+  // extend() at the root from the pair table alone: done when e has no frequent pair or sets stop
+  // at pairs; with 1 to 64 frequent pairs, e's rows are cut to them with the table's supports, no
+  // count; false (nothing done) when more stay frequent: extend() counts and builds rows then.
+  bool extend_pairs(const Database& root, const Occurrences& occ, const RootBits& rb, int32_t e) {
+    if (e == 0 || prefix_.size() >= max_size()) return true;
+    const double* pair = rb.pairs_of(e);
+    if (keep_frequent_pairs(root, pair, e)) return true;
     if (kept_.size() > 64) return false;
-    Masks& mk = at(mask_levels_, 0);
-    relabel_.assign(static_cast<size_t>(e), -1);
-    mask_item_.clear();
-    for (const int32_t r : kept_) {
-      relabel_[r] = static_cast<int32_t>(mask_item_.size());
-      mk.support[mask_item_.size()] = pair[r];
-      mask_item_.push_back(root.item_of[r]);
-    }
-    mk.active = kept_.size() == 64 ? ~uint64_t{0} : (uint64_t{1} << kept_.size()) - 1;
-    open_masks(mk, occ.begin[e + 1] - occ.begin[e]);
+    Masks& mk = open_kept_masks(root, occ, pair, e, 0);
     for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) {
       const int64_t t = occ.transaction[o];
       const int32_t* a = root.items.data() + root.indptr[t];
@@ -360,14 +357,7 @@ class Miner {
     if (e == 0 || prefix_.size() >= max_size()) return true;
     checkpoint();
     const double* pair = rb.pairs_of(e);
-    kept_.clear();
-    for (int32_t r = 0; r < e; ++r)
-      if (pair[r] >= options_.min_support) kept_.push_back(r);
-    if (prefix_.size() + 1 == max_size()) {
-      for (const int32_t r : kept_) emit_with(root.item_of[r], pair[r]);
-      return true;
-    }
-    if (kept_.empty()) return true;
+    if (keep_frequent_pairs(root, pair, e)) return true;
     const auto n_occ = occ.begin[e + 1] - occ.begin[e];
     if (rb.whole && !(kept_.size() <= kSmallZeta && dense(static_cast<int>(kept_.size()), n_occ)) &&
         vertical(root, occ, rb, e))
@@ -547,16 +537,7 @@ class Miner {
 
   // ...or, for 1 to 64 kept labels, a mask database (mask_item_ maps its bits to items).
   Masks& to_masks(const Database& db, const Occurrences& occ, int32_t e, size_t d) {
-    Masks& m = at(mask_levels_, d);
-    relabel_.assign(static_cast<size_t>(e), -1);
-    mask_item_.clear();
-    for (const int32_t r : kept_) {
-      relabel_[r] = static_cast<int32_t>(mask_item_.size());
-      m.support[mask_item_.size()] = support_[r];
-      mask_item_.push_back(db.item_of[r]);
-    }
-    m.active = kept_.size() == 64 ? ~uint64_t{0} : (uint64_t{1} << kept_.size()) - 1;
-    open_masks(m, occ.begin[e + 1] - occ.begin[e]);
+    Masks& m = open_kept_masks(db, occ, support_.data(), e, d);
     const int32_t* a = gathered_.data();
     for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) {
       uint64_t x = 0;
@@ -564,6 +545,22 @@ class Miner {
         if (relabel_[*a] >= 0) x |= uint64_t{1} << relabel_[*a];
       if (x) m.add(x, db.weight[occ.transaction[o]], mask_slot_);
     }
+    return m;
+  }
+
+  // The empty mask database of level d for the kept labels (bit k = kept_[k], relabel_ maps labels
+  // to bits), with their supports support[kept_[k]], sized for e's occurrences.
+  Masks& open_kept_masks(const Database& db, const Occurrences& occ, const double* support, int32_t e, size_t d) {
+    Masks& m = at(mask_levels_, d);
+    relabel_.assign(static_cast<size_t>(e), -1);
+    mask_item_.clear();
+    for (const int32_t r : kept_) {
+      relabel_[r] = static_cast<int32_t>(mask_item_.size());
+      m.support[mask_item_.size()] = support[r];
+      mask_item_.push_back(db.item_of[r]);
+    }
+    m.active = kept_.size() == 64 ? ~uint64_t{0} : (uint64_t{1} << kept_.size()) - 1;
+    open_masks(m, occ.begin[e + 1] - occ.begin[e]);
     return m;
   }
 
