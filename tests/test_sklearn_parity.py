@@ -99,6 +99,32 @@ def test_regression_trees_match_node_for_node(seed, missing):
         np.testing.assert_array_equal(ours.decision_path(rows)[0].toarray(), sk.decision_path(rows)[0].toarray())
 
 
+@pytest.mark.parametrize("missing", [0.0, 0.1])
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_columns_of_more_than_65536_values_give_scikit_learns_trees(task, missing):
+    """Codes wider than 16 bits: histograms over 1 MiB (bins prefetched) in large nodes, radix sorts
+    on two 9-bit digits in the others."""
+    if missing and not SKLEARN_NAN_TREES:
+        pytest.skip("scikit-learn < 1.8 splits nodes with missing values differently (scikit-learn#32274)")
+    rng = np.random.RandomState(3)
+    X = rng.rand(70_000, 3).astype(np.float32)
+    assert min(len(np.unique(X[:, j])) for j in range(3)) > 65_536
+    y = regression_signal(np.c_[X, X[:, :1]]) + 0.1 * rng.randn(len(X))
+    X = with_missing(X, missing, 3)
+    Forest, SkForest = ((RandomForestRegressor, ensemble.RandomForestRegressor) if task == "regression" else
+                        (RandomForestClassifier, ensemble.RandomForestClassifier))
+    if task == "classification":
+        y = (y > np.median(y)).astype(int)
+    kw = dict(n_estimators=1, bootstrap=False, max_features=None, min_samples_leaf=150, random_state=0)
+    tree = Forest(**kw).fit(X, y).trees_[0]
+    sk_tree = SkForest(**kw).fit(X, y).estimators_[0].tree_
+    if task == "regression":
+        assert tree.node_count > 200
+        assert_same_tree(sk_tree, tree)
+    else:  # class counts tie between features: both picks must be best (brute force)
+        assert assert_same_tree_up_to_ties(sk_tree, tree, X, y, "gini", 150) > 200
+
+
 @pytest.mark.parametrize("Forest, SkForest", [(RandomForestRegressor, ensemble.RandomForestRegressor),
                                               (RandomForestClassifier, ensemble.RandomForestClassifier)])
 @pytest.mark.parametrize("kw", [dict(max_leaf_nodes=20), dict(max_leaf_nodes=7, min_samples_leaf=5),

@@ -218,8 +218,9 @@ struct RegressionStats {
   static constexpr bool kCategorical = true;
   const double* lw;
   const double* lwy;
-  double* hist_w;
-  double* hist_s;
+  // Per code c, its weight at hist[2c] and its sum of weighted y at hist[2c + 1]: one cache line
+  // per row a counting search adds (with 200,000 codes, 3.2 MB of histograms, a miss each).
+  double* hist;
   double total_w = 0.0, total_s = 0.0;
   double wl = 0.0, sl = 0.0;
   double mean = 0.0;  // what lwy is centred on
@@ -232,21 +233,22 @@ struct RegressionStats {
     sl += lwy[pos];
   }
   void hist_add(uint32_t c, int64_t pos) {
-    hist_w[c] += lw[pos];
-    hist_s[c] += lwy[pos];
+    hist[2 * c] += lw[pos];
+    hist[2 * c + 1] += lwy[pos];
   }
   void hist_peek(uint32_t c) {
-    wl += hist_w[c];
-    sl += hist_s[c];
+    wl += hist[2 * c];
+    sl += hist[2 * c + 1];
   }
   void hist_take(uint32_t c) {
     hist_peek(c);
-    hist_w[c] = hist_s[c] = 0.0;
+    hist_clear(c);
   }
-  void hist_clear(uint32_t c) { hist_w[c] = hist_s[c] = 0.0; }
+  void hist_clear(uint32_t c) { hist[2 * c] = hist[2 * c + 1] = 0.0; }
+  const void* hist_address(uint32_t c) const { return hist + 2 * c; }
   int32_t bucket_class(uint32_t) const { return kMixed; }
   // Centred or not, the order of the codes' means is that of their means of y.
-  double bucket_mean(uint32_t c) const { return hist_s[c] / hist_w[c]; }
+  double bucket_mean(uint32_t c) const { return hist[2 * c + 1] / hist[2 * c]; }
   int32_t row_class(int64_t) const { return kMixed; }
   double proxy() const {
     const double wr = total_w - wl;
@@ -294,6 +296,7 @@ struct MultiRegressionStats {
     const double* s = lwy + pos * n_outputs;
     for (int32_t k = 0; k < n_outputs; ++k) sl[k] += s[k];
   }
+  const void* hist_address(uint32_t c) const { return hist_s + static_cast<int64_t>(c) * n_outputs; }
   void hist_add(uint32_t c, int64_t pos) {
     hist_w[c] += lw[pos];
     double* h = hist_s + static_cast<int64_t>(c) * n_outputs;
@@ -490,6 +493,7 @@ struct ClassStats {
     for (int32_t k = 0; k < outputs(); ++k) left[lc[pos * outputs() + k]] += lw[pos];
     wl += lw[pos];
   }
+  const void* hist_address(uint32_t c) const { return hist + static_cast<int64_t>(c) * n_slots; }
   void hist_add(uint32_t c, int64_t pos) {
     double* h = hist + static_cast<int64_t>(c) * n_slots;
     for (int32_t k = 0; k < outputs(); ++k) h[lc[pos * outputs() + k]] += lw[pos];

@@ -34,6 +34,14 @@ constexpr int64_t kBoundedRows = 8;
 constexpr int64_t kEarlyDraws = 2;
 // Rows ahead whose code is prefetched during a gather (columns are larger than cache).
 constexpr int64_t kPrefetch = 32;
+// Histograms larger than this many bytes (a miss per row on this machine: cost_model.py) have
+// the bin of the row kBinAhead ahead prefetched during a counting gather.
+constexpr int64_t kCachedBins = int64_t{1} << 20;
+constexpr int64_t kBinAhead = 16;
+// The radix search's digits: at most kMaxDigitBits bits, and histograms of at most kFreeBuckets
+// bins (or 4 per row of the node) in all.
+constexpr int kMaxDigitBits = 11;
+constexpr int64_t kFreeBuckets = 1024;
 // Rows of the next candidate features prefetched while the current one is evaluated.
 constexpr int64_t kLookahead = 64;
 
@@ -46,6 +54,7 @@ ExactSplitSearch::ExactSplitSearch(const TrainingSet& data, const ForestParams& 
   keys_.resize(n);
   keys64_.resize(n);
   radix_tmp_.resize(n);
+  radix_hist_.resize(size_t{32 / kRadixBits} << kMaxDigitBits);
   hist_n_.assign(data.codes->max_n_codes(), 0);
   constant_node_.assign(data.codes->n_cols(), -1);
   constant_depth_.assign(data.codes->n_cols(), -1);
@@ -74,6 +83,7 @@ ExactSplitSearch::ExactSplitSearch(const TrainingSet& data, const ForestParams& 
   const size_t n_codes = data.codes->max_n_codes();
   if (t.n_classes > 0) {
     code_cost_ = t.n_values() <= kFewSlots ? 1 : t.n_values();
+    hist_bytes_ = static_cast<int64_t>(sizeof(double)) * t.n_values();
     lc_.resize(n * t.n_outputs);
     if (t.n_outputs > 1) llabel_.resize(n);
     // The features a node of all n rows could count, categorical ones always, and a missing bin.
@@ -88,8 +98,10 @@ ExactSplitSearch::ExactSplitSearch(const TrainingSet& data, const ForestParams& 
     taken_.resize(t.n_values());
   } else {
     lwy_.resize(n * t.n_outputs);
-    hist_w_.assign(n_codes, 0.0);
-    hist_s_.assign(n_codes * t.n_outputs, 0.0);
+    // One output: (weight, sum) pairs in hist_s_ (RegressionStats); several: weights apart.
+    hist_s_.assign(n_codes * std::max<int32_t>(t.n_outputs, 2), 0.0);
+    if (t.n_outputs > 1) hist_w_.assign(n_codes, 0.0);
+    hist_bytes_ = static_cast<int64_t>(sizeof(double)) * (t.n_outputs + 1);
     if (t.n_outputs > 1) {
       output_left_.resize(t.n_outputs);
       output_total_.resize(t.n_outputs);
@@ -378,11 +390,13 @@ bool ExactSplitSearch::evaluate(Column col, Stats& stats, int64_t feature, Split
     // bitmap. The loop is kept short (a copy of stats, the row counts only with leaf limits, the
     // codes' range read from the bitmap after it): in a small node its registers are the cost.
     uint64_t* occupied = occupied_.data();
-    auto gather = [&](auto count_rows) {
+    auto gather = [&](auto count_rows, auto prefetch_bins) {
       Stats local = stats;  // hist_add changes the histograms only
       uint32_t* counts = hist_n_.data();
       for (int64_t pos = 0; pos < m; ++pos) {
         if (pos + kPrefetch < m) __builtin_prefetch(code_address(col, idx[pos + kPrefetch]));
+        if constexpr (decltype(prefetch_bins)::value)
+          if (pos + kBinAhead < m) __builtin_prefetch(local.hist_address(col[idx[pos + kBinAhead]]), 1);
         const uint32_t c = col[idx[pos]];
         local.hist_add(c, pos);
         if (Missing && c == missing.code) {
@@ -393,10 +407,17 @@ bool ExactSplitSearch::evaluate(Column col, Stats& stats, int64_t feature, Split
         occupied[c >> 6] |= uint64_t{1} << (c & 63);
       }
     };
-    if (leaf_limits_) {
-      gather(std::true_type{});
+    auto gather_rows = [&](auto prefetch_bins) {
+      if (leaf_limits_) {
+        gather(std::true_type{}, prefetch_bins);
+      } else {
+        gather(std::false_type{}, prefetch_bins);
+      }
+    };
+    if (n_codes * hist_bytes_ > kCachedBins) {
+      gather_rows(std::true_type{});
     } else {
-      gather(std::false_type{});
+      gather_rows(std::false_type{});
     }
     if (missing.rows < m) occupied_range(missing.code, cmin, cmax);
     if (missing.rows == m || (cmin == cmax && missing.rows == 0)) {
@@ -472,21 +493,25 @@ bool ExactSplitSearch::evaluate(Column col, Stats& stats, int64_t feature, Split
     if (constant()) return false;
     rank_sort(unsorted, m, keys);
   } else {
-    constexpr int kDigits = code_bytes(Column{});
-    const int n_digits = (code_bits + kRadixBits - 1) / kRadixBits;
-    uint32_t hist[kDigits][kRadixBuckets];
-    std::fill(&hist[0][0], &hist[0][0] + kDigits * kRadixBuckets, 0u);
+    // Digits of up to kMaxDigitBits bits, as few passes as that allows (18-bit codes: 2 of 9 bits
+    // rather than 3 of 8), unless the histograms would outweigh the node's rows.
+    int passes = std::max(1, (code_bits + kMaxDigitBits - 1) / kMaxDigitBits);
+    int digit_bits = (code_bits + passes - 1) / passes;
+    while (digit_bits > kRadixBits && (int64_t{passes} << digit_bits) > std::max<int64_t>(kFreeBuckets, 4 * m))
+      digit_bits = (code_bits + ++passes - 1) / passes;
+    const uint32_t buckets = 1u << digit_bits, mask = buckets - 1;
+    uint32_t* hist = radix_hist_.data();
+    std::fill(hist, hist + passes * buckets, 0u);
     for (int64_t pos = 0; pos < m; ++pos) {
       if (pos + kPrefetch < m) __builtin_prefetch(code_address(col, idx[pos + kPrefetch]));
       const uint32_t c = col[idx[pos]];
       keys[pos] = (c << pos_bits) | static_cast<uint32_t>(pos);
       note(c);
-      for (int d = 0; d < kDigits; ++d) ++hist[d][(c >> (d * kRadixBits)) & (kRadixBuckets - 1)];
+      for (int d = 0; d < passes; ++d) ++hist[d * buckets + ((c >> (d * digit_bits)) & mask)];
     }
     if (constant()) return false;
-    keys = radix_sort(keys, radix_tmp_.data(), m, n_digits, hist, [pos_bits](uint32_t key, int d) {
-      return (key >> (pos_bits + d * kRadixBits)) & (kRadixBuckets - 1);
-    });
+    keys = radix_sort(keys, radix_tmp_.data(), m, passes, buckets, hist,
+                      [pos_bits, digit_bits, mask](uint32_t key, int d) { return (key >> (pos_bits + d * digit_bits)) & mask; });
   }
   scan(keys, pos_bits);
   return true;
@@ -563,8 +588,8 @@ bool ExactSplitSearch::evaluate_entry_sums(const SparseColumn<Code>& col, Stats&
     gather(std::false_type{});
   }
   if (others < m) {
-    stats.hist_w[zero] += w0;  // the bin is 0.0, so it becomes the gather's sum exactly
-    stats.hist_s[zero] += s0;
+    stats.hist[2 * zero] += w0;  // the bin is 0.0, so it becomes the gather's sum exactly
+    stats.hist[2 * zero + 1] += s0;
     if (leaf_limits_) counts[zero] += static_cast<uint32_t>(m - others);
     occupied[zero >> 6] |= uint64_t{1} << (zero & 63);
   }
@@ -800,7 +825,7 @@ void ExactSplitSearch::scan_sorted(const Key* keys, int64_t m, int pos_bits, Sta
 }
 
 RegressionStats ExactSplitSearch::split_stats(StatsTag<RegressionStats>) {
-  RegressionStats stats{lw_.data(), lwy_.data(), hist_w_.data(), hist_s_.data()};
+  RegressionStats stats{lw_.data(), lwy_.data(), hist_s_.data()};
   stats.mean = mean_y_;
   stats.total_w = node_total_w_;
   stats.total_s = node_total_s_;

@@ -235,10 +235,13 @@ class ExactSplitSearch final : public SplitSearch {
   std::vector<int32_t> lc_;       // class slots, n_outputs per position
   std::vector<int32_t> llabel_;   // several outputs: label ids
   std::vector<uint32_t> keys_, radix_tmp_;  // (code << position bits) | position (sorting search)
+  std::vector<uint32_t> radix_hist_;        // the sorting search's digit histograms
   std::vector<uint64_t> keys64_;           // the same when 32 bits are too few
   // Per-code histograms for the counting split search, chosen for a feature of n_codes codes in a
   // node of m rows when the codes (times code_cost_, a code's cost in class slots) are few enough.
   int64_t code_cost_ = 1;
+  // Bytes of one code's histogram bin.
+  int64_t hist_bytes_ = 0;
   bool counts(int64_t n_codes, int64_t m) const;
   std::vector<uint32_t> hist_n_;
   std::vector<uint64_t> occupied_;  // bitmap of the codes present in the node
