@@ -3,6 +3,7 @@ are, scipy.sparse CSR / CSC read without densifying, read-only memory maps whose
 back as they are encoded. Every form gives bit-identical results to the same values as a dense
 float64 array, and the caller's arrays are never modified."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -14,6 +15,7 @@ import scipy.sparse as sp
 
 from pyinterp import IterativeRandomForest, LSSFind, RandomForestClassifier, RandomForestRegressor
 from pyinterp import importance as imp
+from pyinterp._validation import mapped_file
 
 from every_route import assert_same_forest
 
@@ -260,6 +262,20 @@ def test_read_only_memmap_fits_the_in_memory_forest_and_stays_readable(tmp_path)
                                RandomForestRegressor(**kw).fit(X[part], y[part[0]]), inbag=True)
         np.testing.assert_array_equal(mm, X)  # pages handed back are read again from the file
     np.testing.assert_array_equal(np.load(path), X)
+
+
+def test_a_memmap_whose_file_was_replaced_is_read_through_its_map(tmp_path):
+    """pread opens the path: once another file took it, the map (which holds the old file) is read."""
+    X, y = genotypes(300, 200)
+    path = tmp_path / "g.npy"
+    np.save(path, X)
+    mm = np.load(path, mmap_mode="r")
+    assert mapped_file(mm[:, 5:]) == (str(path), mm.offset + 5 * mm.itemsize)
+    np.save(tmp_path / "other.npy", X[::-1])
+    os.replace(tmp_path / "other.npy", path)
+    assert mapped_file(mm) is None
+    kw = dict(n_estimators=3, random_state=0, max_features=30)
+    assert_same_forest(RandomForestRegressor(**kw).fit(mm, y), RandomForestRegressor(**kw).fit(X, y), inbag=True)
 
 
 def test_copy_on_write_memmap_keeps_the_callers_changes(tmp_path):

@@ -337,7 +337,30 @@ def mapped_file(X):
     panels rather than through the map, whose pages would otherwise all become resident. Packed
     genotypes: the calls' position when they are mapped from their file (still the one at that
     path); the core reads a subset of the samples from it (column_source)."""
-    return X._calls_position() if is_packed(X) else _map_position(X)
+    if is_packed(X):
+        return X._calls_position()
+    position = _map_position(X)
+    return position if position is not None and _maps_file(X.ctypes.data, position[0]) else None
+
+
+def _maps_file(address, path):
+    """Whether the memory map holding `address` is of the file now at `path`: a file replaced at
+    that path (np.save to a new file renamed over it) would otherwise be read with pread in place
+    of the mapped one. Read from /proc/self/maps (device and inode of each mapping); False where
+    that cannot be read, and X is then read through its map."""
+    try:
+        now = os.stat(path)
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                fields = line.split(maxsplit=5)
+                start, end = (int(a, 16) for a in fields[0].split("-"))
+                if start <= address < end:
+                    major, minor = (int(d, 16) for d in fields[3].split(":"))
+                    return (int(fields[4]) == now.st_ino and major == os.major(now.st_dev)
+                            and minor == os.minor(now.st_dev))
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
 
 
 def _map_position(X):
