@@ -212,11 +212,12 @@ py::array copy_array(const std::vector<T>& data) {
 }
 
 // A 1-d numpy array that takes over a core vector's buffer (no copy; a capsule frees it).
-template <class T>
-py::array move_array(std::vector<T>&& data) {
-  auto owned = std::make_unique<std::vector<T>>(std::move(data));
-  py::capsule free_when_done(owned.get(), [](void* p) { delete static_cast<std::vector<T>*>(p); });
-  const std::vector<T>& v = *owned.release();
+template <class T, class A>
+py::array move_array(std::vector<T, A>&& data) {
+  using Vector = std::vector<T, A>;
+  auto owned = std::make_unique<Vector>(std::move(data));
+  py::capsule free_when_done(owned.get(), [](void* p) { delete static_cast<Vector*>(p); });
+  const Vector& v = *owned.release();
   return py::array(static_cast<py::ssize_t>(v.size()), v.data(), free_when_done);
 }
 

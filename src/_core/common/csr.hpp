@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "huge_pages.hpp"
+
 namespace pyinterp {
 
 template <class Item>
@@ -20,9 +22,9 @@ struct CsrView {
 };
 
 struct WeightedCsr {
-  std::vector<int64_t> indptr{0};
-  std::vector<int32_t> items;
-  std::vector<double> weight;
+  HugeVector<int64_t> indptr{0};
+  HugeVector<int32_t> items;
+  HugeVector<double> weight;
 
   int64_t size() const { return static_cast<int64_t>(weight.size()); }
   void clear_rows() {

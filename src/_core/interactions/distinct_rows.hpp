@@ -67,7 +67,7 @@ class MergingWriter {
   }
 
   WeightedCsr* rows_ = nullptr;
-  std::vector<int64_t> slot_;
+  HugeVector<int64_t> slot_;
 };
 
 }  // namespace pyinterp

@@ -9,6 +9,7 @@
 #include <numeric>
 #include <string>
 
+#include "../common/huge_pages.hpp"
 #include "../common/parallel.hpp"
 #include "distinct_rows.hpp"
 
@@ -44,7 +45,9 @@ class Scratch {
  public:
   void resize(size_t n) {
     if (n > capacity_) {
-      data_.reset(new T[n]);
+      release();
+      data_.reset(static_cast<T*>(huge_allocate(n * sizeof(T))));
+      data_.get_deleter().bytes = n * sizeof(T);
       capacity_ = n;
     }
   }
@@ -57,7 +60,11 @@ class Scratch {
   }
 
  private:
-  std::unique_ptr<T[]> data_;
+  struct Free {
+    size_t bytes = 0;
+    void operator()(T* p) const { huge_free(p, bytes); }
+  };
+  std::unique_ptr<T[], Free> data_;
   size_t capacity_ = 0;
 };
 
@@ -116,8 +123,8 @@ inline int64_t triangle(int64_t e) { return e * (e - 1) / 2; }
 
 struct RootBits {
   int32_t n_words = 0;  // 0: no bit sets, the pair table alone
-  std::vector<uint64_t> bits;  // row t: bits[t * n_words : (t + 1) * n_words]
-  std::vector<double> pair;
+  HugeVector<uint64_t> bits;  // row t: bits[t * n_words : (t + 1) * n_words]
+  HugeVector<double> pair;
   bool whole = false;  // every row's weight a whole number, their total below 2^53: exact bit counts
 
   bool has_rows() const { return n_words > 0; }
@@ -125,8 +132,8 @@ struct RootBits {
   const uint64_t* row(int64_t t) const { return bits.data() + t * n_words; }
   size_t bytes() const { return capacity_bytes(bits, pair); }
   void release() {
-    std::vector<uint64_t>().swap(bits);
-    std::vector<double>().swap(pair);
+    HugeVector<uint64_t>().swap(bits);
+    HugeVector<double>().swap(pair);
   }
   // A branch reads one root row in ten or so, each a miss: its loops fetch rows kAhead occurrences
   // ahead of the one they read (transactions of occurrences [o, end)), with the rows' weights.
@@ -160,14 +167,14 @@ struct RootBits {
     if (counts) {
       // One table per worker, over small blocks handed out as workers free up, added at the end.
       constexpr int64_t kCountBlock = 1024;
-      std::vector<std::vector<uint32_t>> per_worker(static_cast<size_t>(std::max(1, n_threads)));
+      std::vector<HugeVector<uint32_t>> per_worker(static_cast<size_t>(std::max(1, n_threads)));
       parallel_for((n + kCountBlock - 1) / kCountBlock, n_threads, no_state, [&](int64_t b, int worker, NoState&) {
-        std::vector<uint32_t>& c = per_worker[worker];
+        HugeVector<uint32_t>& c = per_worker[worker];
         if (c.empty()) c.assign(cells, 0);
         add_pairs(db, b * kCountBlock, std::min(n, (b + 1) * kCountBlock), c,
                   [&](int64_t t) { return static_cast<uint32_t>(db.weight[t]); });
       });
-      std::vector<uint32_t>& c = per_worker[0];
+      HugeVector<uint32_t>& c = per_worker[0];
       c.resize(cells);  // no rows: no task ran
       for (size_t w = 1; w < per_worker.size(); ++w)
         for (size_t k = 0; k < per_worker[w].size(); ++k) c[k] += per_worker[w][k];
@@ -176,7 +183,7 @@ struct RootBits {
     }
     const int64_t block = std::max<int64_t>(int64_t{1} << 13, (n + 15) / 16);
     const int64_t n_blocks = std::max<int64_t>(1, (n + block - 1) / block);
-    std::vector<std::vector<double>> partial(static_cast<size_t>(n_blocks));
+    std::vector<HugeVector<double>> partial(static_cast<size_t>(n_blocks));
     parallel_for(n_blocks, n_threads, no_state, [&](int64_t b, int, NoState&) {
       partial[b].assign(cells, 0.0);
       add_pairs(db, b * block, std::min(n, (b + 1) * block), partial[b], [&](int64_t t) { return db.weight[t]; });
@@ -191,7 +198,7 @@ struct RootBits {
   // Rows [begin, end): their bits (with rows), and their weights added to c[triangle(e) + r] for
   // each pair r < e.
   template <class T, class Weight>
-  void add_pairs(const Database& db, int64_t begin, int64_t end, std::vector<T>& c, Weight weight) {
+  void add_pairs(const Database& db, int64_t begin, int64_t end, HugeVector<T>& c, Weight weight) {
     for (int64_t t = begin; t < end; ++t) {
       const int32_t* a = db.items.data() + db.indptr[t];
       const auto len = static_cast<int32_t>(db.indptr[t + 1] - db.indptr[t]);
@@ -837,8 +844,8 @@ class Miner {
 struct RootBuffers {
   Database db;
   MergingWriter writer;
-  std::vector<int32_t> rows, len;  // with 2+ threads: the relabelled rows before merging, and hashes
-  std::vector<uint64_t> hash;
+  HugeVector<int32_t> rows, len;  // with 2+ threads: the relabelled rows before merging, and hashes
+  HugeVector<uint64_t> hash;
 
   size_t bytes() const { return db.bytes() + writer.bytes() + capacity_bytes(rows, len, hash); }
 };
@@ -928,9 +935,9 @@ void root_database(const CsrView<int64_t>& tx, double min_support, int64_t n_ids
   if (n_threads > 1 && tx.n > kBlock) {
     // Rows relabelled and hashed in parallel, each in place of its input (a row only shrinks),
     // then merged in order, each row's first hash slot fetched kAhead rows before it is merged.
-    std::vector<int32_t>& rows = out.rows;
-    std::vector<int32_t>& len = out.len;
-    std::vector<uint64_t>& hash = out.hash;
+    HugeVector<int32_t>& rows = out.rows;
+    HugeVector<int32_t>& len = out.len;
+    HugeVector<uint64_t>& hash = out.hash;
     rows.resize(static_cast<size_t>(n_occ));
     len.resize(static_cast<size_t>(tx.n));
     hash.resize(static_cast<size_t>(tx.n));
@@ -999,10 +1006,10 @@ void root_database(const CsrView<int64_t>& tx, double min_support, int n_threads
         [&](int64_t j) { return static_cast<int32_t>(static_cast<uint64_t>(items[j]) - static_cast<uint64_t>(lo)); },
         [&](int32_t id) { return static_cast<int64_t>(static_cast<uint64_t>(lo) + static_cast<uint64_t>(id)); }, n_threads,
         out);
-  std::vector<int64_t> values(items, items + n_occ);
+  HugeVector<int64_t> values(items, items + n_occ);
   std::sort(values.begin(), values.end());
   values.erase(std::unique(values.begin(), values.end()), values.end());
-  std::vector<int32_t> ids(static_cast<size_t>(n_occ));
+  HugeVector<int32_t> ids(static_cast<size_t>(n_occ));
   for (int64_t j = 0; j < n_occ; ++j)
     ids[j] = static_cast<int32_t>(std::lower_bound(values.begin(), values.end(), items[j]) - values.begin());
   return root_database(
