@@ -1,25 +1,36 @@
 """Path-dependent TreeSHAP values by tree depth: pyinterp against shap's TreeExplainer,
-woodelf-explainer (its path-dependent form, when installed) and, when a Python with FastTreeSHAP
-is given, FastTreeSHAP v1 and v2, side by side in one run on the same scikit-learn forest, with the
-ratios, the largest differences and the load average.
+woodelf-explainer (its path-dependent form, when installed) and, when a Python with them is given,
+FastTreeSHAP v1 and v2 and shapiq's TreeExplainer (Quadrature-TreeSHAP), side by side in one run on
+the same scikit-learn forest, with the ratios, the largest differences and the load average.
 
     python bench/compare_shap_depths.py                                  # depths 4, 8, 16, full
     python bench/compare_shap_depths.py --depths 8 --trees 200 --rows 10000 \
         --fasttreeshap-python /path/to/venv/bin/python                   # the issue's depth-8 case
+    python bench/compare_shap_depths.py --depths 4 8 --trees 50 --rows 100 10000 --jobs 1 2 \
+        --shapiq-python /path/to/venv312/bin/python --timeout 300        # a grid, peers capped
 
 FastTreeSHAP (0.1.6) does not import under numpy 2; the fork ``fasttreeshap-fixed`` (imported as
 fasttreeshap_fixed, with numba, slicer, tqdm and cloudpickle) runs in its own environment, given by
---fasttreeshap-python: the forest and rows go to it through a temporary pickle, and it times its
-own calls (n_jobs as given). Each library's time is its call on fitted objects; pyinterp's is its
-later call (the first also reads the scikit-learn forest, printed beside it).
+--fasttreeshap-python, and shapiq (Python >= 3.12, with the scikit-learn version of this one, so
+that the forest unpickles) in its own, given by --shapiq-python: the forest and rows go to each
+through a temporary pickle, and it times its own calls (n_jobs as given). shapiq's values are
+``TreeExplainer(forest, index="SV", max_order=1).explain_X(rows)``, a kernel call per row; its
+n_jobs is joblib's (worker processes); its setup (reading the forest, the kernel's arrays at the
+first row, and with n_jobs > 1 starting the workers on two rows each) is printed beside it. Each
+library's time is its call on fitted objects; pyinterp's is its later call (the first also reads
+the scikit-learn forest, printed beside it). shap and woodelf, which have no thread option, run at
+one thread only, in a forked copy of this process; --timeout stops any peer (not pyinterp) after
+that many seconds. --rows and --jobs take several values: each forest is fitted once per depth.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import pickle
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -31,7 +42,7 @@ from sklearn.ensemble import RandomForestRegressor
 
 from pyinterp import importance as imp
 
-_PEER = """
+_FASTTREESHAP = """
 import json, pickle, sys, time
 import numpy as np
 import fasttreeshap_fixed as fts
@@ -46,66 +57,126 @@ for algorithm in ("v1", "v2"):
 print(json.dumps(out))
 """
 
+_SHAPIQ = """
+import json, pickle, sys, time
+import numpy as np
+import shapiq
+forest, rows, jobs = pickle.load(open(sys.argv[1], "rb"))
+start = time.perf_counter()
+explainer = shapiq.TreeExplainer(forest, index="SV", max_order=1)
+explainer.explain_X(rows[:2 * jobs], n_jobs=jobs) if jobs > 1 else explainer.explain(rows[0])
+setup = time.perf_counter() - start
+start = time.perf_counter()
+batch = explainer.explain_X(rows, n_jobs=jobs if jobs > 1 else None)
+seconds = time.perf_counter() - start
+zero = np.zeros(len(rows))
+np.save(sys.argv[2] + "shapiq.npy", np.column_stack([batch.values.get((j,), zero) for j in range(rows.shape[1])]))
+print(json.dumps({"shapiq": seconds, "setup": setup}))
+"""
 
-def _peer_times(python, forest, rows, jobs, workdir):
-    """FastTreeSHAP v1 and v2 in their own environment: {algorithm: (seconds, values)}."""
+
+def _peer_times(python, code, forest, rows, jobs, workdir, timeout):
+    """A peer's calls in its own environment: {name: (seconds, values)}, its "setup" seconds when
+    it gives them, or {"error": what happened} (after timeout seconds it and its workers are killed)."""
     path = Path(workdir) / "case.pkl"
     path.write_bytes(pickle.dumps((forest, rows, jobs)))
-    done = subprocess.run([python, "-c", _PEER, str(path), str(Path(workdir) / "values_")], capture_output=True,
-                          text=True, check=False)
-    if done.returncode != 0:
-        return {"error": done.stderr.strip().splitlines()[-1] if done.stderr else "failed"}
-    times = json.loads(done.stdout.strip().splitlines()[-1])
-    return {a: (t, np.load(Path(workdir) / f"values_{a}.npy")) for a, t in times.items()}
+    with subprocess.Popen([python, "-c", code, str(path), str(Path(workdir) / "values_")], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, start_new_session=True) as proc:
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # its own session: the peer and its joblib workers only
+            proc.communicate()
+            return {"error": f"stopped after the {timeout:g} s limit"}
+    if proc.returncode != 0:
+        return {"error": stderr.strip().splitlines()[-1] if stderr.strip() else "failed"}
+    times = json.loads(stdout.strip().splitlines()[-1])
+    return {a: t if a == "setup" else (t, np.load(Path(workdir) / f"values_{a}.npy")) for a, t in times.items()}
+
+
+def _timed_to(fn, path):
+    seconds, values = best_of(fn)
+    np.save(path, np.asarray(values))
+    path.with_suffix(".txt").write_text(str(seconds))
+
+
+def _capped(fn, timeout):
+    """best_of(fn) in a forked copy of this process: (seconds, values), or what went wrong (after
+    timeout seconds it is killed)."""
+    with tempfile.TemporaryDirectory() as workdir:
+        path = Path(workdir) / "values.npy"
+        child = multiprocessing.get_context("fork").Process(target=_timed_to, args=(fn, path))
+        child.start()
+        child.join(timeout)
+        if child.is_alive():
+            child.kill()
+            child.join()
+            return f"stopped after the {timeout:g} s limit"
+        if child.exitcode != 0:
+            return f"failed (exit code {child.exitcode})"
+        return float(path.with_suffix(".txt").read_text()), np.load(path)
+
+
+def _peer(name, timed, ours, t_ours):
+    """The line's part for one peer: its time, the ratio to pyinterp's and the largest difference."""
+    if isinstance(timed, str):
+        return f" | {name}: {timed}"
+    t_peer, theirs = timed
+    return f" | {name} {t_peer:7.3f} s, ratio {t_peer / t_ours:5.2f}, max |diff| {np.abs(theirs - ours).max():.1e}"
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--depths", type=int, nargs="+", default=[4, 8, 16, 0], help="0: fully grown")
     parser.add_argument("--trees", type=int, default=200)
-    parser.add_argument("--rows", type=int, default=2000)
+    parser.add_argument("--rows", type=int, nargs="+", default=[2000])
     parser.add_argument("--train", type=int, default=100_000)
     parser.add_argument("--features", type=int, default=50)
-    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--jobs", type=int, nargs="+", default=[1])
     parser.add_argument("--fasttreeshap-python", default=None)
+    parser.add_argument("--shapiq-python", default=None)
+    parser.add_argument("--timeout", type=float, default=None, help="seconds any peer may take on a case")
     args = parser.parse_args()
     shap, woodelf, pd = optional("shap"), optional("woodelf"), optional("pandas")
     print(f"load average {os.getloadavg()} ({os.cpu_count()} CPUs); shap "
           f"{'not installed' if shap is None else shap.__version__}; woodelf "
           f"{'not installed (pip install woodelf-explainer)' if woodelf is None else woodelf.__version__}; "
-          f"FastTreeSHAP {args.fasttreeshap_python or 'not given'}; {args.jobs} thread(s) each")
+          f"FastTreeSHAP {args.fasttreeshap_python or 'not given'}; shapiq {args.shapiq_python or 'not given'}; "
+          f"timeout {args.timeout or 'none'}")
     rng = np.random.default_rng(0)
     X = rng.standard_normal((args.train, args.features))
     y = X[:, 0] * X[:, 1] + X[:, 2] + np.sin(X[:, 3]) + 0.5 * rng.standard_normal(args.train)
-    rows = X[: args.rows]
+    envs = [("FastTreeSHAP ", args.fasttreeshap_python, _FASTTREESHAP), ("", args.shapiq_python, _SHAPIQ)]
     for depth in args.depths:
         forest = RandomForestRegressor(n_estimators=args.trees, max_depth=depth or None, min_samples_leaf=1,
                                        max_features=1 / 3, random_state=0, n_jobs=2).fit(X, y)
         real = max(e.tree_.max_depth for e in forest.estimators_)
-        fresh = pickle.loads(pickle.dumps(forest))
-        t_first, _ = best_of(lambda: imp.shap_values(fresh, rows, n_jobs=args.jobs))
-        t_ours, ours = best_of(lambda: imp.shap_values(fresh, rows, n_jobs=args.jobs)[0])
-        line = (f"depth {depth or 'full'} (max {real}), {args.trees} trees, {len(rows)} rows: pyinterp {t_ours:7.3f} s "
-                f"(first {t_first:.3f})")
-        if shap is not None:
-            explainer = shap.TreeExplainer(forest)
-            t_peer, theirs = best_of(lambda: explainer.shap_values(rows, check_additivity=False))
-            diff = np.abs(theirs - ours).max()
-            line += f" | shap {t_peer:7.3f} s, ratio {t_peer / t_ours:5.2f}, max |diff| {diff:.1e}"
-        if woodelf is not None and pd is not None:
-            frame = pd.DataFrame(rows, columns=[f"f{j}" for j in range(args.features)])
-            t_peer, theirs = best_of(lambda: woodelf.WoodelfExplainer(forest).shap_values(frame, verbose=False))
-            diff = np.abs(np.asarray(theirs) - ours).max()
-            line += f" | woodelf {t_peer:7.3f} s, ratio {t_peer / t_ours:5.2f}, max |diff| {diff:.1e}"
-        if args.fasttreeshap_python:
-            with tempfile.TemporaryDirectory() as workdir:
-                peers = _peer_times(args.fasttreeshap_python, forest, rows, args.jobs, workdir)
-            if "error" in peers:
-                line += f" | FastTreeSHAP: {peers['error']}"
-            for algorithm, (t_peer, theirs) in ((a, v) for a, v in peers.items() if a != "error"):
-                line += (f" | FastTreeSHAP {algorithm} {t_peer:7.3f} s, ratio {t_peer / t_ours:5.2f}, "
-                         f"max |diff| {np.abs(theirs - ours).max():.1e}")
-        print(f"{line}  load {load():.2f}", flush=True)
+        for n_rows, jobs in ((r, j) for r in args.rows for j in args.jobs):
+            rows = X[:n_rows]
+            fresh = pickle.loads(pickle.dumps(forest))
+            t_first, _ = best_of(lambda: imp.shap_values(fresh, rows, n_jobs=jobs))
+            t_ours, ours = best_of(lambda: imp.shap_values(fresh, rows, n_jobs=jobs)[0])
+            line = (f"depth {depth or 'full'} (max {real}), {args.trees} trees, {len(rows)} rows, {jobs} thread(s): "
+                    f"pyinterp {t_ours:7.3f} s (first {t_first:.3f})")
+            if shap is not None and jobs == 1:
+                explainer = shap.TreeExplainer(forest)
+                timed = _capped(lambda: explainer.shap_values(rows, check_additivity=False), args.timeout)
+                line += _peer("shap", timed, ours, t_ours)
+            if woodelf is not None and pd is not None and jobs == 1:
+                frame = pd.DataFrame(rows, columns=[f"f{j}" for j in range(args.features)])
+                timed = _capped(lambda: woodelf.WoodelfExplainer(forest).shap_values(frame, verbose=False),
+                                args.timeout)
+                line += _peer("woodelf", timed, ours, t_ours)
+            for label, python, code in ((label, python, code) for label, python, code in envs if python):
+                with tempfile.TemporaryDirectory() as workdir:
+                    peers = _peer_times(python, code, forest, rows, jobs, workdir, args.timeout)
+                if "error" in peers:
+                    line += _peer(label.strip() or "shapiq", peers["error"], ours, t_ours)
+                for name, timed in ((a, v) for a, v in peers.items() if a not in ("error", "setup")):
+                    line += _peer(label + name, timed, ours, t_ours)
+                if "setup" in peers:
+                    line += f" (setup {peers['setup']:.3f})"
+            print(f"{line}  load {load():.2f}", flush=True)
 
 
 if __name__ == "__main__":
