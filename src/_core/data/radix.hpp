@@ -1,6 +1,6 @@
-// Stable LSD radix sort (8-bit digits, or as wide as the caller counts). Callers count the digit histograms while they build
-// the items (one pass), so each sorting pass is a single scatter; passes whose digit is the same
-// for every item are skipped.
+// Stable LSD radix sort (8-bit digits, or as wide as the caller counts). Callers count the digit
+// histograms while they build the items (one pass), so each sorting pass is a single scatter;
+// passes whose digit is the same for every item are skipped.
 #pragma once
 #include <cstdint>
 #include <utility>

@@ -46,8 +46,7 @@ class Scratch {
   void resize(size_t n) {
     if (n > capacity_) {
       release();
-      data_.reset(static_cast<T*>(huge_allocate(n * sizeof(T))));
-      data_.get_deleter().bytes = n * sizeof(T);
+      data_ = std::unique_ptr<T[], Free>(static_cast<T*>(huge_allocate(n * sizeof(T))), Free{n * sizeof(T)});
       capacity_ = n;
     }
   }
