@@ -211,7 +211,7 @@ class PatternTree {
   // The groups' tables (table_size() long) of path-dependent TreeSHAP (Banzhaf: the integrand at
   // t = 1/2), times scale. A leaf whose path has features with cover shares z_k (their splits'
   // products) gives a row failing the features in z (o_k = 0 there, 1 elsewhere) the values
-  // v (o_k - z_k) int prod_{j != k} (o_j t + z_k (1 - t)) dt (see shap.cpp's Walker): per pattern,
+  // v (o_k - z_k) int prod_{j != k} (o_j t + z_k (1 - t)) dt (see values_walker.hpp): per pattern,
   // by Gauss-Legendre with ceil(d / 2) nodes and products on either side of k (no division);
   // interactions by r_k = (o_k - z_k) / f_k as PairWalker forms them.
   void path_tables(const Tree& tree, Attribution kind, double scale, double* out) const {

@@ -1,6 +1,7 @@
 #include "shap.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -11,13 +12,14 @@
 #include "../common/parallel.hpp"
 #include "leaf_patterns.hpp"
 #include "shap_parts.hpp"
+#include "values_walker.hpp"
 
 namespace pyinterp {
 namespace {
 
 using namespace shap_parts;
 
-// The path of an explicit-stack walk, shared by the values and the interactions walks: per level
+// The path of an explicit-stack walk (the interactions walk): per level
 // the node, its state (0 on entry, 1 and 2 before its row's child and the other one, 3 when done),
 // the element its parent's split added (feature -1: none) with its merged z and o and the level of
 // the element of the same feature it replaces (or -1), and the product P(t) at the rule's nodes.
@@ -79,92 +81,6 @@ class PathStack {
   std::vector<Level> levels_;
   std::vector<double> p_;
   std::vector<int32_t> where_;  // per local feature: the level of its element on the path, or -1
-};
-
-// Path-dependent TreeSHAP as an integral (the identity behind Linear TreeShap, Yu et al. 2022). A
-// leaf with value v whose path has distinct features 1..d, feature j with the product z_j of its
-// splits' cover shares and the product o_j (0 or 1) of the row's agreement with them, adds to
-// feature i
-//   v (o_i - z_i) sum_k k! (d-1-k)! / d! e_k(others) = v (o_i - z_i) int_0^1 prod_{j != i} f_j(t) dt,
-// f_j(t) = o_j t + z_j (1 - t), because k! (d-1-k)! / d! = int t^k (1-t)^(d-1-k) dt. The integrand
-// is a polynomial of degree d - 1, so a Gauss-Legendre rule of ceil(d / 2) nodes gives it exactly;
-// its terms are products of factors in [0, 1] with positive weights: no cancellation. The walk keeps
-// P(t) = prod_j f_j(t) at the rule's nodes, per node on the path, and on the way up G(t), the sum of
-// v P(t) over the leaves below; leaving node n adds (o_i - z_i) sum_q w_q G_n(t_q) / f_i(t_q) for the
-// element of the edge into n. Where that feature already had an element above (it splits again),
-// the leaves below n carry the merged element instead, so the outer element's term for G_n is taken
-// back there. O(nodes x m) per tree and row against Algorithm 2's O(nodes x D + leaves x D^2).
-class Walker : PathStack {
- public:
-  Walker(int32_t max_depth, int32_t max_m, int32_t n_values, int32_t max_features)
-      : PathStack(max_depth, max_m, max_features), g_(p_.size() * n_values) {}
-
-  // Adds the tree's SHAP values times `scale` to phi (local features x n_values).
-  template <class Row>
-  void walk(const Tree& tree, const TreeInfo& info, const Quadrature& rule, const Row& x, double scale, double* phi) {
-    if (tree.n_values == 1) {
-      walk<1>(tree, info, rule, x, scale, phi);
-    } else {
-      walk<0>(tree, info, rule, x, scale, phi);
-    }
-  }
-
- private:
-  // NV: the number of values when known at compile time (regression), else 0.
-  template <int NV, class Row>
-  void walk(const Tree& tree, const TreeInfo& info, const Quadrature& rule, const Row& x, double scale, double* phi) {
-    const int32_t nv = NV > 0 ? NV : tree.n_values;
-    const auto m = static_cast<int32_t>(rule.w.size());
-    const double *t = rule.t.data(), *s = rule.s.data(), *w = rule.w.data(), *ws = rule.ws.data();
-    const auto G = [&](int32_t l) { return g_.data() + static_cast<size_t>(l) * stride_ * nv; };
-    // (o - z) sum_q w_q g_q / f(t_q) into out: with o = 0 the factor z cancels (no division).
-    const auto add_term = [&](double z, double o, const double* g, double sign, double* out) {
-      for (int32_t c = 0; c < nv; ++c) {
-        double sum = 0.0;
-        if (o == 0.0) {
-          for (int32_t q = 0; q < m; ++q) sum -= ws[q] * g[q * nv + c];
-        } else {
-          for (int32_t q = 0; q < m; ++q) sum += w[q] * g[q * nv + c] / (t[q] + z * s[q]);
-          sum *= 1.0 - z;
-        }
-        out[c] += sign * sum;
-      }
-    };
-    start(rule, scale);
-    int32_t l = 0;
-    while (true) {
-      Level& L = levels_[l];
-      if (L.state == 0) {
-        if (tree.is_leaf(L.node)) {
-          const double* v = tree.value.data() + static_cast<int64_t>(L.node) * nv;
-          double *g = G(l), *p = P(l);
-          for (int32_t q = 0; q < m; ++q)
-            for (int32_t c = 0; c < nv; ++c) g[q * nv + c] = p[q] * v[c];
-          L.state = 3;
-        } else {
-          std::fill_n(G(l), m * nv, 0.0);
-          order_children(tree, L, x);
-        }
-      }
-      if (L.state < 3) {
-        if (open_child(l, L.state++ - 1, info, rule)) ++l;
-        continue;
-      }
-      if (l == 0) break;
-      const double* g = G(l);
-      if (L.feature >= 0) {
-        double* out = phi + static_cast<int64_t>(L.feature) * nv;
-        add_term(L.z, L.o, g, 1.0, out);
-        where_[L.feature] = L.prev;
-        if (L.prev >= 0) add_term(levels_[L.prev].z, levels_[L.prev].o, g, -1.0, out);
-      }
-      double* gp = G(l - 1);
-      for (int32_t i = 0; i < m * nv; ++i) gp[i] += g[i];
-      --l;
-    }
-  }
-
-  std::vector<double> g_;  // per level: G(t), the sum of v P(t) over the leaves below
 };
 
 // A tree's interaction values in one walk. A leaf of value v whose path has distinct features with
@@ -360,11 +276,12 @@ struct Scratch {
   Scratch(const Extent& e, int32_t n_values)
       : walker(e.max_depth, e.max_m, n_values, e.max_features), pair_walker(e.max_depth, e.max_m, e.max_features),
         pairs(n_values) {}
-  Walker walker;
+  ValuesWalker walker;
   PairWalker pair_walker;
   KeySums pairs;
   std::vector<std::pair<int64_t, int64_t>> spans;
   std::vector<double> rows, acc, base;
+  std::vector<Block::Row> firsts;  // a tree's groups' first rows
   RowGroups groups;
   std::vector<int32_t> group_order, group_offset, group_fill;
   std::vector<size_t> order;
@@ -536,7 +453,10 @@ void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_t
   std::vector<int32_t> group(n_trees * chunk);    // per tree and chunk row: the row's group, or -1 (walked alone)
   std::vector<std::vector<double>> stored(n_trees);  // per tree: groups x its features x nv
   for (int64_t c0 = 0; c0 < X.n_rows; c0 += chunk) {
-    const int64_t nc = std::min(X.n_rows - c0, chunk), size = row_block(nc), n_blocks = (nc + size - 1) / size;
+    // Blocks of whole walks of kRows rows where there are rows enough.
+    constexpr int64_t kWalk = ValuesWalker::kRows;
+    const int64_t nc = std::min(X.n_rows - c0, chunk), small = row_block(nc);
+    const int64_t size = small < kWalk ? small : (small + kWalk - 1) / kWalk * kWalk, n_blocks = (nc + size - 1) / size;
     rows.resize(nc * n_used);
     parallel_for(n_blocks, n_threads, no_state, [&](int64_t blk, int, NoState&) {
       const int64_t begin = blk * size, end = std::min(nc, begin + size);
@@ -547,7 +467,7 @@ void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_t
     parallel_for(
         n_trees, n_threads, [&](int) { return Scratch(prep.extent, nv); },
         [&](int64_t t, int, Scratch& s) {
-          Walker& walker = s.walker;
+          ValuesWalker& walker = s.walker;
           RowGroups& groups = s.groups;
           const TreeInfo& info = prep.infos[t];
           int32_t* of_row = group.data() + t * chunk;
@@ -560,9 +480,10 @@ void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_t
             return;
           }
           stored[t].assign(n_values, 0.0);
-          for (int32_t g = 0; g < n_groups; ++g)
-            walker.walk(forest.trees[t], info, rule_of(info), whole.row(groups.first(g)), scale,
-                        stored[t].data() + static_cast<int64_t>(g) * info.features.size() * nv);
+          const auto n_local = static_cast<int64_t>(info.features.size()) * nv;
+          s.firsts.resize(n_groups);
+          for (int32_t g = 0; g < n_groups; ++g) s.firsts[g] = whole.row(groups.first(g));
+          walker.walk(forest.trees[t], info, rule_of(info), s.firsts.data(), n_groups, scale, stored[t].data(), n_local);
           for (int64_t r = 0; r < nc; ++r) of_row[r] = groups.of_row(r);
         });
     // Every row's sum over the trees in tree order, a block of rows tree by tree (a deep tree stays in
@@ -575,19 +496,31 @@ void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_t
         if (shapes[t]) continue;
         const TreeInfo& info = prep.infos[t];
         const auto n_local = static_cast<int64_t>(info.features.size());
-        for (int64_t r = begin; r < end; ++r) {
-          const double* values;
-          if (const int32_t g = group[t * chunk + r]; g >= 0) {
-            values = stored[t].data() + g * n_local * nv;
-          } else {
-            s.base.assign(n_local * nv, 0.0);
-            s.walker.walk(forest.trees[t], info, rule_of(info), whole.row(r), scale, s.base.data());
-            values = s.base.data();
-          }
+        const auto add = [&](int64_t r, const double* values) {
           double* acc = s.acc.data() + (r - begin) * width;
           for (int64_t a = 0; a < n_local; ++a)
             for (int32_t c = 0; c < nv; ++c) acc[int64_t{prep.used.index[info.features[a]]} * nv + c] += values[a * nv + c];
+        };
+        // Rows outside the tree's groups are walked kRows at a time.
+        std::array<int64_t, ValuesWalker::kRows> walked;
+        std::array<Block::Row, ValuesWalker::kRows> batch;
+        int32_t n = 0;
+        const auto walk = [&] {
+          s.base.assign(n * n_local * nv, 0.0);
+          s.walker.walk(forest.trees[t], info, rule_of(info), batch.data(), n, scale, s.base.data(), n_local * nv);
+          for (int32_t j = 0; j < n; ++j) add(walked[j], s.base.data() + j * n_local * nv);
+          n = 0;
+        };
+        for (int64_t r = begin; r < end; ++r) {
+          if (const int32_t g = group[t * chunk + r]; g >= 0) {
+            add(r, stored[t].data() + g * n_local * nv);
+            continue;
+          }
+          walked[n] = r;
+          batch[n++] = whole.row(r);
+          if (n == ValuesWalker::kRows) walk();
         }
+        if (n > 0) walk();
       }
       for (int64_t r = begin; r < end; ++r) write_row(s.acc.data() + (r - begin) * width, prep.used, nv, p, out + (c0 + r) * p * nv);
     });
