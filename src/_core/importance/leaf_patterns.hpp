@@ -154,8 +154,7 @@ class PatternTree {
     double total = static_cast<double>(table_size_);
     for (const Leaf& l : leaves_) {
       const double d = l.width;
-      total += from_covers ? std::ldexp(1.0, l.width) * std::ceil(d / 2) * 3 * (pairs_ ? d * d : d)
-                           : std::pow(3.0, d) * (1.0 + (pairs_ ? d * d / 9.0 : d / 3.0));
+      total += from_covers ? leaf_table_work(l.width, pairs_) : std::pow(3.0, d) * (1.0 + (pairs_ ? d * d / 9.0 : d / 3.0));
     }
     return total;
   }
@@ -518,10 +517,12 @@ inline auto tile_row(const double* tiles, int64_t n_used, const int32_t* index, 
 // The trees read as leaf pattern tables (null: walked) by one call: none for algorithm=walk; every
 // tree for patterns (std::invalid_argument for one whose leaves are wider than kMaxPatternWidth);
 // for automatic, the narrow trees of at most 256 MB of tables that cheaper(tree, info, shape)
-// prefers to read from tables. Built on the threads, one tree a task.
-template <class Cheaper>
+// prefers to read from tables, built only where may_be_cheaper(tree, info) allows. Built on the
+// threads, one tree a task.
+template <class MayBeCheaper, class Cheaper>
 std::vector<std::unique_ptr<PatternTree>> pattern_trees(const Forest& forest, const Prepared& prep, bool pairs,
-                                                        ShapAlgorithm algorithm, int n_threads, Cheaper cheaper) {
+                                                        ShapAlgorithm algorithm, int n_threads,
+                                                        MayBeCheaper may_be_cheaper, Cheaper cheaper) {
   constexpr int64_t kTreeTables = int64_t{1} << 25;  // doubles
   const auto n_trees = static_cast<int64_t>(forest.trees.size());
   std::vector<std::unique_ptr<PatternTree>> shapes(n_trees);
@@ -531,7 +532,8 @@ std::vector<std::unique_ptr<PatternTree>> pattern_trees(const Forest& forest, co
     const Tree& tree = forest.trees[t];
     const TreeInfo& info = prep.infos[t];
     // A leaf's width is at most its depth; far deeper trees are not built to be measured.
-    if (info.max_depth == 0 || (!forced && info.max_depth > 3 * kMaxPatternWidth)) return;
+    if (info.max_depth == 0 || (!forced && (info.max_depth > 3 * kMaxPatternWidth || !may_be_cheaper(tree, info))))
+      return;
     auto shape = std::make_unique<PatternTree>(tree, prep.used.index.data(), pairs);
     if (shape->max_width() > kMaxPatternWidth) {
       if (forced) throw_too_wide(shape->max_width());

@@ -344,7 +344,7 @@ std::vector<double> against_background(const Forest& forest, const MatrixView& X
   gather_tiles(background, prep.used, 0, background.n_rows, rows);
   const Background bg{forest, prep, rows, background.n_rows, GameWeights(std::max(prep.extent.max_depth, 1), kind),
                       1.0 / (static_cast<double>(n_trees) * static_cast<double>(background.n_rows)), pairs};
-  const auto shapes = pattern_trees(forest, prep, pairs, algorithm, n_threads,
+  const auto shapes = pattern_trees(forest, prep, pairs, algorithm, n_threads, [](const Tree&, const TreeInfo&) { return true; },
                                     [&](const Tree& tree, const TreeInfo& info, const PatternTree& shape) {
                                       return cheaper_as_patterns(tree, info, shape, X.n_rows, background.n_rows);
                                     });

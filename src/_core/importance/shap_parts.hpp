@@ -24,13 +24,21 @@ struct TreeInfo {
   std::vector<double> fraction;   // per node: cover(node) / cover(parent); 1 at the root
   std::vector<int32_t> splits;    // the split nodes, when at most 64 (see for_row_groups); else empty
   int32_t max_depth = 0;
-  int32_t rule_size = 1;  // Gauss-Legendre nodes for the widest path: ceil(widest_path / 2)
+  int32_t rule_size = 1;    // Gauss-Legendre nodes for the widest path: ceil(its distinct features / 2)
+  double leaf_tables = 0.0;  // leaf_table_work summed over the leaves: the least work of path tables
 };
 
-// The most distinct features on one root-to-leaf path of the tree (info.local set): the walks'
-// integrands are polynomials of one degree less. Fully grown trees of depth 40-50 on 50 features
-// have at most 26-34, against min(depth, features) = 50.
-inline int32_t widest_path(const Tree& tree, const TreeInfo& info) {
+// Work to fill a leaf's path tables from the covers (PatternTree::path_tables): per pattern of its
+// d distinct features, ceil(d / 2) rule nodes of about 3 d products (3 d^2 for pairs).
+inline double leaf_table_work(int32_t width, bool pairs) {
+  const double d = width;
+  return std::ldexp(1.0, width) * std::ceil(d / 2) * 3 * (pairs ? d * d : d);
+}
+
+// The rule size and leaf tables' work from the distinct features of each root-to-leaf path (info.local
+// set). The walks' integrands are polynomials of degree one less than the widest path's count:
+// fully grown trees of depth 40-50 on 50 features have 26-34, against min(depth, features) = 50.
+inline void path_widths(const Tree& tree, TreeInfo& info) {
   std::vector<int32_t> on_path(info.features.size(), 0);
   std::vector<std::pair<int32_t, bool>> stack{{0, false}};  // (node, leaving it)
   int32_t distinct = 0, widest = 0;
@@ -39,6 +47,7 @@ inline int32_t widest_path(const Tree& tree, const TreeInfo& info) {
     stack.pop_back();
     if (tree.is_leaf(node)) {
       widest = std::max(widest, distinct);
+      info.leaf_tables += leaf_table_work(distinct, false);
       continue;
     }
     const int32_t f = info.local[node];
@@ -51,7 +60,14 @@ inline int32_t widest_path(const Tree& tree, const TreeInfo& info) {
     stack.push_back({tree.left[node], false});
     stack.push_back({tree.right[node], false});
   }
-  return widest;
+  info.rule_size = std::max(1, (widest + 1) / 2);
+}
+
+// cover(child) / cover(node); a node without weight (only in hand-made states) splits its paths
+// evenly.
+inline double child_fraction(const Tree& tree, int64_t node, int32_t child) {
+  const auto& cover = tree.weighted_n_node_samples;
+  return cover[node] > 0.0 ? cover[child] / cover[node] : 0.5;
 }
 
 inline TreeInfo tree_info(const Tree& tree) {
@@ -64,20 +80,17 @@ inline TreeInfo tree_info(const Tree& tree) {
   info.local.assign(n, -1);
   info.fraction.assign(n, 1.0);
   std::vector<int32_t> depth(n, 0);
-  const auto& cover = tree.weighted_n_node_samples;
   for (int64_t node = 0; node < n; ++node) {  // preorder: children come after their parent
     if (tree.is_leaf(node)) continue;
     const int32_t l = tree.left[node], r = tree.right[node];
     info.local[node] = static_cast<int32_t>(
         std::lower_bound(info.features.begin(), info.features.end(), tree.feature[node]) - info.features.begin());
-    // A node without weight (only in hand-made states) splits its paths evenly.
-    const bool weighted = cover[node] > 0.0;
-    info.fraction[l] = weighted ? cover[l] / cover[node] : 0.5;
-    info.fraction[r] = weighted ? cover[r] / cover[node] : 0.5;
+    info.fraction[l] = child_fraction(tree, node, l);
+    info.fraction[r] = child_fraction(tree, node, r);
     depth[l] = depth[r] = depth[node] + 1;
     info.max_depth = std::max(info.max_depth, depth[node] + 1);
   }
-  info.rule_size = std::max(1, (widest_path(tree, info) + 1) / 2);
+  path_widths(tree, info);
   for (int64_t node = 0; node < n && info.splits.size() <= 64; ++node)
     if (!tree.is_leaf(node)) info.splits.push_back(static_cast<int32_t>(node));
   if (info.splits.size() > 64) info.splits.clear();
