@@ -212,7 +212,7 @@ class PatternTree {
   // products) gives a row failing the features in z (o_k = 0 there, 1 elsewhere) the values
   // v (o_k - z_k) int prod_{j != k} (o_j t + z_k (1 - t)) dt (see values_walker.hpp): per pattern,
   // by Gauss-Legendre with ceil(d / 2) nodes and products on either side of k (no division);
-  // interactions by r_k = (o_k - z_k) / f_k as PairWalker forms them.
+  // interactions by r_k = (o_k - z_k) / f_k (pairs_walker.hpp).
   void path_tables(const Tree& tree, Attribution kind, double scale, double* out) const {
     std::vector<double> leaf_table(leaf_table_size_), f, before, r;
     std::vector<Quadrature> rules(max_width_ + 1);  // by leaf width, each made once

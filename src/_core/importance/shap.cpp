@@ -12,163 +12,13 @@
 #include "../common/parallel.hpp"
 #include "leaf_patterns.hpp"
 #include "shap_parts.hpp"
+#include "pairs_walker.hpp"
 #include "values_walker.hpp"
 
 namespace pyinterp {
 namespace {
 
 using namespace shap_parts;
-
-// The path of an explicit-stack walk (the interactions walk): per level
-// the node, its state (0 on entry, 1 and 2 before its row's child and the other one, 3 when done),
-// the element its parent's split added (feature -1: none) with its merged z and o and the level of
-// the element of the same feature it replaces (or -1), and the product P(t) at the rule's nodes.
-class PathStack {
- protected:
-  PathStack(int32_t max_depth, int32_t max_m, int32_t max_features)
-      : stride_(max_m), levels_(max_depth + 1), p_(static_cast<size_t>(max_depth + 1) * max_m),
-        where_(max_features, -1) {}
-
-  struct Level {
-    int32_t node, state, feature, prev;
-    double z, o;
-    int32_t child[2];
-  };
-
-  double* P(int32_t l) { return p_.data() + static_cast<size_t>(l) * stride_; }
-
-  void start(const Quadrature& rule, double scale) {
-    levels_[0] = {0, 0, -1, -1, 0.0, 0.0, {}};
-    std::fill_n(P(0), rule.w.size(), scale);
-  }
-
-  // Level l's children, the row's first (o = 1), then the other (o = 0).
-  template <class Row>
-  void order_children(const Tree& tree, Level& L, const Row& x) {
-    L.child[0] = tree.child_of(L.node, x(tree.feature[L.node]));
-    L.child[1] = L.child[0] == tree.left[L.node] ? tree.right[L.node] : tree.left[L.node];
-    L.state = 1;
-  }
-
-  // Opens child k of level l's node as level l + 1: its element (merged into the feature's element
-  // above when the feature splits again: z and o multiplied) and P one edge further, P f(t) for a
-  // new element f(t) = o t + z (1 - t), P f(t) / f_prev(t) for a merged one (for o_prev = 0 the
-  // ratio is z / z_prev, no division by t). False for a branch without weight (z = o = 0), which
-  // adds nothing and is not opened, keeping zero factors out of divisions.
-  bool open_child(int32_t l, int k, const TreeInfo& info, const Quadrature& rule) {
-    const Level& L = levels_[l];
-    const int32_t child = L.child[k], d = info.local[L.node];
-    const int32_t prev = where_[d];
-    const double zp = prev >= 0 ? levels_[prev].z : 1.0, op = prev >= 0 ? levels_[prev].o : 1.0;
-    const double z = zp * info.fraction[child], o = k == 0 ? op : 0.0;
-    if (z == 0.0 && o == 0.0) return false;
-    levels_[l + 1] = {child, 0, d, prev, z, o, {}};
-    const auto m = static_cast<int32_t>(rule.w.size());
-    const double *t = rule.t.data(), *s = rule.s.data(), *p = P(l);
-    double* pc = P(l + 1);
-    if (prev < 0) {
-      for (int32_t q = 0; q < m; ++q) pc[q] = p[q] * (o * t[q] + z * s[q]);
-    } else if (op == 0.0) {
-      for (int32_t q = 0; q < m; ++q) pc[q] = p[q] * (z / zp);
-    } else {
-      for (int32_t q = 0; q < m; ++q) pc[q] = p[q] * (o * t[q] + z * s[q]) / (t[q] + zp * s[q]);
-    }
-    where_[d] = l + 1;
-    return true;
-  }
-
-  int64_t stride_;
-  std::vector<Level> levels_;
-  std::vector<double> p_;
-  std::vector<int32_t> where_;  // per local feature: the level of its element on the path, or -1
-};
-
-// A tree's interaction values in one walk. A leaf of value v whose path has distinct features with
-// merged (z_j, o_j) adds to the pair (i, j) the Shapley interaction index
-//   v (o_i - z_i) (o_j - z_j) int_0^1 prod_{k != i, j} f_k(t) dt
-// (the index's weights |S|! (d-2-|S|)! / (d-1)! are int t^|S| (1-t)^(d-2-|S|) dt, as the values'
-// are above), and to i its SHAP value v (o_i - z_i) int prod_{k != i} f_k. With
-// r_i(t) = (o_i - z_i) / f_i(t) (= -1 / (1 - t) for o_i = 0: no division by z), both are sums over
-// the rule's nodes of w_q P(t_q) r_i r_j and w_q P(t_q) r_i, P the path's product at the leaf.
-// O(leaves x d^2 x m) per tree and row, against O(F_t x nodes x m) for holding each feature known
-// and unknown in turn.
-class PairWalker : PathStack {
- public:
-  PairWalker(int32_t max_depth, int32_t max_m, int32_t max_features)
-      : PathStack(max_depth, max_m, max_features), r_(static_cast<size_t>(max_features + 1) * max_m) {}
-
-  // Adds scale times the tree's values to out (local features x local features x n_values): off
-  // the diagonal half the interaction index, on it the SHAP value.
-  template <class Row>
-  void walk(const Tree& tree, const TreeInfo& info, const Quadrature& rule, const Row& x, double scale, double* out) {
-    const int32_t nv = tree.n_values;
-    const auto n_local = static_cast<int64_t>(info.features.size());
-    start(rule, scale);
-    active_.clear();
-    int32_t l = 0;
-    while (true) {
-      Level& L = levels_[l];
-      if (L.state == 0) {
-        if (tree.is_leaf(L.node)) {
-          leaf(tree.value.data() + static_cast<int64_t>(L.node) * nv, nv, n_local, P(l), rule, out);
-          L.state = 3;
-        } else {
-          order_children(tree, L, x);
-        }
-      }
-      if (L.state < 3) {
-        if (open_child(l, L.state++ - 1, info, rule)) {
-          ++l;
-          if (levels_[l].prev < 0) active_.push_back(levels_[l].feature);
-        }
-        continue;
-      }
-      if (l == 0) break;
-      where_[L.feature] = L.prev;
-      if (L.prev < 0) active_.pop_back();
-      --l;
-    }
-  }
-
- private:
-  void leaf(const double* v, int32_t nv, int64_t n_local, const double* p, const Quadrature& rule, double* out) {
-    const auto m = static_cast<int32_t>(rule.w.size());
-    const double *t = rule.t.data(), *s = rule.s.data(), *w = rule.w.data();
-    const auto d = static_cast<int32_t>(active_.size());
-    for (int32_t i = 0; i < d; ++i) {
-      const Level& e = levels_[where_[active_[i]]];
-      double* r = r_.data() + static_cast<size_t>(i) * m;
-      for (int32_t q = 0; q < m; ++q) r[q] = e.o != 0.0 ? (1.0 - e.z) / (t[q] + e.z * s[q]) : -1.0 / s[q];
-    }
-    double* a = r_.data() + static_cast<size_t>(d) * m;  // w_q P(t_q) r_i(t_q), one feature at a time
-    for (int32_t i = 0; i < d; ++i) {
-      const double* ri = r_.data() + static_cast<size_t>(i) * m;
-      double phi = 0.0;
-      for (int32_t q = 0; q < m; ++q) {
-        a[q] = w[q] * p[q] * ri[q];
-        phi += a[q];
-      }
-      const int64_t fi = active_[i];
-      for (int32_t c = 0; c < nv; ++c) out[(fi * n_local + fi) * nv + c] += v[c] * phi;
-      for (int32_t j = i + 1; j < d; ++j) {
-        const double* rj = r_.data() + static_cast<size_t>(j) * m;
-        double index = 0.0;
-        for (int32_t q = 0; q < m; ++q) index += a[q] * rj[q];
-        const int64_t fj = active_[j];
-        for (int32_t c = 0; c < nv; ++c) {
-          const double half = v[c] * index / 2.0;
-          out[(fi * n_local + fj) * nv + c] += half;
-          out[(fj * n_local + fi) * nv + c] += half;
-        }
-      }
-    }
-  }
-
-  std::vector<double> r_;       // r_i at the rule's nodes per path feature, then one spare row
-  std::vector<int32_t> active_;  // the path's distinct features, outermost first
-};
-
-
 
 // Sums of n_values numbers per int64 key, open addressing: no allocation once grown, cleared in
 // the time of its entries. keys() in first-insertion order.
@@ -274,10 +124,10 @@ class RowGroups {
 
 struct Scratch {
   Scratch(const Extent& e, int32_t n_values)
-      : walker(e.max_depth, e.max_m, n_values, e.max_features), pair_walker(e.max_depth, e.max_m, e.max_features),
+      : walker(e.max_depth, e.max_m, n_values, e.max_features), pair_walker(e.max_depth, e.max_m, n_values, e.max_features),
         pairs(n_values) {}
   ValuesWalker walker;
-  PairWalker pair_walker;
+  PairsWalker pair_walker;
   KeySums pairs;
   std::vector<std::pair<int64_t, int64_t>> spans;
   std::vector<double> rows, acc, base;
