@@ -101,6 +101,29 @@ def test_equal_brute_force_shapley(case):
     np.testing.assert_allclose(values.sum(axis=1) + expected, _predict(forest, rows), rtol=0, atol=1e-10)
 
 
+@pytest.mark.parametrize("kind", ["regression", "classification"])
+def test_deep_trees_in_batched_walks_equal_brute_force(kind):
+    # fully grown trees on 9 features: paths repeat features (merged elements) and the rule is sized
+    # by the widest path's distinct features, not the depth; 11 rows walk as 8, 2 and 1
+    X, y = _data(n=160, p=9, seed=11)
+    forest, _ = _fit(kind, pyinterp.RandomForestRegressor if kind == "regression" else pyinterp.RandomForestClassifier,
+                     max_depth=None, n_estimators=2, X=X, y=y)
+    assert max(tree.max_depth for tree in forest.trees_) > X.shape[1]
+    n_values = len(forest.classes_) if kind == "classification" else 1
+    rows = X[:11]
+    values, _ = imp.shap_values(forest, rows, algorithm="walk")
+    interactions = imp.shap_interaction_values(forest, rows)
+    for i, x in enumerate(rows):
+        phi, _ = shapley_values(forest.trees_, x, X.shape[1])
+        index = shapley_interactions(forest.trees_, x, X.shape[1])
+        if n_values == 1:
+            phi, index = phi[:, 0], index[..., 0]
+        np.testing.assert_allclose(values[i], phi, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(interactions[i], index, rtol=0, atol=1e-12)
+        np.testing.assert_array_equal(values[i], imp.shap_values(forest, rows[i:i + 1], algorithm="walk")[0][0])
+        np.testing.assert_array_equal(interactions[i], imp.shap_interaction_values(forest, rows[i:i + 1])[0])
+
+
 def test_sparse_and_narrow_dtypes_equal_dense():
     rng = np.random.RandomState(5)
     X = (rng.rand(150, 6) < 0.4) * rng.randint(1, 5, size=(150, 6))

@@ -132,6 +132,11 @@ struct Scratch {
   std::vector<std::pair<int64_t, int64_t>> spans;
   std::vector<double> rows, acc, base;
   std::vector<Block::Row> firsts;  // a tree's groups' first rows
+  struct Group {
+    int64_t first;
+    const int32_t *begin, *end;  // its rows, in group_order
+  };
+  std::vector<Group> walked_groups;  // a tree's groups of a block (interactions)
   RowGroups groups;
   std::vector<int32_t> group_order, group_offset, group_fill;
   std::vector<size_t> order;
@@ -178,25 +183,32 @@ void for_row_groups(const Tree& tree, const TreeInfo& info, const Block& block, 
   for (int32_t g = 0; g < n_groups; ++g) fn(s.groups.first(g), order.data() + offset[g], order.data() + offset[g + 1]);
 }
 
-// Tree t's interaction values for row x: emit(a, b, c, value) for a != b with half the tree's
-// Shapley interaction index (phi_b with a known minus phi_b with a unknown, halved), and for a == b
-// the main effect (phi_a minus those halves).
-template <class Row, class Emit>
-void tree_interactions(const Forest& forest, const Prepared& prep, size_t t, const Row& x, Scratch& s, Emit emit) {
-  const int32_t nv = forest.n_values();
+// Tree t's interaction tables (PairsWalker) for rows[0..n) into s.base (PairsWalker::entry says
+// where each row's is); returns a table's size.
+template <class Row>
+int64_t tree_tables(const Forest& forest, const Prepared& prep, size_t t, const Row* rows, int32_t n, Scratch& s) {
   const TreeInfo& info = prep.infos[t];
+  const auto n_local = static_cast<int64_t>(info.features.size());
+  const int64_t size = n_local * n_local * forest.n_values();
+  s.base.assign(n * size, 0.0);
+  s.pair_walker.walk(forest.trees[t], info, prep.rules[info.rule_size], rows, n,
+                     1.0 / static_cast<double>(forest.trees.size()), s.base.data(), size);
+  return size;
+}
+
+// A tree's table for one row (entries `stride` apart) as emit(a, b, c, value): for a != b half the
+// tree's Shapley interaction index (phi_b with a known minus phi_b with a unknown, halved), and for
+// a == b the main effect (phi_a minus those halves).
+template <class Emit>
+void emit_table(const TreeInfo& info, int32_t nv, const double* table, int32_t stride, Emit emit) {
   const auto n_local = static_cast<int32_t>(info.features.size());
-  auto& table = s.base;
-  table.assign(static_cast<size_t>(n_local) * n_local * nv, 0.0);
-  s.pair_walker.walk(forest.trees[t], info, prep.rules[info.rule_size], x, 1.0 / static_cast<double>(forest.trees.size()),
-                     table.data());
   for (int32_t a = 0; a < n_local; ++a)
     for (int32_t c = 0; c < nv; ++c) {
-      const double* row = table.data() + static_cast<size_t>(a) * n_local * nv;
-      double main = row[static_cast<size_t>(a) * nv + c];
+      const double* row = table + static_cast<size_t>(a) * n_local * nv * stride;
+      double main = row[(static_cast<size_t>(a) * nv + c) * stride];
       for (int32_t b = 0; b < n_local; ++b) {
         if (b == a) continue;
-        const double half = row[static_cast<size_t>(b) * nv + c];
+        const double half = row[(static_cast<size_t>(b) * nv + c) * stride];
         main -= half;
         emit(info.features[a], info.features[b], c, half);
       }
@@ -204,26 +216,40 @@ void tree_interactions(const Forest& forest, const Prepared& prep, size_t t, con
     }
 }
 
+// Tree t's interaction values for row x, as emit_table gives them.
+template <class Row, class Emit>
+void tree_interactions(const Forest& forest, const Prepared& prep, size_t t, const Row& x, Scratch& s, Emit emit) {
+  tree_tables(forest, prep, t, &x, 1, s);
+  emit_table(prep.infos[t], forest.n_values(), s.base.data(), 1, emit);
+}
+
 // Every row's interaction values of a block, tree by tree in tree order: emit(r, a, b, c, value)
 // (r the row within the block), each tree's entries computed once per group of rows
-// (for_row_groups). keep(a, b) selects the entries wanted.
+// (for_row_groups), the groups' first rows walked kRows at a time. keep(a, b) selects the entries
+// wanted.
 template <class Keep, class Emit>
 void block_interactions(const Forest& forest, const Prepared& prep, const Block& block, Scratch& s, Keep keep,
                         Emit emit) {
   const int32_t nv = forest.n_values();
-  const int64_t p = forest.n_features;
   for (size_t t = 0; t < forest.trees.size(); ++t) {
-    for_row_groups(forest.trees[t], prep.infos[t], block, s, [&](int64_t first, const int32_t* g, const int32_t* h) {
-      s.emitted.clear();
-      tree_interactions(forest, prep, t, block.row(first), s, [&](int32_t a, int32_t b, int32_t c, double v) {
-        if (keep(a, b)) s.emitted.emplace_back((a * p + b) * nv + c, v);
-      });
-      for (const int32_t* r = g; r != h; ++r)
-        for (const auto& [code, v] : s.emitted) {
-          const int64_t key = code / nv;
-          emit(*r, static_cast<int32_t>(key / p), static_cast<int32_t>(key % p), static_cast<int32_t>(code % nv), v);
-        }
-    });
+    auto& groups = s.walked_groups;
+    groups.clear();
+    for_row_groups(forest.trees[t], prep.infos[t], block, s,
+                   [&](int64_t first, const int32_t* g, const int32_t* h) { groups.push_back({first, g, h}); });
+    std::array<Block::Row, PairsWalker::kRows> rows;
+    for (size_t b0 = 0; b0 < groups.size(); b0 += rows.size()) {
+      const auto n = static_cast<int32_t>(std::min(rows.size(), groups.size() - b0));
+      for (int32_t j = 0; j < n; ++j) rows[j] = block.row(groups[b0 + j].first);
+      const int64_t size = tree_tables(forest, prep, t, rows.data(), n, s);
+      for (int32_t j = 0; j < n; ++j) {
+        const auto [at, stride] = PairsWalker::entry(n, j, size);
+        const Scratch::Group& group = groups[b0 + j];
+        emit_table(prep.infos[t], nv, s.base.data() + at, stride, [&](int32_t a, int32_t b, int32_t c, double v) {
+          if (keep(a, b))
+            for (const int32_t* r = group.begin; r != group.end; ++r) emit(*r, a, b, c, v);
+        });
+      }
+    }
   }
 }
 
@@ -312,10 +338,7 @@ void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_t
   std::vector<int32_t> group(n_trees * chunk);    // per tree and chunk row: the row's group, or -1 (walked alone)
   std::vector<std::vector<double>> stored(n_trees);  // per tree: groups x its features x nv
   for (int64_t c0 = 0; c0 < X.n_rows; c0 += chunk) {
-    // Blocks of whole walks of kRows rows: rows walked together cost a third of rows walked alone.
-    constexpr int64_t kWalk = ValuesWalker::kRows;
-    const int64_t nc = std::min(X.n_rows - c0, chunk), size = (row_block(nc) + kWalk - 1) / kWalk * kWalk;
-    const int64_t n_blocks = (nc + size - 1) / size;
+    const int64_t nc = std::min(X.n_rows - c0, chunk), size = row_block(nc), n_blocks = (nc + size - 1) / size;
     rows.resize(nc * n_used);
     parallel_for(n_blocks, n_threads, no_state, [&](int64_t blk, int, NoState&) {
       const int64_t begin = blk * size, end = std::min(nc, begin + size);

@@ -256,8 +256,9 @@ struct Block {
 
 // Rows per task: up to 32, enough that a column-major gather reads whole cache lines and that rows
 // of a shallow tree share walks (for_row_groups); fewer when X has under 256 rows, so that there are
-// at least 8 tasks for the threads. A function of the row count only: block sums (the mean
-// |interaction|) do not depend on the threads.
-inline int64_t row_block(int64_t n_rows) { return std::clamp<int64_t>(n_rows / 8, 1, 32); }
+// more tasks for the threads, but whole walks of 8 rows (values_walker.hpp, pairs_walker.hpp: 8 rows
+// walk a tree in about the time of 3 alone). A function of the row count only: block sums (the
+// mean |interaction|) do not depend on the threads.
+inline int64_t row_block(int64_t n_rows) { return std::clamp<int64_t>((n_rows / 8 + 7) / 8 * 8, 8, 32); }
 
 }  // namespace pyinterp::shap_parts

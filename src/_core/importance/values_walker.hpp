@@ -61,7 +61,7 @@ inline Vec<R>& at(double* a) {
   return *reinterpret_cast<Vec<R>*>(a);
 }
 template <int R>
-inline Vec<R> at(const double* a) {
+inline const Vec<R>& at(const double* a) {
   return *reinterpret_cast<const Vec<R>*>(a);
 }
 
@@ -97,11 +97,12 @@ PYINTERP_LANES void down(int32_t m, const double* __restrict__ t, const double* 
 // + r; k is the child's K, or with `leaf` the leaf's values (one per value for all lanes). kp = (or
 // with `first` +=) e k, and sum (lanes v R + r) = sum_q w_q P_parent k c, c = 1 for a new element
 // (whose o - z the caller applies), ((o - z) - (1 - z') f / f') / f' for a merged one with o' = 1,
-// 0 with o' = 0.
-template <int R, int NV, bool Merged, bool Leaf, bool First>
+// 0 with o' = 0. With Terms, the summands w_q P_parent k c also go to terms (lanes as K's).
+template <int R, int NV, bool Merged, bool Leaf, bool First, bool Terms = false>
 PYINTERP_LANES void up(int32_t m, int32_t nv, const double* __restrict__ t, const double* __restrict__ s,
                        const double* __restrict__ w, Element el, const double* __restrict__ p,
-                       const double* __restrict__ k, double* __restrict__ kp, double* __restrict__ sum) {
+                       const double* __restrict__ k, double* __restrict__ kp, double* __restrict__ sum,
+                       double* __restrict__ terms = nullptr) {
   const int32_t n_v = NV > 0 ? NV : nv;
   std::fill_n(sum, R * n_v, 0.0);
   for (int32_t q = 0; q < m; ++q)
@@ -121,7 +122,9 @@ PYINTERP_LANES void up(int32_t m, int32_t nv, const double* __restrict__ t, cons
         } else {
           kv = at<R>(k + i);
         }
-        at<R>(sum + v * R + h) += wpc * kv;
+        const Vec<R> term = wpc * kv;
+        at<R>(sum + v * R + h) += term;
+        if constexpr (Terms) at<R>(terms + i) = term;
         if constexpr (First) {
           at<R>(kp + i) = e * kv;
         } else {
