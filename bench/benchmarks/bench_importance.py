@@ -1,5 +1,6 @@
 """asv benchmarks of pyinterp.importance: MDI-oob, UFI and OOB permutation on a fitted forest,
-DSTUMP on a wide matrix, and SHAP against background rows."""
+DSTUMP on a wide matrix, SHAP against background rows, and path-dependent SHAP values and
+interaction values by depth."""
 
 import numpy as np
 from benchkit.data import oob_regression
@@ -74,3 +75,30 @@ class BackgroundShap:
 
     def peakmem_values(self):
         imp.shap_values(self.forest, self.X, background=self.background)
+
+
+class PathDependentShap:
+    """Path-dependent values (100 rows) and interaction values (16 rows) of 50 scikit-learn trees
+    fitted on n = 20,000, p = 50, at depth 8 and fully grown, one thread (the shapes of
+    bench/compare_shap_depths.py, where shapiq, shap and woodelf-explainer run beside them)."""
+
+    timeout = 300
+    params = [8, 0]
+    param_names = ["max_depth"]
+
+    def setup(self, max_depth):
+        from sklearn.ensemble import RandomForestRegressor as SkRegressor
+
+        rng = np.random.default_rng(0)
+        X = rng.standard_normal((20000, 50))
+        y = X[:, 0] * X[:, 1] + X[:, 2] + np.sin(X[:, 3]) + 0.5 * rng.standard_normal(20000)
+        self.forest = SkRegressor(n_estimators=50, max_depth=max_depth or None, max_features=1 / 3, random_state=0,
+                                  n_jobs=2).fit(X, y)
+        self.X = X[:100]
+        imp.shap_values(self.forest, self.X[:1], n_jobs=1)  # reads the forest once
+
+    def time_values(self, max_depth):
+        imp.shap_values(self.forest, self.X, n_jobs=1)
+
+    def time_interaction_values(self, max_depth):
+        imp.shap_interaction_values(self.forest, self.X[:16], n_jobs=1)

@@ -84,30 +84,24 @@ class PairsWalker {
         where_(max_features, -1) {}
 
   // Writes scale times the tree's values for rows[0..n) into out (zeros on entry; n tables of
-  // `size` = local features x local features x n_values, entry(j) says where row j's are): off the diagonal half the
-  // interaction index, on it the SHAP value. kRows rows a walk and the rest in walks of 4, 2 and 1,
-  // the tables of a walk's R rows interleaved (entry e of its row r at e R + r).
+  // `size` = local features x local features x n_values, entry(j) says where row j's are): off
+  // the diagonal half the interaction index, on it the SHAP value. kRows rows a walk and the rest
+  // in walks of 4, 2 and 1, the tables of a walk's R rows interleaved (entry e of row r at e R + r).
   template <class Row>
   void walk(const Tree& tree, const TreeInfo& info, const Quadrature& rule, const Row* rows, int32_t n, double scale,
             double* out, int64_t size) {
-    int32_t done = 0;
-    const auto run = [&](auto width) {
-      constexpr int R = decltype(width)::value;
-      for (; n - done >= R; done += R) walk<R>(tree, info, rule, rows + done, scale, out + done * size);
-    };
-    run(std::integral_constant<int, 8>());
-    run(std::integral_constant<int, 4>());
-    run(std::integral_constant<int, 2>());
-    run(std::integral_constant<int, 1>());
+    in_walks(n, [&](auto width, int32_t done) {
+      walk<decltype(width)::value>(tree, info, rule, rows + done, scale, out + done * size);
+    });
   }
 
   // Where walk put row j of n: its first entry and the stride between entries.
   static std::pair<int64_t, int32_t> entry(int32_t n, int32_t j, int64_t size) {
-    int32_t start = 0;
-    for (int32_t width = kRows; width >= 1; width /= 2)
-      for (; n - start >= width; start += width)
-        if (j < start + width) return {start * size + (j - start), width};
-    return {-1, 0};
+    std::pair<int64_t, int32_t> at{-1, 0};
+    in_walks(n, [&](auto width, int32_t done) {
+      if (j >= done && j < done + width) at = {done * size + (j - done), width};
+    });
+    return at;
   }
 
  private:
@@ -144,17 +138,10 @@ class PairsWalker {
     };
     // lanes::up for the element's kind, its summands into a_ and their sums into sum_.
     const auto up = [&](const lanes::Element& el, const double* p, const double* k, bool leaf, bool first, double* kp) {
-      const auto run = [&](auto merged, auto on_leaf, auto is_first) {
+      lanes::with_kind(el.inv != nullptr, leaf, first, [&](auto merged, auto on_leaf, auto is_first) {
         lanes::up<R, 0, decltype(merged)::value, decltype(on_leaf)::value, decltype(is_first)::value, true>(
             m, nv, t, s, w, el, p, k, kp, sum_.data(), a_.data());
-      };
-      const auto second = [&](auto merged, auto on_leaf) {
-        first ? run(merged, on_leaf, std::true_type()) : run(merged, on_leaf, std::false_type());
-      };
-      const auto third = [&](auto merged) {
-        leaf ? second(merged, std::true_type()) : second(merged, std::false_type());
-      };
-      el.inv == nullptr ? third(std::false_type()) : third(std::true_type());
+      });
     };
     // Leaving F (element d, z, o per row, outer level prev) into its parent's level `to`: F's share
     // of the parent's K from k (F's K, or with `leaf` a leaf's values), its terms, their sums into

@@ -225,8 +225,8 @@ void tree_interactions(const Forest& forest, const Prepared& prep, size_t t, con
 
 // Every row's interaction values of a block, tree by tree in tree order: emit(r, a, b, c, value)
 // (r the row within the block), each tree's entries computed once per group of rows
-// (for_row_groups), the groups' first rows walked kRows at a time. keep(a, b) selects the entries
-// wanted.
+// (for_row_groups), the groups' first rows walked kRows at a time (fewer where a tree's tables
+// for kRows rows would pass 128 MB). keep(a, b) selects the entries wanted.
 template <class Keep, class Emit>
 void block_interactions(const Forest& forest, const Prepared& prep, const Block& block, Scratch& s, Keep keep,
                         Emit emit) {
@@ -236,9 +236,12 @@ void block_interactions(const Forest& forest, const Prepared& prep, const Block&
     groups.clear();
     for_row_groups(forest.trees[t], prep.infos[t], block, s,
                    [&](int64_t first, const int32_t* g, const int32_t* h) { groups.push_back({first, g, h}); });
+    constexpr int64_t kTables = int64_t{1} << 24;  // doubles
+    const auto n_local = static_cast<int64_t>(prep.infos[t].features.size());
+    const auto batch = static_cast<size_t>(std::clamp<int64_t>(kTables / (n_local * n_local * nv + 1), 1, PairsWalker::kRows));
     std::array<Block::Row, PairsWalker::kRows> rows;
-    for (size_t b0 = 0; b0 < groups.size(); b0 += rows.size()) {
-      const auto n = static_cast<int32_t>(std::min(rows.size(), groups.size() - b0));
+    for (size_t b0 = 0; b0 < groups.size(); b0 += batch) {
+      const auto n = static_cast<int32_t>(std::min(batch, groups.size() - b0));
       for (int32_t j = 0; j < n; ++j) rows[j] = block.row(groups[b0 + j].first);
       const int64_t size = tree_tables(forest, prep, t, rows.data(), n, s);
       for (int32_t j = 0; j < n; ++j) {

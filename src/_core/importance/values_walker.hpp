@@ -134,7 +134,29 @@ PYINTERP_LANES void up(int32_t m, int32_t nv, const double* __restrict__ t, cons
     }
 }
 
+// fn(merged, leaf, first), each a std::bool_constant: up's template arguments from run-time flags.
+template <class Fn>
+void with_kind(bool merged, bool leaf, bool first, Fn fn) {
+  const auto third = [&](auto m, auto l) { first ? fn(m, l, std::true_type()) : fn(m, l, std::false_type()); };
+  const auto second = [&](auto m) { leaf ? third(m, std::true_type()) : third(m, std::false_type()); };
+  merged ? second(std::true_type()) : second(std::false_type());
+}
+
 }  // namespace lanes
+
+// fn(width, done) for walks of 8, then 4, 2 and 1 rows (width a std::integral_constant) covering
+// rows [0, n) in order, `done` the first row of each.
+template <class Fn>
+void in_walks(int32_t n, Fn fn) {
+  int32_t done = 0;
+  const auto run = [&](auto width) {
+    for (; n - done >= decltype(width)::value; done += decltype(width)::value) fn(width, done);
+  };
+  run(std::integral_constant<int, 8>());
+  run(std::integral_constant<int, 4>());
+  run(std::integral_constant<int, 2>());
+  run(std::integral_constant<int, 1>());
+}
 
 class ValuesWalker {
  public:
@@ -152,21 +174,14 @@ class ValuesWalker {
   template <class Row>
   void walk(const Tree& tree, const TreeInfo& info, const Quadrature& rule, const Row* rows, int32_t n, double scale,
             double* phi, int64_t phi_stride) {
-    int32_t done = 0;
-    const auto run = [&](auto width) {
+    in_walks(n, [&](auto width, int32_t done) {
       constexpr int R = decltype(width)::value;
-      for (; n - done >= R; done += R) {
-        if (tree.n_values == 1) {
-          walk<R, 1>(tree, info, rule, rows + done, scale, phi + done * phi_stride, phi_stride);
-        } else {
-          walk<R, 0>(tree, info, rule, rows + done, scale, phi + done * phi_stride, phi_stride);
-        }
+      if (tree.n_values == 1) {
+        walk<R, 1>(tree, info, rule, rows + done, scale, phi + done * phi_stride, phi_stride);
+      } else {
+        walk<R, 0>(tree, info, rule, rows + done, scale, phi + done * phi_stride, phi_stride);
       }
-    };
-    run(std::integral_constant<int, 8>());
-    run(std::integral_constant<int, 4>());
-    run(std::integral_constant<int, 2>());
-    run(std::integral_constant<int, 1>());
+    });
   }
 
  private:
@@ -212,17 +227,10 @@ class ValuesWalker {
     };
     // lanes::up for the element's kind; k: the child's K, or with `leaf` the leaf's values.
     const auto up = [&](const lanes::Element& el, const double* p, const double* k, bool leaf, bool first, double* kp) {
-      const auto run = [&](auto merged, auto on_leaf, auto is_first) {
+      lanes::with_kind(el.inv != nullptr, leaf, first, [&](auto merged, auto on_leaf, auto is_first) {
         lanes::up<R, NV, decltype(merged)::value, decltype(on_leaf)::value, decltype(is_first)::value>(
             m, nv, t, s, w, el, p, k, kp, sum_.data());
-      };
-      const auto second = [&](auto merged, auto on_leaf) {
-        first ? run(merged, on_leaf, std::true_type()) : run(merged, on_leaf, std::false_type());
-      };
-      const auto third = [&](auto merged) {
-        leaf ? second(merged, std::true_type()) : second(merged, std::false_type());
-      };
-      el.inv == nullptr ? third(std::false_type()) : third(std::true_type());
+      });
     };
     // Adds a term, sum_ per row and value times (o - z) for a new element, to the feature's row sums.
     const auto add = [&](int32_t d, const lanes::Element& el) {
