@@ -78,7 +78,7 @@ class PairsWalker {
   PairsWalker(int32_t max_depth, int32_t max_m, int32_t n_values, int32_t max_features)
       : m_(max_m), slots_(std::min(max_depth, max_features) + 1), levels_(max_depth + 1),
         o_(levels_.size() * kRows), row_left_(o_.size()), p_(levels_.size() * max_m * kRows), r_(p_.size()),
-        inv_(levels_.size() * max_m), inv_s_(max_m), k_(p_.size() * n_values),
+        inv_(levels_.size() * max_m), k_(p_.size() * n_values),
         a_(static_cast<size_t>(max_m) * n_values * kRows), sum_(static_cast<size_t>(n_values) * kRows),
         rs_(static_cast<size_t>(max_m) * slots_ * kRows), dots_(static_cast<size_t>(n_values) * slots_ * kRows),
         where_(max_features, -1) {}
@@ -174,7 +174,6 @@ class PairsWalker {
       }
     };
     if (tree.is_leaf(0)) return;
-    for (int32_t q = 0; q < m; ++q) inv_s_[q] = 1.0 / s[q];
     levels_[0] = {0, 0, -1, -1, -1, 1.0, false, false};
     std::fill_n(P(0), m * R, scale);
     directions(0);
@@ -202,8 +201,8 @@ class PairsWalker {
         if (prev >= 0) el = {o, z, inv_of(prev), O(prev), zp, zp > 0.0 ? z / zp : 0.0};
         lanes::down<R>(m, t, s, el, P(l), P(l + 1));
         const int32_t slot = prev >= 0 ? levels_[prev].slot : static_cast<int32_t>(active_.size());
-        lanes::ratios<R>(m, t, s, inv_s_.data(), o, z, r_.data() + static_cast<size_t>(l + 1) * m_ * kRows, rs_.data(),
-                         slots_, slot);
+        lanes::ratios<R>(m, t, s, rule.inv_s.data(), o, z, r_.data() + static_cast<size_t>(l + 1) * m_ * kRows,
+                         rs_.data(), slots_, slot);
         levels_[l + 1] = {child, 0, d, prev, slot, z, side == 0, false};
         if (prev < 0) active_.push_back(d);
         where_[d] = ++l;
@@ -236,7 +235,6 @@ class PairsWalker {
   std::vector<double> o_, row_left_;  // per level and row: its element's o (a leaf edge's in the last level's); 1 where the row goes left
   std::vector<double> p_, r_;         // per level, rule node and row: P(t), r(t) of the level's element
   std::vector<double> inv_;           // per level and rule node: 1 / (t + z s), formed when first needed
-  std::vector<double> inv_s_;         // per rule node: 1 / s
   std::vector<double> k_;             // per level, rule node, value and row: K(t)
   std::vector<double> a_;             // per rule node, value and row: the terms of the element being left
   std::vector<double> sum_;           // per value and row: their sums over the rule's nodes

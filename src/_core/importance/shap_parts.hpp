@@ -100,7 +100,7 @@ inline TreeInfo tree_info(const Tree& tree) {
 // Gauss-Legendre rule with m nodes on [0, 1]: t, 1 - t and weights. Exact for polynomials of
 // degree <= 2m - 1. Nodes come in pairs x, -x on [-1, 1], so 1 - t[q] is t[m - 1 - q] exactly.
 struct Quadrature {
-  std::vector<double> t, s, w, ws;  // ws = w / s
+  std::vector<double> t, s, w, inv_s;  // inv_s = 1 / s
 };
 
 // The one-node rule of Banzhaf values: the Shapley integrand taken at t = 1/2 (weight 1).
@@ -133,7 +133,7 @@ inline Quadrature gauss_legendre(int32_t m) {
     rule.t.push_back((1.0 + x[q]) / 2.0);
     rule.s.push_back((1.0 - x[q]) / 2.0);
     rule.w.push_back(w[q] / 2.0);
-    rule.ws.push_back(rule.w.back() / rule.s.back());
+    rule.inv_s.push_back(1.0 / rule.s.back());
   }
   return rule;
 }
