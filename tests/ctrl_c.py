@@ -4,12 +4,15 @@ import gc
 import os
 import signal
 import threading
+import time
 from contextlib import contextmanager
 
 
 @contextmanager
 def ctrl_c_after(seconds):
-    """Within: a SIGINT reaches the process ``seconds`` in, unless the block ended first.
+    """Within: a SIGINT reaches the process ``seconds`` in, unless the block ended first. Yields
+    the time.perf_counter() at which the timer started: latencies are measured from there, since the
+    collection before it takes a large part of a second late in a long test session under load.
 
     Python ignores a KeyboardInterrupt raised in code the garbage collector runs (a finalizer, or a
     gc.callbacks entry: hypothesis installs one), printing "Exception ignored", so there is no
@@ -20,9 +23,10 @@ def ctrl_c_after(seconds):
     gc.disable()
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(seconds, os.kill, (os.getpid(), signal.SIGINT))
+    started = time.perf_counter()
     timer.start()
     try:
-        yield
+        yield started
     finally:
         timer.cancel()
         timer.join()

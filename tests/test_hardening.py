@@ -320,8 +320,7 @@ def _interrupted(call, uninterrupted_seconds, fraction=0.1):
     returned, so the test compares with the time the whole call would take (estimated from a
     small run): an interrupt that waited for the core would take at least that long; one that
     stops the core takes the 0.3 s and a small part of it."""
-    start = time.perf_counter()
-    with ctrl_c_after(0.3), pytest.raises(KeyboardInterrupt):
+    with ctrl_c_after(0.3) as start, pytest.raises(KeyboardInterrupt):
         call()
     elapsed = time.perf_counter() - start
     assert elapsed < 0.3 + fraction * uninterrupted_seconds

@@ -40,8 +40,7 @@ def interrupted(call, after=AFTER):
     """Seconds from a Ctrl-C sent ``after`` seconds into call() to its KeyboardInterrupt, after
     checking that no thread was left running."""
     threads = threading.active_count()
-    start = time.perf_counter()
-    with ctrl_c_after(after), pytest.raises(KeyboardInterrupt):
+    with ctrl_c_after(after) as start, pytest.raises(KeyboardInterrupt):
         call()
     elapsed = time.perf_counter() - start - after
     assert threading.active_count() <= threads
