@@ -83,13 +83,21 @@ struct EncodeScratch {
   std::vector<uint8_t> bytes;    // 1-byte X: a block's columns, transposed and ranked
 };
 
-// Columns j0..j1 of dense X, as doubles, into block (column after column).
+// Columns j0..j1 of dense X, as doubles, into block (column after column), kTile rows at a time:
+// each column's values of a tile go out as whole cache lines. Row by row, every store of a
+// row-major X's row went to another column's line, and the block's lines were fetched to be
+// written (copying 5,000 x 100,000 float32 by 32 columns: 5.7 s row by row, 1.2 s in tiles).
 template <class T>
 void copy_block(const MatrixView& X, int64_t j0, int64_t j1, double* block) {
+  constexpr int64_t kTile = 32;
   const int64_t n = X.n_rows, width = j1 - j0;
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t row = i * X.row_stride + j0 * X.col_stride;
-    for (int64_t k = 0; k < width; ++k) block[k * n + i] = static_cast<double>(load<T>(X.data, row + k * X.col_stride));
+  for (int64_t i0 = 0; i0 < n; i0 += kTile) {
+    const int64_t i1 = std::min(n, i0 + kTile);
+    for (int64_t k = 0; k < width; ++k) {
+      const int64_t column = (j0 + k) * X.col_stride;
+      double* out = block + k * n;
+      for (int64_t i = i0; i < i1; ++i) out[i] = static_cast<double>(load<T>(X.data, i * X.row_stride + column));
+    }
   }
 }
 
