@@ -132,9 +132,26 @@ def _forest_reads(kwargs):
     return kwargs.get("dtype") is FOREST_X["dtype"]
 
 
+def _plain_rows(estimator, X, y, reset, kwargs):
+    """True when scikit-learn's validate_data would hand X back as it is, with no warning: rows to
+    predict or explain (FOREST_X), a plain ndarray of a dtype the forests read, of the fitted width,
+    for an estimator fitted without feature names or categories, with no infinity. Its checks take
+    about 0.6 ms a call, the whole of a small call's core time (TreeSHAP of 100 rows)."""
+    if reset or not (isinstance(y, str) and y == "no_validation") or kwargs != FOREST_X:
+        return False
+    if type(X) is not np.ndarray or X.ndim != 2 or X.dtype.type not in FOREST_DTYPES or X.shape[0] < 1:
+        return False
+    if (X.shape[1] != getattr(estimator, "n_features_in_", None) or hasattr(estimator, "feature_names_in_")
+            or getattr(estimator, "_category_encoder", None) is not None):
+        return False
+    return X.dtype.kind != "f" or bool(np.isfinite(X.sum())) or not np.isinf(X).any()
+
+
 def validate_data(estimator, X="no_validation", y="no_validation", reset=True, **kwargs):
     """scikit-learn's validate_data, naming the argument in its errors, for every form of X the package
     reads; a fit (reset) also refuses integers float64 cannot hold (check_exact_integers)."""
+    if _plain_rows(estimator, X, y, reset, kwargs):
+        return X
     if not (isinstance(X, str) and X == "no_validation"):
         refuse_silent_casts(X, "X")
         if reset:
