@@ -497,8 +497,10 @@ bool ExactSplitSearch::evaluate(Column col, Stats& stats, int64_t feature, Split
     // rather than 3 of 8), unless the histograms would outweigh the node's rows.
     int passes = std::max(1, (code_bits + kMaxDigitBits - 1) / kMaxDigitBits);
     int digit_bits = (code_bits + passes - 1) / passes;
-    while (digit_bits > kRadixBits && (int64_t{passes} << digit_bits) > std::max<int64_t>(kFreeBuckets, 4 * m))
-      digit_bits = (code_bits + ++passes - 1) / passes;
+    while (digit_bits > kRadixBits && (int64_t{passes} << digit_bits) > std::max<int64_t>(kFreeBuckets, 4 * m)) {
+      ++passes;
+      digit_bits = (code_bits + passes - 1) / passes;
+    }
     const uint32_t buckets = 1u << digit_bits, mask = buckets - 1;
     uint32_t* hist = radix_hist_.data();
     std::fill(hist, hist + passes * buckets, 0u);
