@@ -2,6 +2,9 @@
 against the brute-force Shapley formulas (reference_shap.py) on small trees, additivity, missing
 values, sparse X, determinism across n_jobs, and input errors."""
 
+import pickle
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -11,6 +14,7 @@ from sklearn.ensemble import RandomForestClassifier as SkClassifier
 from sklearn.ensemble import RandomForestRegressor as SkRegressor
 
 import pyinterp
+from pyinterp import _core
 from pyinterp import importance as imp
 
 
@@ -360,3 +364,61 @@ def test_interaction_tensor_beyond_memory_is_refused_by_name():
                                              r"[\d.]+ GiB, more than .*; explain fewer rows .*shap_interaction_importance"):
         imp.shap_interaction_values(forest, rows)
     assert imp.shap_interaction_values(forest, rows[:2]).shape == (2, p, p)
+
+
+def _fresh(forest):
+    """The same trees in a new core forest, which keeps nothing from earlier calls."""
+    return pickle.loads(pickle.dumps(forest))
+
+
+def test_what_calls_keep_with_the_forest_changes_no_value():
+    # a call keeps each tree's summary and leaf tables with the forest (Forest::derived); every later
+    # call, of any kind and row count, equals the same call on a copy that keeps nothing
+    X, y = _data(n=400, p=8)
+    forest, _ = _fit("classification", pyinterp.RandomForestClassifier, 4, n_estimators=12, X=X, y=y)
+    assert _core.shap_kept_table_bytes(forest._forest) == 0
+    background = X[300:340]
+    calls = [
+        lambda f, rows: imp.shap_values(f, rows, algorithm="patterns")[0],
+        lambda f, rows: imp.banzhaf_values(f, rows)[0],
+        lambda f, rows: imp.shap_values(f, rows)[0],
+        lambda f, rows: imp.shap_values(f, rows, algorithm="walk")[0],
+        lambda f, rows: imp.shap_values(f, rows, background=background)[0],
+        lambda f, rows: imp.shap_interaction_values(f, rows),
+        lambda f, rows: imp.shap_values(f, rows, algorithm="patterns")[0],
+        lambda f, rows: imp.banzhaf_values(f, rows, algorithm="patterns")[0],
+    ]
+    for rows in (X[:1], X[:100], X[5:7]):
+        for call in calls:
+            np.testing.assert_array_equal(call(forest, rows), call(_fresh(forest), rows))
+    kept = _core.shap_kept_table_bytes(forest._forest)
+    assert 0 < kept <= 32 << 20
+    assert _core.shap_kept_table_bytes(_fresh(forest)._forest) == 0
+
+
+def test_kept_tables_stop_at_their_budget():
+    # 30 trees of 12 classes at depth 10 need more than 32 MB of tables: those past it are made
+    # again each call, with the same values
+    rng = np.random.RandomState(0)
+    X, y = rng.rand(3000, 10), rng.randint(0, 12, 3000)
+    forest = pyinterp.RandomForestClassifier(n_estimators=30, max_depth=10, random_state=0).fit(X, y)
+    rows = X[:20]
+    first = imp.shap_values(forest, rows, algorithm="patterns")[0]
+    kept = _core.shap_kept_table_bytes(forest._forest)
+    assert 16 << 20 < kept <= 32 << 20
+    np.testing.assert_array_equal(imp.shap_values(forest, rows, algorithm="patterns")[0], first)
+    assert _core.shap_kept_table_bytes(forest._forest) == kept
+    np.testing.assert_array_equal(imp.shap_values(_fresh(forest), rows, algorithm="patterns")[0], first)
+
+
+def test_calls_from_several_threads_share_what_is_kept():
+    # Python threads calling on one forest at once (the core releases the GIL): the first to need a
+    # tree's tables makes them, the others wait and read them
+    X, y = _data(n=400, p=8)
+    forest, _ = _fit("regression", pyinterp.RandomForestRegressor, 5, n_estimators=16, X=X, y=y)
+    want = imp.shap_values(_fresh(forest), X[:50])[0]
+    want_banzhaf = imp.banzhaf_values(_fresh(forest), X[:50])[0]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda i: (imp.banzhaf_values if i % 2 else imp.shap_values)(forest, X[:50])[0], range(8)))
+    for i, values in enumerate(got):
+        np.testing.assert_array_equal(values, want_banzhaf if i % 2 else want)

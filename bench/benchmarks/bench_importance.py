@@ -78,12 +78,13 @@ class BackgroundShap:
 
 
 class PathDependentShap:
-    """Path-dependent values (100 rows) and interaction values (16 rows) of 50 scikit-learn trees
-    fitted on n = 20,000, p = 50, at depth 8 and fully grown, one thread (the shapes of
-    bench/compare_shap_depths.py, where shapiq, shap and woodelf-explainer run beside them)."""
+    """Path-dependent values (100 rows, and one row) and interaction values (16 rows) of 50
+    scikit-learn trees fitted on n = 20,000, p = 50, at depth 4, 8 and fully grown, one thread (the
+    shapes of bench/compare_shap_depths.py, where shapiq, shap and woodelf-explainer run beside
+    them). Later calls on a forest: the first keeps what it derives from the trees alone."""
 
     timeout = 300
-    params = [8, 0]
+    params = [4, 8, 0]
     param_names = ["max_depth"]
 
     def setup(self, max_depth):
@@ -99,6 +100,9 @@ class PathDependentShap:
 
     def time_values(self, max_depth):
         imp.shap_values(self.forest, self.X, n_jobs=1)
+
+    def time_values_one_row(self, max_depth):
+        imp.shap_values(self.forest, self.X[:1], n_jobs=1)
 
     def time_interaction_values(self, max_depth):
         imp.shap_interaction_values(self.forest, self.X[:16], n_jobs=1)

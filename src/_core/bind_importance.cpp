@@ -189,6 +189,9 @@ void bind_importance(py::module_& m) {
       py::arg("forest"), py::arg("X"), py::arg("n_threads") = 1, py::arg("banzhaf") = false,
       py::arg("algorithm") = "auto");
 
+  m.def("shap_kept_table_bytes", &shap_kept_table_bytes, py::arg("forest"),
+        "The bytes of leaf pattern tables shap_values keeps with the forest (at most 32 MB).");
+
   m.def(
       "shap_interaction_values",
       [](const Forest& f, const py::object& X, int n_threads) {

@@ -768,7 +768,9 @@ def shap_values(forest, X, *, background=None, algorithm="auto", n_jobs=None):
     2 (2020). The values are exact, not sampled; the cost grows with the trees' depth. Reading a
     tree's background once per leaf pattern, so that a row's cost does not grow with the background,
     is the idea of Nadel & Wettenstein's WOODELF and of PLTreeSHAP; the tables here are pyinterp's own
-    (docs/dev/treeshap.md).
+    (docs/dev/treeshap.md). The first call on a forest keeps what it derived from the trees alone
+    with the forest (each tree's summary, and up to 32 MB of path-dependent leaf tables), so later
+    calls on it, a few rows at a time included, skip that work; the values do not change.
 
     Examples
     --------
@@ -848,7 +850,8 @@ def banzhaf_values(forest, X, *, background=None, algorithm="auto", n_jobs=None)
     that integrand at t = 1/2, so both come from the same walk. Against background rows: a leaf's
     game against one background row is gained exactly by the coalitions that hold the U features
     only x satisfies and none of the V only the background row satisfies, giving each of them
-    +-v / 2^(U + V - 1).
+    +-v / 2^(U + V - 1). As with :func:`shap_values`, what the first call derives from the trees
+    alone is kept with the forest for later calls (up to 32 MB of leaf tables).
 
     Examples
     --------

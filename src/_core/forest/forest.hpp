@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "../data/matrix.hpp"
+#include "derived_data.hpp"
 #include "params.hpp"
 #include "tree.hpp"
 
@@ -26,6 +27,7 @@ struct Forest {
   // n_trees x n_samples: the leaf each row reaches in each tree it is out of bag for, -1 in the
   // others; empty unless the fit recorded them (ForestParams::record_oob_leaves). Not pickled.
   std::vector<int32_t> oob_leaves;
+  DerivedData derived;  // what readers derive from the trees and keep for later calls; not pickled
 
   // Values per node: per output, the mean (or median) or n_classes class fractions.
   int32_t n_values() const { return n_outputs * (n_classes > 0 ? n_classes : 1); }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -514,34 +515,98 @@ inline auto tile_row(const double* tiles, int64_t n_used, const int32_t* index, 
   return [xr, index](int32_t j) { return xr[index[j] * kTile]; };
 }
 
+// Each tree's PatternTree (of values, and of interactions), made when a call first needs it, and
+// the path-dependent tables of values (PatternTree::path_tables, per Attribution) up to kKeptTables
+// doubles over the forest, kept with the forest (Forest::derived): later calls on the same forest
+// read them. A call holds the lock while it fills what it needs.
+struct KeptPatterns {
+  static constexpr int64_t kKeptTables = int64_t{1} << 22;  // 32 MB
+  explicit KeptPatterns(size_t n_trees) {
+    for (int i = 0; i < 2; ++i) {
+      shapes[i].resize(n_trees);
+      made[i].assign(n_trees, 0);
+      tables[i].resize(n_trees);
+    }
+  }
+  std::mutex mutex;
+  std::vector<std::shared_ptr<const PatternTree>> shapes[2];  // by pairs
+  std::vector<uint8_t> made[2];  // by pairs, per tree: whether its shape is made (a shape too wide is kept too)
+  std::vector<std::shared_ptr<const std::vector<double>>> tables[2];  // by Attribution; null: not kept
+  int64_t kept_tables = 0;  // doubles
+};
+
+inline std::shared_ptr<KeptPatterns> kept_patterns(const Forest& forest) {
+  return forest.derived.get<KeptPatterns>([&] { return std::make_shared<KeptPatterns>(forest.trees.size()); });
+}
+
 // The trees read as leaf pattern tables (null: walked) by one call: none for algorithm=walk; every
 // tree for patterns (std::invalid_argument for one whose leaves are wider than kMaxPatternWidth);
 // for automatic, the narrow trees of at most 256 MB of tables that cheaper(tree, info, shape)
-// prefers to read from tables, built only where may_be_cheaper(tree, info) allows. Built on the
-// threads, one tree a task.
+// prefers to read from tables, made (or taken from KeptPatterns) only where may_be_cheaper(tree,
+// info) allows. Made on the threads, one tree a task. The choice does not depend on what is kept.
 template <class MayBeCheaper, class Cheaper>
-std::vector<std::unique_ptr<PatternTree>> pattern_trees(const Forest& forest, const Prepared& prep, bool pairs,
-                                                        ShapAlgorithm algorithm, int n_threads,
-                                                        MayBeCheaper may_be_cheaper, Cheaper cheaper) {
+std::vector<std::shared_ptr<const PatternTree>> pattern_trees(const Forest& forest, const Prepared& prep, bool pairs,
+                                                              ShapAlgorithm algorithm, int n_threads,
+                                                              MayBeCheaper may_be_cheaper, Cheaper cheaper) {
   constexpr int64_t kTreeTables = int64_t{1} << 25;  // doubles
   const auto n_trees = static_cast<int64_t>(forest.trees.size());
-  std::vector<std::unique_ptr<PatternTree>> shapes(n_trees);
+  std::vector<std::shared_ptr<const PatternTree>> shapes(n_trees);
   if (algorithm == ShapAlgorithm::walk) return shapes;
   const bool forced = algorithm == ShapAlgorithm::patterns;
+  const auto kept = kept_patterns(forest);
+  std::lock_guard<std::mutex> lock(kept->mutex);
+  auto& kept_shapes = kept->shapes[pairs];
+  auto& made = kept->made[pairs];
   parallel_for(n_trees, n_threads, no_state, [&](int64_t t, int, NoState&) {
     const Tree& tree = forest.trees[t];
     const TreeInfo& info = prep.infos[t];
-    // A leaf's width is at most its depth; far deeper trees are not built to be measured.
+    // A leaf's width is at most its depth; far deeper trees are not made to be measured.
     if (info.max_depth == 0 || (!forced && (info.max_depth > 3 * kMaxPatternWidth || !may_be_cheaper(tree, info))))
       return;
-    auto shape = std::make_unique<PatternTree>(tree, prep.used.index.data(), pairs);
-    if (shape->max_width() > kMaxPatternWidth) {
-      if (forced) throw_too_wide(shape->max_width());
+    if (!made[t]) {
+      kept_shapes[t] = std::make_shared<const PatternTree>(tree, prep.used.index.data(), pairs);
+      made[t] = 1;
+    }
+    const PatternTree& shape = *kept_shapes[t];
+    if (shape.max_width() > kMaxPatternWidth) {
+      if (forced) throw_too_wide(shape.max_width());
       return;
     }
-    if (forced || (shape->table_size() <= kTreeTables && cheaper(tree, info, *shape))) shapes[t] = std::move(shape);
+    if (forced || (shape.table_size() <= kTreeTables && cheaper(tree, info, shape))) shapes[t] = kept_shapes[t];
   });
   return shapes;
+}
+
+// The path-dependent tables (PatternTree::path_tables, times 1 / trees) of the trees shapes holds:
+// those kept read in place, the others made on the threads (a tree a task) and kept, in tree order,
+// while the forest's kept tables stay within KeptPatterns::kKeptTables.
+inline std::vector<std::shared_ptr<const std::vector<double>>> kept_path_tables(
+    const Forest& forest, const std::vector<std::shared_ptr<const PatternTree>>& shapes, Attribution kind, int n_threads) {
+  const auto n_trees = static_cast<int64_t>(forest.trees.size());
+  std::vector<std::shared_ptr<const std::vector<double>>> tables(n_trees);
+  if (std::none_of(shapes.begin(), shapes.end(), [](const auto& shape) { return shape != nullptr; })) return tables;
+  const auto kept = kept_patterns(forest);
+  std::lock_guard<std::mutex> lock(kept->mutex);
+  auto& kept_tables = kept->tables[static_cast<int>(kind)];
+  const double scale = 1.0 / static_cast<double>(n_trees);
+  parallel_for(n_trees, n_threads, no_state, [&](int64_t t, int, NoState&) {
+    if (!shapes[t]) return;
+    if (kept_tables[t]) {
+      tables[t] = kept_tables[t];
+      return;
+    }
+    auto table = std::make_shared<std::vector<double>>(shapes[t]->table_size());
+    shapes[t]->path_tables(forest.trees[t], kind, scale, table->data());
+    tables[t] = std::move(table);
+  });
+  for (int64_t t = 0; t < n_trees; ++t) {
+    if (!tables[t] || kept_tables[t]) continue;
+    const auto size = static_cast<int64_t>(tables[t]->size());
+    if (kept->kept_tables + size > KeptPatterns::kKeptTables) break;
+    kept_tables[t] = tables[t];
+    kept->kept_tables += size;
+  }
+  return tables;
 }
 
 }  // namespace pyinterp::shap_parts

@@ -264,7 +264,7 @@ void block_interactions(const Forest& forest, const Prepared& prep, const Block&
 // here), a row's walk costs 3 + m / 4 per node for a rule of m nodes, 8 rows walking together
 // (measured 7.2 ns at m = 4 on depth-8 trees, 12.5 ns at m = 15 on fully grown ones); the leaves'
 // least table work (TreeInfo::leaf_tables) decides whether a tree's tables are worth sizing.
-std::vector<std::unique_ptr<PatternTree>> path_patterns(const Forest& forest, const Prepared& prep, int64_t n,
+std::vector<std::shared_ptr<const PatternTree>> path_patterns(const Forest& forest, const Prepared& prep, int64_t n,
                                                         ShapAlgorithm algorithm, int n_threads) {
   const auto rows = static_cast<double>(n);
   const auto walks = [rows](const Tree& tree, const TreeInfo& info) {
@@ -312,9 +312,16 @@ int64_t chunk_rows(int64_t n_rows, int64_t n_used, int64_t n_trees) {
   return std::clamp<int64_t>(kBytes / (8 * n_used + 4 * n_trees + 1), 1, std::min(kMaxRows, std::max<int64_t>(n_rows, 1)));
 }
 
+int64_t shap_kept_table_bytes(const Forest& forest) {
+  const auto kept = kept_patterns(forest);
+  std::lock_guard<std::mutex> lock(kept->mutex);
+  return kept->kept_tables * static_cast<int64_t>(sizeof(double));
+}
+
 void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_threads, Attribution kind,
                  ShapAlgorithm algorithm) {
-  const Prepared prep(forest, X, n_threads);
+  const auto kept = prepared(forest, X, n_threads);
+  const Prepared& prep = *kept;
   const Quadrature half = banzhaf_rule();
   const auto rule_of = [&](const TreeInfo& info) -> const Quadrature& {
     return kind == Attribution::banzhaf ? half : prep.rules[info.rule_size];
@@ -327,12 +334,7 @@ void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_t
   const double scale = 1.0 / static_cast<double>(n_trees);
   const auto shapes = path_patterns(forest, prep, X.n_rows, algorithm, n_threads);
   const bool any_patterned = std::any_of(shapes.begin(), shapes.end(), [](const auto& shape) { return shape != nullptr; });
-  std::vector<std::vector<double>> tables(n_trees);
-  parallel_for(n_trees, n_threads, no_state, [&](int64_t t, int, NoState&) {
-    if (!shapes[t]) return;
-    tables[t].resize(shapes[t]->table_size());
-    shapes[t]->path_tables(forest.trees[t], kind, scale, tables[t].data());
-  });
+  const auto tables = kept_path_tables(forest, shapes, kind, n_threads);
   // A tree's walks are stored per group when they fit its share of 2^22 values (32 MB); otherwise
   // its rows are walked one by one. The choice depends on the tree and the chunk only.
   const int64_t tree_budget = std::max<int64_t>((int64_t{1} << 22) / n_trees, 64);
@@ -424,7 +426,7 @@ void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_t
           for (int64_t t = 0; t < n_trees; ++t) {
             if (!shapes[t]) continue;
             checkpoint();
-            shapes[t]->add_rows(forest.trees[t], tiles.data(), n_used, end - begin, tables[t].data(), p,
+            shapes[t]->add_rows(forest.trees[t], tiles.data(), n_used, end - begin, tables[t]->data(), p,
                                 out + (c0 + begin) * p * nv, p * nv, fail, index);
           }
         });
@@ -432,7 +434,8 @@ void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_t
 }
 
 void shap_interaction_values(const Forest& forest, const MatrixView& X, double* out, int n_threads) {
-  const Prepared prep(forest, X, n_threads);
+  const auto kept = prepared(forest, X, n_threads);
+  const Prepared& prep = *kept;
   const int32_t nv = forest.n_values();
   const int64_t p = forest.n_features;
   for_blocks(prep, X, nv, n_threads, [&](const Block& block, Scratch& s) {
@@ -490,7 +493,8 @@ void block_pair_sums(const Forest& forest, const Prepared& prep, const Block& bl
 }
 
 PairMeans shap_interaction_mean_abs(const Forest& forest, const MatrixView& X, int n_threads) {
-  const Prepared prep(forest, X, n_threads);
+  const auto kept = prepared(forest, X, n_threads);
+  const Prepared& prep = *kept;
   const int32_t nv = forest.n_values();
   const int64_t p = forest.n_features;
   // Sums of |value| per pair key a * p + b, per block of rows (each key's sum in row order), merged
@@ -526,7 +530,8 @@ PairMeans shap_interaction_mean_abs(const Forest& forest, const MatrixView& X, i
 
 void shap_interaction_top_k(const Forest& forest, const MatrixView& X, int64_t k, int32_t* pairs, double* values,
                             int n_threads) {
-  const Prepared prep(forest, X, n_threads);
+  const auto kept = prepared(forest, X, n_threads);
+  const Prepared& prep = *kept;
   const int32_t nv = forest.n_values();
   const int64_t p = forest.n_features;
   if (k < 0 || k > p * (p - 1) / 2) throw std::invalid_argument("k must be in [0, p (p - 1) / 2]");

@@ -35,6 +35,10 @@ constexpr int32_t kMaxPatternWidth = 14;
 void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_threads,
                  Attribution kind = Attribution::shapley, ShapAlgorithm algorithm = ShapAlgorithm::automatic);
 
+// The bytes of leaf pattern tables shap_values keeps with the forest for its later calls (at most
+// 32 MB a forest; the trees' summaries are kept beside them).
+int64_t shap_kept_table_bytes(const Forest& forest);
+
 // out: n_rows x n_features x n_features x n_values, zeros on entry (the values are added: the caller's
 // zeroed memory can stay untouched where trees put nothing); out[i, a, b] (a != b)
 // is half the Shapley interaction index of (a, b), out[i, a, a] the main effect, so out[i, a, :]

@@ -236,7 +236,7 @@ void walk_every_tree(const Background& bg, const MatrixView& X, double* out, int
 // Trees in chunks whose tables fit a budget: first each patterned tree's background counts and
 // tables (a tree a task; counts are whole numbers, so exact in any order), then blocks of rows,
 // each row adding the chunk's trees in tree order, patterned or walked, into out (zeros on entry).
-void patterns_and_walks(const Background& bg, const std::vector<std::unique_ptr<PatternTree>>& shapes,
+void patterns_and_walks(const Background& bg, const std::vector<std::shared_ptr<const PatternTree>>& shapes,
                         const MatrixView& X, double* out, int n_threads) {
   const Forest& forest = bg.forest;
   const Prepared& prep = bg.prep;
@@ -332,7 +332,8 @@ void patterns_and_walks(const Background& bg, const std::vector<std::unique_ptr<
 std::vector<double> against_background(const Forest& forest, const MatrixView& X, const MatrixView& background,
                                        double* out, int n_threads, Attribution kind, ShapAlgorithm algorithm,
                                        bool pairs) {
-  const Prepared prep(forest, X, n_threads);
+  const auto kept = prepared(forest, X, n_threads);
+  const Prepared& prep = *kept;
   if (background.n_cols != forest.n_features)
     throw std::invalid_argument("background has a different number of features than the forest");
   if (background.n_rows == 0) throw std::invalid_argument("background has no rows");

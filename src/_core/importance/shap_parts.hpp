@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -222,11 +223,9 @@ inline void write_row(const double* acc, const UsedFeatures& used, int32_t nv, i
   std::fill(row + next * nv, row + p * nv, 0.0);
 }
 
-// What every call reads of the forest, built once per call.
+// What every call reads of the forest, made by the first call and kept with it (prepared).
 struct Prepared {
-  Prepared(const Forest& forest, const MatrixView& X, int n_threads) {
-    if (X.n_cols != forest.n_features) throw std::invalid_argument("X has a different number of features than the forest");
-    if (forest.trees.empty()) throw std::invalid_argument("the forest has no trees");
+  Prepared(const Forest& forest, int n_threads) {
     infos.resize(forest.trees.size());
     parallel_for(static_cast<int64_t>(infos.size()), n_threads, no_state,
                  [&](int64_t t, int, NoState&) { infos[t] = tree_info(forest.trees[t]); });
@@ -239,6 +238,13 @@ struct Prepared {
   std::vector<Quadrature> rules;
   UsedFeatures used;
 };
+
+// The forest's Prepared, kept with it (Forest::derived) after the first call, once X is checked.
+inline std::shared_ptr<const Prepared> prepared(const Forest& forest, const MatrixView& X, int n_threads) {
+  if (X.n_cols != forest.n_features) throw std::invalid_argument("X has a different number of features than the forest");
+  if (forest.trees.empty()) throw std::invalid_argument("the forest has no trees");
+  return forest.derived.get<Prepared>([&] { return std::make_shared<Prepared>(forest, n_threads); });
+}
 
 // A block of rows gathered at the used features: row(r)(j) is row r's value of feature j.
 struct Block {
