@@ -1,20 +1,19 @@
-// Dynamic parallel-for over independent tasks with std::thread. Tasks must not depend on which
-// thread runs them; the first exception thrown by any task is rethrown in the caller. The loop is a
-// Job (job_control.hpp): workers pass a checkpoint between tasks (long tasks also call
-// checkpoint() inside), so a user's interrupt stops every worker and Interrupted is thrown once
-// all have joined; with report_progress the progress hook hears of the tasks done, or, given
-// progress_units, of the units the tasks report with add_progress (job_control.hpp).
+// Dynamic parallel-for over independent tasks, on the caller and the pool's threads
+// (thread_pool.hpp). Tasks must not depend on which thread runs them; the first exception thrown by
+// any task is rethrown in the caller. The loop is a Job (job_control.hpp): workers pass a
+// checkpoint between tasks (long tasks also call checkpoint() inside), so a user's interrupt stops
+// every worker and Interrupted is thrown once all have returned; with report_progress the progress
+// hook hears of the tasks done, or, given progress_units, of the units the tasks report with
+// add_progress (job_control.hpp).
 #pragma once
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <exception>
 #include <mutex>
-#include <system_error>
-#include <thread>
-#include <vector>
 
 #include "job_control.hpp"
+#include "thread_pool.hpp"
 
 namespace pyinterp {
 
@@ -51,17 +50,7 @@ void parallel_for(int64_t n_tasks, int n_threads, MakeState make_state, Fn fn, b
   if (n_workers == 1) {
     work(0);
   } else {
-    std::vector<std::thread> threads;
-    threads.reserve(n_workers - 1);
-    for (int w = 1; w < n_workers; ++w) {
-      try {
-        threads.emplace_back(work, w);
-      } catch (const std::system_error&) {
-        break;  // the system refused another thread: the running workers take all tasks
-      }
-    }
-    work(0);
-    for (auto& t : threads) t.join();
+    ThreadPool::run(n_workers - 1, work);
   }
   if (error) std::rethrow_exception(error);
   job.finish();
