@@ -156,7 +156,7 @@ def _peer(name, timed, ours, t_ours, off_diagonal=False):
     diff = np.abs(theirs - ours)
     if off_diagonal:
         diff = diff[:, ~np.eye(ours.shape[1], dtype=bool)]
-    return f" | {name} {t_peer:7.3f} s, ratio {t_peer / t_ours:5.2f}, max |diff| {diff.max():.1e}"
+    return f" | {name} {t_peer:9.5f} s, ratio {t_peer / t_ours:5.2f}, max |diff| {diff.max():.1e}"
 
 
 def main():
@@ -197,7 +197,7 @@ def main():
             t_first, _ = best_of(lambda: ours_of(fresh, rows, jobs))
             t_ours, ours = _best(lambda: ours_of(fresh, rows, jobs))
             line = (f"depth {depth or 'full'} (max {real}), {args.trees} trees, {len(rows)} rows, {jobs} thread(s): "
-                    f"pyinterp {t_ours:7.3f} s (first {t_first:.3f})")
+                    f"pyinterp {t_ours:9.5f} s (first {t_first:.4f})")
             if shap is not None and jobs == 1:
                 explainer = shap.TreeExplainer(forest)
                 call = explainer.shap_interaction_values if args.interactions else explainer.shap_values

@@ -9,13 +9,14 @@
 #pragma once
 #include <pthread.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <mutex>
-#include <system_error>
 #include <thread>
 
 namespace pyinterp {
@@ -48,13 +49,18 @@ class ThreadPool {
 
   void submit(Batch& batch, int n_helpers) {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (int w = 1; w <= n_helpers; ++w) queue_.push_back({&batch, w});
+    try {
+      for (int w = 1; w <= n_helpers; ++w) queue_.push_back({&batch, w});
+    } catch (...) {  // out of memory: nothing of this loop stays queued
+      withdraw(batch);
+      throw;
+    }
     batch.pending = n_helpers;
     queued_.fetch_add(n_helpers, std::memory_order_release);
     while (n_threads_ < n_helpers) {
       try {
         std::thread([this] { serve(); }).detach();
-      } catch (const std::system_error&) {
+      } catch (const std::exception&) {
         break;  // the system refused another thread: those running (and the caller) do the work
       }
       ++n_threads_;
@@ -66,17 +72,17 @@ class ThreadPool {
     }
   }
 
+  // Removes the batch's helpers still queued (mutex_ held); returns how many.
+  int withdraw(const Batch& batch) {
+    const auto before = static_cast<int>(queue_.size());
+    queue_.erase(std::remove_if(queue_.begin(), queue_.end(), [&](const Helper& h) { return h.batch == &batch; }),
+                 queue_.end());
+    return before - static_cast<int>(queue_.size());
+  }
+
   void finish(Batch& batch) {
     std::unique_lock<std::mutex> lock(mutex_);
-    int withdrawn = 0;
-    for (auto it = queue_.begin(); it != queue_.end();) {
-      if (it->batch == &batch) {
-        it = queue_.erase(it);
-        ++withdrawn;
-      } else {
-        ++it;
-      }
-    }
+    const int withdrawn = withdraw(batch);
     queued_.fetch_sub(withdrawn, std::memory_order_relaxed);
     if (batch.pending.fetch_sub(withdrawn) == withdrawn) return;
     lock.unlock();

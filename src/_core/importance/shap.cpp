@@ -411,17 +411,20 @@ void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_t
       }
       for (int64_t r = begin; r < end; ++r) write_row(s.acc.data() + (r - begin) * width, prep.used, nv, p, out + (c0 + r) * p * nv);
     });
-    // Then the trees read from tables, in tree order: rows in tiles of kTile, 128 rows a task (a
-    // tree's tables stay in cache across them).
+    // Then the trees read from tables, in tree order: rows in tiles of kTile, up to 128 rows a task
+    // (a tree's tables stay in cache across them), fewer when that leaves a thread idle. A row's
+    // values do not depend on its task.
     constexpr int64_t kPatternRows = 128;
     if (!any_patterned) continue;
+    const int64_t per_thread = (nc + n_threads - 1) / std::max(n_threads, 1);
+    const int64_t task_rows = std::clamp<int64_t>((per_thread + kTile - 1) / kTile * kTile, kTile, kPatternRows);
     parallel_for(
-        (nc + kPatternRows - 1) / kPatternRows, n_threads,
+        (nc + task_rows - 1) / task_rows, n_threads,
         [&](int) { return std::make_tuple(std::vector<double>(), std::vector<uint32_t>(), std::vector<uint32_t>()); },
         [&](int64_t blk, int, auto& state) {
           auto& [tiles, fail, index] = state;
-          const int64_t begin = blk * kPatternRows, end = std::min(nc, begin + kPatternRows);
-          tiles.resize((kPatternRows + kTile - 1) / kTile * kTile * n_used);
+          const int64_t begin = blk * task_rows, end = std::min(nc, begin + task_rows);
+          tiles.resize((task_rows + kTile - 1) / kTile * kTile * n_used);
           to_tiles(rows.data() + begin * n_used, end - begin, n_used, tiles.data());  // the chunk's rows, gathered above
           for (int64_t t = 0; t < n_trees; ++t) {
             if (!shapes[t]) continue;
