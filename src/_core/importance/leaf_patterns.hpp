@@ -524,13 +524,11 @@ struct KeptPatterns {
   explicit KeptPatterns(size_t n_trees) {
     for (int i = 0; i < 2; ++i) {
       shapes[i].resize(n_trees);
-      made[i].assign(n_trees, 0);
       tables[i].resize(n_trees);
     }
   }
   std::mutex mutex;
-  std::vector<std::shared_ptr<const PatternTree>> shapes[2];  // by pairs
-  std::vector<uint8_t> made[2];  // by pairs, per tree: whether its shape is made (a shape too wide is kept too)
+  std::vector<std::shared_ptr<const PatternTree>> shapes[2];  // by pairs; null: not made (a shape too wide is kept too)
   std::vector<std::shared_ptr<const std::vector<double>>> tables[2];  // by Attribution; null: not kept
   int64_t kept_tables = 0;  // doubles
 };
@@ -556,17 +554,13 @@ std::vector<std::shared_ptr<const PatternTree>> pattern_trees(const Forest& fore
   const auto kept = kept_patterns(forest);
   std::lock_guard<std::mutex> lock(kept->mutex);
   auto& kept_shapes = kept->shapes[pairs];
-  auto& made = kept->made[pairs];
   parallel_for(n_trees, n_threads, no_state, [&](int64_t t, int, NoState&) {
     const Tree& tree = forest.trees[t];
     const TreeInfo& info = prep.infos[t];
     // A leaf's width is at most its depth; far deeper trees are not made to be measured.
     if (info.max_depth == 0 || (!forced && (info.max_depth > 3 * kMaxPatternWidth || !may_be_cheaper(tree, info))))
       return;
-    if (!made[t]) {
-      kept_shapes[t] = std::make_shared<const PatternTree>(tree, prep.used.index.data(), pairs);
-      made[t] = 1;
-    }
+    if (!kept_shapes[t]) kept_shapes[t] = std::make_shared<const PatternTree>(tree, prep.used.index.data(), pairs);
     const PatternTree& shape = *kept_shapes[t];
     if (shape.max_width() > kMaxPatternWidth) {
       if (forced) throw_too_wide(shape.max_width());

@@ -265,7 +265,7 @@ void block_interactions(const Forest& forest, const Prepared& prep, const Block&
 // (measured 7.2 ns at m = 4 on depth-8 trees, 12.5 ns at m = 15 on fully grown ones); the leaves'
 // least table work (TreeInfo::leaf_tables) decides whether a tree's tables are worth sizing.
 std::vector<std::shared_ptr<const PatternTree>> path_patterns(const Forest& forest, const Prepared& prep, int64_t n,
-                                                        ShapAlgorithm algorithm, int n_threads) {
+                                                              ShapAlgorithm algorithm, int n_threads) {
   const auto rows = static_cast<double>(n);
   const auto walks = [rows](const Tree& tree, const TreeInfo& info) {
     return rows * static_cast<double>(tree.node_count()) * (3 + info.rule_size / 4.0);
@@ -416,7 +416,7 @@ void shap_values(const Forest& forest, const MatrixView& X, double* out, int n_t
     // values do not depend on its task.
     constexpr int64_t kPatternRows = 128;
     if (!any_patterned) continue;
-    const int64_t per_thread = (nc + n_threads - 1) / std::max(n_threads, 1);
+    const int64_t threads = std::max(n_threads, 1), per_thread = (nc + threads - 1) / threads;
     const int64_t task_rows = std::clamp<int64_t>((per_thread + kTile - 1) / kTile * kTile, kTile, kPatternRows);
     parallel_for(
         (nc + task_rows - 1) / task_rows, n_threads,
