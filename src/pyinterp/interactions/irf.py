@@ -9,6 +9,7 @@ import itertools
 import math
 import os
 import tempfile
+import threading
 import warnings
 from numbers import Integral, Real
 from typing import NamedTuple
@@ -1204,9 +1205,15 @@ def _prevalences(queries, indptr, codes, mass1, mass0, positive):
     return mass1_s / max(mass1.sum(), 1e-300), mass0_s / max(mass0.sum(), 1e-300), prec
 
 
+# np.load parses each header with ast.literal_eval, and CPython 3.11 can fail parsing in two threads
+# at once ("AST constructor recursion depth mismatch", gh-106905): the threads read one at a time.
+_LOAD_LOCK = threading.Lock()
+
+
 def _spilled_prevalences(path, names, queries):
-    with open(path, "rb") as file:
-        return _prevalences(queries, **{name: np.load(file) for name in names})
+    with _LOAD_LOCK, open(path, "rb") as file:
+        arrays = {name: np.load(file) for name in names}
+    return _prevalences(queries, **arrays)
 
 
 def why_none(irf) -> str:
