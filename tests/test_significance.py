@@ -342,6 +342,31 @@ def test_a_rule_of_three_is_tested_beyond_its_pairs():
     assert stats.kstest(triple, "uniform").pvalue > 0.01
 
 
+def test_a_set_no_leaf_holds_is_kept_untested():
+    """A set whose signed features no leaf's path of the finder's forest holds (iRF finds sets on
+    its bootstrap forests) has no thresholds: its record says so with NaN, and the others are
+    tested as they would be alone."""
+    from pyinterp import LSSFind
+    from pyinterp.interactions.rules import NoThresholdsError
+    from pyinterp.significance import interaction_pvalues
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(600, 6))
+    y = 2.0 * (X[:, 0] > 0.5) * (X[:, 1] > 0.5) + 0.5 * rng.standard_normal(600)
+    lss = LSSFind(n_estimators=10, max_depth=2, random_state=0).fit(X[:300], y[:300])
+    absent = ((0, 1), (1, 1), (2, 1), (3, 1), (4, 1))  # five features: no path of depth 2 holds it
+    with pytest.raises(NoThresholdsError, match="no leaf's path contains"):
+        lss.rule(absent)
+    pair = ((0, 1), (1, 1))
+    both = interaction_pvalues(lss, X[300:], y[300:], interactions=[absent, pair])
+    alone = interaction_pvalues(lss, X[300:], y[300:], interactions=[pair])
+    assert both.features == [absent, pair]
+    assert all(np.isnan(both[c][0]) for c in ("effect", "pvalue", "qvalue", "n_rule", "n_rows"))
+    for c in ("effect", "pvalue", "qvalue", "n_rule", "n_rows"):
+        assert both[c][1] == alone[c][0]
+    assert alone["pvalue"][0] < 1e-10
+
+
 def test_interactions_found_on_one_half_are_tested_on_the_other():
     pd = pytest.importorskip("pandas")
     from pyinterp import IterativeRandomForest, LSSFind

@@ -146,3 +146,57 @@ def test_monotonic_constraints_are_checked_as_scikit_learn(data):
         RandomForestClassifier(monotonic_cst=[1] + [0] * 7).fit(X, np.digitize(y, [0.5, 1.5]))
     with pytest.raises(ValueError, match="monotonic_cst does not support missing values"):
         RandomForestRegressor(monotonic_cst=[1] + [0] * 7).fit(np.where(X > 0.95, np.nan, X), y)
+
+
+def splits_from(tree, node=0):
+    """The tree below `node` as nested (feature, threshold, n_node_samples, left, right), None at
+    leaves: its shape and splits, whatever order its nodes were numbered in."""
+    if tree.left[node] < 0:
+        return None
+    return (int(tree.feature[node]), float(tree.threshold[node]), int(tree.n_node_samples[node]),
+            splits_from(tree, tree.left[node]), splits_from(tree, tree.right[node]))
+
+
+def within(part, whole):
+    """Whether every split of `part` is the split of the node at the same place in `whole`."""
+    if part is None:
+        return True
+    return whole is not None and part[:3] == whole[:3] and within(part[3], whole[3]) and within(part[4], whole[4])
+
+
+@pytest.mark.parametrize("Forest", [RandomForestRegressor, RandomForestClassifier])
+def test_a_nodes_split_does_not_depend_on_the_growth_order(data, Forest):
+    """A node draws its candidates from a stream of its own (its tree's index and its path), so
+    best-first growth makes the nodes depth-first growth makes, split as they are there. With two
+    of eight features a node, the draws differ from node to node: before the streams were per
+    node, one tree's draws ran on across its nodes in growth order and no two orders agreed."""
+    X, y = data
+    y = y if Forest is RandomForestRegressor else (y > np.median(y)).astype(int)
+    kw = dict(n_estimators=6, max_features=2, random_state=3)
+    depth_first = Forest(**kw).fit(X, y)
+    unbounded = Forest(max_leaf_nodes=2**40, **kw).fit(X, y)
+    budget = Forest(max_leaf_nodes=9, **kw).fit(X, y)
+    for full, best_first, small in zip(depth_first.trees_, unbounded.trees_, budget.trees_):
+        whole = splits_from(full)
+        assert splits_from(best_first) == whole
+        np.testing.assert_array_equal(np.sort(best_first.impurity_decrease), np.sort(full.impurity_decrease))
+        assert leaves(small) == 9 and within(splits_from(small), whole)
+
+
+def test_the_seam_finds_the_root_split_of_the_tree_of_its_index(data):
+    """_core.find_split draws as the root of tree `first_tree` does: without bootstrap the root of
+    every tree is found from the same rows, and the seam gives each tree's root split."""
+    from pyinterp import _core
+    from pyinterp._seeds import root_seed
+
+    X, y = data
+    forest = RandomForestRegressor(n_estimators=5, max_features=1, bootstrap=False, random_state=4).fit(X, y)
+    roots = [int(t.feature[0]) for t in forest.trees_]
+    assert len(set(roots)) > 1  # one candidate a node: the roots differ from tree to tree
+    params = _core.ForestParams()
+    params.max_features = 1
+    params.seed = root_seed(4)
+    rows = np.arange(len(y), dtype=np.uint32)
+    for t, feature in enumerate(roots):
+        params.first_tree = t
+        assert _core.find_split(X, y, None, 0, None, rows, params)["feature"] == feature

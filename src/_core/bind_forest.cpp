@@ -390,8 +390,7 @@ py::dict find_split(const py::object& X, const py::object& y, const py::object& 
   node_stats(params.criterion, r, m, w.data(), t, value.data(), median_scratch);
   const auto search = make_split_search(data, params);
   search->begin_tree(w.data(), params.min_weight_fraction_leaf * total);
-  Rng rng(params.seed, static_cast<uint64_t>(params.first_tree));
-  const Split split = search->find({r, m, value.data()}, rng);
+  const Split split = search->find({r, m, value.data(), root_stream(params.first_tree)});
   py::array_t<bool> left(m);
   for (int64_t k = 0; k < m && split.feature >= 0; ++k) {
     const uint32_t c = codes.code(split.feature, r[k]);

@@ -92,7 +92,7 @@ class KnockoffTest:
     >>> test
     KnockoffTest(n_features=50, offset=1, selected at q <= 0.1: 10)
     >>> np.round(test.statistics[:3], 3).tolist()
-    [0.165, 0.146, 0.064]
+    [0.17, 0.164, 0.07]
     >>> np.round(test.qvalues[:3], 3).tolist(), test.knockoffs.shape
     ([0.1, 0.1, 0.1], (300, 50))
     """
@@ -131,7 +131,7 @@ class KnockoffTest:
         >>> test = knockoff_filter(RandomForestRegressor(n_estimators=100, max_features=0.3), X, y,
         ...                        s_method="equicorrelated", random_state=0)
         >>> round(test.threshold(0.1), 3)
-        0.058
+        0.061
         >>> test.threshold(0.01)    # knockoff+ selects at least 1 / q features, or none
         inf
         """
@@ -193,9 +193,9 @@ class KnockoffTest:
         ...                        s_method="equicorrelated", random_state=0)
         >>> test.to_frame().head(3).round(3)
           feature  importance  knockoff_importance  statistic  qvalue
-        0      x4       0.513                0.002      0.511     0.1
-        1      x7       0.271                0.003      0.267     0.1
-        2      x5       0.194               -0.002      0.195     0.1
+        0      x4       0.501                0.001      0.500     0.1
+        1      x7       0.275                0.017      0.258     0.1
+        2      x5       0.207               -0.006      0.213     0.1
         """
         import pandas as pd
 

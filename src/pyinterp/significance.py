@@ -57,6 +57,7 @@ from ._seeds import draw_seeds, python_rng, seeded_fit
 from ._validation import IntInterval
 from .forest.rules import feature_labels
 from .importance import _held_out_permutation, mdi_oob, permutation_oob
+from .interactions.rules import NoThresholdsError
 from .interactions.table import InteractionTable
 
 __all__ = ["ImportanceTest", "KnockoffTest", "bh_qvalues", "importance_pvalues", "interaction_pvalues",
@@ -122,9 +123,9 @@ class ImportanceTest:
     >>> test
     ImportanceTest(method='altmann', n_features=5, selected at q <= 0.1: 2)
     >>> test.pvalues.tolist()        # the smallest possible is 1 / (n_permutations + 1)
-    [0.025, 0.025, 0.425, 0.45, 0.55]
+    [0.025, 0.025, 0.4, 0.375, 0.55]
     >>> np.round(test.qvalues, 3).tolist(), test.null.shape
-    ([0.062, 0.062, 0.55, 0.55, 0.55], (39, 5))
+    ([0.062, 0.062, 0.5, 0.5, 0.55], (39, 5))
     """
 
     def __init__(self, importances, pvalues, feature_names, method, null):
@@ -191,11 +192,11 @@ class ImportanceTest:
         ...                           n_permutations=39, random_state=0)
         >>> test.to_frame().round(3)
           feature  importance  pvalue  qvalue
-        0      x0       6.218   0.025   0.062
-        1      x1       2.018   0.025   0.062
-        2      x2       0.086   0.425   0.550
-        3      x3      -0.047   0.450   0.550
-        4      x4      -0.020   0.550   0.550
+        0      x0       5.676   0.025   0.062
+        1      x1       2.036   0.025   0.062
+        2      x3      -0.003   0.375   0.500
+        3      x2       0.026   0.400   0.500
+        4      x4      -0.076   0.550   0.550
         """
         import pandas as pd
 
@@ -381,12 +382,12 @@ def importance_pvalues(forest, X, y, *, method="janitza", importance="permutatio
     >>> test = importance_pvalues(RandomForestRegressor(n_estimators=100, max_features=0.3), X, y,
     ...                           random_state=0)
     >>> len(test.null), test.pvalues[:2].round(5)         # the two causes: above the whole null
-    (534, array([0.00187, 0.00187]))
+    (494, array([0.00202, 0.00202]))
     >>> round(float(np.mean(test.pvalues[2:] <= 0.05)), 3)  # the 498 others: about 5% at 0.05
-    0.054
+    0.028
 
-    Two discoveries among 500 features are beyond what BH can certify from a null of 534
-    values (q = 0.47 here): the smallest p-value, 1 / 535, would have to be below 0.1 x 2 / 500.
+    Two discoveries among 500 features are beyond what BH can certify from a null of 494
+    values (q = 0.34 here): the smallest p-value, 1 / 495, would have to be below 0.1 x 2 / 500.
     """
     y = np.asarray(y)
     n = y.shape[0]
@@ -583,6 +584,14 @@ def _n_rows(X):
     return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
+def _rule_or_set(finder, item):
+    """The finder's rule of a record or signed set, or the NoThresholdsError saying it has none."""
+    try:
+        return finder.rule(getattr(item, "features", item))
+    except NoThresholdsError as error:
+        return error
+
+
 @validate_params(
     {
         "X": ["array-like", "sparse matrix"],
@@ -623,7 +632,8 @@ def interaction_pvalues(finder, X, y, *, interactions=None, n_bins=5):
         Hochberg over the interactions tested), ``n_rule`` (held-out rows in the cell) and
         ``n_rows`` (rows tested). A rule whose cell is empty, that the additive model already
         spans, or whose fit rests on one row (a step or cell of one row) has p-value NaN (and no
-        q-value).
+        q-value); so has a set without a rule, no leaf of the finder's forest holding it (iRF
+        finds sets on its bootstrap forests), its ``n_rule`` and ``n_rows`` NaN as well.
 
     Raises
     ------
@@ -672,19 +682,21 @@ def interaction_pvalues(finder, X, y, *, interactions=None, n_bins=5):
 
     >>> bool(np.all(tested.select([{k for k, _ in f} == {0, 1} for f in tested.features])["pvalue"] < 1e-10))
     True
-    >>> noise = interaction_pvalues(lss, X[600:], y[600:], interactions=[((4, 1), (7, -1)), ((5, 1), (6, 1))])
+    >>> noise = interaction_pvalues(lss, X[600:], y[600:], interactions=[((4, 1), (7, -1)), ((5, 1), (6, -1))])
     >>> bool(np.all(noise["pvalue"] > 0.01))
     True
     """
     check_is_fitted(finder, "interactions_")
     table = finder.interactions_ if interactions is None else interactions
-    rules = [rule for item in table if len((rule := finder.rule(getattr(item, "features", item))).features) >= 2]
+    rules = [rule for item in table if len((rule := _rule_or_set(finder, item)).features) >= 2]
     features = [rule.features for rule in rules]
     target = _tested_target(finder, np.asarray(y))
     if rules and _n_rows(X) != len(target):
         raise ValueError(f"y has {len(target)} entries for {_n_rows(X)} rows of X")
     effect, pvalue, n_rule, n_rows = (np.full(len(features), np.nan) for _ in range(4))
     for i, rule in enumerate(rules):
+        if isinstance(rule, NoThresholdsError):
+            continue
         values = rule.columns(X)
         complete = ~np.isnan(values).any(axis=1)
         signs = np.array([s for _, s in rule.features])

@@ -92,7 +92,7 @@ int32_t TreeBuilder::left_categories(Tree& tree, const Split& split) const {
   return tree.add_category_set(set);
 }
 
-Tree TreeBuilder::build(const std::vector<double>& w, Rng& rng, const uint32_t* counts, int32_t* oob_leaf) {
+Tree TreeBuilder::build(const std::vector<double>& w, int64_t tree_index, const uint32_t* counts, int32_t* oob_leaf) {
   w_ = w.data();
   const int64_t n = data_.codes->n_rows();
   samples_.clear();
@@ -120,18 +120,18 @@ Tree TreeBuilder::build(const std::vector<double>& w, Rng& rng, const uint32_t* 
   tree.n_values = data_.targets.n_values();
   value_.resize(tree.n_values);
   child_values_.clear();
-  NodeRange root_range{0, static_cast<int64_t>(samples_.size()), 0, -1, false};
+  NodeRange root_range{0, static_cast<int64_t>(samples_.size()), 0, -1, false, root_stream(tree_index)};
   root_range.oob_end = static_cast<int64_t>(oob_rows_.size());
-  const Grown root = grow_node(tree, root_range, rng);
+  const Grown root = grow_node(tree, root_range);
   if (params_.max_leaf_nodes > 0) {
-    grow_best_first(tree, root, rng);
+    grow_best_first(tree, root);
   } else {
-    grow_depth_first(tree, root, rng);
+    grow_depth_first(tree, root);
   }
   return tree;
 }
 
-TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e, Rng& rng) {
+TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e) {
   checkpoint();  // a tree on many rows takes seconds: a user's interrupt stops it between nodes
   const int64_t m = e.end - e.start;
   const int64_t n_values = static_cast<int64_t>(value_.size());
@@ -159,7 +159,7 @@ TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e, Rng& r
     if (tree.n_values == 2) stored[1] = 1.0 - stored[0];
   }
   if (e.parent >= 0) (e.is_left ? tree.left : tree.right)[e.parent] = node;
-  Grown out{node, e.start, e.end, e.end, e.depth, 0.0, false, e.lower, e.upper, 0.0, {}, {}, -1};
+  Grown out{node, e.stream, e.start, e.end, e.end, e.depth, 0.0, false, e.lower, e.upper, 0.0, {}, {}, -1};
   out.oob_start = e.oob_start;
   out.oob_mid = out.oob_end = e.oob_end;
   auto leaf_out = [&] {
@@ -176,7 +176,7 @@ TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e, Rng& r
   // preorder: depth -1).
   const int32_t depth = params_.max_leaf_nodes > 0 ? -1 : e.depth;
   const Split split =
-      search_->find({samples_.data() + e.start, m, value_.data(), e.lower, e.upper, node, depth}, rng);
+      search_->find({samples_.data() + e.start, m, value_.data(), e.stream, e.lower, e.upper, node, depth});
   if (split.feature < 0) return leaf_out();
 
   const Partition part = partition_rows(e.start, e.end, split);
@@ -216,7 +216,7 @@ TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e, Rng& r
   return out;
 }
 
-void TreeBuilder::grow_depth_first(Tree& tree, const Grown& root, Rng& rng) {
+void TreeBuilder::grow_depth_first(Tree& tree, const Grown& root) {
   // Left children come off the stack first: nodes are numbered in preorder.
   std::vector<NodeRange> stack;
   auto push_children = [&](const Grown& g) {
@@ -228,11 +228,11 @@ void TreeBuilder::grow_depth_first(Tree& tree, const Grown& root, Rng& rng) {
   while (!stack.empty()) {
     const NodeRange e = stack.back();
     stack.pop_back();
-    push_children(grow_node(tree, e, rng));
+    push_children(grow_node(tree, e));
   }
 }
 
-void TreeBuilder::grow_best_first(Tree& tree, const Grown& root, Rng& rng) {
+void TreeBuilder::grow_best_first(Tree& tree, const Grown& root) {
   // scikit-learn's best-first growth: each node's split is found when the node is made; the
   // frontier node with the largest decrease is split next, as long as max_leaf_nodes allows;
   // the rest stay leaves. Nodes are numbered in the order they are made.
@@ -249,8 +249,8 @@ void TreeBuilder::grow_best_first(Tree& tree, const Grown& root, Rng& rng) {
       continue;
     }
     --splits_left;
-    const Grown left = grow_node(tree, child_range(tree, g, true), rng);
-    const Grown right = grow_node(tree, child_range(tree, g, false), rng);
+    const Grown left = grow_node(tree, child_range(tree, g, true));
+    const Grown right = grow_node(tree, child_range(tree, g, false));
     for (const Grown& child : {left, right}) {
       frontier.push_back(child);
       std::push_heap(frontier.begin(), frontier.end(), smaller);
@@ -259,8 +259,8 @@ void TreeBuilder::grow_best_first(Tree& tree, const Grown& root, Rng& rng) {
 }
 
 TreeBuilder::NodeRange TreeBuilder::child_range(const Tree& tree, const Grown& g, bool left) const {
-  NodeRange r{left ? g.start : g.mid, left ? g.mid : g.end, g.depth + 1, g.node, left, g.lower, g.upper,
-              left ? g.left : g.right, g.values_at + (left ? static_cast<int64_t>(value_.size()) : 0)};
+  NodeRange r{left ? g.start : g.mid, left ? g.mid : g.end, g.depth + 1, g.node, left, child_stream(g.stream, left),
+              g.lower, g.upper, left ? g.left : g.right, g.values_at + (left ? static_cast<int64_t>(value_.size()) : 0)};
   r.oob_start = left ? g.oob_start : g.oob_mid;
   r.oob_end = left ? g.oob_mid : g.oob_end;
   const int8_t cst = params_.monotonic_cst.empty() ? 0 : params_.monotonic_cst[tree.feature[g.node]];

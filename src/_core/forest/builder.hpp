@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "../common/job_control.hpp"
-#include "../common/rng.hpp"
 #include "criterion.hpp"
 #include "params.hpp"
 #include "split_search.hpp"
@@ -22,18 +21,19 @@ class TreeBuilder {
  public:
   TreeBuilder(const TrainingSet& data, const ForestParams& params);
 
-  // Grows a tree on the rows whose weight w[i] is positive (w already folds in the bootstrap):
-  // depth-first, or best-first under max_leaf_nodes. With oob_leaf (n entries), the rows drawn 0
-  // times (counts) are routed with the tree as it grows: oob_leaf[i] is the leaf row i reaches,
-  // -1 for the drawn rows.
-  Tree build(const std::vector<double>& w, Rng& rng, const uint32_t* counts = nullptr, int32_t* oob_leaf = nullptr);
+  // Grows tree number `tree` (its nodes' streams come from it: root_stream) on the rows whose
+  // weight w[i] is positive (w already folds in the bootstrap): depth-first, or best-first under
+  // max_leaf_nodes. With oob_leaf (n entries), the rows drawn 0 times (counts) are routed with the
+  // tree as it grows: oob_leaf[i] is the leaf row i reaches, -1 for the drawn rows.
+  Tree build(const std::vector<double>& w, int64_t tree, const uint32_t* counts = nullptr, int32_t* oob_leaf = nullptr);
 
  private:
-  // A node to grow: its rows samples_[start, end), depth and parent.
+  // A node to grow: its rows samples_[start, end), depth, parent and random stream.
   struct NodeRange {
     int64_t start, end;
     int32_t depth, parent;
     bool is_left;
+    uint64_t stream;
     double lower = -std::numeric_limits<double>::infinity();  // monotonic constraints' bounds
     double upper = std::numeric_limits<double>::infinity();   // on the node's value
     // A child's statistics and values (at child_values_[values_at]), found when its parent was
@@ -42,9 +42,11 @@ class TreeBuilder {
     int64_t values_at = -1;
     int64_t oob_start = 0, oob_end = 0;  // its out-of-bag rows, oob_rows_[oob_start, oob_end)
   };
-  // A grown node: its index, rows, and, if it was split, the first right row and its decrease.
+  // A grown node: its index, rows, stream, and, if it was split, the first right row and its
+  // decrease.
   struct Grown {
     int32_t node;
+    uint64_t stream;
     int64_t start, mid, end;
     int32_t depth;
     double decrease;
@@ -60,9 +62,9 @@ class TreeBuilder {
   NodeRange child_range(const Tree& tree, const Grown& g, bool left) const;
   // Adds the node to the tree with its statistics and, unless a stopping rule or
   // min_impurity_decrease makes it a leaf, its best split (its rows partitioned at mid).
-  Grown grow_node(Tree& tree, const NodeRange& range, Rng& rng);
-  void grow_depth_first(Tree& tree, const Grown& root, Rng& rng);
-  void grow_best_first(Tree& tree, const Grown& root, Rng& rng);
+  Grown grow_node(Tree& tree, const NodeRange& range);
+  void grow_depth_first(Tree& tree, const Grown& root);
+  void grow_best_first(Tree& tree, const Grown& root);
   // Undoes a split found for a node that max_leaf_nodes leaves unsplit.
   void make_leaf(Tree& tree, const Grown& g);
 

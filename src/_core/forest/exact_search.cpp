@@ -124,7 +124,6 @@ void ExactSplitSearch::begin_tree(const double* w, double min_weight_leaf) {
   w_ = w;
   min_weight_leaf_ = min_weight_leaf;
   leaf_limits_ = params_.min_samples_leaf > 1 || min_weight_leaf > 0.0;
-  sampler_.begin_tree();
   std::fill(constant_depth_.begin(), constant_depth_.end(), -1);
   gathered_depth_ = -1;
   double total = 0.0;
@@ -234,7 +233,8 @@ ExactSplitSearch::NodePositions ExactSplitSearch::map_node_rows() {
   return {row_slot_.data(), stamp_};
 }
 
-Split ExactSplitSearch::find(const SearchNode& node, Rng& rng) {
+Split ExactSplitSearch::find(const SearchNode& node) {
+  Rng rng(params_.seed, node.stream);
   rows_ = node.rows;
   m_ = node.m;
   node_ = node.node;
@@ -896,8 +896,8 @@ ClassStats<Entropy, Multi> ExactSplitSearch::split_stats(StatsTag<ClassStats<Ent
 
 // In a node of a few rows, a candidate often makes the best of all splits of those rows; a later
 // candidate could at most tie (and ties keep the first), so the search stops there and the split
-// is the one the full search would pick. (The node then draws no replacements for constant
-// candidates, so later draws in the tree can shift.) Leaf-size limits may exclude that split, so
+// is the one the full search would pick (each node draws from its own stream, so the draws it
+// skips change no other node's). Leaf-size limits may exclude that split, so
 // they turn this off. A candidate's proxy sums the same rows in another order than this bound
 // did, so regression accepts it within that rounding (4 m ulps).
 template <class Stats>
@@ -972,32 +972,36 @@ void ExactSplitSearch::search_candidates(Stats& stats, Rng& rng, Split& best) {
   const int64_t batch = stop_at_best ? kEarlyDraws : params_.max_features;
   // The features searched at every node come first (a tie keeps them) and do not count against
   // max_features.
+  // With two rows every separating candidate makes the same split; the proxies of its two
+  // orientations may differ in the last bit, so that case does not rely on `reachable`. (A
+  // monotonic constraint may refuse a candidate's split, so the search stops at a split taken.)
+  CandidatePick pick{params_.max_features, reachable, m == 2};
+  auto offer = [&](int64_t f, bool drawn) {
+    Split own{kNoSplit};
+    const bool varies = evaluate_feature(f, stats, own);
+    return pick.offer(varies, own, drawn);
+  };
   const std::vector<int64_t>& always = params_.always_features;
-  for (size_t a = 0; a < always.size(); ++a) {
+  bool done = false;
+  for (size_t a = 0; a < always.size() && !done; ++a) {
     if (a + 1 < always.size()) data_.codes->prefetch(always[a + 1], idx, n_ahead);
-    const bool varies = evaluate_feature(always[a], stats, best);
-    if (varies && best.feature >= 0 && (m == 2 || best.proxy >= reachable)) return;
+    done = offer(always[a], false);
   }
-  int64_t n_evaluated = 0;
   bool exhausted = false;
   candidates_.clear();
   size_t k = 0, prefetched = 0;
-  while (n_evaluated < params_.max_features) {
+  while (!done) {
     if (k == candidates_.size()) {
       if (exhausted) break;
-      exhausted = !draw_candidates(std::min(batch, params_.max_features - n_evaluated), rng);
+      exhausted = !draw_candidates(std::min(batch, params_.max_features - pick.n_varying), rng);
       k = prefetched = 0;
       if (candidates_.empty()) break;
     }
     for (; prefetched < candidates_.size() && prefetched <= k + depth; ++prefetched)
       data_.codes->prefetch(candidates_[prefetched], idx, n_ahead);
-    const bool varies = evaluate_feature(candidates_[k++], stats, best);
-    n_evaluated += varies;
-    // With two rows every separating candidate makes the same split; the proxies of its two
-    // orientations may differ in the last bit, so this case does not rely on `reachable`. (A
-    // monotonic constraint may refuse a candidate's split, so the search stops at a split taken.)
-    if (varies && best.feature >= 0 && (m == 2 || best.proxy >= reachable)) break;
+    done = offer(candidates_[k++], true);
   }
+  best = pick.best;
 }
 
 }  // namespace pyinterp

@@ -19,7 +19,7 @@ class ExactSplitSearch final : public SplitSearch {
  public:
   ExactSplitSearch(const TrainingSet& data, const ForestParams& params);
   void begin_tree(const double* w, double min_weight_leaf) override;
-  Split find(const SearchNode& node, Rng& rng) override;
+  Split find(const SearchNode& node) override;
 
  private:
   // A node's rows missing the searched feature: how many, their code, and whether a scan puts

@@ -14,10 +14,9 @@ FeatureSampler::FeatureSampler(int64_t n_features, const std::vector<double>& we
     out[j] = 1;
   }
   if (weights.empty()) {
-    first_pool_.reserve(n_features - excluded.size());
+    pool_.reserve(n_features - excluded.size());
     for (int64_t j = 0; j < n_features; ++j)
-      if (out.empty() || !out[j]) first_pool_.push_back(static_cast<int32_t>(j));
-    pool_ = first_pool_;
+      if (out.empty() || !out[j]) pool_.push_back(static_cast<int32_t>(j));
     n_drawable_ = static_cast<int64_t>(pool_.size());
     return;
   }
@@ -52,6 +51,7 @@ int64_t FeatureSampler::next(Rng& rng) {
   if (weighted_) return draw_weighted(rng);
   const int64_t j = n_drawn_ + static_cast<int64_t>(rng.below(static_cast<uint64_t>(n_drawable_ - n_drawn_)));
   std::swap(pool_[n_drawn_], pool_[j]);
+  drawn_.push_back(static_cast<int32_t>(j));
   return pool_[n_drawn_++];
 }
 
@@ -95,14 +95,11 @@ void FeatureSampler::add_to_path(int64_t feature, uint64_t units) {
 void FeatureSampler::reset() {
   if (weighted_) {
     for (int32_t f : drawn_) add_to_path(f, units_[f]);
-    drawn_.clear();
+  } else {
+    for (int64_t k = n_drawn_ - 1; k >= 0; --k) std::swap(pool_[k], pool_[drawn_[k]]);
   }
+  drawn_.clear();
   n_drawn_ = 0;
-}
-
-void FeatureSampler::begin_tree() {
-  reset();
-  if (!weighted_) std::copy(first_pool_.begin(), first_pool_.end(), pool_.begin());
 }
 
 }  // namespace pyinterp

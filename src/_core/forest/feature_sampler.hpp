@@ -1,6 +1,7 @@
-// Draws candidate features at a node without replacement. Uniform weights use a persistent partial
-// Fisher-Yates shuffle (O(1) per draw); general weights use a sum tree (O(log p) per draw, and the
-// drawn leaves are restored when the node is done), so a node never costs O(p).
+// Draws candidate features at a node without replacement. Uniform weights use a partial
+// Fisher-Yates shuffle (O(1) per draw, its swaps undone when the node is done); general weights use
+// a sum tree (O(log p) per draw, the drawn leaves restored when the node is done). So a node never
+// costs O(p), and every node starts from the same state: its draws depend on its stream alone.
 //
 // The sum tree holds the weights as 64-bit fixed-point integers: integer sums are exact, so a drawn
 // weight is taken out of its path and put back by subtraction and addition alone, and a uniform
@@ -28,10 +29,8 @@ class FeatureSampler {
   int64_t n_drawable() const { return n_drawable_; }
   // Next feature of the current node, or -1 once every drawable feature was drawn.
   int64_t next(Rng& rng);
-  // Ends the node: all features become drawable again.
+  // Ends the node: all features become drawable again, in the state the sampler was made in.
   void reset();
-  // Starts a tree: the draws of a tree depend only on its own stream, not on earlier trees.
-  void begin_tree();
 
  private:
   int64_t draw_weighted(Rng& rng);
@@ -40,9 +39,9 @@ class FeatureSampler {
 
   int64_t n_drawable_ = 0;
   int64_t n_drawn_ = 0;
-  // Uniform mode: the features not drawn yet from pool_[n_drawn_] on; a tree starts from
-  // first_pool_ (ascending).
-  std::vector<int32_t> pool_, first_pool_;
+  // Uniform mode: the features not drawn yet from pool_[n_drawn_] on (ascending before a node's
+  // draws); draw k swapped pool_[k] with pool_[drawn_[k]].
+  std::vector<int32_t> pool_;
   // Weighted mode: an 8-ary sum tree, nodes numbered breadth first (node i's children 8i+1..8i+8),
   // the first `internal_` nodes internal and node internal_ + j feature j's leaf; sums_[8i + c] is
   // the mass below node i's child c, total_ the root's. units_[j] is feature j's weight in fixed point.
@@ -52,7 +51,7 @@ class FeatureSampler {
   uint64_t total_ = 0;
   std::vector<uint64_t> sums_;
   std::vector<uint64_t> units_;
-  std::vector<int32_t> drawn_;
+  std::vector<int32_t> drawn_;  // the features drawn (weighted) or the swaps' positions (uniform)
 };
 
 }  // namespace pyinterp

@@ -258,7 +258,7 @@ Forest fit_forest(const ColumnSource& X, const FitTargets& targets, const double
         draw_rows(rng, params, n, cum_weight, counts, worker.perm);
         tree_weights(data, params, counts, n, worker.w);
         int32_t* oob_leaf = record_oob ? forest.oob_leaves.data() + t * n : nullptr;
-        forest.trees[t] = worker.builder.build(worker.w, rng, counts, oob_leaf);
+        forest.trees[t] = worker.builder.build(worker.w, params.first_tree + t, counts, oob_leaf);
         if (ccp_alpha > 0.0) forest.trees[t] = prune_tree(forest.trees[t], ccp_alpha);
         // With bootstrap the weights only chose the rows: the trees' weights are counts.
         if (y_exp || w_exp) unscale(forest.trees[t], y_exp, params.bootstrap ? 0 : w_exp, power);

@@ -46,8 +46,9 @@ namespace pyinterp {
   /* reweight classes per tree by their in-bag frequency */                                              \
   FIELD(bool, balanced_subsample, false)                                                                 \
   FIELD(uint64_t, seed, 0)                                                                               \
-  /* Index of the first tree: tree t draws from stream (seed, first_tree + t), so a forest grown in      \
-     parts (warm start, chunks on several machines) equals the forest grown at once. */                  \
+  /* Index of the first tree: tree t draws its rows from stream (seed, first_tree + t) and its nodes'     \
+     candidates from streams derived from first_tree + t, so a forest grown in parts (warm start, chunks \
+     on several machines) equals the forest grown at once. */                                            \
   FIELD(int64_t, first_tree, 0)                                                                          \
   FIELD(int, n_threads, 1)                                                                               \
   /* Route each tree's out-of-bag rows (drawn 0 times) with the tree as it grows and keep the leaf       \

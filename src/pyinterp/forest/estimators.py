@@ -931,11 +931,11 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
     >>> y = 2 * X[:, 0] + X[:, 1] * (X[:, 2] > 0) + rng.normal(scale=0.1, size=300)
     >>> forest = RandomForestRegressor(n_estimators=50, oob_score=True, random_state=0).fit(X, y)
     >>> print(round(forest.oob_score_, 3))  # out-of-bag R^2
-    0.945
+    0.943
     >>> np.argsort(-forest.feature_importances_)[:2].tolist()
     [0, 1]
     >>> forest.predict(X[:3]).round(2).tolist()
-    [0.23, 2.59, -4.47]
+    [0.23, 2.64, -4.53]
     >>> forest.trees_[0]  # read-only node arrays
     Tree(node_count=373, n_leaves=187, max_depth=12)
     >>> forest.inbag_counts_.shape  # (n_estimators, n_samples) draws per row
@@ -1207,7 +1207,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
         >>> y = X[:, 0] + rng.normal(scale=0.1, size=200)
         >>> forest = RandomForestRegressor(20, random_state=0).fit(X, y)
         >>> forest.predict(X[:3]).round(2).tolist()
-        [0.1, -0.52, -0.73]
+        [0.1, -0.53, -0.73]
         >>> y[:3].round(2).tolist()
         [0.05, -0.47, -0.71]
         >>> RandomForestRegressor(20, random_state=0).fit(X, np.column_stack([y, -y])).predict(X[:3]).shape
@@ -1502,7 +1502,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
     >>> forest.predict(X[:4]).tolist()
     ['control', 'case', 'control', 'case']
     >>> forest.predict_proba(X[:2]).round(2).tolist()
-    [[0.08, 0.92], [0.96, 0.04]]
+    [[0.02, 0.98], [1.0, 0.0]]
 
     Rare classes weighed up in each tree's own draws:
 
@@ -1803,7 +1803,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         >>> forest.classes_.tolist()
         ['case', 'control']
         >>> forest.predict_proba(np.array([[2.0, 0, 0, 0], [-2.0, 0, 0, 0]])).round(2).tolist()
-        [[0.95, 0.05], [0.0, 1.0]]
+        [[1.0, 0.0], [0.05, 0.95]]
         """
         return self._per_output(self._predict_values(X))
 
@@ -1832,7 +1832,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         >>> forest = RandomForestClassifier(20, random_state=0).fit(X, X[:, 0] > 0.5)
         >>> forest.classes_.tolist()
         [False, True]
-        >>> forest.predict_log_proba(np.array([[-2.0, 0, 0, 0]])).tolist()
+        >>> forest.predict_log_proba(np.array([[-2.0, 1.0, 1.0, 1.0]])).tolist()  # log 0 = -inf
         [[0.0, -inf]]
         """
         proba = self.predict_proba(X)

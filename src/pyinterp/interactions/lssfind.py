@@ -119,7 +119,7 @@ class NoInteractionWarning(UserWarning):
     LSSFind found no set: none of up to 3 signed features reached 2^|S| DWP >= 1 - eta = 0.99
     >>> label, value = caught[0].message.best
     >>> label, round(value, 3)
-    ('x2-', 0.381)
+    ('x2-', 0.372)
     """
 
     def __init__(self, message, best=None):

@@ -15,6 +15,15 @@ from .dwp import matches
 from .paths import SignedPaths, decode, encode
 
 
+class NoThresholdsError(ValueError):
+    """No leaf's path of the forest contains the set (``features``, feature indices): it has no
+    thresholds there. iRF finds sets on its bootstrap forests, which its ``forest_`` need not hold."""
+
+    def __init__(self, features):
+        self.features = features
+        super().__init__(f"no leaf's path contains the interaction {features}: it has no thresholds in this forest")
+
+
 class InteractionRule:
     """A signed interaction S with thresholds from the forest's splits.
 
@@ -254,7 +263,7 @@ class InteractionRule:
         ...                 [0.45, 0.2, 0.9, 0.9, 0.5, 0.5],
         ...                 [0.9, 0.2, 0.9, 0.9, 0.5, 0.5]])
         >>> np.round(rule.predict(new), 3).tolist()
-        [1.025, 0.386, 0.0]
+        [1.06, 0.416, 0.0]
         >>> rule.indicator(new).tolist()  # x0 = 0.45 is above the median threshold, inside some leaves' boxes
         [True, False, False]
         """
@@ -413,7 +422,7 @@ def interaction_rule(forest, paths: SignedPaths, features, *, class_id=None, pre
     _check_paths_of(paths, trees)
     rows = matches(paths, [features])[1]
     if len(rows) == 0:
-        raise ValueError(f"no leaf's path contains the interaction {features}: it has no thresholds in this forest")
+        raise NoThresholdsError(features)
     bounds, offsets = _node_bounds(trees, features)
     nodes = offsets[paths.tree[rows]] + paths.leaf[rows]
     # the matched nodes must be leaves, whose paths holding S have a split on each (k, s) of it

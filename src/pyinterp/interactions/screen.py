@@ -64,7 +64,7 @@ class PairScreen:
     >>> X = np.random.default_rng(0).standard_normal((400, 60))
     >>> found = screen_pairs(X, X[:, 0] * X[:, 1], n_features=10, n_estimators=50, random_state=0)
     >>> len(found.features), len(found.screen_rows), found.scan.n_pairs, found.triples.n_triples
-    (10, 200, 45, 102)
+    (10, 200, 45, 101)
     """
 
     features: np.ndarray

@@ -68,9 +68,9 @@ def plot_lssfind(lss, *, top=10, ax=None):
     >>> plot_lssfind(lss, ax=ax) is ax
     True
     >>> ax.get_title()
-    'LSSFind: 10 sets mined, 2 minimal'
+    'LSSFind: 9 sets mined, 1 minimal'
     >>> [text.get_text() for text in ax.texts]  # the minimal sets, labelled
-    ['x0- & x1-', 'x2- & x3-']
+    ['x0- & x1-']
     >>> plt.close("all")
     """
     check_fitted(lss, LSSFind, "lss", "paths_")
@@ -162,7 +162,7 @@ def plot_irf_scores(irf, *, top=20, fig=None):
     >>> [ax.get_title() for ax in fig.axes]
     ['stability', 'prevalence', 'precision']
     >>> [label.get_text() for label in fig.axes[0].get_yticklabels()]
-    ['x0- & x1-', 'x2- & x3-', 'x1+ & x3+']
+    ['x0- & x1-', 'x2- & x3-', 'x0- & x2- & x3-']
     >>> plt.close("all")
     """
     check_fitted(irf, IterativeRandomForest, "irf", "interactions_")
@@ -255,9 +255,9 @@ def plot_interaction_network(result, *, score=None, threshold=None, top=50, ax=N
     >>> plot_interaction_network(lss, ax=ax) is ax
     True
     >>> ax.get_title()
-    '2 edges from 2 interactions'
+    '1 edges from 1 interactions'
     >>> [text.get_text() for text in ax.texts]  # the nodes
-    ['x0', 'x1', 'x2', 'x3']
+    ['x0', 'x1']
     >>> plt.close("all")
     """
     table, score = _network_table(result, score)
