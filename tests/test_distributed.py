@@ -100,6 +100,7 @@ def test_forest_params_pickle_every_field():
     params.monotonic_cst = [1, -1] + [0] * 10
     params.balanced_subsample, params.first_tree, params.min_weight_split = True, 3, 6.0
     params.record_oob_leaves, params.always_features, params.categorical_features = True, [2, 5], [7, 9]
+    params.column_blocks = 3
     fields = [name for name in dir(params) if not name.startswith("_")]
     for copied in (pickle.loads(pickle.dumps(params)), copy.copy(params)):
         assert {f: getattr(copied, f) for f in fields} == {f: getattr(params, f) for f in fields}

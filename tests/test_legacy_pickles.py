@@ -87,8 +87,8 @@ def test_forest_params_state_of_version_1_loads_by_position():
     assert [getattr(params, name) for name in v1] == list(old)
     later = [name for name in params.__getstate__() if name not in v1 and name != "version"]
     # parameters added since: defaults
-    assert later == ["always_features", "categorical_features"]
-    assert params.always_features == [] and params.categorical_features == []
+    assert later == ["always_features", "categorical_features", "column_blocks"]
+    assert params.always_features == [] and params.categorical_features == [] and params.column_blocks == 0
 
 
 def test_forest_params_state_is_read_by_name():

@@ -73,3 +73,72 @@ def test_find_split_refuses_bad_nodes_by_name():
             _core.find_split(X, y, None, 0, None, np.array(rows, dtype=np.uint32), params("squared_error", 3))
     with pytest.raises(ValueError, match="criterion does not match"):
         _core.find_split(X, y, None, 0, None, np.arange(20, dtype=np.uint32), params("gini", 3))
+
+
+def same_trees(a, b):
+    sa, sb = a.__getstate__(), b.__getstate__()
+    assert len(sa["trees"]) == len(sb["trees"])
+    for ta, tb in zip(sa["trees"], sb["trees"]):
+        assert ta.keys() == tb.keys()
+        for field in ta:
+            np.testing.assert_array_equal(ta[field], tb[field], err_msg=field)
+
+
+BLOCKED_CASES = {
+    "squared error, 3 of 12": ("squared_error", dict(max_features=3)),
+    "every feature, leaf limits": ("squared_error", dict(max_features=12, min_samples_leaf=3)),
+    "one feature a node": ("squared_error", dict(max_features=1, max_depth=8)),
+    "absolute error": ("absolute_error", dict(max_features=2, max_depth=6)),
+    "poisson": ("poisson", dict(max_features=4)),
+    "gini": ("gini", dict(max_features=2)),
+    "entropy": ("entropy", dict(max_features=5, min_weight_fraction_leaf=0.02)),
+    "best-first": ("squared_error", dict(max_features=2, max_leaf_nodes=15)),
+    "always, monotonic": ("squared_error", dict(max_features=2, always_features=[0, 7],
+                                                monotonic_cst=[1] + [0] * 10 + [-1])),
+    "categorical": ("squared_error", dict(max_features=3, categorical_features=[4])),
+    "feature weights": ("squared_error", dict(max_features=2, feature_weights=True)),
+}
+
+
+@pytest.mark.parametrize("case", list(BLOCKED_CASES))
+@pytest.mark.parametrize("n_blocks", [2, 5])
+def test_the_search_over_column_blocks_grows_the_exact_searchs_trees(case, n_blocks):
+    """The feature-parallel search (BlockedSplitSearch): the columns cut into blocks, each encoded
+    and searched apart; a node's candidates, drawn from its own stream, are offered with the
+    blocks' answers in draw order. Node for node it grows the exact search's trees (ties, missing
+    values, small nodes that stop at their best split, leaf limits, best-first growth, the
+    always-split features, monotonic constraints, categories, feature weights)."""
+    criterion, kw = BLOCKED_CASES[case]
+    rng = np.random.RandomState(3)
+    n, p = 160, 12
+    X = np.round(rng.rand(n, p) * 6) / 6  # ties within columns
+    X[rng.rand(n, p) < 0.05] = np.nan
+    X[:, 4] = rng.randint(0, 5, n)  # categories (kept whole: no NaN)
+    signal = np.nan_to_num(X[:, 0]) + 2 * (X[:, 4] % 2) * np.nan_to_num(X[:, 2]) + 0.3 * rng.randn(n)
+    classes = criterion in ("gini", "entropy")
+    y = (signal > np.median(signal)).astype(np.int32) + classes * (signal > np.quantile(signal, 0.8))
+    y = y.astype(np.int32) if classes else np.abs(signal)
+    feature_weights = rng.uniform(0.1, 1.0, p) if kw.pop("feature_weights", False) else None
+    params = _core.ForestParams()
+    params.criterion = CRITERIA[criterion]
+    params.n_estimators, params.n_draws, params.seed, params.n_threads = 6, n, 9, 2
+    for name, value in kw.items():
+        setattr(params, name, value)
+    w = rng.uniform(0.5, 2.0, n)
+    forests = []
+    for blocks in (0, n_blocks):
+        params.column_blocks = blocks
+        forests.append(_core.fit_forest(X, None if classes else y, y if classes else None, 3 if classes else 0, w,
+                                        feature_weights, params))
+    same_trees(*forests)
+    assert sum(len(t["left"]) for t in forests[0].__getstate__()["trees"]) > 60
+
+
+def test_column_blocks_refuse_a_csr_X():
+    from scipy import sparse
+
+    X = sparse.random(40, 6, density=0.3, format="csr", random_state=0)
+    params = _core.ForestParams()
+    params.max_features, params.n_draws, params.column_blocks = 2, 40, 2
+    with pytest.raises(ValueError, match="column_blocks needs X dense"):
+        _core.fit_forest(X, np.arange(40.0), None, 0, None, None, params)

@@ -7,6 +7,7 @@
 
 #include "../common/rank_sort.hpp"
 #include "../data/radix.hpp"
+#include "blocked_search.hpp"
 
 namespace pyinterp {
 namespace {
@@ -233,8 +234,7 @@ ExactSplitSearch::NodePositions ExactSplitSearch::map_node_rows() {
   return {row_slot_.data(), stamp_};
 }
 
-Split ExactSplitSearch::find(const SearchNode& node) {
-  Rng rng(params_.seed, node.stream);
+void ExactSplitSearch::start_node(const SearchNode& node) {
   rows_ = node.rows;
   m_ = node.m;
   node_ = node.node;
@@ -248,6 +248,26 @@ Split ExactSplitSearch::find(const SearchNode& node) {
   lower_ = node.lower;
   upper_ = node.upper;
   prepare_node(node.value);
+}
+
+double ExactSplitSearch::evaluate_features(const SearchNode& node, const int64_t* features, int64_t count, Split* out,
+                                           uint8_t* varies) {
+  start_node(node);
+  double reachable = std::numeric_limits<double>::infinity();
+  visit_split_stats(params_.criterion, data_.targets.n_outputs > 1, [&](auto tag) {
+    auto stats = split_stats(tag);
+    if (stops_at_best<decltype(stats)>()) reachable = reachable_proxy(stats);
+    for (int64_t k = 0; k < count; ++k) {
+      out[k] = Split{kNoSplit};
+      varies[k] = evaluate_feature(features[k], stats, out[k]);
+    }
+  });
+  return reachable;
+}
+
+Split ExactSplitSearch::find(const SearchNode& node) {
+  Rng rng(params_.seed, node.stream);
+  start_node(node);
   Split best{kNoSplit};
   visit_split_stats(params_.criterion, data_.targets.n_outputs > 1, [&](auto tag) {
     auto stats = split_stats(tag);
@@ -258,6 +278,7 @@ Split ExactSplitSearch::find(const SearchNode& node) {
 }
 
 std::unique_ptr<SplitSearch> make_split_search(const TrainingSet& data, const ForestParams& params) {
+  if (params.column_blocks > 0) return std::make_unique<BlockedSplitSearch>(data, params);
   return std::make_unique<ExactSplitSearch>(data, params);
 }
 

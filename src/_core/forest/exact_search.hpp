@@ -20,8 +20,16 @@ class ExactSplitSearch final : public SplitSearch {
   ExactSplitSearch(const TrainingSet& data, const ForestParams& params);
   void begin_tree(const double* w, double min_weight_leaf) override;
   Split find(const SearchNode& node) override;
+  // For a search over column blocks (BlockedSplitSearch): the given features' own best splits in
+  // the node (out[k]; feature -1 when none is admissible) and whether each varies there
+  // (varies[k]), drawing nothing. Returns the proxy at which the node's search stops (the best
+  // its rows allow, in a node small enough to stop there), +inf when it does not stop early.
+  double evaluate_features(const SearchNode& node, const int64_t* features, int64_t count, Split* out,
+                           uint8_t* varies);
 
  private:
+  // Takes the node's rows, bounds and place, and prepares its local arrays.
+  void start_node(const SearchNode& node);
   // A node's rows missing the searched feature: how many, their code, and whether a scan puts
   // them on the left.
   struct MissingRows {

@@ -185,6 +185,7 @@ Forest fit_forest(const ColumnSource& X, const FitTargets& targets, const double
   if (params.max_features < 1) throw std::invalid_argument("max_features must be at least 1");
   if (params.n_draws < 1) throw std::invalid_argument("max_samples must select at least one row");
   if (params.first_tree < 0) throw std::invalid_argument("first_tree must be >= 0");
+  if (params.column_blocks < 0) throw std::invalid_argument("column_blocks must be >= 0");
   if ((n_classes > 0) != is_classification(params.criterion))
     throw std::invalid_argument("the criterion does not match the task");
   if (targets.n_outputs < 1) throw std::invalid_argument("the targets need at least one output");

@@ -54,7 +54,12 @@ namespace pyinterp {
   /* Route each tree's out-of-bag rows (drawn 0 times) with the tree as it grows and keep the leaf       \
      each reaches (Forest::oob_leaves): the out-of-bag predictions and leaves of the training rows       \
      then need no descent. Off under ccp_alpha, whose pruning renumbers the nodes. */                    \
-  FIELD(bool, record_oob_leaves, false)
+  FIELD(bool, record_oob_leaves, false)                                                                  \
+  /* >0: search splits over this many blocks of consecutive columns, each encoded and searched apart,   \
+     the node's candidates drawn and picked among the blocks' answers (BlockedSplitSearch: the          \
+     feature-parallel search, in one process, its blocks' codes beside X's). The trees are those of 0   \
+     (the exact search). */                                                                             \
+  FIELD(int64_t, column_blocks, 0)
 
 struct ForestParams {
 #define PYINTERP_DECLARE(type, name, initial) type name = initial;
