@@ -92,7 +92,7 @@ BLOCKED_CASES = {
     "poisson": ("poisson", dict(max_features=4)),
     "gini": ("gini", dict(max_features=2)),
     "entropy": ("entropy", dict(max_features=5, min_weight_fraction_leaf=0.02)),
-    "best-first": ("squared_error", dict(max_features=2, max_leaf_nodes=15)),
+    "pruned": ("squared_error", dict(max_features=2, ccp_alpha=0.002)),
     "always, monotonic": ("squared_error", dict(max_features=2, always_features=[0, 7],
                                                 monotonic_cst=[1] + [0] * 10 + [-1])),
     "categorical": ("squared_error", dict(max_features=3, categorical_features=[4])),
@@ -102,12 +102,14 @@ BLOCKED_CASES = {
 
 @pytest.mark.parametrize("case", list(BLOCKED_CASES))
 @pytest.mark.parametrize("n_blocks", [2, 5])
-def test_the_search_over_column_blocks_grows_the_exact_searchs_trees(case, n_blocks):
-    """The feature-parallel search (BlockedSplitSearch): the columns cut into blocks, each encoded
-    and searched apart; a node's candidates, drawn from its own stream, are offered with the
-    blocks' answers in draw order. Node for node it grows the exact search's trees (ties, missing
-    values, small nodes that stop at their best split, leaf limits, best-first growth, the
-    always-split features, monotonic constraints, categories, feature weights)."""
+def test_a_fit_over_column_blocks_grows_the_exact_searchs_trees(case, n_blocks):
+    """The feature-parallel fit in one process (LocalBlocks): the columns cut into blocks, each
+    encoded, searched and parted apart; the trees grown level by level, a node's candidates drawn
+    from its own stream and offered with the blocks' answers in draw order, then renumbered in
+    preorder. Node for node they are the exact search's depth-first trees (ties, missing values,
+    small nodes that stop at their best split, leaf limits, pruning, the always-split features,
+    monotonic constraints, categories, feature weights), and the out-of-bag rows reach the same
+    leaves."""
     criterion, kw = BLOCKED_CASES[case]
     rng = np.random.RandomState(3)
     n, p = 160, 12
@@ -122,6 +124,7 @@ def test_the_search_over_column_blocks_grows_the_exact_searchs_trees(case, n_blo
     params = _core.ForestParams()
     params.criterion = CRITERIA[criterion]
     params.n_estimators, params.n_draws, params.seed, params.n_threads = 6, n, 9, 2
+    params.record_oob_leaves = True
     for name, value in kw.items():
         setattr(params, name, value)
     w = rng.uniform(0.5, 2.0, n)
@@ -132,6 +135,15 @@ def test_the_search_over_column_blocks_grows_the_exact_searchs_trees(case, n_blo
                                         feature_weights, params))
     same_trees(*forests)
     assert sum(len(t["left"]) for t in forests[0].__getstate__()["trees"]) > 60
+    assert forests[0].has_oob_leaves == ("ccp_alpha" not in kw) == forests[1].has_oob_leaves
+    np.testing.assert_array_equal(forests[0].apply_oob(X, 1, True), forests[1].apply_oob(X, 1, True))
+
+
+def test_a_fit_over_column_blocks_refuses_best_first_growth_by_name():
+    params = _core.ForestParams()
+    params.max_features, params.n_draws, params.column_blocks, params.max_leaf_nodes = 2, 40, 2, 8
+    with pytest.raises(ValueError, match="max_leaf_nodes grows a tree best-first"):
+        _core.fit_forest(np.random.rand(40, 4), np.arange(40.0), None, 0, None, None, params)
 
 
 def test_column_blocks_refuse_a_csr_X():

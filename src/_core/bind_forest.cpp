@@ -17,6 +17,7 @@
 #include "forest/split_search.hpp"
 #include "forest/sklearn_trees.hpp"
 #include "py_sklearn_trees.hpp"
+#include "py_forest_inputs.hpp"
 #include "py_util.hpp"
 
 namespace pyinterp {
@@ -323,7 +324,8 @@ Forest forest_from_sklearn_trees(const py::handle& criterion, int64_t n_features
   return f;
 }
 
-// X's columns: read in place, or from its file (mapped_file: (path, offset of X[0, 0]) or None).
+}  // namespace
+
 std::unique_ptr<ColumnSource> x_source(const py::object& X, const py::object& mapped_file) {
   const MatrixView v = matrix_view(X);
   if (mapped_file.is_none()) return column_source(v);
@@ -332,8 +334,6 @@ std::unique_ptr<ColumnSource> x_source(const py::object& X, const py::object& ma
   return column_source(v, &file);
 }
 
-// The targets of a fit: y (real) or classes (indices below n_classes), one per row (n,) or
-// n_outputs per row (n, n_outputs).
 FitTargets fit_targets(const py::object& y, const py::object& classes, int32_t n_classes, int64_t n_rows) {
   FitTargets t;
   const py::object& given = y.is_none() ? classes : y;
@@ -354,6 +354,8 @@ FitTargets fit_targets(const py::object& y, const py::object& classes, int32_t n
       if (t.classes[i] < 0 || t.classes[i] >= n_classes) throw std::invalid_argument("class index out of range");
   return t;
 }
+
+namespace {
 
 // One node's split as the search the parameters choose finds it (make_split_search): the seam on
 // which a second search is tested against the exact one, node for node. rows: the node's rows,

@@ -115,6 +115,7 @@ PYBIND11_MODULE(_core, m) {
       "True: the core's loops running in threads other than the main one stop at their next checkpoint "
       "(KeyboardInterrupt in those threads), as the main thread's do on Ctrl-C; False: they run again.");
   pyinterp::bind_forest(m);
+  pyinterp::bind_blocks(m);
   pyinterp::bind_importance(m);
   pyinterp::bind_interactions(m);
   pyinterp::bind_skinny(m);

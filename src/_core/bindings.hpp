@@ -5,6 +5,7 @@
 namespace pyinterp {
 
 void bind_forest(pybind11::module_& m);
+void bind_blocks(pybind11::module_& m);
 void bind_importance(pybind11::module_& m);
 void bind_interactions(pybind11::module_& m);
 void bind_skinny(pybind11::module_& m);

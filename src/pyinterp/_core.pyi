@@ -58,6 +58,37 @@ class ColumnCodes:
     @property
     def nbytes(self) -> int: ...
 
+class ColumnBlock:
+    def __init__(
+        self,
+        X: ForestX,  # the block's columns, all rows
+        y: npt.NDArray[np.float64] | None,
+        classes: npt.NDArray[np.int32] | None,
+        n_classes: int,
+        params: ForestParams,
+        first: int,  # the block's first column in the whole X
+        mapped_file: tuple[str, int] | None = None,
+    ) -> None: ...
+    @property
+    def shape(self) -> tuple[int, int]: ...
+    @property
+    def codes_nbytes(self) -> int: ...
+    def begin_tree(self, w: npt.NDArray[np.float64], min_weight_leaf: float) -> None: ...
+    def search(self, ask: dict[str, npt.NDArray[Any]]) -> dict[str, npt.NDArray[Any]]: ...
+    def partition(self, ask: dict[str, npt.NDArray[Any]]) -> dict[str, npt.NDArray[Any]]: ...
+
+def fit_forest_blocks(
+    blocks: Any,  # begin_tree(w, min_weight_leaf), search(asks), partition(asks): one entry per block
+    bounds: list[int],  # block b holds columns [bounds[b], bounds[b + 1])
+    n_rows: int,
+    y: npt.NDArray[np.float64] | None,
+    classes: npt.NDArray[np.int32] | None,
+    n_classes: int,
+    sample_weight: npt.NDArray[np.float64] | None,
+    feature_weights: npt.NDArray[np.float64] | None,
+    params: ForestParams,
+) -> Forest: ...
+
 def repack_calls(X: ForestX, mapped_file: tuple[str, int] | None = None, n_threads: int = 1) -> npt.NDArray[np.uint8]: ...
 
 class Forest:

@@ -1,5 +1,8 @@
 #include "builder.hpp"
 
+#include "prune.hpp"
+#include "split_rules.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -29,72 +32,53 @@ int64_t stable_partition(uint32_t* rows, int64_t begin, int64_t end, uint32_t* r
 
 }  // namespace
 
-TreeBuilder::TreeBuilder(const TrainingSet& data, const ForestParams& params)
-    : data_(data), params_(params), search_(make_split_search(data, params)) {
-  right_rows_.resize(data.codes->n_rows());
+TreeBuilder::TreeBuilder(const TrainingSet& data, const ForestParams& params) : data_(data), params_(params) {
+  if (data.blocks) {
+    sampler_ = std::make_unique<FeatureSampler>(data.blocks->n_cols(), data.feature_weights, params.always_features);
+    right_rows_.resize(data.blocks->n_rows());
+  } else {
+    search_ = make_split_search(data, params);
+    right_rows_.resize(data.codes->n_rows());
+  }
 }
 
-double TreeBuilder::threshold_between(int64_t feature, const Partition& part) const {
-  // Every row with a value goes left, the missing ones right.
-  if (part.hi_row < 0) return std::numeric_limits<double>::infinity();
-  const double low = data_.x(part.lo_row, feature);
-  const double high = data_.x(part.hi_row, feature);
-  // Midway between the neighbouring values, as halves so the sum cannot overflow; if rounding
-  // lands on the upper value, the lower one keeps the training partition intact.
-  const double t = low / 2.0 + high / 2.0;
-  return (t < high && std::isfinite(t)) ? t : low;
-}
-
-TreeBuilder::Partition TreeBuilder::partition_rows(int64_t start, int64_t end, const Split& split) {
-  if (data_.categorical(split.feature)) return partition_categories(start, end, split);
+TreeBuilder::Partition TreeBuilder::partition_here(const NodeRange& e, const Split& split) {
   // Stable, so every node keeps its rows in increasing order: gathers from a column then move
-  // forward through memory, sharing cache lines. The first rows with codes lo and hi are kept for
-  // the threshold (hi is the missing code when the split parts the rows with a value from the rest).
+  // forward through memory, sharing cache lines.
   const ColumnCodes& codes = *data_.codes;
-  const uint32_t missing = codes.missing_code(split.feature);
-  const uint32_t hi = split.hi == missing ? UINT32_MAX : split.hi;
-  int64_t n_missing = 0, lo_row = -1, hi_row = -1;
-  const int64_t mid = codes.visit_column(split.feature, [&](auto col) {
-    return stable_partition(samples_.data(), start, end, right_rows_.data(), [&](uint32_t row) -> int64_t {
+  const int64_t f = split.feature;
+  const bool categorical = data_.categorical(f);
+  const uint32_t missing = codes.missing_code(f);
+  SplitWatch watch(split, missing);
+  Partition part{};
+  part.mid = codes.visit_column(f, [&](auto col) {
+    return stable_partition(samples_.data(), e.start, e.end, right_rows_.data(), [&](uint32_t row) -> int64_t {
       const uint32_t c = col[row];
-      const bool is_missing = c == missing;
-      n_missing += is_missing;
-      lo_row = (c == split.lo && lo_row < 0) ? row : lo_row;
-      hi_row = (c == hi && hi_row < 0) ? row : hi_row;
-      return (c <= split.lo) | (is_missing & split.missing_left);
+      watch.see(row, c);
+      return row_goes_left(split, c, missing, categorical);
     });
   });
-  return {mid, n_missing, lo_row, hi_row};
-}
-
-TreeBuilder::Partition TreeBuilder::partition_categories(int64_t start, int64_t end, const Split& split) {
-  const ColumnCodes& codes = *data_.codes;
-  const uint32_t missing = codes.missing_code(split.feature);
-  int64_t n_missing = 0;
-  const int64_t mid = codes.visit_column(split.feature, [&](auto col) {
-    return stable_partition(samples_.data(), start, end, right_rows_.data(), [&](uint32_t row) -> int64_t {
-      const uint32_t c = col[row];
-      if (c == missing) {
-        ++n_missing;
-        return split.missing_left;
-      }
-      return has_category(split.left_codes, c);
+  part.missing_go_to_left = missing_side(watch.n_missing, split.missing_left, part.mid - e.start, e.end - part.mid);
+  if (categorical) {
+    part.threshold = std::numeric_limits<double>::quiet_NaN();
+    left_categories(split, data_.category_of_code[f], part.categories);
+  } else {
+    part.threshold = threshold_between(watch, [&](int64_t row) { return data_.x(row, f); });
+  }
+  part.oob_mid = e.oob_end;
+  if (oob_leaf_)
+    part.oob_mid = codes.visit_column(f, [&](auto col) {
+      return stable_partition(oob_rows_.data(), e.oob_start, e.oob_end, right_rows_.data(), [&](uint32_t row) {
+        return oob_goes_left(split, col[row], missing, categorical, part.threshold, part.missing_go_to_left,
+                             [&] { return data_.x(row, f); });
+      });
     });
-  });
-  return {mid, n_missing, -1, -1};
-}
-
-int32_t TreeBuilder::left_categories(Tree& tree, const Split& split) const {
-  const std::vector<uint8_t>& category = data_.category_of_code[split.feature];
-  uint64_t set[kCategoryWords] = {};
-  for (uint32_t c = 0; c < category.size(); ++c)
-    if (has_category(split.left_codes, c)) add_category(set, category[c]);
-  return tree.add_category_set(set);
+  return part;
 }
 
 Tree TreeBuilder::build(const std::vector<double>& w, int64_t tree_index, const uint32_t* counts, int32_t* oob_leaf) {
   w_ = w.data();
-  const int64_t n = data_.codes->n_rows();
+  const int64_t n = static_cast<int64_t>(right_rows_.size());
   samples_.clear();
   for (int64_t i = 0; i < n; ++i)
     if (w[i] > 0.0) samples_.push_back(static_cast<uint32_t>(i));
@@ -110,7 +94,11 @@ Tree TreeBuilder::build(const std::vector<double>& w, int64_t tree_index, const 
   double total_weight = 0.0;
   for (uint32_t i : samples_) total_weight += w[i];
   min_weight_leaf_ = params_.min_weight_fraction_leaf * total_weight;
-  search_->begin_tree(w_, min_weight_leaf_);
+  if (data_.blocks) {
+    data_.blocks->begin_tree(w, min_weight_leaf_);
+  } else {
+    search_->begin_tree(w_, min_weight_leaf_);
+  }
 
   // Grown in the builder's own tree, whose vectors keep their capacity from tree to tree, then
   // copied out at its size: one copy instead of each field's chain of reallocations.
@@ -122,6 +110,16 @@ Tree TreeBuilder::build(const std::vector<double>& w, int64_t tree_index, const 
   child_values_.clear();
   NodeRange root_range{0, static_cast<int64_t>(samples_.size()), 0, -1, false, root_stream(tree_index)};
   root_range.oob_end = static_cast<int64_t>(oob_rows_.size());
+  if (data_.blocks) {
+    grow_level_wise(tree, root_range);
+    // Numbered as depth-first growth numbers them (preorder), and the out-of-bag leaves with them.
+    std::vector<int32_t> index;
+    tree = copy_in_preorder(tree, {}, &index);
+    if (oob_leaf)
+      for (int64_t i = 0; i < n; ++i)
+        if (oob_leaf[i] >= 0) oob_leaf[i] = index[oob_leaf[i]];
+    return tree;
+  }
   const Grown root = grow_node(tree, root_range);
   if (params_.max_leaf_nodes > 0) {
     grow_best_first(tree, root);
@@ -131,7 +129,7 @@ Tree TreeBuilder::build(const std::vector<double>& w, int64_t tree_index, const 
   return tree;
 }
 
-TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e) {
+TreeBuilder::Opened TreeBuilder::open_node(Tree& tree, const NodeRange& e) {
   checkpoint();  // a tree on many rows takes seconds: a user's interrupt stops it between nodes
   const int64_t m = e.end - e.start;
   const int64_t n_values = static_cast<int64_t>(value_.size());
@@ -159,54 +157,46 @@ TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e) {
     if (tree.n_values == 2) stored[1] = 1.0 - stored[0];
   }
   if (e.parent >= 0) (e.is_left ? tree.left : tree.right)[e.parent] = node;
-  Grown out{node, e.stream, e.start, e.end, e.end, e.depth, 0.0, false, e.lower, e.upper, 0.0, {}, {}, -1};
-  out.oob_start = e.oob_start;
-  out.oob_mid = out.oob_end = e.oob_end;
-  auto leaf_out = [&] {
-    if (oob_leaf_) settle_oob(node, e.oob_start, e.oob_end);
-    return out;
-  };
+  Opened o{{node, e.stream, e.start, e.end, e.end, e.depth, 0.0, false, e.lower, e.upper, 0.0, {}, {}, -1}, stats,
+           false};
+  o.out.oob_start = e.oob_start;
+  o.out.oob_mid = o.out.oob_end = e.oob_end;
+  o.may_split = !((params_.max_depth >= 0 && e.depth >= params_.max_depth) || m < params_.min_samples_split ||
+                  stats.weight < params_.min_weight_split || m < 2 * params_.min_samples_leaf ||
+                  stats.weight < 2 * min_weight_leaf_ || stats.impurity <= kEpsilon);
+  return o;
+}
 
-  const bool leaf = (params_.max_depth >= 0 && e.depth >= params_.max_depth) || m < params_.min_samples_split ||
-                    stats.weight < params_.min_weight_split || m < 2 * params_.min_samples_leaf ||
-                    stats.weight < 2 * min_weight_leaf_ ||
-                    stats.impurity <= kEpsilon;
-  if (leaf) return leaf_out();
-  // Depth-first, the search may skip candidates constant in an ancestor (best-first order is not
-  // preorder: depth -1).
-  const int32_t depth = params_.max_leaf_nodes > 0 ? -1 : e.depth;
-  const Split split =
-      search_->find({samples_.data() + e.start, m, value_.data(), e.stream, e.lower, e.upper, node, depth});
-  if (split.feature < 0) return leaf_out();
+TreeBuilder::Grown TreeBuilder::leaf(const Opened& o) {
+  if (oob_leaf_) settle_oob(o.out.node, o.out.oob_start, o.out.oob_end);
+  return o.out;
+}
 
-  const Partition part = partition_rows(e.start, e.end, split);
+TreeBuilder::Grown TreeBuilder::close_node(Tree& tree, const NodeRange& e, const Opened& o, const Split& split,
+                                           const Partition& part) {
+  const int64_t n_values = static_cast<int64_t>(value_.size());
+  const int32_t node = o.out.node;
   const int64_t mid = part.mid;
   const int64_t at = static_cast<int64_t>(child_values_.size());
   child_values_.resize(at + 2 * n_values);
   const NodeStats l = node_stats(e.start, mid, child_values_.data() + at + n_values);
   const NodeStats r = node_stats(mid, e.end, child_values_.data() + at);
   const double left_value = child_values_[at + n_values], right_value = child_values_[at];
+  Grown out = o.out;
   out.middle = params_.criterion == Criterion::absolute_error ? (left_value + right_value) / 2
                                                                : left_value / 2 + right_value / 2;
-  const double decrease =
-      impurity_decrease(stats.weight * stats.impurity, l.weight * l.impurity, r.weight * r.impurity, root_weight_);
+  const double decrease = impurity_decrease(o.stats.weight * o.stats.impurity, l.weight * l.impurity,
+                                            r.weight * r.impurity, root_weight_);
   if (decrease + kEpsilon < params_.min_impurity_decrease) {
     child_values_.resize(at);
-    return leaf_out();
+    return leaf(o);
   }
-
   tree.feature[node] = static_cast<int32_t>(split.feature);
-  if (data_.categorical(split.feature)) {
-    tree.threshold[node] = std::numeric_limits<double>::quiet_NaN();
-    tree.category_split[node] = left_categories(tree, split);
-  } else {
-    tree.threshold[node] = threshold_between(split.feature, part);
-  }
-  // Without missing training rows, a missing value follows the larger child (ties go right).
-  tree.missing_go_to_left[node] = part.n_missing > 0 ? split.missing_left : mid - e.start > e.end - mid;
+  tree.threshold[node] = part.threshold;
+  if (std::isnan(part.threshold)) tree.category_split[node] = tree.add_category_set(part.categories);
+  tree.missing_go_to_left[node] = part.missing_go_to_left;
   tree.impurity_decrease[node] = decrease;
-  if (oob_leaf_)
-    out.oob_mid = route_oob(split, tree.threshold[node], tree.missing_go_to_left[node] != 0, e.oob_start, e.oob_end);
+  out.oob_mid = part.oob_mid;
   out.mid = mid;
   out.decrease = decrease;
   out.split = true;
@@ -214,6 +204,19 @@ TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e) {
   out.right = r;
   out.values_at = at;
   return out;
+}
+
+TreeBuilder::Grown TreeBuilder::grow_node(Tree& tree, const NodeRange& e) {
+  const Opened o = open_node(tree, e);
+  if (!o.may_split) return leaf(o);
+  // Depth-first, the search may skip candidates constant in an ancestor (best-first order is not
+  // preorder: depth -1).
+  const int32_t depth = params_.max_leaf_nodes > 0 ? -1 : e.depth;
+  const Split split =
+      search_->find({samples_.data() + e.start, e.end - e.start, value_.data(), e.stream, e.lower, e.upper,
+                     o.out.node, depth});
+  if (split.feature < 0) return leaf(o);
+  return close_node(tree, e, o, split, partition_here(e, split));
 }
 
 void TreeBuilder::grow_depth_first(Tree& tree, const Grown& root) {
@@ -278,29 +281,175 @@ void TreeBuilder::make_leaf(Tree& tree, const Grown& g) {
   if (oob_leaf_) settle_oob(g.node, g.oob_start, g.oob_end);
 }
 
-void TreeBuilder::settle_oob(int32_t node, int64_t begin, int64_t end) {
-  for (int64_t k = begin; k < end; ++k) oob_leaf_[oob_rows_[k]] = node;
+void TreeBuilder::grow_level_wise(Tree& tree, const NodeRange& root) {
+  std::vector<NodeRange> ranges{root}, next;
+  std::vector<LevelNode> level;
+  std::vector<Partition> parts;
+  while (!ranges.empty()) {
+    level.clear();
+    level_values_.clear();
+    for (const NodeRange& e : ranges) {
+      const Opened o = open_node(tree, e);
+      if (!o.may_split) {
+        leaf(o);
+        continue;
+      }
+      level.push_back({e, o, CandidatePick{params_.max_features, std::numeric_limits<double>::infinity(),
+                                           e.end - e.start == 2}});
+      level_values_.insert(level_values_.end(), value_.begin(), value_.end());
+    }
+    child_values_.clear();  // every node of the level has taken its values
+    search_level(level);
+    partition_level(level, parts);
+    next.clear();
+    for (size_t k = 0; k < level.size(); ++k) {
+      const LevelNode& node = level[k];
+      if (node.pick.best.feature < 0) {
+        leaf(node.opened);
+        continue;
+      }
+      const Grown g = close_node(tree, node.range, node.opened, node.pick.best, parts[k]);
+      if (!g.split) continue;
+      next.push_back(child_range(tree, g, true));
+      next.push_back(child_range(tree, g, false));
+    }
+    ranges.swap(next);
+  }
 }
 
-int64_t TreeBuilder::route_oob(const Split& split, double threshold, bool missing_go_to_left, int64_t begin,
-                               int64_t end) {
-  // By the split column's codes where they decide: an out-of-bag row is a training row, and the
-  // threshold lies in [value of lo, value of hi), where lo and hi are the codes around it among
-  // the node's in-bag rows. Only a row whose code falls between them (a value the node's in-bag
-  // rows lack) is compared with the threshold.
-  const ColumnCodes& codes = *data_.codes;
-  const int64_t f = split.feature;
-  const uint32_t missing = codes.missing_code(f);
-  const bool categorical = data_.categorical(f);
-  return codes.visit_column(f, [&](auto col) {
-    return stable_partition(oob_rows_.data(), begin, end, right_rows_.data(), [&](uint32_t row) -> int64_t {
-      const uint32_t c = col[row];
-      // A category the node's in-bag rows lack is in no left set: it goes right, as route_node sends it.
-      if (categorical) return c == missing ? missing_go_to_left : has_category(split.left_codes, c);
-      if (c > split.lo && c < split.hi) return goes_left(data_.x(row, f), threshold, missing_go_to_left);
-      return (c <= split.lo) | ((c == missing) & missing_go_to_left);
-    });
-  });
+void TreeBuilder::search_level(std::vector<LevelNode>& level) {
+  ColumnBlocks& blocks = *data_.blocks;
+  const int64_t n_values = static_cast<int64_t>(value_.size());
+  const int64_t n_blocks = blocks.n_blocks();
+  for (bool first_round = true;; first_round = false) {
+    search_asks_.assign(n_blocks, SearchAsk{});
+    asked_.clear();
+    answer_at_.clear();
+    asked_drawn_.clear();
+    std::vector<int64_t> last_node(n_blocks, -1);  // the last node added to each block's ask
+    for (size_t k = 0; k < level.size(); ++k) {
+      LevelNode& node = level[k];
+      if (node.done) continue;
+      node.first = static_cast<int64_t>(asked_.size());
+      if (first_round)
+        for (const int64_t f : params_.always_features) {
+          asked_.push_back(f);
+          asked_drawn_.push_back(0);
+        }
+      // Draws continue where the last round's ended: the node's stream drawn again from its start.
+      // After a round that found too few varying candidates, as many more as that round's share
+      // of varying ones suggests.
+      const int64_t varying = std::max<int64_t>(node.pick.n_varying, 1);
+      const int64_t short_of = params_.max_features - node.pick.n_varying;
+      const int64_t need = first_round ? params_.max_features
+                                       : std::min(short_of * std::max<int64_t>(node.drawn / varying, 1),
+                                                  blocks.n_cols());
+      Rng rng(params_.seed, node.range.stream);
+      int64_t k_draw = 0;
+      for (; k_draw < node.drawn + need; ++k_draw) {
+        const int64_t f = sampler_->next(rng);
+        if (f < 0) break;
+        if (k_draw < node.drawn) continue;
+        asked_.push_back(f);
+        asked_drawn_.push_back(1);
+      }
+      sampler_->reset();
+      const bool exhausted = k_draw < node.drawn + need;
+      node.drawn = k_draw;
+      node.end = static_cast<int64_t>(asked_.size());
+      if (node.first == node.end) {
+        node.done = true;
+        continue;
+      }
+      if (exhausted) node.done = true;  // after this round's answers are offered
+      const NodeRange& e = node.range;
+      for (int64_t c = node.first; c < node.end; ++c) {
+        const int64_t b = blocks.owner(asked_[c]);
+        SearchAsk& ask = search_asks_[b];
+        if (last_node[b] != static_cast<int64_t>(k)) {
+          last_node[b] = static_cast<int64_t>(k);
+          ask.rows.insert(ask.rows.end(), samples_.begin() + e.start, samples_.begin() + e.end);
+          ask.row_begin.push_back(static_cast<int64_t>(ask.rows.size()));
+          ask.values.insert(ask.values.end(), level_values_.begin() + static_cast<int64_t>(k) * n_values,
+                            level_values_.begin() + static_cast<int64_t>(k + 1) * n_values);
+          ask.lower.push_back(e.lower);
+          ask.upper.push_back(e.upper);
+          ask.feature_begin.push_back(static_cast<int64_t>(ask.features.size()));
+        }
+        answer_at_.push_back({b, static_cast<int64_t>(ask.features.size())});
+        ask.features.push_back(asked_[c] - blocks.first(b));
+        ask.feature_begin.back() = static_cast<int64_t>(ask.features.size());
+      }
+    }
+    if (asked_.empty()) return;
+    blocks.search(search_asks_, search_answers_);
+    bool open = false;
+    for (LevelNode& node : level) {
+      if (node.first == node.end) continue;
+      bool over = false;
+      for (int64_t c = node.first; c < node.end && !over; ++c) {
+        const auto [b, at] = answer_at_[c];
+        const SearchAnswer& answer = search_answers_[b];
+        // The node's place in block b's ask: the one whose candidates hold position `at`.
+        const SearchAsk& ask = search_asks_[b];
+        const int64_t place =
+            std::upper_bound(ask.feature_begin.begin(), ask.feature_begin.end(), at) - ask.feature_begin.begin() - 1;
+        node.pick.reachable = answer.reachable[place];
+        Split split = answer.splits[at];
+        if (split.feature >= 0) split.feature += blocks.first(b);
+        over = node.pick.offer(answer.varies[at] != 0, split, asked_drawn_[c] != 0);
+      }
+      node.first = node.end = 0;
+      if (over) node.done = true;
+      open = open || !node.done;
+    }
+    if (!open) return;
+  }
+}
+
+void TreeBuilder::partition_level(std::vector<LevelNode>& level, std::vector<Partition>& parts) {
+  ColumnBlocks& blocks = *data_.blocks;
+  const int64_t n_blocks = blocks.n_blocks();
+  partition_asks_.assign(n_blocks, PartitionAsk{});
+  parts.assign(level.size(), Partition{});
+  std::vector<std::pair<int64_t, int64_t>> at(level.size(), {-1, -1});
+  for (size_t k = 0; k < level.size(); ++k) {
+    Split split = level[k].pick.best;
+    if (split.feature < 0) continue;
+    const NodeRange& e = level[k].range;
+    const int64_t b = blocks.owner(split.feature);
+    PartitionAsk& ask = partition_asks_[b];
+    at[k] = {b, ask.n_nodes()};
+    ask.rows.insert(ask.rows.end(), samples_.begin() + e.start, samples_.begin() + e.end);
+    ask.row_begin.push_back(static_cast<int64_t>(ask.rows.size()));
+    ask.oob.insert(ask.oob.end(), oob_rows_.begin() + e.oob_start, oob_rows_.begin() + e.oob_end);
+    ask.oob_begin.push_back(static_cast<int64_t>(ask.oob.size()));
+    split.feature -= blocks.first(b);
+    ask.splits.push_back(split);
+  }
+  if (std::all_of(at.begin(), at.end(), [](const auto& a) { return a.first < 0; })) return;
+  blocks.partition(partition_asks_, partition_answers_);
+  for (size_t k = 0; k < level.size(); ++k) {
+    const auto [b, place] = at[k];
+    if (b < 0) continue;
+    const PartitionAsk& ask = partition_asks_[b];
+    const PartitionAnswer& answer = partition_answers_[b];
+    const NodeRange& e = level[k].range;
+    Partition& part = parts[k];
+    const uint8_t* row_left = answer.row_left.data() + ask.row_begin[place];
+    part.mid = stable_partition(samples_.data(), e.start, e.end, right_rows_.data(),
+                                [&, i = int64_t{0}](uint32_t) mutable -> int64_t { return row_left[i++]; });
+    const uint8_t* oob_left = answer.oob_left.data() + ask.oob_begin[place];
+    part.oob_mid = stable_partition(oob_rows_.data(), e.oob_start, e.oob_end, right_rows_.data(),
+                                    [&, i = int64_t{0}](uint32_t) mutable -> int64_t { return oob_left[i++]; });
+    part.missing_go_to_left = answer.missing_go_to_left[place] != 0;
+    part.threshold = answer.threshold[place];
+    std::copy_n(answer.categories.begin() + place * kCategoryWords, kCategoryWords, part.categories);
+  }
+}
+
+void TreeBuilder::settle_oob(int32_t node, int64_t begin, int64_t end) {
+  for (int64_t k = begin; k < end; ++k) oob_leaf_[oob_rows_[k]] = node;
 }
 
 }  // namespace pyinterp

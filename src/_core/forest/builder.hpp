@@ -1,6 +1,9 @@
 // Grows one CART tree (depth-first, or best-first under max_leaf_nodes) on the rows with positive
 // weight, partitioning row indices in place: node order, stopping rules, partitions, thresholds and
-// out-of-bag routing. Each node's split comes from a SplitSearch (split_search.hpp).
+// out-of-bag routing. Each node's split comes from a SplitSearch (split_search.hpp). When X's
+// columns are held in blocks (TrainingSet::blocks, column_blocks.hpp), the tree grows level by
+// level instead, the blocks searching and parting a whole level's nodes at once, and is then
+// renumbered in preorder: the same tree.
 #pragma once
 #include <cstdint>
 #include <limits>
@@ -9,7 +12,9 @@
 #include <vector>
 
 #include "../common/job_control.hpp"
+#include "column_blocks.hpp"
 #include "criterion.hpp"
+#include "feature_sampler.hpp"
 #include "params.hpp"
 #include "split_search.hpp"
 #include "training_set.hpp"
@@ -60,6 +65,28 @@ class TreeBuilder {
   // The left (left = true) or right child's range, with the bounds a monotonic constraint on the
   // split feature passes to it (scikit-learn's rule: the middle of the children's values).
   NodeRange child_range(const Tree& tree, const Grown& g, bool left) const;
+  // A node added to the tree with its statistics and values (value_); may_split unless a stopping
+  // rule makes it a leaf.
+  struct Opened {
+    Grown out;
+    NodeStats stats;
+    bool may_split;
+  };
+  Opened open_node(Tree& tree, const NodeRange& range);
+  // A node's rows parted by its split: the first right row and out-of-bag row (rows and
+  // out-of-bag rows moved in place, the left ones first), and what the tree records of the split.
+  struct Partition {
+    int64_t mid, oob_mid;
+    bool missing_go_to_left;
+    double threshold;  // NaN: a split by categories, its left set `categories`
+    uint64_t categories[kCategoryWords];
+  };
+  // The opened node split as `part` parts its rows, or a leaf when the decrease falls below
+  // min_impurity_decrease.
+  Grown close_node(Tree& tree, const NodeRange& range, const Opened& opened, const Split& split,
+                   const Partition& part);
+  // An opened node as a leaf.
+  Grown leaf(const Opened& opened);
   // Adds the node to the tree with its statistics and, unless a stopping rule or
   // min_impurity_decrease makes it a leaf, its best split (its rows partitioned at mid).
   Grown grow_node(Tree& tree, const NodeRange& range);
@@ -68,29 +95,33 @@ class TreeBuilder {
   // Undoes a split found for a node that max_leaf_nodes leaves unsplit.
   void make_leaf(Tree& tree, const Grown& g);
 
-  // Out-of-bag rows: oob_rows_[begin, end) reach leaf `node` / are partitioned by a node's split as
-  // route sends them past its threshold; route_oob returns the first that goes right.
+  // Level by level over the column blocks: the tree in the order the levels make its nodes.
+  void grow_level_wise(Tree& tree, const NodeRange& root);
+  // A node of a level being searched: its range, what opening it found, its values at
+  // level_values_[k * n_values], the pick among its candidates' answers so far and its draws.
+  struct LevelNode {
+    NodeRange range;
+    Opened opened;
+    CandidatePick pick;
+    int64_t drawn = 0;       // candidates drawn and asked so far
+    bool done = false;
+    int64_t first = 0, end = 0;  // this round's candidates, asked_[first, end)
+  };
+  // The splits of the level's nodes (their picks' best): rounds of asks, each node drawing more
+  // candidates until its pick is done or its draws run out.
+  void search_level(std::vector<LevelNode>& level);
+  // Parts the rows of the level's nodes whose split exists, as their columns' blocks say.
+  void partition_level(std::vector<LevelNode>& level, std::vector<Partition>& parts);
+
+  // Out-of-bag rows: oob_rows_[begin, end) reach leaf `node`.
   void settle_oob(int32_t node, int64_t begin, int64_t end);
-  int64_t route_oob(const Split& split, double threshold, bool missing_go_to_left, int64_t begin, int64_t end);
   // The statistics and values of the node of rows samples_[start, end).
   NodeStats node_stats(int64_t start, int64_t end, double* value) {
     return pyinterp::node_stats(params_.criterion, samples_.data() + start, end - start, w_, data_.targets, value,
                                 median_scratch_);
   }
-  // A node's rows partitioned by its split: the first right row, the rows missing the feature, and
-  // the first rows with the split's codes lo and hi (-1: hi is the missing code).
-  struct Partition {
-    int64_t mid, n_missing;
-    int64_t lo_row, hi_row;
-  };
-  // Moves the rows going left (code <= lo, or missing when missing_left) before the others.
-  Partition partition_rows(int64_t start, int64_t end, const Split& split);
-  // partition_rows for a split on a categorical feature (lo_row and hi_row unused).
-  Partition partition_categories(int64_t start, int64_t end, const Split& split);
-  // Adds the left set of a categorical split, in categories, to the tree; returns its index.
-  int32_t left_categories(Tree& tree, const Split& split) const;
-  // The threshold midway between the values of the rows with codes lo and hi.
-  double threshold_between(int64_t feature, const Partition& part) const;
+  // Parts a node's rows (and out-of-bag rows) by its split on X's codes in this process.
+  Partition partition_here(const NodeRange& range, const Split& split);
 
   const TrainingSet& data_;
   const ForestParams& params_;
@@ -107,6 +138,18 @@ class TreeBuilder {
   std::vector<uint32_t> oob_rows_;  // the tree's out-of-bag rows, in node order as they are routed
   int32_t* oob_leaf_ = nullptr;     // build's oob_leaf
   std::vector<std::pair<double, double>> median_scratch_;  // absolute_error's node medians (node_stats)
+  // Level-wise growth: the level's node values, its asks and answers, each round's candidates in
+  // draw order (asked_) with the block and place of their answers (answer_at_), and whether each
+  // was drawn (not an always_feature).
+  std::unique_ptr<FeatureSampler> sampler_;
+  std::vector<double> level_values_;
+  std::vector<SearchAsk> search_asks_;
+  std::vector<SearchAnswer> search_answers_;
+  std::vector<PartitionAsk> partition_asks_;
+  std::vector<PartitionAnswer> partition_answers_;
+  std::vector<int64_t> asked_;
+  std::vector<std::pair<int64_t, int64_t>> answer_at_;
+  std::vector<uint8_t> asked_drawn_;
 };
 
 }  // namespace pyinterp

@@ -7,7 +7,6 @@
 
 #include "../common/rank_sort.hpp"
 #include "../data/radix.hpp"
-#include "blocked_search.hpp"
 
 namespace pyinterp {
 namespace {
@@ -278,7 +277,6 @@ Split ExactSplitSearch::find(const SearchNode& node) {
 }
 
 std::unique_ptr<SplitSearch> make_split_search(const TrainingSet& data, const ForestParams& params) {
-  if (params.column_blocks > 0) return std::make_unique<BlockedSplitSearch>(data, params);
   return std::make_unique<ExactSplitSearch>(data, params);
 }
 

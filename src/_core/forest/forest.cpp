@@ -11,6 +11,7 @@
 #include "../common/rng.hpp"
 #include "../data/column_codes.hpp"
 #include "builder.hpp"
+#include "column_blocks.hpp"
 #include "descent.hpp"
 #include "prune.hpp"
 
@@ -146,12 +147,8 @@ void check_feature_params(const ForestParams& params, int64_t n_features) {
                                     " is categorical; categories have no order to be monotonic in");
 }
 
-namespace {
-
-// Per feature, the category each of a categorical feature's codes stands for (empty for the
-// others): the value of a row holding the code, which must be an integer in [0, kMaxCategories).
 std::vector<std::vector<uint8_t>> categories_of_codes(const ColumnSource& X, const ColumnCodes& codes,
-                                                      const std::vector<int64_t>& categorical) {
+                                                      const std::vector<int64_t>& categorical, int64_t first) {
   std::vector<std::vector<uint8_t>> out;
   if (categorical.empty()) return out;
   out.resize(X.n_cols());
@@ -164,9 +161,10 @@ std::vector<std::vector<uint8_t>> categories_of_codes(const ColumnSource& X, con
       if (c >= codes.n_codes(j) || seen[c]) continue;  // missing, or known
       const double v = X.value(i, j);
       if (!(v >= 0.0 && v < kMaxCategories) || v != std::floor(v))
-        throw std::invalid_argument("categorical feature " + std::to_string(j) + ": value " + std::to_string(v) +
-                                    " (row " + std::to_string(i) + ") is not a category code, an integer in [0, " +
-                                    std::to_string(kMaxCategories) + ")");
+        throw std::invalid_argument("categorical feature " + std::to_string(first + j) + ": value " +
+                                    std::to_string(v) + " (row " + std::to_string(i) +
+                                    ") is not a category code, an integer in [0, " + std::to_string(kMaxCategories) +
+                                    ")");
       category[c] = static_cast<uint8_t>(v);
       seen[c] = 1;
     }
@@ -176,10 +174,23 @@ std::vector<std::vector<uint8_t>> categories_of_codes(const ColumnSource& X, con
   return out;
 }
 
-}  // namespace
+FitData::FitData(const FitTargets& raw, int64_t n) : targets(raw) {
+  const int64_t n_y = n * raw.n_outputs;
+  y_exp = raw.y ? extreme_exponent(raw.y, n_y) : 0;
+  if (y_exp) {
+    y_scaled = scaled(raw.y, n_y, y_exp);
+    targets.y = y_scaled.data();
+  }
+  if (raw.classes && raw.n_outputs > 1) {
+    labels = label_ids(raw, n);
+    targets.labels = labels.data();
+  }
+}
 
-Forest fit_forest(const ColumnSource& X, const FitTargets& targets, const double* sample_weight,
-                  const std::vector<double>& feature_weights, const ForestParams& params, const ColumnCodes* codes) {
+namespace {
+
+// Checks the parameters against the task and X's width (p).
+void check_fit(const FitTargets& targets, const ForestParams& params, int64_t p) {
   const int32_t n_classes = targets.n_classes;
   if (params.n_estimators < 1) throw std::invalid_argument("n_estimators must be at least 1");
   if (params.max_features < 1) throw std::invalid_argument("max_features must be at least 1");
@@ -189,7 +200,7 @@ Forest fit_forest(const ColumnSource& X, const FitTargets& targets, const double
   if ((n_classes > 0) != is_classification(params.criterion))
     throw std::invalid_argument("the criterion does not match the task");
   if (targets.n_outputs < 1) throw std::invalid_argument("the targets need at least one output");
-  check_feature_params(params, X.n_cols());
+  check_feature_params(params, p);
   if (!params.monotonic_cst.empty()) {
     if (n_classes > 2) throw std::invalid_argument("monotonic_cst needs regression or two classes");
     if (targets.n_outputs > 1) throw std::invalid_argument("monotonic_cst needs a single output");
@@ -201,36 +212,24 @@ Forest fit_forest(const ColumnSource& X, const FitTargets& targets, const double
         "categorical_features needs one output and squared error, Poisson deviance or two classes (the best split of "
         "categories is then found by ordering them by their mean; for more classes or outputs, or absolute error, "
         "it is not)");
-  std::optional<ColumnCodes> own_codes;
-  if (codes == nullptr) codes = &own_codes.emplace(X, params.n_threads);
-  if (codes->n_rows() != X.n_rows() || codes->n_cols() != X.n_cols())
-    throw std::invalid_argument("the encoded columns are not those of X (their shapes differ)");
-  const int64_t n = X.n_rows();
+}
 
-  const double* y = targets.y;
-  const int64_t n_y = n * targets.n_outputs;
-  const int y_exp = y ? extreme_exponent(y, n_y) : 0;
+// The trees, on data whose columns (codes and source, or blocks) are set; the rest of it is set here.
+Forest grow_forest(TrainingSet& data, const FitTargets& targets, const double* sample_weight,
+                   const std::vector<double>& feature_weights, const ForestParams& params, int64_t n, int64_t p,
+                   int n_threads) {
+  const FitData fit(targets, n);
   const int w_exp = sample_weight ? extreme_exponent(sample_weight, n) : 0;
-  const std::vector<double> y_scaled = y_exp ? scaled(y, n_y, y_exp) : std::vector<double>();
   const std::vector<double> w_scaled = w_exp ? scaled(sample_weight, n, w_exp) : std::vector<double>();
+  const int y_exp = fit.y_exp;
   ForestParams fit_params = params;
   const int power = impurity_power(params.criterion);
   fit_params.min_impurity_decrease = std::ldexp(params.min_impurity_decrease, -power * y_exp);
   const double ccp_alpha = std::ldexp(params.ccp_alpha, -power * y_exp);
 
-  TrainingSet data;
-  data.codes = codes;
-  data.source = &X;
-  data.targets = targets;
-  data.targets.y = y_exp ? y_scaled.data() : y;
-  std::vector<int32_t> labels;
-  if (targets.classes && targets.n_outputs > 1) {
-    labels = label_ids(targets, n);
-    data.targets.labels = labels.data();
-  }
+  data.targets = fit.targets;
   data.sample_weight = w_exp ? w_scaled.data() : sample_weight;
   data.feature_weights = feature_weights;
-  data.category_of_code = categories_of_codes(X, *codes, params.categorical_features);
 
   std::vector<double> cum_weight;
   if (params.bootstrap && data.sample_weight) {
@@ -240,8 +239,8 @@ Forest fit_forest(const ColumnSource& X, const FitTargets& targets, const double
   }
 
   Forest forest;
-  forest.n_features = X.n_cols();
-  forest.n_classes = n_classes;
+  forest.n_features = p;
+  forest.n_classes = targets.n_classes;
   forest.n_outputs = targets.n_outputs;
   forest.criterion = params.criterion;
   forest.n_samples = n;
@@ -251,7 +250,7 @@ Forest fit_forest(const ColumnSource& X, const FitTargets& targets, const double
   if (record_oob) forest.oob_leaves.resize(static_cast<size_t>(params.n_estimators) * n);
 
   parallel_for(
-      params.n_estimators, params.n_threads,
+      params.n_estimators, n_threads,
       [&](int) { return FitWorker{TreeBuilder(data, fit_params), std::vector<double>(n), {}}; },
       [&](int64_t t, int, FitWorker& worker) {
         Rng rng(params.seed, static_cast<uint64_t>(params.first_tree + t));
@@ -266,6 +265,41 @@ Forest fit_forest(const ColumnSource& X, const FitTargets& targets, const double
       },
       /*report_progress=*/true);
   return forest;
+}
+
+}  // namespace
+
+Forest fit_forest(const ColumnSource& X, const FitTargets& targets, const double* sample_weight,
+                  const std::vector<double>& feature_weights, const ForestParams& params, const ColumnCodes* codes) {
+  check_fit(targets, params, X.n_cols());
+  if (params.column_blocks > 0) {
+    LocalBlocks blocks(X, targets, params);
+    return fit_forest(blocks, targets, sample_weight, feature_weights, params);
+  }
+  std::optional<ColumnCodes> own_codes;
+  if (codes == nullptr) codes = &own_codes.emplace(X, params.n_threads);
+  if (codes->n_rows() != X.n_rows() || codes->n_cols() != X.n_cols())
+    throw std::invalid_argument("the encoded columns are not those of X (their shapes differ)");
+  TrainingSet data;
+  data.codes = codes;
+  data.source = &X;
+  data.category_of_code = categories_of_codes(X, *codes, params.categorical_features);
+  return grow_forest(data, targets, sample_weight, feature_weights, params, X.n_rows(), X.n_cols(), params.n_threads);
+}
+
+Forest fit_forest(ColumnBlocks& blocks, const FitTargets& targets, const double* sample_weight,
+                  const std::vector<double>& feature_weights, const ForestParams& params) {
+  check_fit(targets, params, blocks.n_cols());
+  if (params.max_leaf_nodes > 0)
+    throw std::invalid_argument(
+        "max_leaf_nodes grows a tree best-first, one node at a time; a fit over column blocks grows trees level by "
+        "level: fit on one machine, or bound the trees by max_depth instead");
+  if (!feature_weights.empty() && static_cast<int64_t>(feature_weights.size()) != blocks.n_cols())
+    throw std::invalid_argument("feature_weights must have one entry per feature");
+  TrainingSet data;
+  data.blocks = &blocks;
+  // The blocks are asked one tree at a time; each answers its part with its own threads.
+  return grow_forest(data, targets, sample_weight, feature_weights, params, blocks.n_rows(), blocks.n_cols(), 1);
 }
 
 Forest join_forests(const std::vector<const Forest*>& parts) {

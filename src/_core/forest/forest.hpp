@@ -41,6 +41,19 @@ Forest fit_forest(const ColumnSource& X, const FitTargets& targets, const double
                   const std::vector<double>& feature_weights, const ForestParams& params,
                   const ColumnCodes* codes = nullptr);
 
+class ColumnBlocks;
+// The same fit on X's columns held in blocks (column_blocks.hpp): its trees are grown level by
+// level, each node's candidates searched where their columns are. The trees equal fit_forest's on
+// the whole X. Not under max_leaf_nodes (best-first growth takes one node at a time).
+Forest fit_forest(ColumnBlocks& blocks, const FitTargets& targets, const double* sample_weight,
+                  const std::vector<double>& feature_weights, const ForestParams& params);
+
+// Per feature, the category each of a categorical feature's codes stands for (empty for the
+// others); throws unless each is an integer in [0, kMaxCategories). first: X's first column in the
+// whole matrix, for the messages.
+std::vector<std::vector<uint8_t>> categories_of_codes(const ColumnSource& X, const ColumnCodes& codes,
+                                                      const std::vector<int64_t>& categorical, int64_t first = 0);
+
 // Throws unless the parameters' per-feature settings (monotonic_cst, always_features) fit n_features.
 void check_feature_params(const ForestParams& params, int64_t n_features);
 

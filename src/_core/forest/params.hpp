@@ -55,10 +55,9 @@ namespace pyinterp {
      each reaches (Forest::oob_leaves): the out-of-bag predictions and leaves of the training rows       \
      then need no descent. Off under ccp_alpha, whose pruning renumbers the nodes. */                    \
   FIELD(bool, record_oob_leaves, false)                                                                  \
-  /* >0: search splits over this many blocks of consecutive columns, each encoded and searched apart,   \
-     the node's candidates drawn and picked among the blocks' answers (BlockedSplitSearch: the          \
-     feature-parallel search, in one process, its blocks' codes beside X's). The trees are those of 0   \
-     (the exact search). */                                                                             \
+  /* >0: fit over this many blocks of consecutive columns in this process (LocalBlocks), each encoded,   \
+     searched and parted apart, the trees grown level by level: the feature-parallel fit's test bed.    \
+     The trees are those of 0 (one encoding of X, depth-first). Not with max_leaf_nodes. */             \
   FIELD(int64_t, column_blocks, 0)
 
 struct ForestParams {

@@ -23,10 +23,14 @@ Tree prune_tree(const Tree& tree, double alpha) {
     cost[node] = cut[node] ? as_leaf : subtree;
   }
 
+  return copy_in_preorder(tree, cut);
+}
+
+Tree copy_in_preorder(const Tree& tree, const std::vector<uint8_t>& cut, std::vector<int32_t>* index) {
   Tree out;
   out.n_values = tree.n_values;
-  out.left_categories = tree.left_categories;  // indexed by category_split, which is copied as it is
   const int64_t nv = tree.n_values;
+  if (index) index->assign(tree.node_count(), -1);
   struct Entry {
     int32_t node, parent;
     bool is_left;
@@ -36,6 +40,7 @@ Tree prune_tree(const Tree& tree, double alpha) {
     const Entry e = stack.back();
     stack.pop_back();
     const int32_t k = out.add_node();
+    if (index) (*index)[e.node] = k;
     out.parent[k] = e.parent;
     if (e.parent >= 0) (e.is_left ? out.left : out.right)[e.parent] = k;
     out.depth[k] = tree.depth[e.node];
@@ -43,10 +48,11 @@ Tree prune_tree(const Tree& tree, double alpha) {
     out.weighted_n_node_samples[k] = tree.weighted_n_node_samples[e.node];
     out.impurity[k] = tree.impurity[e.node];
     std::copy(tree.value.begin() + e.node * nv, tree.value.begin() + (e.node + 1) * nv, out.value.end() - nv);
-    if (tree.is_leaf(e.node) || cut[e.node]) continue;
+    if (tree.is_leaf(e.node) || (!cut.empty() && cut[e.node])) continue;
     out.feature[k] = tree.feature[e.node];
     out.threshold[k] = tree.threshold[e.node];
-    out.category_split[k] = tree.category_split[e.node];
+    const int32_t s = tree.category_split[e.node];
+    if (s >= 0) out.category_split[k] = out.add_category_set(tree.left_categories.data() + int64_t{s} * kCategoryWords);
     out.missing_go_to_left[k] = tree.missing_go_to_left[e.node];
     out.impurity_decrease[k] = tree.impurity_decrease[e.node];
     stack.push_back({tree.right[e.node], k, false});

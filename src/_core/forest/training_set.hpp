@@ -8,9 +8,13 @@
 
 namespace pyinterp {
 
+class ColumnBlocks;
+
+// X's columns are either here (codes and source) or held in blocks (a feature-parallel fit).
 struct TrainingSet {
   const ColumnCodes* codes = nullptr;
   const ColumnSource* source = nullptr;  // the thresholds of chosen splits are read from it
+  ColumnBlocks* blocks = nullptr;
   FitTargets targets;
   const double* sample_weight = nullptr;  // n values or nullptr
   std::vector<double> feature_weights;    // empty: uniform

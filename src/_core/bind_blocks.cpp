@@ -1,0 +1,326 @@
+// Python bindings of the feature-parallel fit (forest/column_blocks.hpp): ColumnBlock, one block of
+// X's columns that a worker holds and the driver's asks go to, and fit_forest_blocks, which grows
+// a forest asking a Python object for the blocks' answers. Asks and answers cross as dicts of
+// numpy arrays (what Dask ships between machines); every answer is checked against its ask
+// before the builder reads it, and every ask by the block before it reads its columns.
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+#include "forest/column_blocks.hpp"
+#include "forest/forest.hpp"
+#include "py_forest_inputs.hpp"
+#include "py_util.hpp"
+
+namespace pyinterp {
+namespace {
+
+// A 1-d array's values, copied: Dask delivers arrays at any byte offset, and a copy needs no
+// alignment (memcpy), where the core's in-place reads do.
+template <class T>
+std::vector<T> copied(const py::handle& obj, const std::string& name) {
+  auto a = py::array_t<T, py::array::c_style>::ensure(obj);
+  if (!a) {
+    PyErr_Clear();
+    throw std::invalid_argument(name + " must be an array of " + std::string(py::str(py::dtype::of<T>())));
+  }
+  if (a.ndim() != 1) throw std::invalid_argument(name + " must be 1-d");
+  std::vector<T> out(static_cast<size_t>(a.size()));
+  if (!out.empty()) std::memcpy(out.data(), a.data(), out.size() * sizeof(T));
+  return out;
+}
+
+template <class T>
+std::vector<T> vector_of(const py::dict& d, const char* key) {
+  if (!d.contains(key)) throw std::invalid_argument(std::string("a block's message lacks '") + key + "'");
+  return copied<T>(d[key], key);
+}
+
+// Splits as parallel arrays (left_codes: kCategoryWords per split).
+void put_splits(py::dict& d, const std::vector<Split>& splits) {
+  const size_t k = splits.size();
+  std::vector<double> proxy(k);
+  std::vector<int64_t> feature(k);
+  std::vector<uint32_t> lo(k), hi(k);
+  std::vector<uint8_t> missing_left(k);
+  std::vector<uint64_t> codes(k * kCategoryWords);
+  for (size_t i = 0; i < k; ++i) {
+    proxy[i] = splits[i].proxy;
+    feature[i] = splits[i].feature;
+    lo[i] = splits[i].lo;
+    hi[i] = splits[i].hi;
+    missing_left[i] = splits[i].missing_left;
+    std::copy_n(splits[i].left_codes, kCategoryWords, codes.begin() + i * kCategoryWords);
+  }
+  d["proxy"] = move_array(std::move(proxy));
+  d["feature"] = move_array(std::move(feature));
+  d["lo"] = move_array(std::move(lo));
+  d["hi"] = move_array(std::move(hi));
+  d["missing_left"] = move_array(std::move(missing_left));
+  d["left_codes"] = move_array(std::move(codes));
+}
+
+std::vector<Split> get_splits(const py::dict& d) {
+  const auto proxy = vector_of<double>(d, "proxy");
+  const auto feature = vector_of<int64_t>(d, "feature");
+  const auto lo = vector_of<uint32_t>(d, "lo"), hi = vector_of<uint32_t>(d, "hi");
+  const auto missing_left = vector_of<uint8_t>(d, "missing_left");
+  const auto codes = vector_of<uint64_t>(d, "left_codes");
+  const size_t k = proxy.size();
+  if (feature.size() != k || lo.size() != k || hi.size() != k || missing_left.size() != k ||
+      codes.size() != k * kCategoryWords)
+    throw std::invalid_argument("a block's message has split arrays of different lengths");
+  std::vector<Split> splits(k);
+  for (size_t i = 0; i < k; ++i) {
+    splits[i].proxy = proxy[i];
+    splits[i].feature = feature[i];
+    splits[i].lo = lo[i];
+    splits[i].hi = hi[i];
+    splits[i].missing_left = missing_left[i] != 0;
+    std::copy_n(codes.begin() + i * kCategoryWords, kCategoryWords, splits[i].left_codes);
+  }
+  return splits;
+}
+
+py::dict search_ask_dict(const SearchAsk& ask) {
+  py::dict d;
+  d["rows"] = copy_array(ask.rows);
+  d["row_begin"] = copy_array(ask.row_begin);
+  d["values"] = copy_array(ask.values);
+  d["lower"] = copy_array(ask.lower);
+  d["upper"] = copy_array(ask.upper);
+  d["features"] = copy_array(ask.features);
+  d["feature_begin"] = copy_array(ask.feature_begin);
+  return d;
+}
+
+SearchAsk search_ask_of(const py::dict& d) {
+  SearchAsk ask;
+  ask.rows = vector_of<uint32_t>(d, "rows");
+  ask.row_begin = vector_of<int64_t>(d, "row_begin");
+  ask.values = vector_of<double>(d, "values");
+  ask.lower = vector_of<double>(d, "lower");
+  ask.upper = vector_of<double>(d, "upper");
+  ask.features = vector_of<int64_t>(d, "features");
+  ask.feature_begin = vector_of<int64_t>(d, "feature_begin");
+  if (ask.row_begin.empty() || ask.feature_begin.empty())
+    throw std::invalid_argument("a block's ask has empty offsets");
+  return ask;
+}
+
+py::dict search_answer_dict(const SearchAnswer& answer) {
+  py::dict d;
+  put_splits(d, answer.splits);
+  d["varies"] = copy_array(answer.varies);
+  d["reachable"] = copy_array(answer.reachable);
+  return d;
+}
+
+// The answer, checked against its ask: one split per candidate, for that candidate or none.
+SearchAnswer search_answer_of(const py::dict& d, const SearchAsk& ask) {
+  SearchAnswer answer;
+  answer.splits = get_splits(d);
+  answer.varies = vector_of<uint8_t>(d, "varies");
+  answer.reachable = vector_of<double>(d, "reachable");
+  if (answer.splits.size() != ask.features.size() || answer.varies.size() != ask.features.size() ||
+      static_cast<int64_t>(answer.reachable.size()) != ask.n_nodes())
+    throw std::invalid_argument("a block's search answer does not match its ask (lengths differ)");
+  for (size_t i = 0; i < answer.splits.size(); ++i)
+    if (answer.splits[i].feature != -1 && answer.splits[i].feature != ask.features[i])
+      throw std::invalid_argument("a block's search answer names a column it was not asked about");
+  return answer;
+}
+
+py::dict partition_ask_dict(const PartitionAsk& ask) {
+  py::dict d;
+  d["rows"] = copy_array(ask.rows);
+  d["row_begin"] = copy_array(ask.row_begin);
+  d["oob"] = copy_array(ask.oob);
+  d["oob_begin"] = copy_array(ask.oob_begin);
+  put_splits(d, ask.splits);
+  return d;
+}
+
+PartitionAsk partition_ask_of(const py::dict& d) {
+  PartitionAsk ask;
+  ask.rows = vector_of<uint32_t>(d, "rows");
+  ask.row_begin = vector_of<int64_t>(d, "row_begin");
+  ask.oob = vector_of<uint32_t>(d, "oob");
+  ask.oob_begin = vector_of<int64_t>(d, "oob_begin");
+  ask.splits = get_splits(d);
+  if (ask.row_begin.empty() || ask.oob_begin.empty()) throw std::invalid_argument("a block's ask has empty offsets");
+  return ask;
+}
+
+py::dict partition_answer_dict(const PartitionAnswer& answer) {
+  py::dict d;
+  d["row_left"] = copy_array(answer.row_left);
+  d["oob_left"] = copy_array(answer.oob_left);
+  d["threshold"] = copy_array(answer.threshold);
+  d["missing_go_to_left"] = copy_array(answer.missing_go_to_left);
+  d["categories"] = copy_array(answer.categories);
+  return d;
+}
+
+PartitionAnswer partition_answer_of(const py::dict& d, const PartitionAsk& ask) {
+  PartitionAnswer answer;
+  answer.row_left = vector_of<uint8_t>(d, "row_left");
+  answer.oob_left = vector_of<uint8_t>(d, "oob_left");
+  answer.threshold = vector_of<double>(d, "threshold");
+  answer.missing_go_to_left = vector_of<uint8_t>(d, "missing_go_to_left");
+  answer.categories = vector_of<uint64_t>(d, "categories");
+  const size_t k = static_cast<size_t>(ask.n_nodes());
+  if (answer.row_left.size() != ask.rows.size() || answer.oob_left.size() != ask.oob.size() ||
+      answer.threshold.size() != k || answer.missing_go_to_left.size() != k ||
+      answer.categories.size() != k * kCategoryWords)
+    throw std::invalid_argument("a block's partition answer does not match its ask (lengths differ)");
+  auto flags = [](const std::vector<uint8_t>& f) { return std::all_of(f.begin(), f.end(), [](uint8_t b) { return b <= 1; }); };
+  if (!flags(answer.row_left) || !flags(answer.oob_left) || !flags(answer.missing_go_to_left))
+    throw std::invalid_argument("a block's partition answer holds sides other than 0 and 1");
+  return answer;
+}
+
+// Blocks a Python object answers for: remote.begin_tree(w, min_weight_leaf), remote.search(asks)
+// and remote.partition(asks), asks and answers lists with one dict (or None: nothing asked) per
+// block. Called from the builder without the GIL; each call takes it.
+class PyBlocks final : public ColumnBlocks {
+ public:
+  PyBlocks(py::object remote, std::vector<int64_t> bounds, int64_t n_rows)
+      : ColumnBlocks(std::move(bounds), n_rows), remote_(std::move(remote)) {}
+  ~PyBlocks() override {
+    py::gil_scoped_acquire gil;
+    remote_ = py::object();
+  }
+
+  void begin_tree(const std::vector<double>& w, double min_weight_leaf) override {
+    py::gil_scoped_acquire gil;
+    remote_.attr("begin_tree")(copy_array(w), min_weight_leaf);
+  }
+
+  void search(const std::vector<SearchAsk>& asks, std::vector<SearchAnswer>& answers) override {
+    py::gil_scoped_acquire gil;
+    const py::list replies = call("search", asks, search_ask_dict);
+    answers.resize(asks.size());
+    for (size_t b = 0; b < asks.size(); ++b)
+      if (asks[b].n_nodes() > 0) answers[b] = search_answer_of(reply(replies, b), asks[b]);
+  }
+
+  void partition(const std::vector<PartitionAsk>& asks, std::vector<PartitionAnswer>& answers) override {
+    py::gil_scoped_acquire gil;
+    const py::list replies = call("partition", asks, partition_ask_dict);
+    answers.resize(asks.size());
+    for (size_t b = 0; b < asks.size(); ++b)
+      if (asks[b].n_nodes() > 0) answers[b] = partition_answer_of(reply(replies, b), asks[b]);
+  }
+
+ private:
+  template <class Ask, class ToDict>
+  py::list call(const char* method, const std::vector<Ask>& asks, ToDict to_dict) {
+    py::list out;
+    for (const Ask& ask : asks) out.append(ask.n_nodes() > 0 ? py::object(to_dict(ask)) : py::object(py::none()));
+    py::object replies = remote_.attr(method)(out);
+    if (!py::isinstance<py::list>(replies) || py::len(replies) != asks.size())
+      throw std::invalid_argument(std::string("the blocks' ") + method + " must return a list of one answer per block");
+    return py::reinterpret_borrow<py::list>(replies);
+  }
+  static py::dict reply(const py::list& replies, size_t b) {
+    if (!py::isinstance<py::dict>(replies[b]))
+      throw std::invalid_argument("block " + std::to_string(b) + " answered with something other than a dict");
+    return py::reinterpret_borrow<py::dict>(replies[b]);
+  }
+
+  py::object remote_;
+};
+
+// A block and the array its columns are read from (kept alive beside it).
+struct PyColumnBlock {
+  py::object X;
+  std::unique_ptr<ColumnBlock> block;
+};
+
+}  // namespace
+
+void bind_blocks(py::module_& m) {
+  py::class_<PyColumnBlock>(m, "ColumnBlock",
+                            "One block of X's columns, encoded once where it lives, answering a feature-parallel "
+                            "fit's asks. Not picklable: it stays on the worker that made it.")
+      .def(py::init([](const py::object& X, const py::object& y, const py::object& classes, int32_t n_classes,
+                       const ForestParams& params, int64_t first, const py::object& mapped_file) {
+             const MatrixView v = matrix_view(X);
+             const FitTargets t = fit_targets(y, classes, n_classes, v.n_rows);
+             if (first < 0) throw std::invalid_argument("first must be >= 0");
+             std::shared_ptr<const ColumnSource> source = x_source(X, mapped_file);
+             PyColumnBlock out{X, nullptr};
+             {
+               py::gil_scoped_release release;
+               out.block = std::make_unique<ColumnBlock>(std::move(source), t, params, first);
+             }
+             return out;
+           }),
+           py::arg("X"), py::arg("y"), py::arg("classes"), py::arg("n_classes"), py::arg("params"),
+           py::arg("first"), py::arg("mapped_file") = py::none())
+      .def_property_readonly("shape",
+                             [](const PyColumnBlock& b) { return py::make_tuple(b.block->n_rows(), b.block->n_cols()); })
+      .def_property_readonly("codes_nbytes", [](const PyColumnBlock& b) { return b.block->codes_nbytes(); })
+      .def(
+          "begin_tree",
+          [](PyColumnBlock& b, const py::object& w, double min_weight_leaf) {
+            const std::vector<double> a = copied<double>(w, "w");
+            if (static_cast<int64_t>(a.size()) != b.block->n_rows())
+              throw std::invalid_argument("w must have one weight per row of the block");
+            py::gil_scoped_release release;
+            b.block->begin_tree(a.data(), min_weight_leaf);
+          },
+          py::arg("w"), py::arg("min_weight_leaf"))
+      .def(
+          "search",
+          [](PyColumnBlock& b, const py::dict& d) {
+            const SearchAsk ask = search_ask_of(d);
+            SearchAnswer answer;
+            {
+              py::gil_scoped_release release;
+              b.block->search(ask, answer);
+            }
+            return search_answer_dict(answer);
+          },
+          py::arg("ask"))
+      .def(
+          "partition",
+          [](PyColumnBlock& b, const py::dict& d) {
+            const PartitionAsk ask = partition_ask_of(d);
+            PartitionAnswer answer;
+            {
+              py::gil_scoped_release release;
+              b.block->partition(ask, answer);
+            }
+            return partition_answer_dict(answer);
+          },
+          py::arg("ask"));
+
+  m.def(
+      "fit_forest_blocks",
+      [](const py::object& blocks, std::vector<int64_t> bounds, int64_t n_rows, const py::object& y,
+         const py::object& classes, int32_t n_classes, const py::object& sample_weight,
+         const py::object& feature_weights, const ForestParams& params) {
+        const FitTargets t = fit_targets(y, classes, n_classes, n_rows);
+        const double* wp = optional_data<double>(sample_weight, {n_rows}, "sample_weight");
+        PyBlocks remote(blocks, std::move(bounds), n_rows);
+        std::vector<double> fw;
+        if (const double* p = optional_data<double>(feature_weights, {remote.n_cols()}, "feature_weights"))
+          fw.assign(p, p + remote.n_cols());
+        py::gil_scoped_release release;
+        return fit_forest(remote, t, wp, fw, params);
+      },
+      py::arg("blocks"), py::arg("bounds"), py::arg("n_rows"), py::arg("y"), py::arg("classes"),
+      py::arg("n_classes"), py::arg("sample_weight"), py::arg("feature_weights"), py::arg("params"),
+      "A forest grown over X's columns held in blocks: blocks.begin_tree(w, min_weight_leaf), "
+      "blocks.search(asks) and blocks.partition(asks) answer with ColumnBlock's methods, one list entry per "
+      "block (bounds: block b holds columns [bounds[b], bounds[b + 1])).");
+}
+
+}  // namespace pyinterp

@@ -1,0 +1,209 @@
+#include "column_blocks.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "../common/job_control.hpp"
+#include "forest.hpp"
+#include "split_rules.hpp"
+
+namespace pyinterp {
+
+namespace {
+
+MatrixView::Layout layout_of(const ColumnSource& s) {
+  if (s.packed()) return MatrixView::Layout::packed;
+  return s.sparse() ? MatrixView::Layout::csc : MatrixView::Layout::dense;
+}
+
+// Throws unless begin is an offsets array (from 0, non-decreasing, ending at size) of n_nodes + 1.
+void check_offsets(const std::vector<int64_t>& begin, int64_t n_nodes, size_t size, const char* what) {
+  if (static_cast<int64_t>(begin.size()) != n_nodes + 1 || begin.front() != 0 ||
+      begin.back() != static_cast<int64_t>(size) || !std::is_sorted(begin.begin(), begin.end()))
+    throw std::invalid_argument(std::string("a block's ask has inconsistent ") + what + " offsets");
+}
+
+// Throws unless each node's rows are increasing rows of the block.
+void check_rows(const std::vector<uint32_t>& rows, const std::vector<int64_t>& begin, int64_t n_rows) {
+  for (size_t k = 0; k + 1 < begin.size(); ++k)
+    for (int64_t i = begin[k]; i < begin[k + 1]; ++i)
+      if (rows[i] >= n_rows || (i > begin[k] && rows[i] <= rows[i - 1]))
+        throw std::invalid_argument("a block's ask lists rows that are not increasing rows of X");
+}
+
+}  // namespace
+
+ColumnBlocks::ColumnBlocks(std::vector<int64_t> bounds, int64_t n_rows) : bounds_(std::move(bounds)), n_rows_(n_rows) {
+  if (bounds_.size() < 2 || bounds_.front() != 0)
+    throw std::invalid_argument("column blocks need bounds [0, ..., n_features] of at least one block");
+  for (size_t b = 1; b < bounds_.size(); ++b)
+    if (bounds_[b] <= bounds_[b - 1]) throw std::invalid_argument("every column block must hold at least one column");
+  if (n_rows < 1 || n_rows > std::numeric_limits<uint32_t>::max())
+    throw std::invalid_argument("column blocks need between 1 and 2^32 - 1 rows");
+}
+
+int64_t ColumnBlocks::owner(int64_t j) const {
+  return std::upper_bound(bounds_.begin(), bounds_.end(), j) - bounds_.begin() - 1;
+}
+
+ColumnBlock::ColumnBlock(std::shared_ptr<const ColumnSource> source, const FitTargets& targets,
+                         const ForestParams& params, int64_t first)
+    : source_(std::move(source)), fit_(targets, source_->n_rows()), params_(params) {
+  const int64_t p = source_->n_cols(), end = first + p;
+  if (source_->csr_rows() != nullptr)
+    throw std::invalid_argument("a column block needs its columns dense, CSC or packed (not CSR)");
+  codes_ = std::make_unique<ColumnCodes>(*source_, std::max(params.n_threads, 1));
+  // Its own columns' settings, in its own indices; it draws nothing.
+  params_.always_features.clear();
+  params_.categorical_features.clear();
+  for (const int64_t j : params.categorical_features)
+    if (j >= first && j < end) params_.categorical_features.push_back(j - first);
+  if (!params.monotonic_cst.empty()) {
+    if (static_cast<int64_t>(params.monotonic_cst.size()) < end)
+      throw std::invalid_argument("monotonic_cst has fewer entries than the block's columns reach");
+    params_.monotonic_cst.assign(params.monotonic_cst.begin() + first, params.monotonic_cst.begin() + end);
+  }
+  data_.codes = codes_.get();
+  data_.source = source_.get();
+  data_.targets = fit_.targets;
+  data_.category_of_code = categories_of_codes(*source_, *codes_, params_.categorical_features, first);
+  search_ = std::make_unique<ExactSplitSearch>(data_, params_);
+}
+
+void ColumnBlock::begin_tree(const double* w, double min_weight_leaf) {
+  w_.assign(w, w + n_rows());
+  for (const double v : w_)
+    if (!(v >= 0.0) || !std::isfinite(v)) throw std::invalid_argument("a tree's row weights must be finite and >= 0");
+  search_->begin_tree(w_.data(), min_weight_leaf);
+  tree_begun_ = true;
+}
+
+void ColumnBlock::search(const SearchAsk& ask, SearchAnswer& answer) {
+  if (!tree_begun_) throw std::invalid_argument("a block is searched before begin_tree");
+  const int64_t n_nodes = ask.n_nodes(), nv = n_values();
+  check_offsets(ask.row_begin, n_nodes, ask.rows.size(), "row");
+  check_offsets(ask.feature_begin, n_nodes, ask.features.size(), "feature");
+  if (static_cast<int64_t>(ask.values.size()) != n_nodes * nv || static_cast<int64_t>(ask.lower.size()) != n_nodes ||
+      static_cast<int64_t>(ask.upper.size()) != n_nodes)
+    throw std::invalid_argument("a block's ask has values or bounds of another size than its nodes");
+  check_rows(ask.rows, ask.row_begin, n_rows());
+  for (const int64_t f : ask.features)
+    if (f < 0 || f >= n_cols()) throw std::invalid_argument("a block's ask names a column the block does not hold");
+  answer.splits.assign(ask.features.size(), Split{kNoSplit});
+  answer.varies.assign(ask.features.size(), 0);
+  answer.reachable.assign(n_nodes, std::numeric_limits<double>::infinity());
+  for (int64_t k = 0; k < n_nodes; ++k) {
+    checkpoint();
+    const int64_t m = ask.row_begin[k + 1] - ask.row_begin[k];
+    if (m < 1) throw std::invalid_argument("a block's ask has a node without rows");
+    const SearchNode node{ask.rows.data() + ask.row_begin[k], m, ask.values.data() + k * nv, 0, ask.lower[k],
+                          ask.upper[k]};
+    const int64_t f0 = ask.feature_begin[k];
+    answer.reachable[k] = search_->evaluate_features(node, ask.features.data() + f0, ask.feature_begin[k + 1] - f0,
+                                                     answer.splits.data() + f0, answer.varies.data() + f0);
+  }
+}
+
+void ColumnBlock::partition(const PartitionAsk& ask, PartitionAnswer& answer) {
+  const int64_t n_nodes = ask.n_nodes();
+  check_offsets(ask.row_begin, n_nodes, ask.rows.size(), "row");
+  check_offsets(ask.oob_begin, n_nodes, ask.oob.size(), "out-of-bag row");
+  check_rows(ask.rows, ask.row_begin, n_rows());
+  check_rows(ask.oob, ask.oob_begin, n_rows());
+  for (const Split& s : ask.splits) {
+    if (s.feature < 0 || s.feature >= n_cols())
+      throw std::invalid_argument("a block's ask names a column the block does not hold");
+    const uint32_t codes = codes_->n_codes(s.feature) + (codes_->has_missing(s.feature) ? 1 : 0);
+    if (!data_.categorical(s.feature) && (s.lo >= codes || s.hi >= codes || s.hi <= s.lo))
+      throw std::invalid_argument("a block's ask holds a split outside its column's codes");
+  }
+  answer.row_left.assign(ask.rows.size(), 0);
+  answer.oob_left.assign(ask.oob.size(), 0);
+  answer.threshold.assign(n_nodes, 0.0);
+  answer.missing_go_to_left.assign(n_nodes, 0);
+  answer.categories.assign(n_nodes * kCategoryWords, 0);
+  for (int64_t k = 0; k < n_nodes; ++k) {
+    const Split& split = ask.splits[k];
+    const int64_t f = split.feature;
+    const bool categorical = data_.categorical(f);
+    const uint32_t missing = codes_->missing_code(f);
+    SplitWatch watch(split, missing);
+    int64_t n_left = 0;
+    const int64_t r0 = ask.row_begin[k], r1 = ask.row_begin[k + 1];
+    codes_->visit_column(f, [&](auto col) {
+      for (int64_t i = r0; i < r1; ++i) {
+        const uint32_t row = ask.rows[i], c = col[row];
+        watch.see(row, c);
+        n_left += answer.row_left[i] = static_cast<uint8_t>(row_goes_left(split, c, missing, categorical));
+      }
+    });
+    const bool missing_left = missing_side(watch.n_missing, split.missing_left, n_left, r1 - r0 - n_left);
+    answer.missing_go_to_left[k] = missing_left;
+    double threshold = std::numeric_limits<double>::quiet_NaN();
+    if (categorical) {
+      left_categories(split, data_.category_of_code[f], answer.categories.data() + k * kCategoryWords);
+    } else {
+      threshold = threshold_between(watch, [&](int64_t row) { return source_->value(row, f); });
+    }
+    answer.threshold[k] = threshold;
+    codes_->visit_column(f, [&](auto col) {
+      for (int64_t i = ask.oob_begin[k]; i < ask.oob_begin[k + 1]; ++i) {
+        const uint32_t row = ask.oob[i];
+        answer.oob_left[i] = static_cast<uint8_t>(oob_goes_left(split, col[row], missing, categorical, threshold,
+                                                                missing_left, [&] { return source_->value(row, f); }));
+      }
+    });
+  }
+}
+
+ColumnRangeSource::ColumnRangeSource(const ColumnSource& whole, int64_t first, int64_t n_cols)
+    : ColumnSource(whole.n_rows(), n_cols, whole.type(), layout_of(whole)), whole_(whole), first_(first) {}
+
+int64_t ColumnRangeSource::panel_end(int64_t c0, int n_threads) const {
+  return std::min(whole_.panel_end(first_ + c0, n_threads) - first_, n_cols());
+}
+
+MatrixView ColumnRangeSource::read(int64_t c0, int64_t c1, std::vector<uint8_t>& buffer) const {
+  return whole_.read(first_ + c0, first_ + c1, buffer);
+}
+
+namespace {
+
+std::vector<int64_t> even_bounds(int64_t p, int64_t blocks) {
+  const int64_t k = std::max<int64_t>(std::min(blocks, p), 1);
+  std::vector<int64_t> bounds(k + 1);
+  for (int64_t b = 0; b <= k; ++b) bounds[b] = p * b / k;
+  return bounds;
+}
+
+}  // namespace
+
+LocalBlocks::LocalBlocks(const ColumnSource& X, const FitTargets& targets, const ForestParams& params)
+    : ColumnBlocks(even_bounds(X.n_cols(), params.column_blocks), X.n_rows()) {
+  if (X.csr_rows() != nullptr) throw std::invalid_argument("column_blocks needs X dense, CSC or packed (not CSR)");
+  for (int64_t b = 0; b < n_blocks(); ++b) {
+    auto source = std::make_shared<ColumnRangeSource>(X, first(b), first(b + 1) - first(b));
+    blocks_.push_back(std::make_unique<ColumnBlock>(std::move(source), targets, params, first(b)));
+  }
+}
+
+void LocalBlocks::begin_tree(const std::vector<double>& w, double min_weight_leaf) {
+  for (auto& block : blocks_) block->begin_tree(w.data(), min_weight_leaf);
+}
+
+void LocalBlocks::search(const std::vector<SearchAsk>& asks, std::vector<SearchAnswer>& answers) {
+  answers.resize(blocks_.size());
+  for (size_t b = 0; b < blocks_.size(); ++b)
+    if (asks[b].n_nodes() > 0) blocks_[b]->search(asks[b], answers[b]);
+}
+
+void LocalBlocks::partition(const std::vector<PartitionAsk>& asks, std::vector<PartitionAnswer>& answers) {
+  answers.resize(blocks_.size());
+  for (size_t b = 0; b < blocks_.size(); ++b)
+    if (asks[b].n_nodes() > 0) blocks_[b]->partition(asks[b], answers[b]);
+}
+
+}  // namespace pyinterp

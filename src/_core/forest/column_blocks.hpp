@@ -1,0 +1,154 @@
+// X's columns held apart in blocks of consecutive columns, in this process (LocalBlocks) or on
+// other machines (the Python layer's blocks on Dask workers): the feature-parallel fit. A tree is
+// then grown level by level (TreeBuilder with TrainingSet::blocks): per level the builder draws
+// each node's candidates from the node's stream and asks every block for its candidates' own best
+// splits at once (search), picks each node's split among the answers in draw order (CandidatePick,
+// the exact search's rule), and asks the block holding a chosen split's column to part the node's
+// rows and read its threshold (partition). The driver holds y and the row-to-node assignment; a
+// block holds its columns' codes. The trees are those the exact search grows on the whole X
+// (tests/test_split_search.py), whatever the blocks.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "../data/column_source.hpp"
+#include "exact_search.hpp"
+#include "split_search.hpp"
+#include "training_set.hpp"
+
+namespace pyinterp {
+
+// Nodes' questions to one block. Node k's rows are rows[row_begin[k], row_begin[k + 1])
+// (increasing), its values values[k * n_values, (k + 1) * n_values), its monotonic bounds lower[k]
+// and upper[k], and its candidates (the block's own column indices) features[feature_begin[k],
+// feature_begin[k + 1]).
+struct SearchAsk {
+  std::vector<uint32_t> rows;
+  std::vector<int64_t> row_begin{0};
+  std::vector<double> values, lower, upper;
+  std::vector<int64_t> features, feature_begin{0};
+  int64_t n_nodes() const { return static_cast<int64_t>(row_begin.size()) - 1; }
+};
+
+// Per candidate its own best split (its feature the block's index, -1: none admissible) and
+// whether it varies in its node; per node the proxy at which its search stops
+// (ExactSplitSearch::evaluate_features).
+struct SearchAnswer {
+  std::vector<Split> splits;
+  std::vector<uint8_t> varies;
+  std::vector<double> reachable;
+};
+
+// Chosen splits for the block to apply: node k's rows as in SearchAsk, its out-of-bag rows
+// oob[oob_begin[k], oob_begin[k + 1]) (increasing), its split (feature: the block's index).
+struct PartitionAsk {
+  std::vector<uint32_t> rows, oob;
+  std::vector<int64_t> row_begin{0}, oob_begin{0};
+  std::vector<Split> splits;
+  int64_t n_nodes() const { return static_cast<int64_t>(splits.size()); }
+};
+
+// Per row and out-of-bag row of the ask, 1 when it goes left; per node the threshold (NaN: a
+// categorical split, whose left set of categories is categories[k * kCategoryWords, ...)) and the
+// missing side the tree records.
+struct PartitionAnswer {
+  std::vector<uint8_t> row_left, oob_left;
+  std::vector<double> threshold;
+  std::vector<uint8_t> missing_go_to_left;
+  std::vector<uint64_t> categories;
+};
+
+// The blocks as the builder sees them. Block b holds the whole matrix's columns [bounds[b],
+// bounds[b + 1]). Each call takes one ask per block (an ask of no nodes asks nothing).
+class ColumnBlocks {
+ public:
+  ColumnBlocks(std::vector<int64_t> bounds, int64_t n_rows);
+  virtual ~ColumnBlocks() = default;
+  int64_t n_blocks() const { return static_cast<int64_t>(bounds_.size()) - 1; }
+  int64_t n_rows() const { return n_rows_; }
+  int64_t n_cols() const { return bounds_.back(); }
+  int64_t first(int64_t b) const { return bounds_[b]; }
+  // The block holding column j.
+  int64_t owner(int64_t j) const;
+
+  // Before each tree: the rows' weights (n entries) and the tree's minimum leaf weight.
+  virtual void begin_tree(const std::vector<double>& w, double min_weight_leaf) = 0;
+  virtual void search(const std::vector<SearchAsk>& asks, std::vector<SearchAnswer>& answers) = 0;
+  virtual void partition(const std::vector<PartitionAsk>& asks, std::vector<PartitionAnswer>& answers) = 0;
+
+ private:
+  std::vector<int64_t> bounds_;
+  int64_t n_rows_;
+};
+
+// The targets as a fit uses them: y scaled by 2^-y_exp when its magnitudes are extreme (so no
+// sum of w y^2 overflows; see forest.cpp), label ids of several outputs' classes. Not copyable:
+// targets points into the vectors.
+struct FitData {
+  FitTargets targets;
+  int y_exp = 0;
+  std::vector<double> y_scaled;
+  std::vector<int32_t> labels;
+  FitData(const FitTargets& raw, int64_t n);
+  FitData(const FitData&) = delete;
+  FitData& operator=(const FitData&) = delete;
+};
+
+// One block: its columns' source and codes and an exact search over them. On a worker it answers
+// the driver's asks; its search and partitions read its own columns only.
+class ColumnBlock {
+ public:
+  // params: the fit's (criterion, leaf limits, n_threads), with monotonic_cst and
+  // categorical_features those of the whole matrix; first: the block's first column in it.
+  ColumnBlock(std::shared_ptr<const ColumnSource> source, const FitTargets& targets, const ForestParams& params,
+              int64_t first);
+  int64_t n_rows() const { return source_->n_rows(); }
+  int64_t n_cols() const { return source_->n_cols(); }
+  int64_t n_values() const { return fit_.targets.n_values(); }
+  int64_t codes_nbytes() const { return codes_->nbytes(); }
+
+  // w: n weights (copied).
+  void begin_tree(const double* w, double min_weight_leaf);
+  // Each ask is checked (rows, features and bounds in range) before it is read.
+  void search(const SearchAsk& ask, SearchAnswer& answer);
+  void partition(const PartitionAsk& ask, PartitionAnswer& answer);
+
+ private:
+  std::shared_ptr<const ColumnSource> source_;
+  std::unique_ptr<ColumnCodes> codes_;
+  FitData fit_;
+  ForestParams params_;
+  TrainingSet data_;
+  std::unique_ptr<ExactSplitSearch> search_;
+  std::vector<double> w_;
+  bool tree_begun_ = false;
+};
+
+// Columns [first, first + n_cols) of another source, as a source of their own.
+class ColumnRangeSource final : public ColumnSource {
+ public:
+  ColumnRangeSource(const ColumnSource& whole, int64_t first, int64_t n_cols);
+  int64_t panel_end(int64_t c0, int n_threads) const override;
+  MatrixView read(int64_t c0, int64_t c1, std::vector<uint8_t>& buffer) const override;
+  double value(int64_t i, int64_t j) const override { return whole_.value(i, first_ + j); }
+
+ private:
+  const ColumnSource& whole_;
+  int64_t first_;
+};
+
+// params.column_blocks blocks of X's consecutive columns in this process, each encoded apart (its
+// codes beside nothing else: the whole X is not encoded). The feature-parallel fit's test bed.
+class LocalBlocks final : public ColumnBlocks {
+ public:
+  LocalBlocks(const ColumnSource& X, const FitTargets& targets, const ForestParams& params);
+  void begin_tree(const std::vector<double>& w, double min_weight_leaf) override;
+  void search(const std::vector<SearchAsk>& asks, std::vector<SearchAnswer>& answers) override;
+  void partition(const std::vector<PartitionAsk>& asks, std::vector<PartitionAnswer>& answers) override;
+
+ private:
+  std::vector<std::unique_ptr<ColumnBlock>> blocks_;
+};
+
+}  // namespace pyinterp
