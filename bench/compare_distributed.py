@@ -57,7 +57,7 @@ def _status(field):
 
 def _start_watch(dask_worker=None):
     """On a worker (or here): forget the arrivals and the peak RSS so far (Linux), return the RSS."""
-    if dask_worker is not None:
+    if dask_worker is not None and hasattr(dask_worker, "bench_arrivals"):  # an Arrivals plugin's log
         dask_worker.bench_arrivals.clear()
     with open("/proc/self/clear_refs", "w") as f:
         f.write("5")

@@ -41,27 +41,33 @@ std::vector<T> vector_of(const py::dict& d, const char* key) {
   return copied<T>(d[key], key);
 }
 
-// Splits as parallel arrays (left_codes: kCategoryWords per split).
+// Splits as parallel arrays; the left sets of codes (kCategoryWords words, for categorical splits
+// only) of the splits at `with_codes` alone: they would be most of the bytes otherwise.
 void put_splits(py::dict& d, const std::vector<Split>& splits) {
   const size_t k = splits.size();
   std::vector<double> proxy(k);
-  std::vector<int64_t> feature(k);
+  std::vector<int64_t> feature(k), with_codes;
   std::vector<uint32_t> lo(k), hi(k);
   std::vector<uint8_t> missing_left(k);
-  std::vector<uint64_t> codes(k * kCategoryWords);
+  std::vector<uint64_t> codes;
   for (size_t i = 0; i < k; ++i) {
-    proxy[i] = splits[i].proxy;
-    feature[i] = splits[i].feature;
-    lo[i] = splits[i].lo;
-    hi[i] = splits[i].hi;
-    missing_left[i] = splits[i].missing_left;
-    std::copy_n(splits[i].left_codes, kCategoryWords, codes.begin() + i * kCategoryWords);
+    const Split& s = splits[i];
+    proxy[i] = s.proxy;
+    feature[i] = s.feature;
+    lo[i] = s.lo;
+    hi[i] = s.hi;
+    missing_left[i] = s.missing_left;
+    if (std::any_of(s.left_codes, s.left_codes + kCategoryWords, [](uint64_t w) { return w != 0; })) {
+      with_codes.push_back(static_cast<int64_t>(i));
+      codes.insert(codes.end(), s.left_codes, s.left_codes + kCategoryWords);
+    }
   }
   d["proxy"] = move_array(std::move(proxy));
   d["feature"] = move_array(std::move(feature));
   d["lo"] = move_array(std::move(lo));
   d["hi"] = move_array(std::move(hi));
   d["missing_left"] = move_array(std::move(missing_left));
+  d["with_codes"] = move_array(std::move(with_codes));
   d["left_codes"] = move_array(std::move(codes));
 }
 
@@ -70,10 +76,11 @@ std::vector<Split> get_splits(const py::dict& d) {
   const auto feature = vector_of<int64_t>(d, "feature");
   const auto lo = vector_of<uint32_t>(d, "lo"), hi = vector_of<uint32_t>(d, "hi");
   const auto missing_left = vector_of<uint8_t>(d, "missing_left");
+  const auto with_codes = vector_of<int64_t>(d, "with_codes");
   const auto codes = vector_of<uint64_t>(d, "left_codes");
   const size_t k = proxy.size();
   if (feature.size() != k || lo.size() != k || hi.size() != k || missing_left.size() != k ||
-      codes.size() != k * kCategoryWords)
+      codes.size() != with_codes.size() * kCategoryWords)
     throw std::invalid_argument("a block's message has split arrays of different lengths");
   std::vector<Split> splits(k);
   for (size_t i = 0; i < k; ++i) {
@@ -82,7 +89,11 @@ std::vector<Split> get_splits(const py::dict& d) {
     splits[i].lo = lo[i];
     splits[i].hi = hi[i];
     splits[i].missing_left = missing_left[i] != 0;
-    std::copy_n(codes.begin() + i * kCategoryWords, kCategoryWords, splits[i].left_codes);
+  }
+  for (size_t c = 0; c < with_codes.size(); ++c) {
+    if (with_codes[c] < 0 || static_cast<size_t>(with_codes[c]) >= k)
+      throw std::invalid_argument("a block's message gives left codes to a split it does not hold");
+    std::copy_n(codes.begin() + c * kCategoryWords, kCategoryWords, splits[with_codes[c]].left_codes);
   }
   return splits;
 }

@@ -263,7 +263,8 @@ def refuse_silent_casts(X, name):
     if hasattr(X, "__dask_graph__"):  # a dask collection
         raise TypeError(f"{name} is a dask {type(X).__name__}, which pyinterp would load whole into this process; "
                         f"pyinterp fits in-memory, memory-mapped or packed data (with joblib's Dask backend it "
-                        f"sends that data to every worker), not data split across a cluster. Call "
+                        f"sends that data to every worker); only the forests' fit takes a dask array X, split by "
+                        f"columns across its cluster (feature-parallel). Call "
                         f"{name}.compute() if it fits in memory, or write it to a .npy file (np.load(path, "
                         f"mmap_mode='r')) or a PLINK .bed (pyinterp.io.read_plink) and fit that")
     if isinstance(X, np.ma.MaskedArray):

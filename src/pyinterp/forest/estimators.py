@@ -14,7 +14,7 @@ from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from .. import _core
 from .._progress import Progress, guarded_fit
@@ -34,6 +34,7 @@ from .._validation import (
     column_indices,
     resolve_max_features,
     resolve_n_draws,
+    refuse_silent_casts,
     regression_target,
     resolve_n_threads,
     squares_leave_float64,
@@ -43,6 +44,7 @@ from .._validation import (
 from .categories import CATEGORICAL_CONSTRAINT, CategoricalMixin
 from .chunks import fit_forest_chunks
 from .export import TreeEstimators, to_sklearn
+from .feature_parallel import check_columns_X, fit_forest_columns, is_dask_array
 from .tree import Tree
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
@@ -232,12 +234,16 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
                     feature_weights, params)
             # On a cluster the trees grow elsewhere: the report comes when they are back.
             with Progress(self.verbose, params.n_estimators, "trees", core=True):
-                forest = fit_forest_chunks(*data)  # None without a distributed joblib backend
+                if is_dask_array(X):
+                    forest = fit_forest_columns(*data)
+                else:
+                    forest = fit_forest_chunks(*data)  # None without a distributed joblib backend
                 if forest is None:
                     forest = _core.fit_forest(*data, mapped_file=mapped_file(X))
             self._forest = _core.join_forests([self._forest, forest]) if grown else forest
         if self.oob_score:
-            self._set_oob_score(X, y)
+            # A dask X's values are not read: the leaves the fit recorded serve (only the shape is).
+            self._set_oob_score(np.broadcast_to(np.float32(0), X.shape) if is_dask_array(X) else X, y)
         if not self.keep_oob_leaves:
             self._forest.drop_oob_leaves()  # as large as the in-bag counts
         return self
@@ -289,12 +295,33 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
     def _targets(self, X, y):
         """X and y validated for fit, y as scikit-learn's forests take it: 1-d, or 2-d with one
         column per output (a single column warns as scikit-learn does and is one output)."""
-        X = self._encode_categories(X)
-        X, y = validate_fit_data(self, X, y, multi_output=True)
+        if is_dask_array(X):
+            X, y = self._column_targets(X, y)
+        else:
+            X = self._encode_categories(X)
+            X, y = validate_fit_data(self, X, y, multi_output=True)
         if y.ndim == 2 and y.shape[1] == 1:
             warnings.warn("A column-vector y was passed when a 1d array was expected. Please change the shape of y "
                           "to (n_samples,), for example using ravel().", DataConversionWarning, stacklevel=3)
             y = y[:, 0]
+        return X, y
+
+    def _column_targets(self, X, y):
+        """A dask array X, fitted feature-parallel: checked by its shape and dtype, never loaded
+        here; y checked as validate_data checks it."""
+        if self.categorical_features is not None:
+            raise ValueError("categorical_features needs X's values in this process to encode them; a dask array X is "
+                             "fitted feature-parallel: give its categories as integer codes in [0, 256) and fit "
+                             "X.compute(), or leave categorical_features None")
+        check_columns_X(X)
+        refuse_silent_casts(y, "y")
+        X = self._encode_categories(X)  # none to encode: records that
+        y = check_array(y, ensure_2d=False, dtype=None, input_name="y")
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"Found input variables with inconsistent numbers of samples: {[X.shape[0], y.shape[0]]}")
+        self.n_features_in_ = X.shape[1]
+        if hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
         return X, y
 
     def _check_encoding(self, encoder):
@@ -1038,12 +1065,15 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, PackedGenotypes, AnnData} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix, PackedGenotypes, AnnData, dask array} of shape (n_samples, n_features)
             The training rows: a numpy array or DataFrame (float64, float32, int8, uint8, int16
             and bool read as they are, other dtypes as float64), a scipy.sparse CSR or CSC
             matrix, a read-only memory map, packed genotypes or an AnnData (see the class's
             Notes). NaN is a missing value; infinity is refused. With ``categorical_features``,
-            a dense array (of objects, for strings) or a DataFrame.
+            a dense array (of objects, for strings) or a DataFrame. A dask array is fitted
+            feature-parallel on the running Dask client's cluster: each column chunk stays on
+            the worker that computes it, and the trees are those of the same values in memory
+            (docs/user/cluster.md; not with ``max_leaf_nodes`` or ``categorical_features``).
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             The targets: finite real numbers (strings, None, NaN and infinity are refused, where
             scikit-learn converts numeric strings). A 2-d y fits several outputs at once, each
@@ -1592,12 +1622,15 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, PackedGenotypes, AnnData} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix, PackedGenotypes, AnnData, dask array} of shape (n_samples, n_features)
             The training rows: a numpy array or DataFrame (float64, float32, int8, uint8, int16
             and bool read as they are, other dtypes as float64), a scipy.sparse CSR or CSC
             matrix, a read-only memory map, packed genotypes or an AnnData (see the class's
             Notes). NaN is a missing value; infinity is refused. With ``categorical_features``,
-            a dense array (of objects, for strings) or a DataFrame.
+            a dense array (of objects, for strings) or a DataFrame. A dask array is fitted
+            feature-parallel on the running Dask client's cluster: each column chunk stays on
+            the worker that computes it, and the trees are those of the same values in memory
+            (docs/user/cluster.md; not with ``max_leaf_nodes`` or ``categorical_features``).
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             The class labels (numbers, strings, booleans); a continuous y is refused, as in
             scikit-learn. A 2-d y fits several outputs at once,
