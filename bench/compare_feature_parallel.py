@@ -4,6 +4,7 @@ each worker and here, and the trees checked bit-identical to the one-process fit
 
     python bench/compare_feature_parallel.py            # genotypes n = 5,000, p = 20,000, 10 trees
     python bench/compare_feature_parallel.py --quick    # n = 2,000, p = 4,000, 4 trees
+    python bench/compare_feature_parallel.py --n 50000 --p 2000 --blocks-per-worker 4
 
 One process fits on its 2 threads; the cluster is 1 or 2 local worker processes of 1 thread, each
 holding the column chunks it computed (X is made on the workers: this process never holds it,
@@ -44,8 +45,13 @@ def genotypes_on_workers(da, n, p, chunk, seed=0):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--n", type=int, default=5000)
+    parser.add_argument("--p", type=int, default=20000)
+    parser.add_argument("--trees", type=int, default=10)
+    parser.add_argument("--blocks-per-worker", type=int, default=1,
+                        help="column chunks (blocks) per worker; each is asked apart")
     args = parser.parse_args()
-    n, p, trees = (2000, 4000, 4) if args.quick else (5000, 20000, 10)
+    n, p, trees = (2000, 4000, 4) if args.quick else (args.n, args.p, args.trees)
     import dask.array as da
     import distributed
 
@@ -57,7 +63,10 @@ def main():
         with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                       dashboard_address=None, memory_limit="4GB") as cluster, \
                 distributed.Client(cluster) as client:
-            X = genotypes_on_workers(da, n, p, chunk=p // 4).persist()  # 4 blocks
+            # Made in 4 chunks whatever the workers (the values depend on the chunks), then cut
+            # into the blocks asked for.
+            X = genotypes_on_workers(da, n, p, chunk=-(-p // 4))
+            X = X.rechunk({1: -(-p // (workers * args.blocks_per_worker))}).persist()
             distributed.wait(X)
             values = X.compute()
             y = np.nan_to_num(values[:, 10]) * np.nan_to_num(values[:, 20]) + np.nan_to_num(values[:, 30])

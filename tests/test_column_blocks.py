@@ -20,17 +20,18 @@ class InProcess:
         self.tamper = tamper
         self.asked = {"search": 0, "partition": 0}
 
-    def begin_tree(self, w, min_weight_leaf):
+    def begin_tree(self, slot, w, min_weight_leaf):
         for block in self.blocks:
-            block.begin_tree(w, min_weight_leaf)
+            block.begin_tree(w, min_weight_leaf, slot)
 
-    def _ask(self, method, asks):
+    def _ask(self, method, asks, **slot):
         self.asked[method] += 1
-        answers = [None if ask is None else getattr(block, method)(ask) for block, ask in zip(self.blocks, asks)]
+        answers = [None if ask is None else getattr(block, method)(ask, **slot)
+                   for block, ask in zip(self.blocks, asks)]
         return self.tamper(method, answers) if self.tamper else answers
 
-    def search(self, asks):
-        return self._ask("search", asks)
+    def search(self, slot, asks):
+        return self._ask("search", asks, slot=slot)
 
     def partition(self, asks):
         return self._ask("partition", asks)

@@ -196,9 +196,10 @@ PartitionAnswer partition_answer_of(const py::dict& d, const PartitionAsk& ask) 
   return answer;
 }
 
-// Blocks a Python object answers for: remote.begin_tree(w, min_weight_leaf), remote.search(asks)
-// and remote.partition(asks), asks and answers lists with one dict (or None: nothing asked) per
-// block. Called from the builder without the GIL; each call takes it.
+// Blocks a Python object answers for: remote.begin_tree(slot, w, min_weight_leaf),
+// remote.search(slot, asks) and remote.partition(asks), asks and answers lists with one dict (or
+// None: nothing asked) per block. Called from the builders' threads without the GIL (several at
+// once, under their slots); each call takes it, and the object releases it while it waits.
 class PyBlocks final : public ColumnBlocks {
  public:
   PyBlocks(py::object remote, std::vector<int64_t> bounds, int64_t n_rows)
@@ -208,14 +209,14 @@ class PyBlocks final : public ColumnBlocks {
     remote_ = py::object();
   }
 
-  void begin_tree(const std::vector<double>& w, double min_weight_leaf) override {
+  void begin_tree(int slot, const std::vector<double>& w, double min_weight_leaf) override {
     py::gil_scoped_acquire gil;
-    remote_.attr("begin_tree")(copy_array(w), min_weight_leaf);
+    remote_.attr("begin_tree")(slot, copy_array(w), min_weight_leaf);
   }
 
-  void search(const std::vector<SearchAsk>& asks, std::vector<SearchAnswer>& answers) override {
+  void search(int slot, const std::vector<SearchAsk>& asks, std::vector<SearchAnswer>& answers) override {
     py::gil_scoped_acquire gil;
-    const py::list replies = call("search", asks, search_ask_dict);
+    const py::list replies = call("search", asks, search_ask_dict, slot);
     answers.resize(asks.size());
     for (size_t b = 0; b < asks.size(); ++b)
       if (asks[b].n_nodes() > 0) answers[b] = search_answer_of(reply(replies, b), asks[b]);
@@ -230,11 +231,12 @@ class PyBlocks final : public ColumnBlocks {
   }
 
  private:
+  // remote.method([slot, ]asks) (slot < 0: none).
   template <class Ask, class ToDict>
-  py::list call(const char* method, const std::vector<Ask>& asks, ToDict to_dict) {
+  py::list call(const char* method, const std::vector<Ask>& asks, ToDict to_dict, int slot = -1) {
     py::list out;
     for (const Ask& ask : asks) out.append(ask.n_nodes() > 0 ? py::object(to_dict(ask)) : py::object(py::none()));
-    py::object replies = remote_.attr(method)(out);
+    py::object replies = slot < 0 ? remote_.attr(method)(out) : remote_.attr(method)(slot, out);
     if (!py::isinstance<py::list>(replies) || py::len(replies) != asks.size())
       throw std::invalid_argument(std::string("the blocks' ") + method + " must return a list of one answer per block");
     return py::reinterpret_borrow<py::list>(replies);
@@ -280,26 +282,26 @@ void bind_blocks(py::module_& m) {
       .def_property_readonly("codes_nbytes", [](const PyColumnBlock& b) { return b.block->codes_nbytes(); })
       .def(
           "begin_tree",
-          [](PyColumnBlock& b, const py::object& w, double min_weight_leaf) {
+          [](PyColumnBlock& b, const py::object& w, double min_weight_leaf, int slot) {
             const std::vector<double> a = copied<double>(w, "w");
             if (static_cast<int64_t>(a.size()) != b.block->n_rows())
               throw std::invalid_argument("w must have one weight per row of the block");
             py::gil_scoped_release release;
-            b.block->begin_tree(a.data(), min_weight_leaf);
+            b.block->begin_tree(slot, a.data(), min_weight_leaf);
           },
-          py::arg("w"), py::arg("min_weight_leaf"))
+          py::arg("w"), py::arg("min_weight_leaf"), py::arg("slot") = 0)
       .def(
           "search",
-          [](PyColumnBlock& b, const py::dict& d) {
+          [](PyColumnBlock& b, const py::dict& d, int slot) {
             const SearchAsk ask = search_ask_of(d);
             SearchAnswer answer;
             {
               py::gil_scoped_release release;
-              b.block->search(ask, answer);
+              b.block->search(slot, ask, answer);
             }
             return search_answer_dict(answer);
           },
-          py::arg("ask"))
+          py::arg("ask"), py::arg("slot") = 0)
       .def(
           "partition",
           [](PyColumnBlock& b, const py::dict& d) {
@@ -329,9 +331,10 @@ void bind_blocks(py::module_& m) {
       },
       py::arg("blocks"), py::arg("bounds"), py::arg("n_rows"), py::arg("y"), py::arg("classes"),
       py::arg("n_classes"), py::arg("sample_weight"), py::arg("feature_weights"), py::arg("params"),
-      "A forest grown over X's columns held in blocks: blocks.begin_tree(w, min_weight_leaf), "
-      "blocks.search(asks) and blocks.partition(asks) answer with ColumnBlock's methods, one list entry per "
-      "block (bounds: block b holds columns [bounds[b], bounds[b + 1])).");
+      "A forest grown over X's columns held in blocks: blocks.begin_tree(slot, w, min_weight_leaf), "
+      "blocks.search(slot, asks) and blocks.partition(asks) answer with ColumnBlock's methods, one list entry per "
+      "block (bounds: block b holds columns [bounds[b], bounds[b + 1])); params.n_threads trees grow at once, "
+      "tree slots 0 to n_threads - 1, from as many threads.");
 }
 
 }  // namespace pyinterp

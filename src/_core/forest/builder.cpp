@@ -32,7 +32,8 @@ int64_t stable_partition(uint32_t* rows, int64_t begin, int64_t end, uint32_t* r
 
 }  // namespace
 
-TreeBuilder::TreeBuilder(const TrainingSet& data, const ForestParams& params) : data_(data), params_(params) {
+TreeBuilder::TreeBuilder(const TrainingSet& data, const ForestParams& params, int slot)
+    : data_(data), params_(params), slot_(slot) {
   if (data.blocks) {
     sampler_ = std::make_unique<FeatureSampler>(data.blocks->n_cols(), data.feature_weights, params.always_features);
     right_rows_.resize(data.blocks->n_rows());
@@ -95,7 +96,7 @@ Tree TreeBuilder::build(const std::vector<double>& w, int64_t tree_index, const 
   for (uint32_t i : samples_) total_weight += w[i];
   min_weight_leaf_ = params_.min_weight_fraction_leaf * total_weight;
   if (data_.blocks) {
-    data_.blocks->begin_tree(w, min_weight_leaf_);
+    data_.blocks->begin_tree(slot_, w, min_weight_leaf_);
   } else {
     search_->begin_tree(w_, min_weight_leaf_);
   }
@@ -382,7 +383,7 @@ void TreeBuilder::search_level(std::vector<LevelNode>& level) {
       }
     }
     if (asked_.empty()) return;
-    blocks.search(search_asks_, search_answers_);
+    blocks.search(slot_, search_asks_, search_answers_);
     bool open = false;
     for (LevelNode& node : level) {
       if (node.first == node.end) continue;

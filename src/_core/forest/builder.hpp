@@ -24,7 +24,8 @@ namespace pyinterp {
 
 class TreeBuilder {
  public:
-  TreeBuilder(const TrainingSet& data, const ForestParams& params);
+  // slot: the builder's slot in the column blocks (data.blocks), one per tree grown at once.
+  TreeBuilder(const TrainingSet& data, const ForestParams& params, int slot = 0);
 
   // Grows tree number `tree` (its nodes' streams come from it: root_stream) on the rows whose
   // weight w[i] is positive (w already folds in the bootstrap): depth-first, or best-first under
@@ -125,6 +126,7 @@ class TreeBuilder {
 
   const TrainingSet& data_;
   const ForestParams& params_;
+  int slot_;
   std::unique_ptr<SplitSearch> search_;
   const double* w_ = nullptr;
   double min_weight_leaf_ = 0.0;

@@ -70,19 +70,31 @@ ColumnBlock::ColumnBlock(std::shared_ptr<const ColumnSource> source, const FitTa
   data_.source = source_.get();
   data_.targets = fit_.targets;
   data_.category_of_code = categories_of_codes(*source_, *codes_, params_.categorical_features, first);
-  search_ = std::make_unique<ExactSplitSearch>(data_, params_);
 }
 
-void ColumnBlock::begin_tree(const double* w, double min_weight_leaf) {
-  w_.assign(w, w + n_rows());
-  for (const double v : w_)
-    if (!(v >= 0.0) || !std::isfinite(v)) throw std::invalid_argument("a tree's row weights must be finite and >= 0");
-  search_->begin_tree(w_.data(), min_weight_leaf);
-  tree_begun_ = true;
+ColumnBlock::Slot& ColumnBlock::slot(int k, bool begin) {
+  if (k < 0 || k >= kMaxSlots)
+    throw std::invalid_argument("a block's slot must be in [0, " + std::to_string(kMaxSlots) + ")");
+  std::lock_guard<std::mutex> lock(slots_mutex_);
+  if (slots_.size() <= static_cast<size_t>(k)) slots_.resize(k + 1);
+  if (!slots_[k]) {
+    if (!begin) throw std::invalid_argument("a block is searched before begin_tree");
+    slots_[k] = std::make_unique<Slot>();
+    slots_[k]->search = std::make_unique<ExactSplitSearch>(data_, params_);
+  }
+  return *slots_[k];
 }
 
-void ColumnBlock::search(const SearchAsk& ask, SearchAnswer& answer) {
-  if (!tree_begun_) throw std::invalid_argument("a block is searched before begin_tree");
+void ColumnBlock::begin_tree(int k, const double* w, double min_weight_leaf) {
+  for (int64_t i = 0; i < n_rows(); ++i)
+    if (!(w[i] >= 0.0) || !std::isfinite(w[i])) throw std::invalid_argument("a tree's row weights must be finite and >= 0");
+  Slot& s = slot(k, true);
+  s.w.assign(w, w + n_rows());
+  s.search->begin_tree(s.w.data(), min_weight_leaf);
+}
+
+void ColumnBlock::search(int slot_index, const SearchAsk& ask, SearchAnswer& answer) {
+  ExactSplitSearch& search = *slot(slot_index, false).search;
   const int64_t n_nodes = ask.n_nodes(), nv = n_values();
   check_offsets(ask.row_begin, n_nodes, ask.rows.size(), "row");
   check_offsets(ask.feature_begin, n_nodes, ask.features.size(), "feature");
@@ -102,12 +114,12 @@ void ColumnBlock::search(const SearchAsk& ask, SearchAnswer& answer) {
     const SearchNode node{ask.rows.data() + ask.row_begin[k], m, ask.values.data() + k * nv, 0, ask.lower[k],
                           ask.upper[k]};
     const int64_t f0 = ask.feature_begin[k];
-    answer.reachable[k] = search_->evaluate_features(node, ask.features.data() + f0, ask.feature_begin[k + 1] - f0,
+    answer.reachable[k] = search.evaluate_features(node, ask.features.data() + f0, ask.feature_begin[k + 1] - f0,
                                                      answer.splits.data() + f0, answer.varies.data() + f0);
   }
 }
 
-void ColumnBlock::partition(const PartitionAsk& ask, PartitionAnswer& answer) {
+void ColumnBlock::partition(const PartitionAsk& ask, PartitionAnswer& answer) const {
   const int64_t n_nodes = ask.n_nodes();
   check_offsets(ask.row_begin, n_nodes, ask.rows.size(), "row");
   check_offsets(ask.oob_begin, n_nodes, ask.oob.size(), "out-of-bag row");
@@ -190,14 +202,14 @@ LocalBlocks::LocalBlocks(const ColumnSource& X, const FitTargets& targets, const
   }
 }
 
-void LocalBlocks::begin_tree(const std::vector<double>& w, double min_weight_leaf) {
-  for (auto& block : blocks_) block->begin_tree(w.data(), min_weight_leaf);
+void LocalBlocks::begin_tree(int slot, const std::vector<double>& w, double min_weight_leaf) {
+  for (auto& block : blocks_) block->begin_tree(slot, w.data(), min_weight_leaf);
 }
 
-void LocalBlocks::search(const std::vector<SearchAsk>& asks, std::vector<SearchAnswer>& answers) {
+void LocalBlocks::search(int slot, const std::vector<SearchAsk>& asks, std::vector<SearchAnswer>& answers) {
   answers.resize(blocks_.size());
   for (size_t b = 0; b < blocks_.size(); ++b)
-    if (asks[b].n_nodes() > 0) blocks_[b]->search(asks[b], answers[b]);
+    if (asks[b].n_nodes() > 0) blocks_[b]->search(slot, asks[b], answers[b]);
 }
 
 void LocalBlocks::partition(const std::vector<PartitionAsk>& asks, std::vector<PartitionAnswer>& answers) {

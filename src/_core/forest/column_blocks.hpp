@@ -10,6 +10,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "../data/column_source.hpp"
@@ -60,7 +61,10 @@ struct PartitionAnswer {
 };
 
 // The blocks as the builder sees them. Block b holds the whole matrix's columns [bounds[b],
-// bounds[b + 1]). Each call takes one ask per block (an ask of no nodes asks nothing).
+// bounds[b + 1]). Each call takes one ask per block (an ask of no nodes asks nothing). Several
+// trees grow at once, each builder under its own slot (0, 1, ...: the thread growing it), whose
+// calls may come at the same time as another slot's; a block keeps each slot's row weights and
+// search scratch apart. Partitions read only the block's columns: they need no slot.
 class ColumnBlocks {
  public:
   ColumnBlocks(std::vector<int64_t> bounds, int64_t n_rows);
@@ -73,8 +77,8 @@ class ColumnBlocks {
   int64_t owner(int64_t j) const;
 
   // Before each tree: the rows' weights (n entries) and the tree's minimum leaf weight.
-  virtual void begin_tree(const std::vector<double>& w, double min_weight_leaf) = 0;
-  virtual void search(const std::vector<SearchAsk>& asks, std::vector<SearchAnswer>& answers) = 0;
+  virtual void begin_tree(int slot, const std::vector<double>& w, double min_weight_leaf) = 0;
+  virtual void search(int slot, const std::vector<SearchAsk>& asks, std::vector<SearchAnswer>& answers) = 0;
   virtual void partition(const std::vector<PartitionAsk>& asks, std::vector<PartitionAnswer>& answers) = 0;
 
  private:
@@ -108,21 +112,29 @@ class ColumnBlock {
   int64_t n_values() const { return fit_.targets.n_values(); }
   int64_t codes_nbytes() const { return codes_->nbytes(); }
 
-  // w: n weights (copied).
-  void begin_tree(const double* w, double min_weight_leaf);
+  // Slots 0 to kMaxSlots - 1; different slots may be used at once, one slot by one thread at a
+  // time. w: n weights (copied).
+  static constexpr int kMaxSlots = 256;
+  void begin_tree(int slot, const double* w, double min_weight_leaf);
   // Each ask is checked (rows, features and bounds in range) before it is read.
-  void search(const SearchAsk& ask, SearchAnswer& answer);
-  void partition(const PartitionAsk& ask, PartitionAnswer& answer);
+  void search(int slot, const SearchAsk& ask, SearchAnswer& answer);
+  void partition(const PartitionAsk& ask, PartitionAnswer& answer) const;
 
  private:
+  // A tree's weights and the search's scratch, per slot.
+  struct Slot {
+    std::vector<double> w;
+    std::unique_ptr<ExactSplitSearch> search;
+  };
+  Slot& slot(int k, bool begin);
+
   std::shared_ptr<const ColumnSource> source_;
   std::unique_ptr<ColumnCodes> codes_;
   FitData fit_;
   ForestParams params_;
   TrainingSet data_;
-  std::unique_ptr<ExactSplitSearch> search_;
-  std::vector<double> w_;
-  bool tree_begun_ = false;
+  std::mutex slots_mutex_;  // guards the table of slots, not a slot's contents
+  std::vector<std::unique_ptr<Slot>> slots_;
 };
 
 // Columns [first, first + n_cols) of another source, as a source of their own.
@@ -143,8 +155,8 @@ class ColumnRangeSource final : public ColumnSource {
 class LocalBlocks final : public ColumnBlocks {
  public:
   LocalBlocks(const ColumnSource& X, const FitTargets& targets, const ForestParams& params);
-  void begin_tree(const std::vector<double>& w, double min_weight_leaf) override;
-  void search(const std::vector<SearchAsk>& asks, std::vector<SearchAnswer>& answers) override;
+  void begin_tree(int slot, const std::vector<double>& w, double min_weight_leaf) override;
+  void search(int slot, const std::vector<SearchAsk>& asks, std::vector<SearchAnswer>& answers) override;
   void partition(const std::vector<PartitionAsk>& asks, std::vector<PartitionAnswer>& answers) override;
 
  private:

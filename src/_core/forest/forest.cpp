@@ -251,7 +251,7 @@ Forest grow_forest(TrainingSet& data, const FitTargets& targets, const double* s
 
   parallel_for(
       params.n_estimators, n_threads,
-      [&](int) { return FitWorker{TreeBuilder(data, fit_params), std::vector<double>(n), {}}; },
+      [&](int thread) { return FitWorker{TreeBuilder(data, fit_params, thread), std::vector<double>(n), {}}; },
       [&](int64_t t, int, FitWorker& worker) {
         Rng rng(params.seed, static_cast<uint64_t>(params.first_tree + t));
         uint32_t* counts = forest.inbag.data() + t * n;
@@ -298,8 +298,13 @@ Forest fit_forest(ColumnBlocks& blocks, const FitTargets& targets, const double*
     throw std::invalid_argument("feature_weights must have one entry per feature");
   TrainingSet data;
   data.blocks = &blocks;
-  // The blocks are asked one tree at a time; each answers its part with its own threads.
-  return grow_forest(data, targets, sample_weight, feature_weights, params, blocks.n_rows(), blocks.n_cols(), 1);
+  // n_threads trees grow at once, each asking the blocks under its thread's slot: the blocks'
+  // round trips overlap.
+  if (params.n_threads > ColumnBlock::kMaxSlots)
+    throw std::invalid_argument("a fit over column blocks grows at most " + std::to_string(ColumnBlock::kMaxSlots) +
+                                " trees at once (n_threads)");
+  return grow_forest(data, targets, sample_weight, feature_weights, params, blocks.n_rows(), blocks.n_cols(),
+                     params.n_threads);
 }
 
 Forest join_forests(const std::vector<const Forest*>& parts) {

@@ -13,6 +13,7 @@ leaves the workers that computed it; the trees equal those one process grows on 
 from __future__ import annotations
 
 import copy
+import threading
 
 import numpy as np
 
@@ -64,14 +65,19 @@ class BlockActor:
     def codes_nbytes(self):
         return self.block.codes_nbytes
 
-    def begin_tree(self, w, min_weight_leaf):
-        self.block.begin_tree(w, min_weight_leaf)
+    def begin_tree(self, slot, w, min_weight_leaf):
+        self.block.begin_tree(w, min_weight_leaf, slot)
 
-    def search(self, ask):
-        return self.block.search(ask)
+    def search(self, slot, ask):
+        return self.block.search(ask, slot)
 
     def partition(self, ask):
         return self.block.partition(ask)
+
+
+# Trees a feature-parallel fit grows at once (at least): each waits on the blocks' answers most of
+# the time, so more trees than cores keep the workers busy.
+TREES_IN_FLIGHT = 8
 
 
 def _nbytes(message) -> int:
@@ -104,6 +110,7 @@ class DaskBlocks:
         self.codes_nbytes = np.array(self._run("codes_nbytes", [()] * len(self.actors)))
         self.bytes_sent = np.zeros(len(self.actors), dtype=np.int64)
         self.bytes_received = np.zeros(len(self.actors), dtype=np.int64)
+        self._counting = threading.Lock()  # trees in flight count from several threads
 
     def _run(self, method, args):
         """actor b's method(*args[b]) for each b whose args are not None, all sent before any is
@@ -120,22 +127,24 @@ class DaskBlocks:
                                    f"went with it. Fit again") from e
         return [results.get(b) for b in range(len(args))]
 
-    def begin_tree(self, w, min_weight_leaf):
-        self.bytes_sent += w.nbytes
-        self._run("begin_tree", [(w, min_weight_leaf)] * len(self.actors))
+    def _count(self, counts, messages):
+        with self._counting:
+            for b, message in enumerate(messages):
+                if message is not None:
+                    counts[b] += _nbytes(message)
 
-    def _ask(self, method, asks):
-        for b, ask in enumerate(asks):
-            if ask is not None:
-                self.bytes_sent[b] += _nbytes(ask)
-        answers = self._run(method, [None if ask is None else (ask,) for ask in asks])
-        for b, answer in enumerate(answers):
-            if answer is not None:
-                self.bytes_received[b] += _nbytes(answer)
+    def begin_tree(self, slot, w, min_weight_leaf):
+        self._count(self.bytes_sent, [{"w": w}] * len(self.actors))
+        self._run("begin_tree", [(slot, w, min_weight_leaf)] * len(self.actors))
+
+    def _ask(self, method, asks, *slot):
+        self._count(self.bytes_sent, asks)
+        answers = self._run(method, [None if ask is None else (*slot, ask) for ask in asks])
+        self._count(self.bytes_received, answers)
         return answers
 
-    def search(self, asks):
-        return self._ask("search", asks)
+    def search(self, slot, asks):
+        return self._ask("search", asks, slot)
 
     def partition(self, asks):
         return self._ask("partition", asks)
@@ -153,9 +162,12 @@ def fit_forest_columns(X, y, classes, n_classes, sample_weight, feature_weights,
     check_columns_X(X)
     client = client or _client()
     blocks = DaskBlocks(client, X, y, classes, n_classes, params)
+    # The driver's threads mostly wait for answers: several trees in flight hide the round trips.
+    driver = copy.copy(params)
+    driver.n_threads = min(params.n_estimators, max(params.n_threads, TREES_IN_FLIGHT))
     try:
         forest = _core.fit_forest_blocks(blocks, blocks.bounds, X.shape[0], y, classes, n_classes, sample_weight,
-                                         feature_weights, params)
+                                         feature_weights, driver)
     finally:
         if blocks_out is not None:
             blocks_out.append(blocks)
