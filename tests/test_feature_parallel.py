@@ -108,3 +108,38 @@ def test_a_dask_X_without_a_cluster_or_with_categories_is_refused_by_name(monkey
         with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
                                       dashboard_address=None) as cluster, distributed.Client(cluster):
             RandomForestRegressor(2, max_leaf_nodes=4).fit(X, y)
+
+
+def test_a_worker_killed_mid_fit_raises_naming_its_columns(monkeypatch):
+    """A block's codes die with its worker: the fit raises, naming the columns, and does not hang."""
+    import os
+    import threading
+    import time
+
+    from pyinterp import _core
+    from pyinterp.forest import feature_parallel
+
+    made = []
+    make = feature_parallel.DaskBlocks.__init__
+
+    def recorded(self, *args, **kwargs):
+        make(self, *args, **kwargs)
+        made.append(self)
+    monkeypatch.setattr(feature_parallel.DaskBlocks, "__init__", recorded)
+    X, y = genotypes(n=1000, p=90)
+    params = _core.ForestParams()
+    params.n_estimators, params.n_draws, params.max_features = 100, 1000, 20
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  worker_class=distributed.Nanny) as cluster, \
+            distributed.Client(cluster) as client:  # the default client while it lives
+        def kill_one_mid_fit():
+            while not made or made[0].bytes_sent.sum() < 5e5:
+                time.sleep(0.02)
+            with pytest.raises(Exception):  # the worker dies before it answers
+                client.run(os._exit, 1, workers=[made[0].workers[0][0]])
+        killer = threading.Thread(target=kill_one_mid_fit, daemon=True)
+        killer.start()
+        with pytest.raises(RuntimeError, match=r"the worker holding columns \[0, 45\) of X left the cluster"):
+            feature_parallel.fit_forest_columns(da.from_array(X, chunks=(1000, 45)), y, None, 0, None, None, params,
+                                                client=client)
+        killer.join(timeout=30)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import threading
+import time
 
 import numpy as np
 
@@ -115,17 +116,40 @@ class DaskBlocks:
     def _run(self, method, args):
         """actor b's method(*args[b]) for each b whose args are not None, all sent before any is
         awaited; the results (None where nothing ran). A block whose worker died raises."""
-        calls = {b: getattr(self.actors[b], method)(*a) for b, a in enumerate(args) if a is not None}
-        results = {}
-        for b, call in calls.items():
-            try:
+        calls, results = {}, {}
+        try:
+            for b, a in enumerate(args):
+                if a is not None:
+                    calls[b] = getattr(self.actors[b], method)(*a)
+            for b, call in calls.items():
                 results[b] = call.result()
-            except (OSError, KeyError) as e:  # the worker's connection closed, or it lost the actor
-                first, end = self.bounds[b], self.bounds[b + 1]
-                raise RuntimeError(f"the worker holding columns [{first}, {end}) of X left the cluster during a "
-                                   f"feature-parallel fit (killed, out of memory or restarted); its columns' codes "
-                                   f"went with it. Fit again") from e
+        except (ValueError, TypeError):  # a block refused its ask: the error is its own
+            raise
+        except Exception as e:
+            # Dask reports a lost actor in several ways (a closed connection, a missing key, the
+            # proxy's own AttributeError), sometimes before the scheduler has seen the worker go:
+            # its absence, within a few seconds, is what tells.
+            lost = self._lost_block()
+            if lost is None:
+                raise
+            first, end = self.bounds[lost], self.bounds[lost + 1]
+            raise RuntimeError(f"the worker holding columns [{first}, {end}) of X left the cluster during a "
+                               f"feature-parallel fit (killed, out of memory or restarted); its columns' codes went "
+                               f"with it. Fit again") from e
         return [results.get(b) for b in range(len(args))]
+
+    def _lost_block(self, patience=10.0):
+        """The first block whose worker has left the cluster (waiting up to `patience` seconds for
+        the scheduler to notice), or None."""
+        deadline = time.monotonic() + patience
+        while True:
+            alive = set(self.client.scheduler_info()["workers"])
+            for b, held in enumerate(self.workers):
+                if not set(held) & alive:
+                    return b
+            if time.monotonic() > deadline:
+                return None
+            time.sleep(0.2)
 
     def _count(self, counts, messages):
         with self._counting:
@@ -156,11 +180,17 @@ class DaskBlocks:
 
 def fit_forest_columns(X, y, classes, n_classes, sample_weight, feature_weights, params, *, client=None,
                        blocks_out=None):
-    """_core.fit_forest's forest on a dask array X, fitted feature-parallel on its Dask cluster.
+    """_core.fit_forest's forest on a dask array X, fitted feature-parallel on the default Dask
+    client's cluster (client: that client, or None).
 
     blocks_out: a list that receives the DaskBlocks (its bytes counts), for measurements."""
     check_columns_X(X)
-    client = client or _client()
+    default = _client()
+    if client is not None and client is not default:
+        # The blocks are Dask actors, whose calls go through the default client.
+        raise ValueError("a feature-parallel fit runs on the default Dask client: create the Client with "
+                         "set_as_default=True (the default), or call within client.as_current()")
+    client = default
     blocks = DaskBlocks(client, X, y, classes, n_classes, params)
     # The driver's threads mostly wait for answers: several trees in flight hide the round trips.
     driver = copy.copy(params)
