@@ -9,6 +9,8 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "bindings.hpp"
@@ -98,46 +100,40 @@ std::vector<Split> get_splits(const py::dict& d) {
   return splits;
 }
 
-py::dict search_ask_dict(const SearchAsk& ask) {
+template <class Message, class = void>
+struct HasSplits : std::false_type {};
+template <class Message>
+struct HasSplits<Message, std::void_t<decltype(std::declval<Message>().splits)>> : std::true_type {};
+
+// A message as a dict of arrays, and back (its arrays as Message::for_each_array names them, and
+// its splits), before the checks of what it says.
+template <class Message>
+py::dict dict_of(const Message& m) {
   py::dict d;
-  d["rows"] = copy_array(ask.rows);
-  d["row_begin"] = copy_array(ask.row_begin);
-  d["values"] = copy_array(ask.values);
-  d["lower"] = copy_array(ask.lower);
-  d["upper"] = copy_array(ask.upper);
-  d["features"] = copy_array(ask.features);
-  d["feature_begin"] = copy_array(ask.feature_begin);
+  Message::for_each_array(m, [&](const char* key, const auto& v) { d[key] = copy_array(v); });
+  if constexpr (HasSplits<Message>::value) put_splits(d, m.splits);
   return d;
+}
+
+template <class Message>
+Message message_of(const py::dict& d) {
+  Message m;
+  Message::for_each_array(m, [&](const char* key, auto& v) {
+    v = vector_of<typename std::decay_t<decltype(v)>::value_type>(d, key);
+  });
+  if constexpr (HasSplits<Message>::value) m.splits = get_splits(d);
+  return m;
 }
 
 SearchAsk search_ask_of(const py::dict& d) {
-  SearchAsk ask;
-  ask.rows = vector_of<uint32_t>(d, "rows");
-  ask.row_begin = vector_of<int64_t>(d, "row_begin");
-  ask.values = vector_of<double>(d, "values");
-  ask.lower = vector_of<double>(d, "lower");
-  ask.upper = vector_of<double>(d, "upper");
-  ask.features = vector_of<int64_t>(d, "features");
-  ask.feature_begin = vector_of<int64_t>(d, "feature_begin");
-  if (ask.row_begin.empty() || ask.feature_begin.empty())
-    throw std::invalid_argument("a block's ask has empty offsets");
+  SearchAsk ask = message_of<SearchAsk>(d);
+  if (ask.row_begin.empty() || ask.feature_begin.empty()) throw std::invalid_argument("a block's ask has empty offsets");
   return ask;
-}
-
-py::dict search_answer_dict(const SearchAnswer& answer) {
-  py::dict d;
-  put_splits(d, answer.splits);
-  d["varies"] = copy_array(answer.varies);
-  d["reachable"] = copy_array(answer.reachable);
-  return d;
 }
 
 // The answer, checked against its ask: one split per candidate, for that candidate or none.
 SearchAnswer search_answer_of(const py::dict& d, const SearchAsk& ask) {
-  SearchAnswer answer;
-  answer.splits = get_splits(d);
-  answer.varies = vector_of<uint8_t>(d, "varies");
-  answer.reachable = vector_of<double>(d, "reachable");
+  SearchAnswer answer = message_of<SearchAnswer>(d);
   if (answer.splits.size() != ask.features.size() || answer.varies.size() != ask.features.size() ||
       static_cast<int64_t>(answer.reachable.size()) != ask.n_nodes())
     throw std::invalid_argument("a block's search answer does not match its ask (lengths differ)");
@@ -147,44 +143,14 @@ SearchAnswer search_answer_of(const py::dict& d, const SearchAsk& ask) {
   return answer;
 }
 
-py::dict partition_ask_dict(const PartitionAsk& ask) {
-  py::dict d;
-  d["rows"] = copy_array(ask.rows);
-  d["row_begin"] = copy_array(ask.row_begin);
-  d["oob"] = copy_array(ask.oob);
-  d["oob_begin"] = copy_array(ask.oob_begin);
-  put_splits(d, ask.splits);
-  return d;
-}
-
 PartitionAsk partition_ask_of(const py::dict& d) {
-  PartitionAsk ask;
-  ask.rows = vector_of<uint32_t>(d, "rows");
-  ask.row_begin = vector_of<int64_t>(d, "row_begin");
-  ask.oob = vector_of<uint32_t>(d, "oob");
-  ask.oob_begin = vector_of<int64_t>(d, "oob_begin");
-  ask.splits = get_splits(d);
+  PartitionAsk ask = message_of<PartitionAsk>(d);
   if (ask.row_begin.empty() || ask.oob_begin.empty()) throw std::invalid_argument("a block's ask has empty offsets");
   return ask;
 }
 
-py::dict partition_answer_dict(const PartitionAnswer& answer) {
-  py::dict d;
-  d["row_left"] = copy_array(answer.row_left);
-  d["oob_left"] = copy_array(answer.oob_left);
-  d["threshold"] = copy_array(answer.threshold);
-  d["missing_go_to_left"] = copy_array(answer.missing_go_to_left);
-  d["categories"] = copy_array(answer.categories);
-  return d;
-}
-
 PartitionAnswer partition_answer_of(const py::dict& d, const PartitionAsk& ask) {
-  PartitionAnswer answer;
-  answer.row_left = vector_of<uint8_t>(d, "row_left");
-  answer.oob_left = vector_of<uint8_t>(d, "oob_left");
-  answer.threshold = vector_of<double>(d, "threshold");
-  answer.missing_go_to_left = vector_of<uint8_t>(d, "missing_go_to_left");
-  answer.categories = vector_of<uint64_t>(d, "categories");
+  PartitionAnswer answer = message_of<PartitionAnswer>(d);
   const size_t k = static_cast<size_t>(ask.n_nodes());
   if (answer.row_left.size() != ask.rows.size() || answer.oob_left.size() != ask.oob.size() ||
       answer.threshold.size() != k || answer.missing_go_to_left.size() != k ||
@@ -216,7 +182,7 @@ class PyBlocks final : public ColumnBlocks {
 
   void search(int slot, const std::vector<SearchAsk>& asks, std::vector<SearchAnswer>& answers) override {
     py::gil_scoped_acquire gil;
-    const py::list replies = call("search", asks, search_ask_dict, slot);
+    const py::list replies = call("search", asks, dict_of<SearchAsk>, slot);
     answers.resize(asks.size());
     for (size_t b = 0; b < asks.size(); ++b)
       if (asks[b].n_nodes() > 0) answers[b] = search_answer_of(reply(replies, b), asks[b]);
@@ -224,7 +190,7 @@ class PyBlocks final : public ColumnBlocks {
 
   void partition(const std::vector<PartitionAsk>& asks, std::vector<PartitionAnswer>& answers) override {
     py::gil_scoped_acquire gil;
-    const py::list replies = call("partition", asks, partition_ask_dict);
+    const py::list replies = call("partition", asks, dict_of<PartitionAsk>);
     answers.resize(asks.size());
     for (size_t b = 0; b < asks.size(); ++b)
       if (asks[b].n_nodes() > 0) answers[b] = partition_answer_of(reply(replies, b), asks[b]);
@@ -299,7 +265,7 @@ void bind_blocks(py::module_& m) {
               py::gil_scoped_release release;
               b.block->search(slot, ask, answer);
             }
-            return search_answer_dict(answer);
+            return dict_of(answer);
           },
           py::arg("ask"), py::arg("slot") = 0)
       .def(
@@ -311,7 +277,7 @@ void bind_blocks(py::module_& m) {
               py::gil_scoped_release release;
               b.block->partition(ask, answer);
             }
-            return partition_answer_dict(answer);
+            return dict_of(answer);
           },
           py::arg("ask"));
 

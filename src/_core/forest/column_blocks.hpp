@@ -30,6 +30,12 @@ struct SearchAsk {
   std::vector<double> values, lower, upper;
   std::vector<int64_t> features, feature_begin{0};
   int64_t n_nodes() const { return static_cast<int64_t>(row_begin.size()) - 1; }
+  // visit(name, array) for every array (the messages' one field list: the bindings' dicts).
+  template <class Self, class Visit>
+  static void for_each_array(Self& m, Visit&& visit) {
+    visit("rows", m.rows), visit("row_begin", m.row_begin), visit("values", m.values), visit("lower", m.lower);
+    visit("upper", m.upper), visit("features", m.features), visit("feature_begin", m.feature_begin);
+  }
 };
 
 // Per candidate its own best split (its feature the block's index, -1: none admissible) and
@@ -39,6 +45,10 @@ struct SearchAnswer {
   std::vector<Split> splits;
   std::vector<uint8_t> varies;
   std::vector<double> reachable;
+  template <class Self, class Visit>
+  static void for_each_array(Self& m, Visit&& visit) {
+    visit("varies", m.varies), visit("reachable", m.reachable);
+  }
 };
 
 // Chosen splits for the block to apply: node k's rows as in SearchAsk, its out-of-bag rows
@@ -48,6 +58,10 @@ struct PartitionAsk {
   std::vector<int64_t> row_begin{0}, oob_begin{0};
   std::vector<Split> splits;
   int64_t n_nodes() const { return static_cast<int64_t>(splits.size()); }
+  template <class Self, class Visit>
+  static void for_each_array(Self& m, Visit&& visit) {
+    visit("rows", m.rows), visit("row_begin", m.row_begin), visit("oob", m.oob), visit("oob_begin", m.oob_begin);
+  }
 };
 
 // Per row and out-of-bag row of the ask, 1 when it goes left; per node the threshold (NaN: a
@@ -58,6 +72,11 @@ struct PartitionAnswer {
   std::vector<double> threshold;
   std::vector<uint8_t> missing_go_to_left;
   std::vector<uint64_t> categories;
+  template <class Self, class Visit>
+  static void for_each_array(Self& m, Visit&& visit) {
+    visit("row_left", m.row_left), visit("oob_left", m.oob_left), visit("threshold", m.threshold);
+    visit("missing_go_to_left", m.missing_go_to_left), visit("categories", m.categories);
+  }
 };
 
 // The blocks as the builder sees them. Block b holds the whole matrix's columns [bounds[b],
