@@ -20,7 +20,7 @@ class ExactSplitSearch final : public SplitSearch {
   ExactSplitSearch(const TrainingSet& data, const ForestParams& params);
   void begin_tree(const double* w, double min_weight_leaf) override;
   Split find(const SearchNode& node) override;
-  // For a search over column blocks (BlockedSplitSearch): the given features' own best splits in
+  // For a column block (ColumnBlock, column_blocks.hpp): the given features' own best splits in
   // the node (out[k]; feature -1 when none is admissible) and whether each varies there
   // (varies[k]), drawing nothing. Returns the proxy at which the node's search stops (the best
   // its rows allow, in a node small enough to stop there), +inf when it does not stop early.
