@@ -38,8 +38,8 @@ def genotypes(n=400, p=90, seed=0):
 
 def test_a_regressor_on_a_dask_array_is_the_forest_of_the_whole_X(client):
     X, y = genotypes()
-    local = RandomForestRegressor(8, max_features=0.3, oob_score=True, random_state=0).fit(X, y)
-    parted = RandomForestRegressor(8, max_features=0.3, oob_score=True, random_state=0)
+    local = RandomForestRegressor(5, max_features=0.3, oob_score=True, random_state=0).fit(X, y)
+    parted = RandomForestRegressor(5, max_features=0.3, oob_score=True, random_state=0)
     parted.fit(da.from_array(X, chunks=(X.shape[0], 25)), y)
     same_forests(local, parted)
     assert parted.oob_score_ == local.oob_score_
