@@ -377,7 +377,7 @@ void TreeBuilder::search_level(std::vector<LevelNode>& level) {
           ask.upper.push_back(e.upper);
           ask.feature_begin.push_back(static_cast<int64_t>(ask.features.size()));
         }
-        answer_at_.push_back({b, static_cast<int64_t>(ask.features.size())});
+        answer_at_.push_back({b, static_cast<int64_t>(ask.features.size()), ask.n_nodes() - 1});
         ask.features.push_back(asked_[c] - blocks.first(b));
         ask.feature_begin.back() = static_cast<int64_t>(ask.features.size());
       }
@@ -389,12 +389,8 @@ void TreeBuilder::search_level(std::vector<LevelNode>& level) {
       if (node.first == node.end) continue;
       bool over = false;
       for (int64_t c = node.first; c < node.end && !over; ++c) {
-        const auto [b, at] = answer_at_[c];
+        const auto [b, at, place] = answer_at_[c];
         const SearchAnswer& answer = search_answers_[b];
-        // The node's place in block b's ask: the one whose candidates hold position `at`.
-        const SearchAsk& ask = search_asks_[b];
-        const int64_t place =
-            std::upper_bound(ask.feature_begin.begin(), ask.feature_begin.end(), at) - ask.feature_begin.begin() - 1;
         node.pick.reachable = answer.reachable[place];
         Split split = answer.splits[at];
         if (split.feature >= 0) split.feature += blocks.first(b);

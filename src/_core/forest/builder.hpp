@@ -141,8 +141,11 @@ class TreeBuilder {
   int32_t* oob_leaf_ = nullptr;     // build's oob_leaf
   std::vector<std::pair<double, double>> median_scratch_;  // absolute_error's node medians (node_stats)
   // Level-wise growth: the level's node values, its asks and answers, each round's candidates in
-  // draw order (asked_) with the block and place of their answers (answer_at_), and whether each
-  // was drawn (not an always_feature).
+  // draw order (asked_) with where their answers are (answer_at_), and whether each was drawn (not
+  // an always_feature).
+  struct AnswerAt {
+    int64_t block, at, place;  // the block, the candidate's index in its ask, its node's there
+  };
   std::unique_ptr<FeatureSampler> sampler_;
   std::vector<double> level_values_;
   std::vector<SearchAsk> search_asks_;
@@ -150,7 +153,7 @@ class TreeBuilder {
   std::vector<PartitionAsk> partition_asks_;
   std::vector<PartitionAnswer> partition_answers_;
   std::vector<int64_t> asked_;
-  std::vector<std::pair<int64_t, int64_t>> answer_at_;
+  std::vector<AnswerAt> answer_at_;
   std::vector<uint8_t> asked_drawn_;
 };
 

@@ -158,7 +158,8 @@ class DaskBlocks:
                     counts[b] += _nbytes(message)
 
     def begin_tree(self, slot, w, min_weight_leaf):
-        self._count(self.bytes_sent, [{"w": w}] * len(self.actors))
+        with self._counting:
+            self.bytes_sent += w.nbytes
         self._run("begin_tree", [(slot, w, min_weight_leaf)] * len(self.actors))
 
     def _ask(self, method, asks, *slot):
