@@ -84,8 +84,12 @@ int64_t MappedSource::panel_end(int64_t c0, int n_threads) const {
     return std::min(c0 + width, X.n_calls());
   }
   if (!by_panel_) return n_cols();
-  // C order: one page of each row per panel; Fortran order: a block of columns per thread.
-  const int64_t width = by_rows_ ? std::max<int64_t>(kColumnBlock, 4096 / item_size(type()))
+  // C order: one page of each row per panel, or fewer columns when that would pass kRowPanelBytes
+  // (many rows: the page cache then serves a row's page to several panels); Fortran order: a
+  // block of columns per thread.
+  const int64_t item = item_size(type());
+  const int64_t page = 4096 / item, budget = kRowPanelBytes / (item * std::max<int64_t>(1, n_rows()));
+  const int64_t width = by_rows_ ? std::max<int64_t>(kColumnBlock, std::min(page, budget))
                                  : kColumnBlock * std::max(1, n_threads);
   return std::min(c0 + width, n_cols());
 }

@@ -88,6 +88,8 @@ class MappedSource final : public ColumnSource {
 
  private:
   XFile file_;
+  // The most a C-order panel holds (but kColumnBlock columns): 64 MiB.
+  static constexpr int64_t kRowPanelBytes = int64_t{64} << 20;
   bool by_rows_ = false;   // rows are contiguous: a panel is a slice of every row
   bool by_panel_ = false;  // rows or columns are contiguous: panels are read from the file
 };
