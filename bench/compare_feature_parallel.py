@@ -5,6 +5,11 @@ each worker and here, and the trees checked bit-identical to the one-process fit
     python bench/compare_feature_parallel.py            # genotypes n = 5,000, p = 20,000, 10 trees
     python bench/compare_feature_parallel.py --quick    # n = 2,000, p = 4,000, 4 trees
     python bench/compare_feature_parallel.py --n 50000 --p 2000 --blocks-per-worker 4
+    python bench/compare_feature_parallel.py --files      # X (1 GB .npy) on workers of 0.5 GB each
+
+With --files, X is written to a .npy file (n = 50,000 x p = 5,000 float32 by default, 1 GB) and
+fitted as a pyinterp.io.ColumnFiles on workers whose memory limit (--worker-memory, 0.5 GB) is
+below X's size: each worker reads its columns from the file in panels and keeps their codes.
 
 One process fits on its 2 threads; the cluster is 1 or 2 local worker processes of 1 thread, each
 holding the column chunks it computed (X is made on the workers: this process never holds it,
@@ -24,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import tempfile
 import time
 
 import numpy as np
@@ -31,6 +37,7 @@ from benchkit.timing import load
 from compare_distributed import _start_watch, _status
 
 from pyinterp import _core
+from pyinterp._validation import mapped_file
 
 
 def genotypes_on_workers(da, n, p, chunk, seed=0):
@@ -42,16 +49,88 @@ def genotypes_on_workers(da, n, p, chunk, seed=0):
     return X
 
 
+def write_genotypes(path, n, p, seed=0, rows=2_000):
+    """Genotypes as above written to a .npy file a slab of rows at a time (never whole here)."""
+    X = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(n, p))
+    rng = np.random.default_rng(seed)
+    for start in range(0, n, rows):
+        slab = rng.binomial(2, 0.3, size=(min(rows, n - start), p)).astype(np.float32)
+        slab[rng.random(slab.shape) < 0.02] = np.nan
+        X[start:start + len(slab)] = slab
+    X.flush()
+    del X
+    return np.load(path, mmap_mode="r")
+
+
+def files_run(args):
+    """X in a .npy file, fitted as ColumnFiles on workers whose limit is below X's size."""
+    import distributed
+
+    from pyinterp.forest.feature_parallel import fit_forest_columns
+    from pyinterp.io import ColumnFiles
+
+    n, p, trees = args.n or 50_000, args.p or 5_000, args.trees
+    folder = tempfile.mkdtemp(dir=args.folder)
+    path = os.path.join(folder, "X.npy")
+    X = write_genotypes(path, n, p)
+    y = np.nan_to_num(X[:, 10]) * np.nan_to_num(X[:, 20]) + np.nan_to_num(X[:, 30]) + np.random.RandomState(0).randn(n)
+    print(f"feature-parallel fit from a .npy file: n = {n}, p = {p} float32 genotypes (2 % NaN; X {X.nbytes / 1e9:.2f} "
+          f"GB), {trees} trees, mtry sqrt(p), workers limited to {args.worker_memory} each; load average {load()}")
+    params = _core.ForestParams()
+    params.n_estimators, params.n_draws, params.seed, params.max_features = trees, n, 1, int(np.sqrt(p))
+    params.n_threads = 2
+    here = _start_watch()
+    t = time.perf_counter()
+    one = _core.fit_forest(X, y, None, 0, None, None, params, mapped_file=mapped_file(X))
+    local = time.perf_counter() - t
+    added = (_status("VmHWM") - here) / 2**20
+    print(f"  one process, 2 threads, X memory-mapped: {local:.2f} s, peak RSS added {added:.0f} MB")
+    params.n_threads = 1
+    for workers in (1, 2):
+        with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                      dashboard_address=None, memory_limit=args.worker_memory) as cluster, \
+                distributed.Client(cluster) as client:
+            started = set(client.scheduler_info()["workers"])
+            before = client.run(lambda: _status("VmRSS"))
+            client.run(_start_watch)
+            made = []
+            t = time.perf_counter()
+            try:
+                forest = fit_forest_columns(ColumnFiles(path), y, None, 0, None, None, params, client=client,
+                                            blocks_out=made)
+            except (MemoryError, RuntimeError) as e:
+                print(f"  {workers} worker(s): {type(e).__name__}: {e}")
+                continue
+            took = time.perf_counter() - t
+            peaks = client.run(lambda: _status("VmHWM"))
+            restarted = set(client.scheduler_info()["workers"]) != started
+            same = all(np.array_equal(a[k], b[k]) for a, b in zip(one.__getstate__()["trees"],
+                                                                  forest.__getstate__()["trees"]) for k in a)
+            blocks = made[0]
+            print(f"  {workers} worker(s) x 1 thread: {took:.2f} s ({took / local:.1f}x one process), trees identical: "
+                  f"{same}, a worker restarted: {restarted}; codes per block "
+                  f"{blocks.codes_nbytes.mean() / 2**20:.0f} MB")
+            for w, peak in peaks.items():
+                print(f"    worker {w}: RSS before the fit {before[w] / 2**20:.0f} MB, peak {peak / 2**20:.0f} MB")
+    os.remove(path)
+    print(f"load average after: {load()}; {os.cpu_count()} cores")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--n", type=int, default=5000)
-    parser.add_argument("--p", type=int, default=20000)
+    parser.add_argument("--n", type=int, default=None, help="rows (5,000; 50,000 with --files)")
+    parser.add_argument("--p", type=int, default=None, help="columns (20,000; 5,000 with --files)")
+    parser.add_argument("--files", action="store_true", help="X in a .npy file, as a ColumnFiles")
+    parser.add_argument("--worker-memory", default="0.5GB", help="each worker's memory limit with --files")
+    parser.add_argument("--folder", default=None, help="where --files writes X (default: the temporary folder)")
     parser.add_argument("--trees", type=int, default=10)
     parser.add_argument("--blocks-per-worker", type=int, default=1,
                         help="column chunks (blocks) per worker; each is asked apart")
     args = parser.parse_args()
-    n, p, trees = (2000, 4000, 4) if args.quick else (args.n, args.p, args.trees)
+    if args.files:
+        return files_run(args)
+    n, p, trees = (2000, 4000, 4) if args.quick else (args.n or 5000, args.p or 20000, args.trees)
     import dask.array as da
     import distributed
 

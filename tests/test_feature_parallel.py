@@ -143,3 +143,84 @@ def test_a_worker_killed_mid_fit_raises_naming_its_columns(monkeypatch):
             feature_parallel.fit_forest_columns(da.from_array(X, chunks=(1000, 45)), y, None, 0, None, None, params,
                                                 client=client)
         killer.join(timeout=30)
+
+
+def test_columnfiles_fit_from_bed_and_npy_files_as_in_memory(client, tmp_path):
+    """X in two .bed filesets and a .npy, each block opened by the worker it is given (the files
+    never reach this process): the forest of the same values in memory, named by the variant IDs
+    when every file is a .bed."""
+    bed_reader = pytest.importorskip("bed_reader")
+    from pyinterp.io import ColumnFiles
+
+    parts = [np.ascontiguousarray(genotypes(n=300, p=90, seed=s)[0][:, :40]) for s in (1, 2)]
+    beds = []
+    for k, G in enumerate(parts):
+        beds.append(str(tmp_path / f"chr{k + 1}.bed"))
+        bed_reader.to_bed(beds[-1], G, properties={"sid": [f"rs{40 * k + j}" for j in range(40)],
+                                                   "iid": [f"s{i}" for i in range(300)]})
+    values = np.random.default_rng(3).normal(size=(300, 20)).astype(np.float32)
+    np.save(tmp_path / "expression.npy", values)
+    rows = np.flatnonzero(np.random.default_rng(4).random(300) < 0.8)  # the samples with a phenotype
+    X = np.hstack([*parts, values])[rows]
+    y = np.nan_to_num(X[:, 3]) * np.nan_to_num(X[:, 55]) + X[:, 90] + np.random.default_rng(5).normal(size=len(rows))
+    kw = dict(n_estimators=6, max_features=0.3, oob_score=True, random_state=2)
+    local = RandomForestRegressor(**kw).fit(X, y)
+    files = ColumnFiles([*beds, str(tmp_path / "expression.npy")], rows=rows, block_columns=30)
+    parted = RandomForestRegressor(**kw).fit(files, y)
+    same_forests(local, parted)
+    assert parted.oob_score_ == local.oob_score_ and not hasattr(parted, "feature_names_in_")
+    labels = np.where(y > np.median(y), "case", "control")
+    genomes = ColumnFiles(beds, rows=rows)
+    clf = RandomForestClassifier(4, random_state=0).fit(genomes, labels)
+    same_forests(RandomForestClassifier(4, random_state=0).fit(X[:, :80], labels), clf)
+    assert clf.feature_names_in_.tolist() == [f"rs{j}" for j in range(80)]
+
+
+@pytest.mark.heavy  # workers near their memory limits: not under the sanitizers
+def test_columnfiles_larger_than_each_worker_fit_within_the_memory_limits(tmp_path):
+    """A 480 MB X in a .npy file on two workers limited to 400 MB each: a worker opens its half
+    of the columns and keeps their codes (a byte a value, 60 MB), read from the file in panels;
+    the fit equals the one in this process and no worker is restarted."""
+    from pyinterp.io import ColumnFiles
+
+    n, p = 24_000, 5_000
+    path = str(tmp_path / "X.npy")
+    X = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(n, p))
+    rng = np.random.default_rng(0)
+    for start in range(0, n, 2_000):
+        X[start:start + 2_000] = rng.integers(0, 3, size=(2_000, p), dtype=np.int8)
+    X.flush()
+    X = np.load(path, mmap_mode="r")
+    assert X.nbytes > 400e6
+    y = X[:, 17] * X[:, 4_321] + X[:, 2_500] + rng.normal(size=n)
+    kw = dict(n_estimators=2, max_features=50, max_depth=6, random_state=0)
+    local = RandomForestRegressor(**kw).fit(X, y)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  memory_limit="400MB", worker_class=distributed.Nanny) as cluster, \
+            distributed.Client(cluster) as client:
+        started = set(client.scheduler_info()["workers"])
+        parted = RandomForestRegressor(**kw).fit(ColumnFiles(path), y)
+        assert set(client.scheduler_info()["workers"]) == started  # none died or restarted
+    same_forests(local, parted)
+
+
+def test_X_too_large_for_the_workers_is_refused_before_anything_is_computed(tmp_path):
+    """A dask array's chunks stay on the workers beside their codes, so all of X must fit their
+    memory; a ColumnFiles block keeps only its codes (and rows it copies): each is checked against
+    the room Dask leaves (70 % of a 2 GB limit) before a chunk is computed or a file opened."""
+    from pyinterp.io import ColumnFiles
+
+    path = str(tmp_path / "X.npy")
+    np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(40_000, 50_000))  # 8 GB, sparse on disk
+    y = np.arange(40_000.0)
+    scattered = np.arange(0, 40_000, 2)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  memory_limit="2GB") as cluster, distributed.Client(cluster):
+        with pytest.raises(MemoryError, match=r"X \(8\.00 GB\) and its column codes \(at least 0\.50 GB\) do not fit "
+                                              r"the 1 Dask workers: they may hold 1\.40 GB.*ColumnFiles"):
+            RandomForestRegressor(2).fit(da.zeros((40_000, 50_000), dtype=np.float32, chunks=(40_000, 5_000)), y)
+        with pytest.raises(MemoryError, match=r"X's blocks given to Dask worker .* need at least 4\.25 GB .* Dask acts "
+                                              r"on its data at 1\.40 GB \(70% of its 2\.00 GB limit\)"):
+            RandomForestRegressor(2).fit(ColumnFiles(path, rows=scattered), y[scattered])
+        # Read in place with all rows, the same file needs only its codes: 0.50 GB.
+        assert ColumnFiles(path).blocks(1)[0].least_memory() == 10_000 * 50_000

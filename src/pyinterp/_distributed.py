@@ -281,32 +281,46 @@ def _gb(n) -> str:
     return f"{n / 1e9:.2f} GB"
 
 
-def check_fits_workers(workers, objects, encoded):
-    """Refuses, before anything is sent, shared data that cannot fit the smallest of ``workers``'
-    memory limits (``_workers``): every worker holds it for the whole fit, with the column codes
-    of each ``encoded`` object (at least 2 bits a value; packed calls are read in place), and Dask
-    starts spilling a worker's data to disk at a fraction of its limit
-    (``distributed.worker.memory.spill``, 0.7), pausing it at another (``pause``, 0.8). Data above that would only be spilled and sent again
-    while the workers restart, and the fit would fail with errors that do not say why."""
-    import dask.config  # a distributed backend is active: dask is installed
+def memory_room(workers) -> dict:
+    """Per worker of ``workers`` (``_workers``) with a memory limit: (limit, room), room the bytes
+    its data may take before Dask acts on it: the smallest of the spill, pause and terminate
+    fractions of the limit (``distributed.worker.memory.*``: 0.7, 0.8, 0.95 by default). Empty
+    when no worker has a limit, or Dask manages no memory."""
+    import dask.config  # a distributed client is running: dask is installed
 
     fractions = [dask.config.get(f"distributed.worker.memory.{k}") for k in ("spill", "pause", "terminate")]
     fractions = [f for f in fractions if f]
+    if not fractions:
+        return {}
     limits = {w: info.get("memory_limit") or 0 for w, info in workers.items()}
-    limits = {w: limit for w, limit in limits.items() if limit > 0}
-    if not fractions or not limits:
+    return {w: (limit, min(fractions) * limit) for w, limit in limits.items() if limit > 0}
+
+
+def codes_bytes(n_rows, n_cols) -> int:
+    """The least memory the column codes of an n_rows x n_cols matrix take: 2 bits a value."""
+    return (n_rows + 3) // 4 * n_cols
+
+
+def check_fits_workers(workers, objects, encoded):
+    """Refuses, before anything is sent, shared data that cannot fit the smallest of ``workers``'
+    memory limits (``_workers``, ``memory_room``): every worker holds it for the whole fit, with
+    the column codes of each ``encoded`` object (packed calls are read in place). Data above that
+    would only be spilled and sent again while the workers restart, and the fit would fail with
+    errors that do not say why."""
+    room = memory_room(workers)
+    if not room:
         return
     data = sum(_payload_bytes(o) for o in objects)
-    codes = sum((o.shape[0] + 3) // 4 * o.shape[1] for o in encoded if not is_packed(o))
-    worker, limit = min(limits.items(), key=lambda item: item[1])
-    usable = min(fractions) * limit
+    codes = sum(codes_bytes(*o.shape) for o in encoded if not is_packed(o))
+    worker, (limit, usable) = min(room.items(), key=lambda item: item[1][1])
     if data + codes <= usable:
         return
     raise MemoryError(
         f"The training data ({_gb(data)}) and its column codes (at least {_gb(codes)}) do not fit the memory of "
-        f"Dask worker {worker}: its limit is {_gb(limit)}, and Dask starts spilling its data to disk at "
-        f"{min(fractions):.0%} of it ({_gb(usable)}). Every worker holds the whole X for the whole fit (the "
+        f"Dask worker {worker}: its limit is {_gb(limit)}, and Dask acts on its data (spills, pauses or restarts "
+        f"it) at {usable / limit:.0%} of it ({_gb(usable)}). Every worker holds the whole X for the whole fit (the "
         f"units are trees and bootstraps, not columns). Give each worker more memory (one worker per machine, "
         f"with all its threads, holds X once per machine), or fit a PLINK .bed read by pyinterp.io.read_plink "
-        f"(2 bits a genotype, read in place without codes). Fitting X split by columns across the workers "
-        f"(feature-parallel) is not available yet.")
+        f"(2 bits a genotype, read in place without codes). A forest fits X split by columns across the "
+        f"workers instead (feature-parallel: X as a dask array or a pyinterp.io.ColumnFiles of .bed or .npy "
+        f"files, docs/user/cluster.md), each worker holding only its columns.")

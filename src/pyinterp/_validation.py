@@ -58,6 +58,7 @@ from sklearn.utils._param_validation import Interval, InvalidParameterError
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
+from .io.column_files import ColumnFiles
 from .io.h5ad import anndata_matrix, is_anndata
 from .io.packed import is_packed
 
@@ -256,7 +257,8 @@ class IntInterval(Interval):
 
 
 def refuse_silent_casts(X, name):
-    """A dask array or data frame is refused: numpy would compute it whole, silently. And numpy
+    """A dask array or data frame is refused: numpy would compute it whole, silently; a
+    ColumnFiles is read only by the forests' feature-parallel fit. And numpy
     casts datetime64 and timedelta64 values to counts of their unit (days, nanoseconds) without a
     word, and reads a masked array's hidden values as values: which number a date is, and what a
     masked entry means, are the user's choices to make."""
@@ -267,6 +269,10 @@ def refuse_silent_casts(X, name):
                         f"columns across its cluster (feature-parallel). Call "
                         f"{name}.compute() if it fits in memory, or write it to a .npy file (np.load(path, "
                         f"mmap_mode='r')) or a PLINK .bed (pyinterp.io.read_plink) and fit that")
+    if isinstance(X, ColumnFiles):
+        raise TypeError(f"{name} is a ColumnFiles, which only the forests' fit reads (feature-parallel, on a Dask "
+                        f"cluster); open its files in this process instead: pyinterp.io.read_plink(path) for a .bed, "
+                        f"np.load(path, mmap_mode='r') for a .npy")
     if isinstance(X, np.ma.MaskedArray):
         raise TypeError(f"{name} is a masked array, whose masked entries would be read as the values under the "
                         f"mask; fill them first: np.ma.filled({name}, np.nan) makes them missing values")

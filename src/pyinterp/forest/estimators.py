@@ -44,7 +44,7 @@ from .._validation import (
 from .categories import CATEGORICAL_CONSTRAINT, CategoricalMixin
 from .chunks import fit_forest_chunks
 from .export import TreeEstimators, to_sklearn
-from .feature_parallel import check_columns_X, fit_forest_columns, is_dask_array
+from .feature_parallel import check_columns_X, fit_forest_columns, is_feature_parallel
 from .tree import Tree
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
@@ -234,7 +234,7 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
                     feature_weights, params)
             # On a cluster the trees grow elsewhere: the report comes when they are back.
             with Progress(self.verbose, params.n_estimators, "trees", core=True):
-                if is_dask_array(X):
+                if is_feature_parallel(X):
                     forest = fit_forest_columns(*data)
                 else:
                     forest = fit_forest_chunks(*data)  # None without a distributed joblib backend
@@ -242,8 +242,8 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
                     forest = _core.fit_forest(*data, mapped_file=mapped_file(X))
             self._forest = _core.join_forests([self._forest, forest]) if grown else forest
         if self.oob_score:
-            # A dask X's values are not read: the leaves the fit recorded serve (only the shape is).
-            self._set_oob_score(np.broadcast_to(np.float32(0), X.shape) if is_dask_array(X) else X, y)
+            # A feature-parallel X's values are not read: the leaves the fit recorded serve (only the shape is).
+            self._set_oob_score(np.broadcast_to(np.float32(0), X.shape) if is_feature_parallel(X) else X, y)
         if not self.keep_oob_leaves:
             self._forest.drop_oob_leaves()  # as large as the in-bag counts
         return self
@@ -295,7 +295,7 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
     def _targets(self, X, y):
         """X and y validated for fit, y as scikit-learn's forests take it: 1-d, or 2-d with one
         column per output (a single column warns as scikit-learn does and is one output)."""
-        if is_dask_array(X):
+        if is_feature_parallel(X):
             X, y = self._column_targets(X, y)
         else:
             X = self._encode_categories(X)
@@ -307,12 +307,17 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         return X, y
 
     def _column_targets(self, X, y):
-        """A dask array X, fitted feature-parallel: checked by its shape and dtype, never loaded
-        here; y checked as validate_data checks it."""
+        """A dask array or ColumnFiles X, fitted feature-parallel: checked by its shape and dtype,
+        never loaded here (a ColumnFiles' variant IDs name the features); y checked as
+        validate_data checks it."""
         if self.categorical_features is not None:
-            raise ValueError("categorical_features needs X's values in this process to encode them; a dask array X is "
-                             "fitted feature-parallel: give its categories as integer codes in [0, 256) and fit "
-                             "X.compute(), or leave categorical_features None")
+            raise ValueError(f"categorical_features needs X's values in this process to encode them; a "
+                             f"{type(X).__name__} X is fitted feature-parallel: give its categories as integer codes "
+                             f"in [0, 256) or leave categorical_features None")
+        if self.monotonic_cst is not None:
+            # whose check for missing values would read X here
+            raise ValueError(f"monotonic_cst is not supported with a {type(X).__name__} X (fitted feature-parallel): "
+                             "fit X in memory, memory-mapped or packed")
         check_columns_X(X)
         refuse_silent_casts(y, "y")
         X = self._encode_categories(X)  # none to encode: records that
@@ -320,7 +325,10 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"Found input variables with inconsistent numbers of samples: {[X.shape[0], y.shape[0]]}")
         self.n_features_in_ = X.shape[1]
-        if hasattr(self, "feature_names_in_"):
+        names = getattr(X, "feature_names", None)
+        if names is not None:
+            self.feature_names_in_ = names
+        elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         return X, y
 
@@ -1065,15 +1073,17 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, PackedGenotypes, AnnData, dask array} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix, PackedGenotypes, AnnData, dask array, ColumnFiles} of shape (n_samples, p)
             The training rows: a numpy array or DataFrame (float64, float32, int8, uint8, int16
             and bool read as they are, other dtypes as float64), a scipy.sparse CSR or CSC
             matrix, a read-only memory map, packed genotypes or an AnnData (see the class's
             Notes). NaN is a missing value; infinity is refused. With ``categorical_features``,
-            a dense array (of objects, for strings) or a DataFrame. A dask array is fitted
-            feature-parallel on the running Dask client's cluster: each column chunk stays on
-            the worker that computes it, and the trees are those of the same values in memory
-            (docs/user/cluster.md; not with ``max_leaf_nodes`` or ``categorical_features``).
+            a dense array (of objects, for strings) or a DataFrame. A dask array or a
+            :class:`~pyinterp.io.ColumnFiles` (.bed / .npy files of X's columns) is fitted
+            feature-parallel on the running Dask client's cluster: each column chunk or file
+            block stays on one worker, and the trees are those of the same values in memory
+            (docs/user/cluster.md; not with ``max_leaf_nodes``, ``categorical_features`` or
+            ``monotonic_cst``).
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             The targets: finite real numbers (strings, None, NaN and infinity are refused, where
             scikit-learn converts numeric strings). A 2-d y fits several outputs at once, each
@@ -1622,15 +1632,17 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, PackedGenotypes, AnnData, dask array} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix, PackedGenotypes, AnnData, dask array, ColumnFiles} of shape (n_samples, p)
             The training rows: a numpy array or DataFrame (float64, float32, int8, uint8, int16
             and bool read as they are, other dtypes as float64), a scipy.sparse CSR or CSC
             matrix, a read-only memory map, packed genotypes or an AnnData (see the class's
             Notes). NaN is a missing value; infinity is refused. With ``categorical_features``,
-            a dense array (of objects, for strings) or a DataFrame. A dask array is fitted
-            feature-parallel on the running Dask client's cluster: each column chunk stays on
-            the worker that computes it, and the trees are those of the same values in memory
-            (docs/user/cluster.md; not with ``max_leaf_nodes`` or ``categorical_features``).
+            a dense array (of objects, for strings) or a DataFrame. A dask array or a
+            :class:`~pyinterp.io.ColumnFiles` (.bed / .npy files of X's columns) is fitted
+            feature-parallel on the running Dask client's cluster: each column chunk or file
+            block stays on one worker, and the trees are those of the same values in memory
+            (docs/user/cluster.md; not with ``max_leaf_nodes``, ``categorical_features`` or
+            ``monotonic_cst``).
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             The class labels (numbers, strings, booleans); a continuous y is refused, as in
             scikit-learn. A 2-d y fits several outputs at once,

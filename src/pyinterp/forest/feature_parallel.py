@@ -1,13 +1,14 @@
 """A forest fitted with X's columns spread over Dask workers: the feature-parallel fit (see
 docs/user/cluster.md and docs/dev/distributed.md).
 
-X is a ``dask.array`` chunked by columns. Each worker turns the chunks it computed into
-``_core.ColumnBlock`` objects (its columns' codes and an exact split search), which stay where
-they were made. This process holds y, the rows of every node and the trees, and grows each tree
-level by level (``_core.fit_forest_blocks``): per level it sends each block the level's nodes'
-rows and the candidates the block holds, takes back their best splits, picks each node's split
-in draw order, and asks the block holding a chosen column which rows go left. X itself never
-leaves the workers that computed it; the trees equal those one process grows on the whole X.
+X is a ``dask.array`` chunked by columns, or a ``pyinterp.io.ColumnFiles`` (runs of columns in
+files every worker reads). Each worker turns the chunks it computed, or the file blocks it is
+given, into ``_core.ColumnBlock`` objects (its columns' codes and an exact split search), which
+stay where they were made. This process holds y, the rows of every node and the trees, and grows
+each tree level by level (``_core.fit_forest_blocks``): per level it sends each block the level's
+nodes' rows and the candidates the block holds, takes back their best splits, picks each node's
+split in draw order, and asks the block holding a chosen column which rows go left. X itself
+never reaches this process; the trees equal those one process grows on the whole X.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ import time
 import numpy as np
 
 from .. import _core
-from .._distributed import aligned
+from .._distributed import _gb, _workers, aligned, codes_bytes, memory_room
+from .._validation import core_X, mapped_file
+from ..io.column_files import ColumnFiles, FileBlock
 
 
 def is_dask_array(X) -> bool:
@@ -27,8 +30,16 @@ def is_dask_array(X) -> bool:
     return hasattr(X, "__dask_graph__") and type(X).__module__.startswith("dask.array")
 
 
+def is_feature_parallel(X) -> bool:
+    """Whether a fit reads X feature-parallel: a dask array or ColumnFiles."""
+    return is_dask_array(X) or isinstance(X, ColumnFiles)
+
+
 def check_columns_X(X, name="X"):
-    """A dask array X checked for a feature-parallel fit: 2-d, of a numeric dtype the core reads."""
+    """A dask array X checked for a feature-parallel fit: 2-d, of a numeric dtype the core reads
+    (a ColumnFiles checked its files when made)."""
+    if isinstance(X, ColumnFiles):
+        return
     if X.ndim != 2:
         raise ValueError(f"{name} must be 2-d (rows x features), got a dask array of shape {X.shape}")
     if any(np.isnan(s) for s in X.shape):
@@ -39,29 +50,35 @@ def check_columns_X(X, name="X"):
         raise ValueError(f"{name} has shape {X.shape}: a fit needs at least one row and one column")
 
 
-def _client():
+def _client(X):
+    what, here = (("a ColumnFiles X", "or read the files in this process (pyinterp.io.read_plink, "
+                   "np.load(path, mmap_mode='r'))") if isinstance(X, ColumnFiles)
+                  else ("a dask array X", "or fit X.compute() in this process"))
     try:
         from distributed import get_client
-    except ImportError as e:  # dask.array installed without distributed
-        raise ImportError("a dask array X is fitted feature-parallel on a Dask cluster: pip install "
+    except ImportError as e:  # dask installed without distributed, or neither
+        raise ImportError(f"{what} is fitted feature-parallel on a Dask cluster: pip install "
                           "'interptrees[dask]' and create a dask.distributed Client first") from e
     try:
         return get_client()
     except ValueError as e:
-        raise ValueError("a dask array X is fitted feature-parallel on a Dask cluster, and no Client is running: "
-                         "create one first (dask.distributed.Client(...)), or fit X.compute() in this process") from e
+        raise ValueError(f"{what} is fitted feature-parallel on a Dask cluster, and no Client is running: "
+                         f"create one first (dask.distributed.Client(...)), {here}") from e
 
 
 class BlockActor:
     """One block on the worker that made it, as a Dask actor: its methods are called from this
     process directly (not through the scheduler: a round trip costs about a millisecond, not a
     task's tens), and an actor never moves. Arrays arrive at any byte offset; the block reads X
-    through memcpy and copies the asks, so only its targets are aligned here."""
+    through memcpy and copies the asks, so only its targets are aligned here. chunk: the block's
+    columns, or a FileBlock opened here (read from its file in panels, as a memory-mapped X)."""
 
     def __init__(self, chunk, y, classes, n_classes, params, first):
         params = copy.copy(params)
         params.n_threads = 1  # a worker runs as many blocks' asks at once as it has threads
-        self.block = _core.ColumnBlock(chunk, aligned(y), aligned(classes), n_classes, params, first)
+        X = core_X(chunk.open()) if isinstance(chunk, FileBlock) else chunk
+        self.block = _core.ColumnBlock(X, aligned(y), aligned(classes), n_classes, params, first,
+                                       mapped_file=mapped_file(X))
 
     def codes_nbytes(self):
         return self.block.codes_nbytes
@@ -76,6 +93,53 @@ class BlockActor:
         return self.block.partition(ask)
 
 
+# How often (seconds) a call not yet answered has its block's worker looked at, and how long a
+# block's worker may stay paused by Dask's memory manager before the fit gives up.
+POLL = 5.0
+PAUSED_PATIENCE = 60.0
+
+
+class _Stalled(RuntimeError):
+    """A block's worker cannot answer (paused for lack of memory)."""
+
+
+def _limits(workers):
+    """The workers' memory limits as a phrase ("2.00 GB", "1.00 GB to 4.00 GB", "none")."""
+    limits = sorted({info.get("memory_limit") or 0 for info in workers.values()})
+    shown = ["none" if v == 0 else _gb(v) for v in (limits[0], limits[-1])]
+    return shown[0] if len(limits) == 1 else " to ".join(shown)
+
+
+def _check_blocks_fit(workers, need):
+    """Refuses, before any block is made, blocks whose least memory (need: per worker, bytes)
+    exceeds the room Dask leaves on their worker (memory_room)."""
+    room = memory_room(workers)
+    for w, needed in need.items():
+        if w in room and needed > room[w][1]:
+            limit, usable = room[w]
+            raise MemoryError(f"X's blocks given to Dask worker {w} need at least {_gb(needed)} of its memory (their "
+                              f"columns' codes, 2 bits a value at least, and any rows copied), and Dask acts on its "
+                              f"data at {_gb(usable)} ({usable / limit:.0%} of its {_gb(limit)} limit): give the "
+                              f"cluster more workers or memory")
+
+
+def _check_chunks_fit(workers, X):
+    """Refuses, before anything is computed, a dask array X whose chunks and their codes cannot
+    fit the room Dask leaves on all the workers together (memory_room): a block keeps its chunk's
+    values beside their codes."""
+    room = memory_room(workers)
+    if len(room) < len(workers):  # a worker without a limit
+        return
+    need = X.nbytes + codes_bytes(*X.shape)
+    usable = sum(r for _, r in room.values())
+    if need > usable:
+        raise MemoryError(f"X ({_gb(X.nbytes)}) and its column codes (at least {_gb(codes_bytes(*X.shape))}) do not "
+                          f"fit the {len(workers)} Dask workers: they may hold {_gb(usable)} in all before Dask acts "
+                          f"on their data. A dask array's chunks stay in their workers' memory beside their codes; "
+                          f"write X to .npy or PLINK .bed files and fit a pyinterp.io.ColumnFiles of them (read in "
+                          f"panels, only the codes stay), or give the cluster more workers or memory")
+
+
 # Trees a feature-parallel fit grows at once (at least): each waits on the blocks' answers most of
 # the time, so more trees than cores keep the workers busy.
 TREES_IN_FLIGHT = 8
@@ -86,32 +150,70 @@ def _nbytes(message) -> int:
 
 
 class DaskBlocks:
-    """X's column chunks as blocks (BlockActor) on the workers that computed them, answering the
-    builder's asks (begin_tree, search, partition: one ask per block, all sent before any answer
-    is awaited).
+    """X's column chunks as blocks (BlockActor) on the workers that computed them, or a
+    ColumnFiles' blocks in runs of columns over the workers, answering the builder's asks
+    (begin_tree, search, partition: one ask per block, all sent before any answer is awaited).
 
     ``bytes_sent`` / ``bytes_received`` count the asks' and answers' arrays per block (the messages'
     payload; Dask's framing adds a few hundred bytes a call); ``codes_nbytes`` each block's codes."""
 
     def __init__(self, client, X, y, classes, n_classes, params):
         self.client = client
-        X = X.rechunk({0: -1})  # a block holds all rows of its columns
-        widths = X.chunks[1]
-        self.bounds = [0, *np.cumsum(widths).tolist()]
-        chunks = client.compute(list(X.to_delayed().ravel()))
-        # Made where its chunk was computed (the task follows its data); the chunk's future is let
-        # go, the block keeps the array.
-        made = [client.submit(BlockActor, chunk, y, classes, n_classes, params, first, actor=True, pure=False)
-                for chunk, first in zip(chunks, self.bounds[:-1])]
-        self.actors = client.gather(made)  # raises a block's error (a category value, say) here
+        client.wait_for_workers(1)
+        workers = _workers(client)
+        if isinstance(X, ColumnFiles):
+            addresses = sorted(workers)
+            parts = X.blocks(len(addresses))
+            self.bounds = [0, *(b.end for b in parts)]
+            # Runs of consecutive blocks per worker, as even in columns as the blocks allow, each
+            # run checked against its worker's memory (a worker lost meanwhile fails the fit).
+            owner = [addresses[min(len(addresses) - 1, len(addresses) * b.first // X.shape[1])] for b in parts]
+            _check_blocks_fit(workers, {w: sum(b.least_memory() for b, o in zip(parts, owner) if o == w)
+                                        for w in owner})
+            where = [dict(workers=[w], allow_other_workers=False) for w in owner]
+        else:
+            X = X.rechunk({0: -1})  # a block holds all rows of its columns
+            _check_chunks_fit(workers, X)
+            self.bounds = [0, *np.cumsum(X.chunks[1]).tolist()]
+            parts = client.compute(list(X.to_delayed().ravel()))
+            where = [{}] * len(parts)  # made where its chunk was computed: the task follows its data
+        # The chunks' futures are let go once the blocks are made; a block keeps its array.
+        made = [client.submit(BlockActor, part, y, classes, n_classes, params, first, actor=True, pure=False, **at)
+                for part, first, at in zip(parts, self.bounds[:-1], where)]
+        del parts
+        self.actors = self._made_blocks(made, set(workers))
         self._made = made  # the actors live as long as their futures
         held = client.who_has(made)
         self.workers = [sorted(held[f.key]) for f in made]  # where each block is
-        del chunks
         self.codes_nbytes = np.array(self._run("codes_nbytes", [()] * len(self.actors)))
         self.bytes_sent = np.zeros(len(self.actors), dtype=np.int64)
         self.bytes_received = np.zeros(len(self.actors), dtype=np.int64)
         self._counting = threading.Lock()  # trees in flight count from several threads
+
+    def _made_blocks(self, made, started):
+        """The actors of the futures ``made`` (the blocks being made), raising a block's error (a
+        category value, an unread file) here. Dask may never finish a block whose worker died as
+        it was made (out of memory: the nanny restarts it under a new address), nor say so: while
+        waiting, the workers there were at the start (``started``) are looked at every POLL
+        seconds, and the fit raises when one has gone."""
+        from distributed import wait
+
+        while True:
+            try:
+                wait(made, timeout=POLL)
+                return self.client.gather(made)
+            except TimeoutError:
+                gone = started - set(_workers(self.client))
+                if gone:
+                    waiting = [b for b, f in enumerate(made) if not f.done()]
+                    columns = ", ".join(f"[{self.bounds[b]}, {self.bounds[b + 1]})" for b in waiting[:3])
+                    columns += " ..." if len(waiting) > 3 else ""
+                    limits = _limits(_workers(self.client))
+                    raise RuntimeError(f"{len(gone)} of the {len(started)} Dask workers left the cluster while X's "
+                                       f"blocks were made (out of memory? the limits are {limits}); the blocks of "
+                                       f"columns {columns} were not made. Give the cluster more workers or memory, "
+                                       f"or X in more, smaller "
+                                       f"blocks") from None
 
     def _run(self, method, args):
         """actor b's method(*args[b]) for each b whose args are not None, all sent before any is
@@ -122,8 +224,8 @@ class DaskBlocks:
                 if a is not None:
                     calls[b] = getattr(self.actors[b], method)(*a)
             for b, call in calls.items():
-                results[b] = call.result()
-        except (ValueError, TypeError):  # a block refused its ask: the error is its own
+                results[b] = self._answer(b, call)
+        except (ValueError, TypeError, _Stalled):  # a block refused its ask, or its worker stalls: said
             raise
         except Exception as e:
             # Dask reports a lost actor in several ways (a closed connection, a missing key, the
@@ -132,24 +234,50 @@ class DaskBlocks:
             lost = self._lost_block()
             if lost is None:
                 raise
-            first, end = self.bounds[lost], self.bounds[lost + 1]
-            raise RuntimeError(f"the worker holding columns [{first}, {end}) of X left the cluster during a "
-                               f"feature-parallel fit (killed, out of memory or restarted); its columns' codes went "
-                               f"with it. Fit again") from e
+            raise self._lost(lost) from e
         return [results.get(b) for b in range(len(args))]
+
+    def _answer(self, b, call):
+        """The call's result. A call to a worker that was restarted, or that Dask keeps paused,
+        may never answer: while waiting, the block's worker is looked at every POLL seconds."""
+        paused_since = None
+        while True:
+            try:
+                return call.result(timeout=POLL)
+            except TimeoutError:
+                info = _workers(self.client)
+                held = [info[w] for w in self.workers[b] if w in info]
+                if not held:
+                    raise self._lost(b) from None
+                if all(w.get("status") == "paused" for w in held):
+                    paused_since = paused_since or time.monotonic()
+                    if time.monotonic() - paused_since > PAUSED_PATIENCE:
+                        first, end = self.bounds[b], self.bounds[b + 1]
+                        raise _Stalled(f"the Dask worker holding columns [{first}, {end}) of X has been paused for "
+                                       f"{PAUSED_PATIENCE:.0f} s: its memory passed Dask's pause fraction of its "
+                                       f"limit ({_limits(info)}) and its blocks' codes stay there. Give the cluster "
+                                       f"more workers or memory, or X in more, smaller blocks") from None
+                else:
+                    paused_since = None
 
     def _lost_block(self, patience=10.0):
         """The first block whose worker has left the cluster (waiting up to `patience` seconds for
         the scheduler to notice), or None."""
         deadline = time.monotonic() + patience
         while True:
-            alive = set(self.client.scheduler_info()["workers"])
+            alive = set(_workers(self.client))
             for b, held in enumerate(self.workers):
                 if not set(held) & alive:
                     return b
             if time.monotonic() > deadline:
                 return None
             time.sleep(0.2)
+
+    def _lost(self, b):
+        first, end = self.bounds[b], self.bounds[b + 1]
+        return RuntimeError(f"the worker holding columns [{first}, {end}) of X left the cluster during a "
+                            f"feature-parallel fit (killed, out of memory or restarted); its columns' codes went "
+                            f"with it. Fit again")
 
     def _count(self, counts, messages):
         with self._counting:
@@ -181,12 +309,12 @@ class DaskBlocks:
 
 def fit_forest_columns(X, y, classes, n_classes, sample_weight, feature_weights, params, *, client=None,
                        blocks_out=None):
-    """_core.fit_forest's forest on a dask array X, fitted feature-parallel on the default Dask
-    client's cluster (client: that client, or None).
+    """_core.fit_forest's forest on a dask array or ColumnFiles X, fitted feature-parallel on the
+    default Dask client's cluster (client: that client, or None).
 
     blocks_out: a list that receives the DaskBlocks (its bytes counts), for measurements."""
     check_columns_X(X)
-    default = _client()
+    default = _client(X)
     if client is not None and client is not default:
         # The blocks are Dask actors, whose calls go through the default client.
         raise ValueError("a feature-parallel fit runs on the default Dask client: create the Client with "

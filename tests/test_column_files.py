@@ -1,0 +1,157 @@
+"""ColumnFiles (pyinterp.io.column_files): X's columns in .bed and .npy files, read block by block
+where a feature-parallel fit opens them. Here, without a cluster: what a ColumnFiles reads of
+its files, how it cuts them into blocks, what each block opens, and the refusals. The fits on a
+LocalCluster are in tests/test_feature_parallel.py."""
+
+import numpy as np
+import pytest
+
+from pyinterp import RandomForestRegressor
+from pyinterp._validation import mapped_file
+from pyinterp.io import ColumnFiles, read_plink
+from pyinterp.io.column_files import FileBlock
+
+bed_reader = pytest.importorskip("bed_reader")
+
+
+def genotypes(n, p, seed):
+    rng = np.random.default_rng(seed)
+    G = rng.binomial(2, rng.uniform(0.05, 0.5, p), size=(n, p)).astype(np.float32)
+    G[rng.random((n, p)) < 0.05] = np.nan
+    return G
+
+
+def write_bed(path, G, first=0, iids=None):
+    n, p = G.shape
+    iids = [f"s{k}" for k in range(n)] if iids is None else iids
+    bed_reader.to_bed(path, G, properties={"sid": [f"rs{first + k}" for k in range(p)], "iid": iids})
+    return str(path)
+
+
+@pytest.fixture
+def files(tmp_path):
+    """Two .bed filesets and a .npy of the same 30 samples, and the X they make in memory."""
+    parts = [genotypes(30, 7, 0), genotypes(30, 5, 1)]
+    beds = [write_bed(tmp_path / f"chr{k + 1}.bed", G, first=7 * k) for k, G in enumerate(parts)]
+    values = np.random.default_rng(2).normal(size=(30, 4)).astype(np.float32)
+    npy = str(tmp_path / "expression.npy")
+    np.save(npy, values)
+    return beds, npy, np.hstack([*parts, values])
+
+
+def test_shape_names_and_dtype_are_the_files_side_by_side(files):
+    beds, npy, X = files
+    genomes = ColumnFiles(beds)
+    assert genomes.shape == (30, 12) and genomes.dtype == np.float32
+    assert genomes.feature_names.tolist() == [f"rs{k}" for k in range(12)]
+    assert genomes.sample_ids.tolist() == [f"s{k}" for k in range(30)]
+    both = ColumnFiles([*beds, npy], rows=[3, 1, 2])
+    assert both.shape == (3, 16) and both.feature_names is None
+    assert both.sample_ids.tolist() == ["s3", "s1", "s2"]
+    mask = np.zeros(30, bool)
+    mask[[4, 9]] = True
+    assert ColumnFiles(npy, rows=mask).rows.tolist() == [4, 9]
+    assert np.dtype(ColumnFiles(npy).dtype) == np.float32 and ColumnFiles(npy).feature_names is None
+
+
+def test_blocks_cut_each_file_and_never_cross_one(files):
+    beds, npy, _ = files
+    X = ColumnFiles([*beds, npy])
+    assert [(b.first, b.end) for b in X.blocks(1)] == [(0, 7), (7, 12), (12, 16)]
+    # ceil(16 / 3) = 6 columns at most: chr1's 7 in two blocks, the others whole
+    assert [(b.first, b.end) for b in X.blocks(3)] == [(0, 4), (4, 7), (7, 12), (12, 16)]
+    assert [(b.c0, b.c1) for b in X.blocks(3)] == [(0, 4), (4, 7), (0, 5), (0, 4)]
+    cut = ColumnFiles([*beds, npy], block_columns=2).blocks(5)
+    assert [b.end - b.first for b in cut] == [2, 2, 1, 2, 2, 1, 2, 2, 2]
+    assert cut[-1].end == 16
+
+
+@pytest.mark.parametrize("rows", [None, [0, 1, 2, 3, 4, 5], [8, 2, 29, 2]])
+def test_each_block_opens_its_columns_of_the_rows(files, rows):
+    """A .bed block as packed genotypes (read in place, or a repacked subset), a .npy block as a
+    map of its file (all rows or a run of them) or as a copy of the rows asked for."""
+    beds, npy, X = files
+    files_X = ColumnFiles([*beds, npy], rows=rows)
+    expected = X if rows is None else X[rows]
+    for block in files_X.blocks(4):
+        opened = block.open()
+        np.testing.assert_array_equal(np.asarray(opened, dtype=np.float32), expected[:, block.first:block.end])
+        if block.kind == "npy":
+            assert (mapped_file(opened) is not None) == (rows is None or rows == list(range(6)))
+
+
+def test_a_fit_reads_a_block_as_it_reads_the_file_itself(files):
+    """What a block opens fits the forest the file's own columns fit (the core's mapped and
+    packed routes), so the feature-parallel fit starts from the same codes."""
+    beds, _, X = files
+    y = np.nan_to_num(X[:, 2]) + np.nan_to_num(X[:, 8])
+    block = ColumnFiles(beds).blocks(1)[1]
+    kw = dict(n_estimators=3, random_state=0)
+    a = RandomForestRegressor(**kw).fit(block.open(), y)
+    b = RandomForestRegressor(**kw).fit(read_plink(beds[1]), y)
+    np.testing.assert_array_equal(a.predict(block.open()), b.predict(read_plink(beds[1])))
+
+
+def test_bad_files_and_arguments_are_refused_by_name(files, tmp_path):
+    beds, npy, _ = files
+    with pytest.raises(FileNotFoundError, match="missing"):
+        ColumnFiles(str(tmp_path / "missing.npy"))
+    (tmp_path / "x.csv").write_text("1,2\n")
+    with pytest.raises(ValueError, match=r"x\.csv is neither a PLINK \.bed nor a \.npy"):
+        ColumnFiles([npy, str(tmp_path / "x.csv")])
+    np.save(tmp_path / "cube.npy", np.zeros((2, 2, 2)))
+    with pytest.raises(ValueError, match=r"cube\.npy holds a 3-d array"):
+        ColumnFiles(str(tmp_path / "cube.npy"))
+    np.save(tmp_path / "words.npy", np.array([["a"]]))
+    with pytest.raises(ValueError, match=r"words\.npy holds a 2-d array of <U1"):
+        ColumnFiles(str(tmp_path / "words.npy"))
+    np.save(tmp_path / "short.npy", np.zeros((29, 2)))
+    with pytest.raises(ValueError, match=r"short\.npy has 29 rows \(samples\) where .*chr1\.bed has 30"):
+        ColumnFiles([beds[0], str(tmp_path / "short.npy")])
+    other = write_bed(tmp_path / "other.bed", genotypes(30, 2, 3), iids=[f"s{k}" for k in range(29)] + ["t"])
+    with pytest.raises(ValueError, match=r"other\.bed's samples differ from .*chr1\.bed's: row 29"):
+        ColumnFiles([beds[0], other])
+    with pytest.raises(ValueError, match="rows must be indices of the files' 30 rows"):
+        ColumnFiles(npy, rows=[0, 30])
+    with pytest.raises(ValueError, match="one entry per file row"):
+        ColumnFiles(npy, rows=np.ones(3, bool))
+    with pytest.raises(ValueError, match="rows must be a 1-d array"):
+        ColumnFiles(npy, rows=[[0]])
+    with pytest.raises(ValueError, match="rows selects no sample"):
+        ColumnFiles(npy, rows=np.zeros(30, bool))
+    with pytest.raises(ValueError, match="block_columns must be a positive integer"):
+        ColumnFiles(npy, block_columns=0)
+    with pytest.raises(ValueError, match="paths must name at least one file"):
+        ColumnFiles([])
+
+
+def test_a_file_changed_after_the_columnfiles_was_made_is_refused_where_it_opens(files, tmp_path):
+    _, npy, _ = files
+    block = ColumnFiles(npy).blocks(1)[0]
+    np.save(npy, np.zeros((31, 4), np.float32))
+    with pytest.raises(ValueError, match=r"expression\.npy changed since the ColumnFiles was made: it now holds 31"):
+        block.open()
+    gone = FileBlock(str(tmp_path / "gone.npy"), "npy", 0, 1, 30, 0, None, False, np.dtype(np.float32))
+    with pytest.raises(FileNotFoundError, match=r"gone\.npy cannot be read on .*same path on every Dask worker"):
+        gone.open()
+
+
+def test_only_a_forest_fit_takes_a_columnfiles(files, monkeypatch):
+    beds, npy, X = files
+    files_X = ColumnFiles(npy)
+    y = X[:, 12]
+    forest = RandomForestRegressor(3, random_state=0).fit(X[:, 12:], y)
+    with pytest.raises(TypeError, match="X is a ColumnFiles, which only the forests' fit reads"):
+        forest.predict(files_X)
+    with pytest.raises(ValueError, match="monotonic_cst is not supported with a ColumnFiles X"):
+        RandomForestRegressor(3, monotonic_cst=[1, 0, 0, 0]).fit(files_X, y)
+    with pytest.raises(ValueError, match="Found input variables with inconsistent numbers of samples: \\[30, 29\\]"):
+        RandomForestRegressor(3).fit(files_X, y[:29])
+    distributed = pytest.importorskip("distributed")
+
+    def no_client():
+        raise ValueError("No clients found")
+
+    monkeypatch.setattr(distributed, "get_client", no_client)
+    with pytest.raises(ValueError, match="a ColumnFiles X is fitted feature-parallel .* no Client is running"):
+        RandomForestRegressor(3).fit(files_X, y)
