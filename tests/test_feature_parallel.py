@@ -224,3 +224,27 @@ def test_X_too_large_for_the_workers_is_refused_before_anything_is_computed(tmp_
             RandomForestRegressor(2).fit(ColumnFiles(path, rows=scattered), y[scattered])
         # Read in place with all rows, the same file needs only its codes: 0.50 GB.
         assert ColumnFiles(path).blocks(1)[0].least_memory() == 10_000 * 50_000
+
+
+@pytest.mark.heavy  # a worker killed for memory: not under the sanitizers
+def test_a_worker_killed_for_memory_while_making_blocks_raises_not_hangs(tmp_path):
+    """Real-valued columns take 2-byte codes, beyond the 2-bit floor the check before the fit can
+    count on: the only worker passes its limit while encoding, its nanny restarts it, and Dask
+    never finishes (nor fails) the block. The fit notices the worker gone and raises."""
+    from pyinterp.io import ColumnFiles
+
+    n, p = 20_000, 5_000
+    path = str(tmp_path / "X.npy")
+    X = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(n, p))
+    rng = np.random.default_rng(0)
+    for start in range(0, n, 2_000):
+        X[start:start + 2_000] = rng.normal(size=(2_000, p))
+    X.flush()
+    del X
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  memory_limit="350MB", worker_class=distributed.Nanny) as cluster, \
+            distributed.Client(cluster):
+        with pytest.raises(RuntimeError, match=r"1 of the 1 Dask workers left the cluster while X's blocks were made "
+                                               r"\(out of memory\? the limits are 0\.35 GB\); the blocks of columns "
+                                               r"\[0, 5000\) were not made"):
+            RandomForestRegressor(2, random_state=0).fit(ColumnFiles(path), np.arange(n, dtype=float))
