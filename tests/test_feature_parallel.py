@@ -36,7 +36,12 @@ def genotypes(n=400, p=90, seed=0):
     return X, signal
 
 
-def test_a_regressor_on_a_dask_array_is_the_forest_of_the_whole_X(client):
+def test_a_regressor_on_a_dask_array_is_the_forest_of_the_whole_X(client, monkeypatch):
+    """Calls are awaited in slices of POLL seconds, between which the blocks' workers are looked
+    at: with POLL a millisecond, most waits time out and resume, and the forest is the same."""
+    from pyinterp.forest import feature_parallel
+
+    monkeypatch.setattr(feature_parallel, "POLL", 0.001)
     X, y = genotypes()
     local = RandomForestRegressor(5, max_features=0.3, oob_score=True, random_state=0).fit(X, y)
     parted = RandomForestRegressor(5, max_features=0.3, oob_score=True, random_state=0)
