@@ -54,6 +54,26 @@ def test_shape_names_and_dtype_are_the_files_side_by_side(files):
     assert np.dtype(ColumnFiles(npy).dtype) == np.float32 and ColumnFiles(npy).feature_names is None
 
 
+def test_covariates_are_the_last_columns_and_one_more_block(files):
+    beds, npy, X = files
+    C = np.arange(6.0).reshape(3, 2)
+    with_c = ColumnFiles(beds, rows=[3, 1, 2]).with_covariates(C, names=["age", "PC1"])
+    assert with_c.shape == (3, 14) and with_c.dtype == np.float64
+    assert with_c.feature_names.tolist()[-3:] == ["rs11", "age", "PC1"]
+    last = with_c.blocks(2)[-1]
+    assert (last.first, last.end) == (12, 14) and last.open() is with_c._covariates
+    np.testing.assert_array_equal(last.open(), C)
+    assert ColumnFiles(npy).with_covariates(np.ones(30)).covariate_names.tolist() == ["c0"]
+    with pytest.raises(ValueError, match=r"covariates must have one row per sample \(3\)"):
+        ColumnFiles(beds, rows=[3, 1, 2]).with_covariates(np.ones((30, 1)))
+    with pytest.raises(ValueError, match="covariates must be finite"):
+        ColumnFiles(npy).with_covariates(np.full(30, np.nan))
+    with pytest.raises(ValueError, match=r"not variant IDs: \['rs3'\]"):
+        ColumnFiles(beds).with_covariates(np.ones(30), names=["rs3"])
+    with pytest.raises(ValueError, match="these files have covariates already"):
+        with_c.with_covariates(C)
+
+
 def test_blocks_cut_each_file_and_never_cross_one(files):
     beds, npy, _ = files
     X = ColumnFiles([*beds, npy])

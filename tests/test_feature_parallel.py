@@ -174,11 +174,15 @@ def test_columnfiles_fit_from_bed_and_npy_files_as_in_memory(client, tmp_path):
     parted = RandomForestRegressor(**kw).fit(files, y)
     same_forests(local, parted)
     assert parted.oob_score_ == local.oob_score_ and not hasattr(parted, "feature_names_in_")
+    # Covariates after the variants, one more block, split on at every node (always_split_features
+    # by name, as with PackedGenotypes.with_covariates).
     labels = np.where(y > np.median(y), "case", "control")
-    genomes = ColumnFiles(beds, rows=rows)
-    clf = RandomForestClassifier(4, random_state=0).fit(genomes, labels)
-    same_forests(RandomForestClassifier(4, random_state=0).fit(X[:, :80], labels), clf)
-    assert clf.feature_names_in_.tolist() == [f"rs{j}" for j in range(80)]
+    C = np.random.default_rng(6).normal(size=(len(rows), 2))
+    genomes = ColumnFiles(beds, rows=rows).with_covariates(C, names=["age", "PC1"])
+    clf = RandomForestClassifier(4, always_split_features=["age"], random_state=0).fit(genomes, labels)
+    in_memory = RandomForestClassifier(4, always_split_features=[80], random_state=0)
+    same_forests(in_memory.fit(np.hstack([X[:, :80], C]), labels), clf)
+    assert clf.feature_names_in_.tolist() == [f"rs{j}" for j in range(80)] + ["age", "PC1"]
 
 
 @pytest.mark.heavy  # workers near their memory limits: not under the sanitizers

@@ -22,7 +22,7 @@ import numpy as np
 from .. import _core
 from .._distributed import _gb, _workers, aligned, codes_bytes, memory_room
 from .._validation import core_X, mapped_file
-from ..io.column_files import ColumnFiles, FileBlock
+from ..io.column_files import ArrayBlock, ColumnFiles, FileBlock
 
 
 def is_dask_array(X) -> bool:
@@ -76,7 +76,7 @@ class BlockActor:
     def __init__(self, chunk, y, classes, n_classes, params, first):
         params = copy.copy(params)
         params.n_threads = 1  # a worker runs as many blocks' asks at once as it has threads
-        X = core_X(chunk.open()) if isinstance(chunk, FileBlock) else chunk
+        X = core_X(chunk.open()) if isinstance(chunk, (FileBlock, ArrayBlock)) else chunk
         self.block = _core.ColumnBlock(X, aligned(y), aligned(classes), n_classes, params, first,
                                        mapped_file=mapped_file(X))
 

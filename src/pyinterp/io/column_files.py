@@ -3,12 +3,14 @@ feature-parallel fit that no single machine's memory holds (docs/user/cluster.md
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 import socket
 
 import numpy as np
 
+from .packed import checked_covariates
 from .plink import read_plink
 
 
@@ -59,7 +61,9 @@ class ColumnFiles:
         (n_samples, n_columns) of X.
     feature_names : ndarray of object or None
         The variant IDs when every file is a .bed fileset (the fitted estimators'
-        ``feature_names_in_``), else None.
+        ``feature_names_in_``), then any covariates' names; else None.
+    covariate_names : ndarray of object
+        The covariates' names (empty without covariates, see :meth:`with_covariates`).
     sample_ids : ndarray of object or None
         The IIDs of X's samples when a file is a .bed fileset, else None.
     dtype : numpy.dtype
@@ -81,6 +85,8 @@ class ColumnFiles:
 
     Notes
     -----
+    Covariates (:meth:`with_covariates`) are X's last columns, held in this process and sent to
+    one worker: for ``always_split_features``, as with :class:`PackedGenotypes`.
     Only the forests' ``fit`` reads a ColumnFiles; every other use refuses it with a TypeError.
     A file must be at the same path on every worker (a shared file system) and must not change
     during the fit.
@@ -99,6 +105,10 @@ class ColumnFiles:
     >>> [(b.path.endswith("part1.npy"), b.first, b.end) for b in X.blocks(n_workers=2)]
     [(False, 0, 30), (True, 30, 61)]
     """
+
+    # Values after the files' columns (with_covariates): float64, one row per sample of X; None without.
+    _covariates = None
+    covariate_names = np.empty(0, dtype=object)
 
     def __init__(self, paths, *, rows=None, block_columns=None, count_a2=False):
         if isinstance(paths, (str, os.PathLike)):
@@ -143,6 +153,44 @@ class ColumnFiles:
     def __repr__(self):
         return f"ColumnFiles({len(self.paths)} file(s), {self.shape[0]} samples x {self.shape[1]} columns)"
 
+    def with_covariates(self, values, names=None):
+        """These files' columns with covariate columns after them, for ``always_split_features``.
+
+        Parameters
+        ----------
+        values : array-like of shape (n_samples, n_covariates)
+            Numbers, one row per sample of X (after ``rows``), in its order; no NaN or infinity.
+        names : list of str, optional
+            The covariates' names (default ``c0``, ``c1``, ...), distinct from the variant IDs.
+
+        Returns
+        -------
+        ColumnFiles
+            The same files with the covariates as X's last columns (float64), fitted as one more
+            block.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import numpy as np
+        >>> from pyinterp.io import ColumnFiles
+        >>> path = os.path.join(tempfile.mkdtemp(), "X.npy")
+        >>> np.save(path, np.zeros((4, 3), dtype=np.int8))
+        >>> X = ColumnFiles(path).with_covariates([[0.1], [0.2], [0.3], [0.4]], names=["PC1"])
+        >>> X.shape, [(b.first, b.end) for b in X.blocks(n_workers=1)]
+        ((4, 4), [(0, 3), (3, 4)])
+        """
+        if self._covariates is not None:
+            raise ValueError("these files have covariates already")
+        ids = [] if self.feature_names is None else self.feature_names
+        values, names = checked_covariates(values, names, self.shape[0], ids)
+        out = copy.copy(self)
+        out._covariates, out.covariate_names = values, names
+        out.shape = (self.shape[0], self.shape[1] + values.shape[1])
+        out.feature_names = None if self.feature_names is None else np.concatenate([self.feature_names, names])
+        out.dtype = np.result_type(self.dtype, np.float64)
+        return out
+
     def blocks(self, n_workers):
         """The blocks a fit on n_workers workers opens: a list of :class:`FileBlock` in column order.
 
@@ -169,7 +217,8 @@ class ColumnFiles:
         """
         if not isinstance(n_workers, (int, np.integer)) or n_workers < 1:
             raise ValueError(f"n_workers must be a positive integer, got {n_workers!r}")
-        most = self.block_columns or math.ceil(self.shape[1] / n_workers)
+        p = self.shape[1] - len(self.covariate_names)
+        most = self.block_columns or math.ceil(p / n_workers)
         out, first = [], 0
         for f in self._files:
             cuts = np.linspace(0, f.n_cols, math.ceil(f.n_cols / most) + 1).round().astype(np.int64)
@@ -177,6 +226,8 @@ class ColumnFiles:
                 out.append(FileBlock(f.path, f.kind, int(c0), int(c1), f.n_rows, first + int(c0), self.rows,
                                      self.count_a2, f.dtype))
             first += f.n_cols
+        if self._covariates is not None:
+            out.append(ArrayBlock(self._covariates, first))
         return out
 
 
@@ -264,6 +315,43 @@ class FileBlock:
         X = np.load(self.path, mmap_mode="r")[:, self.c0:self.c1]
         run = self._row_run()
         return X[run] if run is not None else np.ascontiguousarray(X[self.rows])  # a run: still a map
+
+
+class ArrayBlock:
+    """Columns of X held in memory (a ColumnFiles' covariates), sent to the worker that fits them
+    as one block: the same interface as :class:`FileBlock`.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_samples, n_columns)
+        The columns, one row per sample of X.
+    first : int
+        The block's first column in X.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyinterp.io.column_files import ArrayBlock
+    >>> block = ArrayBlock(np.ones((8, 2)), first=5)
+    >>> block.end, block.least_memory(), block.open().shape
+    (7, 132, (8, 2))
+    """
+
+    def __init__(self, values, first):
+        self.values, self.first = values, first
+
+    @property
+    def end(self):
+        return self.first + self.values.shape[1]
+
+    def least_memory(self):
+        """The values and their codes (2 bits a value at least)."""
+        n, width = self.values.shape
+        return self.values.nbytes + (n + 3) // 4 * width
+
+    def open(self):
+        """The values."""
+        return self.values
 
 
 class _FileHead:

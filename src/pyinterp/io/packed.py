@@ -179,21 +179,10 @@ class PackedGenotypes:
         """
         if self._covariates is not None:
             raise ValueError("these genotypes have covariates already")
-        values = np.asarray(values, dtype=np.float64)
-        if values.ndim == 1:
-            values = values[:, None]
-        if values.ndim != 2 or values.shape[0] != self.shape[0] or values.shape[1] < 1:
-            raise ValueError(f"covariates must have one row per sample ({self.shape[0]}) and at least one column, "
-                             f"got shape {values.shape}")
-        if not np.isfinite(values).all():
-            raise ValueError("covariates must be finite numbers (drop the samples missing one first)")
-        names = _names(names, values.shape[1], "names", "c")
-        clash = sorted(set(names) & set(self.variant_ids))
-        if clash or len(set(names)) < len(names):
-            raise ValueError(f"covariate names must be distinct and not variant IDs: {clash or list(names)}")
+        values, names = checked_covariates(values, names, self.shape[0], self.variant_ids)
         out = object.__new__(PackedGenotypes)
         out.__dict__.update(self.__dict__)
-        out._covariates = np.asfortranarray(values)
+        out._covariates = values
         out.covariate_names = names
         return out
 
@@ -440,6 +429,24 @@ class PackedGenotypes:
     def _default_dtype(self):
         """float32 holds allele counts exactly; covariates need float64."""
         return np.float32 if self._covariates is None else np.float64
+
+
+def checked_covariates(values, names, n_samples, variant_ids):
+    """Covariates as with_covariates takes them: (values as float64 Fortran-ordered, one row per
+    sample; names, ``c0``, ``c1``, ... by default), checked; variant_ids the names they must not take."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim == 1:
+        values = values[:, None]
+    if values.ndim != 2 or values.shape[0] != n_samples or values.shape[1] < 1:
+        raise ValueError(f"covariates must have one row per sample ({n_samples}) and at least one column, "
+                         f"got shape {values.shape}")
+    if not np.isfinite(values).all():
+        raise ValueError("covariates must be finite numbers (drop the samples missing one first)")
+    names = _names(names, values.shape[1], "names", "c")
+    clash = sorted(set(names) & set(variant_ids))
+    if clash or len(set(names)) < len(names):
+        raise ValueError(f"covariate names must be distinct and not variant IDs: {clash or list(names)}")
+    return np.asfortranarray(values), names
 
 
 def is_packed(X) -> bool:
