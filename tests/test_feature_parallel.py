@@ -44,9 +44,21 @@ def test_a_regressor_on_a_dask_array_is_the_forest_of_the_whole_X(client, monkey
     monkeypatch.setattr(feature_parallel, "POLL", 0.001)
     X, y = genotypes()
     local = RandomForestRegressor(5, max_features=0.3, oob_score=True, random_state=0).fit(X, y)
-    parted = RandomForestRegressor(5, max_features=0.3, oob_score=True, random_state=0)
-    parted.fit(da.from_array(X, chunks=(X.shape[0], 25)), y)
+    parted = RandomForestRegressor(5, max_features=0.3, oob_score=True, random_state=0, keep_oob_leaves=True)
+    parted_X = da.from_array(X, chunks=(X.shape[0], 25))
+    parted.fit(parted_X, y)
     same_forests(local, parted)
+    # The out-of-bag measures read the leaves the fit recorded, not X: equal to those of the
+    # in-memory X descended through the same trees.
+    from pyinterp.importance import mdi_oob, naive_oob, ufi
+
+    for measure in (mdi_oob, naive_oob, ufi):
+        np.testing.assert_array_equal(measure(parted, parted_X, y), measure(local, X, y), err_msg=measure.__name__)
+    with pytest.raises(TypeError, match="fitted feature-parallel: the out-of-bag measures then read the out-of-bag "
+                                        "leaves the fit recorded, not X. Fit the pyinterp forest with keep_oob_leaves"):
+        mdi_oob(RandomForestRegressor(5, random_state=0).fit(parted_X, y), parted_X, y)
+    with pytest.raises(ValueError, match=r"X has shape \(399, 90\), but the forest was fitted on \(400, 90\)"):
+        mdi_oob(parted, parted_X[1:], y[1:])
     assert parted.oob_score_ == local.oob_score_
     assert parted.n_features_in_ == X.shape[1]
     np.testing.assert_array_equal(parted.feature_importances_, local.feature_importances_)

@@ -2,6 +2,7 @@
 #include <pybind11/stl.h>
 
 #include <limits>
+#include <type_traits>
 #include <string>
 
 #include "bindings.hpp"
@@ -50,19 +51,25 @@ void def_oob_importance(py::module_& m) {
   m.def(
       "oob_importance",
       [](const Trees& trees, const py::object& X, const py::object& y, const py::object& sample_weight,
-         OobMeasure measure, int n_threads) {
+         OobMeasure measure, int n_threads, bool recorded) {
         const auto& f = trees_of(trees);
         const MatrixView v = matrix_view(X);
         const Targets t = targets_of(f, y, sample_weight, v.n_rows);
         Importance imp;
         {
           py::gil_scoped_release release;
-          imp = oob_importance(f, v, t, measure, n_threads);
+          if constexpr (std::is_same_v<Trees, Forest>) {
+            imp = oob_importance(f, v, t, measure, n_threads, recorded);
+          } else {
+            if (recorded) throw std::invalid_argument("a scikit-learn forest has no recorded out-of-bag leaves");
+            imp = oob_importance(f, v, t, measure, n_threads);
+          }
         }
         return importance_arrays(imp);
       },
       py::arg("forest"), py::arg("X"), py::arg("y"), py::arg("sample_weight"), py::arg("measure"),
-      py::arg("n_threads") = 1);
+      py::arg("n_threads") = 1, py::arg("recorded") = false,
+      "recorded: the out-of-bag rows' leaves recorded by the fit (keep_oob_leaves), X's shape alone read");
 }
 
 }  // namespace

@@ -51,6 +51,7 @@ from ._validation import (INT32_MAX, FOREST_FIT_X, IntInterval, check_array, che
                           check_exact_integers, check_int, check_output_size, check_sample_weight, core_X,
                           extreme_exponent, refuse_extreme_targets, regression_target, resolve_n_threads,
                           scaled_weights, warn_missing_call_code)
+from .forest.feature_parallel import is_feature_parallel
 from .forest.view import check_rows as _check_X
 from .forest.view import forest_view as _view
 
@@ -127,11 +128,29 @@ def _result(mean, std, return_std):
 
 
 def _oob_measure(measure, forest, X, y, sample_weight, return_std, n_jobs):
+    recorded = is_feature_parallel(X)
+    if recorded:
+        X = _recorded_stand_in(forest, X)
     view, X, targets, sample_weight = _oob_inputs(forest, X, y, sample_weight, in_place=True)
     mean, std, _ = _core.oob_importance(
-        view.core, X, targets, sample_weight, measure, resolve_n_threads(n_jobs)
+        view.core, X, targets, sample_weight, measure, resolve_n_threads(n_jobs), recorded=recorded
     )
     return _result(mean, std, return_std)
+
+
+def _recorded_stand_in(forest, X):
+    """For X fitted feature-parallel (a dask array or ColumnFiles, whose values are on the
+    workers): a stand-in of its shape that holds no values (a broadcast zero), the out-of-bag
+    rows' leaves being those the fit recorded (``keep_oob_leaves=True``)."""
+    core = getattr(forest, "_forest", None)
+    if core is None or not core.has_oob_leaves:
+        raise TypeError(f"X is a {type(X).__name__}, fitted feature-parallel: the out-of-bag measures then read the "
+                        "out-of-bag leaves the fit recorded, not X. Fit the pyinterp forest with keep_oob_leaves=True "
+                        "and pass the same X")
+    if X.shape != (core.n_samples, core.n_features):
+        raise ValueError(f"X has shape {X.shape}, but the forest was fitted on {(core.n_samples, core.n_features)}: "
+                         "the recorded out-of-bag leaves are of the training X")
+    return np.broadcast_to(np.float32(0), X.shape)
 
 
 @validate_params(_OOB_CONSTRAINTS, prefer_skip_nested_validation=True)
@@ -156,6 +175,9 @@ def mdi_oob(forest, X, y, *, sample_weight=None, return_std=False, n_jobs=None):
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
         The training rows, in the order the forest was fitted on them: each tree's out-of-bag rows
         are found by position.
+        A dask array or :class:`~pyinterp.io.ColumnFiles` the forest was fitted on
+        feature-parallel is not read: the out-of-bag leaves the fit recorded serve
+        (``keep_oob_leaves=True``).
     y : array-like of shape (n_samples,)
         The training target: real values for a regressor, labels the forest was trained on for a
         classifier (one-hot encoded inside).
@@ -245,6 +267,9 @@ def naive_oob(forest, X, y, *, sample_weight=None, return_std=False, n_jobs=None
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
         The training rows, in the order the forest was fitted on them: each tree's out-of-bag rows
         are found by position.
+        A dask array or :class:`~pyinterp.io.ColumnFiles` the forest was fitted on
+        feature-parallel is not read: the out-of-bag leaves the fit recorded serve
+        (``keep_oob_leaves=True``).
     y : array-like of shape (n_samples,)
         The training target: real values for a regressor, labels the forest was trained on for a
         classifier (one-hot encoded inside).
@@ -323,6 +348,9 @@ def ufi(forest, X, y, *, sample_weight=None, return_std=False, n_jobs=None):
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
         The training rows, in the order the forest was fitted on them: each tree's out-of-bag rows
         are found by position.
+        A dask array or :class:`~pyinterp.io.ColumnFiles` the forest was fitted on
+        feature-parallel is not read: the out-of-bag leaves the fit recorded serve
+        (``keep_oob_leaves=True``).
     y : array-like of shape (n_samples,)
         The training target: real values for a regressor, labels the forest was trained on for a
         classifier (one-hot encoded inside).

@@ -95,9 +95,10 @@ struct OobWorker {
   std::vector<int32_t> parent;  // a node reader's buffer
 };
 
+// oob_leaves: the fit's recorded leaves (n_trees x n_samples), or null.
 template <class Trees>
 Importance oob_importance_of(const Trees& forest, const MatrixView& X, const Targets& targets, OobMeasure measure,
-                             int n_threads) {
+                             int n_threads, const int32_t* oob_leaves = nullptr) {
   check_training_rows(forest, X);
   const int64_t n_trees = tree_count(forest);
   std::vector<TreeScores> per_tree(n_trees);
@@ -105,7 +106,8 @@ Importance oob_importance_of(const Trees& forest, const MatrixView& X, const Tar
       n_trees, n_threads, [](int) { return OobWorker{}; },
       [&](int64_t t, int, OobWorker& worker) {
         const auto tree = nodes(forest, t, worker.parent);
-        oob_node_sums(tree, forest.inbag.data() + t * forest.n_samples, X, targets, worker.sums);
+        oob_node_sums(tree, forest.inbag.data() + t * forest.n_samples, X, targets, worker.sums,
+                      oob_leaves ? oob_leaves + t * forest.n_samples : nullptr);
         if (worker.sums.n_rows == 0) return;
         tree_oob_scores(tree, worker.sums, measure, forest.criterion, worker.node_scores, worker.values);
         collect(worker.node_scores, per_tree[t]);
@@ -163,8 +165,9 @@ Importance reduce_tree_scores(const std::vector<TreeScores>& trees, int64_t n_fe
 }
 
 Importance oob_importance(const Forest& forest, const MatrixView& X, const Targets& targets, OobMeasure measure,
-                          int n_threads) {
-  return oob_importance_of(forest, X, targets, measure, n_threads);
+                          int n_threads, bool recorded) {
+  if (recorded && forest.oob_leaves.empty()) throw std::invalid_argument("the forest has no recorded out-of-bag leaves");
+  return oob_importance_of(forest, X, targets, measure, n_threads, recorded ? forest.oob_leaves.data() : nullptr);
 }
 
 Importance oob_importance(const SklearnForestNodes& forest, const MatrixView& X, const Targets& targets,

@@ -22,9 +22,10 @@ struct Importance {
 };
 
 // X and targets are the training rows (out-of-bag sets come from forest.inbag). naive-oob and UFI
-// measure impurity with the forest's criterion.
+// measure impurity with the forest's criterion. recorded: the out-of-bag rows' leaves are those
+// the fit recorded (Forest::oob_leaves), and only X's shape is read (a feature-parallel fit's X).
 Importance oob_importance(const Forest& forest, const MatrixView& X, const Targets& targets, OobMeasure measure,
-                          int n_threads);
+                          int n_threads, bool recorded = false);
 // The same of a scikit-learn forest read in place (its in-bag counts set), the copy's bit for bit.
 Importance oob_importance(const SklearnForestNodes& forest, const MatrixView& X, const Targets& targets,
                           OobMeasure measure, int n_threads);

@@ -1,12 +1,13 @@
 #include "oob_sums.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace pyinterp {
 
 template <class Nodes>
 void oob_node_sums(const Nodes tree, const uint32_t* counts, const MatrixView& X, const Targets& targets,
-                   NodeSums& sums) {
+                   NodeSums& sums, const int32_t* leaves) {
   const int64_t n_nodes = tree.count();
   const int32_t nv = tree.n_values;
   sums.w.assign(n_nodes, 0.0);
@@ -16,7 +17,8 @@ void oob_node_sums(const Nodes tree, const uint32_t* counts, const MatrixView& X
   for (int64_t i = 0; i < X.n_rows; ++i) {
     const double w = targets.weight(i);
     if (counts[i] != 0 || w <= 0.0) continue;
-    const int32_t leaf = leaf_of(tree, [&](int32_t j) { return X.at(i, j); });
+    const int32_t leaf = leaves ? leaves[i] : leaf_of(tree, [&](int32_t j) { return X.at(i, j); });
+    if (leaf < 0 || leaf >= n_nodes || tree.inner(leaf)) throw std::invalid_argument("a recorded leaf is not a leaf");
     ++sums.n_rows;
     sums.w[leaf] += w;
     if (targets.classes) {
@@ -37,7 +39,9 @@ void oob_node_sums(const Nodes tree, const uint32_t* counts, const MatrixView& X
   }
 }
 
-template void oob_node_sums(const CoreNodes, const uint32_t*, const MatrixView&, const Targets&, NodeSums&);
-template void oob_node_sums(const SklearnReader, const uint32_t*, const MatrixView&, const Targets&, NodeSums&);
+template void oob_node_sums(const CoreNodes, const uint32_t*, const MatrixView&, const Targets&, NodeSums&,
+                            const int32_t*);
+template void oob_node_sums(const SklearnReader, const uint32_t*, const MatrixView&, const Targets&, NodeSums&,
+                            const int32_t*);
 
 }  // namespace pyinterp

@@ -19,9 +19,11 @@ struct NodeSums {
 };
 
 // counts: the tree's in-bag count per training row; rows with count 0 are out of bag. Nodes: a
-// node reader (node_readers.hpp), a core tree's or a scikit-learn tree's in place.
+// node reader (node_readers.hpp), a core tree's or a scikit-learn tree's in place. leaves: the
+// leaf each out-of-bag row reaches, as the fit recorded them (Forest::oob_leaves, the tree's
+// row), or null: the rows of X are descended (with leaves, only X's row count is read).
 template <class Nodes>
 void oob_node_sums(const Nodes tree, const uint32_t* counts, const MatrixView& X, const Targets& targets,
-                   NodeSums& sums);
+                   NodeSums& sums, const int32_t* leaves = nullptr);
 
 }  // namespace pyinterp
