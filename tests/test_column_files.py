@@ -129,8 +129,14 @@ def test_bad_files_and_arguments_are_refused_by_name(files, tmp_path):
     with pytest.raises(ValueError, match=r"short\.npy has 29 rows \(samples\) where .*chr1\.bed has 30"):
         ColumnFiles([beds[0], str(tmp_path / "short.npy")])
     other = write_bed(tmp_path / "other.bed", genotypes(30, 2, 3), iids=[f"s{k}" for k in range(29)] + ["t"])
-    with pytest.raises(ValueError, match=r"other\.bed's samples differ from .*chr1\.bed's: row 29"):
+    with pytest.raises(ValueError, match=r"other\.bed's samples differ from .*chr1\.bed's: row 29 is '0 t' there "
+                                         r"and '0 s29' in the first"):
         ColumnFiles([beds[0], other])
+    with pytest.raises(ValueError, match=r"variant 'rs0' is in .*chr1\.bed and again in .*chr1\.bed"):
+        ColumnFiles([beds[0], beds[0]])
+    again = write_bed(tmp_path / "again.bed", genotypes(30, 2, 4), first=8)
+    with pytest.raises(ValueError, match=r"variant 'rs8' is in .*chr2\.bed and again in .*again\.bed"):
+        ColumnFiles([*beds, again])
     with pytest.raises(ValueError, match="rows must be indices of the files' 30 rows"):
         ColumnFiles(npy, rows=[0, 30])
     with pytest.raises(ValueError, match="one entry per file row"):

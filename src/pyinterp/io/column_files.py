@@ -10,6 +10,7 @@ import socket
 
 import numpy as np
 
+from .names import first_repeat
 from .packed import checked_covariates
 from .plink import read_plink
 
@@ -131,16 +132,24 @@ class ColumnFiles:
         for f in beds[1:]:
             k = _first_difference(f.samples, beds[0].samples)
             if k is not None:
-                raise ValueError(f"{f.path}'s samples differ from {beds[0].path}'s: row {k} is {f.samples[k]} there "
-                                 f"and {beds[0].samples[k]} in the first (the .fam files must list the same samples "
-                                 "in the same order)")
+                there, first = (" ".join(s[k]).strip() for s in (f.samples, beds[0].samples))
+                raise ValueError(f"{f.path}'s samples differ from {beds[0].path}'s: row {k} is {there!r} there "
+                                 f"and {first!r} in the first (the .fam files must list the same samples, FID and "
+                                 "IID, in the same order)")
         self.rows = None if rows is None else _row_indices(rows, n_file)
         n = n_file if self.rows is None else len(self.rows)
         if n < 1:
             raise ValueError("rows selects no sample")
         self.shape = (n, sum(f.n_cols for f in self._files))
-        self.feature_names = (np.concatenate([f.names for f in self._files]) if len(beds) == len(self._files)
-                              else None)
+        self.feature_names = None
+        if len(beds) == len(self._files):
+            self.feature_names = np.concatenate([f.names for f in self._files])
+            repeat = first_repeat(self.feature_names)
+            if repeat is not None:
+                where = np.cumsum([f.n_cols for f in self._files])
+                i, j = (self._files[np.searchsorted(where, k, side="right")].path for k in repeat)
+                raise ValueError(f"variant {self.feature_names[repeat[1]]!r} is in {i} and again in {j}: a variant "
+                                 "may be one column of X only")
         self.sample_ids = None if not beds else beds[0].samples[slice(None) if self.rows is None else self.rows, 1]
         numeric = [f.dtype for f in self._files if f.kind == "npy"]
         self.dtype = np.result_type(*numeric, *([np.float32] if beds else []))
