@@ -37,6 +37,7 @@ from benchkit.timing import load
 from compare_distributed import _start_watch, _status
 
 from pyinterp import _core
+from pyinterp._distributed import _workers
 from pyinterp._validation import mapped_file
 
 
@@ -90,7 +91,7 @@ def files_run(args):
         with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                       dashboard_address=None, memory_limit=args.worker_memory) as cluster, \
                 distributed.Client(cluster) as client:
-            started = set(client.scheduler_info()["workers"])
+            started = set(_workers(client))
             before = client.run(lambda: _status("VmRSS"))
             client.run(_start_watch)
             made = []
@@ -103,7 +104,7 @@ def files_run(args):
                 continue
             took = time.perf_counter() - t
             peaks = client.run(lambda: _status("VmHWM"))
-            restarted = set(client.scheduler_info()["workers"]) != started
+            restarted = set(_workers(client)) != started
             same = all(np.array_equal(a[k], b[k]) for a, b in zip(one.__getstate__()["trees"],
                                                                   forest.__getstate__()["trees"]) for k in a)
             blocks = made[0]

@@ -13,6 +13,7 @@ import pytest
 import pyinterp
 from pyinterp import (DLBCD, IterativeRandomForest, LSSFind, RandomForestClassifier, RandomForestRegressor,
                       SkinnyTreesRegressor, _core, combine)
+from pyinterp._distributed import _workers
 from pyinterp.datasets import make_collinear_dictionary, make_correlated_linear
 from pyinterp.skinny import fit_budget
 
@@ -219,7 +220,7 @@ def test_X_reaches_each_worker_once_and_is_encoded_once_there(client, data):
     # X sent once to each worker (a copy under a key of its own)
     sent = [a for payload in scattered for a in payloads(payload)]
     big = [a for a in sent if isinstance(a, np.ndarray) and a.nbytes >= X.nbytes]
-    assert len(big) == len(client.scheduler_info()["workers"]) and all(a is X for a in big)
+    assert len(big) == len(_workers(client)) and all(a is X for a in big)
     # each worker received at most one copy by transfer besides the broadcast, and encoded X at most once
     logs = client.run(lambda dask_worker: list(dask_worker.transfer_incoming_log))
     for worker, log in logs.items():
@@ -337,7 +338,7 @@ def test_irf_on_the_cluster_is_the_local_irf_and_sends_X_once(client, data, task
         del client.scatter
     assert repr(irf_result(remote)) == repr(irf_result(local))  # repr: NaN scores compare equal
     assert same_forest(local.forest_._forest, remote.forest_._forest)
-    assert sum(a is X for a in sent) == len(client.scheduler_info()["workers"])  # once per worker
+    assert sum(a is X for a in sent) == len(_workers(client))  # once per worker
 
 
 def test_lssfind_on_the_cluster_is_the_local_lssfind(client, data):

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from pyinterp import RandomForestClassifier, RandomForestRegressor
+from pyinterp._distributed import _workers
 
 distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
@@ -219,9 +220,9 @@ def test_columnfiles_larger_than_each_worker_fit_within_the_memory_limits(tmp_pa
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
                                   memory_limit="400MB", worker_class=distributed.Nanny) as cluster, \
             distributed.Client(cluster) as client:
-        started = set(client.scheduler_info()["workers"])
+        started = set(_workers(client))
         parted = RandomForestRegressor(**kw).fit(ColumnFiles(path), y)
-        assert set(client.scheduler_info()["workers"]) == started  # none died or restarted
+        assert set(_workers(client)) == started  # none died or restarted
     same_forests(local, parted)
 
 

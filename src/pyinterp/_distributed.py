@@ -259,11 +259,14 @@ def data_on_workers(*objects, in_place=(), again=False):
 
 
 def _workers(client) -> dict:
-    """The cluster's workers: address -> the scheduler's information on it."""
+    """The cluster's workers: address -> the scheduler's information on it. Asked of the scheduler
+    each time: Client.scheduler_info() returns the client's cached copy, which its periodic
+    refresh may have just replaced by one without workers (seen: a fit polling the workers read
+    "all gone" from it)."""
     try:
-        return client.scheduler_info(n_workers=-1)["workers"]  # all of them (2025.4 on: 5 by default)
+        return client.sync(client.scheduler.identity, n_workers=-1)["workers"]  # all (2025.4 on: 5 by default)
     except TypeError:  # an older distributed lists every worker
-        return client.scheduler_info()["workers"]
+        return client.sync(client.scheduler.identity)["workers"]
 
 
 def _payload_bytes(obj) -> int:
