@@ -311,7 +311,7 @@ class FileBlock:
         read from the file in place where they can be; OSError and ValueError name the file and
         this machine when it cannot be read or no longer has the shape it had."""
         try:
-            head = _FileHead.read(self.path)
+            head = _FileHead.read(self.path, self.count_a2)
         except OSError as e:
             raise type(e)(f"{self.path} cannot be read on {socket.gethostname()}: {e}. A ColumnFiles' files must "
                           f"be at the same path on every Dask worker (a shared file system)") from e
@@ -319,9 +319,8 @@ class FileBlock:
             raise ValueError(f"{self.path} changed since the ColumnFiles was made: it now holds {head.n_rows} rows x "
                              f"{head.n_cols} columns on {socket.gethostname()}")
         if self.kind == "bed":
-            G = read_plink(self.path, count_a2=self.count_a2)
-            return G[slice(None) if self.rows is None else self.rows, self.c0:self.c1]
-        X = np.load(self.path, mmap_mode="r")[:, self.c0:self.c1]
+            return head.opened[slice(None) if self.rows is None else self.rows, self.c0:self.c1]
+        X = head.opened[:, self.c0:self.c1]
         run = self._row_run()
         return X[run] if run is not None else np.ascontiguousarray(X[self.rows])  # a run: still a map
 
@@ -365,14 +364,16 @@ class ArrayBlock:
 
 class _FileHead:
     """What a file's header and tables say: its kind, rows and columns, and for a .bed its
-    samples (FID, IID pairs) and variant IDs."""
+    samples (FID, IID pairs) and variant IDs; ``opened`` the file as read (a .bed's genotypes,
+    a .npy's memory map), which a block slices rather than reading the file again."""
 
-    def __init__(self, path, kind, n_rows, n_cols, dtype=None, samples=None, names=None):
-        self.path, self.kind, self.n_rows, self.n_cols = path, kind, n_rows, n_cols
+    def __init__(self, path, kind, opened, dtype=None, samples=None, names=None):
+        self.path, self.kind, self.opened = path, kind, opened
+        self.n_rows, self.n_cols = opened.shape
         self.dtype, self.samples, self.names = dtype, samples, names
 
     @classmethod
-    def read(cls, path):
+    def read(cls, path, count_a2=False):
         lower = path.lower()
         if lower.endswith(".npy"):
             X = np.load(path, mmap_mode="r")
@@ -381,13 +382,13 @@ class _FileHead:
                                  "array of numbers (bool, integers, floats)")
             if X.shape[0] < 1 or X.shape[1] < 1:
                 raise ValueError(f"{path} holds an array of shape {X.shape}: it needs rows and columns")
-            return cls(path, "npy", X.shape[0], X.shape[1], dtype=X.dtype)
+            return cls(path, "npy", X, dtype=X.dtype)
         if lower.endswith(".bed"):
-            G = read_plink(path)
+            G = read_plink(path, count_a2=count_a2)
             table = G.sample_table
             fid = table["fid"] if table.get("fid") is not None else np.full(G.shape[0], "", dtype=object)
             samples = np.stack([np.asarray(fid, dtype=object), np.asarray(table["iid"], dtype=object)], axis=1)
-            return cls(path, "bed", G.shape[0], G.shape[1], samples=samples, names=G.variant_ids)
+            return cls(path, "bed", G, samples=samples, names=G.variant_ids)
         raise ValueError(f"{path} is neither a PLINK .bed nor a .npy file: ColumnFiles reads those two")
 
 
