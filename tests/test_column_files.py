@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from pyinterp import RandomForestRegressor
+from pyinterp.importance import dstump
 from pyinterp._validation import mapped_file
 from pyinterp.io import ColumnFiles, read_plink
 from pyinterp.io.column_files import FileBlock
@@ -167,8 +168,8 @@ def test_only_a_forest_fit_takes_a_columnfiles(files, monkeypatch):
     files_X = ColumnFiles(npy)
     y = X[:, 12]
     forest = RandomForestRegressor(3, random_state=0).fit(X[:, 12:], y)
-    with pytest.raises(TypeError, match="X is a ColumnFiles, which only the forests' fit reads"):
-        forest.predict(files_X)
+    with pytest.raises(TypeError, match="X is a ColumnFiles, which only pyinterp's forests read"):
+        dstump(files_X, y)
     with pytest.raises(ValueError, match="monotonic_cst is not supported with a ColumnFiles X"):
         RandomForestRegressor(3, monotonic_cst=[1, 0, 0, 0]).fit(files_X, y)
     with pytest.raises(ValueError, match="Found input variables with inconsistent numbers of samples: \\[30, 29\\]"):
@@ -181,3 +182,6 @@ def test_only_a_forest_fit_takes_a_columnfiles(files, monkeypatch):
     monkeypatch.setattr(distributed, "get_client", no_client)
     with pytest.raises(ValueError, match="a ColumnFiles X is fitted feature-parallel .* no Client is running"):
         RandomForestRegressor(3).fit(files_X, y)
+    # A forest fitted in memory reads a ColumnFiles' split columns on the cluster too.
+    with pytest.raises(ValueError, match="a ColumnFiles X is read by the Dask workers .* no Client is running"):
+        forest.predict(files_X)

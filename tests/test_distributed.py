@@ -534,5 +534,8 @@ def test_a_dask_array_is_refused_not_loaded_whole(data):
     for X_given in (X, da.from_array(X, chunks=(300, 4))):
         with pytest.raises(TypeError, match=r"y is a dask Array"):
             RandomForestRegressor(2).fit(X_given, da.from_array(y, chunks=100))
+    # A forest's predictions read only its split columns of a dask X, by its own graph.
+    forest = RandomForestRegressor(2, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(forest.predict(da.from_array(X, chunks=(100, 4))), forest.predict(X))
     with pytest.raises(TypeError, match=r"X is a dask Array"):
-        RandomForestRegressor(2).fit(X, y).predict(da.from_array(X, chunks=(100, 4)))
+        LSSFind(n_estimators=2).fit(X, y).predict(da.from_array(X, chunks=(100, 4)))

@@ -3,6 +3,8 @@ a dask array X chunked by columns stays on the workers that computed its chunks,
 ColumnBlock answering the driver's asks; the forest is the one a single process fits on the whole
 X, bit for bit."""
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -53,11 +55,11 @@ def test_a_regressor_on_a_dask_array_is_the_forest_of_the_whole_X(client, monkey
     # in-memory X descended through the same trees.
     from pyinterp.importance import mdi_oob, naive_oob, ufi
 
+    unrecorded = RandomForestRegressor(5, max_features=0.3, random_state=0).fit(parted_X, y)
     for measure in (mdi_oob, naive_oob, ufi):
         np.testing.assert_array_equal(measure(parted, parted_X, y), measure(local, X, y), err_msg=measure.__name__)
-    with pytest.raises(TypeError, match="fitted feature-parallel: the out-of-bag measures then read the out-of-bag "
-                                        "leaves the fit recorded, not X. Fit the pyinterp forest with keep_oob_leaves"):
-        mdi_oob(RandomForestRegressor(5, random_state=0).fit(parted_X, y), parted_X, y)
+        # without recorded leaves, X's split columns are read (the whole X is never here)
+        np.testing.assert_array_equal(measure(unrecorded, parted_X, y), measure(local, X, y), err_msg=measure.__name__)
     with pytest.raises(ValueError, match=r"X has shape \(399, 90\), but the forest was fitted on \(400, 90\)"):
         mdi_oob(parted, parted_X[1:], y[1:])
     assert parted.oob_score_ == local.oob_score_
@@ -270,3 +272,102 @@ def test_a_worker_killed_for_memory_while_making_blocks_raises_not_hangs(tmp_pat
                                                r"\(out of memory\? the limits are 0\.35 GB\); the blocks of columns "
                                                r"\[0, 5000\) were not made"):
             RandomForestRegressor(2, random_state=0).fit(ColumnFiles(path), np.arange(n, dtype=float))
+
+
+# -- after the fit: the measures that run rows down the trees read X's split columns ---------------
+
+
+@pytest.mark.filterwarnings("ignore:Some inputs do not have OOB scores")
+def test_every_measure_of_rows_reads_columnfiles_where_they_are(client, tmp_path, monkeypatch):
+    """A forest fitted on .bed and .npy files and covariates: predictions, leaves, paths,
+    out-of-bag values, contributions, SHAP and permutation importance take the same ColumnFiles
+    (only the columns the splits use are read, by the workers, a run of rows at a time) and equal
+    those of the same values in memory, bit for bit; runs of three rows give the same answers."""
+    bed_reader = pytest.importorskip("bed_reader")
+    from pyinterp import importance
+    from pyinterp.forest import split_columns
+    from pyinterp.interactions import path_prevalence, signed_paths
+    from pyinterp.io import ColumnFiles
+
+    G, _ = genotypes(n=240, p=90, seed=7)
+    bed = str(tmp_path / "chr1.bed")
+    bed_reader.to_bed(bed, np.ascontiguousarray(G[:, :40]), properties={"sid": [f"rs{j}" for j in range(40)],
+                                                  "iid": [f"s{i}" for i in range(240)]})
+    values = np.random.default_rng(8).normal(size=(240, 20)).astype(np.float32)
+    np.save(tmp_path / "expression.npy", values)
+    rows = np.flatnonzero(np.random.default_rng(9).random(240) < 0.9)
+    C = np.random.default_rng(10).normal(size=(len(rows), 1))
+    X = np.hstack([G[:, :40], values])[rows]
+    X = np.hstack([X, C])
+    y = np.nan_to_num(X[:, 3]) * X[:, 45] + X[:, 60] + np.random.default_rng(11).normal(size=len(rows))
+    files = ColumnFiles([bed, str(tmp_path / "expression.npy")], rows=rows, block_columns=15).with_covariates(C)
+    kw = dict(n_estimators=6, max_features=0.3, max_depth=5, random_state=4)
+    local = RandomForestRegressor(**kw).fit(X, y)
+    parted = RandomForestRegressor(**kw).fit(files, y)
+    same_forests(local, parted)
+    used = split_columns.split_features(parted._forest)
+    assert 0 < len(used) < X.shape[1]  # some columns are never read
+
+    def check(runs=False):
+        # SHAP's algorithm="auto" picks per tree by the rows in the call: in runs, equal to rounding
+        near = functools.partial(np.testing.assert_allclose, rtol=1e-9, atol=1e-12) if runs else \
+            np.testing.assert_array_equal
+        np.testing.assert_array_equal(parted.predict(files), local.predict(X))
+        np.testing.assert_array_equal(parted.apply(files), local.apply(X))
+        a, b = parted.decision_path(files), local.decision_path(X)
+        assert (a[0] != b[0]).nnz == 0 and np.array_equal(a[1], b[1])
+        np.testing.assert_array_equal(parted.oob_predict(files), local.oob_predict(X))
+        for got, want in zip(importance.contributions(parted, files), importance.contributions(local, X)):
+            np.testing.assert_array_equal(got, want)
+        for measure in (importance.shap_values, importance.banzhaf_values):
+            for got, want in zip(measure(parted, files), measure(local, X)):
+                near(got, want, err_msg=measure.__name__)
+        background = ColumnFiles([bed, str(tmp_path / "expression.npy")], rows=rows[:30]).with_covariates(C[:30])
+        for given in (background, X[:30]):  # on the cluster, or in memory
+            got = importance.shap_values(parted, files, background=given)
+            want = importance.shap_values(local, X, background=X[:30])
+            np.testing.assert_allclose(got[0], want[0], rtol=0, atol=1e-12)
+            assert got[1] == want[1]
+        near(importance.shap_interaction_values(parted, files), importance.shap_interaction_values(local, X))
+        got = importance.shap_interaction_importance(parted, files)
+        np.testing.assert_allclose(got.toarray(), importance.shap_interaction_importance(local, X).toarray(),
+                                   rtol=1e-12, atol=0)
+        for got, want in zip(importance.shap_top_interactions(parted, files, k=3),
+                             importance.shap_top_interactions(local, X, k=3)):
+            near(got, want)
+        np.testing.assert_array_equal(importance.permutation_oob(parted, files, y, random_state=1),
+                                      importance.permutation_oob(local, X, y, random_state=1))
+        paths = signed_paths(parted)
+        np.testing.assert_array_equal(path_prevalence(parted, paths, files, [[(3, 1), (45, 1)]]),
+                                      path_prevalence(local, signed_paths(local), X, [[(3, 1), (45, 1)]]))
+
+    check()
+    monkeypatch.setattr(split_columns, "RUN_BYTES", 40 * len(used) * 8)  # runs of 40 rows (float64 with C)
+    check(runs=True)
+    # Refusals name what differs.
+    with pytest.raises(ValueError, match="X has 41 features, but the forest was fitted on 61"):
+        parted.predict(ColumnFiles([bed], rows=rows).with_covariates(C))
+    with pytest.raises(ValueError, match="k must be at most"):
+        importance.shap_top_interactions(parted, files, k=len(used) * (len(used) - 1) // 2 + 1)
+
+
+def test_a_classifier_on_a_dask_array_explains_and_predicts_it_in_runs(client, monkeypatch):
+    """A dask array's split columns are computed by its own graph, a run of rows at a time: the
+    classifier's probabilities, leaves and SHAP values are those of the array in memory."""
+    from pyinterp import importance
+    from pyinterp.forest import split_columns
+
+    X, signal = genotypes(n=300, p=90, seed=12)
+    y = np.where(signal > np.median(signal), "case", "control")
+    parted_X = da.from_array(X, chunks=(300, 23))
+    kw = dict(n_estimators=5, max_features=0.4, min_samples_leaf=3, random_state=6)
+    local = RandomForestClassifier(**kw).fit(X, y)
+    parted = RandomForestClassifier(**kw).fit(parted_X, y)
+    monkeypatch.setattr(split_columns, "RUN_BYTES", 1_000)
+    np.testing.assert_array_equal(parted.predict_proba(parted_X), local.predict_proba(X))
+    np.testing.assert_array_equal(parted.predict(parted_X[100:]), local.predict(X[100:]))
+    np.testing.assert_array_equal(parted.apply(parted_X), local.apply(X))
+    got, want = importance.shap_values(parted, parted_X[:40]), importance.shap_values(local, X[:40])
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    np.testing.assert_array_equal(importance.mdi_oob(parted, parted_X, y), importance.mdi_oob(local, X, y))

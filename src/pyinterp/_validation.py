@@ -265,14 +265,16 @@ def refuse_silent_casts(X, name):
     if hasattr(X, "__dask_graph__"):  # a dask collection
         raise TypeError(f"{name} is a dask {type(X).__name__}, which pyinterp would load whole into this process; "
                         f"pyinterp fits in-memory, memory-mapped or packed data (with joblib's Dask backend it "
-                        f"sends that data to every worker); only the forests' fit takes a dask array X, split by "
-                        f"columns across its cluster (feature-parallel). Call "
+                        f"sends that data to every worker); only pyinterp's forests take a dask array X: their fit, "
+                        f"split by columns across its cluster (feature-parallel), and what runs rows down their "
+                        f"trees (predict, apply, pyinterp.importance's measures). Call "
                         f"{name}.compute() if it fits in memory, or write it to a .npy file (np.load(path, "
                         f"mmap_mode='r')) or a PLINK .bed (pyinterp.io.read_plink) and fit that")
     if isinstance(X, ColumnFiles):
-        raise TypeError(f"{name} is a ColumnFiles, which only the forests' fit reads (feature-parallel, on a Dask "
-                        f"cluster); open its files in this process instead: pyinterp.io.read_plink(path) for a .bed, "
-                        f"np.load(path, mmap_mode='r') for a .npy")
+        raise TypeError(f"{name} is a ColumnFiles, which only pyinterp's forests read (their fit, feature-parallel on "
+                        f"a Dask cluster, and what runs rows down their trees: predict, apply, pyinterp.importance's "
+                        f"measures); open its files in this process instead: pyinterp.io.read_plink(path) for a "
+                        f".bed, np.load(path, mmap_mode='r') for a .npy")
     if isinstance(X, np.ma.MaskedArray):
         raise TypeError(f"{name} is a masked array, whose masked entries would be read as the values under the "
                         f"mask; fill them first: np.ma.filled({name}, np.nan) makes them missing values")

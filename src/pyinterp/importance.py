@@ -32,6 +32,7 @@ is returned too.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import warnings
 from numbers import Integral
@@ -51,7 +52,9 @@ from ._validation import (INT32_MAX, FOREST_FIT_X, IntInterval, check_array, che
                           check_exact_integers, check_int, check_output_size, check_sample_weight, core_X,
                           extreme_exponent, refuse_extreme_targets, regression_target, resolve_n_threads,
                           scaled_weights, warn_missing_call_code)
+from .forest.estimators import _BaseForest
 from .forest.feature_parallel import is_feature_parallel
+from .forest.split_columns import SplitColumns
 from .forest.view import check_rows as _check_X
 from .forest.view import forest_view as _view
 
@@ -97,8 +100,14 @@ def _check_targets(view, y, n_samples):
 
 
 def _oob_inputs(forest, X, y, sample_weight, in_place=False):
+    """(view, X, targets, sample_weight) checked; a feature-parallel X as its split columns of
+    all rows, the view's forest renumbered to them (_split_view: widen the measures' results)."""
     view = _view(forest, n_samples=X.shape[0] if hasattr(X, "shape") else len(X), in_place=in_place)
-    X = _check_X(view, X)
+    if _reads_split_columns(view, X):
+        view, columns = _split_view(view, X)
+        X = columns.read_all("an out-of-bag measure")
+    else:
+        X = _check_X(view, X)
     if view.core.n_samples != X.shape[0]:
         raise ValueError(
             f"X has {X.shape[0]} rows but the forest was trained on {view.core.n_samples}: "
@@ -128,29 +137,45 @@ def _result(mean, std, return_std):
 
 
 def _oob_measure(measure, forest, X, y, sample_weight, return_std, n_jobs):
-    recorded = is_feature_parallel(X)
+    recorded = _reads_split_columns(_view(forest, multi_output=True), X) and _recorded(forest, X)
     if recorded:
-        X = _recorded_stand_in(forest, X)
+        X = np.broadcast_to(np.float32(0), X.shape)
     view, X, targets, sample_weight = _oob_inputs(forest, X, y, sample_weight, in_place=True)
     mean, std, _ = _core.oob_importance(
         view.core, X, targets, sample_weight, measure, resolve_n_threads(n_jobs), recorded=recorded
     )
-    return _result(mean, std, return_std)
+    return _result(*_widened(view, mean, std), return_std)
 
 
-def _recorded_stand_in(forest, X):
-    """For X fitted feature-parallel (a dask array or ColumnFiles, whose values are on the
-    workers): a stand-in of its shape that holds no values (a broadcast zero), the out-of-bag
-    rows' leaves being those the fit recorded (``keep_oob_leaves=True``)."""
+def _recorded(forest, X):
+    """Whether a feature-parallel X's out-of-bag rows' leaves are those the fit recorded
+    (``keep_oob_leaves=True``), so that X's values need not be read at all (a broadcast zero of
+    its shape stands in); else its split columns are read."""
     core = getattr(forest, "_forest", None)
     if core is None or not core.has_oob_leaves:
-        raise TypeError(f"X is a {type(X).__name__}, fitted feature-parallel: the out-of-bag measures then read the "
-                        "out-of-bag leaves the fit recorded, not X. Fit the pyinterp forest with keep_oob_leaves=True "
-                        "and pass the same X")
+        return False
     if X.shape != (core.n_samples, core.n_features):
         raise ValueError(f"X has shape {X.shape}, but the forest was fitted on {(core.n_samples, core.n_features)}: "
                          "the recorded out-of-bag leaves are of the training X")
-    return np.broadcast_to(np.float32(0), X.shape)
+    return True
+
+
+def _reads_split_columns(view, X):
+    """Whether X is read at its split columns (forest/split_columns.py): a feature-parallel X
+    and a pyinterp forest (any other forest refuses it where X is checked)."""
+    return is_feature_parallel(X) and isinstance(view.estimator, _BaseForest)
+
+
+def _split_view(view, X, name="X"):
+    """(view of the forest renumbered to the features it splits on, SplitColumns of X) for a
+    feature-parallel X and a pyinterp forest."""
+    columns = view.estimator._split_columns(X, name)
+    return dataclasses.replace(view, core=columns.core, columns=columns), columns
+
+
+def _widened(view, *values):
+    """Per-feature results of a view narrowed by _split_view widened to X's columns (others as they are)."""
+    return values if view.columns is None else tuple(view.columns.widen(v, axes=(0,)) for v in values)
 
 
 @validate_params(_OOB_CONSTRAINTS, prefer_skip_nested_validation=True)
@@ -175,9 +200,9 @@ def mdi_oob(forest, X, y, *, sample_weight=None, return_std=False, n_jobs=None):
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
         The training rows, in the order the forest was fitted on them: each tree's out-of-bag rows
         are found by position.
-        A dask array or :class:`~pyinterp.io.ColumnFiles` the forest was fitted on
-        feature-parallel is not read: the out-of-bag leaves the fit recorded serve
-        (``keep_oob_leaves=True``).
+        For a pyinterp forest also a dask array or :class:`~pyinterp.io.ColumnFiles`: not read
+        when the fit recorded the out-of-bag leaves (``keep_oob_leaves=True``), else read at the
+        columns the trees split on (docs/user/cluster.md).
     y : array-like of shape (n_samples,)
         The training target: real values for a regressor, labels the forest was trained on for a
         classifier (one-hot encoded inside).
@@ -267,9 +292,9 @@ def naive_oob(forest, X, y, *, sample_weight=None, return_std=False, n_jobs=None
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
         The training rows, in the order the forest was fitted on them: each tree's out-of-bag rows
         are found by position.
-        A dask array or :class:`~pyinterp.io.ColumnFiles` the forest was fitted on
-        feature-parallel is not read: the out-of-bag leaves the fit recorded serve
-        (``keep_oob_leaves=True``).
+        For a pyinterp forest also a dask array or :class:`~pyinterp.io.ColumnFiles`: not read
+        when the fit recorded the out-of-bag leaves (``keep_oob_leaves=True``), else read at the
+        columns the trees split on (docs/user/cluster.md).
     y : array-like of shape (n_samples,)
         The training target: real values for a regressor, labels the forest was trained on for a
         classifier (one-hot encoded inside).
@@ -348,9 +373,9 @@ def ufi(forest, X, y, *, sample_weight=None, return_std=False, n_jobs=None):
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
         The training rows, in the order the forest was fitted on them: each tree's out-of-bag rows
         are found by position.
-        A dask array or :class:`~pyinterp.io.ColumnFiles` the forest was fitted on
-        feature-parallel is not read: the out-of-bag leaves the fit recorded serve
-        (``keep_oob_leaves=True``).
+        For a pyinterp forest also a dask array or :class:`~pyinterp.io.ColumnFiles`: not read
+        when the fit recorded the out-of-bag leaves (``keep_oob_leaves=True``), else read at the
+        columns the trees split on (docs/user/cluster.md).
     y : array-like of shape (n_samples,)
         The training target: real values for a regressor, labels the forest was trained on for a
         classifier (one-hot encoded inside).
@@ -439,7 +464,8 @@ def permutation_oob(forest, X, y, *, n_repeats=5, random_state=None, sample_weig
         their in-bag counts.
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
         The training rows, in the order the forest was fitted on them: each tree's out-of-bag rows
-        are found by position.
+        are found by position. For a pyinterp forest also a dask array or
+        :class:`~pyinterp.io.ColumnFiles`, read at the columns the trees split on.
     y : array-like of shape (n_samples,)
         The training target: real values for a regressor, labels the forest was trained on for a
         classifier.
@@ -518,7 +544,7 @@ def permutation_oob(forest, X, y, *, n_repeats=5, random_state=None, sample_weig
         else:
             mean, std, _ = _core.permutation_importance(view.core, X, targets, sample_weight, n_repeats, seed,
                                                         resolve_n_threads(n_jobs))
-    return _result(mean, std, return_std)
+    return _result(*_widened(view, mean, std), return_std)
 
 
 def _held_out_permutation(forest, X, y, *, n_repeats, random_state, n_jobs):
@@ -648,6 +674,8 @@ def contributions(forest, X, *, n_jobs=None):
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
         The rows to explain (any rows, with the forest's training columns), routed as ``predict``
         routes them (missing values by each split's ``missing_go_to_left``).
+        For a pyinterp forest also a dask array or :class:`~pyinterp.io.ColumnFiles`, read at
+        the columns the trees split on, a run of rows at a time (docs/user/cluster.md).
     n_jobs : int, default=None
         Threads, in scikit-learn's convention (None: 1, -1: all cores); results do not depend on it.
 
@@ -699,9 +727,12 @@ def contributions(forest, X, *, n_jobs=None):
     >>> bool(np.allclose(bias + contrib.sum(axis=1), forest.predict(X[:3])))
     True
     """
-    view = _view(forest)
-    X = _check_X(view, X)
-    return _attribution(view, *_core.contributions(view.core, X, resolve_n_threads(n_jobs)))
+    view, X = _rows_view(forest, X)
+    threads = resolve_n_threads(n_jobs)
+    if view.columns is None:
+        return _attribution(view, *_core.contributions(view.core, X, threads))
+    values, (bias,) = view.columns.gather(lambda rows: _core.contributions(view.core, rows, threads))
+    return _attribution(view, values, bias)
 
 
 _BACKGROUND_CONSTRAINTS = {**_ROWS_CONSTRAINTS, "background": ["array-like", "sparse matrix", None],
@@ -709,9 +740,18 @@ _BACKGROUND_CONSTRAINTS = {**_ROWS_CONSTRAINTS, "background": ["array-like", "sp
 
 
 def _check_background(view, background):
-    """background checked as X is (the messages name it), or None (path-dependent)."""
+    """background checked as X is (the messages name it), or None (path-dependent); for a view
+    narrowed to a feature-parallel X's split columns (_split_view), their columns of background
+    (itself feature-parallel, or rows in memory)."""
     if background is None:
         return None
+    if view.columns is not None:
+        if is_feature_parallel(background):  # a pyinterp forest (view.columns)
+            return SplitColumns(view.estimator._forest, background, "background").read_all("background")
+        wide = dataclasses.replace(view, core=view.estimator._forest, columns=None)
+        background = _check_background(wide, background)
+        return core_X(background[:, view.columns.features] if len(view.columns.features) else
+                      np.zeros((background.shape[0], 1), dtype=np.float32))
     try:
         return _check_X(view, background)
     except ValueError as error:  # the messages (and their "X: " prefix) call every array X
@@ -720,13 +760,28 @@ def _check_background(view, background):
 
 
 def _values(forest, X, background, algorithm, n_jobs, banzhaf):
-    view = _view(forest)
-    X = _check_X(view, X)
+    view, X = _rows_view(forest, X)
     background = _check_background(view, background)
     threads = resolve_n_threads(n_jobs)
-    if background is None:
-        return _attribution(view, *_core.shap_values(view.core, X, threads, banzhaf, algorithm))
-    return _attribution(view, *_core.shap_values_interventional(view.core, X, background, threads, banzhaf, algorithm))
+
+    def values(rows):
+        if background is None:
+            return _core.shap_values(view.core, rows, threads, banzhaf, algorithm)
+        return _core.shap_values_interventional(view.core, rows, background, threads, banzhaf, algorithm)
+
+    if view.columns is None:
+        return _attribution(view, *values(X))
+    values, (base,) = view.columns.gather(values)
+    return _attribution(view, values, base)
+
+
+def _rows_view(forest, X):
+    """(view, X): X checked against the forest; a feature-parallel X as (the view narrowed to
+    its split columns, their SplitColumns: view.columns), whose runs of rows the caller reads."""
+    view = _view(forest)
+    if _reads_split_columns(view, X):
+        return _split_view(view, X)
+    return view, _check_X(view, X)
 
 
 @validate_params(_BACKGROUND_CONSTRAINTS, prefer_skip_nested_validation=True)
@@ -751,9 +806,12 @@ def shap_values(forest, X, *, background=None, algorithm="auto", n_jobs=None):
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
         The rows to explain (any rows, with the forest's training columns), routed as ``predict``
         routes them (missing values by each split's ``missing_go_to_left``).
+        For a pyinterp forest also a dask array or :class:`~pyinterp.io.ColumnFiles`, read at
+        the columns the trees split on, a run of rows at a time (docs/user/cluster.md).
     background : {array-like, sparse matrix} of shape (n_background, n_features), default=None
         Rows like X (routed as ``predict`` routes them) that stand for the features left out of a
         coalition: interventional TreeSHAP. None: path-dependent TreeSHAP.
+        With a dask array or ColumnFiles X, rows in memory or of the same kind.
     algorithm : {"auto", "patterns", "walk"}, default="auto"
         How each tree is read; the values agree to rounding. "patterns": a row's pattern at every
         leaf (which of the leaf path's distinct features it follows) and, per leaf, a table over
@@ -842,6 +900,8 @@ def banzhaf_values(forest, X, *, background=None, algorithm="auto", n_jobs=None)
         or a scikit-learn ``RandomForestRegressor`` or ``RandomForestClassifier``, of one output.
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
         The rows to explain, routed as ``predict`` routes them.
+        For a pyinterp forest also a dask array or :class:`~pyinterp.io.ColumnFiles`, read at
+        the columns the trees split on, a run of rows at a time (docs/user/cluster.md).
     background : {array-like, sparse matrix} of shape (n_background, n_features), default=None
         Rows that stand for the features left out of a coalition (interventional, as in
         :func:`shap_values`). None: path-dependent (the features left out are averaged over each
@@ -919,6 +979,8 @@ def shap_interaction_values(forest, X, *, background=None, algorithm="auto", n_j
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
         The rows to explain (any rows, with the forest's training columns), routed as ``predict``
         routes them (missing values by each split's ``missing_go_to_left``).
+        For a pyinterp forest also a dask array or :class:`~pyinterp.io.ColumnFiles`, read at
+        the columns the trees split on, a run of rows at a time (docs/user/cluster.md).
     background : {array-like, sparse matrix} of shape (n_background, n_features), default=None
         Rows that stand for the features left out of a coalition (interventional, as in
         :func:`shap_values`). None: path-dependent.
@@ -985,22 +1047,27 @@ def shap_interaction_values(forest, X, *, background=None, algorithm="auto", n_j
     >>> bool(np.allclose(against.sum(axis=2), shap_values(forest, X[:3], background=X[:50])[0]))
     True
     """
-    view = _view(forest)
-    X = _check_X(view, X)
+    view, X = _rows_view(forest, X)
     background = _check_background(view, background)
     if background is None and algorithm == "patterns":
         raise ValueError("algorithm='patterns' reads background rows; path-dependent interaction values are "
                          "walked: leave algorithm='auto' (or 'walk')")
-    p, n_values = view.core.n_features, 1 if view.classes is None else len(view.classes)
-    check_output_size(f"X's {X.shape[0]} rows x {p} x {p} features' interaction values"
-                      + (f" x {n_values} classes" if n_values > 1 else ""), X.shape[0] * p * p * n_values * 8,
+    n, p = X.shape if view.columns is None else (view.columns.n_rows, view.columns.n_features)
+    n_values = 1 if view.classes is None else len(view.classes)
+    check_output_size(f"X's {n} rows x {p} x {p} features' interaction values"
+                      + (f" x {n_values} classes" if n_values > 1 else ""), n * p * p * n_values * 8,
                       "explain fewer rows at a time, or use shap_interaction_importance / shap_top_interactions, "
                       "which never hold the p x p tensor")
-    if background is None:
-        return _per_output(view, _core.shap_interaction_values(view.core, X, resolve_n_threads(n_jobs)))
-    values, _ = _core.shap_interaction_values_interventional(view.core, X, background, resolve_n_threads(n_jobs),
-                                                             algorithm)
-    return _per_output(view, values)
+    threads = resolve_n_threads(n_jobs)
+
+    def values(rows):
+        if background is None:
+            return _core.shap_interaction_values(view.core, rows, threads)
+        return _core.shap_interaction_values_interventional(view.core, rows, background, threads, algorithm)[0]
+
+    if view.columns is None:
+        return _per_output(view, values(X))
+    return _per_output(view, view.columns.gather(values, axes=(1, 2))[0])
 
 
 @validate_params(_ROWS_CONSTRAINTS, prefer_skip_nested_validation=True)
@@ -1020,6 +1087,8 @@ def shap_interaction_importance(forest, X, *, n_jobs=None):
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
         The rows to explain (any rows, with the forest's training columns), routed as ``predict``
         routes them (missing values by each split's ``missing_go_to_left``).
+        For a pyinterp forest also a dask array or :class:`~pyinterp.io.ColumnFiles`, read at
+        the columns the trees split on, a run of rows at a time (docs/user/cluster.md).
     n_jobs : int, default=None
         Threads, in scikit-learn's convention (None: 1, -1: all cores); results do not depend on it.
 
@@ -1063,12 +1132,34 @@ def shap_interaction_importance(forest, X, *, n_jobs=None):
     >>> round(float(importance[0, 1]), 3)             # features 0 and 1
     0.087
     """
-    view = _view(forest)
-    X = _check_X(view, X)
-    a, b, mean_abs = _core.shap_interaction_mean_abs(view.core, X, resolve_n_threads(n_jobs))
-    p = view.core.n_features
-    arrays = [sparse.csr_array((mean_abs[:, c], (a, b)), shape=(p, p)) for c in range(mean_abs.shape[1])]
+    view, X = _rows_view(forest, X)
+    threads = resolve_n_threads(n_jobs)
+    if view.columns is None:
+        a, b, mean_abs = _core.shap_interaction_mean_abs(view.core, X, threads)
+        p = view.core.n_features
+        arrays = [sparse.csr_array((mean_abs[:, c], (a, b)), shape=(p, p)) for c in range(mean_abs.shape[1])]
+    else:
+        arrays = _split_mean_abs(view, threads)
     return arrays[0] if view.classes is None else arrays
+
+
+def _split_mean_abs(view, threads):
+    """shap_interaction_importance's arrays for a view narrowed to a feature-parallel X's split
+    columns: each run's means weighted by its rows (one run: as they are), the pairs renumbered
+    to X's columns."""
+    columns = view.columns
+    u, n, total = view.core.n_features, columns.n_rows, None
+    for start, stop, rows in columns.each_run():
+        a, b, mean_abs = _core.shap_interaction_mean_abs(view.core, rows, threads)
+        share = 1.0 if stop - start == n else (stop - start) / n
+        part = [sparse.csr_array((mean_abs[:, c] * share if share != 1.0 else mean_abs[:, c], (a, b)), shape=(u, u))
+                for c in range(mean_abs.shape[1])]
+        total = part if total is None else [t + q for t, q in zip(total, part)]
+    p, features = columns.n_features, columns.features
+    if not len(features):  # no split: every value is 0
+        return [sparse.csr_array((p, p)) for _ in total]
+    return [sparse.csr_array((t.data, (features[t.row], features[t.col])), shape=(p, p))
+            for t in (t.tocoo() for t in total)]
 
 
 @validate_params({**_ROWS_CONSTRAINTS, "k": [IntInterval(Integral, 1, None, closed="left")]},
@@ -1088,6 +1179,8 @@ def shap_top_interactions(forest, X, k=10, *, n_jobs=None):
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
         The rows to explain (any rows, with the forest's training columns), routed as ``predict``
         routes them (missing values by each split's ``missing_go_to_left``).
+        For a pyinterp forest also a dask array or :class:`~pyinterp.io.ColumnFiles`, read at
+        the columns the trees split on, a run of rows at a time (docs/user/cluster.md).
     k : int, default=10
         Pairs kept per row (per class), at most p (p - 1) / 2.
     n_jobs : int, default=None
@@ -1135,12 +1228,20 @@ def shap_top_interactions(forest, X, k=10, *, n_jobs=None):
     >>> pairs[0].tolist(), np.round(values[0], 3).tolist()
     ([[0, 1], [1, 2]], [0.056, 0.017])
     """
-    view = _view(forest)
-    X = _check_X(view, X)
+    view, X = _rows_view(forest, X)
     p = view.core.n_features
     if k > p * (p - 1) // 2:
+        if view.columns is not None:  # the pairs beyond those of split features are all ties at 0
+            raise ValueError(f"k must be at most {p * (p - 1) // 2}, the pairs of the {p} features the forest splits "
+                             f"on (X is {type(X).__name__}, read at those columns only), got {k}")
         raise ValueError(f"k must be at most p (p - 1) / 2 = {p * (p - 1) // 2} (the pairs of {p} features), got {k}")
-    pairs, values = _core.shap_interaction_top_k(view.core, X, k, resolve_n_threads(n_jobs))
+    threads = resolve_n_threads(n_jobs)
+    if view.columns is None:
+        pairs, values = _core.shap_interaction_top_k(view.core, X, k, threads)
+    else:
+        parts = [_core.shap_interaction_top_k(view.core, rows, k, threads) for _, _, rows in view.columns.each_run()]
+        pairs = view.columns.features[np.concatenate([q for q, _ in parts])]
+        values = np.concatenate([v for _, v in parts])
     return _per_output(view, pairs.transpose(0, 2, 3, 1)), _per_output(view, values.transpose(0, 2, 1))
 
 

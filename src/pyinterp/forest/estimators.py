@@ -45,6 +45,7 @@ from .categories import CATEGORICAL_CONSTRAINT, CategoricalMixin
 from .chunks import fit_forest_chunks
 from .export import TreeEstimators, to_sklearn
 from .feature_parallel import check_columns_X, fit_forest_columns, is_feature_parallel
+from .split_columns import SplitColumns
 from .tree import Tree
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
@@ -338,15 +339,17 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
             raise ValueError("warm_start adds trees on the same categories: categorical_features or the categories of "
                              "X differ from the first fit's")
 
-    def _oob_values(self, X, training=False):
+    def _oob_values(self, X, training=False, core=None):
         """(values, has_oob): each training row's mean over the trees that did not draw it; X
-        validated already (by fit, or by the public methods through _checked_rows). training: X
-        is fit's own X, so the leaves fit recorded may serve."""
-        n_samples = self._forest.n_samples
+        validated already (by fit, or by the public methods through _oob_rows). training: X
+        is fit's own X, so the leaves fit recorded may serve. core: the forest X's columns are
+        of (default the fitted one)."""
+        core = self._forest if core is None else core
+        n_samples = core.n_samples
         if X.shape[0] != n_samples:
             raise ValueError(f"X has {X.shape[0]} rows; out-of-bag predictions are for the {n_samples} training "
                              "rows, in the order fit saw them")
-        values, n_trees = self._forest.predict_oob(X, self._threads(), training=training)
+        values, n_trees = core.predict_oob(X, self._threads(), training=training)
         missing = n_trees == 0
         if missing.any():
             # scikit-learn's words, then where pyinterp differs: it predicts 0 for these rows and
@@ -365,6 +368,39 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         """X validated for a fitted forest (prediction, leaves, paths, out-of-bag values)."""
         check_is_fitted(self, "_forest")
         return core_X(validate_data(self, X, reset=False, **FOREST_X))
+
+    def _split_columns(self, X, name="X"):
+        """A feature-parallel X's columns the forest splits on (forest/split_columns.py), its
+        names checked against the training columns' as validate_data checks a data frame's."""
+        check_is_fitted(self, "_forest")
+        check_columns_X(X, name)
+        names, fitted = getattr(X, "feature_names", None), getattr(self, "feature_names_in_", None)
+        if names is not None and fitted is not None and X.shape[1] == len(fitted) and not np.array_equal(names,
+                                                                                                          fitted):
+            k = int(np.flatnonzero(names != fitted)[0])
+            raise ValueError(f"{name}'s column {k} is {names[k]!r}, where the forest was fitted on {fitted[k]!r}: "
+                             "the feature names should match those that were passed during fit")
+        return SplitColumns(self._forest, X, name)
+
+    def _descended(self, X, descend):
+        """[descend(core forest, rows)] for X: X validated here; or for a feature-parallel X one
+        result per run of rows, their split columns descending the forest renumbered to them."""
+        check_is_fitted(self, "_forest")
+        if not is_feature_parallel(X):
+            return [descend(self._forest, self._checked_rows(X))]
+        columns = self._split_columns(X)
+        return [descend(columns.core, values) for _, _, values in columns.each_run()]
+
+    def _oob_rows(self, X):
+        """(X, training, core) for the out-of-bag values of the training rows X: X validated; a
+        feature-parallel X through the leaves the fit recorded (keep_oob_leaves=True: X's values
+        are not read), else its split columns of all rows, with the forest renumbered to them."""
+        if not is_feature_parallel(X):
+            return self._checked_rows(X), False, None
+        columns = self._split_columns(X)
+        if self._forest.has_oob_leaves:
+            return np.broadcast_to(np.float32(0), X.shape), True, None
+        return columns.read_all("an out-of-bag prediction"), False, columns.core
 
     # -- fitted structure ----------------------------------------------------------------------
 
@@ -621,18 +657,19 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         return resolve_n_threads(self.n_jobs)
 
     def _predict_values(self, X):
-        X = self._checked_rows(X)
-        return self._forest.predict(X, self._threads())
+        return _stacked(self._descended(X, lambda core, rows: core.predict(rows, self._threads())))
 
     def apply(self, X):
         """The leaf each row reaches in each tree.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, PackedGenotypes, AnnData} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix, PackedGenotypes, AnnData, ColumnFiles} of shape (n_samples, n_features)
             The rows, in any form ``fit`` reads, with the training X's columns (and names, checked
             as scikit-learn checks them). Missing values follow each split's
             ``missing_go_to_left``.
+            A dask array or :class:`~pyinterp.io.ColumnFiles` is read only at the columns the
+            trees split on, on its cluster, a run of rows at a time (docs/user/cluster.md).
 
         Returns
         -------
@@ -657,16 +694,17 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         >>> bool(np.all(forest.trees_[0].left[leaves[:, 0]] == -1))  # leaves have no children
         True
         """
-        X = self._checked_rows(X)
-        return self._forest.apply(X, self._threads())
+        return _stacked(self._descended(X, lambda core, rows: core.apply(rows, self._threads())))
 
     def decision_path(self, X):
         """The nodes each row visits in each tree, as scikit-learn returns them.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, PackedGenotypes, AnnData} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix, PackedGenotypes, AnnData, ColumnFiles} of shape (n_samples, n_features)
             The rows, in any form ``fit`` reads, with the training X's columns.
+            A dask array or :class:`~pyinterp.io.ColumnFiles` is read only at the columns the
+            trees split on, on its cluster, a run of rows at a time (docs/user/cluster.md).
 
         Returns
         -------
@@ -695,11 +733,22 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         >>> np.asarray(indicator[:, :n_nodes_ptr[1]].sum(axis=1)).ravel().tolist()  # depth 3: 4 nodes a path
         [4, 4, 4, 4]
         """
-        X = self._checked_rows(X)
-        indptr, indices, offsets = self._forest.decision_path(X, self._threads())
+        parts = self._descended(X, lambda core, rows: core.decision_path(rows, self._threads()))
+        offsets = parts[0][2]
+        if len(parts) == 1:
+            indptr, indices = parts[0][:2]
+        else:  # runs of rows: each run's row pointers continue from the last run's end
+            ends = np.cumsum([0] + [p[1].shape[0] for p in parts[:-1]])
+            indptr = np.concatenate([[0]] + [p[0][1:] + end for p, end in zip(parts, ends)])
+            indices = np.concatenate([p[1] for p in parts])
         data = np.ones(indices.shape[0], dtype=np.int8)
-        indicator = sp.csr_matrix((data, indices, indptr), shape=(X.shape[0], int(offsets[-1])))
+        indicator = sp.csr_matrix((data, indices, indptr), shape=(indptr.shape[0] - 1, int(offsets[-1])))
         return indicator, offsets
+
+
+def _stacked(parts):
+    """Results per run of rows, stacked (one run: as it is)."""
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 class RandomForestRegressor(RegressorMixin, _BaseForest):
@@ -1181,9 +1230,11 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, PackedGenotypes, AnnData} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix, PackedGenotypes, AnnData, ColumnFiles} of shape (n_samples, n_features)
             The training X, its rows in the order fit saw them (``inbag_counts_`` says which
             trees drew each).
+            A dask array or :class:`~pyinterp.io.ColumnFiles` is read only at the columns the
+            trees split on, on its cluster, a run of rows at a time (docs/user/cluster.md).
 
         Returns
         -------
@@ -1216,7 +1267,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
         >>> bool(np.isclose(r2_score(y, oob), forest.oob_score_))  # oob_score_ is the R^2 of these
         True
         """
-        return self._outputs(self._oob_values(self._checked_rows(X))[0])
+        return self._outputs(self._oob_values(*self._oob_rows(X))[0])
 
     def predict(self, X):
         """Predict y for X: the mean of the trees' leaf values.
@@ -1227,11 +1278,13 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, PackedGenotypes, AnnData} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix, PackedGenotypes, AnnData, ColumnFiles} of shape (n_samples, n_features)
             The rows to predict, in any form ``fit`` reads, with the training X's columns (and
             names, checked as scikit-learn checks them). Missing values follow each split's
             ``missing_go_to_left``; with ``categorical_features``, a category the training X
             lacked is a missing value.
+            A dask array or :class:`~pyinterp.io.ColumnFiles` is read only at the columns the
+            trees split on, on its cluster, a run of rows at a time (docs/user/cluster.md).
 
         Returns
         -------
@@ -1777,9 +1830,11 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, PackedGenotypes, AnnData} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix, PackedGenotypes, AnnData, ColumnFiles} of shape (n_samples, n_features)
             The training X, its rows in the order fit saw them (``inbag_counts_`` says which
             trees drew each).
+            A dask array or :class:`~pyinterp.io.ColumnFiles` is read only at the columns the
+            trees split on, on its cluster, a run of rows at a time (docs/user/cluster.md).
 
         Returns
         -------
@@ -1814,7 +1869,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         >>> bool(np.mean(predicted == y) == forest.oob_score_)  # oob_score_ is their accuracy
         True
         """
-        return self._per_output(self._oob_values(self._checked_rows(X))[0])
+        return self._per_output(self._oob_values(*self._oob_rows(X))[0])
 
     def predict_proba(self, X):
         """Class probabilities of X: the mean over the trees of their leaves' class fractions.
@@ -1825,11 +1880,13 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, PackedGenotypes, AnnData} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix, PackedGenotypes, AnnData, ColumnFiles} of shape (n_samples, n_features)
             The rows, in any form ``fit`` reads, with the training X's columns (and names,
             checked as scikit-learn checks them). Missing values follow each split's
             ``missing_go_to_left``; with ``categorical_features``, a category the training X
             lacked is a missing value.
+            A dask array or :class:`~pyinterp.io.ColumnFiles` is read only at the columns the
+            trees split on, on its cluster, a run of rows at a time (docs/user/cluster.md).
 
         Returns
         -------
@@ -1859,8 +1916,10 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, PackedGenotypes, AnnData} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix, PackedGenotypes, AnnData, ColumnFiles} of shape (n_samples, n_features)
             The rows, in any form ``fit`` reads, with the training X's columns.
+            A dask array or :class:`~pyinterp.io.ColumnFiles` is read only at the columns the
+            trees split on, on its cluster, a run of rows at a time (docs/user/cluster.md).
 
         Returns
         -------
@@ -1893,9 +1952,11 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, PackedGenotypes, AnnData} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix, PackedGenotypes, AnnData, ColumnFiles} of shape (n_samples, n_features)
             The rows, in any form ``fit`` reads, with the training X's columns (and names,
             checked as scikit-learn checks them).
+            A dask array or :class:`~pyinterp.io.ColumnFiles` is read only at the columns the
+            trees split on, on its cluster, a run of rows at a time (docs/user/cluster.md).
 
         Returns
         -------

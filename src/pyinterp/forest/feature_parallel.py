@@ -50,19 +50,20 @@ def check_columns_X(X, name="X"):
         raise ValueError(f"{name} has shape {X.shape}: a fit needs at least one row and one column")
 
 
-def _client(X):
+def _client(X, done="fitted feature-parallel"):
+    """The running Dask client, for X (a dask array or ColumnFiles) to be ``done`` on its cluster."""
     what, here = (("a ColumnFiles X", "or read the files in this process (pyinterp.io.read_plink, "
                    "np.load(path, mmap_mode='r'))") if isinstance(X, ColumnFiles)
                   else ("a dask array X", "or fit X.compute() in this process"))
     try:
         from distributed import get_client
     except ImportError as e:  # dask installed without distributed, or neither
-        raise ImportError(f"{what} is fitted feature-parallel on a Dask cluster: pip install "
+        raise ImportError(f"{what} is {done} on a Dask cluster: pip install "
                           "'interptrees[dask]' and create a dask.distributed Client first") from e
     try:
         return get_client()
     except ValueError as e:
-        raise ValueError(f"{what} is fitted feature-parallel on a Dask cluster, and no Client is running: "
+        raise ValueError(f"{what} is {done} on a Dask cluster, and no Client is running: "
                          f"create one first (dask.distributed.Client(...)), {here}") from e
 
 

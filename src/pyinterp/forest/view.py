@@ -30,6 +30,9 @@ class _ForestView:
     estimator: object
     classes: np.ndarray | None
     float32: bool  # scikit-learn compares float32(x) <= threshold
+    # A feature-parallel X's split columns (forest/split_columns.py) when core is the forest
+    # renumbered to them: per-feature results are then widened to X's columns.
+    columns: object = None
 
 
 def _sklearn_criterion(forest):

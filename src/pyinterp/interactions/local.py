@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..forest.estimators import _BaseForest
+from ..forest.feature_parallel import is_feature_parallel
 from ..forest.view import check_rows, forest_view
 from .._validation import resolve_n_threads
 from .dwp import matches
@@ -30,8 +32,11 @@ def leaf_rows(paths: SignedPaths, leaves: np.ndarray) -> np.ndarray:
 def sample_rows(forest, paths: SignedPaths, X, n_jobs=None) -> np.ndarray:
     """(n_samples, n_trees): the path row of the leaf each row of X reaches in each tree."""
     view = forest_view(forest, multi_output=True)  # leaves only: no node values or responses
-    X = check_rows(view, X)
-    return leaf_rows(paths, view.core.apply(X, resolve_n_threads(n_jobs)))
+    threads = resolve_n_threads(n_jobs)
+    if is_feature_parallel(X) and isinstance(view.estimator, _BaseForest):  # its split columns, in runs of rows
+        return leaf_rows(paths, np.concatenate(view.estimator._descended(X, lambda core, rows: core.apply(rows,
+                                                                                                        threads))))
+    return leaf_rows(paths, view.core.apply(check_rows(view, X), threads))
 
 
 def path_prevalence(forest, paths: SignedPaths, X, sets, *, n_jobs=None) -> np.ndarray:
@@ -50,7 +55,8 @@ def path_prevalence(forest, paths: SignedPaths, X, sets, *, n_jobs=None) -> np.n
         The forest's signed paths, ``signed_paths(forest, ...)``; paths of another forest are
         refused.
     X : array-like of shape (n_samples, n_features)
-        The rows to score, in the forest's columns.
+        The rows to score, in the forest's columns (for a pyinterp forest also a dask array or
+        :class:`~pyinterp.io.ColumnFiles`, read at the columns it splits on).
     sets : sequence of signed sets
         Each a sequence of (feature index, sign) pairs, sign -1 or +1.
     n_jobs : int, default=None

@@ -4,6 +4,7 @@ feature-parallel fit that no single machine's memory holds (docs/user/cluster.md
 from __future__ import annotations
 
 import copy
+import functools
 import math
 import os
 import socket
@@ -88,7 +89,9 @@ class ColumnFiles:
     -----
     Covariates (:meth:`with_covariates`) are X's last columns, held in this process and sent to
     one worker: for ``always_split_features``, as with :class:`PackedGenotypes`.
-    Only the forests' ``fit`` reads a ColumnFiles; every other use refuses it with a TypeError.
+    Only pyinterp's forests read a ColumnFiles: their ``fit``, and what runs rows down their
+    trees (``predict``, ``apply``, ``pyinterp.importance``'s measures), which reads only the
+    columns the trees split on, on the workers; every other use refuses it with a TypeError.
     A file must be at the same path on every worker (a shared file system) and must not change
     during the fit.
 
@@ -306,18 +309,49 @@ class FileBlock:
         return slice(first, first + len(self.rows)) if np.array_equal(self.rows, first + np.arange(len(self.rows))) \
             else None
 
-    def open(self):
-        """The block's columns of X's rows: packed genotypes (a .bed's) or an array (a .npy's),
-        read from the file in place where they can be; OSError and ValueError name the file and
-        this machine when it cannot be read or no longer has the shape it had."""
+    def _head(self, kept=False):
+        """The file's head as read here (kept: read once per worker and file version, see
+        _kept_head), checked against the shape it had; OSError and ValueError name the file and
+        this machine when it cannot be read or no longer has that shape."""
         try:
-            head = _FileHead.read(self.path, self.count_a2)
+            head = _kept_head(self.path, self.count_a2) if kept else _FileHead.read(self.path, self.count_a2)
         except OSError as e:
             raise type(e)(f"{self.path} cannot be read on {socket.gethostname()}: {e}. A ColumnFiles' files must "
                           f"be at the same path on every Dask worker (a shared file system)") from e
         if head.kind != self.kind or head.n_rows != self.n_file_rows or head.n_cols < self.c1:
             raise ValueError(f"{self.path} changed since the ColumnFiles was made: it now holds {head.n_rows} rows x "
                              f"{head.n_cols} columns on {socket.gethostname()}")
+        return head
+
+    def read(self, columns, start, stop):
+        """The values of the block's columns ``columns`` (indices within the block, increasing) at
+        X's rows [start, stop), as an array: a .bed's allele counts as float32 (NaN where missing),
+        a .npy's values in its dtype. Only those columns are read: the columns a forest's splits
+        use, brought to the process that explains or predicts rows (forest/split_columns.py).
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import numpy as np
+        >>> from pyinterp.io.column_files import FileBlock
+        >>> path = os.path.join(tempfile.mkdtemp(), "X.npy")
+        >>> np.save(path, np.arange(12.0).reshape(3, 4))
+        >>> FileBlock(path, "npy", 1, 4, 3, 0, None, False, np.dtype(np.float64)).read(np.array([0, 2]), 1, 3)
+        array([[ 5.,  7.],
+               [ 9., 11.]])
+        """
+        head = self._head(kept=True)
+        columns = self.c0 + np.asarray(columns, dtype=np.int64)
+        file_rows = np.arange(start, stop) if self.rows is None else self.rows[start:stop]
+        if self.kind == "bed":
+            return head.opened[file_rows, columns].to_numpy(np.float32)
+        return np.asarray(head.opened[np.ix_(file_rows, columns)])
+
+    def open(self):
+        """The block's columns of X's rows: packed genotypes (a .bed's) or an array (a .npy's),
+        read from the file in place where they can be; OSError and ValueError name the file and
+        this machine when it cannot be read or no longer has the shape it had."""
+        head = self._head()
         if self.kind == "bed":
             return head.opened[slice(None) if self.rows is None else self.rows, self.c0:self.c1]
         X = head.opened[:, self.c0:self.c1]
@@ -361,6 +395,10 @@ class ArrayBlock:
         """The values."""
         return self.values
 
+    def read(self, columns, start, stop):
+        """The values of columns ``columns`` (within the block) at X's rows [start, stop)."""
+        return self.values[start:stop, columns]
+
 
 class _FileHead:
     """What a file's header and tables say: its kind, rows and columns, and for a .bed its
@@ -390,6 +428,19 @@ class _FileHead:
             samples = np.stack([np.asarray(fid, dtype=object), np.asarray(table["iid"], dtype=object)], axis=1)
             return cls(path, "bed", G, samples=samples, names=G.variant_ids)
         raise ValueError(f"{path} is neither a PLINK .bed nor a .npy file: ColumnFiles reads those two")
+
+
+@functools.lru_cache(maxsize=16)
+def _head_of_version(path, count_a2, version):
+    return _FileHead.read(path, count_a2)
+
+
+def _kept_head(path, count_a2):
+    """_FileHead.read(path, count_a2), kept while the file is the same (its inode, size and
+    modification time): reading a block's columns a run of rows at a time would otherwise parse
+    a .bed's .bim and .fam once per run."""
+    st = os.stat(path)
+    return _head_of_version(path, count_a2, (st.st_ino, st.st_size, st.st_mtime_ns))
 
 
 def _row_indices(rows, n):

@@ -1,0 +1,162 @@
+"""The columns of a feature-parallel X (a dask array, a ColumnFiles) that a fitted forest's
+splits read, brought to this process a run of rows at a time, so that everything which runs rows
+down the trees (predictions, leaves, contributions, SHAP values, permutation importance) runs
+on them without X ever being here whole.
+
+A descent reads a row's value only at the features its nodes split on. The forest is renumbered
+to those features alone (in increasing order, so every walk visits them in the same order and
+draws the same random numbers), and the rows read are their columns: the answers are those of
+the whole X, the feature axes widened back to all of X's columns (zero where a feature is never
+split on, as on the whole X). A ColumnFiles' columns are read by the workers (FileBlock.read,
+each block's own files); a dask array's by its own graph."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _core
+from .._distributed import _workers
+from .._validation import check_output_size
+from ..io.column_files import ColumnFiles
+
+# The most bytes of split columns a run of rows holds (at least one row a run).
+RUN_BYTES = 64 << 20
+
+# The dtypes the core reads as they are; others are read as float64 (as the fit read them).
+_CORE_DTYPES = {np.dtype(t) for t in (np.float64, np.float32, np.int8, np.uint8, np.int16, np.bool_)}
+
+
+def split_features(core) -> np.ndarray:
+    """The features (int64, increasing) some node of the core forest splits on."""
+    used = [np.unique(t["feature"][t["left"] >= 0]) for t in (core.tree(k) for k in range(core.n_trees))]
+    return np.unique(np.concatenate(used)).astype(np.int64) if used else np.empty(0, dtype=np.int64)
+
+
+def narrowed_forest(core, features):
+    """The core forest with its splits' features renumbered to their positions in ``features``
+    (all those it splits on, increasing): the forest a matrix of those columns alone descends
+    as the whole X descends the original. At least one feature (a forest of stumps reads none)."""
+    state = core.__getstate__()
+    for tree in state["trees"]:
+        inner = tree["left"] >= 0
+        tree["feature"] = np.where(inner, np.searchsorted(features, tree["feature"]), -1).astype(np.int32)
+    state["n_features"] = max(1, len(features))
+    return _core.Forest.from_state(state)
+
+
+class SplitColumns:
+    """A feature-parallel X's split columns for a fitted core forest.
+
+    Parameters
+    ----------
+    core : _core.Forest
+        The fitted forest (of X's columns).
+    X : dask array or ColumnFiles
+        Rows with the forest's training columns, whose values are on the cluster.
+    name : str
+        X's name in messages ("X", "background").
+
+    Attributes
+    ----------
+    features : ndarray of int64
+        The columns the forest splits on, increasing.
+    core : _core.Forest
+        The forest renumbered to them (:func:`narrowed_forest`).
+    """
+
+    def __init__(self, core, X, name="X"):
+        if X.shape[1] != core.n_features:
+            raise ValueError(f"{name} has {X.shape[1]} features, but the forest was fitted on {core.n_features}")
+        self.X, self.name = X, name
+        self.n_rows, self.n_features = X.shape
+        self.features = split_features(core)
+        self.core = narrowed_forest(core, self.features)
+        self.dtype = np.dtype(X.dtype) if np.dtype(X.dtype) in _CORE_DTYPES else np.dtype(np.float64)
+
+    @property
+    def row_bytes(self):
+        return max(1, len(self.features)) * self.dtype.itemsize
+
+    def runs(self):
+        """Runs of rows [start, stop) of at most RUN_BYTES of split columns each, in order."""
+        step = max(1, RUN_BYTES // self.row_bytes)
+        return [(a, min(a + step, self.n_rows)) for a in range(0, self.n_rows, step)]
+
+    def read(self, start, stop):
+        """The split columns of rows [start, stop): (stop - start, len(features)) in ``dtype``
+        (one zero column when the forest splits on nothing)."""
+        if not len(self.features):
+            return np.zeros((stop - start, 1), dtype=self.dtype)
+        if isinstance(self.X, ColumnFiles):
+            values = _read_files(self.X, self.features, start, stop)
+        else:  # a dask array: its graph computes just these rows and columns
+            values = self.X[start:stop][:, self.features].compute()
+        return np.ascontiguousarray(values, dtype=self.dtype)
+
+    def read_all(self, what):
+        """The split columns of every row at once, for a measure that needs them together (the
+        out-of-bag rows of each tree); refused when they exceed this machine's memory (what: the
+        measure, for the message)."""
+        check_output_size(f"{what} reads the split columns of all {self.name}'s rows: {self.n_rows} rows x "
+                          f"{len(self.features)} columns", self.n_rows * self.row_bytes,
+                          "fit the forest with keep_oob_leaves=True (MDI-oob, naive-oob and UFI then read the "
+                          "leaves it recorded), or grow shallower trees")
+        return self.read(0, self.n_rows)
+
+    def each_run(self):
+        """(start, stop, split columns) for each run of rows."""
+        for start, stop in self.runs():
+            yield start, stop, self.read(start, stop)
+
+    def widen(self, values, axes=(1,)):
+        """values with their feature ``axes`` (of length len(features)) widened to all X's
+        columns: zero at columns the forest never splits on."""
+        out = np.zeros(self._wide_shape(values.shape, axes), dtype=values.dtype)
+        self._place(out, values, axes)
+        return out
+
+    def gather(self, compute, axes=(1,)):
+        """compute(split columns) on each run of rows, which returns an array (rows first, the
+        split columns on its feature ``axes``) or a tuple of one and values the same for every
+        run: (the arrays of all runs as one, widened to X's columns, the rest of the tuple)."""
+        out, rest = None, ()
+        for start, stop, rows in self.each_run():
+            result = compute(rows)
+            first, *more = result if isinstance(result, tuple) else (result,)
+            if out is None:
+                out = np.zeros(self._wide_shape((self.n_rows, *first.shape[1:]), axes), dtype=first.dtype)
+                rest = tuple(more)
+            self._place(out[start:stop], first, axes)
+        return out, rest
+
+    def _wide_shape(self, shape, axes):
+        shape = list(shape)
+        for a in axes:
+            shape[a] = self.n_features
+        return tuple(shape)
+
+    def _place(self, out, values, axes):
+        """out's entries at the split columns (on ``axes``) set to values, in place."""
+        if axes and not len(self.features):
+            return  # nothing is split on: the values of the stand-in column are not X's
+        index = [slice(None)] * values.ndim
+        for k, a in enumerate(axes):
+            index[a] = self.features.reshape([-1 if j == k else 1 for j in range(len(axes))])
+        out[tuple(index)] = values
+
+
+def _read_files(X, features, start, stop):
+    """The columns ``features`` of a ColumnFiles' rows [start, stop), each block's read by a Dask
+    worker (any: the files are on storage all of them read), the covariates here."""
+    from .feature_parallel import _client
+
+    client = _client(X, "read by the Dask workers (its files are theirs)")
+    parts = []
+    for block in X.blocks(max(1, len(_workers(client)))):  # a run of columns a worker
+        inside = features[(features >= block.first) & (features < block.end)] - block.first
+        if len(inside):
+            local = not hasattr(block, "path")  # covariates, held here
+            parts.append(block.read(inside, start, stop) if local else
+                         client.submit(block.read, inside, start, stop, pure=False))
+    parts = [p if isinstance(p, np.ndarray) else p.result() for p in parts]
+    return np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]

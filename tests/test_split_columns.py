@@ -1,0 +1,99 @@
+"""forest/split_columns.py without a cluster: the forest renumbered to the columns it splits on
+descends those columns as the original descends the whole X; results widen back with zeros; a
+dask array (its own threaded scheduler here) is read at those columns a run of rows at a time.
+The ColumnFiles route, on a LocalCluster, is in tests/test_feature_parallel.py."""
+
+import numpy as np
+import pytest
+
+from pyinterp import RandomForestClassifier, RandomForestRegressor, _core
+from pyinterp.forest import split_columns
+from pyinterp.forest.split_columns import SplitColumns, narrowed_forest, split_features
+
+
+def data(n=200, p=30, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    X[rng.random((n, p)) < 0.05] = np.nan
+    y = np.nan_to_num(X[:, 2]) + np.nan_to_num(X[:, 17]) * (np.nan_to_num(X[:, 9]) > 0) + rng.normal(size=n)
+    return X, y
+
+
+def test_the_narrowed_forest_descends_the_split_columns_as_the_forest_does_X():
+    X, y = data()
+    forest = RandomForestRegressor(8, max_features=0.2, max_depth=4, random_state=1).fit(X, y)
+    used = split_features(forest._forest)
+    splits = np.concatenate([t.feature[t.left >= 0] for t in forest.trees_])
+    assert used.tolist() == sorted(set(splits.tolist())) and len(used) < X.shape[1]
+    narrow = narrowed_forest(forest._forest, used)
+    assert narrow.n_features == len(used)
+    Xu = np.ascontiguousarray(X[:, used])
+    np.testing.assert_array_equal(narrow.predict(Xu), forest._forest.predict(X))
+    np.testing.assert_array_equal(narrow.apply(Xu), forest._forest.apply(X))
+    values, base = _core.shap_values(narrow, Xu, 1, False, "walk")
+    wide, wide_base = _core.shap_values(forest._forest, X, 1, False, "walk")
+    np.testing.assert_array_equal(values, wide[:, used])
+    assert not wide[:, np.setdiff1d(np.arange(X.shape[1]), used)].any() and np.array_equal(base, wide_base)
+    # the narrowed forest's thresholds and node values are the original's
+    for a, b in zip(narrow.__getstate__()["trees"], forest._forest.__getstate__()["trees"]):
+        np.testing.assert_array_equal(a["threshold"], b["threshold"])
+        np.testing.assert_array_equal(used[a["feature"][a["left"] >= 0]], b["feature"][b["left"] >= 0])
+
+
+def test_widen_places_the_split_columns_and_zeros_elsewhere():
+    X, y = data()
+    X, y = X[:, :6], np.nan_to_num(X[:, 2]) + np.nan_to_num(X[:, 4])
+    forest = RandomForestRegressor(3, max_features=1, max_depth=1, random_state=0).fit(X, y)
+
+    class Rows:  # a stand-in with the shape and dtype SplitColumns reads
+        shape, dtype = X.shape, X.dtype
+
+    columns = SplitColumns(forest._forest, Rows())
+    u = len(columns.features)
+    wide = columns.widen(np.arange(2 * u * u, dtype=float).reshape(2, u, u), axes=(1, 2))
+    assert wide.shape == (2, 6, 6)
+    np.testing.assert_array_equal(wide[:, columns.features[:, None], columns.features[None, :]],
+                                  np.arange(2 * u * u).reshape(2, u, u))
+    assert wide.sum() == np.arange(2 * u * u).sum()
+    np.testing.assert_array_equal(columns.widen(np.ones(u), axes=(0,)) != 0, np.isin(np.arange(6), columns.features))
+    with pytest.raises(ValueError, match="X has 5 features, but the forest was fitted on 6"):
+        class Narrow(Rows):
+            shape = (200, 5)
+        SplitColumns(forest._forest, Narrow())
+
+
+def test_a_forest_that_splits_on_nothing_reads_no_column():
+    X = np.random.default_rng(0).normal(size=(50, 4))
+    forest = RandomForestClassifier(3, random_state=0).fit(X, np.zeros(50, dtype=int))
+    assert split_features(forest._forest).size == 0
+    narrow = narrowed_forest(forest._forest, split_features(forest._forest))
+    np.testing.assert_array_equal(narrow.predict(np.zeros((5, 1))), forest._forest.predict(X[:5]))
+
+
+def test_a_dask_array_is_read_at_its_split_columns_in_runs(monkeypatch):
+    da = pytest.importorskip("dask.array")
+    from pyinterp.importance import contributions, permutation_oob, shap_values
+
+    X, y = data(n=300)
+    forest = RandomForestRegressor(6, max_features=0.3, random_state=2).fit(X, y)
+    lazy = da.from_array(X, chunks=(100, 7))
+    read = []
+    real_read = SplitColumns.read
+
+    def counted(self, start, stop):
+        read.append((start, stop))
+        return real_read(self, start, stop)
+
+    monkeypatch.setattr(SplitColumns, "read", counted)
+    monkeypatch.setattr(split_columns, "RUN_BYTES", 64 * 8 * len(split_features(forest._forest)))
+    np.testing.assert_array_equal(forest.predict(lazy), forest.predict(X))
+    assert read == [(0, 64), (64, 128), (128, 192), (192, 256), (256, 300)]
+    for got, want in zip(contributions(forest, lazy), contributions(forest, X)):
+        np.testing.assert_array_equal(got, want)
+    got, want = shap_values(forest, lazy, algorithm="walk"), shap_values(forest, X, algorithm="walk")
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(permutation_oob(forest, lazy, y, random_state=0),
+                                  permutation_oob(forest, X, y, random_state=0))
+    # integer columns the core does not read as they are (int32) come as float64
+    ints = da.from_array(np.arange(300 * 30, dtype=np.int32).reshape(300, 30), chunks=(300, 10))
+    assert SplitColumns(forest._forest, ints).read(0, 2).dtype == np.float64
