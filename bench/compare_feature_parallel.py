@@ -7,6 +7,9 @@ each worker and here, and the trees checked bit-identical to the one-process fit
     python bench/compare_feature_parallel.py --n 50000 --p 2000 --blocks-per-worker 4
     python bench/compare_feature_parallel.py --files      # X (1 GB .npy) on workers of 0.5 GB each
 
+With --files, the 2-worker forest then predicts every row and explains --explain rows (SHAP) from
+the same files, their split columns read by the workers, beside the same from X memory-mapped here.
+
 With --files, X is written to a .npy file (n = 50,000 x p = 5,000 float32 by default, 1 GB) and
 fitted as a pyinterp.io.ColumnFiles on workers whose memory limit (--worker-memory, 0.5 GB) is
 below X's size: each worker reads its columns from the file in panels and keeps their codes.
@@ -113,8 +116,43 @@ def files_run(args):
                   f"{blocks.codes_nbytes.mean() / 2**20:.0f} MB")
             for w, peak in peaks.items():
                 print(f"    worker {w}: RSS before the fit {before[w] / 2**20:.0f} MB, peak {peak / 2**20:.0f} MB")
+            if workers == 2:
+                after_fit(forest, one, ColumnFiles(path), X, args.explain)
     os.remove(path)
     print(f"load average after: {load()}; {os.cpu_count()} cores")
+
+
+def after_fit(forest, one, files, X, n_explain):
+    """Predictions of all rows and SHAP values of the first n_explain, from the files (their split
+    columns read by the workers, forest/split_columns.py) and from X memory-mapped in this
+    process: time, this process's peak, equal results."""
+    from pyinterp.forest.split_columns import SplitColumns
+
+    here = _start_watch()
+    t = time.perf_counter()
+    columns = SplitColumns(forest, files)
+    predicted = np.concatenate([columns.core.predict(rows, 2) for _, _, rows in columns.each_run()])
+    took = time.perf_counter() - t
+    added = (_status("VmHWM") - here) / 2**20
+    t = time.perf_counter()
+    mapped = one.predict(X, 2)
+    took_mapped = time.perf_counter() - t
+    read = columns.n_rows * len(columns.features) * columns.dtype.itemsize / 2**20
+    print(f"  predict all {columns.n_rows} rows from the files: {took:.2f} s ({len(columns.features)} split columns, "
+          f"{read:.0f} MB read by the workers in {len(columns.runs())} runs; peak RSS added here {added:.0f} MB); "
+          f"memory-mapped here: {took_mapped:.2f} s; equal: {np.array_equal(predicted, mapped)}")
+    small = files.__class__(files.paths, rows=np.arange(n_explain))
+    t = time.perf_counter()
+    columns = SplitColumns(forest, small)
+    values = np.zeros((n_explain, X.shape[1]))
+    explained = _core.shap_values(columns.core, columns.read(0, n_explain), 2, False, "auto")[0]
+    values[:, columns.features] = explained[..., 0]
+    took = time.perf_counter() - t
+    t = time.perf_counter()
+    want = _core.shap_values(one, np.ascontiguousarray(X[:n_explain]), 2, False, "auto")[0][..., 0]
+    took_mapped = time.perf_counter() - t
+    print(f"  SHAP values of {n_explain} rows from the files: {took:.2f} s; from X memory-mapped here: "
+          f"{took_mapped:.2f} s; largest difference {np.abs(values - want).max():.1e}")
 
 
 def main():
@@ -126,6 +164,7 @@ def main():
     parser.add_argument("--worker-memory", default="0.5GB", help="each worker's memory limit with --files")
     parser.add_argument("--folder", default=None, help="where --files writes X (default: the temporary folder)")
     parser.add_argument("--trees", type=int, default=10)
+    parser.add_argument("--explain", type=int, default=1_000, help="rows --files explains with SHAP after the fit")
     parser.add_argument("--blocks-per-worker", type=int, default=1,
                         help="column chunks (blocks) per worker; each is asked apart")
     args = parser.parse_args()

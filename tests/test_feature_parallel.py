@@ -224,6 +224,9 @@ def test_columnfiles_larger_than_each_worker_fit_within_the_memory_limits(tmp_pa
             distributed.Client(cluster) as client:
         started = set(_workers(client))
         parted = RandomForestRegressor(**kw).fit(ColumnFiles(path), y)
+        # predictions read the split columns with pread, never through the map (whose pages
+        # would stay resident in the workers, which Dask would pause and restart)
+        np.testing.assert_array_equal(parted.predict(ColumnFiles(path)), local.predict(X))
         assert set(_workers(client)) == started  # none died or restarted
     same_forests(local, parted)
 
@@ -371,3 +374,26 @@ def test_a_classifier_on_a_dask_array_explains_and_predicts_it_in_runs(client, m
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_array_equal(got[1], want[1])
     np.testing.assert_array_equal(importance.mdi_oob(parted, parted_X, y), importance.mdi_oob(local, X, y))
+
+
+def test_a_call_to_a_worker_paused_too_long_raises_naming_its_columns(monkeypatch):
+    """A block's worker that Dask keeps paused never answers: after PAUSED_PATIENCE the call
+    raises, naming the block's columns and the workers' limits; a worker that resumes resets it."""
+    from pyinterp.forest import feature_parallel
+
+    class Unanswered:
+        def result(self, timeout):
+            raise TimeoutError
+
+    blocks = object.__new__(feature_parallel.DaskBlocks)
+    blocks.client, blocks.workers, blocks.bounds = None, [["tcp://a"]], [0, 25]
+    monkeypatch.setattr(feature_parallel, "POLL", 0.001)
+    monkeypatch.setattr(feature_parallel, "PAUSED_PATIENCE", 0.05)
+    monkeypatch.setattr(feature_parallel, "_workers", lambda client: {"tcp://a": {"status": "paused",
+                                                                                   "memory_limit": 2e9}})
+    with pytest.raises(feature_parallel._Stalled, match=r"columns \[0, 25\) of X has been paused for 0 s.*\(2.00 GB\)"):
+        blocks._answer(0, Unanswered())
+    # gone from the cluster: lost, as when killed
+    monkeypatch.setattr(feature_parallel, "_workers", lambda client: {})
+    with pytest.raises(RuntimeError, match=r"the worker holding columns \[0, 25\) of X left the cluster"):
+        blocks._answer(0, Unanswered())

@@ -97,3 +97,34 @@ def test_a_dask_array_is_read_at_its_split_columns_in_runs(monkeypatch):
     # integer columns the core does not read as they are (int32) come as float64
     ints = da.from_array(np.arange(300 * 30, dtype=np.int32).reshape(300, 30), chunks=(300, 10))
     assert SplitColumns(forest._forest, ints).read(0, 2).dtype == np.float64
+
+
+def test_reads_waiting_on_workers_paused_too_long_raise(monkeypatch):
+    """Dask never runs a task on a paused worker: a read waiting on a cluster whose workers all
+    stay paused (memory past the pause fraction) raises after PAUSED_PATIENCE, naming it."""
+    distributed = pytest.importorskip("distributed")
+    from pyinterp.forest import feature_parallel
+
+    def never(futures, timeout):
+        raise TimeoutError
+
+    monkeypatch.setattr(distributed, "wait", never)
+    monkeypatch.setattr(feature_parallel, "POLL", 0.001)
+    monkeypatch.setattr(feature_parallel, "PAUSED_PATIENCE", 0.05)
+    status = {"status": "paused"}
+    monkeypatch.setattr(split_columns, "_workers", lambda client: {"tcp://a": {**status, "memory_limit": 5e8}})
+    with pytest.raises(RuntimeError, match=r"paused for 0 s: their memory passed Dask's pause fraction of their "
+                                           r"limit \(0.50 GB\)"):
+        split_columns._results(None, [])
+    # running workers: it keeps waiting (here until the test stops it)
+    calls = []
+
+    def running(client):
+        calls.append(1)
+        if len(calls) > 50:
+            raise KeyboardInterrupt
+        return {"tcp://a": {"status": "running", "memory_limit": 5e8}}
+
+    monkeypatch.setattr(split_columns, "_workers", running)
+    with pytest.raises(KeyboardInterrupt):
+        split_columns._results(None, [])

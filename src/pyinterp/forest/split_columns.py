@@ -12,6 +12,8 @@ each block's own files); a dask array's by its own graph."""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from .. import _core
@@ -158,5 +160,34 @@ def _read_files(X, features, start, stop):
             local = not hasattr(block, "path")  # covariates, held here
             parts.append(block.read(inside, start, stop) if local else
                          client.submit(block.read, inside, start, stop, pure=False))
-    parts = [p if isinstance(p, np.ndarray) else p.result() for p in parts]
+    futures = [p for p in parts if not isinstance(p, np.ndarray)]
+    read = iter(_results(client, futures))
+    parts = [p if isinstance(p, np.ndarray) else next(read) for p in parts]
     return np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
+
+
+def _results(client, futures):
+    """The futures' results. A read whose worker dies runs again elsewhere (Dask retries it);
+    one that waits on workers Dask keeps paused (their memory past its pause fraction) would wait
+    forever: while waiting, the workers are looked at every POLL seconds, and the read raises when
+    all have been paused for PAUSED_PATIENCE."""
+    from distributed import wait
+
+    from . import feature_parallel as fp
+
+    paused_since = None
+    while True:
+        try:
+            wait(futures, timeout=fp.POLL)
+            return client.gather(futures)
+        except TimeoutError:
+            info = _workers(client)
+            if info and all(w.get("status") == "paused" for w in info.values()):
+                paused_since = paused_since or time.monotonic()
+                if time.monotonic() - paused_since > fp.PAUSED_PATIENCE:
+                    raise RuntimeError(f"the Dask workers reading X's split columns have all been paused for "
+                                       f"{fp.PAUSED_PATIENCE:.0f} s: their memory passed Dask's pause fraction of "
+                                       f"their limit ({fp._limits(info)}). Give the cluster more memory, or free "
+                                       f"what the workers hold") from None
+            else:
+                paused_since = None

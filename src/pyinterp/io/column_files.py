@@ -343,9 +343,9 @@ class FileBlock:
         head = self._head(kept=True)
         columns = self.c0 + np.asarray(columns, dtype=np.int64)
         file_rows = np.arange(start, stop) if self.rows is None else self.rows[start:stop]
-        if self.kind == "bed":
+        if self.kind == "bed":  # the variants' calls are read with pread (PackedGenotypes._take_variants)
             return head.opened[file_rows, columns].to_numpy(np.float32)
-        return np.asarray(head.opened[np.ix_(file_rows, columns)])
+        return _read_npy(head.opened, file_rows, columns)
 
     def open(self):
         """The block's columns of X's rows: packed genotypes (a .bed's) or an array (a .npy's),
@@ -428,6 +428,35 @@ class _FileHead:
             samples = np.stack([np.asarray(fid, dtype=object), np.asarray(table["iid"], dtype=object)], axis=1)
             return cls(path, "bed", G, samples=samples, names=G.variant_ids)
         raise ValueError(f"{path} is neither a PLINK .bed nor a .npy file: ColumnFiles reads those two")
+
+
+def _read_npy(mapped, file_rows, columns):
+    """A .npy's values at file_rows x columns (increasing), read with pread, never through its
+    memory map: the map's pages would stay resident in the process, whose memory Dask watches (a
+    0.5 GB worker reading 1 GB of X through it was paused, then restarted). mapped: np.load's map
+    of the whole array (its filename and header offset). C order: per row the span of the
+    columns; Fortran order: per column the span of the rows."""
+    n, p = mapped.shape
+    item = mapped.dtype.itemsize
+    out = np.empty((len(file_rows), len(columns)), dtype=mapped.dtype)
+    if not out.size:
+        return out
+    by_column = mapped.flags.f_contiguous and not mapped.flags.c_contiguous
+    outer, inner = (columns, file_rows) if by_column else (file_rows, columns)
+    stride = n if by_column else p
+    lo = int(inner.min())
+    span = np.empty(int(inner.max()) + 1 - lo, dtype=mapped.dtype)
+    picked = inner - lo
+    with open(mapped.filename, "rb", buffering=0) as f:
+        for k, o in enumerate(outer.tolist()):
+            where = mapped.offset + (o * stride + lo) * item
+            if os.preadv(f.fileno(), [span], where) != span.nbytes:
+                raise ValueError(f"{mapped.filename}: shorter than its header says")
+            if by_column:
+                out[:, k] = span[picked]
+            else:
+                out[k] = span[picked]
+    return out
 
 
 @functools.lru_cache(maxsize=16)
