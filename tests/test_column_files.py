@@ -170,8 +170,8 @@ def test_only_a_forest_fit_takes_a_columnfiles(files, monkeypatch):
     forest = RandomForestRegressor(3, random_state=0).fit(X[:, 12:], y)
     with pytest.raises(TypeError, match="X is a ColumnFiles, which only pyinterp's forests read"):
         dstump(files_X, y)
-    with pytest.raises(ValueError, match="monotonic_cst is not supported with a ColumnFiles X"):
-        RandomForestRegressor(3, monotonic_cst=[1, 0, 0, 0]).fit(files_X, y)
+    with pytest.raises(ValueError, match="monotonic_cst has shape 3 but the input data X has 4 features"):
+        RandomForestRegressor(3, monotonic_cst=[1, 0, 0]).fit(files_X, y)
     with pytest.raises(ValueError, match="Found input variables with inconsistent numbers of samples: \\[30, 29\\]"):
         RandomForestRegressor(3).fit(files_X, y[:29])
     distributed = pytest.importorskip("distributed")

@@ -397,3 +397,27 @@ def test_a_call_to_a_worker_paused_too_long_raises_naming_its_columns(monkeypatc
     monkeypatch.setattr(feature_parallel, "_workers", lambda client: {})
     with pytest.raises(RuntimeError, match=r"the worker holding columns \[0, 25\) of X left the cluster"):
         blocks._answer(0, Unanswered())
+
+
+def test_monotonic_constraints_fit_feature_parallel_as_in_memory(client):
+    """monotonic_cst reaches every block (the bounds travel with the asks): the constrained trees
+    of a dask X are those of X in memory; X with missing values is refused as in memory, once
+    the blocks have read their columns, naming the first column with one."""
+    X = np.ascontiguousarray(genotypes(n=300, p=90, seed=13)[0][:, :40])
+    complete = np.nan_to_num(X)
+    y = complete[:, 3] - complete[:, 30] + np.random.default_rng(14).normal(size=300)
+    cst = np.zeros(40, dtype=int)
+    cst[[3, 30]] = [1, -1]
+    kw = dict(n_estimators=4, max_features=0.5, monotonic_cst=cst, random_state=5)
+    local = RandomForestRegressor(**kw).fit(complete, y)
+    parted = RandomForestRegressor(**kw).fit(da.from_array(complete, chunks=(300, 10)), y)
+    same_forests(local, parted)
+    grid = np.tile(complete[:1], (3, 1))
+    grid[:, 3] = [0, 1, 2]
+    assert np.all(np.diff(parted.predict(grid)) >= 0)
+    first = int(np.flatnonzero(np.isnan(X).any(axis=0))[0])
+    with pytest.raises(ValueError, match=rf"X contains NaN \(column {first} first\): monotonic_cst does not "
+                                         r"support missing values"):
+        RandomForestRegressor(**kw).fit(da.from_array(X, chunks=(300, 10)), y)
+    with pytest.raises(ValueError, match="monotonic_cst does not support missing values"):
+        RandomForestRegressor(**kw).fit(X, y)

@@ -246,6 +246,8 @@ void bind_blocks(py::module_& m) {
       .def_property_readonly("shape",
                              [](const PyColumnBlock& b) { return py::make_tuple(b.block->n_rows(), b.block->n_cols()); })
       .def_property_readonly("codes_nbytes", [](const PyColumnBlock& b) { return b.block->codes_nbytes(); })
+      .def_property_readonly("first_missing", [](const PyColumnBlock& b) { return b.block->first_missing(); },
+                             "The first of the block's columns (its index) with a missing value, or -1.")
       .def(
           "begin_tree",
           [](PyColumnBlock& b, const py::object& w, double min_weight_leaf, int slot) {

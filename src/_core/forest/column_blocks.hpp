@@ -130,6 +130,12 @@ class ColumnBlock {
   int64_t n_cols() const { return source_->n_cols(); }
   int64_t n_values() const { return fit_.targets.n_values(); }
   int64_t codes_nbytes() const { return codes_->nbytes(); }
+  // The first of the block's columns (its index) with a missing value, or -1.
+  int64_t first_missing() const {
+    for (int64_t j = 0; j < n_cols(); ++j)
+      if (codes_->has_missing(j)) return j;
+    return -1;
+  }
 
   // Slots 0 to kMaxSlots - 1; different slots may be used at once, one slot by one thread at a
   // time. w: n weights (copied).

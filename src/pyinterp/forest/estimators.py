@@ -272,7 +272,8 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         if n_classes > 2:
             raise ValueError("monotonic_cst: Monotonicity constraints are not supported with multiclass classification")
         values = X.data if sp.issparse(X) else X
-        if np.issubdtype(values.dtype, np.floating) and np.isnan(values).any():
+        # (a feature-parallel X's blocks are asked once made: feature_parallel._refuse_missing)
+        if not is_feature_parallel(X) and np.issubdtype(values.dtype, np.floating) and np.isnan(values).any():
             raise ValueError("X contains NaN: monotonic_cst does not support missing values (as in scikit-learn)")
         cst = cst.astype(np.int8)
         return (-cst if n_classes else cst).tolist()
@@ -315,10 +316,6 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
             raise ValueError(f"categorical_features needs X's values in this process to encode them; a "
                              f"{type(X).__name__} X is fitted feature-parallel: give its categories as integer codes "
                              f"in [0, 256) or leave categorical_features None")
-        if self.monotonic_cst is not None:
-            # whose check for missing values would read X here
-            raise ValueError(f"monotonic_cst is not supported with a {type(X).__name__} X (fitted feature-parallel): "
-                             "fit X in memory, memory-mapped or packed")
         check_columns_X(X)
         refuse_silent_casts(y, "y")
         X = self._encode_categories(X)  # none to encode: records that

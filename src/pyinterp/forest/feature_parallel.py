@@ -84,6 +84,9 @@ class BlockActor:
     def codes_nbytes(self):
         return self.block.codes_nbytes
 
+    def first_missing(self):
+        return self.block.first_missing
+
     def begin_tree(self, slot, w, min_weight_leaf):
         self.block.begin_tree(w, min_weight_leaf, slot)
 
@@ -308,6 +311,15 @@ class DaskBlocks:
         self.actors, self._made = [], []
 
 
+def _refuse_missing(blocks):
+    """monotonic_cst with missing values is refused, as in scikit-learn (and in memory, where X is
+    looked at first): here each block says whether its columns' codes have a missing one."""
+    for b, j in enumerate(blocks._run("first_missing", [()] * len(blocks.actors))):
+        if j >= 0:
+            raise ValueError(f"X contains NaN (column {blocks.bounds[b] + j} first): monotonic_cst does not support "
+                             "missing values (as in scikit-learn)")
+
+
 def fit_forest_columns(X, y, classes, n_classes, sample_weight, feature_weights, params, *, client=None,
                        blocks_out=None):
     """_core.fit_forest's forest on a dask array or ColumnFiles X, fitted feature-parallel on the
@@ -326,6 +338,8 @@ def fit_forest_columns(X, y, classes, n_classes, sample_weight, feature_weights,
     driver = copy.copy(params)
     driver.n_threads = min(params.n_estimators, max(params.n_threads, TREES_IN_FLIGHT))
     try:
+        if params.monotonic_cst:
+            _refuse_missing(blocks)
         forest = _core.fit_forest_blocks(blocks, blocks.bounds, X.shape[0], y, classes, n_classes, sample_weight,
                                          feature_weights, driver)
     finally:
