@@ -122,12 +122,6 @@ def test_a_dask_X_without_a_cluster_or_with_categories_is_refused_by_name(monkey
         RandomForestRegressor(2).fit(X, y[:-1])
     with pytest.raises(TypeError, match="reads numbers"):
         RandomForestRegressor(2).fit(da.from_array(np.array([["a"] * 4] * 20, dtype=object), chunks=(20, 2)), y)
-    with pytest.raises(ValueError, match="max_leaf_nodes grows a tree best-first"):
-        from pyinterp.forest.feature_parallel import DaskBlocks  # noqa: F401 (the refusal comes first)
-        monkeypatch.undo()
-        with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                                      dashboard_address=None) as cluster, distributed.Client(cluster):
-            RandomForestRegressor(2, max_leaf_nodes=4).fit(X, y)
 
 
 def test_a_worker_killed_mid_fit_raises_naming_its_columns(monkeypatch):
@@ -421,3 +415,14 @@ def test_monotonic_constraints_fit_feature_parallel_as_in_memory(client):
         RandomForestRegressor(**kw).fit(da.from_array(X, chunks=(300, 10)), y)
     with pytest.raises(ValueError, match="monotonic_cst does not support missing values"):
         RandomForestRegressor(**kw).fit(X, y)
+
+
+def test_best_first_trees_grow_feature_parallel_as_in_memory(client):
+    """max_leaf_nodes: the trees grow best-first over the blocks (a split's two children searched
+    and parted in one round of asks), node for node the trees of X in memory."""
+    X, y = genotypes(n=300, p=90, seed=15)
+    kw = dict(n_estimators=4, max_features=0.3, max_leaf_nodes=11, random_state=8)
+    local = RandomForestRegressor(**kw).fit(X, y)
+    parted = RandomForestRegressor(**kw).fit(da.from_array(X, chunks=(300, 30)), y)
+    same_forests(local, parted)
+    assert all(int((t.left < 0).sum()) == 11 for t in parted.trees_)

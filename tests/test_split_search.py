@@ -97,6 +97,9 @@ BLOCKED_CASES = {
                                                 monotonic_cst=[1] + [0] * 10 + [-1])),
     "categorical": ("squared_error", dict(max_features=3, categorical_features=[4])),
     "feature weights": ("squared_error", dict(max_features=2, feature_weights=True)),
+    "best-first": ("squared_error", dict(max_features=3, max_leaf_nodes=12, min_samples_leaf=2)),
+    "best-first, classes": ("gini", dict(max_features=2, max_leaf_nodes=9, always_features=[7],
+                                         min_impurity_decrease=0.001)),
 }
 
 
@@ -108,8 +111,8 @@ def test_a_fit_over_column_blocks_grows_the_exact_searchs_trees(case, n_blocks):
     from its own stream and offered with the blocks' answers in draw order, then renumbered in
     preorder. Node for node they are the exact search's depth-first trees (ties, missing values,
     small nodes that stop at their best split, leaf limits, pruning, the always-split features,
-    monotonic constraints, categories, feature weights), and the out-of-bag rows reach the same
-    leaves."""
+    monotonic constraints, categories, feature weights), or with max_leaf_nodes its best-first
+    trees (a split's children searched together), and the out-of-bag rows reach the same leaves."""
     criterion, kw = BLOCKED_CASES[case]
     rng = np.random.RandomState(3)
     n, p = 160, 12
@@ -137,13 +140,6 @@ def test_a_fit_over_column_blocks_grows_the_exact_searchs_trees(case, n_blocks):
     assert sum(len(t["left"]) for t in forests[0].__getstate__()["trees"]) > 60
     assert forests[0].has_oob_leaves == ("ccp_alpha" not in kw) == forests[1].has_oob_leaves
     np.testing.assert_array_equal(forests[0].apply_oob(X, 1, True), forests[1].apply_oob(X, 1, True))
-
-
-def test_a_fit_over_column_blocks_refuses_best_first_growth_by_name():
-    params = _core.ForestParams()
-    params.max_features, params.n_draws, params.column_blocks, params.max_leaf_nodes = 2, 40, 2, 8
-    with pytest.raises(ValueError, match="max_leaf_nodes grows a tree best-first"):
-        _core.fit_forest(np.random.rand(40, 4), np.arange(40.0), None, 0, None, None, params)
 
 
 def test_column_blocks_refuse_a_csr_X():

@@ -112,6 +112,10 @@ Tree TreeBuilder::build(const std::vector<double>& w, int64_t tree_index, const 
   NodeRange root_range{0, static_cast<int64_t>(samples_.size()), 0, -1, false, root_stream(tree_index)};
   root_range.oob_end = static_cast<int64_t>(oob_rows_.size());
   if (data_.blocks) {
+    if (params_.max_leaf_nodes > 0) {
+      grow_best_first_blocks(tree, root_range);  // numbered in the order nodes are made, as in memory
+      return tree;
+    }
     grow_level_wise(tree, root_range);
     // Numbered as depth-first growth numbers them (preorder), and the out-of-bag leaves with them.
     std::vector<int32_t> index;
@@ -282,39 +286,75 @@ void TreeBuilder::make_leaf(Tree& tree, const Grown& g) {
   if (oob_leaf_) settle_oob(g.node, g.oob_start, g.oob_end);
 }
 
+void TreeBuilder::grow_together(Tree& tree, const std::vector<NodeRange>& ranges, bool level_wise,
+                                std::vector<Grown>& grown) {
+  level_.clear();
+  level_values_.clear();
+  grown.assign(ranges.size(), Grown{});
+  std::vector<size_t> of;  // the range of each node of the level
+  for (size_t r = 0; r < ranges.size(); ++r) {
+    const NodeRange& e = ranges[r];
+    const Opened o = open_node(tree, e);
+    if (!o.may_split) {
+      grown[r] = leaf(o);
+      continue;
+    }
+    of.push_back(r);
+    level_.push_back({e, o, CandidatePick{params_.max_features, std::numeric_limits<double>::infinity(),
+                                          e.end - e.start == 2}});
+    level_values_.insert(level_values_.end(), value_.begin(), value_.end());
+  }
+  // Level by level every node of the level has taken its values; best-first, the frontier's
+  // nodes keep theirs until they are made.
+  if (level_wise) child_values_.clear();
+  search_level(level_);
+  partition_level(level_, parts_);
+  for (size_t k = 0; k < level_.size(); ++k) {
+    const LevelNode& node = level_[k];
+    grown[of[k]] = node.pick.best.feature < 0
+                       ? leaf(node.opened)
+                       : close_node(tree, node.range, node.opened, node.pick.best, parts_[k]);
+  }
+}
+
 void TreeBuilder::grow_level_wise(Tree& tree, const NodeRange& root) {
   std::vector<NodeRange> ranges{root}, next;
-  std::vector<LevelNode> level;
-  std::vector<Partition> parts;
+  std::vector<Grown> grown;
   while (!ranges.empty()) {
-    level.clear();
-    level_values_.clear();
-    for (const NodeRange& e : ranges) {
-      const Opened o = open_node(tree, e);
-      if (!o.may_split) {
-        leaf(o);
-        continue;
-      }
-      level.push_back({e, o, CandidatePick{params_.max_features, std::numeric_limits<double>::infinity(),
-                                           e.end - e.start == 2}});
-      level_values_.insert(level_values_.end(), value_.begin(), value_.end());
-    }
-    child_values_.clear();  // every node of the level has taken its values
-    search_level(level);
-    partition_level(level, parts);
+    grow_together(tree, ranges, /*level_wise=*/true, grown);
     next.clear();
-    for (size_t k = 0; k < level.size(); ++k) {
-      const LevelNode& node = level[k];
-      if (node.pick.best.feature < 0) {
-        leaf(node.opened);
-        continue;
-      }
-      const Grown g = close_node(tree, node.range, node.opened, node.pick.best, parts[k]);
+    for (const Grown& g : grown) {
       if (!g.split) continue;
       next.push_back(child_range(tree, g, true));
       next.push_back(child_range(tree, g, false));
     }
     ranges.swap(next);
+  }
+}
+
+void TreeBuilder::grow_best_first_blocks(Tree& tree, const NodeRange& root) {
+  // grow_best_first's order, each node's split found when it is made: a split's two children
+  // are searched and parted together (one round of asks for the pair).
+  std::vector<Grown> grown;
+  grow_together(tree, {root}, /*level_wise=*/false, grown);
+  auto smaller = [](const Grown& a, const Grown& b) { return a.decrease < b.decrease; };
+  std::vector<Grown> frontier{grown[0]};
+  int64_t splits_left = params_.max_leaf_nodes - 1;
+  while (!frontier.empty()) {
+    std::pop_heap(frontier.begin(), frontier.end(), smaller);
+    const Grown g = frontier.back();
+    frontier.pop_back();
+    if (!g.split) continue;
+    if (splits_left <= 0) {
+      make_leaf(tree, g);
+      continue;
+    }
+    --splits_left;
+    grow_together(tree, {child_range(tree, g, true), child_range(tree, g, false)}, /*level_wise=*/false, grown);
+    for (const Grown& child : grown) {
+      frontier.push_back(child);
+      std::push_heap(frontier.begin(), frontier.end(), smaller);
+    }
   }
 }
 

@@ -98,6 +98,11 @@ class TreeBuilder {
 
   // Level by level over the column blocks: the tree in the order the levels make its nodes.
   void grow_level_wise(Tree& tree, const NodeRange& root);
+  // Best-first over the column blocks (max_leaf_nodes), in grow_best_first's order.
+  void grow_best_first_blocks(Tree& tree, const NodeRange& root);
+  // The nodes of `ranges` made at once over the blocks (opened, searched and parted in one round
+  // of asks each): grown[r] for ranges[r]. level_wise: no node made before needs its values.
+  void grow_together(Tree& tree, const std::vector<NodeRange>& ranges, bool level_wise, std::vector<Grown>& grown);
   // A node of a level being searched: its range, what opening it found, its values at
   // level_values_[k * n_values], the pick among its candidates' answers so far and its draws.
   struct LevelNode {
@@ -148,6 +153,8 @@ class TreeBuilder {
   };
   std::unique_ptr<FeatureSampler> sampler_;
   std::vector<double> level_values_;
+  std::vector<LevelNode> level_;  // grow_together's nodes searched at once, and their partitions
+  std::vector<Partition> parts_;
   std::vector<SearchAsk> search_asks_;
   std::vector<SearchAnswer> search_answers_;
   std::vector<PartitionAsk> partition_asks_;

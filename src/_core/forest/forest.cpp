@@ -290,10 +290,6 @@ Forest fit_forest(const ColumnSource& X, const FitTargets& targets, const double
 Forest fit_forest(ColumnBlocks& blocks, const FitTargets& targets, const double* sample_weight,
                   const std::vector<double>& feature_weights, const ForestParams& params) {
   check_fit(targets, params, blocks.n_cols());
-  if (params.max_leaf_nodes > 0)
-    throw std::invalid_argument(
-        "max_leaf_nodes grows a tree best-first, one node at a time; a fit over column blocks grows trees level by "
-        "level: fit on one machine, or bound the trees by max_depth instead");
   if (!feature_weights.empty() && static_cast<int64_t>(feature_weights.size()) != blocks.n_cols())
     throw std::invalid_argument("feature_weights must have one entry per feature");
   TrainingSet data;
