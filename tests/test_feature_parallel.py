@@ -116,7 +116,7 @@ def test_a_dask_X_without_a_cluster_or_with_categories_is_refused_by_name(monkey
     monkeypatch.setattr(dist, "get_client", no_client)
     with pytest.raises(ValueError, match="no Client is running"):
         RandomForestRegressor(2).fit(X, y)
-    with pytest.raises(ValueError, match="categorical_features needs X's values"):
+    with pytest.raises(ValueError, match="categorical_features as columns to encode needs X.s values"):
         RandomForestRegressor(2, categorical_features=[0]).fit(X, y)
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         RandomForestRegressor(2).fit(X, y[:-1])
@@ -426,3 +426,40 @@ def test_best_first_trees_grow_feature_parallel_as_in_memory(client):
     parted = RandomForestRegressor(**kw).fit(da.from_array(X, chunks=(300, 30)), y)
     same_forests(local, parted)
     assert all(int((t.left < 0).sum()) == 11 for t in parted.trees_)
+
+
+def test_category_codes_fit_feature_parallel_and_are_checked_where_they_are(client, tmp_path):
+    """categorical_features=CategoryCodes: the columns hold codes already, so nothing is encoded
+    here; the blocks check them (a value that is no code is refused, naming its column and row,
+    as CodeChecker refuses it in memory), the trees split on category sets as in memory, and
+    predictions from the files check the codes they read."""
+    bed_reader = pytest.importorskip("bed_reader")
+    from pyinterp import CategoryCodes
+    from pyinterp.io import ColumnFiles
+
+    G = np.ascontiguousarray(genotypes(n=300, p=90, seed=16)[0][:, :30])
+    bed = str(tmp_path / "chr1.bed")
+    bed_reader.to_bed(bed, G, properties={"sid": [f"rs{j}" for j in range(30)], "iid": [f"s{i}" for i in range(300)]})
+    rng = np.random.default_rng(17)
+    batch = rng.integers(0, 4, 300).astype(float)
+    C = np.column_stack([rng.normal(size=300), batch])
+    y = np.nan_to_num(G[:, 2]) + 2.0 * np.isin(batch, [1, 3]) + rng.normal(scale=0.5, size=300)
+    codes = CategoryCodes({"batch": ["b0", "b1", "b2", "b3"]})
+    kw = dict(n_estimators=4, max_features=0.5, random_state=9, categorical_features=codes)
+    files = ColumnFiles(bed).with_covariates(C, names=["age", "batch"])
+    parted = RandomForestRegressor(**kw).fit(files, y)
+    X = np.hstack([G, C])
+    local = RandomForestRegressor(**{**kw, "categorical_features": CategoryCodes({31: codes.categories["batch"]})})
+    same_forests(local.fit(X, y), parted)
+    assert parted.is_categorical_.tolist() == [False] * 31 + [True]
+    assert any((t.feature[t.left >= 0] == 31).any() for t in parted.trees_)
+    np.testing.assert_array_equal(parted.predict(files), local.predict(X))
+    np.testing.assert_array_equal(parted.predict(X), local.predict(X))  # in memory too
+    wrong = C.copy()
+    wrong[7, 1] = 4.0
+    with pytest.raises(ValueError, match=r"column 31 \('batch'\) holds 4.0 in row 7, not a code of its 4 categories"):
+        RandomForestRegressor(**kw).fit(ColumnFiles(bed).with_covariates(wrong, names=["age", "batch"]), y)
+    with pytest.raises(ValueError, match=r"column 31 \('batch'\) holds 4.0 in row 7"):
+        parted.predict(ColumnFiles(bed).with_covariates(wrong, names=["age", "batch"]))
+    with pytest.raises(ValueError, match="categorical_features=pyinterp.CategoryCodes"):
+        RandomForestRegressor(4, categorical_features=[31]).fit(files, y)

@@ -115,7 +115,7 @@ def test_reads_waiting_on_workers_paused_too_long_raise(monkeypatch):
     monkeypatch.setattr(split_columns, "_workers", lambda client: {"tcp://a": {**status, "memory_limit": 5e8}})
     with pytest.raises(RuntimeError, match=r"paused for 0 s: their memory passed Dask's pause fraction of their "
                                            r"limit \(0.50 GB\)"):
-        split_columns._results(None, [])
+        split_columns._wait(None, [])
     # running workers: it keeps waiting (here until the test stops it)
     calls = []
 
@@ -127,4 +127,4 @@ def test_reads_waiting_on_workers_paused_too_long_raise(monkeypatch):
 
     monkeypatch.setattr(split_columns, "_workers", running)
     with pytest.raises(KeyboardInterrupt):
-        split_columns._results(None, [])
+        split_columns._wait(None, [])

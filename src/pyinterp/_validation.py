@@ -258,7 +258,7 @@ class IntInterval(Interval):
 
 def refuse_silent_casts(X, name):
     """A dask array or data frame is refused: numpy would compute it whole, silently; a
-    ColumnFiles is read only by the forests' feature-parallel fit. And numpy
+    ColumnFiles is read only by pyinterp's forests. And numpy
     casts datetime64 and timedelta64 values to counts of their unit (days, nanoseconds) without a
     word, and reads a masked array's hidden values as values: which number a date is, and what a
     masked entry means, are the user's choices to make."""
@@ -632,6 +632,8 @@ def column_names(X):
         names = X.feature_names
     elif hasattr(X, "columns") and hasattr(X, "iloc"):
         names = X.columns
+    elif isinstance(X, ColumnFiles) and X.feature_names is not None:
+        names = X.feature_names
     else:
         return None
     names = np.asarray(names, dtype=object)

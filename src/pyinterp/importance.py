@@ -54,7 +54,6 @@ from ._validation import (INT32_MAX, FOREST_FIT_X, IntInterval, check_array, che
                           scaled_weights, warn_missing_call_code)
 from .forest.estimators import _BaseForest
 from .forest.feature_parallel import is_feature_parallel
-from .forest.split_columns import SplitColumns
 from .forest.view import check_rows as _check_X
 from .forest.view import forest_view as _view
 
@@ -747,7 +746,7 @@ def _check_background(view, background):
         return None
     if view.columns is not None:
         if is_feature_parallel(background):  # a pyinterp forest (view.columns)
-            return SplitColumns(view.estimator._forest, background, "background").read_all("background")
+            return view.estimator._split_columns(background, "background").read_all("background")
         wide = dataclasses.replace(view, core=view.estimator._forest, columns=None)
         background = _check_background(wide, background)
         return core_X(background[:, view.columns.features] if len(view.columns.features) else

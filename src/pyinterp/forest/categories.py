@@ -148,31 +148,50 @@ class _Encoding:
         return CategoryCodes(dict(zip(self.columns.tolist(), self.categories_)))
 
 
+def first_bad_code(values, n_categories):
+    """(column k, row i, value) of the first entry of values[:, k] that is neither a code of
+    n_categories[k] categories (an integer from 0 to n - 1) nor missing, or None."""
+    for k, n in enumerate(n_categories):
+        v = values[:, k]
+        bad = ~(np.isnan(v) | ((v >= 0) & (v < n) & (v == np.floor(v))))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            return k, i, float(v[i])
+    return None
+
+
+def bad_code_error(column, names, row, value, n_categories):
+    """The error of a value of categorical column `column` (X's index) that is not a code."""
+    where = f"column {column}" + ("" if names is None else f" ({names[column]!r})")
+    return ValueError(f"categorical_features: {where} holds {value!r} in row {row}, not a code of its "
+                      f"{n_categories} categories (an integer from 0 to {n_categories - 1}) nor a missing value")
+
+
 class CodeChecker(_Encoding):
     """The encoder of CategoryCodes: X holds the codes already, so ``transform`` checks that the
-    categorical columns hold codes (or NaN) and returns X itself."""
+    categorical columns hold codes (or NaN) and returns X itself. A feature-parallel X (a dask
+    array or ColumnFiles) is returned unchecked: its codes are checked where they are read (its
+    blocks at fit, its split columns after)."""
 
     def __init__(self, X, codes):
         self.columns, self.categories_ = _coded_columns(X, codes)
         self.transform(X)
 
     def transform(self, X):
+        from .feature_parallel import is_feature_parallel
+
+        if is_feature_parallel(X):
+            return X
         try:
             values = read_columns(X, self.columns)[0]  # those columns alone, of any form of X
         except (TypeError, ValueError) as error:
             raise ValueError(f"categorical_features is CategoryCodes, so columns {self.columns.tolist()} must hold "
                              f"category codes (numbers), which they do not ({error}); name the columns instead "
                              "to have their values encoded") from None
-        names = column_names(X)
-        for k, (j, categories) in enumerate(zip(self.columns, self.categories_)):
-            v = values[:, k]
-            bad = ~(np.isnan(v) | ((v >= 0) & (v < len(categories)) & (v == np.floor(v))))
-            if bad.any():
-                i = int(np.flatnonzero(bad)[0])
-                column = f"column {j}" + ("" if names is None else f" ({names[j]!r})")
-                raise ValueError(f"categorical_features: {column} holds {float(v[i])!r} in row {i}, not a code of its "
-                                 f"{len(categories)} categories (an integer from 0 to {len(categories) - 1}) nor "
-                                 "a missing value")
+        bad = first_bad_code(values, [len(c) for c in self.categories_])
+        if bad is not None:
+            k, i, value = bad
+            raise bad_code_error(int(self.columns[k]), column_names(X), i, value, len(self.categories_[k]))
         return X
 
 

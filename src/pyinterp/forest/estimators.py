@@ -41,7 +41,7 @@ from .._validation import (
     validate_data,
     validate_fit_data,
 )
-from .categories import CATEGORICAL_CONSTRAINT, CategoricalMixin
+from .categories import CATEGORICAL_CONSTRAINT, CategoricalMixin, CategoryCodes
 from .chunks import fit_forest_chunks
 from .export import TreeEstimators, to_sklearn
 from .feature_parallel import check_columns_X, fit_forest_columns, is_feature_parallel
@@ -236,7 +236,7 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
             # On a cluster the trees grow elsewhere: the report comes when they are back.
             with Progress(self.verbose, params.n_estimators, "trees", core=True):
                 if is_feature_parallel(X):
-                    forest = fit_forest_columns(*data)
+                    forest = fit_forest_columns(*data, codes=self._category_encoder)
                 else:
                     forest = fit_forest_chunks(*data)  # None without a distributed joblib backend
                 if forest is None:
@@ -312,13 +312,14 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         """A dask array or ColumnFiles X, fitted feature-parallel: checked by its shape and dtype,
         never loaded here (a ColumnFiles' variant IDs name the features); y checked as
         validate_data checks it."""
-        if self.categorical_features is not None:
-            raise ValueError(f"categorical_features needs X's values in this process to encode them; a "
-                             f"{type(X).__name__} X is fitted feature-parallel: give its categories as integer codes "
-                             f"in [0, 256) or leave categorical_features None")
+        if self.categorical_features is not None and not isinstance(self.categorical_features, CategoryCodes):
+            raise ValueError(f"categorical_features as columns to encode needs X's values in this process; a "
+                             f"{type(X).__name__} X is fitted feature-parallel: give its categorical columns as "
+                             f"codes, with categorical_features=pyinterp.CategoryCodes({{column: its categories}}) "
+                             f"(checked where the columns are), or leave categorical_features None")
         check_columns_X(X)
         refuse_silent_casts(y, "y")
-        X = self._encode_categories(X)  # none to encode: records that
+        X = self._encode_categories(X)  # the codes are checked by the blocks (feature_parallel._refuse_bad_codes)
         y = check_array(y, ensure_2d=False, dtype=None, input_name="y")
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"Found input variables with inconsistent numbers of samples: {[X.shape[0], y.shape[0]]}")
@@ -377,7 +378,7 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
             k = int(np.flatnonzero(names != fitted)[0])
             raise ValueError(f"{name}'s column {k} is {names[k]!r}, where the forest was fitted on {fitted[k]!r}: "
                              "the feature names should match those that were passed during fit")
-        return SplitColumns(self._forest, X, name)
+        return SplitColumns(self._forest, X, name, codes=getattr(self, "_category_encoder", None))
 
     def _descended(self, X, descend):
         """[descend(core forest, rows)] for X: X validated here; or for a feature-parallel X one
@@ -1128,8 +1129,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
             :class:`~pyinterp.io.ColumnFiles` (.bed / .npy files of X's columns) is fitted
             feature-parallel on the running Dask client's cluster: each column chunk or file
             block stays on one worker, and the trees are those of the same values in memory
-            (docs/user/cluster.md; not with ``max_leaf_nodes``, ``categorical_features`` or
-            ``monotonic_cst``).
+            (docs/user/cluster.md; categorical columns as codes, ``CategoryCodes``).
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             The targets: finite real numbers (strings, None, NaN and infinity are refused, where
             scikit-learn converts numeric strings). A 2-d y fits several outputs at once, each
@@ -1691,8 +1691,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
             :class:`~pyinterp.io.ColumnFiles` (.bed / .npy files of X's columns) is fitted
             feature-parallel on the running Dask client's cluster: each column chunk or file
             block stays on one worker, and the trees are those of the same values in memory
-            (docs/user/cluster.md; not with ``max_leaf_nodes``, ``categorical_features`` or
-            ``monotonic_cst``).
+            (docs/user/cluster.md; categorical columns as codes, ``CategoryCodes``).
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             The class labels (numbers, strings, booleans); a continuous y is refused, as in
             scikit-learn. A 2-d y fits several outputs at once,

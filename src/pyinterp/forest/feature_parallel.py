@@ -23,6 +23,7 @@ from .. import _core
 from .._distributed import _gb, _workers, aligned, codes_bytes, memory_room
 from .._validation import core_X, mapped_file
 from ..io.column_files import ArrayBlock, ColumnFiles, FileBlock
+from .categories import bad_code_error, first_bad_code
 
 
 def is_dask_array(X) -> bool:
@@ -78,6 +79,7 @@ class BlockActor:
         params = copy.copy(params)
         params.n_threads = 1  # a worker runs as many blocks' asks at once as it has threads
         X = core_X(chunk.open()) if isinstance(chunk, (FileBlock, ArrayBlock)) else chunk
+        self.chunk = chunk
         self.block = _core.ColumnBlock(X, aligned(y), aligned(classes), n_classes, params, first,
                                        mapped_file=mapped_file(X))
 
@@ -86,6 +88,13 @@ class BlockActor:
 
     def first_missing(self):
         return self.block.first_missing
+
+    def bad_code(self, columns, n_categories):
+        """(column k, row, value) of the first value of the block's columns ``columns`` that is
+        not a code of n_categories[k] categories, or None (a file block's read with pread)."""
+        chunk, n = self.chunk, self.block.shape[0]
+        values = chunk.read(columns, 0, n) if isinstance(chunk, (FileBlock, ArrayBlock)) else chunk[:, columns]
+        return first_bad_code(np.asarray(values, dtype=np.float64), n_categories)
 
     def begin_tree(self, slot, w, min_weight_leaf):
         self.block.begin_tree(w, min_weight_leaf, slot)
@@ -320,12 +329,28 @@ def _refuse_missing(blocks):
                              "missing values (as in scikit-learn)")
 
 
+def _refuse_bad_codes(blocks, codes, names):
+    """CategoryCodes' columns must hold codes of their categories (or NaN), as CodeChecker checks
+    an X here: each block reads its categorical columns and says where the first that does not is."""
+    columns = codes.columns
+    n_categories = np.array([len(c) for c in codes.categories_])
+    asks = []
+    for b in range(len(blocks.actors)):
+        inside = (columns >= blocks.bounds[b]) & (columns < blocks.bounds[b + 1])
+        asks.append((columns[inside] - blocks.bounds[b], n_categories[inside]) if inside.any() else None)
+    for b, (ask, bad) in enumerate(zip(asks, blocks._run("bad_code", asks))):
+        if bad is not None:
+            k, row, value = bad
+            raise bad_code_error(int(blocks.bounds[b] + ask[0][k]), names, row, value, int(ask[1][k]))
+
+
 def fit_forest_columns(X, y, classes, n_classes, sample_weight, feature_weights, params, *, client=None,
-                       blocks_out=None):
+                       blocks_out=None, codes=None):
     """_core.fit_forest's forest on a dask array or ColumnFiles X, fitted feature-parallel on the
     default Dask client's cluster (client: that client, or None).
 
-    blocks_out: a list that receives the DaskBlocks (its bytes counts), for measurements."""
+    blocks_out: a list that receives the DaskBlocks (its bytes counts), for measurements.
+    codes: the CodeChecker of X's categorical columns (CategoryCodes), or None."""
     check_columns_X(X)
     default = _client(X)
     if client is not None and client is not default:
@@ -340,6 +365,8 @@ def fit_forest_columns(X, y, classes, n_classes, sample_weight, feature_weights,
     try:
         if params.monotonic_cst:
             _refuse_missing(blocks)
+        if codes is not None:
+            _refuse_bad_codes(blocks, codes, getattr(X, "feature_names", None))
         forest = _core.fit_forest_blocks(blocks, blocks.bounds, X.shape[0], y, classes, n_classes, sample_weight,
                                          feature_weights, driver)
     finally:

@@ -20,6 +20,7 @@ from .. import _core
 from .._distributed import _workers
 from .._validation import check_output_size
 from ..io.column_files import ColumnFiles
+from .categories import bad_code_error, first_bad_code
 
 # The most bytes of split columns a run of rows holds (at least one row a run).
 RUN_BYTES = 64 << 20
@@ -66,12 +67,20 @@ class SplitColumns:
         The forest renumbered to them (:func:`narrowed_forest`).
     """
 
-    def __init__(self, core, X, name="X"):
+    def __init__(self, core, X, name="X", codes=None):
         if X.shape[1] != core.n_features:
             raise ValueError(f"{name} has {X.shape[1]} features, but the forest was fitted on {core.n_features}")
         self.X, self.name = X, name
         self.n_rows, self.n_features = X.shape
         self.features = split_features(core)
+        # CategoryCodes' columns among them: their places here, X's indices and category counts
+        self._coded = ([], [], [])
+        if codes is not None:
+            counts = dict(zip(codes.columns.tolist(), (len(c) for c in codes.categories_)))
+            for k, j in enumerate(self.features.tolist()):
+                if j in counts:
+                    for part, v in zip(self._coded, (k, j, counts[j])):
+                        part.append(v)
         self.core = narrowed_forest(core, self.features)
         self.dtype = np.dtype(X.dtype) if np.dtype(X.dtype) in _CORE_DTYPES else np.dtype(np.float64)
 
@@ -90,10 +99,16 @@ class SplitColumns:
         if not len(self.features):
             return np.zeros((stop - start, 1), dtype=self.dtype)
         if isinstance(self.X, ColumnFiles):
-            values = _read_files(self.X, self.features, start, stop)
+            values = _read_files(self.X, self.features, start, stop, self.dtype)
         else:  # a dask array: its graph computes just these rows and columns
-            values = self.X[start:stop][:, self.features].compute()
-        return np.ascontiguousarray(values, dtype=self.dtype)
+            values = np.ascontiguousarray(self.X[start:stop][:, self.features].compute(), dtype=self.dtype)
+        places, columns, counts = self._coded
+        if places:  # categorical columns must hold codes, as at fit
+            bad = first_bad_code(np.asarray(values[:, places], dtype=np.float64), counts)
+            if bad is not None:
+                k, row, value = bad
+                raise bad_code_error(columns[k], getattr(self.X, "feature_names", None), start + row, value, counts[k])
+        return values
 
     def read_all(self, what):
         """The split columns of every row at once, for a measure that needs them together (the
@@ -147,27 +162,33 @@ class SplitColumns:
         out[tuple(index)] = values
 
 
-def _read_files(X, features, start, stop):
-    """The columns ``features`` of a ColumnFiles' rows [start, stop), each block's read by a Dask
-    worker (any: the files are on storage all of them read), the covariates here."""
+def _read_files(X, features, start, stop, dtype):
+    """The columns ``features`` of a ColumnFiles' rows [start, stop) in ``dtype``, each block's
+    read by a Dask worker (any: the files are on storage all of them read), the covariates here;
+    each block's part placed as it is fetched (this process holds the run and one part)."""
     from .feature_parallel import _client
 
     client = _client(X, "read by the Dask workers (its files are theirs)")
-    parts = []
+    out = np.empty((stop - start, len(features)), dtype=dtype)
+    reads, at = [], 0
     for block in X.blocks(max(1, len(_workers(client)))):  # a run of columns a worker
         inside = features[(features >= block.first) & (features < block.end)] - block.first
         if len(inside):
-            local = not hasattr(block, "path")  # covariates, held here
-            parts.append(block.read(inside, start, stop) if local else
-                         client.submit(block.read, inside, start, stop, pure=False))
-    futures = [p for p in parts if not isinstance(p, np.ndarray)]
-    read = iter(_results(client, futures))
-    parts = [p if isinstance(p, np.ndarray) else next(read) for p in parts]
-    return np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
+            where = slice(at, at + len(inside))
+            at += len(inside)
+            if hasattr(block, "path"):
+                reads.append((where, client.submit(block.read, inside, start, stop, pure=False)))
+            else:  # covariates, held here
+                out[:, where] = block.read(inside, start, stop)
+    _wait(client, [f for _, f in reads])
+    for where, future in reads:
+        out[:, where] = future.result()
+        future.release()
+    return out
 
 
-def _results(client, futures):
-    """The futures' results. A read whose worker dies runs again elsewhere (Dask retries it);
+def _wait(client, futures):
+    """Waits for the futures. A read whose worker dies runs again elsewhere (Dask retries it);
     one that waits on workers Dask keeps paused (their memory past its pause fraction) would wait
     forever: while waiting, the workers are looked at every POLL seconds, and the read raises when
     all have been paused for PAUSED_PATIENCE."""
@@ -179,7 +200,7 @@ def _results(client, futures):
     while True:
         try:
             wait(futures, timeout=fp.POLL)
-            return client.gather(futures)
+            return
         except TimeoutError:
             info = _workers(client)
             if info and all(w.get("status") == "paused" for w in info.values()):
