@@ -113,7 +113,9 @@ Tree TreeBuilder::build(const std::vector<double>& w, int64_t tree_index, const 
   root_range.oob_end = static_cast<int64_t>(oob_rows_.size());
   if (data_.blocks) {
     if (params_.max_leaf_nodes > 0) {
-      grow_best_first_blocks(tree, root_range);  // numbered in the order nodes are made, as in memory
+      std::vector<Grown> root;
+      grow_together(tree, {root_range}, /*level_wise=*/false, root);
+      grow_best_first(tree, root[0]);  // numbered in the order nodes are made, as in memory
       return tree;
     }
     grow_level_wise(tree, root_range);
@@ -243,9 +245,10 @@ void TreeBuilder::grow_depth_first(Tree& tree, const Grown& root) {
 void TreeBuilder::grow_best_first(Tree& tree, const Grown& root) {
   // scikit-learn's best-first growth: each node's split is found when the node is made; the
   // frontier node with the largest decrease is split next, as long as max_leaf_nodes allows;
-  // the rest stay leaves. Nodes are numbered in the order they are made.
+  // the rest stay leaves. Nodes are numbered in the order they are made. Over column blocks a
+  // split's two children are made together: the same nodes in the same order.
   auto smaller = [](const Grown& a, const Grown& b) { return a.decrease < b.decrease; };
-  std::vector<Grown> frontier{root};
+  std::vector<Grown> frontier{root}, children;
   int64_t splits_left = params_.max_leaf_nodes - 1;
   while (!frontier.empty()) {
     std::pop_heap(frontier.begin(), frontier.end(), smaller);
@@ -257,9 +260,13 @@ void TreeBuilder::grow_best_first(Tree& tree, const Grown& root) {
       continue;
     }
     --splits_left;
-    const Grown left = grow_node(tree, child_range(tree, g, true));
-    const Grown right = grow_node(tree, child_range(tree, g, false));
-    for (const Grown& child : {left, right}) {
+    if (data_.blocks) {  // the two children searched and parted together (one round of asks)
+      grow_together(tree, {child_range(tree, g, true), child_range(tree, g, false)}, /*level_wise=*/false, children);
+    } else {
+      const Grown left = grow_node(tree, child_range(tree, g, true));
+      children = {left, grow_node(tree, child_range(tree, g, false))};
+    }
+    for (const Grown& child : children) {
       frontier.push_back(child);
       std::push_heap(frontier.begin(), frontier.end(), smaller);
     }
@@ -329,32 +336,6 @@ void TreeBuilder::grow_level_wise(Tree& tree, const NodeRange& root) {
       next.push_back(child_range(tree, g, false));
     }
     ranges.swap(next);
-  }
-}
-
-void TreeBuilder::grow_best_first_blocks(Tree& tree, const NodeRange& root) {
-  // grow_best_first's order, each node's split found when it is made: a split's two children
-  // are searched and parted together (one round of asks for the pair).
-  std::vector<Grown> grown;
-  grow_together(tree, {root}, /*level_wise=*/false, grown);
-  auto smaller = [](const Grown& a, const Grown& b) { return a.decrease < b.decrease; };
-  std::vector<Grown> frontier{grown[0]};
-  int64_t splits_left = params_.max_leaf_nodes - 1;
-  while (!frontier.empty()) {
-    std::pop_heap(frontier.begin(), frontier.end(), smaller);
-    const Grown g = frontier.back();
-    frontier.pop_back();
-    if (!g.split) continue;
-    if (splits_left <= 0) {
-      make_leaf(tree, g);
-      continue;
-    }
-    --splits_left;
-    grow_together(tree, {child_range(tree, g, true), child_range(tree, g, false)}, /*level_wise=*/false, grown);
-    for (const Grown& child : grown) {
-      frontier.push_back(child);
-      std::push_heap(frontier.begin(), frontier.end(), smaller);
-    }
   }
 }
 

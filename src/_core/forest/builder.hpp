@@ -98,8 +98,6 @@ class TreeBuilder {
 
   // Level by level over the column blocks: the tree in the order the levels make its nodes.
   void grow_level_wise(Tree& tree, const NodeRange& root);
-  // Best-first over the column blocks (max_leaf_nodes), in grow_best_first's order.
-  void grow_best_first_blocks(Tree& tree, const NodeRange& root);
   // The nodes of `ranges` made at once over the blocks (opened, searched and parted in one round
   // of asks each): grown[r] for ranges[r]. level_wise: no node made before needs its values.
   void grow_together(Tree& tree, const std::vector<NodeRange>& ranges, bool level_wise, std::vector<Grown>& grown);
