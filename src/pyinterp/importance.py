@@ -52,7 +52,7 @@ from ._validation import (INT32_MAX, FOREST_FIT_X, IntInterval, check_array, che
                           check_exact_integers, check_int, check_output_size, check_sample_weight, core_X,
                           extreme_exponent, refuse_extreme_targets, regression_target, resolve_n_threads,
                           scaled_weights, warn_missing_call_code)
-from .forest.estimators import _BaseForest
+from .forest.estimators import reads_split_columns
 from .forest.feature_parallel import is_feature_parallel
 from .forest.view import check_rows as _check_X
 from .forest.view import forest_view as _view
@@ -102,7 +102,7 @@ def _oob_inputs(forest, X, y, sample_weight, in_place=False):
     """(view, X, targets, sample_weight) checked; a feature-parallel X as its split columns of
     all rows, the view's forest renumbered to them (_split_view: widen the measures' results)."""
     view = _view(forest, n_samples=X.shape[0] if hasattr(X, "shape") else len(X), in_place=in_place)
-    if _reads_split_columns(view, X):
+    if reads_split_columns(view.estimator, X):
         view, columns = _split_view(view, X)
         X = columns.read_all("an out-of-bag measure")
     else:
@@ -136,7 +136,7 @@ def _result(mean, std, return_std):
 
 
 def _oob_measure(measure, forest, X, y, sample_weight, return_std, n_jobs):
-    recorded = _reads_split_columns(_view(forest, multi_output=True), X) and _recorded(forest, X)
+    recorded = reads_split_columns(forest, X) and forest._recorded_leaves_serve(X)
     if recorded:
         X = np.broadcast_to(np.float32(0), X.shape)
     view, X, targets, sample_weight = _oob_inputs(forest, X, y, sample_weight, in_place=True)
@@ -144,25 +144,6 @@ def _oob_measure(measure, forest, X, y, sample_weight, return_std, n_jobs):
         view.core, X, targets, sample_weight, measure, resolve_n_threads(n_jobs), recorded=recorded
     )
     return _result(*_widened(view, mean, std), return_std)
-
-
-def _recorded(forest, X):
-    """Whether a feature-parallel X's out-of-bag rows' leaves are those the fit recorded
-    (``keep_oob_leaves=True``), so that X's values need not be read at all (a broadcast zero of
-    its shape stands in); else its split columns are read."""
-    core = getattr(forest, "_forest", None)
-    if core is None or not core.has_oob_leaves:
-        return False
-    if X.shape != (core.n_samples, core.n_features):
-        raise ValueError(f"X has shape {X.shape}, but the forest was fitted on {(core.n_samples, core.n_features)}: "
-                         "the recorded out-of-bag leaves are of the training X")
-    return True
-
-
-def _reads_split_columns(view, X):
-    """Whether X is read at its split columns (forest/split_columns.py): a feature-parallel X
-    and a pyinterp forest (any other forest refuses it where X is checked)."""
-    return is_feature_parallel(X) and isinstance(view.estimator, _BaseForest)
 
 
 def _split_view(view, X, name="X"):
@@ -778,7 +759,7 @@ def _rows_view(forest, X):
     """(view, X): X checked against the forest; a feature-parallel X as (the view narrowed to
     its split columns, their SplitColumns: view.columns), whose runs of rows the caller reads."""
     view = _view(forest)
-    if _reads_split_columns(view, X):
+    if reads_split_columns(view.estimator, X):
         return _split_view(view, X)
     return view, _check_X(view, X)
 
@@ -1144,15 +1125,14 @@ def shap_interaction_importance(forest, X, *, n_jobs=None):
 
 def _split_mean_abs(view, threads):
     """shap_interaction_importance's arrays for a view narrowed to a feature-parallel X's split
-    columns: each run's means weighted by its rows (one run: as they are), the pairs renumbered
+    columns: each run's means weighted by its share of the rows, the pairs renumbered
     to X's columns."""
     columns = view.columns
     u, n, total = view.core.n_features, columns.n_rows, None
     for start, stop, rows in columns.each_run():
         a, b, mean_abs = _core.shap_interaction_mean_abs(view.core, rows, threads)
-        share = 1.0 if stop - start == n else (stop - start) / n
-        part = [sparse.csr_array((mean_abs[:, c] * share if share != 1.0 else mean_abs[:, c], (a, b)), shape=(u, u))
-                for c in range(mean_abs.shape[1])]
+        share = (stop - start) / n  # 1.0 for one run, which leaves the means as they are
+        part = [sparse.csr_array((mean_abs[:, c] * share, (a, b)), shape=(u, u)) for c in range(mean_abs.shape[1])]
         total = part if total is None else [t + q for t, q in zip(total, part)]
     p, features = columns.n_features, columns.features
     if not len(features):  # no split: every value is 0

@@ -367,9 +367,9 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         check_is_fitted(self, "_forest")
         return core_X(validate_data(self, X, reset=False, **FOREST_X))
 
-    def _split_columns(self, X, name="X"):
-        """A feature-parallel X's columns the forest splits on (forest/split_columns.py), its
-        names checked against the training columns' as validate_data checks a data frame's."""
+    def _check_split_X(self, X, name="X"):
+        """A feature-parallel X checked for the fitted forest: its form, and its names against the
+        training columns' as validate_data checks a data frame's."""
         check_is_fitted(self, "_forest")
         check_columns_X(X, name)
         names, fitted = getattr(X, "feature_names", None), getattr(self, "feature_names_in_", None)
@@ -378,7 +378,26 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
             k = int(np.flatnonzero(names != fitted)[0])
             raise ValueError(f"{name}'s column {k} is {names[k]!r}, where the forest was fitted on {fitted[k]!r}: "
                              "the feature names should match those that were passed during fit")
+
+    def _split_columns(self, X, name="X"):
+        """A feature-parallel X's columns the forest splits on (forest/split_columns.py), X
+        checked (_check_split_X)."""
+        self._check_split_X(X, name)
         return SplitColumns(self._forest, X, name, codes=getattr(self, "_category_encoder", None))
+
+    def _recorded_leaves_serve(self, X):
+        """Whether the out-of-bag leaves the fit recorded (``keep_oob_leaves=True``) stand for the
+        training rows X (feature-parallel, checked): then X's values are not read at all, a
+        broadcast zero of its shape standing in; else its split columns are read."""
+        self._check_split_X(X)
+        core = self._forest
+        if not core.has_oob_leaves:
+            return False
+        if X.shape != (core.n_samples, core.n_features):
+            fitted = (core.n_samples, core.n_features)
+            raise ValueError(f"X has shape {X.shape}, but the forest was fitted on {fitted}: the recorded out-of-bag "
+                             "leaves are of the training X")
+        return True
 
     def _descended(self, X, descend):
         """[descend(core forest, rows)] for X: X validated here; or for a feature-parallel X one
@@ -395,9 +414,9 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         are not read), else its split columns of all rows, with the forest renumbered to them."""
         if not is_feature_parallel(X):
             return self._checked_rows(X), False, None
-        columns = self._split_columns(X)
-        if self._forest.has_oob_leaves:
+        if self._recorded_leaves_serve(X):
             return np.broadcast_to(np.float32(0), X.shape), True, None
+        columns = self._split_columns(X)
         return columns.read_all("an out-of-bag prediction"), False, columns.core
 
     # -- fitted structure ----------------------------------------------------------------------
@@ -742,6 +761,12 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         data = np.ones(indices.shape[0], dtype=np.int8)
         indicator = sp.csr_matrix((data, indices, indptr), shape=(indptr.shape[0] - 1, int(offsets[-1])))
         return indicator, offsets
+
+
+def reads_split_columns(forest, X) -> bool:
+    """Whether a measure reads X at the forest's split columns (forest/split_columns.py): a
+    feature-parallel X and a pyinterp forest (any other forest refuses it where X is checked)."""
+    return is_feature_parallel(X) and isinstance(forest, _BaseForest)
 
 
 def _stacked(parts):

@@ -116,6 +116,21 @@ class _Stalled(RuntimeError):
     """A block's worker cannot answer (paused for lack of memory)."""
 
 
+class PausedClock:
+    """How long workers have stayed paused, from one poll to the next."""
+
+    def __init__(self):
+        self.since = None
+
+    def too_long(self, paused) -> bool:
+        """Whether they have been paused for more than PAUSED_PATIENCE (paused: at this poll)."""
+        if not paused:
+            self.since = None
+            return False
+        self.since = self.since or time.monotonic()
+        return time.monotonic() - self.since > PAUSED_PATIENCE
+
+
 def _limits(workers):
     """The workers' memory limits as a phrase ("2.00 GB", "1.00 GB to 4.00 GB", "none")."""
     limits = sorted({info.get("memory_limit") or 0 for info in workers.values()})
@@ -225,8 +240,7 @@ class DaskBlocks:
                     raise RuntimeError(f"{len(gone)} of the {len(started)} Dask workers left the cluster while X's "
                                        f"blocks were made (out of memory? the limits are {limits}); the blocks of "
                                        f"columns {columns} were not made. Give the cluster more workers or memory, "
-                                       f"or X in more, smaller "
-                                       f"blocks") from None
+                                       f"or X in more, smaller blocks") from None
 
     def _run(self, method, args):
         """actor b's method(*args[b]) for each b whose args are not None, all sent before any is
@@ -253,7 +267,7 @@ class DaskBlocks:
     def _answer(self, b, call):
         """The call's result. A call to a worker that was restarted, or that Dask keeps paused,
         may never answer: while waiting, the block's worker is looked at every POLL seconds."""
-        paused_since = None
+        paused = PausedClock()
         while True:
             try:
                 return call.result(timeout=POLL)
@@ -262,16 +276,12 @@ class DaskBlocks:
                 held = [info[w] for w in self.workers[b] if w in info]
                 if not held:
                     raise self._lost(b) from None
-                if all(w.get("status") == "paused" for w in held):
-                    paused_since = paused_since or time.monotonic()
-                    if time.monotonic() - paused_since > PAUSED_PATIENCE:
-                        first, end = self.bounds[b], self.bounds[b + 1]
-                        raise _Stalled(f"the Dask worker holding columns [{first}, {end}) of X has been paused for "
-                                       f"{PAUSED_PATIENCE:.0f} s: its memory passed Dask's pause fraction of its "
-                                       f"limit ({_limits(info)}) and its blocks' codes stay there. Give the cluster "
-                                       f"more workers or memory, or X in more, smaller blocks") from None
-                else:
-                    paused_since = None
+                if paused.too_long(all(w.get("status") == "paused" for w in held)):
+                    first, end = self.bounds[b], self.bounds[b + 1]
+                    raise _Stalled(f"the Dask worker holding columns [{first}, {end}) of X has been paused for "
+                                   f"{PAUSED_PATIENCE:.0f} s: its memory passed Dask's pause fraction of its "
+                                   f"limit ({_limits(info)}) and its blocks' codes stay there. Give the cluster "
+                                   f"more workers or memory, or X in more, smaller blocks") from None
 
     def _lost_block(self, patience=10.0):
         """The first block whose worker has left the cluster (waiting up to `patience` seconds for

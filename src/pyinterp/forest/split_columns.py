@@ -12,14 +12,12 @@ each block's own files); a dask array's by its own graph."""
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from .. import _core
 from .._distributed import _workers
 from .._validation import check_output_size
-from ..io.column_files import ColumnFiles
+from ..io.column_files import ColumnFiles, FileBlock
 from .categories import bad_code_error, first_bad_code
 
 # The most bytes of split columns a run of rows holds (at least one row a run).
@@ -73,14 +71,13 @@ class SplitColumns:
         self.X, self.name = X, name
         self.n_rows, self.n_features = X.shape
         self.features = split_features(core)
-        # CategoryCodes' columns among them: their places here, X's indices and category counts
-        self._coded = ([], [], [])
+        # CategoryCodes' columns among them (their places here) and their category counts
+        self._coded, self._counts = np.empty(0, dtype=np.int64), []
         if codes is not None:
             counts = dict(zip(codes.columns.tolist(), (len(c) for c in codes.categories_)))
-            for k, j in enumerate(self.features.tolist()):
-                if j in counts:
-                    for part, v in zip(self._coded, (k, j, counts[j])):
-                        part.append(v)
+            self._coded = np.flatnonzero(np.isin(self.features, codes.columns))
+            self._counts = [counts[j] for j in self.features[self._coded].tolist()]
+        self._file_reads = None  # a ColumnFiles' reads, planned at the first (_plan_file_reads)
         self.core = narrowed_forest(core, self.features)
         self.dtype = np.dtype(X.dtype) if np.dtype(X.dtype) in _CORE_DTYPES else np.dtype(np.float64)
 
@@ -99,16 +96,36 @@ class SplitColumns:
         if not len(self.features):
             return np.zeros((stop - start, 1), dtype=self.dtype)
         if isinstance(self.X, ColumnFiles):
-            values = _read_files(self.X, self.features, start, stop, self.dtype)
+            values = self._read_files(start, stop)
         else:  # a dask array: its graph computes just these rows and columns
             values = np.ascontiguousarray(self.X[start:stop][:, self.features].compute(), dtype=self.dtype)
-        places, columns, counts = self._coded
-        if places:  # categorical columns must hold codes, as at fit
-            bad = first_bad_code(np.asarray(values[:, places], dtype=np.float64), counts)
+        if len(self._coded):  # categorical columns must hold codes, as at fit
+            bad = first_bad_code(np.asarray(values[:, self._coded], dtype=np.float64), self._counts)
             if bad is not None:
                 k, row, value = bad
-                raise bad_code_error(columns[k], getattr(self.X, "feature_names", None), start + row, value, counts[k])
+                raise bad_code_error(int(self.features[self._coded[k]]), getattr(self.X, "feature_names", None),
+                                     start + row, value, self._counts[k])
         return values
+
+    def _read_files(self, start, stop):
+        """The split columns of a ColumnFiles' rows [start, stop), each block's read by a Dask
+        worker (any: the files are on storage all of them read), the covariates here; each
+        block's part placed as it is fetched (this process holds the run and one part)."""
+        if self._file_reads is None:
+            self._file_reads = _plan_file_reads(self.X, self.features)
+        client, reads = self._file_reads
+        out = np.empty((stop - start, len(self.features)), dtype=self.dtype)
+        fetched = []
+        for block, inside, where in reads:
+            if isinstance(block, FileBlock):
+                fetched.append((where, client.submit(block.read, inside, start, stop, pure=False)))
+            else:  # covariates, held here
+                out[:, where] = block.read(inside, start, stop)
+        _wait(client, [f for _, f in fetched])
+        for where, future in fetched:
+            out[:, where] = future.result()
+            future.release()
+        return out
 
     def read_all(self, what):
         """The split columns of every row at once, for a measure that needs them together (the
@@ -162,29 +179,19 @@ class SplitColumns:
         out[tuple(index)] = values
 
 
-def _read_files(X, features, start, stop, dtype):
-    """The columns ``features`` of a ColumnFiles' rows [start, stop) in ``dtype``, each block's
-    read by a Dask worker (any: the files are on storage all of them read), the covariates here;
-    each block's part placed as it is fetched (this process holds the run and one part)."""
+def _plan_file_reads(X, features):
+    """(client, [(block, its split columns within it, their places among features)]) for a
+    ColumnFiles X cut into a run of columns a worker, the blocks without split columns left out."""
     from .feature_parallel import _client
 
     client = _client(X, "read by the Dask workers (its files are theirs)")
-    out = np.empty((stop - start, len(features)), dtype=dtype)
     reads, at = [], 0
-    for block in X.blocks(max(1, len(_workers(client)))):  # a run of columns a worker
+    for block in X.blocks(max(1, len(_workers(client)))):
         inside = features[(features >= block.first) & (features < block.end)] - block.first
         if len(inside):
-            where = slice(at, at + len(inside))
+            reads.append((block, inside, slice(at, at + len(inside))))
             at += len(inside)
-            if hasattr(block, "path"):
-                reads.append((where, client.submit(block.read, inside, start, stop, pure=False)))
-            else:  # covariates, held here
-                out[:, where] = block.read(inside, start, stop)
-    _wait(client, [f for _, f in reads])
-    for where, future in reads:
-        out[:, where] = future.result()
-        future.release()
-    return out
+    return client, reads
 
 
 def _wait(client, futures):
@@ -196,19 +203,15 @@ def _wait(client, futures):
 
     from . import feature_parallel as fp
 
-    paused_since = None
+    paused = fp.PausedClock()
     while True:
         try:
             wait(futures, timeout=fp.POLL)
             return
         except TimeoutError:
             info = _workers(client)
-            if info and all(w.get("status") == "paused" for w in info.values()):
-                paused_since = paused_since or time.monotonic()
-                if time.monotonic() - paused_since > fp.PAUSED_PATIENCE:
-                    raise RuntimeError(f"the Dask workers reading X's split columns have all been paused for "
-                                       f"{fp.PAUSED_PATIENCE:.0f} s: their memory passed Dask's pause fraction of "
-                                       f"their limit ({fp._limits(info)}). Give the cluster more memory, or free "
-                                       f"what the workers hold") from None
-            else:
-                paused_since = None
+            if paused.too_long(bool(info) and all(w.get("status") == "paused" for w in info.values())):
+                raise RuntimeError(f"the Dask workers reading X's split columns have all been paused for "
+                                   f"{fp.PAUSED_PATIENCE:.0f} s: their memory passed Dask's pause fraction of "
+                                   f"their limit ({fp._limits(info)}). Give the cluster more memory, or free "
+                                   f"what the workers hold") from None

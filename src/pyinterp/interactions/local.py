@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..forest.estimators import _BaseForest
-from ..forest.feature_parallel import is_feature_parallel
+from ..forest.estimators import reads_split_columns
 from ..forest.view import check_rows, forest_view
 from .._validation import resolve_n_threads
 from .dwp import matches
@@ -33,7 +32,7 @@ def sample_rows(forest, paths: SignedPaths, X, n_jobs=None) -> np.ndarray:
     """(n_samples, n_trees): the path row of the leaf each row of X reaches in each tree."""
     view = forest_view(forest, multi_output=True)  # leaves only: no node values or responses
     threads = resolve_n_threads(n_jobs)
-    if is_feature_parallel(X) and isinstance(view.estimator, _BaseForest):  # its split columns, in runs of rows
+    if reads_split_columns(view.estimator, X):  # its split columns, in runs of rows
         return leaf_rows(paths, np.concatenate(view.estimator._descended(X, lambda core, rows: core.apply(rows,
                                                                                                         threads))))
     return leaf_rows(paths, view.core.apply(check_rows(view, X), threads))
