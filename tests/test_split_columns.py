@@ -99,6 +99,57 @@ def test_a_dask_array_is_read_at_its_split_columns_in_runs(monkeypatch):
     assert SplitColumns(forest._forest, ints).read(0, 2).dtype == np.float64
 
 
+def test_recorded_oob_leaves_in_runs_are_those_a_fit_records():
+    X, y = data(n=150)
+    kept = RandomForestRegressor(7, max_features=0.3, keep_oob_leaves=True, random_state=3).fit(X, y)
+    core = RandomForestRegressor(7, max_features=0.3, random_state=3).fit(X, y)._forest
+    assert not core.has_oob_leaves
+    for start, stop in [(0, 40), (40, 41), (41, 150)]:
+        core.record_oob_leaves(X[start:stop], start, 2)
+    oob = core.inbag.reshape(7, 150).T == 0
+    # the leaves now serve the training rows as a fit's recorded ones do
+    got = core.apply_oob(np.zeros_like(X), training=True)
+    np.testing.assert_array_equal(got, kept._forest.apply_oob(X))
+    assert (got[oob] >= 0).all() and (got[~oob] == -1).all()
+    with pytest.raises(ValueError, match="not among the training rows"):
+        core.record_oob_leaves(X[:10], 141, 1)
+    with pytest.raises(ValueError):
+        core.record_oob_leaves(X[:10, :5], 0, 1)
+
+
+def test_out_of_bag_measures_of_a_dask_array_record_its_leaves_in_runs(monkeypatch):
+    """Without leaves recorded at fit, the out-of-bag measures record them now, reading the split
+    columns a run of rows at a time (4 bytes per tree and row kept), unless all rows' split columns
+    take fewer bytes; either way the values are those of the whole X, and the forest is unchanged."""
+    da = pytest.importorskip("dask.array")
+    from pyinterp.importance import mdi_oob, naive_oob, ufi
+
+    X, y = data(n=300)
+    lazy = da.from_array(X, chunks=(100, 7))
+    reads = []
+    real_read, real_read_all = SplitColumns.read, SplitColumns.read_all
+    monkeypatch.setattr(SplitColumns, "read", lambda self, a, b: reads.append((a, b)) or real_read(self, a, b))
+    monkeypatch.setattr(SplitColumns, "read_all", lambda self, what: reads.append("all") or real_read_all(self, what))
+    deep = RandomForestRegressor(20, max_features=0.3, random_state=2).fit(X, y)  # leaves 80 bytes a row
+    monkeypatch.setattr(split_columns, "RUN_BYTES", 64 * 8 * len(split_features(deep._forest)))
+    for measure in (mdi_oob, naive_oob, ufi):
+        reads.clear()
+        np.testing.assert_array_equal(measure(deep, lazy, y), measure(deep, X, y), err_msg=measure.__name__)
+        assert reads == [(0, 64), (64, 128), (128, 192), (192, 256), (256, 300)]
+    reads.clear()
+    np.testing.assert_array_equal(deep.oob_predict(lazy), deep.oob_predict(X))
+    assert len(reads) == 5 and not deep._forest.has_oob_leaves
+    # 200 stumps split on a few columns: their values (8 bytes each) are fewer bytes than 800 leaves
+    stumps = RandomForestRegressor(200, max_depth=1, max_features=0.3, random_state=2).fit(X, y)
+    assert len(split_features(stumps._forest)) * 8 < 4 * 200
+    reads.clear()
+    np.testing.assert_array_equal(mdi_oob(stumps, lazy, y), mdi_oob(stumps, X, y))
+    np.testing.assert_array_equal(stumps.oob_predict(lazy), stumps.oob_predict(X))
+    assert reads == ["all", (0, 300)] * 2
+    with pytest.raises(ValueError, match="X has 299 rows but the forest was trained on 300"):
+        ufi(deep, lazy[1:], y[1:])
+
+
 def test_reads_waiting_on_workers_paused_too_long_raise(monkeypatch):
     """Dask never runs a task on a paused worker: a read waiting on a cluster whose workers all
     stay paused (memory past the pause fraction) raises after PAUSED_PATIENCE, naming it."""

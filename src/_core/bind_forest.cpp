@@ -593,6 +593,16 @@ void bind_forest(py::module_& m) {
           },
           py::arg("X"), py::arg("n_threads") = 1, py::arg("training") = false)
       .def(
+          "record_oob_leaves",
+          [](Forest& f, const py::object& X, int64_t start, int n_threads) {
+            const MatrixView v = matrix_view(X);
+            py::gil_scoped_release release;
+            record_oob_leaves(f, v, start, n_threads);
+          },
+          py::arg("X"), py::arg("start"), py::arg("n_threads") = 1,
+          "Records the out-of-bag leaves of training rows [start, start + len(X)), X being those rows (as a fit "
+          "with record_oob_leaves does; then predict_oob, apply_oob and the out-of-bag measures read them).")
+      .def(
           "leaf_sums",
           [](const Forest& f, const py::object& X, const py::handle& weight, int n_threads, bool oob, bool training) {
             const MatrixView v = matrix_view(X);

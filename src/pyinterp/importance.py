@@ -98,13 +98,21 @@ def _check_targets(view, y, n_samples):
     return index.astype(np.int32)
 
 
-def _oob_inputs(forest, X, y, sample_weight, in_place=False):
-    """(view, X, targets, sample_weight) checked; a feature-parallel X as its split columns of
-    all rows, the view's forest renumbered to them (_split_view: widen the measures' results)."""
+def _oob_inputs(forest, X, y, sample_weight, in_place=False, leaves_serve=False, n_jobs=None):
+    """(view, X, targets, sample_weight, recorded) checked. A feature-parallel X is read as its
+    split columns of all rows, the view's forest renumbered to them (_split_view: widen the
+    measures' results); or, for a measure of the out-of-bag leaves alone (leaves_serve), not read
+    at all when the fit recorded them, else read a run of rows at a time to record them
+    (SplitColumns.out_of_bag), X then a zero of its shape standing in and recorded True."""
     view = _view(forest, n_samples=X.shape[0] if hasattr(X, "shape") else len(X), in_place=in_place)
+    recorded = False
     if reads_split_columns(view.estimator, X):
-        view, columns = _split_view(view, X)
-        X = columns.read_all("an out-of-bag measure")
+        if leaves_serve and view.estimator._recorded_leaves_serve(X):
+            X, recorded = np.broadcast_to(np.float32(0), X.shape), True
+        else:
+            view, columns = _split_view(view, X)
+            X, recorded = (columns.out_of_bag("an out-of-bag measure", resolve_n_threads(n_jobs)) if leaves_serve
+                           else (columns.read_all("an out-of-bag measure"), False))
     else:
         X = _check_X(view, X)
     if view.core.n_samples != X.shape[0]:
@@ -118,7 +126,7 @@ def _oob_inputs(forest, X, y, sample_weight, in_place=False):
     if sample_weight is not None:
         sample_weight = scaled_weights(check_sample_weight(sample_weight, X, dtype=np.float64,
                                                             ensure_non_negative=True))
-    return view, X, targets, sample_weight
+    return view, X, targets, sample_weight, recorded
 
 
 # The forest is checked by forest_view (TypeError naming it), X and y against the forest.
@@ -136,10 +144,8 @@ def _result(mean, std, return_std):
 
 
 def _oob_measure(measure, forest, X, y, sample_weight, return_std, n_jobs):
-    recorded = reads_split_columns(forest, X) and forest._recorded_leaves_serve(X)
-    if recorded:
-        X = np.broadcast_to(np.float32(0), X.shape)
-    view, X, targets, sample_weight = _oob_inputs(forest, X, y, sample_weight, in_place=True)
+    view, X, targets, sample_weight, recorded = _oob_inputs(forest, X, y, sample_weight, in_place=True,
+                                                            leaves_serve=True, n_jobs=n_jobs)
     mean, std, _ = _core.oob_importance(
         view.core, X, targets, sample_weight, measure, resolve_n_threads(n_jobs), recorded=recorded
     )
@@ -182,7 +188,9 @@ def mdi_oob(forest, X, y, *, sample_weight=None, return_std=False, n_jobs=None):
         are found by position.
         For a pyinterp forest also a dask array or :class:`~pyinterp.io.ColumnFiles`: not read
         when the fit recorded the out-of-bag leaves (``keep_oob_leaves=True``), else read at the
-        columns the trees split on (docs/user/cluster.md).
+        columns the trees split on a run of rows at a time, to record the leaves (4 bytes per
+        tree and row; all rows' split columns at once when they are fewer bytes:
+        docs/user/cluster.md).
     y : array-like of shape (n_samples,)
         The training target: real values for a regressor, labels the forest was trained on for a
         classifier (one-hot encoded inside).
@@ -274,7 +282,9 @@ def naive_oob(forest, X, y, *, sample_weight=None, return_std=False, n_jobs=None
         are found by position.
         For a pyinterp forest also a dask array or :class:`~pyinterp.io.ColumnFiles`: not read
         when the fit recorded the out-of-bag leaves (``keep_oob_leaves=True``), else read at the
-        columns the trees split on (docs/user/cluster.md).
+        columns the trees split on a run of rows at a time, to record the leaves (4 bytes per
+        tree and row; all rows' split columns at once when they are fewer bytes:
+        docs/user/cluster.md).
     y : array-like of shape (n_samples,)
         The training target: real values for a regressor, labels the forest was trained on for a
         classifier (one-hot encoded inside).
@@ -355,7 +365,9 @@ def ufi(forest, X, y, *, sample_weight=None, return_std=False, n_jobs=None):
         are found by position.
         For a pyinterp forest also a dask array or :class:`~pyinterp.io.ColumnFiles`: not read
         when the fit recorded the out-of-bag leaves (``keep_oob_leaves=True``), else read at the
-        columns the trees split on (docs/user/cluster.md).
+        columns the trees split on a run of rows at a time, to record the leaves (4 bytes per
+        tree and row; all rows' split columns at once when they are fewer bytes:
+        docs/user/cluster.md).
     y : array-like of shape (n_samples,)
         The training target: real values for a regressor, labels the forest was trained on for a
         classifier (one-hot encoded inside).
@@ -510,7 +522,7 @@ def permutation_oob(forest, X, y, *, n_repeats=5, random_state=None, sample_weig
     >>> np.round(std, 3).tolist()
     [0.228, 0.068, 0.009, 0.012]
     """
-    view, X, targets, sample_weight = _oob_inputs(forest, X, y, sample_weight)
+    view, X, targets, sample_weight, _ = _oob_inputs(forest, X, y, sample_weight)
     seed = root_seed(random_state)
     threads = cluster_threads()
     # On a cluster the trees are scored elsewhere: the report comes when they are back.

@@ -431,6 +431,25 @@ void apply_oob(const Forest& forest, const MatrixView& X, int64_t* out, int n_th
   leaves_of(forest, X, forest.inbag.data(), recorded_oob_leaves(forest, training), out, n_threads);
 }
 
+void record_oob_leaves(Forest& forest, const MatrixView& X, int64_t start, int n_threads) {
+  check_width(forest, X);
+  const int64_t n = forest.n_samples, n_trees = static_cast<int64_t>(forest.trees.size());
+  if (start < 0 || start > n - X.n_rows)
+    throw std::invalid_argument("record_oob_leaves: rows [start, start + len(X)) are not among the training rows");
+  if (forest.oob_leaves.empty()) forest.oob_leaves.assign(static_cast<size_t>(n_trees * n), -1);
+  with_leaves(forest, X, nullptr, [&](const auto& leaf) {
+    for_row_blocks(X.n_rows, n_threads, [&](int64_t begin, int64_t end) {
+      for (int64_t t = 0; t < n_trees; ++t) {
+        const uint32_t* counts = forest.inbag.data() + t * n + start;
+        int32_t* out = forest.oob_leaves.data() + t * n + start;
+        for (int64_t i = begin; i < end; ++i)
+          if (counts[i] == 0) out[i] = leaf(t, i);
+        checkpoint();
+      }
+    }, descent_block(X.n_rows, n_threads, n_trees * int64_t{sizeof(int32_t)}));
+  });
+}
+
 void leaf_sums(const Forest& forest, const MatrixView& X, const double* weight, bool oob, bool training,
                double* count, double* sum, int n_threads) {
   check_width(forest, X);

@@ -77,6 +77,11 @@ void apply(const Forest& forest, const MatrixView& X, int64_t* out, int n_thread
 // down). X and training as for predict_oob.
 void apply_oob(const Forest& forest, const MatrixView& X, int64_t* out, int n_threads, bool training = false);
 
+// Records the leaves rows [start, start + X.n_rows) of the training X reach in the trees they are
+// out of bag for (Forest::oob_leaves, made on the first call, -1 where a row is in bag), X being
+// those rows: the leaves a fit records with record_oob_leaves, from X read a run of rows at a time.
+void record_oob_leaves(Forest& forest, const MatrixView& X, int64_t start, int n_threads);
+
 // Per node of every tree (tree t's nodes from the sum of the earlier trees' node counts): the rows
 // of X that reach it as their leaf, and the sum of their weights, in every tree or (oob) only in
 // the trees each row is out of bag for. X, oob and training as for apply_oob.

@@ -411,13 +411,15 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
     def _oob_rows(self, X):
         """(X, training, core) for the out-of-bag values of the training rows X: X validated; a
         feature-parallel X through the leaves the fit recorded (keep_oob_leaves=True: X's values
-        are not read), else its split columns of all rows, with the forest renumbered to them."""
+        are not read), else through leaves recorded now from its split columns (or those columns
+        of all rows, when fewer bytes: SplitColumns.out_of_bag), the forest renumbered to them."""
         if not is_feature_parallel(X):
             return self._checked_rows(X), False, None
         if self._recorded_leaves_serve(X):
             return np.broadcast_to(np.float32(0), X.shape), True, None
         columns = self._split_columns(X)
-        return columns.read_all("an out-of-bag prediction"), False, columns.core
+        values, recorded = columns.out_of_bag("an out-of-bag prediction", self._threads())
+        return values, recorded, columns.core
 
     # -- fitted structure ----------------------------------------------------------------------
 

@@ -133,9 +133,27 @@ class SplitColumns:
         measure, for the message)."""
         check_output_size(f"{what} reads the split columns of all {self.name}'s rows: {self.n_rows} rows x "
                           f"{len(self.features)} columns", self.n_rows * self.row_bytes,
-                          "fit the forest with keep_oob_leaves=True (MDI-oob, naive-oob and UFI then read the "
-                          "leaves it recorded), or grow shallower trees")
+                          "grow shallower trees, or give this process more memory")
         return self.read(0, self.n_rows)
+
+    def out_of_bag(self, what, n_threads):
+        """(X, recorded) for a measure of the training rows' out-of-bag leaves (what: the measure,
+        for messages). When the leaves (4 bytes per tree and row) take fewer bytes than all rows'
+        split columns, they are recorded in ``core`` as a fit records them (keep_oob_leaves), the
+        split columns read a run of rows at a time, and X is a zero of their shape standing in
+        (recorded True); else X is all rows' split columns (read_all). The leaves are the same."""
+        core = self.core
+        if self.n_rows != core.n_samples:
+            raise ValueError(f"{self.name} has {self.n_rows} rows but the forest was trained on {core.n_samples}: "
+                             f"{what} needs the training rows")
+        leaves = 4 * core.n_trees * self.n_rows
+        if leaves > self.n_rows * self.row_bytes:
+            return self.read_all(what), False
+        check_output_size(f"{what} records the out-of-bag leaves of {self.n_rows} rows in {core.n_trees} trees",
+                          leaves, "give this process more memory, or use fewer trees")
+        for start, _, rows in self.each_run():
+            core.record_oob_leaves(rows, start, n_threads)
+        return np.broadcast_to(self.dtype.type(0), (self.n_rows, max(1, len(self.features)))), True
 
     def each_run(self):
         """(start, stop, split columns) for each run of rows."""
