@@ -6,6 +6,7 @@ each worker and here, and the trees checked bit-identical to the one-process fit
     python bench/compare_feature_parallel.py --quick    # n = 2,000, p = 4,000, 4 trees
     python bench/compare_feature_parallel.py --n 50000 --p 2000 --blocks-per-worker 4
     python bench/compare_feature_parallel.py --files      # X (1 GB .npy) on workers of 0.5 GB each
+    python bench/compare_feature_parallel.py --files --bed  # the same X as a PLINK .bed (62.5 MB)
 
 With --files, the 2-worker forest then predicts every row and explains --explain rows (SHAP) from
 the same files, their split columns read by the workers, beside the same from X memory-mapped here.
@@ -13,6 +14,8 @@ the same files, their split columns read by the workers, beside the same from X 
 With --files, X is written to a .npy file (n = 50,000 x p = 5,000 float32 by default, 1 GB) and
 fitted as a pyinterp.io.ColumnFiles on workers whose memory limit (--worker-memory, 0.5 GB) is
 below X's size: each worker reads its columns from the file in panels and keeps their codes.
+With --bed, the fit, predictions, SHAP values and MDI-oob read X from a .bed written from that
+.npy (bed-reader), which this process still maps for the one-process comparisons.
 
 One process fits on its 2 threads; the cluster is 1 or 2 local worker processes of 1 thread, each
 holding the column chunks it computed (X is made on the workers: this process never holds it,
@@ -77,9 +80,16 @@ def files_run(args):
     folder = tempfile.mkdtemp(dir=args.folder)
     path = os.path.join(folder, "X.npy")
     X = write_genotypes(path, n, p)
+    source = path
+    if args.bed:
+        import bed_reader
+
+        source = os.path.join(folder, "X.bed")
+        bed_reader.to_bed(source, np.array(X), properties={"sid": [f"v{j}" for j in range(p)]})
     y = np.nan_to_num(X[:, 10]) * np.nan_to_num(X[:, 20]) + np.nan_to_num(X[:, 30]) + np.random.RandomState(0).randn(n)
-    print(f"feature-parallel fit from a .npy file: n = {n}, p = {p} float32 genotypes (2 % NaN; X {X.nbytes / 1e9:.2f} "
-          f"GB), {trees} trees, mtry sqrt(p), workers limited to {args.worker_memory} each; load average {load()}")
+    print(f"feature-parallel fit from a {os.path.splitext(source)[1]} file: n = {n}, p = {p} float32 genotypes "
+          f"(2 % NaN; X {X.nbytes / 1e9:.2f} GB), {trees} trees, mtry sqrt(p), workers limited to "
+          f"{args.worker_memory} each; load average {load()}")
     params = _core.ForestParams()
     params.n_estimators, params.n_draws, params.seed, params.max_features = trees, n, 1, int(np.sqrt(p))
     params.n_threads = 2
@@ -100,7 +110,7 @@ def files_run(args):
             made = []
             t = time.perf_counter()
             try:
-                forest = fit_forest_columns(ColumnFiles(path), y, None, 0, None, None, params, client=client,
+                forest = fit_forest_columns(ColumnFiles(source), y, None, 0, None, None, params, client=client,
                                             blocks_out=made)
             except (MemoryError, RuntimeError) as e:
                 print(f"  {workers} worker(s): {type(e).__name__}: {e}")
@@ -117,15 +127,18 @@ def files_run(args):
             for w, peak in peaks.items():
                 print(f"    worker {w}: RSS before the fit {before[w] / 2**20:.0f} MB, peak {peak / 2**20:.0f} MB")
             if workers == 2:
-                after_fit(forest, one, ColumnFiles(path), X, args.explain)
-    os.remove(path)
+                after_fit(forest, one, ColumnFiles(source), X, y, args.explain)
+    for name in os.listdir(folder):
+        os.remove(os.path.join(folder, name))
+    os.rmdir(folder)
     print(f"load average after: {load()}; {os.cpu_count()} cores")
 
 
-def after_fit(forest, one, files, X, n_explain):
-    """Predictions of all rows and SHAP values of the first n_explain, from the files (their split
-    columns read by the workers, forest/split_columns.py) and from X memory-mapped in this
-    process: time, this process's peak, equal results."""
+def after_fit(forest, one, files, X, y, n_explain):
+    """Predictions of all rows, SHAP values of the first n_explain and MDI-oob, from the files
+    (their split columns read by the workers, forest/split_columns.py; MDI-oob through the
+    out-of-bag leaves recorded a run of rows at a time) and from X memory-mapped in this process:
+    time, this process's peak, equal results."""
     from pyinterp.forest.split_columns import SplitColumns
 
     here = _start_watch()
@@ -139,7 +152,9 @@ def after_fit(forest, one, files, X, n_explain):
     took_mapped = time.perf_counter() - t
     read = columns.n_rows * len(columns.features) * columns.dtype.itemsize / 2**20
     print(f"  predict all {columns.n_rows} rows from the files: {took:.2f} s ({len(columns.features)} split columns, "
-          f"{read:.0f} MB read by the workers in {len(columns.runs())} runs; peak RSS added here {added:.0f} MB); "
+          f"{read:.0f} MB of values from the workers in {len(columns.runs())} runs"
+          f"{f' (a .bed: sent packed, about {read / 16:.0f} MB)' if files.paths[0].endswith('.bed') else ''}; "
+          f"peak RSS added here {added:.0f} MB); "
           f"memory-mapped here: {took_mapped:.2f} s; equal: {np.array_equal(predicted, mapped)}")
     small = files.__class__(files.paths, rows=np.arange(n_explain))
     t = time.perf_counter()
@@ -153,6 +168,22 @@ def after_fit(forest, one, files, X, n_explain):
     took_mapped = time.perf_counter() - t
     print(f"  SHAP values of {n_explain} rows from the files: {took:.2f} s; from X memory-mapped here: "
           f"{took_mapped:.2f} s; largest difference {np.abs(values - want).max():.1e}")
+    here = _start_watch()
+    t = time.perf_counter()
+    columns = SplitColumns(forest, files)
+    stand_in, recorded = columns.out_of_bag("MDI-oob", 2)
+    mean = np.zeros(X.shape[1])
+    mean[columns.features] = _core.oob_importance(columns.core, stand_in, y, None, _core.OobMeasure.mdi_oob, 2,
+                                                  recorded=recorded)[0]
+    took = time.perf_counter() - t
+    added = (_status("VmHWM") - here) / 2**20
+    t = time.perf_counter()
+    want = _core.oob_importance(one, X, y, None, _core.OobMeasure.mdi_oob, 2)[0]
+    took_mapped = time.perf_counter() - t
+    leaves = 4 * columns.core.n_trees * columns.n_rows / 2**20
+    print(f"  MDI-oob from the files: {took:.2f} s (leaves recorded: {recorded}, {leaves:.0f} MB of them against "
+          f"{columns.n_rows * columns.row_bytes / 2**20:.0f} MB of split columns; peak RSS added here {added:.0f} MB); "
+          f"memory-mapped here: {took_mapped:.2f} s; largest difference {np.abs(mean - want).max():.1e}")
 
 
 def main():
@@ -161,6 +192,7 @@ def main():
     parser.add_argument("--n", type=int, default=None, help="rows (5,000; 50,000 with --files)")
     parser.add_argument("--p", type=int, default=None, help="columns (20,000; 5,000 with --files)")
     parser.add_argument("--files", action="store_true", help="X in a .npy file, as a ColumnFiles")
+    parser.add_argument("--bed", action="store_true", help="with --files, X as a PLINK .bed")
     parser.add_argument("--worker-memory", default="0.5GB", help="each worker's memory limit with --files")
     parser.add_argument("--folder", default=None, help="where --files writes X (default: the temporary folder)")
     parser.add_argument("--trees", type=int, default=10)

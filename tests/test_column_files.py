@@ -9,7 +9,7 @@ import pytest
 from pyinterp import RandomForestRegressor
 from pyinterp.importance import dstump
 from pyinterp._validation import mapped_file
-from pyinterp.io import ColumnFiles, read_plink
+from pyinterp.io import ColumnFiles, PackedGenotypes, read_plink
 from pyinterp.io.column_files import FileBlock
 
 bed_reader = pytest.importorskip("bed_reader")
@@ -99,6 +99,32 @@ def test_each_block_opens_its_columns_of_the_rows(files, rows):
         np.testing.assert_array_equal(np.asarray(opened, dtype=np.float32), expected[:, block.first:block.end])
         if block.kind == "npy":
             assert (mapped_file(opened) is not None) == (rows is None or rows == list(range(6)))
+
+
+@pytest.mark.parametrize("count_a2", [False, True])
+def test_a_bed_blocks_read_of_some_rows_reads_only_the_bytes_holding_them(files, monkeypatch, count_a2):
+    """A .bed block's read (the split columns a prediction reads in runs of rows) gives the file's
+    values at those rows and columns, reading of each variant only the bytes (4 calls each) that
+    span those rows, and sends them packed: a run of rows costs its share of the file, not every
+    sample's calls, and two bits a value."""
+    import os
+
+    beds, _, X = files
+    G = X[:, :7] if not count_a2 else 2 - X[:, :7]
+    sizes, real = [], os.preadv
+    monkeypatch.setattr(os, "preadv", lambda fd, buffers, where: sizes.append(sum(b.nbytes for b in buffers))
+                        or real(fd, buffers, where))
+    for rows, start, stop, spanned in [(None, 9, 17, 3), (None, 0, 30, 8), (None, 28, 29, 1),
+                                       ([8, 2, 29, 2], 0, 4, 8), ([8, 2, 29, 2], 1, 2, 1), ([5, 6, 7, 4], 0, 4, 1)]:
+        block = ColumnFiles(beds[0], rows=rows, count_a2=count_a2).blocks(1)[0]
+        sizes.clear()
+        got = block.read(np.array([0, 2, 3, 6]), start, stop)
+        assert isinstance(got, PackedGenotypes) and got._calls.shape == (4, spanned)  # sent as they are read
+        want = (G if rows is None else G[rows])[start:stop][:, [0, 2, 3, 6]]
+        np.testing.assert_array_equal(np.asarray(got), want)
+        assert np.asarray(got).dtype == np.float32
+        # bytes 9 // 4 to 16 // 4 of each variant for rows 9-16; whole variants 2 and 3 in one read
+        assert sum(sizes) == 4 * spanned and len(sizes) == (3 if spanned == 8 else 4), (rows, start, stop, sizes)
 
 
 def test_a_fit_reads_a_block_as_it_reads_the_file_itself(files):

@@ -123,7 +123,7 @@ class SplitColumns:
                 out[:, where] = block.read(inside, start, stop)
         _wait(client, [f for _, f in fetched])
         for where, future in fetched:
-            out[:, where] = future.result()
+            out[:, where] = np.asarray(future.result(), dtype=self.dtype)  # a .bed's sent packed
             future.release()
         return out
 

@@ -325,9 +325,11 @@ class FileBlock:
 
     def read(self, columns, start, stop):
         """The values of the block's columns ``columns`` (indices within the block, increasing) at
-        X's rows [start, stop), as an array: a .bed's allele counts as float32 (NaN where missing),
-        a .npy's values in its dtype. Only those columns are read: the columns a forest's splits
-        use, brought to the process that explains or predicts rows (forest/split_columns.py).
+        X's rows [start, stop): a .bed's as :class:`~pyinterp.io.PackedGenotypes` of their own (two
+        bits a call, ``np.asarray`` gives the allele counts as float32, NaN where missing), a .npy's
+        as an array in its dtype. Only those columns and rows are read: the columns a forest's
+        splits use, brought to the process that explains or predicts rows
+        (forest/split_columns.py).
 
         Examples
         --------
@@ -343,8 +345,8 @@ class FileBlock:
         head = self._head(kept=True)
         columns = self.c0 + np.asarray(columns, dtype=np.int64)
         file_rows = np.arange(start, stop) if self.rows is None else self.rows[start:stop]
-        if self.kind == "bed":  # the variants' calls are read with pread (PackedGenotypes._take_variants)
-            return head.opened[file_rows, columns].to_numpy(np.float32)
+        if self.kind == "bed":  # with pread, the bytes of the variants' calls that hold these rows
+            return head.opened._calls_at(file_rows, columns)
         return _read_npy(head.opened, file_rows, columns)
 
     def open(self):

@@ -305,27 +305,39 @@ class PackedGenotypes:
             return None
         return _map_position(self._calls)
 
-    def _take_variants(self, picked):
-        """The calls of variants `picked` (indices), copied: from a mapped file with pread, a run of
-        consecutive variants a read, because copying through the map would make the pages the
-        kernel maps around each one (64 KiB) the process's: 3,163 variants of a million made 0.44 GB
-        of the file resident."""
+    def _take_variants(self, picked, first=0, last=None):
+        """The calls of variants `picked` (indices), bytes [first, last) of each (all by default),
+        copied: from a mapped file with pread, a run of consecutive whole variants a read, because
+        copying through the map would make the pages the kernel maps around each one (64 KiB) the
+        process's: 3,163 variants of a million made 0.44 GB of the file resident."""
+        width, stride = self._calls.shape[1], self._calls.strides[0]
+        last = width if last is None else last
         position = self._calls_position()
         if position is None or not len(picked):
-            return self._calls[picked]
+            return np.ascontiguousarray(self._calls[picked, first:last])
         self.check_mapped_file()
         path, offset = position
-        width, stride = self._calls.shape[1], self._calls.strides[0]
-        out = np.empty((len(picked), width), dtype=np.uint8)
-        # runs of consecutive variants, when each variant's calls follow the last's in the file
-        starts = (np.flatnonzero(np.diff(picked) != 1) + 1 if stride == width else np.arange(1, len(picked)))
+        out = np.empty((len(picked), last - first), dtype=np.uint8)
+        # runs of consecutive variants, when each variant's calls read follow the last's in the file
+        whole = stride == width == last - first
+        starts = np.flatnonzero(np.diff(picked) != 1) + 1 if whole else np.arange(1, len(picked))
         bounds = np.concatenate([[0], starts, [len(picked)]])
         with open(path, "rb", buffering=0) as f:
             for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
-                where = offset + int(picked[a]) * stride
-                if os.preadv(f.fileno(), [out[a:b]], where) != (b - a) * width:
+                where = offset + int(picked[a]) * stride + first
+                if os.preadv(f.fileno(), [out[a:b]], where) != (b - a) * (last - first):
                     raise ValueError(f"{path}: shorter than the genotypes mapped from it; open it again")
         return out
+
+    def _calls_at(self, file_rows, variants):
+        """The file's samples ``file_rows`` at ``variants`` (indices), as packed genotypes of their
+        own: of each variant's calls only the bytes holding those samples are read, so a run of
+        rows of a large file costs its share of the file, not every sample's calls, and stays two
+        bits a call (what a Dask worker sends of a .bed's split columns: forest/split_columns.py)."""
+        file_rows = np.asarray(file_rows, dtype=np.int64)
+        first, last = (int(file_rows.min()) // 4, int(file_rows.max()) // 4 + 1) if len(file_rows) else (0, 1)
+        calls = self._take_variants(np.asarray(variants, dtype=np.int64), first, last)
+        return PackedGenotypes(calls, 4 * (last - first), rows=file_rows - 4 * first, count_a2=self.count_a2)
 
     def copy(self, n_jobs=None):
         """These genotypes with their calls in memory: only these samples' and variants' calls,
