@@ -105,7 +105,7 @@ def test_the_blocks_are_spread_over_the_workers_and_only_rows_travel(client):
     assert (blocks.bytes_sent < 4 * (600 * 8 + 3 * levels * 600 * 4)).all()
 
 
-def test_a_dask_X_without_a_cluster_or_with_categories_is_refused_by_name(monkeypatch):
+def test_a_dask_X_without_a_cluster_is_refused_by_name(monkeypatch):
     import distributed as dist
 
     X = da.zeros((20, 4), chunks=(20, 2))
@@ -116,8 +116,6 @@ def test_a_dask_X_without_a_cluster_or_with_categories_is_refused_by_name(monkey
     monkeypatch.setattr(dist, "get_client", no_client)
     with pytest.raises(ValueError, match="no Client is running"):
         RandomForestRegressor(2).fit(X, y)
-    with pytest.raises(ValueError, match="categorical_features as columns to encode needs X.s values"):
-        RandomForestRegressor(2, categorical_features=[0]).fit(X, y)
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         RandomForestRegressor(2).fit(X, y[:-1])
     with pytest.raises(TypeError, match="reads numbers"):
@@ -461,5 +459,50 @@ def test_category_codes_fit_feature_parallel_and_are_checked_where_they_are(clie
         RandomForestRegressor(**kw).fit(ColumnFiles(bed).with_covariates(wrong, names=["age", "batch"]), y)
     with pytest.raises(ValueError, match=r"column 31 \('batch'\) holds 4.0 in row 7"):
         parted.predict(ColumnFiles(bed).with_covariates(wrong, names=["age", "batch"]))
-    with pytest.raises(ValueError, match="categorical_features=pyinterp.CategoryCodes"):
-        RandomForestRegressor(4, categorical_features=[31]).fit(files, y)
+    with pytest.raises(ValueError, match=r"column 2 \('rs2'\) is a column of X's files.*CategoryCodes"):
+        RandomForestRegressor(4, categorical_features=[2, 31]).fit(files, y)
+
+
+def test_categorical_columns_to_encode_fit_feature_parallel_as_in_memory(client, tmp_path):
+    """categorical_features naming columns to encode: a dask array's are read here alone (n x k
+    values) to find their categories, then encoded chunk by chunk where the chunks are; a
+    ColumnFiles' covariates are encoded here. The categories, trees and predictions are those of
+    the same values in memory, an unseen value routes as missing as it does there, and neither
+    the caller's X nor its covariates change."""
+    bed_reader = pytest.importorskip("bed_reader")
+    from pyinterp.io import ColumnFiles
+
+    G = genotypes(n=300, p=90, seed=18)[0][:, :40]
+    rng = np.random.default_rng(19)
+    tissue = rng.choice([3.0, 7.0, 11.0, 20.0], 300)  # labels, not codes
+    X = np.column_stack([G[:, :20], tissue, G[:, 20:]]).astype(np.float32)
+    y = np.nan_to_num(G[:, 2]) + 2.0 * np.isin(tissue, [7.0, 20.0]) + rng.normal(scale=0.5, size=300)
+    kw = dict(n_estimators=4, max_features=0.5, random_state=5, categorical_features=[20])
+    local = RandomForestRegressor(**kw).fit(X, y)
+    lazy = da.from_array(X, chunks=(300, 8))
+    parted = RandomForestRegressor(**kw).fit(lazy, y)
+    same_forests(local, parted)
+    assert parted.categories_[0].tolist() == [3.0, 7.0, 11.0, 20.0]
+    assert any((t.feature[t.left >= 0] == 20).any() for t in parted.trees_)
+    unseen = X.copy()
+    unseen[:50, 20] = 5.0
+    for rows in (X, unseen):
+        np.testing.assert_array_equal(parted.predict(da.from_array(rows, chunks=(100, 8))), local.predict(rows))
+        np.testing.assert_array_equal(parted.predict(rows), local.predict(rows))
+    assert np.array_equal(np.asarray(lazy), X, equal_nan=True) and set(X[:, 20].tolist()) == {3.0, 7.0, 11.0, 20.0}
+    # integers: encoded in float64, as in memory
+    ints = np.nan_to_num(X).astype(np.int16)
+    same_forests(RandomForestRegressor(**kw).fit(ints, y),
+                 RandomForestRegressor(**kw).fit(da.from_array(ints, chunks=(300, 8)), y))
+    # a ColumnFiles' covariates, by name
+    bed = str(tmp_path / "chr1.bed")
+    bed_reader.to_bed(bed, np.ascontiguousarray(G[:, :20]), properties={"sid": [f"rs{j}" for j in range(20)]})
+    C = np.column_stack([rng.normal(size=300), tissue])
+    files = ColumnFiles(bed).with_covariates(C, names=["age", "tissue"])
+    kw["categorical_features"] = ["tissue"]
+    in_files = RandomForestRegressor(**kw).fit(files, y)
+    stacked = np.hstack([G[:, :20], C])
+    same_forests(RandomForestRegressor(**{**kw, "categorical_features": [21]}).fit(stacked, y), in_files)
+    np.testing.assert_array_equal(in_files.predict(files), in_files.predict(stacked))
+    assert in_files.is_categorical_.tolist() == [False] * 21 + [True]
+    assert np.array_equal(files._covariates, C)

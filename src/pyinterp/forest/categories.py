@@ -6,6 +6,7 @@ form of X, packed genotypes' covariates too). Semantics as scikit-learn 1.10's
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 
 import numpy as np
@@ -15,7 +16,7 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import _get_feature_names, check_is_fitted
 
-from .._validation import column_indices, column_names, is_anndata, is_packed, read_columns
+from .._validation import check_output_size, column_indices, column_names, is_anndata, is_packed, read_columns
 
 # A split's left set is a 256-bit set of codes (the core's kMaxCategories).
 MAX_CATEGORIES = 256
@@ -40,7 +41,9 @@ def categorical_columns(X, categorical_features):
             return None
         columns = np.flatnonzero([getattr(dtype, "name", "") == "category" for dtype in X.dtypes])
     else:
-        columns = column_indices("categorical_features", categorical_features, n_columns(X), _get_feature_names(X))
+        names = _get_feature_names(X)
+        columns = column_indices("categorical_features", categorical_features, n_columns(X),
+                                 column_names(X) if names is None else names)
     return columns if len(columns) else None
 
 
@@ -200,16 +203,25 @@ class CategoryEncoder(_Encoding):
 
     Fitted on the training X: each categorical column's categories are its distinct values
     (missing ones left out), sorted, at most 256. ``transform`` maps a value to its category's
-    index and a missing or unseen value to NaN, which the trees route as missing."""
+    index and a missing or unseen value to NaN, which the trees route as missing.
+
+    A feature-parallel X (a dask array, or a ColumnFiles' covariates) is fitted on its
+    categorical columns alone, read here, and ``transform`` gives it back feature-parallel with
+    those columns as codes (``_feature_parallel_codes``): the codes its values have in memory."""
 
     def __init__(self, X, columns):
+        from .feature_parallel import is_feature_parallel
+
         if sp.issparse(X) or is_packed(X) or is_anndata(X):
             raise ValueError("categorical_features needs X as a dense array or a DataFrame: sparse matrices, packed "
                              "genotypes and AnnData are not encoded")
         self.columns = np.asarray(columns, dtype=np.int64)
         self.encoder = OrdinalEncoder(categories="auto", dtype=np.float64, handle_unknown="use_encoded_value",
                                       unknown_value=np.nan, encoded_missing_value=np.nan)
-        self.encoder.fit(_safe_indexing(self._indexable(X), self.columns, axis=1))
+        if is_feature_parallel(X):
+            self.encoder.fit(_read_categorical_columns(X, self.columns))
+        else:
+            self.encoder.fit(_safe_indexing(self._indexable(X), self.columns, axis=1))
         for j, values in zip(self.columns, self.categories_):
             if len(values) > MAX_CATEGORIES:
                 raise ValueError(f"categorical_features: feature {j} has {len(values)} categories; at most "
@@ -226,7 +238,11 @@ class CategoryEncoder(_Encoding):
 
     def transform(self, X):
         """X with its categorical columns as codes: a DataFrame stays one (its names are checked
-        against the fit's), anything else becomes a float64 array."""
+        against the fit's), a feature-parallel X stays one, anything else becomes a float64 array."""
+        from .feature_parallel import is_feature_parallel
+
+        if is_feature_parallel(X):
+            return _feature_parallel_codes(X, self.columns, self.categories_)
         if sp.issparse(X) or is_packed(X) or is_anndata(X):
             raise ValueError("this forest has categorical features: X must be a dense array or a DataFrame")
         X = self._indexable(X)
@@ -243,6 +259,71 @@ class CategoryEncoder(_Encoding):
         out[:, other] = np.asarray(X[:, other], dtype=np.float64) if len(other) else 0.0
         out[:, self.columns] = codes
         return out
+
+
+def _read_categorical_columns(X, columns):
+    """A feature-parallel X's categorical columns read here (n x len(columns) values), to find
+    their categories: a dask array's computed by its graph; a ColumnFiles' must be covariates
+    (held here), its files' columns being read by the workers alone."""
+    from ..io import ColumnFiles
+
+    if isinstance(X, ColumnFiles):
+        return X._covariates[:, _covariate_places(X, columns)]
+    check_output_size(f"categorical_features reads columns {columns.tolist()} of X here to find their categories: "
+                      f"{X.shape[0]} rows x {len(columns)} columns", X.shape[0] * len(columns) * X.dtype.itemsize,
+                      "give those columns as codes with categorical_features=CategoryCodes({column: its categories})")
+    return np.asarray(X[:, columns].compute())
+
+
+def _covariate_places(X, columns):
+    """The places among a ColumnFiles' covariates of X's columns ``columns``, which must be
+    covariates (ValueError naming the first that is a file's column)."""
+    n_files = X.shape[1] - (0 if X._covariates is None else X._covariates.shape[1])
+    in_files = columns[columns < n_files]
+    if len(in_files):
+        j = int(in_files[0])
+        name = "" if X.feature_names is None else f" ({X.feature_names[j]!r})"
+        raise ValueError(f"categorical_features: column {j}{name} is a column of X's files, which the Dask workers "
+                         f"read; columns to encode must be covariates (ColumnFiles.with_covariates), held here. "
+                         f"Give the files' categorical columns as codes with "
+                         f"categorical_features=CategoryCodes({{column: its categories}})")
+    return columns - n_files
+
+
+def _codes_of(values, categories):
+    """Each value's index among the sorted ``categories``; NaN for a missing or unseen value (as
+    OrdinalEncoder encodes them)."""
+    at = np.minimum(np.searchsorted(categories, values), len(categories) - 1)
+    return np.where(categories[at] == values, at, np.nan)
+
+
+def _feature_parallel_codes(X, columns, categories):
+    """A feature-parallel X with its categorical ``columns`` as codes of their ``categories``,
+    still feature-parallel: a dask array encoded chunk by chunk where its chunks are computed (in
+    X's float dtype, which holds the codes exactly; float64 for integers), a ColumnFiles with its
+    covariates encoded."""
+    from ..io import ColumnFiles
+
+    if isinstance(X, ColumnFiles):
+        out = copy.copy(X)
+        out._covariates = X._covariates.copy()
+        for place, cats in zip(_covariate_places(X, columns), categories):
+            out._covariates[:, place] = _codes_of(X._covariates[:, place], cats)
+        return out
+    dtype = X.dtype if X.dtype.kind == "f" else np.dtype(np.float64)
+
+    def encode(chunk, block_info=None):
+        first = block_info[0]["array-location"][1][0]
+        inside = [(j - first, cats) for j, cats in zip(columns.tolist(), categories)
+                  if first <= j < first + chunk.shape[1]]
+        if not inside:
+            return chunk.astype(dtype, copy=False)
+        out = np.array(chunk, dtype=dtype)
+        for k, cats in inside:
+            out[:, k] = _codes_of(chunk[:, k], cats)
+        return out
+
+    return X.map_blocks(encode, dtype=dtype)
 
 
 def _is_missing(value):

@@ -41,7 +41,7 @@ from .._validation import (
     validate_data,
     validate_fit_data,
 )
-from .categories import CATEGORICAL_CONSTRAINT, CategoricalMixin, CategoryCodes
+from .categories import CATEGORICAL_CONSTRAINT, CategoricalMixin
 from .chunks import fit_forest_chunks
 from .export import TreeEstimators, to_sklearn
 from .feature_parallel import check_columns_X, fit_forest_columns, is_feature_parallel
@@ -310,13 +310,8 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
 
     def _column_targets(self, X, y):
         """A dask array or ColumnFiles X, fitted feature-parallel: checked by its shape and dtype,
-        never loaded here (a ColumnFiles' variant IDs name the features); y checked as
-        validate_data checks it."""
-        if self.categorical_features is not None and not isinstance(self.categorical_features, CategoryCodes):
-            raise ValueError(f"categorical_features as columns to encode needs X's values in this process; a "
-                             f"{type(X).__name__} X is fitted feature-parallel: give its categorical columns as "
-                             f"codes, with categorical_features=pyinterp.CategoryCodes({{column: its categories}}) "
-                             f"(checked where the columns are), or leave categorical_features None")
+        never loaded here (a ColumnFiles' variant IDs name the features; categorical columns to
+        encode alone are read, CategoryEncoder); y checked as validate_data checks it."""
         check_columns_X(X)
         refuse_silent_casts(y, "y")
         X = self._encode_categories(X)  # the codes are checked by the blocks (feature_parallel._refuse_bad_codes)
@@ -383,7 +378,9 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         """A feature-parallel X's columns the forest splits on (forest/split_columns.py), X
         checked (_check_split_X)."""
         self._check_split_X(X, name)
-        return SplitColumns(self._forest, X, name, codes=getattr(self, "_category_encoder", None))
+        encoder = getattr(self, "_category_encoder", None)
+        X = X if encoder is None else encoder.transform(X)  # still feature-parallel, categories as codes
+        return SplitColumns(self._forest, X, name, codes=encoder)
 
     def _recorded_leaves_serve(self, X):
         """Whether the out-of-bag leaves the fit recorded (``keep_oob_leaves=True``) stand for the
@@ -1156,7 +1153,8 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
             :class:`~pyinterp.io.ColumnFiles` (.bed / .npy files of X's columns) is fitted
             feature-parallel on the running Dask client's cluster: each column chunk or file
             block stays on one worker, and the trees are those of the same values in memory
-            (docs/user/cluster.md; categorical columns as codes, ``CategoryCodes``).
+            (docs/user/cluster.md; categorical columns to encode: a dask array's, or a
+            ColumnFiles' covariates).
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             The targets: finite real numbers (strings, None, NaN and infinity are refused, where
             scikit-learn converts numeric strings). A 2-d y fits several outputs at once, each
@@ -1718,7 +1716,8 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
             :class:`~pyinterp.io.ColumnFiles` (.bed / .npy files of X's columns) is fitted
             feature-parallel on the running Dask client's cluster: each column chunk or file
             block stays on one worker, and the trees are those of the same values in memory
-            (docs/user/cluster.md; categorical columns as codes, ``CategoryCodes``).
+            (docs/user/cluster.md; categorical columns to encode: a dask array's, or a
+            ColumnFiles' covariates).
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             The class labels (numbers, strings, booleans); a continuous y is refused, as in
             scikit-learn. A 2-d y fits several outputs at once,
