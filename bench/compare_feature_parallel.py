@@ -152,8 +152,8 @@ def after_fit(forest, one, files, X, y, n_explain):
     took_mapped = time.perf_counter() - t
     read = columns.n_rows * len(columns.features) * columns.dtype.itemsize / 2**20
     print(f"  predict all {columns.n_rows} rows from the files: {took:.2f} s ({len(columns.features)} split columns, "
-          f"{read:.0f} MB of values from the workers in {len(columns.runs())} runs"
-          f"{f' (a .bed: sent packed, about {read / 16:.0f} MB)' if files.paths[0].endswith('.bed') else ''}; "
+          f"{read:.0f} MB as values, from the workers in {len(columns.runs())} runs"
+          f"{f' (a .bed: sent and read here packed, about {read / 16:.0f} MB)' if files.packed else ''}; "
           f"peak RSS added here {added:.0f} MB); "
           f"memory-mapped here: {took_mapped:.2f} s; equal: {np.array_equal(predicted, mapped)}")
     small = files.__class__(files.paths, rows=np.arange(n_explain))

@@ -273,16 +273,18 @@ def test_a_worker_killed_for_memory_while_making_blocks_raises_not_hangs(tmp_pat
 
 
 @pytest.mark.filterwarnings("ignore:Some inputs do not have OOB scores")
-def test_every_measure_of_rows_reads_columnfiles_where_they_are(client, tmp_path, monkeypatch):
+@pytest.mark.parametrize("with_npy", [True, False])
+def test_every_measure_of_rows_reads_columnfiles_where_they_are(client, tmp_path, monkeypatch, with_npy):
     """A forest fitted on .bed and .npy files and covariates: predictions, leaves, paths,
     out-of-bag values, contributions, SHAP and permutation importance take the same ColumnFiles
     (only the columns the splits use are read, by the workers, a run of rows at a time) and equal
-    those of the same values in memory, bit for bit; runs of three rows give the same answers."""
+    those of the same values in memory, bit for bit; runs of three rows give the same answers.
+    Of .bed files alone (and covariates) the split columns stay packed genotypes here."""
     bed_reader = pytest.importorskip("bed_reader")
     from pyinterp import importance
     from pyinterp.forest import split_columns
     from pyinterp.interactions import path_prevalence, signed_paths
-    from pyinterp.io import ColumnFiles
+    from pyinterp.io import ColumnFiles, PackedGenotypes
 
     G, _ = genotypes(n=240, p=90, seed=7)
     bed = str(tmp_path / "chr1.bed")
@@ -290,18 +292,24 @@ def test_every_measure_of_rows_reads_columnfiles_where_they_are(client, tmp_path
                                                   "iid": [f"s{i}" for i in range(240)]})
     values = np.random.default_rng(8).normal(size=(240, 20)).astype(np.float32)
     np.save(tmp_path / "expression.npy", values)
+    paths = [bed, str(tmp_path / "expression.npy")] if with_npy else [bed]
     rows = np.flatnonzero(np.random.default_rng(9).random(240) < 0.9)
     C = np.random.default_rng(10).normal(size=(len(rows), 1))
-    X = np.hstack([G[:, :40], values])[rows]
+    X = np.hstack([G[:, :40], values] if with_npy else [G[:, :40]])[rows]
     X = np.hstack([X, C])
-    y = np.nan_to_num(X[:, 3]) * X[:, 45] + X[:, 60] + np.random.default_rng(11).normal(size=len(rows))
-    files = ColumnFiles([bed, str(tmp_path / "expression.npy")], rows=rows, block_columns=15).with_covariates(C)
+    pair = (3, 45) if with_npy else (3, 12)
+    y = (np.nan_to_num(X[:, pair[0]]) * np.nan_to_num(X[:, pair[1]]) + X[:, -1]
+         + np.random.default_rng(11).normal(size=len(rows)))
+    files = ColumnFiles(paths, rows=rows, block_columns=15).with_covariates(C)
+    assert files.packed != with_npy
     kw = dict(n_estimators=6, max_features=0.3, max_depth=5, random_state=4)
     local = RandomForestRegressor(**kw).fit(X, y)
     parted = RandomForestRegressor(**kw).fit(files, y)
     same_forests(local, parted)
     used = split_columns.split_features(parted._forest)
     assert 0 < len(used) < X.shape[1]  # some columns are never read
+    run = split_columns.SplitColumns(parted._forest, files).read(0, 5)
+    assert isinstance(run, PackedGenotypes) == files.packed and used[-1] == X.shape[1] - 1  # the covariate too
 
     def check(runs=False):
         # SHAP's algorithm="auto" picks per tree by the rows in the call: in runs, equal to rounding
@@ -317,7 +325,7 @@ def test_every_measure_of_rows_reads_columnfiles_where_they_are(client, tmp_path
         for measure in (importance.shap_values, importance.banzhaf_values):
             for got, want in zip(measure(parted, files), measure(local, X)):
                 near(got, want, err_msg=measure.__name__)
-        background = ColumnFiles([bed, str(tmp_path / "expression.npy")], rows=rows[:30]).with_covariates(C[:30])
+        background = ColumnFiles(paths, rows=rows[:30]).with_covariates(C[:30])
         for given in (background, X[:30]):  # on the cluster, or in memory
             got = importance.shap_values(parted, files, background=given)
             want = importance.shap_values(local, X, background=X[:30])
@@ -332,16 +340,17 @@ def test_every_measure_of_rows_reads_columnfiles_where_they_are(client, tmp_path
             near(got, want)
         np.testing.assert_array_equal(importance.permutation_oob(parted, files, y, random_state=1),
                                       importance.permutation_oob(local, X, y, random_state=1))
-        paths = signed_paths(parted)
-        np.testing.assert_array_equal(path_prevalence(parted, paths, files, [[(3, 1), (45, 1)]]),
-                                      path_prevalence(local, signed_paths(local), X, [[(3, 1), (45, 1)]]))
+        rule = [[(pair[0], 1), (pair[1], 1)]]
+        np.testing.assert_array_equal(path_prevalence(parted, signed_paths(parted), files, rule),
+                                      path_prevalence(local, signed_paths(local), X, rule))
 
     check()
     monkeypatch.setattr(split_columns, "RUN_BYTES", 40 * len(used) * 8)  # runs of 40 rows (float64 with C)
     check(runs=True)
     # Refusals name what differs.
-    with pytest.raises(ValueError, match="X has 41 features, but the forest was fitted on 61"):
-        parted.predict(ColumnFiles([bed], rows=rows).with_covariates(C))
+    short = ColumnFiles([bed], rows=rows).with_covariates(C) if with_npy else ColumnFiles([bed], rows=rows)
+    with pytest.raises(ValueError, match=f"X has {short.shape[1]} features, but the forest was fitted on {X.shape[1]}"):
+        parted.predict(short)
     with pytest.raises(ValueError, match="k must be at most"):
         importance.shap_top_interactions(parted, files, k=len(used) * (len(used) - 1) // 2 + 1)
 

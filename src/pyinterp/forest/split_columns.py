@@ -18,6 +18,7 @@ from .. import _core
 from .._distributed import _workers
 from .._validation import check_output_size
 from ..io.column_files import ColumnFiles, FileBlock
+from ..io.packed import side_by_side
 from .categories import bad_code_error, first_bad_code
 
 # The most bytes of split columns a run of rows holds (at least one row a run).
@@ -92,7 +93,9 @@ class SplitColumns:
 
     def read(self, start, stop):
         """The split columns of rows [start, stop): (stop - start, len(features)) in ``dtype``
-        (one zero column when the forest splits on nothing)."""
+        (one zero column when the forest splits on nothing); of .bed files alone
+        (``ColumnFiles.packed``), packed genotypes of those calls, two bits each, which the core
+        reads as they are (then any covariates' split columns)."""
         if not len(self.features):
             return np.zeros((stop - start, 1), dtype=self.dtype)
         if isinstance(self.X, ColumnFiles):
@@ -114,17 +117,26 @@ class SplitColumns:
         if self._file_reads is None:
             self._file_reads = _plan_file_reads(self.X, self.features)
         client, reads = self._file_reads
-        out = np.empty((stop - start, len(self.features)), dtype=self.dtype)
-        fetched = []
+        packed = self.X.packed
+        out = None if packed else np.empty((stop - start, len(self.features)), dtype=self.dtype)
+        fetched, held, parts = [], None, []
         for block, inside, where in reads:
             if isinstance(block, FileBlock):
                 fetched.append((where, client.submit(block.read, inside, start, stop, pure=False)))
-            else:  # covariates, held here
-                out[:, where] = block.read(inside, start, stop)
+            else:  # covariates, held here (the last columns)
+                held = block.read(inside, start, stop)
+                if out is not None:
+                    out[:, where] = held
         _wait(client, [f for _, f in fetched])
         for where, future in fetched:
-            out[:, where] = np.asarray(future.result(), dtype=self.dtype)  # a .bed's sent packed
+            part = future.result()  # a .bed's: packed genotypes
             future.release()
+            if packed:
+                parts.append(part)
+            else:
+                out[:, where] = np.asarray(part, dtype=self.dtype)
+        if packed:
+            return side_by_side(parts, held) if parts else held
         return out
 
     def read_all(self, what):

@@ -66,6 +66,9 @@ class ColumnFiles:
         ``feature_names_in_``), then any covariates' names; else None.
     covariate_names : ndarray of object
         The covariates' names (empty without covariates, see :meth:`with_covariates`).
+    packed : bool
+        Whether every file is a .bed fileset: the columns a forest's splits use are then read
+        and held as packed calls, two bits each (then any covariates).
     sample_ids : ndarray of object or None
         The IIDs of X's samples when a file is a .bed fileset, else None.
     dtype : numpy.dtype
@@ -145,7 +148,8 @@ class ColumnFiles:
             raise ValueError("rows selects no sample")
         self.shape = (n, sum(f.n_cols for f in self._files))
         self.feature_names = None
-        if len(beds) == len(self._files):
+        self.packed = len(beds) == len(self._files)
+        if self.packed:
             self.feature_names = np.concatenate([f.names for f in self._files])
             repeat = first_repeat(self.feature_names)
             if repeat is not None:

@@ -443,6 +443,22 @@ class PackedGenotypes:
         return np.float32 if self._covariates is None else np.float64
 
 
+def side_by_side(parts, covariates=None):
+    """Packed genotypes of the same samples (their calls' bytes cut alike, the same rows) side by
+    side, their variants in order, then ``covariates`` (float64 values; NaN is missing) as the
+    last columns, unchecked: the split columns of .bed files read in parts by the Dask workers
+    (forest/split_columns.py), which the core then reads as they are, two bits a call."""
+    first = parts[0]
+    if any(p._calls.shape[1] != first._calls.shape[1] or not np.array_equal(p._rows, first._rows) for p in parts):
+        raise ValueError("side_by_side takes packed genotypes of the same samples")
+    calls = np.concatenate([p._calls for p in parts]) if len(parts) > 1 else first._calls
+    out = PackedGenotypes(calls, first._n_file_samples, rows=first._rows, count_a2=first.count_a2)
+    if covariates is not None:
+        out._covariates = np.asfortranarray(covariates, dtype=np.float64)
+        out.covariate_names = np.array([f"c{k}" for k in range(covariates.shape[1])], dtype=object)
+    return out
+
+
 def checked_covariates(values, names, n_samples, variant_ids):
     """Covariates as with_covariates takes them: (values as float64 Fortran-ordered, one row per
     sample; names, ``c0``, ``c1``, ... by default), checked; variant_ids the names they must not take."""
