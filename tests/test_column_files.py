@@ -65,6 +65,12 @@ def test_covariates_are_the_last_columns_and_one_more_block(files):
     assert (last.first, last.end) == (12, 14) and last.open() is with_c._covariates
     np.testing.assert_array_equal(last.open(), C)
     assert ColumnFiles(npy).with_covariates(np.ones(30)).covariate_names.tolist() == ["c0"]
+    pd = pytest.importorskip("pandas")  # a DataFrame's columns (a Series' name) name the covariates
+    named = ColumnFiles(beds, rows=[3, 1, 2]).with_covariates(pd.DataFrame({"age": C[:, 0], "PC1": C[:, 1]}))
+    assert named.feature_names.tolist()[-3:] == ["rs11", "age", "PC1"]
+    np.testing.assert_array_equal(named._covariates, C)
+    assert ColumnFiles(npy).with_covariates(pd.Series(np.ones(30), name="sex")).covariate_names.tolist() == ["sex"]
+    assert ColumnFiles(npy).with_covariates(pd.Series(np.ones(30))).covariate_names.tolist() == ["c0"]
     with pytest.raises(ValueError, match=r"covariates must have one row per sample \(3\)"):
         ColumnFiles(beds, rows=[3, 1, 2]).with_covariates(np.ones((30, 1)))
     with pytest.raises(ValueError, match="covariates must be finite"):

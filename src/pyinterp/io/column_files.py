@@ -177,7 +177,8 @@ class ColumnFiles:
         values : array-like of shape (n_samples, n_covariates)
             Numbers, one row per sample of X (after ``rows``), in its order; no NaN or infinity.
         names : list of str, optional
-            The covariates' names (default ``c0``, ``c1``, ...), distinct from the variant IDs.
+            The covariates' names, distinct from the variant IDs. Default: a DataFrame's column
+            names (a Series' name), else ``c0``, ``c1``, ...
 
         Returns
         -------

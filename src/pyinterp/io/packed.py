@@ -157,7 +157,8 @@ class PackedGenotypes:
         values : array-like of shape (n_samples, n_covariates)
             Numbers, one row per sample of these genotypes, in their order; no NaN or infinity.
         names : list of str, optional
-            The covariates' names (default ``c0``, ``c1``, ...), distinct from the variant IDs.
+            The covariates' names, distinct from the variant IDs. Default: a DataFrame's column
+            names (a Series' name), else ``c0``, ``c1``, ...
 
         Returns
         -------
@@ -461,7 +462,11 @@ def side_by_side(parts, covariates=None):
 
 def checked_covariates(values, names, n_samples, variant_ids):
     """Covariates as with_covariates takes them: (values as float64 Fortran-ordered, one row per
-    sample; names, ``c0``, ``c1``, ... by default), checked; variant_ids the names they must not take."""
+    sample; names, by default a DataFrame's columns or a Series' name, else ``c0``, ``c1``, ...),
+    checked; variant_ids the names they must not take."""
+    if names is None and hasattr(values, "iloc"):  # pandas: its own names, as scikit-learn reads them
+        named = list(values.columns) if hasattr(values, "columns") else [values.name]
+        names = [str(v) for v in named] if all(v is not None for v in named) else None
     values = np.asarray(values, dtype=np.float64)
     if values.ndim == 1:
         values = values[:, None]
