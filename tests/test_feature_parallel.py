@@ -345,7 +345,10 @@ def test_every_measure_of_rows_reads_columnfiles_where_they_are(client, tmp_path
                                       path_prevalence(local, signed_paths(local), X, rule))
 
     check()
-    monkeypatch.setattr(split_columns, "RUN_BYTES", 40 * len(used) * 8)  # runs of 40 rows (float64 with C)
+    # a row here: a float64 value per split column, or (packed) two bits a call and 8 bytes for C
+    row_bytes = split_columns.SplitColumns(parted._forest, files).row_bytes
+    assert row_bytes == (-(-(len(used) - 1) // 4) + 8 if files.packed else len(used) * 8)
+    monkeypatch.setattr(split_columns, "RUN_BYTES", 40 * row_bytes)  # runs of 40 rows
     check(runs=True)
     # Refusals name what differs.
     short = ColumnFiles([bed], rows=rows).with_covariates(C) if with_npy else ColumnFiles([bed], rows=rows)

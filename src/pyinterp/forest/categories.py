@@ -278,7 +278,7 @@ def _read_categorical_columns(X, columns):
 def _covariate_places(X, columns):
     """The places among a ColumnFiles' covariates of X's columns ``columns``, which must be
     covariates (ValueError naming the first that is a file's column)."""
-    n_files = X.shape[1] - (0 if X._covariates is None else X._covariates.shape[1])
+    n_files = X.n_file_columns
     in_files = columns[columns < n_files]
     if len(in_files):
         j = int(in_files[0])

@@ -84,7 +84,12 @@ class SplitColumns:
 
     @property
     def row_bytes(self):
-        return max(1, len(self.features)) * self.dtype.itemsize
+        """Bytes a row of the split columns takes here: a value each, or, of .bed files alone
+        (ColumnFiles.packed), two bits a call and eight bytes a covariate."""
+        if not (isinstance(self.X, ColumnFiles) and self.X.packed and len(self.features)):
+            return max(1, len(self.features)) * self.dtype.itemsize
+        calls = int(np.count_nonzero(self.features < self.X.n_file_columns))
+        return -(-calls // 4) + 8 * (len(self.features) - calls)
 
     def runs(self):
         """Runs of rows [start, stop) of at most RUN_BYTES of split columns each, in order."""

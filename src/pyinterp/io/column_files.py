@@ -166,6 +166,11 @@ class ColumnFiles:
         """2: X is a matrix (samples x columns)."""
         return 2
 
+    @property
+    def n_file_columns(self):
+        """X's columns that are the files' (the covariates' come after them)."""
+        return self.shape[1] - len(self.covariate_names)
+
     def __repr__(self):
         return f"ColumnFiles({len(self.paths)} file(s), {self.shape[0]} samples x {self.shape[1]} columns)"
 
@@ -234,8 +239,7 @@ class ColumnFiles:
         """
         if not isinstance(n_workers, (int, np.integer)) or n_workers < 1:
             raise ValueError(f"n_workers must be a positive integer, got {n_workers!r}")
-        p = self.shape[1] - len(self.covariate_names)
-        most = self.block_columns or math.ceil(p / n_workers)
+        most = self.block_columns or math.ceil(self.n_file_columns / n_workers)
         out, first = [], 0
         for f in self._files:
             cuts = np.linspace(0, f.n_cols, math.ceil(f.n_cols / most) + 1).round().astype(np.int64)
