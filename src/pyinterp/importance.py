@@ -106,13 +106,12 @@ def _oob_inputs(forest, X, y, sample_weight, in_place=False, leaves_serve=False,
     (SplitColumns.out_of_bag), X then a zero of its shape standing in and recorded True."""
     view = _view(forest, n_samples=X.shape[0] if hasattr(X, "shape") else len(X), in_place=in_place)
     recorded = False
-    if reads_split_columns(view.estimator, X):
-        if leaves_serve and view.estimator._recorded_leaves_serve(X):
-            X, recorded = np.broadcast_to(np.float32(0), X.shape), True
-        else:
-            view, columns = _split_view(view, X)
-            X, recorded = (columns.out_of_bag("an out-of-bag measure", resolve_n_threads(n_jobs)) if leaves_serve
-                           else (columns.read_all("an out-of-bag measure"), False))
+    if reads_split_columns(view.estimator, X) and leaves_serve:
+        X, recorded, columns = view.estimator._oob_leaves_X(X, "an out-of-bag measure", resolve_n_threads(n_jobs))
+        view = _narrowed(view, columns)
+    elif reads_split_columns(view.estimator, X):
+        view, columns = _split_view(view, X)
+        X = columns.read_all("an out-of-bag measure")
     else:
         X = _check_X(view, X)
     if view.core.n_samples != X.shape[0]:
@@ -156,7 +155,12 @@ def _split_view(view, X, name="X"):
     """(view of the forest renumbered to the features it splits on, SplitColumns of X) for a
     feature-parallel X and a pyinterp forest."""
     columns = view.estimator._split_columns(X, name)
-    return dataclasses.replace(view, core=columns.core, columns=columns), columns
+    return _narrowed(view, columns), columns
+
+
+def _narrowed(view, columns):
+    """The view of the forest renumbered to ``columns``' split features (None: the view itself)."""
+    return view if columns is None else dataclasses.replace(view, core=columns.core, columns=columns)
 
 
 def _widened(view, *values):

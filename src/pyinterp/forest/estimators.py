@@ -412,11 +412,17 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         of all rows, when fewer bytes: SplitColumns.out_of_bag), the forest renumbered to them."""
         if not is_feature_parallel(X):
             return self._checked_rows(X), False, None
+        values, recorded, columns = self._oob_leaves_X(X, "an out-of-bag prediction", self._threads())
+        return values, recorded, None if columns is None else columns.core
+
+    def _oob_leaves_X(self, X, what, n_threads):
+        """(X, recorded, columns) for a measure of a feature-parallel X's out-of-bag leaves alone
+        (what: the measure, for messages): a zero of X's shape standing in for the leaves the fit
+        recorded (columns None), else SplitColumns.out_of_bag's answer and those columns."""
         if self._recorded_leaves_serve(X):
             return np.broadcast_to(np.float32(0), X.shape), True, None
         columns = self._split_columns(X)
-        values, recorded = columns.out_of_bag("an out-of-bag prediction", self._threads())
-        return values, recorded, columns.core
+        return (*columns.out_of_bag(what, n_threads), columns)
 
     # -- fitted structure ----------------------------------------------------------------------
 

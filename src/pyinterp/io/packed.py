@@ -336,7 +336,7 @@ class PackedGenotypes:
         rows of a large file costs its share of the file, not every sample's calls, and stays two
         bits a call (what a Dask worker sends of a .bed's split columns: forest/split_columns.py)."""
         file_rows = np.asarray(file_rows, dtype=np.int64)
-        first, last = (int(file_rows.min()) // 4, int(file_rows.max()) // 4 + 1) if len(file_rows) else (0, 1)
+        first, last = int(file_rows.min()) // 4, int(file_rows.max()) // 4 + 1
         calls = self._take_variants(np.asarray(variants, dtype=np.int64), first, last)
         return PackedGenotypes(calls, 4 * (last - first), rows=file_rows - 4 * first, count_a2=self.count_a2)
 
