@@ -82,9 +82,13 @@ def tampered(method_name, change):
 
 @pytest.mark.parametrize("method, change, message", [
     ("search", lambda a: a.__setitem__("varies", a["varies"][:-1]), "does not match its ask"),
-    ("search", lambda a: a["feature"].__setitem__(0, a["feature"][0] + 1), "not asked about"),
+    ("search", lambda a: a.__setitem__("best_at", a["best_at"] + 10**6), "no candidate it was asked about"),
+    ("search", lambda a: a.__setitem__("best_at", a["best_at"][::-1].copy()), "no candidate it was asked about"),
     ("search", lambda a: a.pop("proxy"), "lacks 'proxy'"),
-    ("partition", lambda a: a["row_left"].__setitem__(0, 2), "sides other than 0 and 1"),
+    ("search", lambda a: a.__setitem__("lo", a["lo"][:-1]), "different lengths"),
+    ("partition", lambda a: a.__setitem__("row_left", a["row_left"][:-1]), "one bit per row"),
+    ("partition", lambda a: a.__setitem__("oob_left", np.append(a["oob_left"], np.uint8(0))), "one bit per row"),
+    ("partition", lambda a: a["missing_go_to_left"].__setitem__(0, 2), "sides other than 0 and 1"),
     ("partition", lambda a: a.__setitem__("threshold", np.zeros(0)), "does not match its ask"),
 ])
 def test_a_malformed_answer_is_refused_before_it_is_read(method, change, message):
@@ -117,7 +121,7 @@ def test_a_block_checks_each_ask_before_it_reads_its_columns():
         block.search(ask)
     block.begin_tree(np.ones(50), 0.0)
     answer = block.search(ask)
-    assert answer["feature"].tolist() == [0, 3] and answer["varies"].tolist() == [1, 1]
+    assert np.unpackbits(answer["varies"], bitorder="little").tolist() == [1, 1, 0, 0, 0, 0, 0, 0]
     for key, value, message in [("rows", np.array([0, 60] + list(range(2, 50)), dtype=np.uint32), "increasing rows"),
                                 ("features", np.array([0, 4]), "does not hold"),
                                 ("row_begin", np.array([0, 49]), "inconsistent row offsets"),
@@ -130,3 +134,43 @@ def test_a_block_checks_each_ask_before_it_reads_its_columns():
         block.begin_tree(np.full(50, np.nan), 0.0)
     with pytest.raises(TypeError):
         pickle.dumps(block)
+
+
+def test_a_search_answer_carries_only_the_candidates_that_raise_their_nodes_best():
+    """Each candidate's bit (varies) and, per node, the splits of the candidates whose proxy beats
+    every earlier one of the node's in the ask (best_at: the prefix maxima), each as that
+    candidate's search alone finds it: the builder's pick never takes any other."""
+    X, y, classes, n_classes, params = data("regression", n=120)
+    X[:, 5] = 0.25  # a candidate that does not vary
+    block = _core.ColumnBlock(np.ascontiguousarray(X), y, None, 0, params, 0)
+    block.begin_tree(np.ones(len(X)), 0.0)
+    features = [[2, 5, 9, 17, 3, 0, 11, 4, 8], [3, 17, 9, 1]]
+    nodes = [np.arange(0, 120, dtype=np.uint32), np.arange(0, 120, 2, dtype=np.uint32)]
+
+    def ask_of(nodes, features):
+        return {"rows": np.concatenate(nodes), "row_begin": np.cumsum([0] + [len(r) for r in nodes]),
+                "values": np.array([y[r].mean() for r in nodes]), "lower": np.full(len(nodes), -np.inf),
+                "upper": np.full(len(nodes), np.inf), "features": np.concatenate(features),
+                "feature_begin": np.cumsum([0] + [len(f) for f in features])}
+
+    answer = block.search(ask_of(nodes, features))
+    varies, best_at, offset = [], [], 0
+    proxies = {}
+    for rows, fs in zip(nodes, features):
+        top = -np.inf
+        for k, f in enumerate(fs):
+            alone = block.search(ask_of([rows], [[f]]))
+            varies.append(np.unpackbits(alone["varies"], bitorder="little")[0])
+            proxy = alone["proxy"][0] if len(alone["best_at"]) else -np.inf
+            if proxy > top:
+                top = proxy
+                best_at.append(offset + k)
+                proxies[offset + k] = (proxy, alone["lo"][0], alone["hi"][0])
+        offset += len(fs)
+    assert varies[1] == 0 and sum(varies) == offset - 1
+    np.testing.assert_array_equal(np.unpackbits(answer["varies"], bitorder="little")[:offset], varies)
+    assert answer["best_at"].tolist() == best_at
+    assert 2 < len(best_at) < offset - 3
+    for c, at in enumerate(best_at):
+        assert (answer["proxy"][c], answer["lo"][c], answer["hi"][c]) == proxies[at]
+    assert "feature" not in answer

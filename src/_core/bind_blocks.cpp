@@ -43,9 +43,10 @@ std::vector<T> vector_of(const py::dict& d, const char* key) {
   return copied<T>(d[key], key);
 }
 
-// Splits as parallel arrays; the left sets of codes (kCategoryWords words, for categorical splits
-// only) of the splits at `with_codes` alone: they would be most of the bytes otherwise.
-void put_splits(py::dict& d, const std::vector<Split>& splits) {
+// Splits as parallel arrays (their features too unless `with_feature` is false: an answer's are
+// its ask's); the left sets of codes (kCategoryWords words, for categorical splits only) of the
+// splits at `with_codes` alone: they would be most of the bytes otherwise.
+void put_splits(py::dict& d, const std::vector<Split>& splits, bool with_feature = true) {
   const size_t k = splits.size();
   std::vector<double> proxy(k);
   std::vector<int64_t> feature(k), with_codes;
@@ -65,7 +66,7 @@ void put_splits(py::dict& d, const std::vector<Split>& splits) {
     }
   }
   d["proxy"] = move_array(std::move(proxy));
-  d["feature"] = move_array(std::move(feature));
+  if (with_feature) d["feature"] = move_array(std::move(feature));
   d["lo"] = move_array(std::move(lo));
   d["hi"] = move_array(std::move(hi));
   d["missing_left"] = move_array(std::move(missing_left));
@@ -73,9 +74,10 @@ void put_splits(py::dict& d, const std::vector<Split>& splits) {
   d["left_codes"] = move_array(std::move(codes));
 }
 
-std::vector<Split> get_splits(const py::dict& d) {
+// Splits put_splits put in d (with_feature false: their features are -1 until set).
+std::vector<Split> get_splits(const py::dict& d, bool with_feature = true) {
   const auto proxy = vector_of<double>(d, "proxy");
-  const auto feature = vector_of<int64_t>(d, "feature");
+  const auto feature = with_feature ? vector_of<int64_t>(d, "feature") : std::vector<int64_t>(proxy.size(), -1);
   const auto lo = vector_of<uint32_t>(d, "lo"), hi = vector_of<uint32_t>(d, "hi");
   const auto missing_left = vector_of<uint8_t>(d, "missing_left");
   const auto with_codes = vector_of<int64_t>(d, "with_codes");
@@ -131,15 +133,70 @@ SearchAsk search_ask_of(const py::dict& d) {
   return ask;
 }
 
-// The answer, checked against its ask: one split per candidate, for that candidate or none.
-SearchAnswer search_answer_of(const py::dict& d, const SearchAsk& ask) {
-  SearchAnswer answer = message_of<SearchAnswer>(d);
-  if (answer.splits.size() != ask.features.size() || answer.varies.size() != ask.features.size() ||
-      static_cast<int64_t>(answer.reachable.size()) != ask.n_nodes())
+// Flags (0 or 1 each) as bits, eight a byte, the first flag in the lowest bit.
+std::vector<uint8_t> packed_bits(const std::vector<uint8_t>& flags) {
+  std::vector<uint8_t> bits((flags.size() + 7) / 8, 0);
+  for (size_t i = 0; i < flags.size(); ++i) bits[i >> 3] |= static_cast<uint8_t>((flags[i] & 1u) << (i & 7));
+  return bits;
+}
+
+// The k flags packed_bits made `bits` of, refused unless there are just enough bytes and the last
+// one's unused bits are clear.
+std::vector<uint8_t> unpacked_bits(const std::vector<uint8_t>& bits, size_t k, const char* what) {
+  if (bits.size() != (k + 7) / 8 || (k % 8 != 0 && (bits.back() >> (k % 8)) != 0))
+    throw std::invalid_argument(std::string("a block's answer does not match its ask (") + what +
+                                ": not one bit per row or candidate asked about)");
+  std::vector<uint8_t> flags(k);
+  for (size_t i = 0; i < k; ++i) flags[i] = (bits[i >> 3] >> (i & 7)) & 1u;
+  return flags;
+}
+
+// A search answer as it crosses: per candidate whether it varies (a bit), per node the proxy at
+// which its search stops, and the splits of only those candidates that raise their node's best in
+// the ask's order (best_at: their places among the ask's candidates): a few per node, not one per
+// candidate. The builder offers a node's candidates to CandidatePick in draw order (the ask's
+// order within a block), whose best changes only at a proxy above all offered before; a
+// candidate not above an earlier one of its own block is never taken, so it crosses as no split
+// (answer_of) and the pick is the same.
+py::dict answer_dict(const SearchAsk& ask, const SearchAnswer& answer) {
+  std::vector<uint32_t> best_at;
+  std::vector<Split> best;
+  for (int64_t k = 0; k < ask.n_nodes(); ++k) {
+    double top = kNoSplit;
+    for (int64_t i = ask.feature_begin[k]; i < ask.feature_begin[k + 1]; ++i) {
+      const Split& s = answer.splits[i];
+      if (s.feature < 0 || !(s.proxy > top)) continue;
+      top = s.proxy;
+      best_at.push_back(static_cast<uint32_t>(i));
+      best.push_back(s);
+    }
+  }
+  py::dict d;
+  d["varies"] = move_array(packed_bits(answer.varies));
+  d["reachable"] = copy_array(answer.reachable);
+  d["best_at"] = move_array(std::move(best_at));
+  put_splits(d, best, /*with_feature=*/false);
+  return d;
+}
+
+// answer_dict's answer, checked against its ask: the flags of its candidates, a stopping proxy
+// per node, and splits at increasing places among the candidates, each of its candidate's column.
+SearchAnswer answer_of(const py::dict& d, const SearchAsk& ask) {
+  const size_t k = ask.features.size();
+  SearchAnswer answer;
+  answer.varies = unpacked_bits(vector_of<uint8_t>(d, "varies"), k, "varies");
+  answer.reachable = vector_of<double>(d, "reachable");
+  const auto best_at = vector_of<uint32_t>(d, "best_at");
+  std::vector<Split> best = get_splits(d, /*with_feature=*/false);
+  if (static_cast<int64_t>(answer.reachable.size()) != ask.n_nodes() || best.size() != best_at.size())
     throw std::invalid_argument("a block's search answer does not match its ask (lengths differ)");
-  for (size_t i = 0; i < answer.splits.size(); ++i)
-    if (answer.splits[i].feature != -1 && answer.splits[i].feature != ask.features[i])
-      throw std::invalid_argument("a block's search answer names a column it was not asked about");
+  answer.splits.assign(k, Split{kNoSplit});
+  for (size_t c = 0; c < best_at.size(); ++c) {
+    if (best_at[c] >= k || (c > 0 && best_at[c] <= best_at[c - 1]))
+      throw std::invalid_argument("a block's search answer places a split at no candidate it was asked about");
+    best[c].feature = ask.features[best_at[c]];
+    answer.splits[best_at[c]] = best[c];
+  }
   return answer;
 }
 
@@ -149,15 +206,23 @@ PartitionAsk partition_ask_of(const py::dict& d) {
   return ask;
 }
 
-PartitionAnswer partition_answer_of(const py::dict& d, const PartitionAsk& ask) {
+// A partition answer as it crosses: the rows' and out-of-bag rows' sides as bits.
+py::dict answer_dict(const PartitionAnswer& answer) {
+  py::dict d = dict_of(answer);
+  d["row_left"] = move_array(packed_bits(answer.row_left));
+  d["oob_left"] = move_array(packed_bits(answer.oob_left));
+  return d;
+}
+
+PartitionAnswer answer_of(const py::dict& d, const PartitionAsk& ask) {
   PartitionAnswer answer = message_of<PartitionAnswer>(d);
+  answer.row_left = unpacked_bits(answer.row_left, ask.rows.size(), "row_left");
+  answer.oob_left = unpacked_bits(answer.oob_left, ask.oob.size(), "oob_left");
   const size_t k = static_cast<size_t>(ask.n_nodes());
-  if (answer.row_left.size() != ask.rows.size() || answer.oob_left.size() != ask.oob.size() ||
-      answer.threshold.size() != k || answer.missing_go_to_left.size() != k ||
+  if (answer.threshold.size() != k || answer.missing_go_to_left.size() != k ||
       answer.categories.size() != k * kCategoryWords)
     throw std::invalid_argument("a block's partition answer does not match its ask (lengths differ)");
-  auto flags = [](const std::vector<uint8_t>& f) { return std::all_of(f.begin(), f.end(), [](uint8_t b) { return b <= 1; }); };
-  if (!flags(answer.row_left) || !flags(answer.oob_left) || !flags(answer.missing_go_to_left))
+  if (!std::all_of(answer.missing_go_to_left.begin(), answer.missing_go_to_left.end(), [](uint8_t b) { return b <= 1; }))
     throw std::invalid_argument("a block's partition answer holds sides other than 0 and 1");
   return answer;
 }
@@ -185,7 +250,7 @@ class PyBlocks final : public ColumnBlocks {
     const py::list replies = call("search", asks, dict_of<SearchAsk>, slot);
     answers.resize(asks.size());
     for (size_t b = 0; b < asks.size(); ++b)
-      if (asks[b].n_nodes() > 0) answers[b] = search_answer_of(reply(replies, b), asks[b]);
+      if (asks[b].n_nodes() > 0) answers[b] = answer_of(reply(replies, b), asks[b]);
   }
 
   void partition(const std::vector<PartitionAsk>& asks, std::vector<PartitionAnswer>& answers) override {
@@ -193,7 +258,7 @@ class PyBlocks final : public ColumnBlocks {
     const py::list replies = call("partition", asks, dict_of<PartitionAsk>);
     answers.resize(asks.size());
     for (size_t b = 0; b < asks.size(); ++b)
-      if (asks[b].n_nodes() > 0) answers[b] = partition_answer_of(reply(replies, b), asks[b]);
+      if (asks[b].n_nodes() > 0) answers[b] = answer_of(reply(replies, b), asks[b]);
   }
 
  private:
@@ -267,7 +332,7 @@ void bind_blocks(py::module_& m) {
               py::gil_scoped_release release;
               b.block->search(slot, ask, answer);
             }
-            return dict_of(answer);
+            return answer_dict(ask, answer);
           },
           py::arg("ask"), py::arg("slot") = 0)
       .def(
@@ -279,7 +344,7 @@ void bind_blocks(py::module_& m) {
               py::gil_scoped_release release;
               b.block->partition(ask, answer);
             }
-            return dict_of(answer);
+            return answer_dict(answer);
           },
           py::arg("ask"));
 

@@ -40,15 +40,11 @@ struct SearchAsk {
 
 // Per candidate its own best split (its feature the block's index, -1: none admissible) and
 // whether it varies in its node; per node the proxy at which its search stops
-// (ExactSplitSearch::evaluate_features).
+// (ExactSplitSearch::evaluate_features). It crosses between machines compacted (bind_blocks.cpp).
 struct SearchAnswer {
   std::vector<Split> splits;
   std::vector<uint8_t> varies;
   std::vector<double> reachable;
-  template <class Self, class Visit>
-  static void for_each_array(Self& m, Visit&& visit) {
-    visit("varies", m.varies), visit("reachable", m.reachable);
-  }
 };
 
 // Chosen splits for the block to apply: node k's rows as in SearchAsk, its out-of-bag rows
