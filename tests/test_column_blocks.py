@@ -20,9 +20,9 @@ class InProcess:
         self.tamper = tamper
         self.asked = {"search": 0, "partition": 0}
 
-    def begin_tree(self, slot, w, min_weight_leaf):
+    def begin_tree(self, slot, w, min_weight_leaf, oob):
         for block in self.blocks:
-            block.begin_tree(w, min_weight_leaf, slot)
+            block.begin_tree(w, min_weight_leaf, slot, oob)
 
     def _ask(self, method, asks, **slot):
         self.asked[method] += 1
@@ -33,8 +33,8 @@ class InProcess:
     def search(self, slot, asks):
         return self._ask("search", asks, slot=slot)
 
-    def partition(self, asks):
-        return self._ask("partition", asks)
+    def partition(self, slot, asks):
+        return self._ask("partition", asks, slot=slot)
 
 
 def data(task, n=300, p=23, seed=0):
@@ -110,30 +110,101 @@ def test_blocks_that_answer_other_than_a_list_per_block_are_refused():
             _core.fit_forest_blocks(blocks, bad, len(X), y, classes, n_classes, None, None, params)
 
 
+NO_MOVES = {"move_start": np.zeros(0, np.int64), "move_end": np.zeros(0, np.int64),
+            "move_oob_start": np.zeros(0, np.int64), "move_oob_end": np.zeros(0, np.int64),
+            "move_row_left": np.zeros(0, np.uint8), "move_oob_left": np.zeros(0, np.uint8)}
+
+
+def search_ask(ranges, values, features, **moves):
+    """A search ask of nodes over the tree's rows [a, b) for (a, b) in ranges, after moves."""
+    return {"start": np.array([a for a, _ in ranges]), "end": np.array([b for _, b in ranges]),
+            "values": np.asarray(values, dtype=np.float64), "lower": np.full(len(ranges), -np.inf),
+            "upper": np.full(len(ranges), np.inf), "features": np.concatenate(features).astype(np.int64),
+            "feature_begin": np.cumsum([0] + [len(f) for f in features]), **NO_MOVES, **moves}
+
+
 def test_a_block_checks_each_ask_before_it_reads_its_columns():
     X, y, classes, n_classes, params = data("regression", n=50)
     X = X[:, :4].copy()
     block = _core.ColumnBlock(X, y, None, 0, params, 0)
-    ask = {"rows": np.arange(50, dtype=np.uint32), "row_begin": np.array([0, 50]), "values": np.array([y.mean()]),
-           "lower": np.array([-np.inf]), "upper": np.array([np.inf]), "features": np.array([0, 3]),
-           "feature_begin": np.array([0, 2])}
+    ask = search_ask([(0, 50)], [y.mean()], [[0, 3]])
     with pytest.raises(ValueError, match="before begin_tree"):
         block.search(ask)
     block.begin_tree(np.ones(50), 0.0)
     answer = block.search(ask)
     assert np.unpackbits(answer["varies"], bitorder="little").tolist() == [1, 1, 0, 0, 0, 0, 0, 0]
-    for key, value, message in [("rows", np.array([0, 60] + list(range(2, 50)), dtype=np.uint32), "increasing rows"),
+    for key, value, message in [("end", np.array([51]), "not a range of the tree's"),
+                                ("start", np.array([50]), "not a range of the tree's"),
                                 ("features", np.array([0, 4]), "does not hold"),
-                                ("row_begin", np.array([0, 49]), "inconsistent row offsets"),
-                                ("values", np.zeros(2), "values or bounds")]:
+                                ("feature_begin", np.array([0, 1]), "inconsistent feature offsets"),
+                                ("values", np.zeros(2), "values or bounds"),
+                                ("move_start", np.array([0]), "ranges of different lengths"),
+                                ("move_row_left", np.array([1], np.uint8), "not one bit per row")]:
         with pytest.raises(ValueError, match=message):
             block.search({**ask, key: value})
+    # moves are ranges of the tree's rows, one bit a row
+    far = dict(move_start=np.array([40]), move_end=np.array([60]), move_oob_start=np.array([0]),
+               move_oob_end=np.array([0]), move_row_left=np.zeros(3, np.uint8))
+    with pytest.raises(ValueError, match="rows are not a range of the tree's"):
+        block.search({**ask, **far})
+    with pytest.raises(ValueError, match="a range of rows that is not one"):
+        block.search({**ask, **far, "move_end": np.array([30])})
     with pytest.raises(ValueError, match="one weight per row"):
         block.begin_tree(np.ones(49), 0.0)
     with pytest.raises(ValueError, match="finite and >= 0"):
         block.begin_tree(np.full(50, np.nan), 0.0)
+    with pytest.raises(ValueError, match="out-of-bag rows must be increasing"):
+        block.begin_tree(np.ones(50), 0.0, 0, np.array([3, 2], np.uint32))
+    with pytest.raises(ValueError, match="out-of-bag rows must be increasing"):
+        block.begin_tree(np.ones(50), 0.0, 0, np.array([50], np.uint32))
     with pytest.raises(TypeError):
         pickle.dumps(block)
+
+
+def test_a_block_keeps_the_trees_rows_in_node_order_as_the_builder_parts_them():
+    """The block that parts a node parts its own copy of the rows; another block makes the same
+    move when its next ask brings it (as bits), so both then search the same children. The rows
+    are those of positive weight, the out-of-bag rows those begin_tree names."""
+    X, y, classes, n_classes, params = data("regression", n=80)
+    owner = _core.ColumnBlock(np.ascontiguousarray(X[:, :12]), y, None, 0, params, 0)
+    other = _core.ColumnBlock(np.ascontiguousarray(X[:, 12:]), y, None, 0, params, 12)
+    w = np.ones(80)
+    w[::5] = 0.0
+    rows = np.flatnonzero(w > 0)
+    oob = np.flatnonzero(w == 0).astype(np.uint32)
+    for block in (owner, other):
+        block.begin_tree(w, 0.0, 3, oob)
+    root = owner.search(search_ask([(0, len(rows))], [y[rows].mean()], [[3]]), 3)
+    split = {k: root[k] for k in ("proxy", "lo", "hi", "missing_left", "with_codes", "left_codes")}
+    parted = owner.partition({"start": np.array([0]), "end": np.array([len(rows)]), "oob_start": np.array([0]),
+                              "oob_end": np.array([len(oob)]), "feature": np.array([3]), **split, **NO_MOVES}, 3)
+    left = np.unpackbits(parted["row_left"], count=len(rows), bitorder="little")
+    oob_left = np.unpackbits(parted["oob_left"], count=len(oob), bitorder="little")
+    x, t = X[:, 3], parted["threshold"][0]
+    goes_left = np.where(np.isnan(x), parted["missing_go_to_left"][0] == 1, x <= t)
+    np.testing.assert_array_equal(left, goes_left[rows])
+    np.testing.assert_array_equal(oob_left, goes_left[oob])
+    mid = int(left.sum())
+    children = [rows[left == 1], rows[left == 0]]
+    values = [y[c].mean() for c in children]
+    move = dict(move_start=np.array([0]), move_end=np.array([len(rows)]), move_oob_start=np.array([0]),
+                move_oob_end=np.array([len(oob)]), move_row_left=parted["row_left"], move_oob_left=parted["oob_left"])
+    moved = other.search(search_ask([(0, mid), (mid, len(rows))], values, [[0, 5], [2]], **move), 3)
+    # the owner searches the other's columns in a block of the same columns that made no move
+    fresh = _core.ColumnBlock(np.ascontiguousarray(X[:, 12:]), y, None, 0, params, 12)
+    w_left = np.zeros(80)
+    w_left[children[0]] = 1.0
+    fresh.begin_tree(w_left, 0.0)
+    alone = fresh.search(search_ask([(0, mid)], values[:1], [[0, 5]]))
+    for key in ("proxy", "lo", "hi", "best_at"):
+        np.testing.assert_array_equal(moved[key][:len(alone[key])], alone[key], err_msg=key)
+    # a second partition of the same node by a block that has made the move would part its
+    # children: the owner's copy is already parted, so its children are what it searches
+    again = owner.search(search_ask([(0, mid)], values[:1], [[3, 7]]), 3)
+    fresh_owner = _core.ColumnBlock(np.ascontiguousarray(X[:, :12]), y, None, 0, params, 0)
+    fresh_owner.begin_tree(w_left, 0.0)
+    np.testing.assert_array_equal(again["proxy"], fresh_owner.search(search_ask([(0, mid)], values[:1],
+                                                                                [[3, 7]]))["proxy"])
 
 
 def test_a_search_answer_carries_only_the_candidates_that_raise_their_nodes_best():
@@ -145,21 +216,15 @@ def test_a_search_answer_carries_only_the_candidates_that_raise_their_nodes_best
     block = _core.ColumnBlock(np.ascontiguousarray(X), y, None, 0, params, 0)
     block.begin_tree(np.ones(len(X)), 0.0)
     features = [[2, 5, 9, 17, 3, 0, 11, 4, 8], [3, 17, 9, 1]]
-    nodes = [np.arange(0, 120, dtype=np.uint32), np.arange(0, 120, 2, dtype=np.uint32)]
-
-    def ask_of(nodes, features):
-        return {"rows": np.concatenate(nodes), "row_begin": np.cumsum([0] + [len(r) for r in nodes]),
-                "values": np.array([y[r].mean() for r in nodes]), "lower": np.full(len(nodes), -np.inf),
-                "upper": np.full(len(nodes), np.inf), "features": np.concatenate(features),
-                "feature_begin": np.cumsum([0] + [len(f) for f in features])}
-
-    answer = block.search(ask_of(nodes, features))
+    nodes = [(0, 120), (30, 90)]
+    values = [y[a:b].mean() for a, b in nodes]
+    answer = block.search(search_ask(nodes, values, features))
     varies, best_at, offset = [], [], 0
     proxies = {}
-    for rows, fs in zip(nodes, features):
+    for node, value, fs in zip(nodes, values, features):
         top = -np.inf
         for k, f in enumerate(fs):
-            alone = block.search(ask_of([rows], [[f]]))
+            alone = block.search(search_ask([node], [value], [[f]]))
             varies.append(np.unpackbits(alone["varies"], bitorder="little")[0])
             proxy = alone["proxy"][0] if len(alone["best_at"]) else -np.inf
             if proxy > top:

@@ -86,23 +86,33 @@ def test_the_blocks_are_spread_over_the_workers_and_only_rows_travel(client):
     from pyinterp import _core
     from pyinterp.forest.feature_parallel import fit_forest_columns
 
-    X, y = genotypes(n=600, p=120)
+    n = 20_000
+    X, y = genotypes(n=n, p=66)
     params = _core.ForestParams()
-    params.n_estimators, params.n_draws, params.max_features, params.seed = 4, 600, 40, 1
+    params.n_estimators, params.n_draws, params.max_features, params.seed = 4, n, 4, 1
+    params.max_depth, params.record_oob_leaves = 6, True
     made = []
-    forest = fit_forest_columns(da.from_array(X, chunks=(600, 30)), y, None, 0, None, None, params, blocks_out=made)
+    forest = fit_forest_columns(da.from_array(X, chunks=(n, 17)), y, None, 0, None, None, params, blocks_out=made)
     same = _core.fit_forest(X, y, None, 0, None, None, params)
     for ta, tb in zip(same.__getstate__()["trees"], forest.__getstate__()["trees"]):
-        np.testing.assert_array_equal(ta["threshold"], tb["threshold"])
+        for field in ta:
+            np.testing.assert_array_equal(ta[field], tb[field], err_msg=field)
     blocks = made[0]
-    assert blocks.bounds == [0, 30, 60, 90, 120]
+    assert blocks.bounds == [0, 17, 34, 51, 66]
     assert all(len(held) == 1 for held in blocks.workers)
     assert len({held[0] for held in blocks.workers}) == 2
-    # Per tree a block receives the row weights and, per level, the rows of the nodes it is asked
-    # about (4 bytes a row) and little else: never its columns.
+    # Per tree a block receives the row weights (8 bytes a row) and out-of-bag rows (4 bytes
+    # each), then per level the partitions it has not made, a bit per row and out-of-bag row, and
+    # its nodes' ranges, values and candidates: never its columns, nor each node's rows (4 bytes
+    # a row per level: 4 x 24 x 12,600 bytes beyond this bound).
     levels = sum(int(t["depth"].max()) for t in forest.__getstate__()["trees"])
-    assert (blocks.bytes_sent > 0).all()
-    assert (blocks.bytes_sent < 4 * (600 * 8 + 3 * levels * 600 * 4)).all()
+    nodes = sum(len(t["threshold"]) for t in forest.__getstate__()["trees"])
+    assert levels == 4 * 6
+    per_node = 2 * 8 + 8 + 2 * 8 + 8 + 8 * params.max_features + 4 * 8  # ranges, values, bounds, candidates, moves
+    assert (blocks.bytes_sent > 4 * 8 * n).all()
+    assert (blocks.bytes_sent < 4 * 12 * n + levels * (2 * n // 8 + 16 * 8) + nodes * per_node).all()
+    # Answers: a bit per candidate, a few splits per node, a bit per row parted
+    assert (blocks.bytes_received < levels * (2 * n // 8 + 16 * 8) + nodes * (8 + 21 * 3 + 8)).all()
 
 
 def test_a_dask_X_without_a_cluster_is_refused_by_name(monkeypatch):

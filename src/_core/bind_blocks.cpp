@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -102,37 +103,6 @@ std::vector<Split> get_splits(const py::dict& d, bool with_feature = true) {
   return splits;
 }
 
-template <class Message, class = void>
-struct HasSplits : std::false_type {};
-template <class Message>
-struct HasSplits<Message, std::void_t<decltype(std::declval<Message>().splits)>> : std::true_type {};
-
-// A message as a dict of arrays, and back (its arrays as Message::for_each_array names them, and
-// its splits), before the checks of what it says.
-template <class Message>
-py::dict dict_of(const Message& m) {
-  py::dict d;
-  Message::for_each_array(m, [&](const char* key, const auto& v) { d[key] = copy_array(v); });
-  if constexpr (HasSplits<Message>::value) put_splits(d, m.splits);
-  return d;
-}
-
-template <class Message>
-Message message_of(const py::dict& d) {
-  Message m;
-  Message::for_each_array(m, [&](const char* key, auto& v) {
-    v = vector_of<typename std::decay_t<decltype(v)>::value_type>(d, key);
-  });
-  if constexpr (HasSplits<Message>::value) m.splits = get_splits(d);
-  return m;
-}
-
-SearchAsk search_ask_of(const py::dict& d) {
-  SearchAsk ask = message_of<SearchAsk>(d);
-  if (ask.row_begin.empty() || ask.feature_begin.empty()) throw std::invalid_argument("a block's ask has empty offsets");
-  return ask;
-}
-
 // Flags (0 or 1 each) as bits, eight a byte, the first flag in the lowest bit.
 std::vector<uint8_t> packed_bits(const std::vector<uint8_t>& flags) {
   std::vector<uint8_t> bits((flags.size() + 7) / 8, 0);
@@ -149,6 +119,77 @@ std::vector<uint8_t> unpacked_bits(const std::vector<uint8_t>& bits, size_t k, c
   std::vector<uint8_t> flags(k);
   for (size_t i = 0; i < k; ++i) flags[i] = (bits[i >> 3] >> (i & 7)) & 1u;
   return flags;
+}
+
+// A message's moves' flags as bits (their ranges are in its arrays), and back: the flags that
+// many rows, checked to be ranges' worth.
+void put_moves(py::dict& d, const Moves& moves) {
+  d["move_row_left"] = move_array(packed_bits(moves.row_left));
+  d["move_oob_left"] = move_array(packed_bits(moves.oob_left));
+}
+
+size_t range_rows(const std::vector<int64_t>& start, const std::vector<int64_t>& end) {
+  if (start.size() != end.size()) throw std::invalid_argument("a block's message has ranges of different lengths");
+  size_t rows = 0;
+  for (size_t k = 0; k < start.size(); ++k) {
+    if (start[k] < 0 || end[k] < start[k] || end[k] - start[k] > std::numeric_limits<uint32_t>::max())
+      throw std::invalid_argument("a block's message has a range of rows that is not one");
+    rows += static_cast<size_t>(end[k] - start[k]);
+  }
+  return rows;
+}
+
+void get_moves(const py::dict& d, Moves& moves) {
+  moves.row_left = unpacked_bits(vector_of<uint8_t>(d, "move_row_left"), range_rows(moves.start, moves.end), "moves");
+  moves.oob_left =
+      unpacked_bits(vector_of<uint8_t>(d, "move_oob_left"), range_rows(moves.oob_start, moves.oob_end), "moves");
+}
+
+template <class Message, class = void>
+struct HasSplits : std::false_type {};
+template <class Message>
+struct HasSplits<Message, std::void_t<decltype(std::declval<Message>().splits)>> : std::true_type {};
+
+
+// A message's arrays as a dict (as Message::for_each_array names them), and back.
+template <class Message>
+py::dict arrays_of(const Message& m) {
+  py::dict d;
+  Message::for_each_array(m, [&](const char* key, const auto& v) { d[key] = copy_array(v); });
+  return d;
+}
+
+template <class Message>
+Message message_of(const py::dict& d) {
+  Message m;
+  Message::for_each_array(m, [&](const char* key, auto& v) {
+    v = vector_of<typename std::decay_t<decltype(v)>::value_type>(d, key);
+  });
+  return m;
+}
+
+// An ask as a dict (its arrays, splits and moves' flags), and back, before the checks of what it
+// says.
+template <class Ask>
+py::dict dict_of(const Ask& ask) {
+  py::dict d = arrays_of(ask);
+  if constexpr (HasSplits<Ask>::value) put_splits(d, ask.splits);
+  put_moves(d, ask.moves);
+  return d;
+}
+
+template <class Ask>
+Ask ask_of(const py::dict& d) {
+  Ask ask = message_of<Ask>(d);
+  if constexpr (HasSplits<Ask>::value) ask.splits = get_splits(d);
+  get_moves(d, ask.moves);
+  return ask;
+}
+
+SearchAsk search_ask_of(const py::dict& d) {
+  SearchAsk ask = ask_of<SearchAsk>(d);
+  if (ask.feature_begin.empty()) throw std::invalid_argument("a block's ask has empty offsets");
+  return ask;
 }
 
 // A search answer as it crosses: per candidate whether it varies (a bit), per node the proxy at
@@ -200,24 +241,23 @@ SearchAnswer answer_of(const py::dict& d, const SearchAsk& ask) {
   return answer;
 }
 
-PartitionAsk partition_ask_of(const py::dict& d) {
-  PartitionAsk ask = message_of<PartitionAsk>(d);
-  if (ask.row_begin.empty() || ask.oob_begin.empty()) throw std::invalid_argument("a block's ask has empty offsets");
-  return ask;
-}
+PartitionAsk partition_ask_of(const py::dict& d) { return ask_of<PartitionAsk>(d); }
 
-// A partition answer as it crosses: the rows' and out-of-bag rows' sides as bits.
+// A partition answer as it crosses: the sides of the rows and out-of-bag rows of its move as bits
+// (the move's ranges are the ask's).
 py::dict answer_dict(const PartitionAnswer& answer) {
-  py::dict d = dict_of(answer);
-  d["row_left"] = move_array(packed_bits(answer.row_left));
-  d["oob_left"] = move_array(packed_bits(answer.oob_left));
+  py::dict d = arrays_of(answer);
+  d["row_left"] = move_array(packed_bits(answer.moves.row_left));
+  d["oob_left"] = move_array(packed_bits(answer.moves.oob_left));
   return d;
 }
 
 PartitionAnswer answer_of(const py::dict& d, const PartitionAsk& ask) {
   PartitionAnswer answer = message_of<PartitionAnswer>(d);
-  answer.row_left = unpacked_bits(answer.row_left, ask.rows.size(), "row_left");
-  answer.oob_left = unpacked_bits(answer.oob_left, ask.oob.size(), "oob_left");
+  Moves& moves = answer.moves;
+  moves.start = ask.start, moves.end = ask.end, moves.oob_start = ask.oob_start, moves.oob_end = ask.oob_end;
+  moves.row_left = unpacked_bits(vector_of<uint8_t>(d, "row_left"), range_rows(ask.start, ask.end), "row_left");
+  moves.oob_left = unpacked_bits(vector_of<uint8_t>(d, "oob_left"), range_rows(ask.oob_start, ask.oob_end), "oob_left");
   const size_t k = static_cast<size_t>(ask.n_nodes());
   if (answer.threshold.size() != k || answer.missing_go_to_left.size() != k ||
       answer.categories.size() != k * kCategoryWords)
@@ -227,8 +267,8 @@ PartitionAnswer answer_of(const py::dict& d, const PartitionAsk& ask) {
   return answer;
 }
 
-// Blocks a Python object answers for: remote.begin_tree(slot, w, min_weight_leaf),
-// remote.search(slot, asks) and remote.partition(asks), asks and answers lists with one dict (or
+// Blocks a Python object answers for: remote.begin_tree(slot, w, min_weight_leaf, oob),
+// remote.search(slot, asks) and remote.partition(slot, asks), asks and answers lists with one dict (or
 // None: nothing asked) per block. Called from the builders' threads without the GIL (several at
 // once, under their slots); each call takes it, and the object releases it while it waits.
 class PyBlocks final : public ColumnBlocks {
@@ -240,9 +280,10 @@ class PyBlocks final : public ColumnBlocks {
     remote_ = py::object();
   }
 
-  void begin_tree(int slot, const std::vector<double>& w, double min_weight_leaf) override {
+  void begin_tree(int slot, const std::vector<double>& w, double min_weight_leaf,
+                  const std::vector<uint32_t>& oob) override {
     py::gil_scoped_acquire gil;
-    remote_.attr("begin_tree")(slot, copy_array(w), min_weight_leaf);
+    remote_.attr("begin_tree")(slot, copy_array(w), min_weight_leaf, copy_array(oob));
   }
 
   void search(int slot, const std::vector<SearchAsk>& asks, std::vector<SearchAnswer>& answers) override {
@@ -253,21 +294,21 @@ class PyBlocks final : public ColumnBlocks {
       if (asks[b].n_nodes() > 0) answers[b] = answer_of(reply(replies, b), asks[b]);
   }
 
-  void partition(const std::vector<PartitionAsk>& asks, std::vector<PartitionAnswer>& answers) override {
+  void partition(int slot, const std::vector<PartitionAsk>& asks, std::vector<PartitionAnswer>& answers) override {
     py::gil_scoped_acquire gil;
-    const py::list replies = call("partition", asks, dict_of<PartitionAsk>);
+    const py::list replies = call("partition", asks, dict_of<PartitionAsk>, slot);
     answers.resize(asks.size());
     for (size_t b = 0; b < asks.size(); ++b)
       if (asks[b].n_nodes() > 0) answers[b] = answer_of(reply(replies, b), asks[b]);
   }
 
  private:
-  // remote.method([slot, ]asks) (slot < 0: none).
+  // remote.method(slot, asks).
   template <class Ask, class ToDict>
-  py::list call(const char* method, const std::vector<Ask>& asks, ToDict to_dict, int slot = -1) {
+  py::list call(const char* method, const std::vector<Ask>& asks, ToDict to_dict, int slot) {
     py::list out;
     for (const Ask& ask : asks) out.append(ask.n_nodes() > 0 ? py::object(to_dict(ask)) : py::object(py::none()));
-    py::object replies = slot < 0 ? remote_.attr(method)(out) : remote_.attr(method)(slot, out);
+    py::object replies = remote_.attr(method)(slot, out);
     if (!py::isinstance<py::list>(replies) || py::len(replies) != asks.size())
       throw std::invalid_argument(std::string("the blocks' ") + method + " must return a list of one answer per block");
     return py::reinterpret_borrow<py::list>(replies);
@@ -315,14 +356,17 @@ void bind_blocks(py::module_& m) {
                              "The first of the block's columns (its index) with a missing value, or -1.")
       .def(
           "begin_tree",
-          [](PyColumnBlock& b, const py::object& w, double min_weight_leaf, int slot) {
+          [](PyColumnBlock& b, const py::object& w, double min_weight_leaf, int slot, const py::object& oob) {
             const std::vector<double> a = copied<double>(w, "w");
             if (static_cast<int64_t>(a.size()) != b.block->n_rows())
               throw std::invalid_argument("w must have one weight per row of the block");
+            const std::vector<uint32_t> out_of_bag = oob.is_none() ? std::vector<uint32_t>{} : copied<uint32_t>(oob, "oob");
             py::gil_scoped_release release;
-            b.block->begin_tree(slot, a.data(), min_weight_leaf);
+            b.block->begin_tree(slot, a.data(), min_weight_leaf, out_of_bag);
           },
-          py::arg("w"), py::arg("min_weight_leaf"), py::arg("slot") = 0)
+          py::arg("w"), py::arg("min_weight_leaf"), py::arg("slot") = 0, py::arg("oob") = py::none(),
+          "Begins a tree in `slot`: its rows those of positive weight w, its out-of-bag rows `oob` "
+          "(increasing; None: none routed).")
       .def(
           "search",
           [](PyColumnBlock& b, const py::dict& d, int slot) {
@@ -337,16 +381,16 @@ void bind_blocks(py::module_& m) {
           py::arg("ask"), py::arg("slot") = 0)
       .def(
           "partition",
-          [](PyColumnBlock& b, const py::dict& d) {
+          [](PyColumnBlock& b, const py::dict& d, int slot) {
             const PartitionAsk ask = partition_ask_of(d);
             PartitionAnswer answer;
             {
               py::gil_scoped_release release;
-              b.block->partition(ask, answer);
+              b.block->partition(slot, ask, answer);
             }
             return answer_dict(answer);
           },
-          py::arg("ask"));
+          py::arg("ask"), py::arg("slot") = 0);
 
   m.def(
       "fit_forest_blocks",
@@ -364,8 +408,8 @@ void bind_blocks(py::module_& m) {
       },
       py::arg("blocks"), py::arg("bounds"), py::arg("n_rows"), py::arg("y"), py::arg("classes"),
       py::arg("n_classes"), py::arg("sample_weight"), py::arg("feature_weights"), py::arg("params"),
-      "A forest grown over X's columns held in blocks: blocks.begin_tree(slot, w, min_weight_leaf), "
-      "blocks.search(slot, asks) and blocks.partition(asks) answer with ColumnBlock's methods, one list entry per "
+      "A forest grown over X's columns held in blocks: blocks.begin_tree(slot, w, min_weight_leaf, oob), "
+      "blocks.search(slot, asks) and blocks.partition(slot, asks) answer with ColumnBlock's methods, one list entry per "
       "block (bounds: block b holds columns [bounds[b], bounds[b + 1])); params.n_threads trees grow at once, "
       "tree slots 0 to n_threads - 1, from as many threads.");
 }

@@ -9,28 +9,6 @@
 #include <stdexcept>
 
 namespace pyinterp {
-namespace {
-
-// Moves rows[begin, end) whose left(row) is 1 before those whose left(row) is 0, stably; returns
-// the first of the others (right: scratch for them). Without branches, since a row's side is a coin
-// flip to the predictor: each row is written to both sides and only its own side's count advances
-// (n_left <= k, so row k is read before it is overwritten).
-template <class Left>
-int64_t stable_partition(uint32_t* rows, int64_t begin, int64_t end, uint32_t* right, Left left) {
-  int64_t n_left = begin, n_right = 0;
-  for (int64_t k = begin; k < end; ++k) {
-    const uint32_t row = rows[k];
-    const int64_t goes = left(row);
-    rows[n_left] = row;
-    right[n_right] = row;
-    n_left += goes;
-    n_right += 1 - goes;
-  }
-  std::copy(right, right + n_right, rows + n_left);
-  return n_left;
-}
-
-}  // namespace
 
 TreeBuilder::TreeBuilder(const TrainingSet& data, const ForestParams& params, int slot)
     : data_(data), params_(params), slot_(slot) {
@@ -96,7 +74,12 @@ Tree TreeBuilder::build(const std::vector<double>& w, int64_t tree_index, const 
   for (uint32_t i : samples_) total_weight += w[i];
   min_weight_leaf_ = params_.min_weight_fraction_leaf * total_weight;
   if (data_.blocks) {
-    data_.blocks->begin_tree(slot_, w, min_weight_leaf_);
+    data_.blocks->begin_tree(slot_, w, min_weight_leaf_, oob_rows_);
+    log_ = Moves{};
+    log_row_at_.assign(1, 0);
+    log_oob_at_.assign(1, 0);
+    log_owner_.clear();
+    delivered_.assign(data_.blocks->n_blocks(), 0);
   } else {
     search_->begin_tree(w_, min_weight_leaf_);
   }
@@ -390,8 +373,8 @@ void TreeBuilder::search_level(std::vector<LevelNode>& level) {
         SearchAsk& ask = search_asks_[b];
         if (last_node[b] != static_cast<int64_t>(k)) {
           last_node[b] = static_cast<int64_t>(k);
-          ask.rows.insert(ask.rows.end(), samples_.begin() + e.start, samples_.begin() + e.end);
-          ask.row_begin.push_back(static_cast<int64_t>(ask.rows.size()));
+          ask.start.push_back(e.start);
+          ask.end.push_back(e.end);
           ask.values.insert(ask.values.end(), level_values_.begin() + static_cast<int64_t>(k) * n_values,
                             level_values_.begin() + static_cast<int64_t>(k + 1) * n_values);
           ask.lower.push_back(e.lower);
@@ -404,6 +387,9 @@ void TreeBuilder::search_level(std::vector<LevelNode>& level) {
       }
     }
     if (asked_.empty()) return;
+    for (int64_t b = 0; b < n_blocks; ++b)
+      if (search_asks_[b].n_nodes() > 0) deliver(b, search_asks_[b].moves);
+    trim_log();
     blocks.search(slot_, search_asks_, search_answers_);
     bool open = false;
     for (LevelNode& node : level) {
@@ -438,32 +424,64 @@ void TreeBuilder::partition_level(std::vector<LevelNode>& level, std::vector<Par
     const int64_t b = blocks.owner(split.feature);
     PartitionAsk& ask = partition_asks_[b];
     at[k] = {b, ask.n_nodes()};
-    ask.rows.insert(ask.rows.end(), samples_.begin() + e.start, samples_.begin() + e.end);
-    ask.row_begin.push_back(static_cast<int64_t>(ask.rows.size()));
-    ask.oob.insert(ask.oob.end(), oob_rows_.begin() + e.oob_start, oob_rows_.begin() + e.oob_end);
-    ask.oob_begin.push_back(static_cast<int64_t>(ask.oob.size()));
+    ask.start.push_back(e.start);
+    ask.end.push_back(e.end);
+    ask.oob_start.push_back(e.oob_start);
+    ask.oob_end.push_back(e.oob_end);
     split.feature -= blocks.first(b);
     ask.splits.push_back(split);
   }
   if (std::all_of(at.begin(), at.end(), [](const auto& a) { return a.first < 0; })) return;
-  blocks.partition(partition_asks_, partition_answers_);
+  for (int64_t b = 0; b < n_blocks; ++b)
+    if (partition_asks_[b].n_nodes() > 0) deliver(b, partition_asks_[b].moves);
+  trim_log();
+  blocks.partition(slot_, partition_asks_, partition_answers_);
+  // Each answer's flags, node after node: where the next node's start.
+  std::vector<std::pair<int64_t, int64_t>> flags_at(n_blocks, {0, 0});
   for (size_t k = 0; k < level.size(); ++k) {
     const auto [b, place] = at[k];
     if (b < 0) continue;
-    const PartitionAsk& ask = partition_asks_[b];
+    const Moves& moved = partition_answers_[b].moves;
     const PartitionAnswer& answer = partition_answers_[b];
     const NodeRange& e = level[k].range;
+    auto& [row_at, oob_at] = flags_at[b];
     Partition& part = parts[k];
-    const uint8_t* row_left = answer.row_left.data() + ask.row_begin[place];
+    const uint8_t* row_left = moved.row_left.data() + row_at;
     part.mid = stable_partition(samples_.data(), e.start, e.end, right_rows_.data(),
                                 [&, i = int64_t{0}](uint32_t) mutable -> int64_t { return row_left[i++]; });
-    const uint8_t* oob_left = answer.oob_left.data() + ask.oob_begin[place];
+    const uint8_t* oob_left = moved.oob_left.data() + oob_at;
     part.oob_mid = stable_partition(oob_rows_.data(), e.oob_start, e.oob_end, right_rows_.data(),
                                     [&, i = int64_t{0}](uint32_t) mutable -> int64_t { return oob_left[i++]; });
+    // The other blocks make the same move with their next ask; block b has made it.
+    log_.append(moved, place, row_at, oob_at);
+    log_owner_.push_back(b);
+    log_row_at_.push_back(log_row_at_.back() + (e.end - e.start));
+    log_oob_at_.push_back(log_oob_at_.back() + (e.oob_end - e.oob_start));
+    row_at += e.end - e.start;
+    oob_at += e.oob_end - e.oob_start;
     part.missing_go_to_left = answer.missing_go_to_left[place] != 0;
     part.threshold = answer.threshold[place];
     std::copy_n(answer.categories.begin() + place * kCategoryWords, kCategoryWords, part.categories);
   }
+}
+
+void TreeBuilder::deliver(int64_t b, Moves& moves) {
+  for (int64_t k = delivered_[b]; k < log_.size(); ++k)
+    if (log_owner_[k] != b) moves.append(log_, k, log_row_at_[k], log_oob_at_[k]);
+  delivered_[b] = log_.size();
+}
+
+void TreeBuilder::trim_log() {
+  const int64_t m = *std::min_element(delivered_.begin(), delivered_.end());
+  if (m == 0) return;
+  auto drop = [](auto& v, int64_t k) { v.erase(v.begin(), v.begin() + k); };
+  drop(log_.start, m), drop(log_.end, m), drop(log_.oob_start, m), drop(log_.oob_end, m), drop(log_owner_, m);
+  drop(log_.row_left, log_row_at_[m]), drop(log_.oob_left, log_oob_at_[m]);
+  const int64_t rows = log_row_at_[m], oob = log_oob_at_[m];
+  drop(log_row_at_, m), drop(log_oob_at_, m);
+  for (int64_t& r : log_row_at_) r -= rows;
+  for (int64_t& r : log_oob_at_) r -= oob;
+  for (int64_t& d : delivered_) d -= m;
 }
 
 void TreeBuilder::settle_oob(int32_t node, int64_t begin, int64_t end) {

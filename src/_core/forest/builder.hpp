@@ -157,6 +157,15 @@ class TreeBuilder {
   std::vector<SearchAnswer> search_answers_;
   std::vector<PartitionAsk> partition_asks_;
   std::vector<PartitionAnswer> partition_answers_;
+  // The tree's partitions so far that some block has not made (its rows kept as the builder's):
+  // each made by the block that answered it (log_owner_), its flags from log_row_at_[k] and
+  // log_oob_at_[k] on, and the log's moves each block's asks have taken (delivered_[b]).
+  Moves log_;
+  std::vector<int64_t> log_owner_, log_row_at_, log_oob_at_, delivered_;
+  // Block b's ask takes the moves logged since its last one (all but those it made).
+  void deliver(int64_t b, Moves& moves);
+  // Forgets the moves every block has taken.
+  void trim_log();
   std::vector<int64_t> asked_;
   std::vector<AnswerAt> answer_at_;
   std::vector<uint8_t> asked_drawn_;

@@ -26,15 +26,29 @@ void check_offsets(const std::vector<int64_t>& begin, int64_t n_nodes, size_t si
     throw std::invalid_argument(std::string("a block's ask has inconsistent ") + what + " offsets");
 }
 
-// Throws unless each node's rows are increasing rows of the block.
-void check_rows(const std::vector<uint32_t>& rows, const std::vector<int64_t>& begin, int64_t n_rows) {
-  for (size_t k = 0; k + 1 < begin.size(); ++k)
-    for (int64_t i = begin[k]; i < begin[k + 1]; ++i)
-      if (rows[i] >= n_rows || (i > begin[k] && rows[i] <= rows[i - 1]))
-        throw std::invalid_argument("a block's ask lists rows that are not increasing rows of X");
+// Throws unless every node's range [start[k], end[k]) holds rows within [0, n) (non-empty unless
+// may_be_empty).
+void check_ranges(const std::vector<int64_t>& start, const std::vector<int64_t>& end, size_t n, bool may_be_empty,
+                  const char* what) {
+  if (start.size() != end.size()) throw std::invalid_argument(std::string("a block's ask has ") + what + " ranges of different lengths");
+  for (size_t k = 0; k < start.size(); ++k)
+    if (start[k] < 0 || end[k] > static_cast<int64_t>(n) || end[k] < start[k] + (may_be_empty ? 0 : 1))
+      throw std::invalid_argument(std::string("a block's ask has a node whose ") + what +
+                                  " are not a range of the tree's" + (may_be_empty ? "" : " (or none)"));
 }
 
 }  // namespace
+
+void Moves::append(const Moves& other, int64_t k, int64_t row_at, int64_t oob_at) {
+  start.push_back(other.start[k]);
+  end.push_back(other.end[k]);
+  oob_start.push_back(other.oob_start[k]);
+  oob_end.push_back(other.oob_end[k]);
+  row_left.insert(row_left.end(), other.row_left.begin() + row_at,
+                  other.row_left.begin() + row_at + (other.end[k] - other.start[k]));
+  oob_left.insert(oob_left.end(), other.oob_left.begin() + oob_at,
+                  other.oob_left.begin() + oob_at + (other.oob_end[k] - other.oob_start[k]));
+}
 
 ColumnBlocks::ColumnBlocks(std::vector<int64_t> bounds, int64_t n_rows) : bounds_(std::move(bounds)), n_rows_(n_rows) {
   if (bounds_.size() < 2 || bounds_.front() != 0)
@@ -85,55 +99,84 @@ ColumnBlock::Slot& ColumnBlock::slot(int k, bool begin) {
   return *slots_[k];
 }
 
-void ColumnBlock::begin_tree(int k, const double* w, double min_weight_leaf) {
+void ColumnBlock::begin_tree(int k, const double* w, double min_weight_leaf, const std::vector<uint32_t>& oob) {
   for (int64_t i = 0; i < n_rows(); ++i)
     if (!(w[i] >= 0.0) || !std::isfinite(w[i])) throw std::invalid_argument("a tree's row weights must be finite and >= 0");
+  for (size_t i = 0; i < oob.size(); ++i)
+    if (oob[i] >= n_rows() || (i > 0 && oob[i] <= oob[i - 1]))
+      throw std::invalid_argument("a tree's out-of-bag rows must be increasing rows of X");
   Slot& s = slot(k, true);
   s.w.assign(w, w + n_rows());
+  s.rows.clear();
+  for (int64_t i = 0; i < n_rows(); ++i)
+    if (w[i] > 0.0) s.rows.push_back(static_cast<uint32_t>(i));  // as TreeBuilder::build takes them
+  s.oob = oob;
+  s.right.resize(n_rows());
   s.search->begin_tree(s.w.data(), min_weight_leaf);
 }
 
+void ColumnBlock::apply(Slot& s, const Moves& moves) {
+  check_ranges(moves.start, moves.end, s.rows.size(), true, "rows");
+  check_ranges(moves.oob_start, moves.oob_end, s.oob.size(), true, "out-of-bag rows");
+  int64_t n_flags = 0, n_oob_flags = 0;
+  for (int64_t k = 0; k < moves.size(); ++k) {
+    n_flags += moves.end[k] - moves.start[k];
+    n_oob_flags += moves.oob_end[k] - moves.oob_start[k];
+  }
+  if (n_flags != static_cast<int64_t>(moves.row_left.size()) || n_oob_flags != static_cast<int64_t>(moves.oob_left.size()))
+    throw std::invalid_argument("a block's ask has moves with other than one side per row");
+  const uint8_t* left = moves.row_left.data();
+  const uint8_t* oob_left = moves.oob_left.data();
+  for (int64_t k = 0; k < moves.size(); ++k) {
+    stable_partition(s.rows.data(), moves.start[k], moves.end[k], s.right.data(),
+                     [&](uint32_t) -> int64_t { return *left++ & 1; });
+    stable_partition(s.oob.data(), moves.oob_start[k], moves.oob_end[k], s.right.data(),
+                     [&](uint32_t) -> int64_t { return *oob_left++ & 1; });
+  }
+}
+
 void ColumnBlock::search(int slot_index, const SearchAsk& ask, SearchAnswer& answer) {
-  ExactSplitSearch& search = *slot(slot_index, false).search;
+  Slot& s = slot(slot_index, false);
   const int64_t n_nodes = ask.n_nodes(), nv = n_values();
-  check_offsets(ask.row_begin, n_nodes, ask.rows.size(), "row");
   check_offsets(ask.feature_begin, n_nodes, ask.features.size(), "feature");
   if (static_cast<int64_t>(ask.values.size()) != n_nodes * nv || static_cast<int64_t>(ask.lower.size()) != n_nodes ||
       static_cast<int64_t>(ask.upper.size()) != n_nodes)
     throw std::invalid_argument("a block's ask has values or bounds of another size than its nodes");
-  check_rows(ask.rows, ask.row_begin, n_rows());
   for (const int64_t f : ask.features)
     if (f < 0 || f >= n_cols()) throw std::invalid_argument("a block's ask names a column the block does not hold");
+  apply(s, ask.moves);
+  check_ranges(ask.start, ask.end, s.rows.size(), false, "rows");
   answer.splits.assign(ask.features.size(), Split{kNoSplit});
   answer.varies.assign(ask.features.size(), 0);
   answer.reachable.assign(n_nodes, std::numeric_limits<double>::infinity());
   for (int64_t k = 0; k < n_nodes; ++k) {
     checkpoint();
-    const int64_t m = ask.row_begin[k + 1] - ask.row_begin[k];
-    if (m < 1) throw std::invalid_argument("a block's ask has a node without rows");
-    const SearchNode node{ask.rows.data() + ask.row_begin[k], m, ask.values.data() + k * nv, 0, ask.lower[k],
-                          ask.upper[k]};
+    const SearchNode node{s.rows.data() + ask.start[k], ask.end[k] - ask.start[k], ask.values.data() + k * nv, 0,
+                          ask.lower[k], ask.upper[k]};
     const int64_t f0 = ask.feature_begin[k];
-    answer.reachable[k] = search.evaluate_features(node, ask.features.data() + f0, ask.feature_begin[k + 1] - f0,
-                                                     answer.splits.data() + f0, answer.varies.data() + f0);
+    answer.reachable[k] = s.search->evaluate_features(node, ask.features.data() + f0, ask.feature_begin[k + 1] - f0,
+                                                        answer.splits.data() + f0, answer.varies.data() + f0);
   }
 }
 
-void ColumnBlock::partition(const PartitionAsk& ask, PartitionAnswer& answer) const {
+void ColumnBlock::partition(int slot_index, const PartitionAsk& ask, PartitionAnswer& answer) {
+  Slot& s = slot(slot_index, false);
   const int64_t n_nodes = ask.n_nodes();
-  check_offsets(ask.row_begin, n_nodes, ask.rows.size(), "row");
-  check_offsets(ask.oob_begin, n_nodes, ask.oob.size(), "out-of-bag row");
-  check_rows(ask.rows, ask.row_begin, n_rows());
-  check_rows(ask.oob, ask.oob_begin, n_rows());
-  for (const Split& s : ask.splits) {
-    if (s.feature < 0 || s.feature >= n_cols())
+  if (static_cast<int64_t>(ask.start.size()) != n_nodes || static_cast<int64_t>(ask.oob_start.size()) != n_nodes)
+    throw std::invalid_argument("a block's ask has ranges of another size than its splits");
+  for (const Split& split : ask.splits) {
+    if (split.feature < 0 || split.feature >= n_cols())
       throw std::invalid_argument("a block's ask names a column the block does not hold");
-    const uint32_t codes = codes_->n_codes(s.feature) + (codes_->has_missing(s.feature) ? 1 : 0);
-    if (!data_.categorical(s.feature) && (s.lo >= codes || s.hi >= codes || s.hi <= s.lo))
+    const uint32_t codes = codes_->n_codes(split.feature) + (codes_->has_missing(split.feature) ? 1 : 0);
+    if (!data_.categorical(split.feature) && (split.lo >= codes || split.hi >= codes || split.hi <= split.lo))
       throw std::invalid_argument("a block's ask holds a split outside its column's codes");
   }
-  answer.row_left.assign(ask.rows.size(), 0);
-  answer.oob_left.assign(ask.oob.size(), 0);
+  apply(s, ask.moves);
+  check_ranges(ask.start, ask.end, s.rows.size(), false, "rows");
+  check_ranges(ask.oob_start, ask.oob_end, s.oob.size(), true, "out-of-bag rows");
+  // The nodes' rows go into the answer as they are parted here: this block's own move.
+  Moves& own = answer.moves;
+  own = Moves{ask.start, ask.end, ask.oob_start, ask.oob_end, {}, {}};
   answer.threshold.assign(n_nodes, 0.0);
   answer.missing_go_to_left.assign(n_nodes, 0);
   answer.categories.assign(n_nodes * kCategoryWords, 0);
@@ -144,15 +187,16 @@ void ColumnBlock::partition(const PartitionAsk& ask, PartitionAnswer& answer) co
     const uint32_t missing = codes_->missing_code(f);
     SplitWatch watch(split, missing);
     int64_t n_left = 0;
-    const int64_t r0 = ask.row_begin[k], r1 = ask.row_begin[k + 1];
     codes_->visit_column(f, [&](auto col) {
-      for (int64_t i = r0; i < r1; ++i) {
-        const uint32_t row = ask.rows[i], c = col[row];
+      for (int64_t i = ask.start[k]; i < ask.end[k]; ++i) {
+        const uint32_t row = s.rows[i], c = col[row];
         watch.see(row, c);
-        n_left += answer.row_left[i] = static_cast<uint8_t>(row_goes_left(split, c, missing, categorical));
+        const uint8_t left = static_cast<uint8_t>(row_goes_left(split, c, missing, categorical));
+        own.row_left.push_back(left);
+        n_left += left;
       }
     });
-    const bool missing_left = missing_side(watch.n_missing, split.missing_left, n_left, r1 - r0 - n_left);
+    const bool missing_left = missing_side(watch.n_missing, split.missing_left, n_left, ask.end[k] - ask.start[k] - n_left);
     answer.missing_go_to_left[k] = missing_left;
     double threshold = std::numeric_limits<double>::quiet_NaN();
     if (categorical) {
@@ -162,13 +206,14 @@ void ColumnBlock::partition(const PartitionAsk& ask, PartitionAnswer& answer) co
     }
     answer.threshold[k] = threshold;
     codes_->visit_column(f, [&](auto col) {
-      for (int64_t i = ask.oob_begin[k]; i < ask.oob_begin[k + 1]; ++i) {
-        const uint32_t row = ask.oob[i];
-        answer.oob_left[i] = static_cast<uint8_t>(oob_goes_left(split, col[row], missing, categorical, threshold,
-                                                                missing_left, [&] { return source_->value(row, f); }));
+      for (int64_t i = ask.oob_start[k]; i < ask.oob_end[k]; ++i) {
+        const uint32_t row = s.oob[i];
+        own.oob_left.push_back(static_cast<uint8_t>(oob_goes_left(split, col[row], missing, categorical, threshold,
+                                                                  missing_left, [&] { return source_->value(row, f); })));
       }
     });
   }
+  apply(s, own);
 }
 
 ColumnRangeSource::ColumnRangeSource(const ColumnSource& whole, int64_t first, int64_t n_cols)
@@ -202,8 +247,9 @@ LocalBlocks::LocalBlocks(const ColumnSource& X, const FitTargets& targets, const
   }
 }
 
-void LocalBlocks::begin_tree(int slot, const std::vector<double>& w, double min_weight_leaf) {
-  for (auto& block : blocks_) block->begin_tree(slot, w.data(), min_weight_leaf);
+void LocalBlocks::begin_tree(int slot, const std::vector<double>& w, double min_weight_leaf,
+                             const std::vector<uint32_t>& oob) {
+  for (auto& block : blocks_) block->begin_tree(slot, w.data(), min_weight_leaf, oob);
 }
 
 void LocalBlocks::search(int slot, const std::vector<SearchAsk>& asks, std::vector<SearchAnswer>& answers) {
@@ -212,10 +258,10 @@ void LocalBlocks::search(int slot, const std::vector<SearchAsk>& asks, std::vect
     if (asks[b].n_nodes() > 0) blocks_[b]->search(slot, asks[b], answers[b]);
 }
 
-void LocalBlocks::partition(const std::vector<PartitionAsk>& asks, std::vector<PartitionAnswer>& answers) {
+void LocalBlocks::partition(int slot, const std::vector<PartitionAsk>& asks, std::vector<PartitionAnswer>& answers) {
   answers.resize(blocks_.size());
   for (size_t b = 0; b < blocks_.size(); ++b)
-    if (asks[b].n_nodes() > 0) blocks_[b]->partition(asks[b], answers[b]);
+    if (asks[b].n_nodes() > 0) blocks_[b]->partition(slot, asks[b], answers[b]);
 }
 
 }  // namespace pyinterp

@@ -4,9 +4,11 @@
 // each node's candidates from the node's stream and asks every block for its candidates' own best
 // splits at once (search), picks each node's split among the answers in draw order (CandidatePick,
 // the exact search's rule), and asks the block holding a chosen split's column to part the node's
-// rows and read its threshold (partition). The driver holds y and the row-to-node assignment; a
-// block holds its columns' codes. The trees are those the exact search grows on the whole X
-// (tests/test_split_search.py), whatever the blocks.
+// rows and read its threshold (partition). The driver holds y; a block holds its columns' codes.
+// Both keep each tree's rows in node order (a node's rows a range), parted alike: the block that
+// parts a node parts its own copy, and the others make the same move (Moves, a bit a row) with
+// their next ask, so asks name ranges, not rows. The trees are those the exact search grows on
+// the whole X (tests/test_split_search.py), whatever the blocks.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -20,21 +22,41 @@
 
 namespace pyinterp {
 
-// Nodes' questions to one block. Node k's rows are rows[row_begin[k], row_begin[k + 1])
-// (increasing), its values values[k * n_values, (k + 1) * n_values), its monotonic bounds lower[k]
-// and upper[k], and its candidates (the block's own column indices) features[feature_begin[k],
-// feature_begin[k + 1]).
-struct SearchAsk {
-  std::vector<uint32_t> rows;
-  std::vector<int64_t> row_begin{0};
-  std::vector<double> values, lower, upper;
-  std::vector<int64_t> features, feature_begin{0};
-  int64_t n_nodes() const { return static_cast<int64_t>(row_begin.size()) - 1; }
-  // visit(name, array) for every array (the messages' one field list: the bindings' dicts).
+// The partitions a block has not applied to a tree's rows yet, oldest first. Move k parts the
+// tree's rows [start[k], end[k]) and out-of-bag rows [oob_start[k], oob_end[k]) (as the builder
+// and every block keep them: ColumnBlock::Slot) stably, those whose flag is 1 first; its flags
+// follow the earlier moves' in row_left (oob_left). They cross as bits (bind_blocks.cpp): a
+// level's partitions reach every block in about n / 8 bytes, not as row lists.
+struct Moves {
+  std::vector<int64_t> start, end, oob_start, oob_end;
+  std::vector<uint8_t> row_left, oob_left;
+  int64_t size() const { return static_cast<int64_t>(start.size()); }
+  // Appends move k of `other`.
+  void append(const Moves& other, int64_t k, int64_t row_at, int64_t oob_at);
   template <class Self, class Visit>
   static void for_each_array(Self& m, Visit&& visit) {
-    visit("rows", m.rows), visit("row_begin", m.row_begin), visit("values", m.values), visit("lower", m.lower);
+    visit("move_start", m.start), visit("move_end", m.end), visit("move_oob_start", m.oob_start);
+    visit("move_oob_end", m.oob_end);
+  }
+};
+
+// Nodes' questions to one block, after its moves: node k's rows are the tree's rows [start[k],
+// end[k]), its values values[k * n_values, (k + 1) * n_values), its monotonic bounds lower[k] and
+// upper[k], and its candidates (the block's own column indices) features[feature_begin[k],
+// feature_begin[k + 1]).
+struct SearchAsk {
+  std::vector<int64_t> start, end;
+  std::vector<double> values, lower, upper;
+  std::vector<int64_t> features, feature_begin{0};
+  Moves moves;
+  int64_t n_nodes() const { return static_cast<int64_t>(start.size()); }
+  // visit(name, array) for every array but the moves' flags (the messages' one field list: the
+  // bindings' dicts).
+  template <class Self, class Visit>
+  static void for_each_array(Self& m, Visit&& visit) {
+    visit("start", m.start), visit("end", m.end), visit("values", m.values), visit("lower", m.lower);
     visit("upper", m.upper), visit("features", m.features), visit("feature_begin", m.feature_begin);
+    Moves::for_each_array(m.moves, visit);
   }
 };
 
@@ -47,39 +69,42 @@ struct SearchAnswer {
   std::vector<double> reachable;
 };
 
-// Chosen splits for the block to apply: node k's rows as in SearchAsk, its out-of-bag rows
-// oob[oob_begin[k], oob_begin[k + 1]) (increasing), its split (feature: the block's index).
+// Chosen splits for the block to apply, after its moves: node k's rows the tree's rows [start[k],
+// end[k]), its out-of-bag rows [oob_start[k], oob_end[k]), its split (feature: the block's index).
+// The block parts its own copy of the rows as it answers.
 struct PartitionAsk {
-  std::vector<uint32_t> rows, oob;
-  std::vector<int64_t> row_begin{0}, oob_begin{0};
+  std::vector<int64_t> start, end, oob_start, oob_end;
   std::vector<Split> splits;
+  Moves moves;
   int64_t n_nodes() const { return static_cast<int64_t>(splits.size()); }
   template <class Self, class Visit>
   static void for_each_array(Self& m, Visit&& visit) {
-    visit("rows", m.rows), visit("row_begin", m.row_begin), visit("oob", m.oob), visit("oob_begin", m.oob_begin);
+    visit("start", m.start), visit("end", m.end), visit("oob_start", m.oob_start), visit("oob_end", m.oob_end);
+    Moves::for_each_array(m.moves, visit);
   }
 };
 
-// Per row and out-of-bag row of the ask, 1 when it goes left; per node the threshold (NaN: a
-// categorical split, whose left set of categories is categories[k * kCategoryWords, ...)) and the
-// missing side the tree records.
+// The move the block made of the ask's nodes (their ranges, and per row and out-of-bag row 1 when
+// it went left): the other blocks make it later, from the builder's log. Per node the threshold
+// (NaN: a categorical split, whose left set of categories is categories[k * kCategoryWords, ...))
+// and the missing side the tree records.
 struct PartitionAnswer {
-  std::vector<uint8_t> row_left, oob_left;
+  Moves moves;
   std::vector<double> threshold;
   std::vector<uint8_t> missing_go_to_left;
   std::vector<uint64_t> categories;
   template <class Self, class Visit>
   static void for_each_array(Self& m, Visit&& visit) {
-    visit("row_left", m.row_left), visit("oob_left", m.oob_left), visit("threshold", m.threshold);
-    visit("missing_go_to_left", m.missing_go_to_left), visit("categories", m.categories);
+    visit("threshold", m.threshold), visit("missing_go_to_left", m.missing_go_to_left);
+    visit("categories", m.categories);
   }
 };
 
 // The blocks as the builder sees them. Block b holds the whole matrix's columns [bounds[b],
 // bounds[b + 1]). Each call takes one ask per block (an ask of no nodes asks nothing). Several
 // trees grow at once, each builder under its own slot (0, 1, ...: the thread growing it), whose
-// calls may come at the same time as another slot's; a block keeps each slot's row weights and
-// search scratch apart. Partitions read only the block's columns: they need no slot.
+// calls may come at the same time as another slot's; a block keeps each slot's row weights, rows
+// in node order and search scratch apart.
 class ColumnBlocks {
  public:
   ColumnBlocks(std::vector<int64_t> bounds, int64_t n_rows);
@@ -91,10 +116,13 @@ class ColumnBlocks {
   // The block holding column j.
   int64_t owner(int64_t j) const;
 
-  // Before each tree: the rows' weights (n entries) and the tree's minimum leaf weight.
-  virtual void begin_tree(int slot, const std::vector<double>& w, double min_weight_leaf) = 0;
+  // Before each tree: the rows' weights (n entries; the tree's rows are those of positive
+  // weight, in increasing order), the tree's minimum leaf weight and its out-of-bag rows
+  // (increasing; none unless the fit routes them).
+  virtual void begin_tree(int slot, const std::vector<double>& w, double min_weight_leaf,
+                          const std::vector<uint32_t>& oob) = 0;
   virtual void search(int slot, const std::vector<SearchAsk>& asks, std::vector<SearchAnswer>& answers) = 0;
-  virtual void partition(const std::vector<PartitionAsk>& asks, std::vector<PartitionAnswer>& answers) = 0;
+  virtual void partition(int slot, const std::vector<PartitionAsk>& asks, std::vector<PartitionAnswer>& answers) = 0;
 
  private:
   std::vector<int64_t> bounds_;
@@ -134,20 +162,24 @@ class ColumnBlock {
   }
 
   // Slots 0 to kMaxSlots - 1; different slots may be used at once, one slot by one thread at a
-  // time. w: n weights (copied).
+  // time. w: n weights, oob: the out-of-bag rows (both copied).
   static constexpr int kMaxSlots = 256;
-  void begin_tree(int slot, const double* w, double min_weight_leaf);
-  // Each ask is checked (rows, features and bounds in range) before it is read.
+  void begin_tree(int slot, const double* w, double min_weight_leaf, const std::vector<uint32_t>& oob);
+  // Each ask is checked (moves, ranges, features and bounds in range) before it is read; its moves
+  // are applied first.
   void search(int slot, const SearchAsk& ask, SearchAnswer& answer);
-  void partition(const PartitionAsk& ask, PartitionAnswer& answer) const;
+  void partition(int slot, const PartitionAsk& ask, PartitionAnswer& answer);
 
  private:
-  // A tree's weights and the search's scratch, per slot.
+  // A tree's weights, its rows and out-of-bag rows in node order (each node's rows a range, kept
+  // as the builder keeps them: the same stable partitions) and the search's scratch, per slot.
   struct Slot {
     std::vector<double> w;
+    std::vector<uint32_t> rows, oob, right;
     std::unique_ptr<ExactSplitSearch> search;
   };
   Slot& slot(int k, bool begin);
+  static void apply(Slot& s, const Moves& moves);
 
   std::shared_ptr<const ColumnSource> source_;
   std::unique_ptr<ColumnCodes> codes_;
@@ -176,9 +208,10 @@ class ColumnRangeSource final : public ColumnSource {
 class LocalBlocks final : public ColumnBlocks {
  public:
   LocalBlocks(const ColumnSource& X, const FitTargets& targets, const ForestParams& params);
-  void begin_tree(int slot, const std::vector<double>& w, double min_weight_leaf) override;
+  void begin_tree(int slot, const std::vector<double>& w, double min_weight_leaf,
+                  const std::vector<uint32_t>& oob) override;
   void search(int slot, const std::vector<SearchAsk>& asks, std::vector<SearchAnswer>& answers) override;
-  void partition(const std::vector<PartitionAsk>& asks, std::vector<PartitionAnswer>& answers) override;
+  void partition(int slot, const std::vector<PartitionAsk>& asks, std::vector<PartitionAnswer>& answers) override;
 
  private:
   std::vector<std::unique_ptr<ColumnBlock>> blocks_;

@@ -3,6 +3,7 @@
 // left set in categories. The builder applies them to X's codes in its own process, a column
 // block (column_blocks.hpp) to its own columns on a worker, so both record the same tree.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -64,6 +65,26 @@ int64_t oob_goes_left(const Split& split, uint32_t c, uint32_t missing, bool cat
   if (categorical) return c == missing ? missing_go_to_left : has_category(split.left_codes, c);
   if (c > split.lo && c < split.hi) return goes_left(value(), threshold, missing_go_to_left);
   return (c <= split.lo) | ((c == missing) & missing_go_to_left);
+}
+
+// Moves rows[begin, end) whose left(row) is 1 before those whose left(row) is 0, stably; returns
+// the first of the others (right: scratch for them). Without branches, since a row's side is a coin
+// flip to the predictor: each row is written to both sides and only its own side's count advances
+// (n_left <= k, so row k is read before it is overwritten). The builder and each column block
+// part their copies of a tree's rows with it, so the copies stay equal.
+template <class Left>
+inline int64_t stable_partition(uint32_t* rows, int64_t begin, int64_t end, uint32_t* right, Left left) {
+  int64_t n_left = begin, n_right = 0;
+  for (int64_t k = begin; k < end; ++k) {
+    const uint32_t row = rows[k];
+    const int64_t goes = left(row);
+    rows[n_left] = row;
+    right[n_right] = row;
+    n_left += goes;
+    n_right += 1 - goes;
+  }
+  std::copy(right, right + n_right, rows + n_left);
+  return n_left;
 }
 
 // A categorical split's left set of codes as a set of categories (category[c]: code c's).

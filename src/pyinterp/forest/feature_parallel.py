@@ -96,14 +96,14 @@ class BlockActor:
         values = chunk.read(columns, 0, n) if isinstance(chunk, (FileBlock, ArrayBlock)) else chunk[:, columns]
         return first_bad_code(np.asarray(values, dtype=np.float64), n_categories)
 
-    def begin_tree(self, slot, w, min_weight_leaf):
-        self.block.begin_tree(w, min_weight_leaf, slot)
+    def begin_tree(self, slot, w, min_weight_leaf, oob):
+        self.block.begin_tree(w, min_weight_leaf, slot, oob)
 
     def search(self, slot, ask):
         return self.block.search(ask, slot)
 
-    def partition(self, ask):
-        return self.block.partition(ask)
+    def partition(self, slot, ask):
+        return self.block.partition(ask, slot)
 
 
 # How often (seconds) a call not yet answered has its block's worker looked at, and how long a
@@ -308,10 +308,10 @@ class DaskBlocks:
                 if message is not None:
                     counts[b] += _nbytes(message)
 
-    def begin_tree(self, slot, w, min_weight_leaf):
+    def begin_tree(self, slot, w, min_weight_leaf, oob):
         with self._counting:
-            self.bytes_sent += w.nbytes
-        self._run("begin_tree", [(slot, w, min_weight_leaf)] * len(self.actors))
+            self.bytes_sent += w.nbytes + oob.nbytes
+        self._run("begin_tree", [(slot, w, min_weight_leaf, oob)] * len(self.actors))
 
     def _ask(self, method, asks, *slot):
         self._count(self.bytes_sent, asks)
@@ -322,8 +322,8 @@ class DaskBlocks:
     def search(self, slot, asks):
         return self._ask("search", asks, slot)
 
-    def partition(self, asks):
-        return self._ask("partition", asks)
+    def partition(self, slot, asks):
+        return self._ask("partition", asks, slot)
 
     def close(self):
         self.client.cancel(self._made)
