@@ -14,8 +14,9 @@ class InProcess:
     """Blocks answering in this process, each made from its own columns only; `tamper` may change
     an answer before the builder reads it."""
 
-    def __init__(self, X, y, classes, n_classes, params, bounds, tamper=None):
-        self.blocks = [_core.ColumnBlock(np.ascontiguousarray(X[:, a:b]), y, classes, n_classes, params, a)
+    def __init__(self, X, y, classes, n_classes, params, bounds, tamper=None, feature_weights=None):
+        self.blocks = [_core.ColumnBlock(np.ascontiguousarray(X[:, a:b]), y, classes, n_classes, params, a,
+                                         X.shape[1], feature_weights)
                        for a, b in zip(bounds[:-1], bounds[1:])]
         self.tamper = tamper
         self.asked = {"search": 0, "partition": 0}
@@ -115,29 +116,44 @@ NO_MOVES = {"move_start": np.zeros(0, np.int64), "move_end": np.zeros(0, np.int6
             "move_row_left": np.zeros(0, np.uint8), "move_oob_left": np.zeros(0, np.uint8)}
 
 
-def search_ask(ranges, values, features, **moves):
-    """A search ask of nodes over the tree's rows [a, b) for (a, b) in ranges, after moves."""
+def search_ask(ranges, values, n_candidates, draws=(0, 0), with_always=1, **moves):
+    """A search ask of nodes over the tree's rows [a, b) for (a, b) in ranges, after moves: each
+    node's candidates the block's always_features (with_always) and then draws [draws) of stream
+    7 + k, n_candidates[k] of them in the block."""
+    k = len(ranges)
     return {"start": np.array([a for a, _ in ranges]), "end": np.array([b for _, b in ranges]),
-            "values": np.asarray(values, dtype=np.float64), "lower": np.full(len(ranges), -np.inf),
-            "upper": np.full(len(ranges), np.inf), "features": np.concatenate(features).astype(np.int64),
-            "feature_begin": np.cumsum([0] + [len(f) for f in features]), **NO_MOVES, **moves}
+            "values": np.asarray(values, dtype=np.float64), "lower": np.zeros(0), "upper": np.zeros(0),
+            "stream": np.arange(7, 7 + k, dtype=np.uint64), "draw_from": np.full(k, draws[0]),
+            "draw_to": np.full(k, draws[1]), "with_always": np.full(k, with_always, dtype=np.uint8),
+            "feature_begin": np.cumsum([0, *n_candidates]), **NO_MOVES, **moves}
+
+
+def block_of(X, y, params, first=0, always=(), p=None):
+    """A block of X's columns, the whole matrix's [first, ...) of p, whose nodes' candidates are
+    `always` (the whole matrix's indices) before any draws."""
+    params.always_features = list(always)
+    return _core.ColumnBlock(np.ascontiguousarray(X), y, None, 0, params, first, p or first + X.shape[1])
 
 
 def test_a_block_checks_each_ask_before_it_reads_its_columns():
     X, y, classes, n_classes, params = data("regression", n=50)
     X = X[:, :4].copy()
-    block = _core.ColumnBlock(X, y, None, 0, params, 0)
-    ask = search_ask([(0, 50)], [y.mean()], [[0, 3]])
+    block = block_of(X, y, params, always=[0, 3])
+    ask = search_ask([(0, 50)], [y.mean()], [2])
     with pytest.raises(ValueError, match="before begin_tree"):
         block.search(ask)
     block.begin_tree(np.ones(50), 0.0)
     answer = block.search(ask)
     assert np.unpackbits(answer["varies"], bitorder="little").tolist() == [1, 1, 0, 0, 0, 0, 0, 0]
+    assert set(answer["feature"]) <= {0, 3}
     for key, value, message in [("end", np.array([51]), "not a range of the tree's"),
                                 ("start", np.array([50]), "not a range of the tree's"),
-                                ("features", np.array([0, 4]), "does not hold"),
-                                ("feature_begin", np.array([0, 1]), "inconsistent feature offsets"),
+                                ("feature_begin", np.array([0, 1]), "counts other candidates"),
+                                ("draw_to", np.array([5]), "draws beyond its columns'"),
+                                ("draw_from", np.array([-1]), "draws beyond its columns'"),
+                                ("stream", np.zeros(2, np.uint64), "draws of another size"),
                                 ("values", np.zeros(2), "values or bounds"),
+                                ("lower", np.zeros(1), "values or bounds"),
                                 ("move_start", np.array([0]), "ranges of different lengths"),
                                 ("move_row_left", np.array([1], np.uint8), "not one bit per row")]:
         with pytest.raises(ValueError, match=message):
@@ -157,8 +173,56 @@ def test_a_block_checks_each_ask_before_it_reads_its_columns():
         block.begin_tree(np.ones(50), 0.0, 0, np.array([3, 2], np.uint32))
     with pytest.raises(ValueError, match="out-of-bag rows must be increasing"):
         block.begin_tree(np.ones(50), 0.0, 0, np.array([50], np.uint32))
+    with pytest.raises(ValueError, match="past the whole matrix's columns"):
+        _core.ColumnBlock(X, y, None, 0, params, 2, 5)
+    with pytest.raises(ValueError, match="feature_weights"):
+        _core.ColumnBlock(X, y, None, 0, params, 0, 4, np.ones(3))
     with pytest.raises(TypeError):
         pickle.dumps(block)
+
+
+def test_a_block_draws_the_candidates_the_builder_draws():
+    """Draws [from, to) of a node's stream, those of the block's columns, after the always_features
+    it holds: the candidates answered are those; the count the ask gives is checked."""
+    X, y, classes, n_classes, params = data("regression", n=60)
+    params.seed = 5
+    whole = block_of(X, y, params)
+    whole.begin_tree(np.ones(60), 0.0)
+    ask = search_ask([(0, 60)], [y.mean()], [23], draws=(0, 23), with_always=0)
+    everything = whole.search(ask)  # every column drawn: the answer's best is the node's best
+    assert len(everything["best_at"]) >= 1
+    best = everything["feature"][-1]
+    # a block of columns [10, 23) holding the best column, drawing the same stream
+    part = block_of(X[:, 10:], y, params, first=10, p=23)
+    part.begin_tree(np.ones(60), 0.0)
+    answer = part.search(search_ask([(0, 60)], [y.mean()], [13], draws=(0, 23), with_always=0))
+    if best >= 10:
+        assert answer["feature"][-1] == best - 10 and answer["proxy"][-1] == everything["proxy"][-1]
+    with pytest.raises(ValueError, match="counts other candidates"):
+        part.search(search_ask([(0, 60)], [y.mean()], [12], draws=(0, 23), with_always=0))
+    # draws [0, 11) of the stream: how many fall in [10, 23) is the builder's business; a wrong
+    # count is refused whichever it is
+    counts = []
+    for n in range(0, 12):
+        try:
+            part.search(search_ask([(0, 60)], [y.mean()], [n], draws=(0, 11), with_always=0))
+            counts.append(n)
+        except ValueError as e:
+            assert "counts other candidates" in str(e)
+    assert len(counts) == 1 and 0 < counts[0] < 11
+
+
+def test_blocks_drawing_with_another_seed_are_refused():
+    X, y, classes, n_classes, params = data("regression")
+    bounds = [0, 10, 23]
+    other = _core.ForestParams()
+    other.n_estimators, other.n_draws, other.max_features, other.seed = 4, len(X), 6, 12
+    blocks = InProcess(X, y, classes, n_classes, other, bounds)
+    with pytest.raises(ValueError, match="other candidates|not asked about"):
+        _core.fit_forest_blocks(blocks, bounds, len(X), y, classes, n_classes, None, None, params)
+    with pytest.raises(ValueError, match="other candidates|not asked about"):
+        _core.fit_forest_blocks(InProcess(X, y, classes, n_classes, other, [0, 23]), [0, 23], len(X), y, classes,
+                                n_classes, None, None, params)
 
 
 def test_a_block_keeps_the_trees_rows_in_node_order_as_the_builder_parts_them():
@@ -166,45 +230,51 @@ def test_a_block_keeps_the_trees_rows_in_node_order_as_the_builder_parts_them():
     move when its next ask brings it (as bits), so both then search the same children. The rows
     are those of positive weight, the out-of-bag rows those begin_tree names."""
     X, y, classes, n_classes, params = data("regression", n=80)
-    owner = _core.ColumnBlock(np.ascontiguousarray(X[:, :12]), y, None, 0, params, 0)
-    other = _core.ColumnBlock(np.ascontiguousarray(X[:, 12:]), y, None, 0, params, 12)
+    owner = block_of(X[:, :12], y, params, always=[3, 7, 0, 5, 2], p=23)
+    other = block_of(X[:, 12:], y, params, first=12, always=[3, 7, 0, 5, 2, 12, 17], p=23)
     w = np.ones(80)
     w[::5] = 0.0
     rows = np.flatnonzero(w > 0)
     oob = np.flatnonzero(w == 0).astype(np.uint32)
     for block in (owner, other):
         block.begin_tree(w, 0.0, 3, oob)
-    root = owner.search(search_ask([(0, len(rows))], [y[rows].mean()], [[3]]), 3)
-    split = {k: root[k] for k in ("proxy", "lo", "hi", "missing_left", "with_codes", "left_codes")}
+    root = owner.search(search_ask([(0, len(rows))], [y[rows].mean()], [5]), 3)
+    top = len(root["best_at"]) - 1
+    split = {k: root[k][top:top + 1] for k in ("proxy", "feature", "lo", "hi", "missing_left")}
+    split.update(with_codes=np.zeros(0, np.int64), left_codes=np.zeros(0, np.uint64))
     parted = owner.partition({"start": np.array([0]), "end": np.array([len(rows)]), "oob_start": np.array([0]),
-                              "oob_end": np.array([len(oob)]), "feature": np.array([3]), **split, **NO_MOVES}, 3)
+                              "oob_end": np.array([len(oob)]), **split, **NO_MOVES}, 3)
     left = np.unpackbits(parted["row_left"], count=len(rows), bitorder="little")
     oob_left = np.unpackbits(parted["oob_left"], count=len(oob), bitorder="little")
-    x, t = X[:, 3], parted["threshold"][0]
+    x, t = X[:, split["feature"][0]], parted["threshold"][0]
     goes_left = np.where(np.isnan(x), parted["missing_go_to_left"][0] == 1, x <= t)
     np.testing.assert_array_equal(left, goes_left[rows])
     np.testing.assert_array_equal(oob_left, goes_left[oob])
+    assert 0 < left.sum() < len(rows)
     mid = int(left.sum())
     children = [rows[left == 1], rows[left == 0]]
     values = [y[c].mean() for c in children]
     move = dict(move_start=np.array([0]), move_end=np.array([len(rows)]), move_oob_start=np.array([0]),
                 move_oob_end=np.array([len(oob)]), move_row_left=parted["row_left"], move_oob_left=parted["oob_left"])
-    moved = other.search(search_ask([(0, mid), (mid, len(rows))], values, [[0, 5], [2]], **move), 3)
-    # the owner searches the other's columns in a block of the same columns that made no move
-    fresh = _core.ColumnBlock(np.ascontiguousarray(X[:, 12:]), y, None, 0, params, 12)
-    w_left = np.zeros(80)
-    w_left[children[0]] = 1.0
-    fresh.begin_tree(w_left, 0.0)
-    alone = fresh.search(search_ask([(0, mid)], values[:1], [[0, 5]]))
-    for key in ("proxy", "lo", "hi", "best_at"):
-        np.testing.assert_array_equal(moved[key][:len(alone[key])], alone[key], err_msg=key)
-    # a second partition of the same node by a block that has made the move would part its
-    # children: the owner's copy is already parted, so its children are what it searches
-    again = owner.search(search_ask([(0, mid)], values[:1], [[3, 7]]), 3)
-    fresh_owner = _core.ColumnBlock(np.ascontiguousarray(X[:, :12]), y, None, 0, params, 0)
-    fresh_owner.begin_tree(w_left, 0.0)
-    np.testing.assert_array_equal(again["proxy"], fresh_owner.search(search_ask([(0, mid)], values[:1],
-                                                                                [[3, 7]]))["proxy"])
+    moved = other.search(search_ask([(0, mid), (mid, len(rows))], values, [2, 2], **move), 3)
+    # the owner made its own move as it answered: it is asked about its rows' ranges alone
+    owned = owner.search(search_ask([(0, mid), (mid, len(rows))], values, [5, 5]), 3)
+    for answer, columns, first, n in ((moved, X[:, 12:], 12, 2), (owned, X[:, :12], 0, 5)):
+        for k, child in enumerate(children):  # as blocks whose only rows are the child's find it
+            w_child = np.zeros(80)
+            w_child[child] = 1.0
+            fresh = block_of(columns, y, params, first=first, always=[3, 7, 0, 5, 2, 12, 17], p=23)
+            fresh.begin_tree(w_child, 0.0)
+            assert node_answer(answer, k, n) == node_answer(fresh.search(search_ask([(0, len(child))],
+                                                                                    values[k:k + 1], [n])), 0, n)
+
+
+def node_answer(answer, k, n):
+    """Node k's part of a search answer of n candidates per node: its bits and its splits."""
+    bits = np.unpackbits(answer["varies"], bitorder="little")[k * n:(k + 1) * n].tolist()
+    at = [c for c, i in enumerate(answer["best_at"]) if k * n <= i < (k + 1) * n]
+    return bits, [(answer["best_at"][c] - k * n, answer["proxy"][c], answer["feature"][c], answer["lo"][c],
+                   answer["hi"][c]) for c in at]
 
 
 def test_a_search_answer_carries_only_the_candidates_that_raise_their_nodes_best():
@@ -213,29 +283,30 @@ def test_a_search_answer_carries_only_the_candidates_that_raise_their_nodes_best
     candidate's search alone finds it: the builder's pick never takes any other."""
     X, y, classes, n_classes, params = data("regression", n=120)
     X[:, 5] = 0.25  # a candidate that does not vary
-    block = _core.ColumnBlock(np.ascontiguousarray(X), y, None, 0, params, 0)
+    features = [2, 5, 9, 17, 3, 0, 11, 4, 8]
+    block = block_of(X, y, params, always=features)
     block.begin_tree(np.ones(len(X)), 0.0)
-    features = [[2, 5, 9, 17, 3, 0, 11, 4, 8], [3, 17, 9, 1]]
     nodes = [(0, 120), (30, 90)]
     values = [y[a:b].mean() for a, b in nodes]
-    answer = block.search(search_ask(nodes, values, features))
+    answer = block.search(search_ask(nodes, values, [9, 9]))
     varies, best_at, offset = [], [], 0
-    proxies = {}
-    for node, value, fs in zip(nodes, values, features):
+    splits = {}
+    for node, value in zip(nodes, values):
         top = -np.inf
-        for k, f in enumerate(fs):
-            alone = block.search(search_ask([node], [value], [[f]]))
-            varies.append(np.unpackbits(alone["varies"], bitorder="little")[0])
-            proxy = alone["proxy"][0] if len(alone["best_at"]) else -np.inf
+        for k, f in enumerate(features):
+            alone = block_of(X, y, params, always=[f])
+            alone.begin_tree(np.ones(len(X)), 0.0)
+            own = alone.search(search_ask([node], [value], [1]))
+            varies.append(np.unpackbits(own["varies"], bitorder="little")[0])
+            proxy = own["proxy"][0] if len(own["best_at"]) else -np.inf
             if proxy > top:
                 top = proxy
                 best_at.append(offset + k)
-                proxies[offset + k] = (proxy, alone["lo"][0], alone["hi"][0])
-        offset += len(fs)
-    assert varies[1] == 0 and sum(varies) == offset - 1
+                splits[offset + k] = (proxy, f, own["lo"][0], own["hi"][0])
+        offset += len(features)
+    assert varies[1] == 0 and varies[10] == 0 and sum(varies) == offset - 2
     np.testing.assert_array_equal(np.unpackbits(answer["varies"], bitorder="little")[:offset], varies)
     assert answer["best_at"].tolist() == best_at
     assert 2 < len(best_at) < offset - 3
     for c, at in enumerate(best_at):
-        assert (answer["proxy"][c], answer["lo"][c], answer["hi"][c]) == proxies[at]
-    assert "feature" not in answer
+        assert (answer["proxy"][c], answer["feature"][c], answer["lo"][c], answer["hi"][c]) == splits[at]

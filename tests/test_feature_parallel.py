@@ -115,6 +115,27 @@ def test_the_blocks_are_spread_over_the_workers_and_only_rows_travel(client):
     assert (blocks.bytes_received < levels * (2 * n // 8 + 16 * 8) + nodes * (8 + 21 * 3 + 8)).all()
 
 
+def test_the_blocks_draw_weighted_candidates_and_always_features_as_the_builder(client):
+    """Each block draws its nodes' candidates itself (feature weights, always_features and the
+    seed reach it), so the trees are those of one process."""
+    from pyinterp import _core
+    from pyinterp.forest.feature_parallel import fit_forest_columns
+
+    X, y = genotypes(n=500, p=90)
+    weights = np.random.RandomState(2).uniform(0.0, 1.0, 90)
+    weights[[5, 33, 60]] = [3.0, 0.0, 3.0]
+    params = _core.ForestParams()
+    params.n_estimators, params.n_draws, params.max_features, params.seed = 4, 500, 5, 8
+    params.always_features = [2, 71]
+    forest = fit_forest_columns(da.from_array(X, chunks=(500, 23)), y, None, 0, None, weights, params)
+    same = _core.fit_forest(X, y, None, 0, None, weights, params)
+    for ta, tb in zip(same.__getstate__()["trees"], forest.__getstate__()["trees"]):
+        for field in ta:
+            np.testing.assert_array_equal(ta[field], tb[field], err_msg=field)
+    features = np.concatenate([t["feature"] for t in forest.__getstate__()["trees"]])
+    assert 33 not in features and {2, 5, 60, 71} <= set(features)
+
+
 def test_a_dask_X_without_a_cluster_is_refused_by_name(monkeypatch):
     import distributed as dist
 

@@ -44,10 +44,9 @@ std::vector<T> vector_of(const py::dict& d, const char* key) {
   return copied<T>(d[key], key);
 }
 
-// Splits as parallel arrays (their features too unless `with_feature` is false: an answer's are
-// its ask's); the left sets of codes (kCategoryWords words, for categorical splits only) of the
-// splits at `with_codes` alone: they would be most of the bytes otherwise.
-void put_splits(py::dict& d, const std::vector<Split>& splits, bool with_feature = true) {
+// Splits as parallel arrays; the left sets of codes (kCategoryWords words, for categorical splits
+// only) of the splits at `with_codes` alone: they would be most of the bytes otherwise.
+void put_splits(py::dict& d, const std::vector<Split>& splits) {
   const size_t k = splits.size();
   std::vector<double> proxy(k);
   std::vector<int64_t> feature(k), with_codes;
@@ -67,7 +66,7 @@ void put_splits(py::dict& d, const std::vector<Split>& splits, bool with_feature
     }
   }
   d["proxy"] = move_array(std::move(proxy));
-  if (with_feature) d["feature"] = move_array(std::move(feature));
+  d["feature"] = move_array(std::move(feature));
   d["lo"] = move_array(std::move(lo));
   d["hi"] = move_array(std::move(hi));
   d["missing_left"] = move_array(std::move(missing_left));
@@ -75,10 +74,9 @@ void put_splits(py::dict& d, const std::vector<Split>& splits, bool with_feature
   d["left_codes"] = move_array(std::move(codes));
 }
 
-// Splits put_splits put in d (with_feature false: their features are -1 until set).
-std::vector<Split> get_splits(const py::dict& d, bool with_feature = true) {
+std::vector<Split> get_splits(const py::dict& d) {
   const auto proxy = vector_of<double>(d, "proxy");
-  const auto feature = with_feature ? vector_of<int64_t>(d, "feature") : std::vector<int64_t>(proxy.size(), -1);
+  const auto feature = vector_of<int64_t>(d, "feature");
   const auto lo = vector_of<uint32_t>(d, "lo"), hi = vector_of<uint32_t>(d, "hi");
   const auto missing_left = vector_of<uint8_t>(d, "missing_left");
   const auto with_codes = vector_of<int64_t>(d, "with_codes");
@@ -216,26 +214,26 @@ py::dict answer_dict(const SearchAsk& ask, const SearchAnswer& answer) {
   d["varies"] = move_array(packed_bits(answer.varies));
   d["reachable"] = copy_array(answer.reachable);
   d["best_at"] = move_array(std::move(best_at));
-  put_splits(d, best, /*with_feature=*/false);
+  put_splits(d, best);
   return d;
 }
 
 // answer_dict's answer, checked against its ask: the flags of its candidates, a stopping proxy
-// per node, and splits at increasing places among the candidates, each of its candidate's column.
+// per node, and splits at increasing places among the candidates (the builder checks their
+// columns against its draws).
 SearchAnswer answer_of(const py::dict& d, const SearchAsk& ask) {
-  const size_t k = ask.features.size();
+  const size_t k = static_cast<size_t>(ask.feature_begin.back());
   SearchAnswer answer;
   answer.varies = unpacked_bits(vector_of<uint8_t>(d, "varies"), k, "varies");
   answer.reachable = vector_of<double>(d, "reachable");
   const auto best_at = vector_of<uint32_t>(d, "best_at");
-  std::vector<Split> best = get_splits(d, /*with_feature=*/false);
+  const std::vector<Split> best = get_splits(d);
   if (static_cast<int64_t>(answer.reachable.size()) != ask.n_nodes() || best.size() != best_at.size())
     throw std::invalid_argument("a block's search answer does not match its ask (lengths differ)");
   answer.splits.assign(k, Split{kNoSplit});
   for (size_t c = 0; c < best_at.size(); ++c) {
     if (best_at[c] >= k || (c > 0 && best_at[c] <= best_at[c - 1]))
       throw std::invalid_argument("a block's search answer places a split at no candidate it was asked about");
-    best[c].feature = ask.features[best_at[c]];
     answer.splits[best_at[c]] = best[c];
   }
   return answer;
@@ -335,20 +333,28 @@ void bind_blocks(py::module_& m) {
                             "One block of X's columns, encoded once where it lives, answering a feature-parallel "
                             "fit's asks. Not picklable: it stays on the worker that made it.")
       .def(py::init([](const py::object& X, const py::object& y, const py::object& classes, int32_t n_classes,
-                       const ForestParams& params, int64_t first, const py::object& mapped_file) {
+                       const ForestParams& params, int64_t first, int64_t n_features,
+                       const py::object& feature_weights, const py::object& mapped_file) {
              const MatrixView v = matrix_view(X);
              const FitTargets t = fit_targets(y, classes, n_classes, v.n_rows);
              if (first < 0) throw std::invalid_argument("first must be >= 0");
+             std::vector<double> fw;
+             if (const double* p = optional_data<double>(feature_weights, {n_features}, "feature_weights"))
+               fw.assign(p, p + n_features);
              std::shared_ptr<const ColumnSource> source = x_source(X, mapped_file);
              PyColumnBlock out{X, nullptr};
              {
                py::gil_scoped_release release;
-               out.block = std::make_unique<ColumnBlock>(std::move(source), t, params, first);
+               out.block = std::make_unique<ColumnBlock>(std::move(source), t, params, first, n_features, fw);
              }
              return out;
            }),
            py::arg("X"), py::arg("y"), py::arg("classes"), py::arg("n_classes"), py::arg("params"),
-           py::arg("first"), py::arg("mapped_file") = py::none())
+           py::arg("first"), py::arg("n_features"), py::arg("feature_weights") = py::none(),
+           py::arg("mapped_file") = py::none(),
+           "X: the block's columns, the whole matrix's [first, first + X.shape[1]) of n_features; "
+           "feature_weights: the fit's (None: uniform), with params.seed and always_features to draw the "
+           "nodes' candidates as the builder does.")
       .def_property_readonly("shape",
                              [](const PyColumnBlock& b) { return py::make_tuple(b.block->n_rows(), b.block->n_cols()); })
       .def_property_readonly("codes_nbytes", [](const PyColumnBlock& b) { return b.block->codes_nbytes(); })

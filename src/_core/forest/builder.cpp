@@ -350,6 +350,7 @@ void TreeBuilder::search_level(std::vector<LevelNode>& level) {
                                        : std::min(short_of * std::max<int64_t>(node.drawn / varying, 1),
                                                   blocks.n_cols());
       Rng rng(params_.seed, node.range.stream);
+      const int64_t drawn_before = node.drawn;
       int64_t k_draw = 0;
       for (; k_draw < node.drawn + need; ++k_draw) {
         const int64_t f = sampler_->next(rng);
@@ -371,19 +372,23 @@ void TreeBuilder::search_level(std::vector<LevelNode>& level) {
       for (int64_t c = node.first; c < node.end; ++c) {
         const int64_t b = blocks.owner(asked_[c]);
         SearchAsk& ask = search_asks_[b];
-        if (last_node[b] != static_cast<int64_t>(k)) {
+        if (last_node[b] != static_cast<int64_t>(k)) {  // the block draws the node's candidates itself
           last_node[b] = static_cast<int64_t>(k);
           ask.start.push_back(e.start);
           ask.end.push_back(e.end);
           ask.values.insert(ask.values.end(), level_values_.begin() + static_cast<int64_t>(k) * n_values,
                             level_values_.begin() + static_cast<int64_t>(k + 1) * n_values);
-          ask.lower.push_back(e.lower);
-          ask.upper.push_back(e.upper);
-          ask.feature_begin.push_back(static_cast<int64_t>(ask.features.size()));
+          if (!params_.monotonic_cst.empty()) {
+            ask.lower.push_back(e.lower);
+            ask.upper.push_back(e.upper);
+          }
+          ask.stream.push_back(e.stream);
+          ask.draw_from.push_back(drawn_before);
+          ask.draw_to.push_back(node.drawn);
+          ask.with_always.push_back(first_round);
+          ask.feature_begin.push_back(ask.feature_begin.back());
         }
-        answer_at_.push_back({b, static_cast<int64_t>(ask.features.size()), ask.n_nodes() - 1});
-        ask.features.push_back(asked_[c] - blocks.first(b));
-        ask.feature_begin.back() = static_cast<int64_t>(ask.features.size());
+        answer_at_.push_back({b, ask.feature_begin.back()++, ask.n_nodes() - 1});
       }
     }
     if (asked_.empty()) return;
@@ -401,6 +406,8 @@ void TreeBuilder::search_level(std::vector<LevelNode>& level) {
         node.pick.reachable = answer.reachable[place];
         Split split = answer.splits[at];
         if (split.feature >= 0) split.feature += blocks.first(b);
+        if (split.feature >= 0 && split.feature != asked_[c])
+          throw std::invalid_argument("a block answered for a column it was not asked about (drawn otherwise?)");
         over = node.pick.offer(answer.varies[at] != 0, split, asked_drawn_[c] != 0);
       }
       node.first = node.end = 0;

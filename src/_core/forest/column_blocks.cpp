@@ -19,13 +19,6 @@ MatrixView::Layout layout_of(const ColumnSource& s) {
   return s.sparse() ? MatrixView::Layout::csc : MatrixView::Layout::dense;
 }
 
-// Throws unless begin is an offsets array (from 0, non-decreasing, ending at size) of n_nodes + 1.
-void check_offsets(const std::vector<int64_t>& begin, int64_t n_nodes, size_t size, const char* what) {
-  if (static_cast<int64_t>(begin.size()) != n_nodes + 1 || begin.front() != 0 ||
-      begin.back() != static_cast<int64_t>(size) || !std::is_sorted(begin.begin(), begin.end()))
-    throw std::invalid_argument(std::string("a block's ask has inconsistent ") + what + " offsets");
-}
-
 // Throws unless every node's range [start[k], end[k]) holds rows within [0, n) (non-empty unless
 // may_be_empty).
 void check_ranges(const std::vector<int64_t>& start, const std::vector<int64_t>& end, size_t n, bool may_be_empty,
@@ -64,9 +57,21 @@ int64_t ColumnBlocks::owner(int64_t j) const {
 }
 
 ColumnBlock::ColumnBlock(std::shared_ptr<const ColumnSource> source, const FitTargets& targets,
-                         const ForestParams& params, int64_t first)
-    : source_(std::move(source)), fit_(targets, source_->n_rows()), params_(params) {
+                         const ForestParams& params, int64_t first, int64_t n_features,
+                         const std::vector<double>& feature_weights)
+    : source_(std::move(source)),
+      first_(first),
+      n_features_(n_features),
+      feature_weights_(feature_weights),
+      always_(params.always_features),
+      fit_(targets, source_->n_rows()),
+      params_(params) {
   const int64_t p = source_->n_cols(), end = first + p;
+  if (end > n_features) throw std::invalid_argument("a column block reaches past the whole matrix's columns");
+  if (!feature_weights.empty() && static_cast<int64_t>(feature_weights.size()) != n_features)
+    throw std::invalid_argument("feature_weights must have one entry per feature");
+  for (const int64_t j : always_)
+    if (j < 0 || j >= n_features) throw std::invalid_argument("always_features names a column X does not have");
   if (source_->csr_rows() != nullptr)
     throw std::invalid_argument("a column block needs its columns dense, CSC or packed (not CSR)");
   codes_ = std::make_unique<ColumnCodes>(*source_, std::max(params.n_threads, 1));
@@ -95,6 +100,7 @@ ColumnBlock::Slot& ColumnBlock::slot(int k, bool begin) {
     if (!begin) throw std::invalid_argument("a block is searched before begin_tree");
     slots_[k] = std::make_unique<Slot>();
     slots_[k]->search = std::make_unique<ExactSplitSearch>(data_, params_);
+    slots_[k]->sampler = std::make_unique<FeatureSampler>(n_features_, feature_weights_, always_);
   }
   return *slots_[k];
 }
@@ -135,26 +141,53 @@ void ColumnBlock::apply(Slot& s, const Moves& moves) {
   }
 }
 
+void ColumnBlock::draw(Slot& s, const SearchAsk& ask) const {
+  const int64_t n_nodes = ask.n_nodes(), last = first_ + n_cols();
+  if (static_cast<int64_t>(ask.stream.size()) != n_nodes || static_cast<int64_t>(ask.draw_from.size()) != n_nodes ||
+      static_cast<int64_t>(ask.draw_to.size()) != n_nodes || static_cast<int64_t>(ask.with_always.size()) != n_nodes ||
+      static_cast<int64_t>(ask.feature_begin.size()) != n_nodes + 1 || ask.feature_begin.front() != 0)
+    throw std::invalid_argument("a block's ask has draws of another size than its nodes");
+  FeatureSampler& sampler = *s.sampler;
+  s.features.clear();
+  for (int64_t k = 0; k < n_nodes; ++k) {
+    if (ask.draw_from[k] < 0 || ask.draw_to[k] < ask.draw_from[k] || ask.draw_to[k] > sampler.n_drawable())
+      throw std::invalid_argument("a block's ask has draws beyond its columns'");
+    if (ask.with_always[k])
+      for (const int64_t f : always_)
+        if (f >= first_ && f < last) s.features.push_back(f - first_);
+    Rng rng(params_.seed, ask.stream[k]);
+    for (int64_t d = 0; d < ask.draw_to[k]; ++d) {
+      const int64_t f = sampler.next(rng);
+      if (d >= ask.draw_from[k] && f >= first_ && f < last) s.features.push_back(f - first_);
+    }
+    sampler.reset();
+    if (static_cast<int64_t>(s.features.size()) != ask.feature_begin[k + 1])
+      throw std::invalid_argument("a block's ask counts other candidates than the block draws (another seed, "
+                                  "feature_weights or always_features than the builder's?)");
+  }
+}
+
 void ColumnBlock::search(int slot_index, const SearchAsk& ask, SearchAnswer& answer) {
   Slot& s = slot(slot_index, false);
   const int64_t n_nodes = ask.n_nodes(), nv = n_values();
-  check_offsets(ask.feature_begin, n_nodes, ask.features.size(), "feature");
-  if (static_cast<int64_t>(ask.values.size()) != n_nodes * nv || static_cast<int64_t>(ask.lower.size()) != n_nodes ||
-      static_cast<int64_t>(ask.upper.size()) != n_nodes)
+  const bool bounded = !ask.lower.empty() || !ask.upper.empty();
+  if (static_cast<int64_t>(ask.values.size()) != n_nodes * nv ||
+      (bounded && (static_cast<int64_t>(ask.lower.size()) != n_nodes || static_cast<int64_t>(ask.upper.size()) != n_nodes)))
     throw std::invalid_argument("a block's ask has values or bounds of another size than its nodes");
-  for (const int64_t f : ask.features)
-    if (f < 0 || f >= n_cols()) throw std::invalid_argument("a block's ask names a column the block does not hold");
+  draw(s, ask);
   apply(s, ask.moves);
   check_ranges(ask.start, ask.end, s.rows.size(), false, "rows");
-  answer.splits.assign(ask.features.size(), Split{kNoSplit});
-  answer.varies.assign(ask.features.size(), 0);
+  const int64_t n_candidates = static_cast<int64_t>(s.features.size());
+  answer.splits.assign(n_candidates, Split{kNoSplit});
+  answer.varies.assign(n_candidates, 0);
   answer.reachable.assign(n_nodes, std::numeric_limits<double>::infinity());
+  constexpr double inf = std::numeric_limits<double>::infinity();
   for (int64_t k = 0; k < n_nodes; ++k) {
     checkpoint();
     const SearchNode node{s.rows.data() + ask.start[k], ask.end[k] - ask.start[k], ask.values.data() + k * nv, 0,
-                          ask.lower[k], ask.upper[k]};
+                          bounded ? ask.lower[k] : -inf, bounded ? ask.upper[k] : inf};
     const int64_t f0 = ask.feature_begin[k];
-    answer.reachable[k] = s.search->evaluate_features(node, ask.features.data() + f0, ask.feature_begin[k + 1] - f0,
+    answer.reachable[k] = s.search->evaluate_features(node, s.features.data() + f0, ask.feature_begin[k + 1] - f0,
                                                         answer.splits.data() + f0, answer.varies.data() + f0);
   }
 }
@@ -238,12 +271,14 @@ std::vector<int64_t> even_bounds(int64_t p, int64_t blocks) {
 
 }  // namespace
 
-LocalBlocks::LocalBlocks(const ColumnSource& X, const FitTargets& targets, const ForestParams& params)
+LocalBlocks::LocalBlocks(const ColumnSource& X, const FitTargets& targets, const ForestParams& params,
+                         const std::vector<double>& feature_weights)
     : ColumnBlocks(even_bounds(X.n_cols(), params.column_blocks), X.n_rows()) {
   if (X.csr_rows() != nullptr) throw std::invalid_argument("column_blocks needs X dense, CSC or packed (not CSR)");
   for (int64_t b = 0; b < n_blocks(); ++b) {
     auto source = std::make_shared<ColumnRangeSource>(X, first(b), first(b + 1) - first(b));
-    blocks_.push_back(std::make_unique<ColumnBlock>(std::move(source), targets, params, first(b)));
+    blocks_.push_back(
+        std::make_unique<ColumnBlock>(std::move(source), targets, params, first(b), X.n_cols(), feature_weights));
   }
 }
 

@@ -17,6 +17,7 @@
 
 #include "../data/column_source.hpp"
 #include "exact_search.hpp"
+#include "feature_sampler.hpp"
 #include "split_search.hpp"
 #include "training_set.hpp"
 
@@ -42,12 +43,18 @@ struct Moves {
 
 // Nodes' questions to one block, after its moves: node k's rows are the tree's rows [start[k],
 // end[k]), its values values[k * n_values, (k + 1) * n_values), its monotonic bounds lower[k] and
-// upper[k], and its candidates (the block's own column indices) features[feature_begin[k],
-// feature_begin[k + 1]).
+// upper[k] (none: unbounded, without monotonic constraints), and its candidates those the block
+// holds among the always_features (when with_always[k]) and then among draws [draw_from[k],
+// draw_to[k]) of the node's stream stream[k], in that order: the block draws them itself, as the
+// builder does, so no candidate lists cross. It finds feature_begin[k + 1] - feature_begin[k] of them
+// (the builder's count, checked).
 struct SearchAsk {
   std::vector<int64_t> start, end;
   std::vector<double> values, lower, upper;
-  std::vector<int64_t> features, feature_begin{0};
+  std::vector<uint64_t> stream;
+  std::vector<int64_t> draw_from, draw_to;
+  std::vector<uint8_t> with_always;
+  std::vector<int64_t> feature_begin{0};
   Moves moves;
   int64_t n_nodes() const { return static_cast<int64_t>(start.size()); }
   // visit(name, array) for every array but the moves' flags (the messages' one field list: the
@@ -55,14 +62,16 @@ struct SearchAsk {
   template <class Self, class Visit>
   static void for_each_array(Self& m, Visit&& visit) {
     visit("start", m.start), visit("end", m.end), visit("values", m.values), visit("lower", m.lower);
-    visit("upper", m.upper), visit("features", m.features), visit("feature_begin", m.feature_begin);
+    visit("upper", m.upper), visit("stream", m.stream), visit("draw_from", m.draw_from);
+    visit("draw_to", m.draw_to), visit("with_always", m.with_always), visit("feature_begin", m.feature_begin);
     Moves::for_each_array(m.moves, visit);
   }
 };
 
 // Per candidate its own best split (its feature the block's index, -1: none admissible) and
 // whether it varies in its node; per node the proxy at which its search stops
-// (ExactSplitSearch::evaluate_features). It crosses between machines compacted (bind_blocks.cpp).
+// (ExactSplitSearch::evaluate_features). It crosses between machines compacted (bind_blocks.cpp):
+// its splits then hold only those the builder may take.
 struct SearchAnswer {
   std::vector<Split> splits;
   std::vector<uint8_t> varies;
@@ -146,10 +155,11 @@ struct FitData {
 // the driver's asks; its search and partitions read its own columns only.
 class ColumnBlock {
  public:
-  // params: the fit's (criterion, leaf limits, n_threads), with monotonic_cst and
-  // categorical_features those of the whole matrix; first: the block's first column in it.
+  // params: the fit's (criterion, leaf limits, n_threads, seed), with monotonic_cst,
+  // categorical_features and always_features those of the whole matrix; first: the block's first
+  // column in it, of n_features; feature_weights: the fit's (empty: uniform), to draw candidates.
   ColumnBlock(std::shared_ptr<const ColumnSource> source, const FitTargets& targets, const ForestParams& params,
-              int64_t first);
+              int64_t first, int64_t n_features, const std::vector<double>& feature_weights);
   int64_t n_rows() const { return source_->n_rows(); }
   int64_t n_cols() const { return source_->n_cols(); }
   int64_t n_values() const { return fit_.targets.n_values(); }
@@ -177,12 +187,19 @@ class ColumnBlock {
     std::vector<double> w;
     std::vector<uint32_t> rows, oob, right;
     std::unique_ptr<ExactSplitSearch> search;
+    std::unique_ptr<FeatureSampler> sampler;
+    std::vector<int64_t> features;  // an ask's candidates, node after node (the block's indices)
   };
   Slot& slot(int k, bool begin);
   static void apply(Slot& s, const Moves& moves);
+  // The ask's candidates the block holds, into s.features, checked against its feature_begin.
+  void draw(Slot& s, const SearchAsk& ask) const;
 
   std::shared_ptr<const ColumnSource> source_;
   std::unique_ptr<ColumnCodes> codes_;
+  int64_t first_, n_features_;
+  std::vector<double> feature_weights_;
+  std::vector<int64_t> always_;  // the whole matrix's always_features
   FitData fit_;
   ForestParams params_;
   TrainingSet data_;
@@ -207,7 +224,8 @@ class ColumnRangeSource final : public ColumnSource {
 // codes beside nothing else: the whole X is not encoded). The feature-parallel fit's test bed.
 class LocalBlocks final : public ColumnBlocks {
  public:
-  LocalBlocks(const ColumnSource& X, const FitTargets& targets, const ForestParams& params);
+  LocalBlocks(const ColumnSource& X, const FitTargets& targets, const ForestParams& params,
+              const std::vector<double>& feature_weights);
   void begin_tree(int slot, const std::vector<double>& w, double min_weight_leaf,
                   const std::vector<uint32_t>& oob) override;
   void search(int slot, const std::vector<SearchAsk>& asks, std::vector<SearchAnswer>& answers) override;

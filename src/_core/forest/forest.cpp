@@ -273,7 +273,7 @@ Forest fit_forest(const ColumnSource& X, const FitTargets& targets, const double
                   const std::vector<double>& feature_weights, const ForestParams& params, const ColumnCodes* codes) {
   check_fit(targets, params, X.n_cols());
   if (params.column_blocks > 0) {
-    LocalBlocks blocks(X, targets, params);
+    LocalBlocks blocks(X, targets, params, feature_weights);
     return fit_forest(blocks, targets, sample_weight, feature_weights, params);
   }
   std::optional<ColumnCodes> own_codes;

@@ -75,13 +75,13 @@ class BlockActor:
     through memcpy and copies the asks, so only its targets are aligned here. chunk: the block's
     columns, or a FileBlock opened here (read from its file in panels, as a memory-mapped X)."""
 
-    def __init__(self, chunk, y, classes, n_classes, params, first):
+    def __init__(self, chunk, y, classes, n_classes, params, first, n_features, feature_weights):
         params = copy.copy(params)
         params.n_threads = 1  # a worker runs as many blocks' asks at once as it has threads
         X = core_X(chunk.open()) if isinstance(chunk, (FileBlock, ArrayBlock)) else chunk
         self.chunk = chunk
-        self.block = _core.ColumnBlock(X, aligned(y), aligned(classes), n_classes, params, first,
-                                       mapped_file=mapped_file(X))
+        self.block = _core.ColumnBlock(X, aligned(y), aligned(classes), n_classes, params, first, n_features,
+                                       aligned(feature_weights), mapped_file=mapped_file(X))
 
     def codes_nbytes(self):
         return self.block.codes_nbytes
@@ -182,10 +182,13 @@ class DaskBlocks:
     ColumnFiles' blocks in runs of columns over the workers, answering the builder's asks
     (begin_tree, search, partition: one ask per block, all sent before any answer is awaited).
 
+    feature_weights: the fit's (None: uniform); each block draws its nodes' candidates with them
+    as the builder does (so no candidate lists cross).
+
     ``bytes_sent`` / ``bytes_received`` count the asks' and answers' arrays per block (the messages'
     payload; Dask's framing adds a few hundred bytes a call); ``codes_nbytes`` each block's codes."""
 
-    def __init__(self, client, X, y, classes, n_classes, params):
+    def __init__(self, client, X, y, classes, n_classes, params, feature_weights=None):
         self.client = client
         client.wait_for_workers(1)
         workers = _workers(client)
@@ -206,7 +209,8 @@ class DaskBlocks:
             parts = client.compute(list(X.to_delayed().ravel()))
             where = [{}] * len(parts)  # made where its chunk was computed: the task follows its data
         # The chunks' futures are let go once the blocks are made; a block keeps its array.
-        made = [client.submit(BlockActor, part, y, classes, n_classes, params, first, actor=True, pure=False, **at)
+        made = [client.submit(BlockActor, part, y, classes, n_classes, params, first, X.shape[1], feature_weights,
+                              actor=True, pure=False, **at)
                 for part, first, at in zip(parts, self.bounds[:-1], where)]
         del parts
         self.actors = self._made_blocks(made, set(workers))
@@ -368,7 +372,7 @@ def fit_forest_columns(X, y, classes, n_classes, sample_weight, feature_weights,
         raise ValueError("a feature-parallel fit runs on the default Dask client: create the Client with "
                          "set_as_default=True (the default), or call within client.as_current()")
     client = default
-    blocks = DaskBlocks(client, X, y, classes, n_classes, params)
+    blocks = DaskBlocks(client, X, y, classes, n_classes, params, feature_weights)
     # The driver's threads mostly wait for answers: several trees in flight hide the round trips.
     driver = copy.copy(params)
     driver.n_threads = min(params.n_estimators, max(params.n_threads, TREES_IN_FLIGHT))
