@@ -56,6 +56,51 @@ def sources(G, tmp_path):
     yield "memmap int8 F", mapped(tmp_path, "gf", G, "F")
 
 
+@pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="reads /proc/self/maps")
+@pytest.mark.filterwarnings("ignore:Some inputs do not have OOB scores")
+def test_the_codes_of_a_mapped_X_beyond_the_memory_budget_go_to_a_file_and_fit_the_same_trees(tmp_path, monkeypatch):
+    """A memory-mapped X whose codes would pass PYINTERP_CODES_MEMORY keeps them in an unlinked
+    file in TMPDIR, mapped shared: the same codes and trees, bytes counted in file_bytes, and
+    nothing left in the folder. A budget that is not a number, or a folder that cannot take the
+    file, is refused by name."""
+    rng = np.random.RandomState(7)
+    F = rng.standard_normal((300, 90)).astype(np.float32)  # 2-byte codes
+    F[:, :30] = rng.randint(0, 3, (300, 30))                # 2-bit codes
+    F[:, 30:40] = rng.randint(0, 50, (300, 10))             # 1-byte codes
+    F[rng.rand(300, 90) < 0.05] = np.nan
+    y = np.nan_to_num(F[:, 0]) * np.nan_to_num(F[:, 50]) + np.nan_to_num(F[:, 35]) + 0.3 * rng.randn(300)
+    kw = dict(n_estimators=4, random_state=0, max_features=20, oob_score=True)
+    reference = RandomForestRegressor(**kw).fit(F, y)
+    folder = tmp_path / "codes"
+    folder.mkdir()
+    for order in "CF":
+        X = mapped(tmp_path, order, F, order)
+        heap = _core.ColumnCodes(X, 2, mapped_file(X))
+        assert heap.file_bytes == 0
+        monkeypatch.setenv("TMPDIR", str(folder))
+        monkeypatch.setenv("PYINTERP_CODES_MEMORY", str(heap.nbytes - 1))
+        in_file = _core.ColumnCodes(X, 2, mapped_file(X))
+        assert in_file.file_bytes == in_file.nbytes >= heap.nbytes
+        held = [line for line in open("/proc/self/maps") if str(folder) in line]
+        assert len(held) == 1 and "(deleted)" in held[0] and " rw-s " in held[0]
+        assert list(folder.iterdir()) == []
+        forest = RandomForestRegressor(**kw).fit(X, y)
+        assert_same_forest(forest, reference)
+        assert forest.oob_score_ == reference.oob_score_
+        del in_file
+        assert not [line for line in open("/proc/self/maps") if str(folder) in line]
+        monkeypatch.delenv("PYINTERP_CODES_MEMORY")
+    monkeypatch.setenv("PYINTERP_CODES_MEMORY", "a lot")
+    with pytest.raises(ValueError, match="PYINTERP_CODES_MEMORY must be a number of bytes"):
+        RandomForestRegressor(**kw).fit(X, y)
+    monkeypatch.setenv("PYINTERP_CODES_MEMORY", "0")
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "absent"))
+    with pytest.raises(RuntimeError, match="cannot make a file for X's codes in .*absent"):
+        RandomForestRegressor(**kw).fit(X, y)
+    monkeypatch.setenv("TMPDIR", str(folder))
+    assert_same_forest(RandomForestRegressor(**kw).fit(F, y), reference)  # in memory: no file
+
+
 @pytest.mark.filterwarnings("ignore:Some inputs do not have OOB scores")
 def test_every_source_gives_the_trees_of_the_dense_float64_values(tmp_path):
     # p = 600: a C-ordered float64 file is read in 512-column panels, a Fortran one in 32-column

@@ -14,6 +14,7 @@ from sklearn.model_selection import train_test_split
 
 from pyinterp import LSSFind, RandomForestRegressor, _core
 from pyinterp import importance as imp
+from pyinterp._validation import mapped_file
 from pyinterp.io import PackedGenotypes, read_plink
 
 bed_reader = pytest.importorskip("bed_reader", reason="bed-reader (the test extras) writes and reads the .bed files")
@@ -353,6 +354,21 @@ def test_a_subset_of_samples_is_read_with_pread_not_through_the_map(tmp_path):
     again = compact.copy()
     assert again._calls is not compact._calls
     np.testing.assert_array_equal(again._calls, compact._calls)
+
+
+def test_a_subsets_repacked_calls_beyond_the_memory_budget_go_to_a_file(tmp_path, monkeypatch):
+    """The calls a subset of samples is repacked into are codes too: past PYINTERP_CODES_MEMORY
+    they go to a file in TMPDIR (code_arena.hpp), with the same trees."""
+    G = genotypes(90, 300, seed=9)
+    X = read_plink(write(tmp_path, G))
+    rows = np.random.default_rng(1).permutation(90)[:61]
+    y = np.nan_to_num(G[rows, 3]) + np.arange(61) % 3
+    kw = dict(n_estimators=3, max_features=50, random_state=0)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setenv("PYINTERP_CODES_MEMORY", "0")
+    codes = _core.ColumnCodes(X[rows], 1, mapped_file(X[rows]))
+    assert codes.file_bytes == codes.nbytes == 300 * ((61 + 3) // 4)
+    assert_same_forest(RandomForestRegressor(**kw).fit(X[rows], y), RandomForestRegressor(**kw).fit(G[rows], y))
 
 
 def test_a_bed_replaced_at_its_path_is_still_read_from_the_mapped_file(tmp_path):

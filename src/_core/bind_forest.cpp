@@ -519,7 +519,10 @@ void bind_forest(py::module_& m) {
            }),
            py::arg("X"), py::arg("n_threads") = 1, py::arg("mapped_file") = py::none())
       .def_property_readonly("shape", [](const ColumnCodes& c) { return py::make_tuple(c.n_rows(), c.n_cols()); })
-      .def_property_readonly("nbytes", &ColumnCodes::nbytes);
+      .def_property_readonly("nbytes", &ColumnCodes::nbytes)
+      .def_property_readonly("file_bytes", &ColumnCodes::file_bytes,
+                             "Bytes of the codes kept in a temporary file (a memory-mapped X whose codes "
+                             "would pass PYINTERP_CODES_MEMORY, by default half the memory available).");
 
   m.def(
       "repack_calls",

@@ -48,15 +48,14 @@ constexpr uint32_t kOwnCodes = 0x03020100u;
 // Codes below 4 (ranks, or bytes) stored 2 bits a row, four rows a byte from the low bits, as a
 // .bed holds calls: a genotype or binary column then takes a quarter of a byte a row.
 template <class Code>
-void write_quarter_codes(std::vector<uint8_t>& out, const Code* codes, int64_t n) {
-  out.assign(static_cast<size_t>((n + 3) / 4), 0);
+void write_quarter_codes(uint8_t* out, const Code* codes, int64_t n) {
+  std::fill(out, out + (n + 3) / 4, uint8_t{0});
   for (int64_t i = 0; i < n; ++i) out[i >> 2] |= static_cast<uint8_t>(codes[i] << ((i & 3) << 1));
 }
 
 template <class Code>
-void write_codes(std::vector<uint8_t>& out, const uint32_t* ranks, int64_t n) {
-  out.resize(static_cast<size_t>(n) * sizeof(Code));
-  Code* codes = reinterpret_cast<Code*>(out.data());
+void write_codes(uint8_t* out, const uint32_t* ranks, int64_t n) {
+  Code* codes = reinterpret_cast<Code*>(out);
   for (int64_t i = 0; i < n; ++i) codes[i] = static_cast<Code>(ranks[i]);
 }
 
@@ -391,6 +390,12 @@ void encode_sparse(const MatrixView& X, int64_t j0, int64_t j1, EncodeScratch& s
 
 }  // namespace
 
+uint8_t* ColumnCodes::column_bytes(int64_t j, int64_t bytes) {
+  uint8_t* out = arena_ ? arena_->allocate(bytes) : (owned_[j].resize(static_cast<size_t>(bytes)), owned_[j].data());
+  columns_[j] = out;
+  return out;
+}
+
 ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
     : n_rows_(source.n_rows()),
       columns_(source.n_cols()),
@@ -404,6 +409,10 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
     throw std::invalid_argument("X has more than 2^32 - 1 rows, the engine's limit");
 
   const bool bytes = !source.sparse() && !source.packed() && item_size(source.type()) == 1;
+  if (source.mapped() && !source.sparse()) {  // codes (or repacked calls) of a file larger than memory go to a file
+    const int64_t column = source.packed() ? (n + 3) / 4 : n * std::min<int64_t>(4, item_size(source.type()));
+    arena_ = code_arena_for((column + 63) / 64 * 64 * p);
+  }
   tables_.resize(p);
   if (source.sparse()) {
     n_stored_.resize(p);
@@ -412,7 +421,7 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
   auto store_quarters = [&](int64_t j, const auto* codes) {
     width_[j] = 0;
     tables_[j] = kOwnCodes;
-    write_quarter_codes(owned_[j], codes, n);
+    write_quarter_codes(column_bytes(j, (n + 3) / 4), codes, n);
   };
   auto store = [&](int64_t j, const Ranked& ranked, const uint32_t* ranks) {
     if (ranked.infinite) throw std::invalid_argument("X contains infinity (column " + std::to_string(j) + ")");
@@ -422,11 +431,10 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
     width_[j] = static_cast<uint8_t>(width);
     switch (width) {
       case 0: store_quarters(j, ranks); break;
-      case 1: write_codes<uint8_t>(owned_[j], ranks, n); break;
-      case 2: write_codes<uint16_t>(owned_[j], ranks, n); break;
-      default: write_codes<uint32_t>(owned_[j], ranks, n);
+      case 1: write_codes<uint8_t>(column_bytes(j, n), ranks, n); break;
+      case 2: write_codes<uint16_t>(column_bytes(j, 2 * n), ranks, n); break;
+      default: write_codes<uint32_t>(column_bytes(j, 4 * n), ranks, n);
     }
-    columns_[j] = owned_[j].data();
   };
   // Column j of the CSC panel X kept as its entries (rows then codes, in owned_[j]) when they take
   // at most a kSparseGain-th of the memory its dense codes would; false otherwise.
@@ -440,8 +448,7 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
     width_[j] = static_cast<uint8_t>(kSparse + w);
     n_stored_[j] = static_cast<uint32_t>(stored);
     zero_code_[j] = ranks[stored];
-    owned_[j].resize(static_cast<size_t>(stored * (4 + w)));
-    auto* rows = reinterpret_cast<uint32_t*>(owned_[j].data());
+    auto* rows = reinterpret_cast<uint32_t*>(column_bytes(j, stored * (4 + w)));
     for (int64_t e = 0; e < stored; ++e) rows[e] = static_cast<uint32_t>(X.minor_index(begin + e));
     auto write = [&](auto* codes) {
       for (int64_t e = 0; e < stored; ++e) codes[e] = static_cast<std::remove_pointer_t<decltype(codes)>>(ranks[e]);
@@ -449,7 +456,6 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
     if (w == 1) write(reinterpret_cast<uint8_t*>(rows + stored));
     if (w == 2) write(reinterpret_cast<uint16_t*>(rows + stored));
     if (w == 4) write(reinterpret_cast<uint32_t*>(rows + stored));
-    columns_[j] = owned_[j].data();
     return true;
   };
   auto store_byte_column = [&](int64_t j, const Ranked& ranked, const uint8_t* codes) {
@@ -458,16 +464,15 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
       store_quarters(j, codes);
     } else {
       width_[j] = 1;
-      owned_[j].assign(codes, codes + n);
+      std::copy(codes, codes + n, column_bytes(j, n));
     }
-    columns_[j] = owned_[j].data();
   };
   // Column c0 + k of packed calls, read in place: codes are the ranks of the call values present.
   auto record_packed_column = [&](const MatrixView& panel, int64_t c0, int64_t k) {
     const int64_t j = c0 + k;
     const uint8_t* calls = static_cast<const uint8_t*>(panel.data) + k * panel.col_stride;
     if (panel.indices) {
-      uint8_t* out = repacked_.get() + j * ((n + 3) / 4);
+      uint8_t* out = repacked_ + j * ((n + 3) / 4);
       repack(panel, k, out);
       calls = out;
     }
@@ -486,7 +491,10 @@ ColumnCodes::ColumnCodes(const ColumnSource& source, int n_threads)
   // Columns c0..c1 of the source, which panel holds (its column 0 is column c0).
   auto encode = [&](const MatrixView& panel, int64_t c0, int64_t c1) {
     const bool packed = panel.layout == MatrixView::Layout::packed;
-    if (packed && panel.indices && !repacked_) repacked_.reset(new uint8_t[static_cast<size_t>((n + 3) / 4 * p)]);
+    if (packed && panel.indices && !repacked_) {
+      repacked_ = arena_ ? arena_->allocate((n + 3) / 4 * p) : new uint8_t[static_cast<size_t>((n + 3) / 4 * p)];
+      own_repacked_.reset(arena_ ? nullptr : repacked_);
+    }
     const int64_t block = bytes ? byte_block(n) : kBlock;
     parallel_for(
         (c1 - c0 + block - 1) / block, n_threads,
@@ -589,10 +597,13 @@ void repack_calls(const ColumnSource& source, uint8_t* out, int n_threads) {
   }
 }
 
+int64_t ColumnCodes::file_bytes() const { return arena_ ? arena_->used() : 0; }
+
 int64_t ColumnCodes::nbytes() const {
   int64_t total = 0;
-  if (repacked_) total += (n_rows_ + 3) / 4 * n_cols();
+  if (own_repacked_) total += (n_rows_ + 3) / 4 * n_cols();
   for (const auto& column : owned_) total += static_cast<int64_t>(column.size());
+  if (arena_) total += arena_->used();
   return total + static_cast<int64_t>(csr_codes_.size());
 }
 

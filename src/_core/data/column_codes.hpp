@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "code_arena.hpp"
 #include "column_source.hpp"
 
 namespace pyinterp {
@@ -118,8 +119,10 @@ class ColumnCodes {
   // Bytes per code of column j: 1, 2 or 4; 0 for 2-bit codes (packed calls, or at most 4 codes);
   // kSparse plus the bytes of a code for a column stored sparse.
   int width(int64_t j) const { return width_[j]; }
-  // Bytes the codes hold beyond X (packed calls read in place hold none).
+  // Bytes the codes hold beyond X (packed calls read in place hold none), and of those the bytes
+  // in a file (a memory-mapped X larger than memory: code_arena.hpp).
   int64_t nbytes() const;
+  int64_t file_bytes() const;
   // Whether column j is stored sparse (its entries alone), and how many entries it stores.
   bool stored_sparse(int64_t j) const { return width_[j] >= kSparse; }
   uint32_t n_stored(int64_t j) const { return n_stored_[j]; }
@@ -197,9 +200,16 @@ class ColumnCodes {
   int64_t n_rows_;
   std::vector<const uint8_t*> columns_;      // column j's codes, in a buffer per column (or the calls)
   std::vector<std::vector<uint8_t>> owned_;
+  // The codes (and repacked calls) of a memory-mapped X larger than memory, in a file instead of
+  // owned_ (code_arena.hpp); their pointers are in columns_.
+  std::unique_ptr<CodeArena> arena_;
   // Packed calls of a subset of the file's samples, repacked in one buffer (freed as one piece, so
-  // its pages go back to the system when the fit ends), (n_rows + 3) / 4 bytes apart.
-  std::unique_ptr<uint8_t[]> repacked_;
+  // its pages go back to the system when the fit ends), (n_rows + 3) / 4 bytes apart: in the
+  // arena, or owned here.
+  uint8_t* repacked_ = nullptr;
+  std::unique_ptr<uint8_t[]> own_repacked_;
+  // Column j's buffer of `bytes` (in the arena, or owned_[j]), its pointer in columns_[j].
+  uint8_t* column_bytes(int64_t j, int64_t bytes);
   std::vector<uint8_t> width_;
   std::vector<uint32_t> tables_;             // 2-bit columns' call -> code tables
   // Sparse columns (from CSC panels): their entries (rows, then codes, in owned_) and the other rows' code.

@@ -40,6 +40,8 @@ class ColumnSource {
   // X as CSR in memory, whose rows list the columns they have entries in (the split search
   // gathers a small node's sparse columns from them), or nullptr.
   virtual const MatrixView* csr_rows() const { return nullptr; }
+  // Whether X is memory-mapped from a file (its codes may then go to a file too: code_arena.hpp).
+  virtual bool mapped() const { return false; }
 
  protected:
   ColumnSource(int64_t n_rows, int64_t n_cols, ValueType type, MatrixView::Layout layout)
@@ -85,6 +87,7 @@ class MappedSource final : public ColumnSource {
   int64_t panel_end(int64_t c0, int n_threads) const override;
   MatrixView read(int64_t c0, int64_t c1, std::vector<uint8_t>& buffer) const override;
   double value(int64_t i, int64_t j) const override { return file_.at(i, j); }
+  bool mapped() const override { return true; }
 
  private:
   XFile file_;

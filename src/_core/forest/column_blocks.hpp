@@ -214,6 +214,7 @@ class ColumnRangeSource final : public ColumnSource {
   int64_t panel_end(int64_t c0, int n_threads) const override;
   MatrixView read(int64_t c0, int64_t c1, std::vector<uint8_t>& buffer) const override;
   double value(int64_t i, int64_t j) const override { return whole_.value(i, first_ + j); }
+  bool mapped() const override { return whole_.mapped(); }
 
  private:
   const ColumnSource& whole_;
