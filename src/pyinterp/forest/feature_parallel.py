@@ -138,6 +138,14 @@ def _limits(workers):
     return shown[0] if len(limits) == 1 else " to ".join(shown)
 
 
+def _search_bytes(n_rows, n_features, weighted, trees):
+    """The least memory a block's searches take beside its codes: per tree in flight the tree's
+    weights, rows, out-of-bag rows and scratch (20 bytes a row) and the sampler its nodes'
+    candidates are drawn with, over all X's columns (4 bytes a column; about 17 with
+    feature_weights: a sum tree)."""
+    return trees * (20 * n_rows + (17 if weighted else 4) * n_features)
+
+
 def _check_blocks_fit(workers, need):
     """Refuses, before any block is made, blocks whose least memory (need: per worker, bytes)
     exceeds the room Dask leaves on their worker (memory_room)."""
@@ -146,19 +154,20 @@ def _check_blocks_fit(workers, need):
         if w in room and needed > room[w][1]:
             limit, usable = room[w]
             raise MemoryError(f"X's blocks given to Dask worker {w} need at least {_gb(needed)} of its memory (their "
-                              f"columns' codes, 2 bits a value at least, and any rows copied), and Dask acts on its "
+                              f"columns' codes, 2 bits a value at least, any rows copied and the searches' scratch "
+                              f"for the trees in flight), and Dask acts on its "
                               f"data at {_gb(usable)} ({usable / limit:.0%} of its {_gb(limit)} limit): give the "
                               f"cluster more workers or memory")
 
 
-def _check_chunks_fit(workers, X):
+def _check_chunks_fit(workers, X, search):
     """Refuses, before anything is computed, a dask array X whose chunks and their codes cannot
     fit the room Dask leaves on all the workers together (memory_room): a block keeps its chunk's
-    values beside their codes."""
+    values beside their codes, and its searches' scratch (search bytes a block)."""
     room = memory_room(workers)
     if len(room) < len(workers):  # a worker without a limit
         return
-    need = X.nbytes + codes_bytes(*X.shape)
+    need = X.nbytes + codes_bytes(*X.shape) + search * len(X.chunks[1])
     usable = sum(r for _, r in room.values())
     if need > usable:
         raise MemoryError(f"X ({_gb(X.nbytes)}) and its column codes (at least {_gb(codes_bytes(*X.shape))}) do not "
@@ -183,15 +192,17 @@ class DaskBlocks:
     (begin_tree, search, partition: one ask per block, all sent before any answer is awaited).
 
     feature_weights: the fit's (None: uniform); each block draws its nodes' candidates with them
-    as the builder does (so no candidate lists cross).
+    as the builder does (so no candidate lists cross). trees: how many grow at once (each block
+    keeps a search's scratch for each: counted in the memory checks).
 
     ``bytes_sent`` / ``bytes_received`` count the asks' and answers' arrays per block (the messages'
     payload; Dask's framing adds a few hundred bytes a call); ``codes_nbytes`` each block's codes."""
 
-    def __init__(self, client, X, y, classes, n_classes, params, feature_weights=None):
+    def __init__(self, client, X, y, classes, n_classes, params, feature_weights=None, trees=1):
         self.client = client
         client.wait_for_workers(1)
         workers = _workers(client)
+        search = _search_bytes(X.shape[0], X.shape[1], feature_weights is not None, trees)
         if isinstance(X, ColumnFiles):
             addresses = sorted(workers)
             parts = X.blocks(len(addresses))
@@ -199,12 +210,12 @@ class DaskBlocks:
             # Runs of consecutive blocks per worker, as even in columns as the blocks allow, each
             # run checked against its worker's memory (a worker lost meanwhile fails the fit).
             owner = [addresses[min(len(addresses) - 1, len(addresses) * b.first // X.shape[1])] for b in parts]
-            _check_blocks_fit(workers, {w: sum(b.least_memory() for b, o in zip(parts, owner) if o == w)
+            _check_blocks_fit(workers, {w: sum(b.least_memory() + search for b, o in zip(parts, owner) if o == w)
                                         for w in owner})
             where = [dict(workers=[w], allow_other_workers=False) for w in owner]
         else:
             X = X.rechunk({0: -1})  # a block holds all rows of its columns
-            _check_chunks_fit(workers, X)
+            _check_chunks_fit(workers, X, search)
             self.bounds = [0, *np.cumsum(X.chunks[1]).tolist()]
             parts = client.compute(list(X.to_delayed().ravel()))
             where = [{}] * len(parts)  # made where its chunk was computed: the task follows its data
@@ -372,10 +383,10 @@ def fit_forest_columns(X, y, classes, n_classes, sample_weight, feature_weights,
         raise ValueError("a feature-parallel fit runs on the default Dask client: create the Client with "
                          "set_as_default=True (the default), or call within client.as_current()")
     client = default
-    blocks = DaskBlocks(client, X, y, classes, n_classes, params, feature_weights)
     # The driver's threads mostly wait for answers: several trees in flight hide the round trips.
     driver = copy.copy(params)
     driver.n_threads = min(params.n_estimators, max(params.n_threads, TREES_IN_FLIGHT))
+    blocks = DaskBlocks(client, X, y, classes, n_classes, params, feature_weights, driver.n_threads)
     try:
         if params.monotonic_cst:
             _refuse_missing(blocks)
