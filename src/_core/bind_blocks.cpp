@@ -119,11 +119,11 @@ std::vector<uint8_t> unpacked_bits(const std::vector<uint8_t>& bits, size_t k, c
   return flags;
 }
 
-// A message's moves' flags as bits (their ranges are in its arrays), and back: the flags that
-// many rows, checked to be ranges' worth.
-void put_moves(py::dict& d, const Moves& moves) {
-  d["move_row_left"] = move_array(packed_bits(moves.row_left));
-  d["move_oob_left"] = move_array(packed_bits(moves.oob_left));
+// Moves' flags as bits, under `prefix`row_left and `prefix`oob_left (their ranges travel as
+// arrays of their own), and back: as many flags as the ranges hold rows.
+void put_moves(py::dict& d, const Moves& moves, const std::string& prefix) {
+  d[py::str(prefix + "row_left")] = move_array(packed_bits(moves.row_left));
+  d[py::str(prefix + "oob_left")] = move_array(packed_bits(moves.oob_left));
 }
 
 size_t range_rows(const std::vector<int64_t>& start, const std::vector<int64_t>& end) {
@@ -137,17 +137,18 @@ size_t range_rows(const std::vector<int64_t>& start, const std::vector<int64_t>&
   return rows;
 }
 
-void get_moves(const py::dict& d, Moves& moves) {
-  moves.row_left = unpacked_bits(vector_of<uint8_t>(d, "move_row_left"), range_rows(moves.start, moves.end), "moves");
-  moves.oob_left =
-      unpacked_bits(vector_of<uint8_t>(d, "move_oob_left"), range_rows(moves.oob_start, moves.oob_end), "moves");
+void get_moves(const py::dict& d, Moves& moves, const std::string& prefix) {
+  const std::string row_left = prefix + "row_left", oob_left = prefix + "oob_left";
+  moves.row_left = unpacked_bits(vector_of<uint8_t>(d, row_left.c_str()), range_rows(moves.start, moves.end),
+                                 row_left.c_str());
+  moves.oob_left = unpacked_bits(vector_of<uint8_t>(d, oob_left.c_str()), range_rows(moves.oob_start, moves.oob_end),
+                                 oob_left.c_str());
 }
 
 template <class Message, class = void>
 struct HasSplits : std::false_type {};
 template <class Message>
 struct HasSplits<Message, std::void_t<decltype(std::declval<Message>().splits)>> : std::true_type {};
-
 
 // A message's arrays as a dict (as Message::for_each_array names them), and back.
 template <class Message>
@@ -172,7 +173,7 @@ template <class Ask>
 py::dict dict_of(const Ask& ask) {
   py::dict d = arrays_of(ask);
   if constexpr (HasSplits<Ask>::value) put_splits(d, ask.splits);
-  put_moves(d, ask.moves);
+  put_moves(d, ask.moves, "move_");
   return d;
 }
 
@@ -180,13 +181,7 @@ template <class Ask>
 Ask ask_of(const py::dict& d) {
   Ask ask = message_of<Ask>(d);
   if constexpr (HasSplits<Ask>::value) ask.splits = get_splits(d);
-  get_moves(d, ask.moves);
-  return ask;
-}
-
-SearchAsk search_ask_of(const py::dict& d) {
-  SearchAsk ask = ask_of<SearchAsk>(d);
-  if (ask.feature_begin.empty()) throw std::invalid_argument("a block's ask has empty offsets");
+  get_moves(d, ask.moves, "move_");
   return ask;
 }
 
@@ -239,14 +234,11 @@ SearchAnswer answer_of(const py::dict& d, const SearchAsk& ask) {
   return answer;
 }
 
-PartitionAsk partition_ask_of(const py::dict& d) { return ask_of<PartitionAsk>(d); }
-
 // A partition answer as it crosses: the sides of the rows and out-of-bag rows of its move as bits
 // (the move's ranges are the ask's).
 py::dict answer_dict(const PartitionAnswer& answer) {
   py::dict d = arrays_of(answer);
-  d["row_left"] = move_array(packed_bits(answer.moves.row_left));
-  d["oob_left"] = move_array(packed_bits(answer.moves.oob_left));
+  put_moves(d, answer.moves, "");
   return d;
 }
 
@@ -254,8 +246,7 @@ PartitionAnswer answer_of(const py::dict& d, const PartitionAsk& ask) {
   PartitionAnswer answer = message_of<PartitionAnswer>(d);
   Moves& moves = answer.moves;
   moves.start = ask.start, moves.end = ask.end, moves.oob_start = ask.oob_start, moves.oob_end = ask.oob_end;
-  moves.row_left = unpacked_bits(vector_of<uint8_t>(d, "row_left"), range_rows(ask.start, ask.end), "row_left");
-  moves.oob_left = unpacked_bits(vector_of<uint8_t>(d, "oob_left"), range_rows(ask.oob_start, ask.oob_end), "oob_left");
+  get_moves(d, moves, "");
   const size_t k = static_cast<size_t>(ask.n_nodes());
   if (answer.threshold.size() != k || answer.missing_go_to_left.size() != k ||
       answer.categories.size() != k * kCategoryWords)
@@ -376,7 +367,7 @@ void bind_blocks(py::module_& m) {
       .def(
           "search",
           [](PyColumnBlock& b, const py::dict& d, int slot) {
-            const SearchAsk ask = search_ask_of(d);
+            const SearchAsk ask = ask_of<SearchAsk>(d);
             SearchAnswer answer;
             {
               py::gil_scoped_release release;
@@ -388,7 +379,7 @@ void bind_blocks(py::module_& m) {
       .def(
           "partition",
           [](PyColumnBlock& b, const py::dict& d, int slot) {
-            const PartitionAsk ask = partition_ask_of(d);
+            const PartitionAsk ask = ask_of<PartitionAsk>(d);
             PartitionAnswer answer;
             {
               py::gil_scoped_release release;

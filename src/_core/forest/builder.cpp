@@ -392,9 +392,7 @@ void TreeBuilder::search_level(std::vector<LevelNode>& level) {
       }
     }
     if (asked_.empty()) return;
-    for (int64_t b = 0; b < n_blocks; ++b)
-      if (search_asks_[b].n_nodes() > 0) deliver(b, search_asks_[b].moves);
-    trim_log();
+    deliver(search_asks_);
     blocks.search(slot_, search_asks_, search_answers_);
     bool open = false;
     for (LevelNode& node : level) {
@@ -439,9 +437,7 @@ void TreeBuilder::partition_level(std::vector<LevelNode>& level, std::vector<Par
     ask.splits.push_back(split);
   }
   if (std::all_of(at.begin(), at.end(), [](const auto& a) { return a.first < 0; })) return;
-  for (int64_t b = 0; b < n_blocks; ++b)
-    if (partition_asks_[b].n_nodes() > 0) deliver(b, partition_asks_[b].moves);
-  trim_log();
+  deliver(partition_asks_);
   blocks.partition(slot_, partition_asks_, partition_answers_);
   // Each answer's flags, node after node: where the next node's start.
   std::vector<std::pair<int64_t, int64_t>> flags_at(n_blocks, {0, 0});
@@ -472,13 +468,15 @@ void TreeBuilder::partition_level(std::vector<LevelNode>& level, std::vector<Par
   }
 }
 
-void TreeBuilder::deliver(int64_t b, Moves& moves) {
-  for (int64_t k = delivered_[b]; k < log_.size(); ++k)
-    if (log_owner_[k] != b) moves.append(log_, k, log_row_at_[k], log_oob_at_[k]);
-  delivered_[b] = log_.size();
-}
-
-void TreeBuilder::trim_log() {
+template <class Ask>
+void TreeBuilder::deliver(std::vector<Ask>& asks) {
+  for (int64_t b = 0; b < static_cast<int64_t>(asks.size()); ++b) {
+    if (asks[b].n_nodes() == 0) continue;  // nothing is sent to it
+    for (int64_t k = delivered_[b]; k < log_.size(); ++k)
+      if (log_owner_[k] != b) asks[b].moves.append(log_, k, log_row_at_[k], log_oob_at_[k]);
+    delivered_[b] = log_.size();
+  }
+  // Forgets the moves every block has taken.
   const int64_t m = *std::min_element(delivered_.begin(), delivered_.end());
   if (m == 0) return;
   auto drop = [](auto& v, int64_t k) { v.erase(v.begin(), v.begin() + k); };

@@ -162,10 +162,9 @@ class TreeBuilder {
   // log_oob_at_[k] on, and the log's moves each block's asks have taken (delivered_[b]).
   Moves log_;
   std::vector<int64_t> log_owner_, log_row_at_, log_oob_at_, delivered_;
-  // Block b's ask takes the moves logged since its last one (all but those it made).
-  void deliver(int64_t b, Moves& moves);
-  // Forgets the moves every block has taken.
-  void trim_log();
+  // Each block asked something takes the moves logged since its last ask (all but those it made).
+  template <class Ask>
+  void deliver(std::vector<Ask>& asks);
   std::vector<int64_t> asked_;
   std::vector<AnswerAt> answer_at_;
   std::vector<uint8_t> asked_drawn_;

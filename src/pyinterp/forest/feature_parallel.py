@@ -328,17 +328,17 @@ class DaskBlocks:
             self.bytes_sent += w.nbytes + oob.nbytes
         self._run("begin_tree", [(slot, w, min_weight_leaf, oob)] * len(self.actors))
 
-    def _ask(self, method, asks, *slot):
+    def _ask(self, method, slot, asks):
         self._count(self.bytes_sent, asks)
-        answers = self._run(method, [None if ask is None else (*slot, ask) for ask in asks])
+        answers = self._run(method, [None if ask is None else (slot, ask) for ask in asks])
         self._count(self.bytes_received, answers)
         return answers
 
     def search(self, slot, asks):
-        return self._ask("search", asks, slot)
+        return self._ask("search", slot, asks)
 
     def partition(self, slot, asks):
-        return self._ask("partition", asks, slot)
+        return self._ask("partition", slot, asks)
 
     def close(self):
         self.client.cancel(self._made)
