@@ -47,6 +47,30 @@ def test_pickle_round_trip_is_exact(Forest, regression_data, classification_data
     assert forest.oob_score_ == clone.oob_score_
 
 
+def test_pickled_state_at_any_byte_offset_loads_as_it_was(regression_data):
+    """Dask deserialises a pickle's out-of-band buffers at any byte offset within its message:
+    every array of the state unaligned, the forest loads (from aligned copies) as it was."""
+    X, y = regression_data
+    core = RandomForestRegressor(n_estimators=3, max_depth=4, random_state=0).fit(X, y)._forest
+
+    def unaligned(a):
+        raw = np.zeros(a.nbytes + 1, dtype=np.uint8)
+        out = raw[1:].view(a.dtype).reshape(a.shape)
+        out[...] = a
+        assert not out.flags.aligned or a.dtype.itemsize == 1 or a.size == 0
+        return out
+
+    state = core.__getstate__()
+    moved = dict(state, inbag=unaligned(state["inbag"]),
+                 trees=[{k: unaligned(v) for k, v in tree.items()} for tree in state["trees"]])
+    clone = type(core).__new__(type(core))
+    clone.__setstate__(moved)
+    np.testing.assert_array_equal(clone.predict(X), core.predict(X))
+    for a, b in zip(clone.__getstate__()["trees"], state["trees"]):
+        for k in a:
+            np.testing.assert_array_equal(a[k], b[k])
+
+
 def test_corrupt_pickled_state_is_refused(regression_data):
     X, y = regression_data
     forest = RandomForestRegressor(n_estimators=2, random_state=0).fit(X, y)

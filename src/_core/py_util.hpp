@@ -167,7 +167,7 @@ inline MatrixView matrix_view(const py::handle& X) {
 
 // The one check of arrays that cross into the core: dtype T, C-contiguous, the given shape (-1:
 // any extent). Without `convert` the caller's memory is used as it is (never copied); with it, other
-// dtypes and layouts are converted (pickled state). Errors name the argument.
+// dtypes, layouts and unaligned buffers are converted (pickled state). Errors name the argument.
 template <class T>
 py::array_t<T, py::array::c_style> checked_array(const py::handle& obj, std::initializer_list<int64_t> shape,
                                                  const char* name, bool convert = false) {
@@ -176,6 +176,10 @@ py::array_t<T, py::array::c_style> checked_array(const py::handle& obj, std::ini
   if (convert) {
     a = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(obj);
     if (!a) PyErr_Clear();
+    // A pickled array can arrive at any byte offset (Dask places out-of-band buffers in one
+    // message): an aligned copy, as numpy makes every new array.
+    if (a && !detail::aligned(py::reinterpret_borrow<Array>(a)))
+      a = py::module_::import("numpy").attr("array")(a, py::arg("copy") = true);
   } else if (py::isinstance<py::array>(obj) && has_dtype<T>(py::reinterpret_borrow<py::array>(obj)) &&
              (py::reinterpret_borrow<py::array>(obj).flags() & py::array::c_style)) {
     a = py::reinterpret_borrow<py::object>(obj);
