@@ -297,6 +297,15 @@ def test_permutation_oob_on_the_cluster_is_the_local_one(client, data, task):
     np.testing.assert_array_equal(remote[0], local[0])
     np.testing.assert_array_equal(remote[1], local[1])
     assert np.count_nonzero(local[0]) > 3
+    # a dask array X read for runs of trees (a tree a run), each run's columns scored on the workers
+    import dask.array as da
+    from pyinterp.forest import split_columns
+
+    with pytest.MonkeyPatch.context() as patch, dask():
+        patch.setattr(split_columns, "trees_bytes", lambda: 1)
+        parted = pyinterp.importance.permutation_oob(forest, da.from_array(X, chunks=(len(X), 7)), target,
+                                                     n_repeats=3, random_state=6, sample_weight=weights)
+    np.testing.assert_array_equal(parted, local[0])
 
 
 # -- iRF, LSSFind ------------------------------------------------------------------------------

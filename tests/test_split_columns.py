@@ -99,6 +99,45 @@ def test_a_dask_array_is_read_at_its_split_columns_in_runs(monkeypatch):
     assert SplitColumns(forest._forest, ints).read(0, 2).dtype == np.float64
 
 
+def test_permutation_importance_reads_runs_of_trees_whose_columns_fit(monkeypatch):
+    """Permutation importance needs each tree's split columns of all rows together: a feature-
+    parallel X is read for runs of consecutive trees whose columns of all rows fit the budget
+    (a tree alone even past it), never the whole forest's at once; each tree draws from its own
+    stream as in the whole forest, so the importances, with and without a cluster's threads, are
+    those of the whole X to the bit."""
+    da = pytest.importorskip("dask.array")
+    from pyinterp.importance import permutation_oob
+
+    X, y = data(n=300, p=60)
+    w = np.random.default_rng(1).random(300)
+    forest = RandomForestRegressor(9, max_features=0.2, max_depth=3, random_state=4).fit(X, y)
+    lazy = da.from_array(X, chunks=(100, 15))
+    columns = SplitColumns(forest._forest, lazy)
+    per_tree = [set(t.feature[t.left >= 0].tolist()) for t in forest.trees_]
+    budget = 300 * 8 * 9  # nine float64 columns of all rows
+    runs = columns._tree_runs(forest._forest.__getstate__()["trees"], budget)
+    assert runs[0][0] == 0 and runs[-1][1] == 9 and all(a[1] == b[0] for a, b in zip(runs, runs[1:]))
+    assert len(runs) > 2
+    for first, stop in runs:  # greedy: each run fits (or is one tree), and the next tree would not
+        assert stop - first == 1 or len(set().union(*per_tree[first:stop])) <= 9
+        assert stop == 9 or len(set().union(*per_tree[first:stop + 1])) > 9
+    read = []
+    monkeypatch.setattr(SplitColumns, "read_all",
+                        lambda self, what: read.append(self.features) or self.read(0, self.n_rows))
+    monkeypatch.setattr(split_columns, "trees_bytes", lambda: budget)
+    want = permutation_oob(forest, X, y, sample_weight=w, random_state=3, return_std=True)
+    got = permutation_oob(forest, lazy, y, sample_weight=w, random_state=3, return_std=True)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    assert [f.tolist() for f in read] == [sorted(set().union(*per_tree[a:b])) for a, b in runs]
+    assert np.count_nonzero(want[0]) > 3
+    read.clear()
+    monkeypatch.setattr(split_columns, "trees_bytes", lambda: 1)  # a tree a run
+    got = permutation_oob(forest, lazy, y, sample_weight=w, random_state=3, n_jobs=2)
+    np.testing.assert_array_equal(got, want[0])
+    assert len(read) == 9
+
+
 def test_recorded_oob_leaves_in_runs_are_those_a_fit_records():
     X, y = data(n=150)
     kept = RandomForestRegressor(7, max_features=0.3, keep_oob_leaves=True, random_state=3).fit(X, y)

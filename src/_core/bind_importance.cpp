@@ -113,13 +113,14 @@ void bind_importance(py::module_& m) {
   m.def(
       "permutation_tree_scores",
       [](const Forest& f, const py::object& X, const py::object& y, const py::object& sample_weight, int n_repeats,
-         uint64_t seed, int64_t first_tree, int64_t n_trees, int n_threads, bool held_out) {
+         uint64_t seed, int64_t first_tree, int64_t n_trees, int n_threads, bool held_out, int64_t stream_offset) {
         const MatrixView v = matrix_view(X);
         const Targets t = targets_of(f, y, sample_weight, v.n_rows);
         std::vector<TreeScores> trees;
         {
           py::gil_scoped_release release;
-          trees = permutation_tree_scores(f, v, t, n_repeats, seed, first_tree, n_trees, n_threads, held_out);
+          trees = permutation_tree_scores(f, v, t, n_repeats, seed, first_tree, n_trees, n_threads, held_out,
+                                          stream_offset);
         }
         std::vector<int64_t> indptr{0};
         std::vector<int32_t> features;
@@ -136,7 +137,8 @@ void bind_importance(py::module_& m) {
         return py::make_tuple(copy_array(indptr), copy_array(features), copy_array(scores), copy_array(used));
       },
       py::arg("forest"), py::arg("X"), py::arg("y"), py::arg("sample_weight"), py::arg("n_repeats"), py::arg("seed"),
-      py::arg("first_tree"), py::arg("n_trees"), py::arg("n_threads") = 1, py::arg("held_out") = false);
+      py::arg("first_tree"), py::arg("n_trees"), py::arg("n_threads") = 1, py::arg("held_out") = false,
+      py::arg("stream_offset") = 0);
 
   m.def(
       "reduce_tree_scores",

@@ -208,6 +208,7 @@ def permutation_tree_scores(
     n_trees: int,
     n_threads: int = 1,
     held_out: bool = False,
+    stream_offset: int = 0,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.float64], npt.NDArray[np.uint8]]: ...
 def reduce_tree_scores(
     indptr: npt.NDArray[np.int64],

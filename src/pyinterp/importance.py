@@ -54,6 +54,7 @@ from ._validation import (INT32_MAX, FOREST_FIT_X, IntInterval, check_array, che
                           scaled_weights, warn_missing_call_code)
 from .forest.estimators import reads_split_columns
 from .forest.feature_parallel import is_feature_parallel
+from .forest.split_columns import SplitColumns
 from .forest.view import check_rows as _check_X
 from .forest.view import forest_view as _view
 
@@ -98,17 +99,20 @@ def _check_targets(view, y, n_samples):
     return index.astype(np.int32)
 
 
-def _oob_inputs(forest, X, y, sample_weight, in_place=False, leaves_serve=False, n_jobs=None):
+def _oob_inputs(forest, X, y, sample_weight, in_place=False, leaves_serve=False, n_jobs=None, by_trees=False):
     """(view, X, targets, sample_weight, recorded) checked. A feature-parallel X is read as its
     split columns of all rows, the view's forest renumbered to them (_split_view: widen the
     measures' results); or, for a measure of the out-of-bag leaves alone (leaves_serve), not read
     at all when the fit recorded them, else read a run of rows at a time to record them
-    (SplitColumns.out_of_bag), X then a zero of its shape standing in and recorded True."""
+    (SplitColumns.out_of_bag), X then a zero of its shape standing in and recorded True; or, for
+    a measure that reads its trees apart (by_trees), not read yet: X is its SplitColumns."""
     view = _view(forest, n_samples=X.shape[0] if hasattr(X, "shape") else len(X), in_place=in_place)
     recorded = False
     if reads_split_columns(view.estimator, X) and leaves_serve:
         X, recorded, columns = view.estimator._oob_leaves_X(X, "an out-of-bag measure", resolve_n_threads(n_jobs))
         view = _narrowed(view, columns)
+    elif reads_split_columns(view.estimator, X) and by_trees:
+        X = view.estimator._split_columns(X)
     elif reads_split_columns(view.estimator, X):
         view, columns = _split_view(view, X)
         X = columns.read_all("an out-of-bag measure")
@@ -461,7 +465,9 @@ def permutation_oob(forest, X, y, *, n_repeats=5, random_state=None, sample_weig
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
         The training rows, in the order the forest was fitted on them: each tree's out-of-bag rows
         are found by position. For a pyinterp forest also a dask array or
-        :class:`~pyinterp.io.ColumnFiles`, read at the columns the trees split on.
+        :class:`~pyinterp.io.ColumnFiles`, read at the columns the trees split on, for runs of
+        trees whose columns of all rows take at most a quarter of this machine's memory at a time
+        (docs/user/cluster.md).
     y : array-like of shape (n_samples,)
         The training target: real values for a regressor, labels the forest was trained on for a
         classifier.
@@ -526,21 +532,30 @@ def permutation_oob(forest, X, y, *, n_repeats=5, random_state=None, sample_weig
     >>> np.round(std, 3).tolist()
     [0.228, 0.068, 0.009, 0.012]
     """
-    view, X, targets, sample_weight, _ = _oob_inputs(forest, X, y, sample_weight)
+    view, X, targets, sample_weight, _ = _oob_inputs(forest, X, y, sample_weight, by_trees=True)
     seed = root_seed(random_state)
     threads = cluster_threads()
+    # The trees as forests with their X: the whole; or, of a feature-parallel X, runs of trees
+    # whose split columns of all rows fit, cut from it and read in turn (each tree still draws
+    # from its own stream, at its place in the whole forest).
+    pieces = X.by_trees("permutation importance") if isinstance(X, SplitColumns) else [(0, view.core, X, None)]
+    parts = []
     # On a cluster the trees are scored elsewhere: the report comes when they are back.
     with Progress(verbose, view.core.n_trees, "trees", core=True) as progress:
-        if threads:  # chunks of trees on the workers; per-tree scores reduced here in tree order
-            parts = list(run_units(_core.permutation_tree_scores,
-                                   (view.core, X, targets, sample_weight, n_repeats, seed),
-                                   chunks(view.core.n_trees, threads), in_place=(X,)))
-            progress.update(view.core.n_trees)
-            mean, std, _ = _core.reduce_tree_scores(*_concatenate_csr(parts), view.core.n_features)
-        else:
-            mean, std, _ = _core.permutation_importance(view.core, X, targets, sample_weight, n_repeats, seed,
-                                                        resolve_n_threads(n_jobs))
-    return _result(*_widened(view, mean, std), return_std)
+        for offset, core, values, features in pieces:
+            if threads:  # chunks of trees on the workers; per-tree scores reduced here in tree order
+                scored = list(run_units(_core.permutation_tree_scores,
+                                        (core, values, targets, sample_weight, n_repeats, seed),
+                                        [(*chunk, 1, False, offset) for chunk in chunks(core.n_trees, threads)],
+                                        in_place=(values,)))
+                progress.update(core.n_trees)
+            else:
+                scored = [_core.permutation_tree_scores(core, values, targets, sample_weight, n_repeats, seed, 0,
+                                                        core.n_trees, resolve_n_threads(n_jobs), stream_offset=offset)]
+            # a cut forest's features are its split columns' places: back to X's
+            parts += scored if features is None else [(i, features[f].astype(np.int32), s, u) for i, f, s, u in scored]
+    mean, std, _ = _core.reduce_tree_scores(*_concatenate_csr(parts), view.core.n_features)
+    return _result(mean, std, return_std)
 
 
 def _held_out_permutation(forest, X, y, *, n_repeats, random_state, n_jobs):

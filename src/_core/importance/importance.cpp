@@ -185,7 +185,7 @@ Importance permutation_importance(const Forest& forest, const MatrixView& X, con
 
 std::vector<TreeScores> permutation_tree_scores(const Forest& forest, const MatrixView& X, const Targets& targets,
                                                 int n_repeats, uint64_t seed, int64_t first_tree, int64_t n_trees,
-                                                int n_threads, bool held_out) {
+                                                int n_threads, bool held_out, int64_t stream_offset) {
   if (held_out) {
     if (X.n_cols != forest.n_features)
       throw std::invalid_argument("X has a different number of features than the forest");
@@ -193,6 +193,7 @@ std::vector<TreeScores> permutation_tree_scores(const Forest& forest, const Matr
     check_training_rows(forest, X);
   }
   if (n_repeats < 1) throw std::invalid_argument("n_repeats must be at least 1");
+  if (stream_offset < 0) throw std::invalid_argument("stream_offset must be non-negative");
   if (first_tree < 0 || n_trees < 0 || first_tree + n_trees > static_cast<int64_t>(forest.trees.size()))
     throw std::invalid_argument("the trees to score are not all in the forest");
   std::vector<TreeScores> per_tree(n_trees);
@@ -233,7 +234,7 @@ std::vector<TreeScores> permutation_tree_scores(const Forest& forest, const Matr
         features.erase(std::unique(features.begin(), features.end()), features.end());
         std::sort(hits.begin(), hits.end());
         hits.erase(std::unique(hits.begin(), hits.end()), hits.end());
-        Rng rng(seed, static_cast<uint64_t>(t));
+        Rng rng(seed, static_cast<uint64_t>(stream_offset + t));
         worker.node_scores.clear();
         const int64_t m = static_cast<int64_t>(rows.size());
         worker.hit.assign(m, 0);

@@ -53,11 +53,12 @@ Importance permutation_importance(const Forest& forest, const MatrixView& X, con
                                   uint64_t seed, int n_threads, bool held_out = false);
 
 // The per-tree scores permutation_importance reduces, of trees [first_tree, first_tree + n_trees)
-// only (tree t permutes with stream (seed, t)): chunks of trees scored apart (on a cluster's
-// workers), concatenated in tree order and reduced, give permutation_importance.
+// only (tree t permutes with stream (seed, stream_offset + t)): chunks of trees scored apart (on a
+// cluster's workers, or as forests of a few trees cut from the whole, stream_offset their first
+// tree's place in it), concatenated in tree order and reduced, give permutation_importance.
 std::vector<TreeScores> permutation_tree_scores(const Forest& forest, const MatrixView& X, const Targets& targets,
                                                 int n_repeats, uint64_t seed, int64_t first_tree, int64_t n_trees,
-                                                int n_threads, bool held_out = false);
+                                                int n_threads, bool held_out = false, int64_t stream_offset = 0);
 
 // out: n_rows x n_features x n_values, the mean over trees of the sum, over the path nodes split on
 // each feature, of value(child) - value(node); bias: the mean root value. Every element of out is written.

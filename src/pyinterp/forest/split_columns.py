@@ -16,13 +16,20 @@ import numpy as np
 
 from .. import _core
 from .._distributed import _workers
-from .._validation import check_output_size
+from .._validation import check_output_size, physical_memory
 from ..io.column_files import ColumnFiles, FileBlock
 from ..io.packed import side_by_side
 from .categories import bad_code_error, first_bad_code
 
 # The most bytes of split columns a run of rows holds (at least one row a run).
 RUN_BYTES = 64 << 20
+
+
+def trees_bytes() -> int:
+    """The most bytes of all rows' split columns that a measure reading a tree's together
+    (permutation importance) holds at once, for several trees: a quarter of this machine's memory."""
+    return physical_memory() // 4
+
 
 # The dtypes the core reads as they are; others are read as float64 (as the fit read them).
 _CORE_DTYPES = {np.dtype(t) for t in (np.float64, np.float32, np.int8, np.uint8, np.int16, np.bool_)}
@@ -64,13 +71,15 @@ class SplitColumns:
         The columns the forest splits on, increasing.
     core : _core.Forest
         The forest renumbered to them (:func:`narrowed_forest`).
+    shape : tuple
+        X's shape.
     """
 
     def __init__(self, core, X, name="X", codes=None):
         if X.shape[1] != core.n_features:
             raise ValueError(f"{name} has {X.shape[1]} features, but the forest was fitted on {core.n_features}")
-        self.X, self.name = X, name
-        self.n_rows, self.n_features = X.shape
+        self.X, self.name, self._forest, self._codes = X, name, core, codes
+        self.shape = self.n_rows, self.n_features = X.shape
         self.features = split_features(core)
         # CategoryCodes' columns among them (their places here) and their category counts
         self._coded, self._counts = np.empty(0, dtype=np.int64), []
@@ -86,10 +95,55 @@ class SplitColumns:
     def row_bytes(self):
         """Bytes a row of the split columns takes here: a value each, or, of .bed files alone
         (ColumnFiles.packed), two bits a call and eight bytes a covariate."""
-        if not (isinstance(self.X, ColumnFiles) and self.X.packed and len(self.features)):
-            return max(1, len(self.features)) * self.dtype.itemsize
-        calls = int(np.count_nonzero(self.features < self.X.n_file_columns))
-        return -(-calls // 4) + 8 * (len(self.features) - calls)
+        return self._row_bytes(*self._calls_and_others(self.features))
+
+    def _calls_and_others(self, features):
+        """(columns read packed, others) among features: (0, all) unless X is .bed files alone."""
+        if not self._packed:
+            return 0, len(features)
+        calls = int(np.count_nonzero(features < self.X.n_file_columns))
+        return calls, len(features) - calls
+
+    def _row_bytes(self, calls, others):
+        if not (self._packed and calls + others):
+            return max(1, calls + others) * self.dtype.itemsize
+        return -(-calls // 4) + 8 * others
+
+    @property
+    def _packed(self):
+        return isinstance(self.X, ColumnFiles) and self.X.packed
+
+    def by_trees(self, what, budget=None):
+        """(first tree, forest of the trees from it, their split columns of all rows, those
+        columns' places in X: ``features``) for runs of
+        consecutive trees whose split columns of all rows take at most ``budget`` bytes (default
+        :func:`trees_bytes`; a tree alone may take more, up to this machine's memory), read one run
+        after the other: for a measure that needs each tree's split columns of all rows together
+        (permutation importance; what: the measure, for messages) without those of the whole
+        forest. Each forest is cut from the whole (its trees and in-bag counts) and renumbered to
+        its own split columns."""
+        state = self._forest.__getstate__()
+        n_samples, trees = state["n_samples"], state["trees"]
+        for first, stop in self._tree_runs(trees, trees_bytes() if budget is None else budget):
+            cut = dict(state, trees=trees[first:stop], inbag=state["inbag"][first * n_samples:stop * n_samples])
+            part = SplitColumns(_core.Forest.from_state(cut), self.X, self.name, self._codes)
+            yield first, part.core, part.read_all(what), part.features
+
+    def _tree_runs(self, trees, budget):
+        """[(first, stop)]: consecutive trees cut greedily where their split columns pass budget."""
+        runs, first, calls, others = [], 0, 0, 0
+        seen = np.zeros(self.n_features, dtype=bool)
+        for t, tree in enumerate(trees):
+            new = np.unique(tree["feature"][tree["left"] >= 0])
+            more_calls, more_others = self._calls_and_others(new[~seen[new]])
+            if t > first and self.n_rows * self._row_bytes(calls + more_calls, others + more_others) > budget:
+                runs.append((first, t))
+                first, calls, others = t, 0, 0
+                seen[:] = False
+                more_calls, more_others = self._calls_and_others(new)
+            seen[new] = True
+            calls, others = calls + more_calls, others + more_others
+        return runs + [(first, len(trees))]
 
     def runs(self):
         """Runs of rows [start, stop) of at most RUN_BYTES of split columns each, in order."""
