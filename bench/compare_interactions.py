@@ -282,6 +282,8 @@ class Run:
                 if t is None:
                     self.table.add(task, impl, note=note)
                     continue
+                if impl.startswith("pyfim") and "pyinterp" in results:
+                    note = f"{t / t_one:.2f}x pyinterp on one thread; {note}"
                 if impl.startswith(("pyfim", "weighted_fpgrowth")) and truth is out:
                     check = "reference"
                 else:

@@ -269,6 +269,30 @@ def test_pair_table_alone_matches_brute_force(max_size):
     assert list(frequent_itemsets(tx, None, 12.0, max_size, n_jobs=2).items()) == list(got.items())
 
 
+@pytest.mark.parametrize("partners", [40, 90])
+def test_pair_table_branches_of_few_and_many_frequent_pairs_match_brute_force(partners):
+    """Counts over more than 256 labels: a branch with at most 64 frequent pairs cuts its rows to
+    them by scanning each row up to its label (the root keeps no positions then); with one label
+    of more than 64 (partners=90), every branch may be mined from its rows, which read positions.
+    Either way the result is brute force's, in the same order for any n_jobs."""
+    rng = np.random.default_rng(partners)
+    tx = [tuple(rng.choice(400, size=rng.integers(1, 10), replace=False)) for _ in range(2500)]
+    # the hub meets each friend often, and each friend is more frequent than the hub: the hub's
+    # label comes after theirs, so its branch has them all before it
+    hub, friends = 399, rng.choice(399, size=partners, replace=False)
+    tx += [(hub, *rng.choice(friends, size=6, replace=False)) for _ in range(6 * partners)]
+    tx += [tuple(rng.choice(friends, size=8, replace=False)) for _ in range(80 * partners)]
+    tx += [(hub, friends[0], friends[1])] * 30  # a triple
+    want = brute_force(tx, [1.0] * len(tx), 25.0, 3)
+    got = frequent_itemsets(tx, None, 25.0, 3)
+    assert got == want
+    assert min(got[(f,)] for f in friends) > got[(hub,)]
+    hub_pairs = sum(len(k) == 2 and hub in k for k in got)
+    assert sum(len(k) == 1 for k in got) > 256 and (hub_pairs > 64) == (partners > 64)
+    assert any(len(k) == 3 and hub in k for k in got)
+    assert list(frequent_itemsets(tx, None, 25.0, 3, n_jobs=2).items()) == list(got.items())
+
+
 def test_many_root_rows_thread_independent():
     """More than 65536 distinct rows: the pair table is summed over blocks of rows; the result
     (values and order) is the same for any n_jobs, and equals brute force."""

@@ -78,7 +78,7 @@ struct Occurrences {
     position.release();
   }
 
-  // Without positions (with_position false) only what extend_bits reads is built.
+  // Without positions (with_position false) only what extend_bits and extend_pairs read is built.
   void build(const Database& db, bool with_position = true) {
     if (db.size() > INT32_MAX) throw std::length_error("more than 2^31 - 1 distinct transactions");
     const int32_t m = db.n_labels();
@@ -338,18 +338,22 @@ class Miner {
   // extend() at the root from the pair table alone: done when e has no frequent pair or sets stop
   // at pairs; with 1 to 64 frequent pairs, e's rows are cut to them with the table's supports, no
   // count; false (nothing done) when more stay frequent: extend() counts and builds rows then.
+  static constexpr int64_t kRowsAhead = 8;
   bool extend_pairs(const Database& root, const Occurrences& occ, const RootBits& rb, int32_t e) {
     if (e == 0 || prefix_.size() >= max_size()) return true;
     const double* pair = rb.pairs_of(e);
     if (keep_frequent_pairs(root, pair, e)) return true;
     if (kept_.size() > 64) return false;
     Masks& mk = open_kept_masks(root, occ, pair, e, 0);
-    for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) {
+    const int64_t end = occ.begin[e + 1];
+    for (int64_t o = occ.begin[e]; o < end; ++o) {
+      // e's rows are scattered over the root: each one's start fetched ahead, as its offset before
+      if (o + 2 * kRowsAhead < end) __builtin_prefetch(root.indptr.data() + occ.transaction[o + 2 * kRowsAhead]);
+      if (o + kRowsAhead < end) __builtin_prefetch(root.items.data() + root.indptr[occ.transaction[o + kRowsAhead]]);
       const int64_t t = occ.transaction[o];
       const int32_t* a = root.items.data() + root.indptr[t];
       uint64_t x = 0;
-      for (int32_t j = 0; j < occ.position[o]; ++j)
-        if (relabel_[a[j]] >= 0) x |= uint64_t{1} << relabel_[a[j]];
+      for (int32_t j = 0; a[j] != e; ++j) x |= mask_of_[a[j]];  // the labels before e (rows ascend)
       if (x) mk.add(x, root.weight[t], mask_slot_);
     }
     grow_masks(mk, 0);
@@ -547,21 +551,21 @@ class Miner {
     const int32_t* a = gathered_.data();
     for (int64_t o = occ.begin[e]; o < occ.begin[e + 1]; ++o) {
       uint64_t x = 0;
-      for (const int32_t* end = a + occ.position[o]; a != end; ++a)
-        if (relabel_[*a] >= 0) x |= uint64_t{1} << relabel_[*a];
+      for (const int32_t* end = a + occ.position[o]; a != end; ++a) x |= mask_of_[*a];
       if (x) m.add(x, db.weight[occ.transaction[o]], mask_slot_);
     }
     return m;
   }
 
-  // The empty mask database of level d for the kept labels (bit k = kept_[k], relabel_ maps labels
-  // to bits), with their supports support[kept_[k]], sized for e's occurrences.
+  // The empty mask database of level d for the kept labels (bit k = kept_[k]; mask_of_ maps labels
+  // to their bit, 0 for the others, so a row's mask is an OR of lookups without a branch), with
+  // their supports support[kept_[k]], sized for e's occurrences.
   Masks& open_kept_masks(const Database& db, const Occurrences& occ, const double* support, int32_t e, size_t d) {
     Masks& m = at(mask_levels_, d);
-    relabel_.assign(static_cast<size_t>(e), -1);
+    mask_of_.assign(static_cast<size_t>(e), 0);
     mask_item_.clear();
     for (const int32_t r : kept_) {
-      relabel_[r] = static_cast<int32_t>(mask_item_.size());
+      mask_of_[r] = uint64_t{1} << mask_item_.size();
       m.support[mask_item_.size()] = support[r];
       mask_item_.push_back(db.item_of[r]);
     }
@@ -821,6 +825,7 @@ class Miner {
   std::vector<int64_t> prefix_;
   std::vector<double> support_;
   std::vector<int32_t> gathered_, kept_, relabel_, row_, mask_slot_, touched_;
+  std::vector<uint64_t> mask_of_;
   // count_before's sparse pass: the labels it touched, stamped with the pass's number.
   static constexpr int64_t kSparseRatio = 8;
   bool sparse_ = false;
@@ -900,17 +905,23 @@ void root_database(const CsrView<int64_t>& tx, double min_support, int64_t n_ids
   // Row t relabelled (frequent labels only, ascending, once each) into out, its hash into *hash;
   // returns the end. Rows over at most kBitsetLabels labels are sorted and deduplicated by setting
   // bits and reading them back, and hashed by their words (equal rows have equal words).
-  constexpr int32_t kBitsetLabels = 512;
+  constexpr int32_t kBitsetLabels = 1024;
+  static_assert(kBitsetLabels <= 64 * 64, "a row's words are flagged in one 64-bit word");
   const int32_t n_words = (db.n_labels() + 63) / 64;
   auto relabel = [&](int64_t t, int32_t* out, uint64_t* bits, uint64_t* hash) {
     int32_t* const first = out;
     if (db.n_labels() <= kBitsetLabels) {
+      uint64_t words = 0;  // the words holding a label: only they are read back, hashed and cleared
       for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j) {
         const int32_t l = label[id_at(j)];
-        if (l >= 0) bits[l >> 6] |= uint64_t{1} << (l & 63);
+        if (l >= 0) {
+          bits[l >> 6] |= uint64_t{1} << (l & 63);
+          words |= uint64_t{1} << (l >> 6);
+        }
       }
-      uint64_t h = 0;
-      for (int32_t k = 0; k < n_words; ++k) {
+      uint64_t h = words;
+      for (; words; words &= words - 1) {
+        const int k = __builtin_ctzll(words);
         h = (h ^ bits[k]) * 0x9e3779b97f4a7c15ULL;
         for (uint64_t x = bits[k]; x; x &= x - 1) *out++ = 64 * k + __builtin_ctzll(x);
         bits[k] = 0;
@@ -1059,10 +1070,10 @@ Itemsets frequent_itemsets(const CsrView<int64_t>& tx, const ItemsetOptions& opt
   const bool use_pairs = use_bits || (root.n_labels() <= kMaxPairLabels && options.max_size >= 2 &&
                                       bits.build(root, n_threads, false));
   if (use_bits) bits.build(root, n_threads, true);
-  // Positions within rows are read only by branches mined from rows: without bit sets, or those
-  // keeping more than 64 labels with itemsets of 3 or more wanted.
-  bool positions = !use_bits;
-  for (int32_t e = 0, m = root.n_labels(); use_bits && options.max_size > 2 && !positions && e < m; ++e)
+  // Positions within rows are read only by branches mined from rows: without the pair table, or
+  // those keeping more than 64 labels with itemsets of 3 or more wanted.
+  bool positions = !use_pairs;
+  for (int32_t e = 0, m = root.n_labels(); use_pairs && options.max_size > 2 && !positions && e < m; ++e)
     positions = std::count_if(bits.pairs_of(e), bits.pairs_of(e) + e,
                               [&](double v) { return v >= options.min_support; }) > 64;
   Occurrences& occ = scratch.occ;
