@@ -345,6 +345,7 @@ class Miner {
     if (keep_frequent_pairs(root, pair, e)) return true;
     if (kept_.size() > 64) return false;
     Masks& mk = open_kept_masks(root, occ, pair, e, 0);
+    const int32_t last = kept_.back();
     const int64_t end = occ.begin[e + 1];
     for (int64_t o = occ.begin[e]; o < end; ++o) {
       // e's rows are scattered over the root: each one's start fetched ahead, as its offset before
@@ -353,7 +354,8 @@ class Miner {
       const int64_t t = occ.transaction[o];
       const int32_t* a = root.items.data() + root.indptr[t];
       uint64_t x = 0;
-      for (int32_t j = 0; a[j] != e; ++j) x |= mask_of_[a[j]];  // the labels before e (rows ascend)
+      // rows ascend: the scan stops past the last kept label, at the latest at e
+      for (int32_t j = 0; a[j] <= last; ++j) x |= mask_of_[a[j]];
       if (x) mk.add(x, root.weight[t], mask_slot_);
     }
     grow_masks(mk, 0);
@@ -906,19 +908,24 @@ void root_database(const CsrView<int64_t>& tx, double min_support, int64_t n_ids
   // returns the end. Rows over at most kBitsetLabels labels are sorted and deduplicated by setting
   // bits and reading them back, and hashed by their words (equal rows have equal words).
   constexpr int32_t kBitsetLabels = 1024;
-  static_assert(kBitsetLabels <= 64 * 64, "a row's words are flagged in one 64-bit word");
+  static_assert(kBitsetLabels < 64 * 64, "a row's words and the infrequent ids' are flagged in one 64-bit word");
   const int32_t n_words = (db.n_labels() + 63) / 64;
+  // For the bit sets, labels as bits with the infrequent ids on a word past the labels' (n_words),
+  // set and dropped: no branch per item on whether it is frequent.
+  std::vector<int32_t> bit_of;
+  if (db.n_labels() <= kBitsetLabels)
+    for (const int32_t l : label) bit_of.push_back(l >= 0 ? l : 64 * n_words);
   auto relabel = [&](int64_t t, int32_t* out, uint64_t* bits, uint64_t* hash) {
     int32_t* const first = out;
     if (db.n_labels() <= kBitsetLabels) {
       uint64_t words = 0;  // the words holding a label: only they are read back, hashed and cleared
       for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j) {
-        const int32_t l = label[id_at(j)];
-        if (l >= 0) {
-          bits[l >> 6] |= uint64_t{1} << (l & 63);
-          words |= uint64_t{1} << (l >> 6);
-        }
+        const int32_t b = bit_of[id_at(j)];
+        bits[b >> 6] |= uint64_t{1} << (b & 63);
+        words |= uint64_t{1} << (b >> 6);
       }
+      words &= ~(uint64_t{1} << n_words);
+      bits[n_words] = 0;
       uint64_t h = words;
       for (; words; words &= words - 1) {
         const int k = __builtin_ctzll(words);
@@ -951,7 +958,7 @@ void root_database(const CsrView<int64_t>& tx, double min_support, int64_t n_ids
     rows.resize(static_cast<size_t>(n_occ));
     len.resize(static_cast<size_t>(tx.n));
     hash.resize(static_cast<size_t>(tx.n));
-    parallel_for((tx.n + kBlock - 1) / kBlock, n_threads, [&](int) { return std::vector<uint64_t>(n_words, 0); },
+    parallel_for((tx.n + kBlock - 1) / kBlock, n_threads, [&](int) { return std::vector<uint64_t>(n_words + 1, 0); },
                  [&](int64_t b, int, std::vector<uint64_t>& bits) {
                    for (int64_t t = b * kBlock; t < std::min(tx.n, (b + 1) * kBlock); ++t) {
                      int32_t* first = rows.data() + tx.indptr[t];
@@ -971,7 +978,7 @@ void root_database(const CsrView<int64_t>& tx, double min_support, int64_t n_ids
   std::vector<int32_t> batch;
   std::array<int64_t, kBatch + 1> bound{};
   std::array<uint64_t, kBatch> hash{};
-  std::vector<uint64_t> bits(static_cast<size_t>(n_words), 0);
+  std::vector<uint64_t> bits(static_cast<size_t>(n_words) + 1, 0);
   for (int64_t t0 = 0; t0 < tx.n; t0 += kBatch) {
     const int64_t n_batch = std::min(kBatch, tx.n - t0);
     batch.resize(static_cast<size_t>(tx.indptr[t0 + n_batch] - tx.indptr[t0]));
