@@ -381,6 +381,13 @@ def test_every_measure_of_rows_reads_columnfiles_where_they_are(client, tmp_path
     assert row_bytes == (-(-(len(used) - 1) // 4) + 8 if files.packed else len(used) * 8)
     monkeypatch.setattr(split_columns, "RUN_BYTES", 40 * row_bytes)  # runs of 40 rows
     check(runs=True)
+    # permutation importance reads the split columns a few trees at a time (packed, of a .bed)
+    monkeypatch.setattr(split_columns, "trees_bytes", lambda: 2 * len(y) * row_bytes // len(used))
+    runs = split_columns.SplitColumns(parted._forest, files)._tree_runs(parted._forest.__getstate__()["trees"],
+                                                                        split_columns.trees_bytes())
+    assert len(runs) > 1
+    np.testing.assert_array_equal(importance.permutation_oob(parted, files, y, random_state=1),
+                                  importance.permutation_oob(local, X, y, random_state=1))
     # Refusals name what differs.
     short = ColumnFiles([bed], rows=rows).with_covariates(C) if with_npy else ColumnFiles([bed], rows=rows)
     with pytest.raises(ValueError, match=f"X has {short.shape[1]} features, but the forest was fitted on {X.shape[1]}"):
