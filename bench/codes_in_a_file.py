@@ -19,18 +19,11 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import numpy as np
-
-
-def status(key):
-    for line in open("/proc/self/status"):
-        if line.startswith(key + ":"):
-            return int(line.split()[1]) * 1024
-    return 0
+from benchkit.memory import AnonPeak, status
 
 
 def worker(folder, trees):
@@ -38,22 +31,14 @@ def worker(folder, trees):
 
     X = np.load(folder / "X.npy", mmap_mode="r")
     y = np.load(folder / "y.npy")
-    peak_anon, done = [status("RssAnon")], threading.Event()
-
-    def sample():
-        while not done.wait(0.02):
-            peak_anon.append(status("RssAnon"))
-    before_anon, before_hwm = status("RssAnon"), status("VmHWM")
-    watcher = threading.Thread(target=sample)
-    watcher.start()
-    t = time.perf_counter()
-    forest = RandomForestRegressor(trees, max_features="sqrt", n_jobs=2, random_state=0).fit(X, y)
-    took = time.perf_counter() - t
-    done.set()
-    watcher.join()
+    before_hwm = status("VmHWM")
+    with AnonPeak() as anon:
+        t = time.perf_counter()
+        forest = RandomForestRegressor(trees, max_features="sqrt", n_jobs=2, random_state=0).fit(X, y)
+        took = time.perf_counter() - t
     fingerprint = float(np.sum(forest.predict(X[:2000]) * np.arange(1, 2001)))
-    print(json.dumps(dict(time=took, hwm=status("VmHWM"), hwm_before=before_hwm, anon_before=before_anon,
-                          anon_peak=max(peak_anon), fingerprint=fingerprint)))
+    print(json.dumps(dict(time=took, hwm=status("VmHWM"), hwm_before=before_hwm, anon_before=anon.before,
+                          anon_peak=anon.peak, fingerprint=fingerprint)))
 
 
 def main():

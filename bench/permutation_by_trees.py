@@ -17,18 +17,11 @@ import pickle
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import numpy as np
-
-
-def status(key):
-    for line in open("/proc/self/status"):
-        if line.startswith(key + ":"):
-            return int(line.split()[1]) * 1024
-    return 0
+from benchkit.memory import AnonPeak
 
 
 def worker(folder, budget):
@@ -52,21 +45,12 @@ def worker(folder, budget):
         return values
 
     split_columns.SplitColumns.read_all = counted
-    peak, done = [status("RssAnon")], threading.Event()
-
-    def sample():
-        while not done.wait(0.02):
-            peak[0] = max(peak[0], status("RssAnon"))
-
-    before = status("RssAnon")
-    threading.Thread(target=sample, daemon=True).start()
-    start = time.perf_counter()
-    with dask.config.set(scheduler="threads", num_workers=1):
+    with AnonPeak() as anon, dask.config.set(scheduler="threads", num_workers=1):
+        start = time.perf_counter()
         importances = permutation_oob(forest, X, y, n_repeats=2, random_state=0, n_jobs=1)
-    seconds = time.perf_counter() - start
-    done.set()
+        seconds = time.perf_counter() - start
     np.save(folder / f"imp_{budget}.npy", importances)
-    print(json.dumps({"seconds": seconds, "peak_anon": peak[0] - before, "runs": runs, "read": read[0]}))
+    print(json.dumps({"seconds": seconds, "peak_anon": anon.peak - anon.before, "runs": runs, "read": read[0]}))
 
 
 def main():

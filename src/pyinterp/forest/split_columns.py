@@ -12,6 +12,8 @@ each block's own files); a dask array's by its own graph."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import _core
@@ -20,6 +22,7 @@ from .._validation import check_output_size, physical_memory
 from ..io.column_files import ColumnFiles, FileBlock
 from ..io.packed import side_by_side
 from .categories import bad_code_error, first_bad_code
+from .tree import forest_state
 
 # The most bytes of split columns a run of rows holds (at least one row a run).
 RUN_BYTES = 64 << 20
@@ -88,8 +91,12 @@ class SplitColumns:
             self._coded = np.flatnonzero(np.isin(self.features, codes.columns))
             self._counts = [counts[j] for j in self.features[self._coded].tolist()]
         self._file_reads = None  # a ColumnFiles' reads, planned at the first (_plan_file_reads)
-        self.core = narrowed_forest(core, self.features)
         self.dtype = np.dtype(X.dtype) if np.dtype(X.dtype) in _CORE_DTYPES else np.dtype(np.float64)
+
+    @functools.cached_property
+    def core(self):
+        """The forest renumbered to its split columns (made at the first use: by_trees needs it not)."""
+        return narrowed_forest(self._forest, self.features)
 
     @property
     def row_bytes(self):
@@ -114,18 +121,18 @@ class SplitColumns:
         return isinstance(self.X, ColumnFiles) and self.X.packed
 
     def by_trees(self, what, budget=None):
-        """(first tree, forest of the trees from it, their split columns of all rows, those
-        columns' places in X: ``features``) for runs of
-        consecutive trees whose split columns of all rows take at most ``budget`` bytes (default
-        :func:`trees_bytes`; a tree alone may take more, up to this machine's memory), read one run
-        after the other: for a measure that needs each tree's split columns of all rows together
-        (permutation importance; what: the measure, for messages) without those of the whole
-        forest. Each forest is cut from the whole (its trees and in-bag counts) and renumbered to
-        its own split columns."""
-        state = self._forest.__getstate__()
-        n_samples, trees = state["n_samples"], state["trees"]
+        """For runs of consecutive trees whose split columns of all rows take at most ``budget``
+        bytes (default :func:`trees_bytes`; a tree alone may take more, up to this machine's
+        memory), read one run after the other: (first tree, the forest of the run's trees, their
+        split columns of all rows, those columns' places in X). For a measure that needs each
+        tree's split columns of all rows together (permutation importance; what: the measure, for
+        messages) without those of the whole forest. Each forest is cut from the whole (its trees
+        and in-bag counts) and renumbered to its own split columns."""
+        core = self._forest
+        trees = [core.tree(t) for t in range(core.n_trees)]  # views of the core's arrays
         for first, stop in self._tree_runs(trees, trees_bytes() if budget is None else budget):
-            cut = dict(state, trees=trees[first:stop], inbag=state["inbag"][first * n_samples:stop * n_samples])
+            cut = forest_state(core.criterion.name, core.n_features, core.n_classes, core.n_samples, trees[first:stop],
+                               core.inbag[first:stop].ravel(), core.n_outputs)
             part = SplitColumns(_core.Forest.from_state(cut), self.X, self.name, self._codes)
             yield first, part.core, part.read_all(what), part.features
 
