@@ -910,17 +910,15 @@ void root_database(const CsrView<int64_t>& tx, double min_support, int64_t n_ids
   constexpr int32_t kBitsetLabels = 1024;
   static_assert(kBitsetLabels < 64 * 64, "a row's words and the infrequent ids' are flagged in one 64-bit word");
   const int32_t n_words = (db.n_labels() + 63) / 64;
-  // For the bit sets, labels as bits with the infrequent ids on a word past the labels' (n_words),
+  // For the bit sets, the infrequent ids' label is a bit on the word past the labels' (n_words),
   // set and dropped: no branch per item on whether it is frequent.
-  std::vector<int32_t> bit_of;
-  if (db.n_labels() <= kBitsetLabels)
-    for (const int32_t l : label) bit_of.push_back(l >= 0 ? l : 64 * n_words);
+  if (db.n_labels() <= kBitsetLabels) std::replace(label.begin(), label.end(), -1, 64 * n_words);
   auto relabel = [&](int64_t t, int32_t* out, uint64_t* bits, uint64_t* hash) {
     int32_t* const first = out;
     if (db.n_labels() <= kBitsetLabels) {
       uint64_t words = 0;  // the words holding a label: only they are read back, hashed and cleared
       for (int64_t j = tx.indptr[t]; j < tx.indptr[t + 1]; ++j) {
-        const int32_t b = bit_of[id_at(j)];
+        const int32_t b = label[id_at(j)];
         bits[b >> 6] |= uint64_t{1} << (b & 63);
         words |= uint64_t{1} << (b >> 6);
       }
