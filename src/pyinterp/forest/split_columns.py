@@ -38,9 +38,14 @@ def trees_bytes() -> int:
 _CORE_DTYPES = {np.dtype(t) for t in (np.float64, np.float32, np.int8, np.uint8, np.int16, np.bool_)}
 
 
+def tree_split_features(tree) -> np.ndarray:
+    """The features (increasing) some node of a tree (its node arrays, ``core.tree(k)``) splits on."""
+    return np.unique(tree["feature"][tree["left"] >= 0])
+
+
 def split_features(core) -> np.ndarray:
     """The features (int64, increasing) some node of the core forest splits on."""
-    used = [np.unique(t["feature"][t["left"] >= 0]) for t in (core.tree(k) for k in range(core.n_trees))]
+    used = [tree_split_features(core.tree(k)) for k in range(core.n_trees)]
     return np.unique(np.concatenate(used)).astype(np.int64) if used else np.empty(0, dtype=np.int64)
 
 
@@ -141,7 +146,7 @@ class SplitColumns:
         runs, first, calls, others = [], 0, 0, 0
         seen = np.zeros(self.n_features, dtype=bool)
         for t, tree in enumerate(trees):
-            new = np.unique(tree["feature"][tree["left"] >= 0])
+            new = tree_split_features(tree)
             more_calls, more_others = self._calls_and_others(new[~seen[new]])
             if t > first and self.n_rows * self._row_bytes(calls + more_calls, others + more_others) > budget:
                 runs.append((first, t))
