@@ -195,13 +195,16 @@ def test_a_file_changed_after_the_columnfiles_was_made_is_refused_where_it_opens
         gone.open()
 
 
-def test_only_a_forest_fit_takes_a_columnfiles(files, monkeypatch):
+def test_only_forests_and_dstump_take_a_columnfiles(files, monkeypatch):
+    from pyinterp.interactions import LSSFind
+
     beds, npy, X = files
     files_X = ColumnFiles(npy)
     y = X[:, 12]
     forest = RandomForestRegressor(3, random_state=0).fit(X[:, 12:], y)
-    with pytest.raises(TypeError, match="X is a ColumnFiles, which only pyinterp's forests read"):
-        dstump(files_X, y)
+    with pytest.raises(TypeError, match="X is a ColumnFiles, which only pyinterp's forests read .* and "
+                                        "pyinterp.importance.dstump"):
+        LSSFind().fit(files_X, y)
     with pytest.raises(ValueError, match="monotonic_cst has shape 3 but the input data X has 4 features"):
         RandomForestRegressor(3, monotonic_cst=[1, 0, 0]).fit(files_X, y)
     with pytest.raises(ValueError, match="Found input variables with inconsistent numbers of samples: \\[30, 29\\]"):
@@ -217,3 +220,30 @@ def test_only_a_forest_fit_takes_a_columnfiles(files, monkeypatch):
     # A forest fitted in memory reads a ColumnFiles' split columns on the cluster too.
     with pytest.raises(ValueError, match="a ColumnFiles X is read by the Dask workers .* no Client is running"):
         forest.predict(files_X)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_dstump_reads_a_columnfiles_block_by_block_here_as_in_memory(files, monkeypatch, weighted):
+    """Without a Dask client DSTUMP opens the blocks here, one after the other, each at most
+    BLOCK_BYTES (here a few columns): the table of the same values in memory, to the bit, whatever
+    the blocks. rows= selects samples (a .npy read at them is a copy, a .bed's repacked)."""
+    from pyinterp import _column_map
+
+    monkeypatch.setattr(_column_map, "_client", lambda: None)
+    beds, npy, X = files
+    rows = np.flatnonzero(np.random.default_rng(7).random(30) < 0.8)
+    y = np.nan_to_num(X[rows, 2]) - X[rows, 13] + np.random.default_rng(8).normal(size=len(rows))
+    w = np.random.default_rng(9).random(len(rows)) if weighted else None
+    opened = []
+    monkeypatch.setattr(FileBlock, "open", lambda self, _open=FileBlock.open: opened.append(self) or _open(self))
+    for budget, blocks in ((1 << 30, 3), (len(rows) * 12 * 3, 7)):  # one block a file; 3 columns at most
+        monkeypatch.setattr(_column_map, "BLOCK_BYTES", budget)
+        opened.clear()
+        for kw in ({}, {"split": "median", "side": "left"}):
+            here, there = dstump(X[rows], y, sample_weight=w, **kw), dstump(ColumnFiles([*beds, npy], rows=rows),
+                                                                              y, sample_weight=w, **kw)
+            for field in ("scores", "ranking", "threshold", "impurity_decrease", "sign", "n_left"):
+                np.testing.assert_array_equal(here[field], there[field], err_msg=field)
+        assert len(opened) == 2 * blocks
+    with pytest.raises(ValueError, match="inconsistent numbers of samples: \\[30, 29\\]"):
+        dstump(ColumnFiles(npy), X[:29, 13])

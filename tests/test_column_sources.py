@@ -120,7 +120,7 @@ def test_every_source_gives_the_trees_of_the_dense_float64_values(tmp_path):
         assert forest.oob_score_ == reference.oob_score_, name
         assert_same_forest(RandomForestClassifier(n_estimators=3, random_state=1, max_features=60).fit(X, y > 0),
                            reference_c)
-        if not isinstance(X, np.memmap) and not sp.isspmatrix_csr(X):
+        if not sp.isspmatrix_csr(X):
             np.testing.assert_array_equal(imp.dstump(X, y).threshold, stumps.threshold, err_msg=name)
         codes = _core.ColumnCodes(X.tocsc() if sp.issparse(X) else X, 2, mapped_file(X))
         assert codes.shape == G.shape
@@ -155,13 +155,14 @@ def test_csr_is_encoded_in_panels_and_gives_the_dense_trees(index_dtype):
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/smaps"), reason="reads /proc/self/smaps")
 def test_a_mapped_genotype_file_stays_out_of_memory_and_its_codes_take_two_bits(tmp_path):
-    """A read-only mapped int8 .npy is read in panels with pread: none of its pages become the
-    process's (the check for bed-reader's -127 once read it all through the map: validation makes
+    """A read-only mapped int8 .npy is read in panels with pread, by the fit and by DSTUMP: none of
+    its pages become the process's (the check for bed-reader's -127 once read it all through the map: validation makes
     the memmap a plain view), and the codes of its 0/1/2 columns take 2 bits a genotype."""
     G, y = values(403, 700, seed=3)
     X = mapped(tmp_path, "g", G, "C")
     reference = RandomForestRegressor(n_estimators=3, max_features=40, random_state=0).fit(G, y)
     assert_same_forest(RandomForestRegressor(n_estimators=3, max_features=40, random_state=0).fit(X, y), reference)
+    np.testing.assert_array_equal(imp.dstump(X, y).scores, imp.dstump(G, y).scores)  # DSTUMP reads panels too
     assert mapped_kb(tmp_path / "g.npy") == 0
     assert _core.ColumnCodes(X, 2, mapped_file(X)).nbytes == 700 * ((403 + 3) // 4)
 

@@ -80,6 +80,9 @@ def test_a_classifier_made_on_the_workers_is_the_forest_of_the_whole_X(client):
     same_forests(local, parted)
     assert parted.classes_.tolist() == ["case", "control"]
     np.testing.assert_array_equal(parted.predict_proba(values), local.predict_proba(values))
+    # int64 chunks are read as float64 on the workers, as validate_data converts them here
+    wide = RandomForestClassifier(**kw).fit(X.astype(np.int64), y)
+    same_forests(RandomForestClassifier(**kw).fit(values.astype(np.int64), y), wide)
 
 
 def test_the_blocks_are_spread_over_the_workers_and_only_rows_travel(client):
@@ -556,3 +559,35 @@ def test_categorical_columns_to_encode_fit_feature_parallel_as_in_memory(client,
     np.testing.assert_array_equal(in_files.predict(files), in_files.predict(stacked))
     assert in_files.is_categorical_.tolist() == [False] * 21 + [True]
     assert np.array_equal(files._covariates, C)
+
+
+def test_dstump_measures_each_block_where_its_columns_are(client, tmp_path, monkeypatch):
+    """DSTUMP of a dask array made on the workers, and of .bed and .npy files every worker opens
+    (never this process: its FileBlock.open raises), is the table of the same values in memory."""
+    bed_reader = pytest.importorskip("bed_reader")
+    from pyinterp import _column_map
+    from pyinterp.importance import dstump
+    from pyinterp.io import ColumnFiles
+    from pyinterp.io.column_files import FileBlock
+
+    fields = ("scores", "ranking", "threshold", "impurity_decrease", "sign", "n_left")
+    calls = da.random.RandomState(7).binomial(2, 0.3, size=(300, 70), chunks=(100, 20)).astype(np.float32)
+    X = da.where(da.random.RandomState(8).random_sample((300, 70), chunks=(100, 20)) < 0.05, np.nan, calls)
+    values = X.compute()
+    y = np.nan_to_num(values[:, 8]) + np.random.default_rng(0).normal(size=300)
+    w = np.random.default_rng(1).random(300)
+    here, there = dstump(values, y, sample_weight=w), dstump(X, y, sample_weight=w)
+    for field in fields:
+        np.testing.assert_array_equal(here[field], there[field], err_msg=field)
+    G = np.ascontiguousarray(genotypes(n=300, p=90, seed=6)[0][:, 40:])
+    bed = str(tmp_path / "g.bed")
+    bed_reader.to_bed(bed, G, properties={"iid": [f"s{i}" for i in range(300)]})
+    np.save(tmp_path / "e.npy", values[:, :20])
+    rows = np.flatnonzero(np.random.default_rng(2).random(300) < 0.7)
+    monkeypatch.setattr(FileBlock, "open", lambda self: pytest.fail("a block was opened here"))
+    monkeypatch.setattr(_column_map, "BLOCK_BYTES", 4 * 12 * len(rows))  # 4 columns a block: 19 blocks
+    for kw in ({}, {"split": "median", "side": "left"}):
+        here = dstump(np.hstack([G, values[:, :20]])[rows], y[rows], **kw)
+        there = dstump(ColumnFiles([bed, str(tmp_path / "e.npy")], rows=rows), y[rows], **kw)
+        for field in fields:
+            np.testing.assert_array_equal(here[field], there[field], err_msg=field)

@@ -1,6 +1,7 @@
 """pyinterp.importance against definitions computed node by node, and its invariants."""
 
 import inspect
+import warnings
 
 import numpy as np
 import pytest
@@ -224,6 +225,43 @@ def test_dstump_invariances_and_ties():
     weighted = imp.dstump(X, y, sample_weight=counts)
     repeated = imp.dstump(np.repeat(X, counts, axis=0), np.repeat(y, counts))
     np.testing.assert_allclose(weighted.scores, repeated.scores, rtol=1e-10)
+
+
+def test_dstump_of_a_dask_array_is_its_chunks_measured_apart_as_in_memory():
+    """Each chunk of columns measured where Dask computes it (here its local threads; on a cluster
+    in tests/test_feature_parallel.py): the table of the whole X, to the bit, whatever the chunks;
+    each chunk checked as an X in memory is."""
+    da = pytest.importorskip("dask.array")
+    rng = np.random.RandomState(3)
+    X = np.column_stack([rng.rand(90, 5), rng.randint(0, 3, (90, 4)), np.ones(90)])
+    X[rng.rand(*X.shape) < 0.05] = np.nan
+    y, w = X[:, 1] * 3 + rng.randn(90), rng.uniform(0, 2, 90)
+    y = np.nan_to_num(y)
+    for kw in ({}, {"split": "median", "side": "left"}, {"side": "max"}):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the constant column's -inf
+            here = imp.dstump(X, y, sample_weight=w, **kw)
+            for chunks in ((90, 3), (30, 10), (45, (1, 6, 3))):
+                there = imp.dstump(da.from_array(X, chunks=chunks), y, sample_weight=w, **kw)
+                for field in ("scores", "ranking", "threshold", "impurity_decrease", "sign", "n_left"):
+                    np.testing.assert_array_equal(here[field], there[field], err_msg=f"{field} {chunks}")
+    ints = rng.randint(-3, 100, (90, 4)).astype(np.int32)  # converted to float64 as in memory
+    here, there = imp.dstump(ints, y), imp.dstump(da.from_array(ints, chunks=(90, 2)), y)
+    np.testing.assert_array_equal(here.threshold, there.threshold)
+    np.testing.assert_array_equal(here.scores, there.scores)
+    calls = rng.randint(0, 3, (40, 6)).astype(np.int8)
+    calls[5, 4] = -127
+    with pytest.warns(UserWarning, match="holds -127, bed-reader's code for a missing genotype call") as caught:
+        imp.dstump(da.from_array(calls, chunks=(40, 2)), rng.rand(40))
+    assert caught[0].filename == __file__  # the warning points at the caller
+    big = np.zeros((40, 3), dtype=np.int64)
+    big[0, 2] = 2**53 + 1
+    with pytest.raises(ValueError, match="X holds integers beyond \\+-2\\*\\*53"):
+        imp.dstump(da.from_array(big, chunks=(40, 1)), rng.rand(40))
+    with pytest.raises(TypeError, match="X holds <U1 values; a feature-parallel fit reads numbers"):
+        imp.dstump(da.from_array(np.full((40, 2), "a")), rng.rand(40))
+    with pytest.raises(ValueError, match="X has 1 row\\(s\\): DSTUMP needs at least 2"):
+        imp.dstump(da.zeros((1, 3)), [1.0])
 
 
 def test_dstump_recovers_linear_support():

@@ -9,6 +9,7 @@
 #include "importance/dstump.hpp"
 #include "importance/importance.hpp"
 #include "importance/shap.hpp"
+#include "py_forest_inputs.hpp"
 #include "py_sklearn_trees.hpp"
 #include "py_util.hpp"
 
@@ -289,14 +290,14 @@ void bind_importance(py::module_& m) {
   m.def(
       "dstump",
       [](const py::object& X, const py::object& y, const py::object& sample_weight, StumpSplit split, StumpSide side,
-         int n_threads) {
-        const MatrixView v = matrix_view(X);
-        const double* yp = checked_array<double>(y, {v.n_rows}, "y").data();
-        const double* wp = optional_data<double>(sample_weight, {v.n_rows}, "sample_weight");
+         int n_threads, const py::object& mapped_file) {
+        const auto source = x_source(X, mapped_file);  // a memory-mapped X is read in panels
+        const double* yp = checked_array<double>(y, {source->n_rows()}, "y").data();
+        const double* wp = optional_data<double>(sample_weight, {source->n_rows()}, "sample_weight");
         StumpTable table;
         {
           py::gil_scoped_release release;
-          table = dstump(ArraySource(v), yp, wp, split, side, n_threads);
+          table = dstump(*source, yp, wp, split, side, n_threads);
         }
         py::dict d;
         d["score"] = copy_array(table.score);
@@ -306,7 +307,8 @@ void bind_importance(py::module_& m) {
         d["n_left"] = copy_array(table.n_left);
         return d;
       },
-      py::arg("X"), py::arg("y"), py::arg("sample_weight"), py::arg("split"), py::arg("side"), py::arg("n_threads") = 1);
+      py::arg("X"), py::arg("y"), py::arg("sample_weight"), py::arg("split"), py::arg("side"), py::arg("n_threads") = 1,
+      py::arg("mapped_file") = py::none());
 }
 
 }  // namespace pyinterp

@@ -244,6 +244,7 @@ def dstump(
     split: StumpSplit,
     side: StumpSide,
     n_threads: int = 1,
+    mapped_file: tuple[str, int] | None = None,
 ) -> dict[str, npt.NDArray[Any]]: ...
 
 class FirstOccurrence(enum.Enum):

@@ -23,7 +23,7 @@ Estimators and public functions declare scikit-learn constraints (``_parameter_c
   after their constraints are checked.
 - ``check_weights_vector``: the forests' sample and feature weights, with the zero-sum check and
   the messages tests/test_sk.py asserts (``_check_sample_weight`` has neither).
-- ``FOREST_X`` / ``FOREST_FIT_X``, ``core_X``, ``mapped_file`` and ``ForestInputMixin``: what X
+- ``FOREST_X`` / ``FOREST_FIT_X``, ``core_X``, ``block_values``, ``mapped_file`` and ``ForestInputMixin``: what X
   a forest reads, as ``check_array`` / ``validate_data`` keywords (dense float64, float32, int8,
   uint8, int16 or bool, read as they are; scipy.sparse CSR / CSC; NaN is a missing value in dense
   X, infinity an error), the form the core reads it in, where a memory-mapped X lies in its file,
@@ -258,7 +258,7 @@ class IntInterval(Interval):
 
 def refuse_silent_casts(X, name):
     """A dask array or data frame is refused: numpy would compute it whole, silently; a
-    ColumnFiles is read only by pyinterp's forests. And numpy
+    ColumnFiles is read only by pyinterp's forests and DSTUMP. And numpy
     casts datetime64 and timedelta64 values to counts of their unit (days, nanoseconds) without a
     word, and reads a masked array's hidden values as values: which number a date is, and what a
     masked entry means, are the user's choices to make."""
@@ -266,14 +266,16 @@ def refuse_silent_casts(X, name):
         raise TypeError(f"{name} is a dask {type(X).__name__}, which pyinterp would load whole into this process; "
                         f"pyinterp fits in-memory, memory-mapped or packed data (with joblib's Dask backend it "
                         f"sends that data to every worker); only pyinterp's forests take a dask array X: their fit, "
-                        f"split by columns across its cluster (feature-parallel), and what runs rows down their "
-                        f"trees (predict, apply, pyinterp.importance's measures). Call "
+                        f"split by columns across its cluster (feature-parallel), what runs rows down their "
+                        f"trees (predict, apply, pyinterp.importance's measures), and "
+                        f"pyinterp.importance.dstump. Call "
                         f"{name}.compute() if it fits in memory, or write it to a .npy file (np.load(path, "
                         f"mmap_mode='r')) or a PLINK .bed (pyinterp.io.read_plink) and fit that")
     if isinstance(X, ColumnFiles):
         raise TypeError(f"{name} is a ColumnFiles, which only pyinterp's forests read (their fit, feature-parallel on "
                         f"a Dask cluster, and what runs rows down their trees: predict, apply, pyinterp.importance's "
-                        f"measures); open its files in this process instead: pyinterp.io.read_plink(path) for a "
+                        f"measures), and pyinterp.importance.dstump; open its files in this process instead: "
+                        f"pyinterp.io.read_plink(path) for a "
                         f".bed, np.load(path, mmap_mode='r') for a .npy")
     if isinstance(X, np.ma.MaskedArray):
         raise TypeError(f"{name} is a masked array, whose masked entries would be read as the values under the "
@@ -326,16 +328,26 @@ def validate_fit_data(estimator, X, y, **kwargs):
     return out
 
 
+def holds_missing_call_code(X) -> bool:
+    """Whether X is int8 in memory holding -127, bed-reader's code for a missing genotype call (a
+    memory-mapped X is not read here: that would make it all resident; after validation it is a
+    plain view of the map, which _map_position still finds)."""
+    return bool(isinstance(X, np.ndarray) and X.dtype == np.int8 and X.size and _map_position(X) is None
+                and X.min() == -127)
+
+
 def warn_missing_call_code(X):
     """Genotypes read by bed-reader as int8 mark a missing call -127, which the trees would split on as
-    a value (thresholds such as -63.5): warn, naming the way to missing values, when an int8 X in
-    memory holds -127 (a memory-mapped X is not read here: that would make it all resident; after
-    validation it is a plain view of the map, which _map_position still finds)."""
-    if (isinstance(X, np.ndarray) and X.dtype == np.int8 and X.size and _map_position(X) is None
-            and X.min() == -127):
-        warnings.warn("X is int8 and holds -127, bed-reader's code for a missing genotype call: it is split on as a "
-                      "value below 0. Read the .bed with pyinterp.io.read_plink (missing calls become missing "
-                      "values), or give X as float with NaN for the missing calls.", UserWarning, stacklevel=4)
+    a value (thresholds such as -63.5): warn when X holds it (holds_missing_call_code)."""
+    if holds_missing_call_code(X):
+        missing_call_code_warning(stacklevel=5)
+
+
+def missing_call_code_warning(stacklevel):
+    """The warning of warn_missing_call_code, naming the way to missing values."""
+    warnings.warn("X is int8 and holds -127, bed-reader's code for a missing genotype call: it is split on as a "
+                  "value below 0. Read the .bed with pyinterp.io.read_plink (missing calls become missing "
+                  "values), or give X as float with NaN for the missing calls.", UserWarning, stacklevel=stacklevel)
 
 
 def core_X(X):
@@ -355,6 +367,16 @@ def core_X(X):
     if X.dtype.kind == "f" and np.isnan(X.data).any():
         raise ValueError("X is sparse and holds NaN: missing values are supported in dense X only")
     return X
+
+
+def block_values(values):
+    """A block of a feature-parallel X's columns (a dask chunk, a file block opened) in the form
+    the core reads, converted as validate_data converts an X in memory (FOREST_X: other dtypes
+    as float64, 8-byte integers beyond 2^53 refused); packed genotypes as they are."""
+    check_exact_integers(values)
+    if not is_packed(values) and np.dtype(values.dtype) not in FOREST_DTYPES:
+        values = values.astype(np.float64)
+    return core_X(values)
 
 
 def mapped_file(X):

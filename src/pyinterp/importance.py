@@ -51,9 +51,10 @@ from ._seeds import root_seed
 from ._validation import (INT32_MAX, FOREST_FIT_X, IntInterval, check_array, check_consistent_length,
                           check_exact_integers, check_int, check_output_size, check_sample_weight, core_X,
                           extreme_exponent, refuse_extreme_targets, regression_target, resolve_n_threads,
-                          scaled_weights, warn_missing_call_code)
+                          mapped_file, scaled_weights, warn_missing_call_code)
+from ._column_map import concatenated, map_columns
 from .forest.estimators import reads_split_columns
-from .forest.feature_parallel import is_feature_parallel
+from .forest.feature_parallel import check_columns_X, is_feature_parallel
 from .forest.split_columns import SplitColumns
 from .forest.view import check_rows as _check_X
 from .forest.view import forest_view as _view
@@ -1281,7 +1282,11 @@ def dstump(X, y, *, split="best", side="sum", sample_weight=None, n_jobs=None):
     Parameters
     ----------
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        The features, at least 2 rows; NaN marks a missing value.
+        The features, at least 2 rows; NaN marks a missing value. Also a dask array or a
+        :class:`~pyinterp.io.ColumnFiles`, never loaded whole: each chunk or block of columns is
+        measured where it is (a running ``distributed`` client's workers; without one, Dask's
+        threads for a dask array, and this process block by block for files, each block's codes
+        at most 256 MiB), with the table of the same values in memory, to the bit.
     y : array-like of shape (n_samples,)
         The real response (finite).
     split : {"best", "median"}, default="best"
@@ -1355,20 +1360,32 @@ def dstump(X, y, *, split="best", side="sum", sample_weight=None, n_jobs=None):
     >>> paper.n_left.tolist(), paper.select(2).tolist()
     ([100, 100, 100, 100], [0, 1])
     """
-    check_exact_integers(X)
-    X = check_array(X, **FOREST_FIT_X, ensure_min_samples=2, input_name="X")
-    warn_missing_call_code(X)
+    parted = is_feature_parallel(X)
+    if parted:  # measured where its columns are (_column_map), never read here
+        check_columns_X(X)
+        if X.shape[0] < 2:
+            raise ValueError(f"X has {X.shape[0]} row(s): DSTUMP needs at least 2")
+    else:
+        check_exact_integers(X)
+        X = check_array(X, **FOREST_FIT_X, ensure_min_samples=2, input_name="X")
+        warn_missing_call_code(X)
     if np.ndim(y) != 1:
         raise ValueError(f"y must be 1-d, got shape {np.shape(y)}")
     y = regression_target(y)
-    check_consistent_length(X, y)
+    if not parted:
+        check_consistent_length(X, y)
+    elif len(y) != X.shape[0]:
+        raise ValueError(f"y: Found input variables with inconsistent numbers of samples: {[X.shape[0], len(y)]}")
     if sample_weight is not None:
-        sample_weight = scaled_weights(check_sample_weight(sample_weight, X, dtype=np.float64,
-                                                            ensure_non_negative=True))
-    X = core_X(X)
+        sample_weight = scaled_weights(check_sample_weight(sample_weight, np.empty((X.shape[0], 0)),
+                                                            dtype=np.float64, ensure_non_negative=True))
     exponent = extreme_exponent(y)  # stumps of y scaled by a power of two are y's; no square overflows
-    table = _core.dstump(X, np.ldexp(y, -exponent), sample_weight, _SPLITS[split], _SIDES[side],
-                         resolve_n_threads(n_jobs))
+    args = (np.ldexp(y, -exponent), sample_weight, split, side)
+    if parted:
+        table = concatenated(map_columns(X, _stumps, *args, n_threads=resolve_n_threads(n_jobs)))
+    else:
+        X = core_X(X)
+        table = _stumps(X, mapped_file(X), resolve_n_threads(n_jobs), *args)
     unscored = np.isneginf(table["score"])
     unsplit = np.flatnonzero(unscored & np.isnan(table["threshold"]))
     lone = np.flatnonzero(unscored & ~np.isnan(table["threshold"]))
@@ -1392,6 +1409,11 @@ def dstump(X, y, *, split="best", side="sum", sample_weight=None, n_jobs=None):
         n_left=table["n_left"],
         select=functools.partial(_top, ranking),  # a partial, not a lambda: the result pickles
     )
+
+
+def _stumps(X, mapped, n_threads, y, sample_weight, split, side):
+    """The core's stump table of X's columns (X as core_X gives it, mapped its mapped_file)."""
+    return _core.dstump(X, y, sample_weight, _SPLITS[split], _SIDES[side], n_threads, mapped)
 
 
 def _top(ranking, s):

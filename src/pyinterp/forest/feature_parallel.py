@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import _core
 from .._distributed import _gb, _workers, aligned, codes_bytes, memory_room
-from .._validation import core_X, mapped_file
+from .._validation import block_values, mapped_file
 from ..io.column_files import ArrayBlock, ColumnFiles, FileBlock
 from .categories import bad_code_error, first_bad_code
 
@@ -78,7 +78,7 @@ class BlockActor:
     def __init__(self, chunk, y, classes, n_classes, params, first, n_features, feature_weights):
         params = copy.copy(params)
         params.n_threads = 1  # a worker runs as many blocks' asks at once as it has threads
-        X = core_X(chunk.open()) if isinstance(chunk, (FileBlock, ArrayBlock)) else chunk
+        X = block_values(chunk.open() if isinstance(chunk, (FileBlock, ArrayBlock)) else chunk)
         self.chunk = chunk
         self.block = _core.ColumnBlock(X, aligned(y), aligned(classes), n_classes, params, first, n_features,
                                        aligned(feature_weights), mapped_file=mapped_file(X))
