@@ -172,7 +172,7 @@ def test_bad_files_and_arguments_are_refused_by_name(files, tmp_path):
         ColumnFiles([*beds, again])
     with pytest.raises(ValueError, match="rows must be indices of the files' 30 rows"):
         ColumnFiles(npy, rows=[0, 30])
-    with pytest.raises(ValueError, match="one entry per file row"):
+    with pytest.raises(ValueError, match="one entry per row of the files. 30 rows"):
         ColumnFiles(npy, rows=np.ones(3, bool))
     with pytest.raises(ValueError, match="rows must be a 1-d array"):
         ColumnFiles(npy, rows=[[0]])
@@ -195,8 +195,8 @@ def test_a_file_changed_after_the_columnfiles_was_made_is_refused_where_it_opens
         gone.open()
 
 
-def test_only_forests_and_dstump_take_a_columnfiles(files, monkeypatch):
-    from pyinterp.interactions import LSSFind
+def test_only_forest_methods_and_dstump_take_a_columnfiles(files, monkeypatch):
+    from pyinterp import SkinnyTreesRegressor
 
     beds, npy, X = files
     files_X = ColumnFiles(npy)
@@ -204,7 +204,7 @@ def test_only_forests_and_dstump_take_a_columnfiles(files, monkeypatch):
     forest = RandomForestRegressor(3, random_state=0).fit(X[:, 12:], y)
     with pytest.raises(TypeError, match="X is a ColumnFiles, which only pyinterp's forests read .* and "
                                         "pyinterp.importance.dstump"):
-        LSSFind().fit(files_X, y)
+        SkinnyTreesRegressor().fit(files_X, y)
     with pytest.raises(ValueError, match="monotonic_cst has shape 3 but the input data X has 4 features"):
         RandomForestRegressor(3, monotonic_cst=[1, 0, 0]).fit(files_X, y)
     with pytest.raises(ValueError, match="Found input variables with inconsistent numbers of samples: \\[30, 29\\]"):
@@ -247,3 +247,21 @@ def test_dstump_reads_a_columnfiles_block_by_block_here_as_in_memory(files, monk
         assert len(opened) == 2 * blocks
     with pytest.raises(ValueError, match="inconsistent numbers of samples: \\[30, 29\\]"):
         dstump(ColumnFiles(npy), X[:29, 13])
+
+
+def test_take_rows_reads_the_files_at_rows_of_x(files):
+    """take_rows picks rows of X (after the files' own rows=), repeats and order kept, covariates
+    at the same rows; its blocks open those values."""
+    beds, npy, X = files
+    C = np.arange(60.0).reshape(30, 2)
+    base = ColumnFiles([*beds, npy], rows=np.arange(29, -1, -1)).with_covariates(C[::-1], names=["age", "PC1"])
+    picked = base.take_rows([3, 0, 3, 28])
+    assert picked.shape == (4, 18) and picked.rows.tolist() == [26, 29, 26, 1]
+    assert picked.sample_ids.tolist() == ["s26", "s29", "s26", "s1"]
+    opened = np.hstack([np.asarray(b.open(), dtype=np.float64) for b in picked.blocks(n_workers=2)])
+    np.testing.assert_array_equal(opened, np.hstack([X, C])[[26, 29, 26, 1]])
+    np.testing.assert_array_equal(base.take_rows(np.arange(30) < 2).rows, [29, 28])
+    with pytest.raises(ValueError, match="rows must be indices of X's 30 rows"):
+        base.take_rows([30])
+    with pytest.raises(ValueError, match="rows selects no sample"):
+        base.take_rows([])

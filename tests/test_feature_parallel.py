@@ -4,6 +4,7 @@ ColumnBlock answering the driver's asks; the forest is the one a single process 
 X, bit for bit."""
 
 import functools
+import warnings
 
 import numpy as np
 import pytest
@@ -591,3 +592,63 @@ def test_dstump_measures_each_block_where_its_columns_are(client, tmp_path, monk
         there = dstump(ColumnFiles([bed, str(tmp_path / "e.npy")], rows=rows), y[rows], **kw)
         for field in fields:
             np.testing.assert_array_equal(here[field], there[field], err_msg=field)
+
+
+def same_tables(a, b):
+    assert a.features == b.features and a.columns == b.columns
+    for name in a.columns:
+        np.testing.assert_array_equal(a[name], b[name], err_msg=name)
+
+
+def test_irf_and_lssfind_fit_their_forests_where_the_columns_are_as_in_memory(client):
+    """iRF's reweighted and bootstrap forests, and LSSFind's, fitted feature-parallel on a dask
+    array made on the workers: the tables, weights and predictions of the same values in memory.
+    Style "pyinterp" sums the bootstrap leaves over all their rows (their split columns read in
+    runs of rows); the default reads the out-of-bag leaves the fits recorded."""
+    from pyinterp import IterativeRandomForest
+    from pyinterp.interactions import LSSFind
+
+    X = da.random.RandomState(11).random_sample((300, 24), chunks=(300, 8))
+    values = X.compute()
+    y = ((values[:, 1] > 0.5) & (values[:, 2] > 0.5)) + ((values[:, 5] < 0.4) & (values[:, 9] < 0.4)) \
+        + 0.2 * np.random.default_rng(0).normal(size=300)
+    for kw in (dict(n_iterations=2, n_bootstraps=2), dict(n_iterations=1, n_bootstraps=2, style="pyinterp")):
+        kw.update(n_estimators=10, random_state=4)
+        local, parted = IterativeRandomForest(**kw).fit(values, y), IterativeRandomForest(**kw).fit(X, y)
+        same_tables(local.interactions_, parted.interactions_)
+        assert len(local.interactions_) > 5
+        np.testing.assert_array_equal(local.feature_weights_, parted.feature_weights_)
+        np.testing.assert_array_equal(local.oob_errors_, parted.oob_errors_)
+        np.testing.assert_array_equal(local.predict(values), parted.predict(X))
+    kw = dict(n_estimators=10, random_state=5, mode="rank")
+    local, parted = LSSFind(**kw).fit(values, y), LSSFind(**kw).fit(X, y)
+    same_tables(local.interactions_, parted.interactions_)
+    np.testing.assert_array_equal(local.predict(values), parted.predict(X))
+
+
+def test_irf_reads_its_bootstraps_from_the_files_at_their_rows(client, tmp_path, monkeypatch):
+    """A ColumnFiles (.bed at some samples, covariates after) taken at each bootstrap's rows: the
+    files are read by the workers only (FileBlock.open fails here), and the iRF is the one of the
+    same values in memory, named by the variant IDs."""
+    bed_reader = pytest.importorskip("bed_reader")
+    from pyinterp import IterativeRandomForest
+    from pyinterp.io import ColumnFiles
+    from pyinterp.io.column_files import FileBlock
+
+    G = np.ascontiguousarray(genotypes(n=360, p=90, seed=9)[0][:, :40])
+    bed = str(tmp_path / "g.bed")
+    bed_reader.to_bed(bed, G, properties={"sid": [f"rs{j}" for j in range(40)],
+                                          "iid": [f"s{i}" for i in range(360)]})
+    rows = np.flatnonzero(np.random.default_rng(1).random(360) < 0.9)
+    C = np.random.default_rng(2).normal(size=(len(rows), 2))
+    values = np.hstack([G[rows], C])
+    g = np.nan_to_num(values)
+    labels = np.where((g[:, 3] > 0) & (g[:, 17] > 0) | (C[:, 1] > 1), "case", "control")
+    monkeypatch.setattr(FileBlock, "open", lambda self: pytest.fail("a block was opened here"))
+    kw = dict(n_iterations=2, n_estimators=20, n_bootstraps=2, class_id="case", random_state=6)
+    warnings.filterwarnings("ignore", "IterativeRandomForest found no rule")  # 2 bootstraps
+    local = IterativeRandomForest(**kw).fit(values, labels)
+    parted = IterativeRandomForest(**kw).fit(ColumnFiles(bed, rows=rows).with_covariates(C, ["age", "PC1"]), labels)
+    same_tables(local.interactions_, parted.interactions_)
+    assert parted.feature_names_in_[-1] == "PC1" and "rs3+ & rs17+" in parted.interactions_.label(
+        parted.interactions_.features[0])

@@ -6,14 +6,18 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import _safe_indexing
 
+from .io.column_files import ColumnFiles
 from .io.h5ad import is_anndata
 from .io.packed import is_packed
 
 
 def take_rows(X, rows):
-    """X's rows `rows` in X's own form (packed genotypes and AnnData index themselves; arrays,
-    sparse matrices and DataFrames through scikit-learn's _safe_indexing)."""
-    if is_packed(X) or is_anndata(X):
+    """X's rows `rows` in X's own form (packed genotypes, AnnData and dask arrays index
+    themselves, lazily for the last; a ColumnFiles reads its files at those rows; arrays, sparse
+    matrices and DataFrames through scikit-learn's _safe_indexing)."""
+    if isinstance(X, ColumnFiles):
+        return X.take_rows(rows)
+    if is_packed(X) or is_anndata(X) or hasattr(X, "__dask_graph__"):
         return X[rows]
     return _safe_indexing(X, rows)
 

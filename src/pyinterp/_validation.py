@@ -258,7 +258,7 @@ class IntInterval(Interval):
 
 def refuse_silent_casts(X, name):
     """A dask array or data frame is refused: numpy would compute it whole, silently; a
-    ColumnFiles is read only by pyinterp's forests and DSTUMP. And numpy
+    ColumnFiles is read only by pyinterp's forests, iRF, LSSFind and DSTUMP. And numpy
     casts datetime64 and timedelta64 values to counts of their unit (days, nanoseconds) without a
     word, and reads a masked array's hidden values as values: which number a date is, and what a
     masked entry means, are the user's choices to make."""
@@ -267,14 +267,15 @@ def refuse_silent_casts(X, name):
                         f"pyinterp fits in-memory, memory-mapped or packed data (with joblib's Dask backend it "
                         f"sends that data to every worker); only pyinterp's forests take a dask array X: their fit, "
                         f"split by columns across its cluster (feature-parallel), what runs rows down their "
-                        f"trees (predict, apply, pyinterp.importance's measures), and "
-                        f"pyinterp.importance.dstump. Call "
+                        f"trees (predict, apply, pyinterp.importance's measures), the forest-based "
+                        f"IterativeRandomForest and LSSFind, and pyinterp.importance.dstump. Call "
                         f"{name}.compute() if it fits in memory, or write it to a .npy file (np.load(path, "
                         f"mmap_mode='r')) or a PLINK .bed (pyinterp.io.read_plink) and fit that")
     if isinstance(X, ColumnFiles):
         raise TypeError(f"{name} is a ColumnFiles, which only pyinterp's forests read (their fit, feature-parallel on "
                         f"a Dask cluster, and what runs rows down their trees: predict, apply, pyinterp.importance's "
-                        f"measures), and pyinterp.importance.dstump; open its files in this process instead: "
+                        f"measures), the forest-based IterativeRandomForest and LSSFind, and "
+                        f"pyinterp.importance.dstump; open its files in this process instead: "
                         f"pyinterp.io.read_plink(path) for a "
                         f".bed, np.load(path, mmap_mode='r') for a .npy")
     if isinstance(X, np.ma.MaskedArray):
@@ -428,8 +429,13 @@ def _map_position(X):
 
 def check_columns(estimator, X):
     """X checked against a fitted estimator's training columns (count and names) so errors name
-    that estimator, for estimators that then hand the caller's X to their inner forest."""
+    that estimator, for estimators that then hand the caller's X to their inner forest (a
+    feature-parallel X: by the forest, which shares the estimator's names)."""
     check_is_fitted(estimator, "forest_")
+    from .forest.feature_parallel import is_feature_parallel  # it imports this module
+
+    if is_feature_parallel(X):  # checked by the forest, which reads its split columns where they are
+        return
     validate_data(estimator, X, reset=False, **FOREST_X)
 
 

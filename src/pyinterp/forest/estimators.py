@@ -14,7 +14,7 @@ from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from .. import _core
 from .._progress import Progress, guarded_fit
@@ -34,7 +34,6 @@ from .._validation import (
     column_indices,
     resolve_max_features,
     resolve_n_draws,
-    refuse_silent_casts,
     regression_target,
     resolve_n_threads,
     squares_leave_float64,
@@ -44,7 +43,7 @@ from .._validation import (
 from .categories import CATEGORICAL_CONSTRAINT, CategoricalMixin
 from .chunks import fit_forest_chunks
 from .export import TreeEstimators, to_sklearn
-from .feature_parallel import check_columns_X, fit_forest_columns, is_feature_parallel
+from .feature_parallel import check_columns_X, fit_forest_columns, is_feature_parallel, validate_columns_data
 from .split_columns import SplitColumns
 from .tree import Tree
 
@@ -313,18 +312,8 @@ class _BaseForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         never loaded here (a ColumnFiles' variant IDs name the features; categorical columns to
         encode alone are read, CategoryEncoder); y checked as validate_data checks it."""
         check_columns_X(X)
-        refuse_silent_casts(y, "y")
         X = self._encode_categories(X)  # the codes are checked by the blocks (feature_parallel._refuse_bad_codes)
-        y = check_array(y, ensure_2d=False, dtype=None, input_name="y")
-        if y.shape[0] != X.shape[0]:
-            raise ValueError(f"Found input variables with inconsistent numbers of samples: {[X.shape[0], y.shape[0]]}")
-        self.n_features_in_ = X.shape[1]
-        names = getattr(X, "feature_names", None)
-        if names is not None:
-            self.feature_names_in_ = names
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
-        return X, y
+        return X, validate_columns_data(self, X, y)
 
     def _check_encoding(self, encoder):
         old = getattr(self, "_category_encoder", None)

@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import _core
 from .._distributed import _gb, _workers, aligned, codes_bytes, memory_room
-from .._validation import block_values, mapped_file
+from .._validation import block_values, check_array, mapped_file, refuse_silent_casts
 from ..io.column_files import ArrayBlock, ColumnFiles, FileBlock
 from .categories import bad_code_error, first_bad_code
 
@@ -49,6 +49,26 @@ def check_columns_X(X, name="X"):
         raise TypeError(f"{name} holds {X.dtype} values; a feature-parallel fit reads numbers (bool, integers, floats)")
     if X.shape[0] < 1 or X.shape[1] < 1:
         raise ValueError(f"{name} has shape {X.shape}: a fit needs at least one row and one column")
+
+
+def validate_columns_data(estimator, X, y, ensure_min_samples=1):
+    """y for a fit on a feature-parallel X, checked as validate_data checks it (X is checked by
+    its shape and dtype, never loaded); sets the estimator's ``n_features_in_`` and, when X
+    names its columns (a ColumnFiles' variant IDs), ``feature_names_in_``."""
+    check_columns_X(X)
+    if X.shape[0] < ensure_min_samples:
+        raise ValueError(f"X has {X.shape[0]} sample(s), while a minimum of {ensure_min_samples} is required")
+    refuse_silent_casts(y, "y")
+    y = check_array(y, ensure_2d=False, dtype=None, input_name="y")
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"Found input variables with inconsistent numbers of samples: {[X.shape[0], y.shape[0]]}")
+    estimator.n_features_in_ = X.shape[1]
+    names = getattr(X, "feature_names", None)
+    if names is not None:
+        estimator.feature_names_in_ = names
+    elif hasattr(estimator, "feature_names_in_"):
+        del estimator.feature_names_in_
+    return y
 
 
 def _client(X, done="fitted feature-parallel"):

@@ -26,15 +26,18 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import importance
 from .._csr import take_rows, to_tuples
+from .._rows import take_rows as take_X_rows
 from .._distributed import cluster_threads, data_on_workers, run_units
 from .._seeds import SEED_BOUND, draw_seeds, python_rng
 from .._groups import check_feature_groups
 from .._progress import Progress, inner, guarded_fit, worker_threads
-from .._validation import (INT32_MAX, FOREST_FIT_X, ForestInputMixin, IntInterval, check_classification_targets,
-                           check_columns, check_forest_size, check_up_front, column_indices, core_X, regression_target,
-                           resolve_n_threads, share_feature_names, validate_data, validate_fit_data)
+from .._validation import (INT32_MAX, FOREST_FIT_X, ForestInputMixin, IntInterval, check_array,
+                           check_classification_targets, check_columns, check_forest_size, check_up_front,
+                           column_indices, core_X, regression_target, resolve_n_threads, share_feature_names,
+                           validate_data, validate_fit_data)
 from ..forest import RandomForestClassifier, RandomForestRegressor
 from ..forest.categories import CATEGORICAL_CONSTRAINT, CategoricalMixin
+from ..forest.feature_parallel import check_columns_X, is_feature_parallel, validate_columns_data
 from ..forest.view import forest_view
 from .dwp import sum_codes
 from .lssfind import NoInteractionWarning
@@ -588,7 +591,11 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training data; NaN marks a missing value. Also packed genotypes
             (:class:`~pyinterp.io.PackedGenotypes`) and int8 genotypes without a float copy, and
-            categorical columns as strings or categories with ``categorical_features``.
+            categorical columns as strings or categories with ``categorical_features``. Also a
+            dask array (persist it first: each bootstrap takes its rows) or a
+            :class:`~pyinterp.io.ColumnFiles` (each bootstrap reads the files at its rows): every
+            forest is then fitted feature-parallel on the running Dask client's cluster, one after
+            the other, with the tables of the same values in memory.
         y : array-like of shape (n_samples,)
             Class labels or a numeric target (``task``); at least 2 rows.
         feature_groups : array-like of str of shape (n_features,), default=None
@@ -635,9 +642,13 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         >>> [grouped.interactions_.label(f) for f in grouped.interactions_.features[:2]]
         ['g2- & g3-', 'g0- & g1-']
         """
+        parted = is_feature_parallel(X)  # its forests fitted where its columns are
         X = self._encode_categories(X)
-        X, y = validate_fit_data(self, X, y, ensure_min_samples=2)
-        X = core_X(X)
+        if parted:
+            y = validate_columns_data(self, X, y, ensure_min_samples=2)
+        else:
+            X, y = validate_fit_data(self, X, y, ensure_min_samples=2)
+            X = core_X(X)
         self.feature_groups_ = check_feature_groups(feature_groups, X.shape[1])
         self._resolve_params(len(y), X.shape[1])
         if self.task == "auto":
@@ -654,8 +665,9 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         seeds = draw_seeds(python_rng(self.random_state), self.n_iterations + 2 * self.n_bootstraps_ + 1)
         n_jobs = resolve_n_threads(self.n_jobs)
 
-        # With a distributed joblib backend, X and y reach each worker once for the whole fit.
-        with data_on_workers(X, y, in_place=(X,)):
+        # With a distributed joblib backend, X and y reach each worker once for the whole fit (a
+        # feature-parallel X stays where its columns are).
+        with contextlib.nullcontext() if parted else data_on_workers(X, y, in_place=(X,)):
             with Progress(self.verbose, self.n_iterations, "iterations") as progress:
                 self._iterate(X, y, seeds[:self.n_iterations], n_jobs, progress)
             self.bootstrap_seeds_ = seeds[self.n_iterations:-1].reshape(self.n_bootstraps_, 2)
@@ -717,11 +729,12 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         del lean.forest_
         scorings = [None if c is None else _Scoring(c) for c in self._candidates(X, z)]
         n_sides = len(scorings)
+        parted = is_feature_parallel(X)
         with contextlib.ExitStack() as stack:
-            if cluster_threads():
+            if cluster_threads() and not parted:
                 runs = run_units(_bootstrap_unit, (lean, X, y, z, scorings), units, in_place=(X,))
-            else:  # threads that stop with the fit on Ctrl-C
-                runs = stack.enter_context(worker_threads(n_jobs))(
+            else:  # threads that stop with the fit on Ctrl-C; a feature-parallel X's fits one at a time
+                runs = stack.enter_context(worker_threads(1 if parted else n_jobs))(
                     lambda unit: _bootstrap_unit(lean, X, y, z, scorings, *unit), units)
             found, results = [[] for _ in range(n_sides)], [[] for _ in range(n_sides)]
             spill = None
@@ -770,7 +783,8 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The training data, as given to :meth:`fit` (checked against its columns).
+            The training data, as given to :meth:`fit` (checked against its columns; a dask
+            array or ColumnFiles too).
         y : array-like of shape (n_samples,)
             The training target, as given to :meth:`fit`.
         index : int
@@ -807,8 +821,15 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         [((0, -1), (1, -1)), ((0, -1), (1, -1), (2, 1))]
         """
         check_is_fitted(self, "bootstrap_seeds_")
-        X, y = validate_data(self, X, y, reset=False, **FOREST_FIT_X)
-        X = core_X(X)
+        if is_feature_parallel(X):
+            check_columns_X(X)
+            if X.shape[1] != self.n_features_in_:
+                raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                                 f"{self.n_features_in_} features as input")
+            y = check_array(y, ensure_2d=False, dtype=None, input_name="y")
+        else:
+            X, y = validate_data(self, X, y, reset=False, **FOREST_FIT_X)
+            X = core_X(X)
         if not isinstance(index, Integral) or not 0 <= index < self.n_bootstraps_:
             raise ValueError(f"index must be in [0, {self.n_bootstraps_}), got {index}")
         return self._bootstrap(X, y, self._positive(y, fitted=True), index)
@@ -852,8 +873,9 @@ class IterativeRandomForest(CategoricalMixin, ForestInputMixin, BaseEstimator):
         if r_conventions(self):  # R's oob.importance: the forest sees each drawn row once
             rows = np.unique(rows)
         forest = self._forest(forest_seed, 1, self.bootstrap_n_estimators_)
-        forest.fit(X[rows], y[rows], feature_weights=self.feature_weights_[self.selected_iteration_])
-        leaves = BootstrapLeaves(forest, X[rows], z[rows], self)
+        X = take_X_rows(X, rows)  # a feature-parallel X's files or chunks read at those rows
+        forest.fit(X, y[rows], feature_weights=self.feature_weights_[self.selected_iteration_])
+        leaves = BootstrapLeaves(forest, X, z[rows], self)
         share_feature_names(self, forest)  # after the leaves, which read the validated array
         sets = leaves.rits(self, forest_seed)
         return BootstrapRun(rows, forest, leaves, sets[0], sets[1] if len(sets) > 1 else [])
@@ -1128,8 +1150,7 @@ class BootstrapLeaves:
         # the column-name check (the selected forest carries the estimator's names, which an array
         # lacks).
         core, oob = forest_view(forest).core, r_conventions(params)
-        size, positive = core.leaf_sums(core_X(X), np.ascontiguousarray(z, dtype=np.float64),
-                                        resolve_n_threads(forest.n_jobs), oob=oob, training=oob)
+        size, positive = _leaf_sums(forest, core, X, np.ascontiguousarray(z, dtype=np.float64), oob)
         tree, leaf = paths.tree.astype(np.int64), paths.leaf.astype(np.int64)
         node = (np.cumsum(core.node_counts) - core.node_counts)[tree] + leaf
         self.size, self.positive = size[node], positive[node]
@@ -1190,6 +1211,23 @@ class BootstrapLeaves:
         """prev1, prev0 (shares of ``mass1`` / ``mass0`` in leaves whose path contains S) and the
         precision of S (class-1 fraction of the rows in those leaves)."""
         return _prevalences(queries, **self.scoring_arrays())
+
+
+def _leaf_sums(forest, core, X, z, oob):
+    """core.leaf_sums of X's rows (in R style their out-of-bag leaves, which the fit recorded: X
+    is not read). A feature-parallel X without recorded leaves is read at the forest's split
+    columns a run of rows at a time; the sums are of counts and 0/1, so exact in any order."""
+    threads = resolve_n_threads(forest.n_jobs)
+    if not is_feature_parallel(X):
+        return core.leaf_sums(core_X(X), z, threads, oob=oob, training=oob)
+    if oob:
+        return core.leaf_sums(np.broadcast_to(np.float32(0), X.shape), z, threads, oob=True, training=True)
+    columns = forest._split_columns(X)
+    size, positive = 0.0, 0.0
+    for start, stop, values in columns.each_run():
+        s, p = columns.core.leaf_sums(values, z[start:stop], threads)
+        size, positive = size + s, positive + p
+    return size, positive
 
 
 def rit_levels(rit_depth, root_sets) -> int:

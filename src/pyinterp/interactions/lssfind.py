@@ -16,6 +16,7 @@ from .._validation import (ForestInputMixin, IntInterval, check_columns, column_
                            share_feature_names, validate_fit_data)
 from ..forest import RandomForestRegressor
 from ..forest.categories import CATEGORICAL_CONSTRAINT, CategoricalMixin
+from ..forest.feature_parallel import is_feature_parallel, validate_columns_data
 from .dwp import FLOAT_SLACK, dwp, prevalent_sets, rank_key
 from .itemsets import frequent_itemsets
 from .local import prevalence_at, sample_rows
@@ -346,7 +347,10 @@ class LSSFind(CategoricalMixin, ForestInputMixin, RegressorMixin, BaseEstimator)
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training data; NaN marks a missing value. Also packed genotypes
             (:class:`~pyinterp.io.PackedGenotypes`), and categorical columns as strings or
-            categories with ``categorical_features``.
+            categories with ``categorical_features``. Also a dask array or a
+            :class:`~pyinterp.io.ColumnFiles`: the forest is fitted feature-parallel on the
+            running Dask client's cluster (:class:`~pyinterp.RandomForestRegressor`), and the
+            paths need no X.
         y : array-like of shape (n_samples,)
             Regression target: finite numbers.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -383,10 +387,14 @@ class LSSFind(CategoricalMixin, ForestInputMixin, RegressorMixin, BaseEstimator)
         >>> [lss.interactions_.label(f) for f in lss.minimal_.features]
         ['g0- & g1-', 'g2- & g3-']
         """
+        parted = is_feature_parallel(X)  # fitted where its columns are: the paths need no X
         X = self._encode_categories(X)
-        X, y = validate_fit_data(self, X, y)
+        if parted:
+            y = validate_columns_data(self, X, y)
+        else:
+            X, y = validate_fit_data(self, X, y)
+            X = core_X(X)
         y = regression_target(y)
-        X = core_X(X)
         threshold = self._mining_threshold()
         always = (None if self.always_split_features is None else  # by index: X's names are gone
                   column_indices("always_split_features", self.always_split_features, X.shape[1],

@@ -213,6 +213,44 @@ class ColumnFiles:
         out.dtype = np.result_type(self.dtype, np.float64)
         return out
 
+    def take_rows(self, rows):
+        """These files at X's rows ``rows`` (of its rows, after any ``rows=`` of the files): as
+        ``X[rows]`` would be, the files still read where they are.
+
+        Parameters
+        ----------
+        rows : array-like of int or bool
+            Row indices of X (repeats allowed, in any order), or a boolean mask of its rows.
+
+        Returns
+        -------
+        ColumnFiles
+            The same files and columns (covariates at the same rows), whose blocks read only
+            those samples.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import numpy as np
+        >>> from pyinterp.io import ColumnFiles
+        >>> path = os.path.join(tempfile.mkdtemp(), "X.npy")
+        >>> np.save(path, np.arange(12.0).reshape(6, 2))
+        >>> X = ColumnFiles(path, rows=[5, 4, 3, 2]).take_rows([0, 3, 3])
+        >>> X.shape, X.rows.tolist()
+        ((3, 2), [5, 2, 2])
+        """
+        picked = _row_indices(rows, self.shape[0], of="X's")
+        if not len(picked):
+            raise ValueError("rows selects no sample")
+        out = copy.copy(self)
+        out.rows = picked if self.rows is None else self.rows[picked]
+        out.shape = (len(picked), self.shape[1])
+        if self.sample_ids is not None:
+            out.sample_ids = self.sample_ids[picked]
+        if self._covariates is not None:
+            out._covariates = self._covariates[picked]
+        return out
+
     def blocks(self, n_workers):
         """The blocks a fit on n_workers workers opens: a list of :class:`FileBlock` in column order.
 
@@ -483,19 +521,20 @@ def _kept_head(path, count_a2):
     return _head_of_version(path, count_a2, (st.st_ino, st.st_size, st.st_mtime_ns))
 
 
-def _row_indices(rows, n):
-    """rows (integers or a boolean mask over the n file rows) as int64 indices."""
+def _row_indices(rows, n, of="the files'"):
+    """rows (integers or a boolean mask over `of` n rows) as int64 indices."""
     rows = np.asarray(rows)
     if rows.dtype == bool:
         if rows.shape != (n,):
-            raise ValueError(f"rows as a boolean mask must have one entry per file row ({n}), got shape {rows.shape}")
+            raise ValueError(f"rows as a boolean mask must have one entry per row of {of} {n} rows, got shape "
+                             f"{rows.shape}")
         return np.flatnonzero(rows)
     if rows.ndim != 1 or (rows.size and rows.dtype.kind not in "iu"):
         raise ValueError(f"rows must be a 1-d array of row indices or a boolean mask, got {rows.dtype} of shape "
                          f"{rows.shape}")
     rows = rows.astype(np.int64)
     if rows.size and (rows.min() < 0 or rows.max() >= n):
-        raise ValueError(f"rows must be indices of the files' {n} rows, got values in [{rows.min()}, {rows.max()}]")
+        raise ValueError(f"rows must be indices of {of} {n} rows, got values in [{rows.min()}, {rows.max()}]")
     return rows
 
 
