@@ -537,14 +537,17 @@ def test_X_too_large_for_a_worker_is_refused_before_it_is_sent(small_workers, da
 def test_a_dask_array_is_refused_not_loaded_whole(data):
     da = pytest.importorskip("dask.array")
     X, y, _ = data
-    # The forests fit a dask X feature-parallel (tests/test_feature_parallel.py); the others refuse it.
+    from pyinterp import SkinnyTreesRegressor
+
+    # The forests, iRF and LSSFind fit a dask X feature-parallel (tests/test_feature_parallel.py);
+    # the others refuse it.
     with pytest.raises(TypeError, match=r"X is a dask Array, which pyinterp would load whole.*X\.compute\(\)"):
-        LSSFind(n_estimators=2).fit(da.from_array(X, chunks=(100, 4)), y)
+        SkinnyTreesRegressor().fit(da.from_array(X, chunks=(100, 4)), y)
     for X_given in (X, da.from_array(X, chunks=(300, 4))):
         with pytest.raises(TypeError, match=r"y is a dask Array"):
             RandomForestRegressor(2).fit(X_given, da.from_array(y, chunks=100))
     # A forest's predictions read only its split columns of a dask X, by its own graph.
     forest = RandomForestRegressor(2, random_state=0).fit(X, y)
     np.testing.assert_array_equal(forest.predict(da.from_array(X, chunks=(100, 4))), forest.predict(X))
-    with pytest.raises(TypeError, match=r"X is a dask Array"):
-        LSSFind(n_estimators=2).fit(X, y).predict(da.from_array(X, chunks=(100, 4)))
+    lss = LSSFind(n_estimators=2, random_state=0).fit(X, y)  # its forest reads the split columns too
+    np.testing.assert_array_equal(lss.predict(da.from_array(X, chunks=(100, 4))), lss.predict(X))
