@@ -600,13 +600,13 @@ def same_tables(a, b):
         np.testing.assert_array_equal(a[name], b[name], err_msg=name)
 
 
-def test_irf_and_lssfind_fit_their_forests_where_the_columns_are_as_in_memory(client):
+def test_irf_and_lssfinds_fit_their_forests_where_the_columns_are_as_in_memory(client):
     """iRF's reweighted and bootstrap forests, and LSSFind's, fitted feature-parallel on a dask
     array made on the workers: the tables, weights and predictions of the same values in memory.
     Style "pyinterp" sums the bootstrap leaves over all their rows (their split columns read in
     runs of rows); the default reads the out-of-bag leaves the fits recorded."""
     from pyinterp import IterativeRandomForest
-    from pyinterp.interactions import LSSFind
+    from pyinterp.interactions import LocalLSSFind, LSSFind
 
     X = da.random.RandomState(11).random_sample((300, 24), chunks=(300, 8))
     values = X.compute()
@@ -624,6 +624,13 @@ def test_irf_and_lssfind_fit_their_forests_where_the_columns_are_as_in_memory(cl
     local, parted = LSSFind(**kw).fit(values, y), LSSFind(**kw).fit(X, y)
     same_tables(local.interactions_, parted.interactions_)
     np.testing.assert_array_equal(local.predict(values), parted.predict(X))
+    # LocalLSSFind: fitted as LSSFind, each row of X sent down the trees by its split columns
+    kw = dict(n_estimators=10, random_state=5)
+    local, parted = LocalLSSFind(**kw).fit(values, y), LocalLSSFind(**kw).fit(X, y)
+    here, there = local.local_interactions(values[:30]), parted.local_interactions(X[:30])
+    assert sum(len(t) for t in here) > 0
+    for a, b in zip(here, there, strict=True):
+        same_tables(a, b)
 
 
 def test_irf_reads_its_bootstraps_from_the_files_at_their_rows(client, tmp_path, monkeypatch):

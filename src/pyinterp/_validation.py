@@ -268,13 +268,13 @@ def refuse_silent_casts(X, name):
                         f"sends that data to every worker); only pyinterp's forests take a dask array X: their fit, "
                         f"split by columns across its cluster (feature-parallel), what runs rows down their "
                         f"trees (predict, apply, pyinterp.importance's measures), the forest-based "
-                        f"IterativeRandomForest and LSSFind, and pyinterp.importance.dstump. Call "
+                        f"IterativeRandomForest, LSSFind and LocalLSSFind, and pyinterp.importance.dstump. Call "
                         f"{name}.compute() if it fits in memory, or write it to a .npy file (np.load(path, "
                         f"mmap_mode='r')) or a PLINK .bed (pyinterp.io.read_plink) and fit that")
     if isinstance(X, ColumnFiles):
         raise TypeError(f"{name} is a ColumnFiles, which only pyinterp's forests read (their fit, feature-parallel on "
                         f"a Dask cluster, and what runs rows down their trees: predict, apply, pyinterp.importance's "
-                        f"measures), the forest-based IterativeRandomForest and LSSFind, and "
+                        f"measures), the forest-based IterativeRandomForest, LSSFind and LocalLSSFind, and "
                         f"pyinterp.importance.dstump; open its files in this process instead: "
                         f"pyinterp.io.read_plink(path) for a "
                         f".bed, np.load(path, mmap_mode='r') for a .npy")
