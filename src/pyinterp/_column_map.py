@@ -17,7 +17,7 @@ import numpy as np
 
 from ._distributed import _workers, aligned
 from ._validation import block_values, holds_missing_call_code, mapped_file, missing_call_code_warning
-from .forest.feature_parallel import is_dask_array
+from .forest.feature_parallel import block_owners, is_dask_array
 
 # The most bytes a ColumnFiles block takes once opened and encoded (its codes at 4 bytes a value
 # at most, and a copy of its rows when they are not a run): several run at once on a worker.
@@ -84,11 +84,10 @@ def _on_blocks(X, measure, args, n_threads):
     if client is None:
         return [_on_block(measure, b, args, n_threads) for b in blocks]
     client.wait_for_workers(1)
-    addresses = sorted(_workers(client))
+    owners = block_owners(sorted(_workers(client)), blocks, X.shape[1])
     shared = client.scatter([args], broadcast=True)[0]
-    futures = [client.submit(_on_block, measure, b, shared, pure=False, allow_other_workers=True,
-                             workers=[addresses[min(len(addresses) - 1, len(addresses) * b.first // X.shape[1])]])
-               for b in blocks]
+    futures = [client.submit(_on_block, measure, b, shared, pure=False, allow_other_workers=True, workers=[w])
+               for b, w in zip(blocks, owners)]
     return client.gather(futures)
 
 

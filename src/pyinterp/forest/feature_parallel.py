@@ -71,6 +71,12 @@ def validate_columns_data(estimator, X, y, ensure_min_samples=1):
     return y
 
 
+def block_owners(addresses, blocks, n_columns):
+    """The worker (of ``addresses``, sorted) given each of a ColumnFiles' blocks: runs of
+    consecutive blocks per worker, as even in columns as the blocks allow."""
+    return [addresses[min(len(addresses) - 1, len(addresses) * b.first // n_columns)] for b in blocks]
+
+
 def _client(X, done="fitted feature-parallel"):
     """The running Dask client, for X (a dask array or ColumnFiles) to be ``done`` on its cluster."""
     what, here = (("a ColumnFiles X", "or read the files in this process (pyinterp.io.read_plink, "
@@ -227,9 +233,8 @@ class DaskBlocks:
             addresses = sorted(workers)
             parts = X.blocks(len(addresses))
             self.bounds = [0, *(b.end for b in parts)]
-            # Runs of consecutive blocks per worker, as even in columns as the blocks allow, each
-            # run checked against its worker's memory (a worker lost meanwhile fails the fit).
-            owner = [addresses[min(len(addresses) - 1, len(addresses) * b.first // X.shape[1])] for b in parts]
+            # Each worker's run of blocks checked against its memory (a worker lost meanwhile fails the fit).
+            owner = block_owners(addresses, parts, X.shape[1])
             _check_blocks_fit(workers, {w: sum(b.least_memory() + search for b, o in zip(parts, owner) if o == w)
                                         for w in owner})
             where = [dict(workers=[w], allow_other_workers=False) for w in owner]
